@@ -1,0 +1,45 @@
+/* portable.h: the subset of C shared by OpenCL C and GLSL.
+ *
+ * Headers in this folder are included by clkernels/*.cl (the OpenCL host path
+ * inlines them) and by shaders/*.comp (glslc -I clkernels/common), so index
+ * math is written once for both languages. Write only what both accept:
+ * plain functions of scalars, no pointers, no structs, casts through CAST,
+ * 64-bit integers as i64/u64, literals through I64C. */
+#ifndef ACCEL_PORTABLE_H
+#define ACCEL_PORTABLE_H
+
+#ifdef __OPENCL_VERSION__
+#define i64 long
+#define u64 ulong
+#define i32 int
+#define u32 uint
+#define CAST(T, x) ((T)(x))
+#else /* GLSL; the shader enables GL_EXT_shader_explicit_arithmetic_types_int64 */
+#define i64 int64_t
+#define u64 uint64_t
+#define i32 int
+#define u32 uint
+#define CAST(T, x) T(x)
+#endif
+
+#define I64C(x) CAST(i64, x)
+
+i64 min64(i64 a, i64 b) { return a < b ? a : b; }
+i64 max64(i64 a, i64 b) { return a > b ? a : b; }
+
+/* Work-group linear id over a 3-D grid of groups, and the total group count.
+ * Kernels loop over tiles with a stride of the total, so any grid shape the
+ * planner picks (within the device's per-dimension limits) covers any N. */
+#ifdef __OPENCL_VERSION__
+#define GROUP_LINEAR_ID() (I64C(get_group_id(0)) + I64C(get_group_id(1)) * I64C(get_num_groups(0)) + \
+	I64C(get_group_id(2)) * I64C(get_num_groups(0)) * I64C(get_num_groups(1)))
+#define GROUP_TOTAL() (I64C(get_num_groups(0)) * I64C(get_num_groups(1)) * I64C(get_num_groups(2)))
+#define LOCAL_ID() I64C(get_local_id(0))
+#else
+#define GROUP_LINEAR_ID() (I64C(gl_WorkGroupID.x) + I64C(gl_WorkGroupID.y) * I64C(gl_NumWorkGroups.x) + \
+	I64C(gl_WorkGroupID.z) * I64C(gl_NumWorkGroups.x) * I64C(gl_NumWorkGroups.y))
+#define GROUP_TOTAL() (I64C(gl_NumWorkGroups.x) * I64C(gl_NumWorkGroups.y) * I64C(gl_NumWorkGroups.z))
+#define LOCAL_ID() I64C(gl_LocalInvocationID.x)
+#endif
+
+#endif

@@ -1,0 +1,60 @@
+/* tri_indices_body.h: the tril_indices/triu_indices kernel body, shared by
+ * clkernels/tri_indices.cl and shaders/tri_indices.comp. The wrappers define
+ * OUT_PTR (the output buffer's type), OUT_T (its element type), STORE(p, i, v),
+ * and the tuning knobs LOCAL_SIZE, ITEMS and CONTIG.
+ *
+ * It writes elements k0 .. k0+count-1 of the result (the whole result when
+ * k0 = 0 and count = N; a window of a result too large to hold otherwise):
+ * rows at dst[0, count), columns at dst[count, 2*count). The work is cut into tiles of LOCAL_SIZE*ITEMS elements; work-groups take tiles
+ * with a grid stride. CONTIG selects how a tile is split among work-items:
+ *   CONTIG != 0: each work-item writes ITEMS consecutive elements, finding
+ *     its first row once and then walking the rows with plain fill loops
+ *     (CPU drivers vectorize those loops and stream the stores);
+ *   CONTIG == 0: consecutive work-items write consecutive elements, each
+ *     recovering its own row (coalesced stores on GPUs and SIMD lanes). */
+#ifndef ACCEL_TRI_INDICES_BODY_H
+#define ACCEL_TRI_INDICES_BODY_H
+
+#include "tri_math.h"
+
+void tri_indices_run(OUT_PTR dst, i64 count, i64 k0, i64 C, i64 lead, i64 n, i64 a, i64 T, i64 upper) {
+	const i64 items = I64C(ITEMS);
+	const i64 tile_elems = I64C(LOCAL_SIZE) * items;
+	const i64 tiles = (count + tile_elems - I64C(1)) / tile_elems;
+	const i64 lid = LOCAL_ID();
+	const i64 stride = GROUP_TOTAL();
+	for (i64 tile = GROUP_LINEAR_ID(); tile < tiles; tile += stride) {
+		const i64 base = tile * tile_elems;
+		if (CONTIG != 0) {
+			i64 i0 = base + lid * items;
+			const i64 end = k0 + min64(i0 + items, count);
+			i64 k = k0 + i0;
+			if (k < end) {
+				i64 r = tri_row(k, upper, C, lead, n, a, T);
+				i64 c = tri_col(k, r, upper, C, lead, n, a, T);
+				while (k < end) {
+					const i64 cend = tri_col_start(r, upper, C, lead, n, a) + tri_row_len(r, upper, C, lead, n, a);
+					const i64 run = min64(cend - c, end - k);
+					for (i64 i = I64C(0); i < run; i++) {
+						STORE(dst, k - k0 + i, CAST(OUT_T, r));
+						STORE(dst, count + k - k0 + i, CAST(OUT_T, c + i));
+					}
+					k += run;
+					r += I64C(1);
+					c = tri_col_start(r, upper, C, lead, n, a);
+				}
+			}
+		} else {
+			for (i64 j = I64C(0); j < items; j++) {
+				const i64 i = base + j * I64C(LOCAL_SIZE) + lid;
+				if (i < count) {
+					const i64 r = tri_row(k0 + i, upper, C, lead, n, a, T);
+					STORE(dst, i, CAST(OUT_T, r));
+					STORE(dst, count + i, CAST(OUT_T, tri_col(k0 + i, r, upper, C, lead, n, a, T)));
+				}
+			}
+		}
+	}
+}
+
+#endif

@@ -1,0 +1,92 @@
+package host
+
+import "fmt"
+
+// PlanElementwise plans a kernel that writes n elements in tiles of
+// LocalSize*items elements, looping over tiles with a grid stride.
+//
+// The choice is plain data from caps: on CPU OpenCL drivers each work-item
+// takes a contiguous run (CONTIG=1, long fill loops the compiler vectorizes)
+// and there are a few work-groups per compute unit; on GPUs and on SIMD CPU
+// drivers (lavapipe) consecutive work-items take consecutive elements
+// (CONTIG=0, coalesced) with enough groups to fill every compute unit. The
+// group count is folded into up to three dimensions within the device's
+// per-dimension limits.
+func PlanElementwise(kernel string, caps Caps, n int64) Plan {
+	p := Plan{Kernel: kernel}
+	contig := int64(0)
+	items := int64(4)
+	local := 256
+	groupsPerCU := int64(32)
+	switch {
+	case caps.Type == TypeCPU && caps.Backend == OpenCL:
+		contig, items, local, groupsPerCU = 1, 1024, 16, 8
+		p.Reason = "cpu opencl: contiguous runs per work-item"
+	case caps.Type == TypeCPU:
+		items, local, groupsPerCU = 64, 64, 8
+		p.Reason = "cpu simd driver: strided lanes"
+	default:
+		p.Reason = "gpu: coalesced strided lanes"
+	}
+	if caps.MaxWorkGroupSize > 0 && local > caps.MaxWorkGroupSize {
+		local = caps.MaxWorkGroupSize
+	}
+	p.LocalSize = local
+	p.Knobs = []Knob{{Name: "ITEMS", ID: 1, Value: items}, {Name: "CONTIG", ID: 2, Value: contig}}
+	p.TileElems = int64(local) * items
+	p.Tiles = (n + p.TileElems - 1) / p.TileElems
+	cu := int64(caps.ComputeUnits)
+	if cu < 1 {
+		cu = 1
+	}
+	groups := p.Tiles
+	if limit := cu * groupsPerCU; groups > limit {
+		groups = limit
+	}
+	if groups < 1 {
+		groups = 1
+	}
+	p.Groups = FoldGroups(groups, caps.MaxWorkGroupCount)
+	return p
+}
+
+// FoldGroups lays out g work-groups over three dimensions, each within
+// limits (a zero limit means 65535, the minimum Vulkan guarantees). The
+// product is at least g when the limits allow, and at most the product of
+// the limits; kernels skip the surplus groups through their grid stride.
+func FoldGroups(g int64, limits [3]int64) [3]int64 {
+	var lim [3]int64
+	for i := range lim {
+		lim[i] = limits[i]
+		if lim[i] <= 0 {
+			lim[i] = 65535
+		}
+	}
+	var out [3]int64
+	rest := g
+	for i := 0; i < 3; i++ {
+		d := rest
+		if d > lim[i] {
+			d = lim[i]
+		}
+		if d < 1 {
+			d = 1
+		}
+		out[i] = d
+		rest = (rest + d - 1) / d
+	}
+	return out
+}
+
+// Validate checks a plan against caps before a launch.
+func (p Plan) Validate(caps Caps) error {
+	if p.LocalSize < 1 || (caps.MaxWorkGroupSize > 0 && p.LocalSize > caps.MaxWorkGroupSize) {
+		return fmt.Errorf("plan %s: local size %d outside [1, %d]", p.Kernel, p.LocalSize, caps.MaxWorkGroupSize)
+	}
+	for i, g := range p.Groups {
+		if g < 1 || (caps.MaxWorkGroupCount[i] > 0 && g > caps.MaxWorkGroupCount[i]) {
+			return fmt.Errorf("plan %s: groups[%d] = %d outside [1, %d]", p.Kernel, i, g, caps.MaxWorkGroupCount[i])
+		}
+	}
+	return nil
+}

@@ -1,0 +1,129 @@
+package host
+
+import (
+	"errors"
+	"fmt"
+	"os"
+	"sort"
+	"strconv"
+	"strings"
+)
+
+// Options configure how devices are opened.
+type Options struct {
+	// Validation enables VK_LAYER_KHRONOS_validation on Vulkan devices; any
+	// message it reports makes the next device call fail with ErrValidation.
+	// ACCEL_VK_VALIDATION=1 in the environment turns it on too.
+	Validation bool
+}
+
+func (o Options) validation() bool {
+	return o.Validation || os.Getenv("ACCEL_VK_VALIDATION") == "1"
+}
+
+// Enumerate lists every OpenCL device on every platform, then every Vulkan
+// physical device. A backend that cannot be loaded contributes an error
+// (wrapped ErrNoDevice) instead of devices; the other still lists.
+func Enumerate(opts Options) ([]Caps, []error) {
+	var all []Caps
+	var errs []error
+	if cl, err := openclEnumerate(); err != nil {
+		errs = append(errs, fmt.Errorf("opencl: %w", err))
+	} else {
+		all = append(all, cl...)
+	}
+	if vk, err := vulkanEnumerate(opts); err != nil {
+		errs = append(errs, fmt.Errorf("vulkan: %w", err))
+	} else {
+		all = append(all, vk...)
+	}
+	return all, errs
+}
+
+// Select picks a device by selector: "" (the default: a discrete GPU, then an
+// integrated one, then the rest, OpenCL before Vulkan on ties, skipping
+// unusable devices), "backend" ("opencl", "vulkan"), "backend:index", or
+// "backend:substring" matching the name, vendor or platform,
+// case-insensitively. A bare "substring" matches on either backend.
+func Select(all []Caps, selector string) (Caps, error) {
+	backend, rest := "", selector
+	if i := strings.IndexByte(selector, ':'); i >= 0 {
+		backend, rest = strings.ToLower(selector[:i]), selector[i+1:]
+	} else if s := strings.ToLower(selector); s == OpenCL || s == Vulkan {
+		backend, rest = s, ""
+	}
+	if backend != "" && backend != OpenCL && backend != Vulkan {
+		return Caps{}, fmt.Errorf("device selector %q: backend %q is not opencl or vulkan: %w", selector, backend, ErrNoDevice)
+	}
+	var cands []Caps
+	for _, c := range all {
+		if backend != "" && c.Backend != backend {
+			continue
+		}
+		if rest != "" {
+			if idx, err := strconv.Atoi(rest); err == nil {
+				if c.Index != idx {
+					continue
+				}
+			} else {
+				hay := strings.ToLower(c.Name + " " + c.Vendor + " " + c.Platform + " " + c.Driver)
+				if !strings.Contains(hay, strings.ToLower(rest)) {
+					continue
+				}
+			}
+		}
+		cands = append(cands, c)
+	}
+	usable := cands[:0:0]
+	for _, c := range cands {
+		if c.Unusable == "" {
+			usable = append(usable, c)
+		}
+	}
+	if len(usable) == 0 {
+		if len(cands) > 0 {
+			return Caps{}, fmt.Errorf("device selector %q: %s %q cannot run kernels: %s: %w",
+				selector, cands[0].ID(), cands[0].Name, cands[0].Unusable, ErrUnsupported)
+		}
+		names := make([]string, 0, len(all))
+		for _, c := range all {
+			names = append(names, c.ID()+" "+c.Name)
+		}
+		return Caps{}, fmt.Errorf("device selector %q matches none of [%s]: %w", selector, strings.Join(names, "; "), ErrNoDevice)
+	}
+	sort.SliceStable(usable, func(i, j int) bool {
+		if usable[i].Type != usable[j].Type {
+			return usable[i].Type > usable[j].Type
+		}
+		return usable[i].Backend == OpenCL && usable[j].Backend != OpenCL
+	})
+	return usable[0], nil
+}
+
+// Open enumerates the devices, selects one by selector (see Select; an empty
+// selector falls back to $ACCEL_DEVICE) and opens it.
+func Open(selector string, opts Options) (Device, error) {
+	if selector == "" {
+		selector = os.Getenv("ACCEL_DEVICE")
+	}
+	all, errs := Enumerate(opts)
+	c, err := Select(all, selector)
+	if err != nil {
+		if len(all) == 0 && len(errs) > 0 {
+			return nil, fmt.Errorf("%w (%v)", err, errors.Join(errs...))
+		}
+		return nil, err
+	}
+	return OpenCaps(c, opts)
+}
+
+// OpenCaps opens the device that caps (from Enumerate) describes.
+func OpenCaps(c Caps, opts Options) (Device, error) {
+	switch c.Backend {
+	case OpenCL:
+		return openclOpen(c.Index)
+	case Vulkan:
+		return vulkanOpen(c.Index, opts)
+	}
+	return nil, fmt.Errorf("backend %q: %w", c.Backend, ErrNoDevice)
+}
