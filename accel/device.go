@@ -168,3 +168,14 @@ func (d *Device) supports(dt DType) bool {
 	}
 	return false
 }
+
+// checkOut checks that out is a live tensor of this device.
+func (d *Device) checkOut(op string, out *DeviceTensor) error {
+	if out == nil || out.buf == nil {
+		return argErr(op, "out", "a released or nil tensor", "a live tensor", ErrClosed)
+	}
+	if out.dev != d {
+		return argErr(op, "out", "a tensor of "+out.dev.String(), "a tensor of "+d.String(), ErrInvalidArgument)
+	}
+	return nil
+}

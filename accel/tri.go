@@ -115,13 +115,49 @@ func (d *Device) TriuIndices(rows, cols, offset int64, dtype DType) (*DeviceTens
 	return d.triIndices(rows, cols, offset, true, dtype)
 }
 
+// TrilIndicesInto is TrilIndices writing into out, which must be a live
+// tensor of this device with shape [2, N] and dtype Int32 or Int64: a loop
+// of calls allocates nothing.
+func (d *Device) TrilIndicesInto(out *DeviceTensor, rows, cols, offset int64) error {
+	return d.triIndicesInto(out, rows, cols, offset, false)
+}
+
+// TriuIndicesInto is TriuIndices writing into out (see TrilIndicesInto).
+func (d *Device) TriuIndicesInto(out *DeviceTensor, rows, cols, offset int64) error {
+	return d.triIndicesInto(out, rows, cols, offset, true)
+}
+
 func (d *Device) triIndices(rows, cols, offset int64, upper bool, dtype DType) (*DeviceTensor, error) {
 	op := triOp(upper)
 	l, err := newTriLayout(op, rows, cols, offset, upper, dtype)
 	if err != nil {
 		return nil, err
 	}
-	return d.triWindow(op, l, 0, l.N, dtype)
+	out, err := d.alloc(op, dtype, []int64{2, l.N})
+	if err != nil {
+		return nil, err
+	}
+	if _, err := d.triRun(op, l, 0, out); err != nil {
+		out.Release()
+		return nil, err
+	}
+	return out, nil
+}
+
+func (d *Device) triIndicesInto(out *DeviceTensor, rows, cols, offset int64, upper bool) error {
+	op := triOp(upper)
+	if err := d.checkOut(op, out); err != nil {
+		return err
+	}
+	l, err := newTriLayout(op, rows, cols, offset, upper, out.dtype)
+	if err != nil {
+		return err
+	}
+	if len(out.shape) != 2 || out.shape[0] != 2 || out.shape[1] != l.N {
+		return argErr(op, "out", fmt.Sprintf("shape %v", out.shape), fmt.Sprintf("shape [2 %d]", l.N), ErrInvalidArgument)
+	}
+	_, err = d.triRun(op, l, 0, out)
+	return err
 }
 
 // triWindow computes elements [k0, k0+count) of a tril/triu result into a
@@ -133,21 +169,32 @@ func (d *Device) triWindow(op string, l triLayout, k0, count int64, dtype DType)
 	if err != nil {
 		return nil, err
 	}
+	if _, err := d.triRun(op, l, k0, out); err != nil {
+		out.Release()
+		return nil, err
+	}
+	return out, nil
+}
+
+// triRun launches the kernel for the window [k0, k0+out.shape[1]) and
+// returns the kernel's device time in seconds.
+func (d *Device) triRun(op string, l triLayout, k0 int64, out *DeviceTensor) (float64, error) {
+	count := out.shape[1]
 	if count == 0 {
-		return out, nil
+		return 0, nil
 	}
 	variant := "i64"
-	if dtype == Int32 {
+	if out.dtype == Int32 {
 		variant = "i32"
 	}
 	spec := host.KernelSpec{File: "tri_indices", Variant: variant, Entry: "tri_indices"}
 	plan := d.plan(host.PlanElementwise(op, d.caps, count))
-	if _, err := d.launch(spec, plan, host.BufArg(out.buf), host.I64(count), host.I64(k0), host.I64(l.C),
-		host.I64(l.lead), host.I64(l.n), host.I64(l.a), host.I64(l.T), host.I64(b2i(l.upper))); err != nil {
-		out.Release()
-		return nil, fmt.Errorf("accel: %s: %w", op, err)
+	secs, err := d.launch(spec, plan, host.BufArg(out.buf), host.I64(count), host.I64(k0), host.I64(l.C),
+		host.I64(l.lead), host.I64(l.n), host.I64(l.a), host.I64(l.T), host.I64(b2i(l.upper)))
+	if err != nil {
+		return 0, fmt.Errorf("accel: %s: %w", op, err)
 	}
-	return out, nil
+	return secs, nil
 }
 
 func b2i(b bool) int64 {

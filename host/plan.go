@@ -20,7 +20,7 @@ func PlanElementwise(kernel string, caps Caps, n int64) Plan {
 	groupsPerCU := int64(32)
 	switch {
 	case caps.Type == TypeCPU && caps.Backend == OpenCL:
-		contig, items, local, groupsPerCU = 1, 1024, 16, 8
+		contig, items, local, groupsPerCU = 1, 4096, 64, 32
 		p.Reason = "cpu opencl: contiguous runs per work-item"
 	case caps.Type == TypeCPU:
 		items, local, groupsPerCU = 64, 64, 8

@@ -46,8 +46,15 @@ func triRowLen(r, cols, offset int64, upper bool) int64 {
 // slices. It walks every row, so it is meant for sizes a test can afford.
 func TriIndices(rows, cols, offset int64, upper bool) (rowIdx, colIdx []int64) {
 	n, _ := TriCount(rows, cols, offset, upper)
-	rowIdx = make([]int64, 0, n)
-	colIdx = make([]int64, 0, n)
+	rowIdx, colIdx = make([]int64, n), make([]int64, n)
+	TriIndicesInto(rows, cols, offset, upper, rowIdx, colIdx)
+	return rowIdx, colIdx
+}
+
+// TriIndicesInto writes the rows and columns of tril_indices or
+// triu_indices into rowIdx and colIdx, which must hold TriCount elements.
+func TriIndicesInto(rows, cols, offset int64, upper bool, rowIdx, colIdx []int64) {
+	k := 0
 	for r := int64(0); r < rows; r++ {
 		l := triRowLen(r, cols, offset, upper)
 		first := int64(0)
@@ -55,9 +62,9 @@ func TriIndices(rows, cols, offset int64, upper bool) (rowIdx, colIdx []int64) {
 			first = cols - l
 		}
 		for c := first; c < first+l; c++ {
-			rowIdx = append(rowIdx, r)
-			colIdx = append(colIdx, c)
+			rowIdx[k] = r
+			colIdx[k] = c
+			k++
 		}
 	}
-	return rowIdx, colIdx
 }

@@ -1,0 +1,195 @@
+package accel
+
+import (
+	"fmt"
+	"sort"
+	"strconv"
+	"strings"
+)
+
+// ParamSpec describes one parameter of an op as the CLI and batch runner
+// take it: by name, as a string.
+type ParamSpec struct {
+	Name     string
+	Default  string // "" with Required false means "absent"
+	Required bool
+	Doc      string
+}
+
+// OpSpec describes an op for the CLI (`accel run`), the batch runner and
+// `make run`: its parameters, input names and output names.
+type OpSpec struct {
+	Name    string
+	Doc     string
+	Params  []ParamSpec
+	Inputs  []string
+	Outputs []string
+
+	run func(dev *Device, p params, in map[string]*Tensor) (map[string]*Tensor, error)
+}
+
+var registry = map[string]*OpSpec{}
+
+func register(op *OpSpec) { registry[op.Name] = op }
+
+// Ops lists every op, sorted by name.
+func Ops() []OpSpec {
+	out := make([]OpSpec, 0, len(registry))
+	for _, op := range registry {
+		out = append(out, *op)
+	}
+	sort.Slice(out, func(i, j int) bool { return out[i].Name < out[j].Name })
+	return out
+}
+
+// RunOp runs the op called name on dev, or on the host with the scalar
+// reference when dev is nil, with string parameters and host inputs, and
+// returns its host outputs by name. Unknown ops, unknown or malformed
+// parameters and missing or extra inputs are errors wrapping
+// ErrInvalidArgument, reported before any device work.
+func RunOp(dev *Device, name string, args map[string]string, inputs map[string]*Tensor) (map[string]*Tensor, error) {
+	op, ok := registry[name]
+	if !ok {
+		names := make([]string, 0, len(registry))
+		for n := range registry {
+			names = append(names, n)
+		}
+		sort.Strings(names)
+		return nil, argErr("run", "op", strconv.Quote(name), "one of "+strings.Join(names, ", "), ErrInvalidArgument)
+	}
+	p := params{op: name, vals: map[string]string{}}
+	known := map[string]bool{}
+	for _, ps := range op.Params {
+		known[ps.Name] = true
+		if v, ok := args[ps.Name]; ok {
+			p.vals[ps.Name] = v
+		} else if ps.Required {
+			return nil, argErr(name, ps.Name, "missing", "given (required parameter)", ErrInvalidArgument)
+		} else if ps.Default != "" {
+			p.vals[ps.Name] = ps.Default
+		}
+	}
+	for k := range args {
+		if !known[k] {
+			return nil, argErr(name, k, args[k], "a parameter of "+name+" ("+paramNames(op)+")", ErrInvalidArgument)
+		}
+	}
+	for _, in := range op.Inputs {
+		if inputs[in] == nil {
+			return nil, argErr(name, "input "+in, "missing", "given", ErrInvalidArgument)
+		}
+	}
+	for k := range inputs {
+		found := false
+		for _, in := range op.Inputs {
+			found = found || in == k
+		}
+		if !found {
+			return nil, argErr(name, "input "+k, "given", "one of ["+strings.Join(op.Inputs, ", ")+"]", ErrInvalidArgument)
+		}
+	}
+	return op.run(dev, p, inputs)
+}
+
+func paramNames(op *OpSpec) string {
+	var s []string
+	for _, p := range op.Params {
+		s = append(s, p.Name)
+	}
+	return strings.Join(s, ", ")
+}
+
+// params holds an op's string parameters and parses them with errors that
+// name the parameter.
+type params struct {
+	op   string
+	vals map[string]string
+}
+
+func (p params) has(name string) bool { _, ok := p.vals[name]; return ok }
+
+func (p params) int64(name string) (int64, error) {
+	v := strings.TrimSpace(p.vals[name])
+	n, err := strconv.ParseInt(v, 10, 64)
+	if err != nil {
+		return 0, argErr(p.op, name, strconv.Quote(v), "an integer in [-2^63, 2^63)", ErrInvalidArgument)
+	}
+	return n, nil
+}
+
+func (p params) bool(name string) (bool, error) {
+	v := strings.TrimSpace(p.vals[name])
+	switch strings.ToLower(v) {
+	case "1", "true", "yes":
+		return true, nil
+	case "0", "false", "no", "":
+		return false, nil
+	}
+	return false, argErr(p.op, name, strconv.Quote(v), "true or false", ErrInvalidArgument)
+}
+
+func (p params) dtype(name string) (DType, error) {
+	d, err := ParseDType(p.vals[name])
+	if err != nil {
+		return 0, argErr(p.op, name, strconv.Quote(p.vals[name]), "a dtype name such as int64", ErrInvalidArgument)
+	}
+	return d, nil
+}
+
+// download converts a device result to a host tensor and releases it.
+func download(t *DeviceTensor, err error) (*Tensor, error) {
+	if err != nil {
+		return nil, err
+	}
+	defer t.Release()
+	return t.ToHost()
+}
+
+func init() {
+	for _, upper := range []bool{false, true} {
+		upper := upper
+		name := triOp(upper)
+		register(&OpSpec{
+			Name: name,
+			Doc:  fmt.Sprintf("%s(row, col, offset): [2, N] indices of the %s triangle (PyTorch semantics)", name, map[bool]string{false: "lower", true: "upper"}[upper]),
+			Params: []ParamSpec{
+				{Name: "row", Required: true, Doc: "number of rows (>= 0)"},
+				{Name: "col", Required: true, Doc: "number of columns (>= 0)"},
+				{Name: "offset", Default: "0", Doc: "diagonal offset (any int64)"},
+				{Name: "dtype", Default: "int64", Doc: "int32 or int64"},
+			},
+			Outputs: []string{"out"},
+			run: func(dev *Device, p params, _ map[string]*Tensor) (map[string]*Tensor, error) {
+				r, err := p.int64("row")
+				if err != nil {
+					return nil, err
+				}
+				c, err := p.int64("col")
+				if err != nil {
+					return nil, err
+				}
+				o, err := p.int64("offset")
+				if err != nil {
+					return nil, err
+				}
+				dt, err := p.dtype("dtype")
+				if err != nil {
+					return nil, err
+				}
+				var out *Tensor
+				switch {
+				case dev == nil:
+					out, err = refTriIndices(r, c, o, upper, dt)
+				case upper:
+					out, err = download(dev.TriuIndices(r, c, o, dt))
+				default:
+					out, err = download(dev.TrilIndices(r, c, o, dt))
+				}
+				if err != nil {
+					return nil, err
+				}
+				return map[string]*Tensor{"out": out}, nil
+			},
+		})
+	}
+}

@@ -1,0 +1,87 @@
+package host
+
+import (
+	"strings"
+	"testing"
+)
+
+func TestFoldGroups(t *testing.T) {
+	cases := []struct {
+		g      int64
+		limits [3]int64
+	}{
+		{1, [3]int64{65535, 65535, 65535}}, {65535, [3]int64{65535, 65535, 65535}},
+		{65536, [3]int64{65535, 65535, 65535}}, {1 << 33, [3]int64{65535, 65535, 65535}},
+		{10, [3]int64{3, 3, 3}}, {27, [3]int64{3, 3, 3}}, {100, [3]int64{4, 4, 4}}, {7, [3]int64{0, 0, 0}},
+	}
+	for _, c := range cases {
+		g := FoldGroups(c.g, c.limits)
+		total := g[0] * g[1] * g[2]
+		capacity := int64(1)
+		for i := range g {
+			lim := c.limits[i]
+			if lim == 0 {
+				lim = 65535
+			}
+			if g[i] < 1 || g[i] > lim {
+				t.Fatalf("FoldGroups(%d, %v) = %v: dim %d outside [1, %d]", c.g, c.limits, g, i, lim)
+			}
+			capacity *= lim
+		}
+		if total < min(c.g, capacity) {
+			t.Fatalf("FoldGroups(%d, %v) = %v: %d groups < %d", c.g, c.limits, g, total, min(c.g, capacity))
+		}
+	}
+}
+
+func TestPlanElementwise(t *testing.T) {
+	gpu := Caps{Backend: Vulkan, Type: TypeDiscreteGPU, ComputeUnits: 132, MaxWorkGroupSize: 1024,
+		MaxWorkGroupCount: [3]int64{2147483647, 65535, 65535}}
+	cpu := Caps{Backend: OpenCL, Type: TypeCPU, ComputeUnits: 2, MaxWorkGroupSize: 4096,
+		MaxWorkGroupCount: [3]int64{1 << 31, 1 << 31, 1 << 31}}
+	small := Caps{Backend: Vulkan, Type: TypeDiscreteGPU, ComputeUnits: 1 << 20, MaxWorkGroupSize: 64,
+		MaxWorkGroupCount: [3]int64{5, 5, 5}}
+	for _, c := range []Caps{gpu, cpu, small} {
+		for _, n := range []int64{0, 1, 1000, 1 << 20, 1 << 40} {
+			p := PlanElementwise("k", c, n)
+			if err := p.Validate(c); err != nil {
+				t.Fatalf("%v: %v", p, err)
+			}
+			if p.Tiles*p.TileElems < n {
+				t.Fatalf("%v does not cover %d elements", p, n)
+			}
+			if !strings.Contains(p.String(), "groups=") {
+				t.Fatalf("plan prints as %q", p.String())
+			}
+		}
+	}
+	if p := PlanElementwise("k", cpu, 1<<20); p.Knobs[1].Value != 1 {
+		t.Fatalf("cpu opencl plan %v: want CONTIG=1", p)
+	}
+	if p := PlanElementwise("k", gpu, 1<<20); p.Knobs[1].Value != 0 {
+		t.Fatalf("gpu plan %v: want CONTIG=0", p)
+	}
+}
+
+func TestSelect(t *testing.T) {
+	all := []Caps{
+		{Backend: OpenCL, Index: 0, Name: "pthread-cpu", Platform: "Portable Computing Language", Type: TypeCPU},
+		{Backend: Vulkan, Index: 0, Name: "llvmpipe (LLVM 15)", Type: TypeCPU},
+		{Backend: Vulkan, Index: 1, Name: "NVIDIA H100", Vendor: "NVIDIA", Type: TypeDiscreteGPU},
+		{Backend: OpenCL, Index: 1, Name: "old thing", Type: TypeDiscreteGPU, Unusable: "no compiler"},
+	}
+	for sel, want := range map[string]string{
+		"": "vulkan:1", "opencl": "opencl:0", "vulkan": "vulkan:1", "vulkan:0": "vulkan:0",
+		"vulkan:llvmpipe": "vulkan:0", "opencl:portable": "opencl:0", "nvidia": "vulkan:1", "VULKAN:NVIDIA": "vulkan:1",
+	} {
+		c, err := Select(all, sel)
+		if err != nil || c.ID() != want {
+			t.Errorf("Select(%q) = %s, %v; want %s", sel, c.ID(), err, want)
+		}
+	}
+	for _, sel := range []string{"cuda:0", "opencl:7", "vulkan:amd", "opencl:1"} {
+		if _, err := Select(all, sel); err == nil {
+			t.Errorf("Select(%q): no error", sel)
+		}
+	}
+}
