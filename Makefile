@@ -42,7 +42,7 @@ fmt-check:
 # validation layer); under CI=true a missing device fails instead of skipping.
 test: fmt-check vet
 	$(GO) test -count=1 -timeout 20m ./...
-	$(GO) test -count=1 -race -timeout 20m -run 'Concurrent|Race' ./host/ ./accel/
+	$(GO) test -count=1 -race -timeout 20m -run 'Concurrent|Race|Pool' ./host/ ./accel/
 	GOEXPERIMENT=cgocheck2 $(GO) test -count=1 -timeout 20m ./host/ ./accel/
 
 shaders:

@@ -25,6 +25,7 @@ type BenchResult struct {
 	RefMedianS float64 `json:"ref_median_s"` // the scalar reference on the host, same machine and run
 	Speedup    float64 `json:"speedup"`      // RefMedianS / MedianS
 	Plan       string  `json:"plan"`
+	host.PoolStats
 }
 
 // BenchOptions choose what Bench measures.
@@ -62,18 +63,23 @@ func triBenchCases(quick bool) []benchCase {
 				cases = append(cases, benchCase{
 					op: op, name: fmt.Sprintf("%dx%d_%s", n, n, dt), bytes: 2 * l.N * int64(dt.Size()),
 					setup: func(dev *Device) (func() error, func() (float64, error), string, func(), error) {
-						var out *DeviceTensor
+						// cold: a fresh output from the driver; warm: the op's
+						// ordinary call, its output taken from the pool.
 						cold := func() error {
-							var err error
-							out, err = dev.triIndices(n, n, 0, upper, dt)
-							return err
-						}
-						warm := func() (float64, error) { return dev.triRun(op, l, 0, out) }
-						done := func() {
-							if out != nil {
+							out, _, err := dev.triIndicesTimed(n, n, 0, upper, dt)
+							if err == nil {
 								out.Release()
 							}
+							return err
 						}
+						warm := func() (float64, error) {
+							out, secs, err := dev.triIndicesTimed(n, n, 0, upper, dt)
+							if err == nil {
+								out.Release()
+							}
+							return secs, err
+						}
+						done := func() {}
 						return cold, warm, dev.plan(host.PlanElementwise(op, dev.caps, l.N)).String(), done, nil
 					},
 					ref: func() (func(), func()) {
@@ -169,6 +175,7 @@ func Bench(dev *Device, opts BenchOptions, refCache map[string]float64) ([]Bench
 		if err != nil {
 			return out, err
 		}
+		dev.TrimPool() // the cold call gets fresh buffers
 		t0 := time.Now()
 		if err := cold(); err != nil {
 			done()
@@ -203,7 +210,8 @@ func Bench(dev *Device, opts BenchOptions, refCache map[string]float64) ([]Bench
 			}
 		}
 		r := BenchResult{Op: c.op, Case: c.name, Backend: dev.caps.Backend, Device: dev.caps.Name,
-			MedianS: median(ts), ColdS: coldS, Reps: reps, Bytes: c.bytes, CopyGBps: copyGBps, RefMedianS: refS, Plan: plan}
+			MedianS: median(ts), ColdS: coldS, Reps: reps, Bytes: c.bytes, CopyGBps: copyGBps, RefMedianS: refS, Plan: plan,
+			PoolStats: dev.PoolStats()}
 		if r.MedianS > 0 {
 			r.GBps = float64(r.Bytes) / r.MedianS / 1e9
 			r.Speedup = refS / r.MedianS

@@ -22,6 +22,7 @@ func Devices() ([]DeviceInfo, []error) { return host.Enumerate(host.Options{}) }
 type Device struct {
 	h    host.Device
 	caps host.Caps
+	pool *host.Pool
 
 	mu     sync.Mutex
 	closed bool
@@ -47,8 +48,20 @@ func OpenWith(selector string, opts Options) (*Device, error) {
 	if err != nil {
 		return nil, fmt.Errorf("accel: open %q: %w", selector, err)
 	}
-	return &Device{h: h, caps: h.Caps()}, nil
+	capBytes, err := host.DefaultPoolCap(h.Caps())
+	if err != nil {
+		h.Close()
+		return nil, fmt.Errorf("accel: open %q: %w: %w", selector, err, ErrInvalidArgument)
+	}
+	return &Device{h: h, caps: h.Caps(), pool: host.NewPool(h, capBytes)}, nil
 }
+
+// PoolStats returns the counters of the device's buffer pool: hits, misses
+// (driver allocations), bytes held idle and in use.
+func (d *Device) PoolStats() host.PoolStats { return d.pool.Stats() }
+
+// TrimPool frees every idle pooled buffer and returns the bytes freed.
+func (d *Device) TrimPool() int64 { return d.pool.Trim(0) }
 
 // Info returns the device's capabilities.
 func (d *Device) Info() DeviceInfo { return d.caps }
@@ -65,6 +78,7 @@ func (d *Device) Close() error {
 		return nil
 	}
 	d.closed = true
+	d.pool.Close()
 	return d.h.Close()
 }
 
@@ -73,7 +87,7 @@ func (d *Device) Close() error {
 // Release it when done (Close on the device releases all).
 type DeviceTensor struct {
 	dev   *Device
-	buf   host.Buffer
+	buf   *host.PooledBuffer
 	dtype DType
 	shape []int64
 	n     int64
@@ -91,7 +105,16 @@ func (t *DeviceTensor) Len() int64 { return t.n }
 // Device returns the device holding the tensor.
 func (t *DeviceTensor) Device() *Device { return t.dev }
 
-// Release frees the device memory. It is safe to call more than once.
+// raw returns the driver buffer (nil once released).
+func (t *DeviceTensor) raw() host.Buffer {
+	if t.buf == nil {
+		return nil
+	}
+	return t.buf.Underlying()
+}
+
+// Release returns the tensor's memory to the device's pool, for reuse by
+// later outputs. It is safe to call more than once.
 func (t *DeviceTensor) Release() {
 	if t.buf != nil {
 		t.buf.Release()
@@ -108,7 +131,7 @@ func (t *DeviceTensor) ToHost() (*Tensor, error) {
 	if err != nil {
 		return nil, err
 	}
-	if err := t.dev.h.Download(t.buf, 0, out.data); err != nil {
+	if err := t.dev.h.Download(t.raw(), 0, out.data); err != nil {
 		return nil, fmt.Errorf("accel: download %s: %w", out, err)
 	}
 	return out, nil
@@ -120,7 +143,7 @@ func (d *Device) Upload(t *Tensor) (*DeviceTensor, error) {
 	if err != nil {
 		return nil, err
 	}
-	if err := d.h.Upload(dt.buf, 0, t.data); err != nil {
+	if err := d.h.Upload(dt.raw(), 0, t.data); err != nil {
 		dt.Release()
 		return nil, fmt.Errorf("accel: upload %s: %w", t, err)
 	}
@@ -142,13 +165,17 @@ func (d *Device) alloc(op string, dtype DType, shape []int64) (*DeviceTensor, er
 		return nil, argErr(op, "output", fmt.Sprintf("%s%v (%d elements)", dtype, shape, n),
 			fmt.Sprintf("at most %d bytes, the device's largest allocation", d.caps.MaxAllocBytes), ErrTooLarge)
 	}
-	buf, err := d.h.Alloc(n * size)
+	buf, err := d.pool.Alloc(n * size)
 	if err != nil {
 		return nil, fmt.Errorf("accel: %s: allocate %s%v: %w", op, dtype, shape, err)
 	}
 	t := &DeviceTensor{dev: d, buf: buf, dtype: dtype, shape: append([]int64(nil), shape...), n: n}
 	if d.poison != nil && n > 0 {
-		if err := d.h.Fill(buf, 0, n*size, d.poison); err != nil {
+		pat := d.poison
+		if int64(len(pat)) > size {
+			pat = pat[:size]
+		}
+		if err := d.h.Fill(t.raw(), 0, n*size, pat); err != nil {
 			t.Release()
 			return nil, err
 		}

@@ -128,20 +128,27 @@ func (d *Device) TriuIndicesInto(out *DeviceTensor, rows, cols, offset int64) er
 }
 
 func (d *Device) triIndices(rows, cols, offset int64, upper bool, dtype DType) (*DeviceTensor, error) {
+	out, _, err := d.triIndicesTimed(rows, cols, offset, upper, dtype)
+	return out, err
+}
+
+// triIndicesTimed is triIndices returning the kernel's device seconds too.
+func (d *Device) triIndicesTimed(rows, cols, offset int64, upper bool, dtype DType) (*DeviceTensor, float64, error) {
 	op := triOp(upper)
 	l, err := newTriLayout(op, rows, cols, offset, upper, dtype)
 	if err != nil {
-		return nil, err
+		return nil, 0, err
 	}
 	out, err := d.alloc(op, dtype, []int64{2, l.N})
 	if err != nil {
-		return nil, err
+		return nil, 0, err
 	}
-	if _, err := d.triRun(op, l, 0, out); err != nil {
+	secs, err := d.triRun(op, l, 0, out)
+	if err != nil {
 		out.Release()
-		return nil, err
+		return nil, 0, err
 	}
-	return out, nil
+	return out, secs, nil
 }
 
 func (d *Device) triIndicesInto(out *DeviceTensor, rows, cols, offset int64, upper bool) error {
@@ -189,7 +196,7 @@ func (d *Device) triRun(op string, l triLayout, k0 int64, out *DeviceTensor) (fl
 	}
 	spec := host.KernelSpec{File: "tri_indices", Variant: variant, Entry: "tri_indices"}
 	plan := d.plan(host.PlanElementwise(op, d.caps, count))
-	secs, err := d.launch(spec, plan, host.BufArg(out.buf), host.I64(count), host.I64(k0), host.I64(l.C),
+	secs, err := d.launch(spec, plan, host.BufArg(out.raw()), host.I64(count), host.I64(k0), host.I64(l.C),
 		host.I64(l.lead), host.I64(l.n), host.I64(l.a), host.I64(l.T), host.I64(b2i(l.upper)))
 	if err != nil {
 		return 0, fmt.Errorf("accel: %s: %w", op, err)

@@ -196,3 +196,93 @@ func TestTriIndicesHuge(t *testing.T) {
 		}
 	})
 }
+
+// TestConcurrentTriIndices runs many ops at once on one Device (run under
+// -race by make test).
+func TestConcurrentTriIndices(t *testing.T) {
+	forEachDevice(t, func(t *testing.T, d *Device) {
+		done := make(chan error, 8)
+		for g := 0; g < 8; g++ {
+			go func(g int) {
+				for i := 0; i < 5; i++ {
+					r, c, o := int64(10+g*7+i), int64(20+g*3), int64(i-2)
+					out, err := d.TriuIndices(r, c, o, Int64)
+					if err != nil {
+						done <- err
+						return
+					}
+					h, err := out.ToHost()
+					out.Release()
+					if err != nil {
+						done <- err
+						return
+					}
+					wr, wc := reference.TriIndices(r, c, o, true)
+					v := h.Int64s()
+					for k := range wr {
+						if v[k] != wr[k] || v[len(wr)+k] != wc[k] {
+							done <- fmt.Errorf("goroutine %d: triu(%d, %d, %d) element %d wrong", g, r, c, o, k)
+							return
+						}
+					}
+				}
+				done <- nil
+			}(g)
+		}
+		for g := 0; g < 8; g++ {
+			if err := <-done; err != nil {
+				t.Fatal(err)
+			}
+		}
+	})
+}
+
+// TestPoolReuseLoop: a program calling the same op in a loop allocates no
+// driver buffers after the first call, with fresh outputs and with Into.
+func TestPoolReuseLoop(t *testing.T) {
+	forEachDevice(t, func(t *testing.T, d *Device) {
+		first, err := d.TrilIndices(50, 40, 3, Int64)
+		if err != nil {
+			t.Fatal(err)
+		}
+		first.Release()
+		before := d.PoolStats().Misses
+		for i := 0; i < 1000; i++ {
+			out, err := d.TrilIndices(50, 40, 3, Int64)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if i%250 == 0 {
+				h, err := out.ToHost()
+				if err != nil {
+					t.Fatal(err)
+				}
+				wr, _ := reference.TriIndices(50, 40, 3, false)
+				if h.Int64s()[len(wr)-1] != wr[len(wr)-1] {
+					t.Fatal("wrong result from a reused buffer")
+				}
+			}
+			out.Release()
+		}
+		if got := d.PoolStats().Misses - before; got != 0 {
+			t.Fatalf("1000 calls made %d driver allocations after the first call, want 0", got)
+		}
+		out, err := d.TrilIndices(50, 40, 3, Int32)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer out.Release()
+		before = d.PoolStats().Misses
+		for i := 0; i < 1000; i++ {
+			if err := d.TrilIndicesInto(out, 50, 40, 3); err != nil {
+				t.Fatal(err)
+			}
+		}
+		if got := d.PoolStats().Misses - before; got != 0 {
+			t.Fatalf("1000 Into calls made %d driver allocations", got)
+		}
+		if err := d.TrilIndicesInto(out, 50, 41, 3); !errors.Is(err, ErrInvalidArgument) {
+			t.Fatalf("Into with a wrong-shaped out: %v", err)
+		}
+	})
+}
