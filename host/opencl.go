@@ -352,6 +352,14 @@ func (d *clDevice) Kernel(spec KernelSpec, plan Plan) (Kernel, error) {
 		prog.Release()
 		return nil, clErr("create kernel "+spec.Entry, err)
 	}
+	// The kernel's own limit can be below the device's (registers, local
+	// memory); a plan above it must not launch.
+	if wg, err := k.WorkGroupSize(d.dev); err == nil && wg > 0 && plan.LocalSize > wg {
+		k.Release()
+		prog.Release()
+		return nil, fmt.Errorf("opencl: %s: local size %d exceeds the kernel's limit %d on %s: %w",
+			spec.Entry, plan.LocalSize, wg, d.caps.Name, ErrUnsupported)
+	}
 	d.progs = append(d.progs, prog)
 	ck := &clKernel{spec: spec, k: k}
 	d.kernels[key] = ck

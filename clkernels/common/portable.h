@@ -1,7 +1,7 @@
 /* portable.h: the subset of C shared by OpenCL C and GLSL.
  *
- * Headers in this folder are included by clkernels/*.cl (the OpenCL host path
- * inlines them) and by shaders/*.comp (glslc -I clkernels/common), so index
+ * Headers in this folder are included by the kernels in clkernels (the OpenCL host path
+ * inlines them) and by the GLSL shaders (glslc -I clkernels/common), so index
  * math is written once for both languages. Write only what both accept:
  * plain functions of scalars, no pointers, no structs, casts through CAST,
  * 64-bit integers as i64/u64, literals through I64C. */
