@@ -81,6 +81,7 @@ func ExampleOps() {
 		fmt.Println(op.Name, op.Outputs)
 	}
 	// Output:
+	// diagonal_scatter [out]
 	// tril_indices [out]
 	// triu_indices [out]
 }
