@@ -98,7 +98,12 @@ type Caps struct {
 	Timestamps        bool     `json:"timestamps"`
 	TimestampPeriodNs float64  `json:"timestamp_period_ns"`
 	Extensions        []string `json:"-"`
-	Unusable          string   `json:"unusable,omitempty"` // why kernels cannot run here, if they cannot
+	// LoopLimit is a driver workaround flag: the most loop iterations one
+	// invocation may run before the driver cuts the loop short (llvmpipe
+	// stops every loop after 65535 iterations); 0 means no limit. The
+	// planner keeps each invocation's work far below it.
+	LoopLimit int64  `json:"loop_limit,omitempty"`
+	Unusable  string `json:"unusable,omitempty"` // why kernels cannot run here, if they cannot
 }
 
 // ID returns "backend:index", the canonical selector for the device.

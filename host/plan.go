@@ -5,11 +5,11 @@ import "fmt"
 // PlanElementwise plans a kernel that writes n elements in tiles of
 // LocalSize*items elements, looping over tiles with a grid stride.
 //
-// The choice is plain data from caps: on CPU OpenCL drivers each work-item
-// takes a contiguous run (CONTIG=1, long fill loops the compiler vectorizes)
-// and there are a few work-groups per compute unit; on GPUs and on SIMD CPU
-// drivers (lavapipe) consecutive work-items take consecutive elements
-// (CONTIG=0, coalesced) with enough groups to fill every compute unit. The
+// The choice is plain data from caps: on CPU drivers each work-item takes a
+// contiguous run (CONTIG=1, long fill loops the compiler vectorizes) and
+// there are a few work-groups per compute unit; on GPUs consecutive
+// work-items take consecutive elements (CONTIG=0, coalesced) with enough
+// groups to fill every compute unit. The
 // group count is folded into up to three dimensions within the device's
 // per-dimension limits.
 func PlanElementwise(kernel string, caps Caps, n int64) Plan {
@@ -23,8 +23,10 @@ func PlanElementwise(kernel string, caps Caps, n int64) Plan {
 		contig, items, local, groupsPerCU = 1, 4096, 64, 32
 		p.Reason = "cpu opencl: contiguous runs per work-item"
 	case caps.Type == TypeCPU:
-		items, local, groupsPerCU = 64, 64, 8
-		p.Reason = "cpu simd driver: strided lanes"
+		// Measured on lavapipe: contiguous runs per invocation are 4x
+		// faster than per-element index recovery in SIMD lanes.
+		contig, items, local, groupsPerCU = 1, 1024, 64, 8
+		p.Reason = "cpu vulkan driver: contiguous runs per invocation"
 	default:
 		p.Reason = "gpu: coalesced strided lanes"
 	}
@@ -40,8 +42,13 @@ func PlanElementwise(kernel string, caps Caps, n int64) Plan {
 		cu = 1
 	}
 	groups := p.Tiles
-	if limit := cu * groupsPerCU; groups > limit {
+	if limit := cu * groupsPerCU; groups > limit && caps.LoopLimit == 0 {
 		groups = limit
+	}
+	if caps.LoopLimit > 0 {
+		// One tile per group where the grid allows, so no invocation's
+		// loops come near the driver's iteration limit.
+		p.Reason += fmt.Sprintf("; loop limit %d: one tile per group", caps.LoopLimit)
 	}
 	if groups < 1 {
 		groups = 1

@@ -1,0 +1,705 @@
+/* vkshim.c: see vkshim.h for why this shim exists. */
+#include "vkshim.h"
+
+#include <dlfcn.h>
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <vulkan/vulkan.h>
+
+static void *libvulkan;
+static PFN_vkGetInstanceProcAddr gipa;
+
+int vks_load(void) {
+	if (gipa) {
+		return 0;
+	}
+	libvulkan = dlopen("libvulkan.so.1", RTLD_NOW | RTLD_LOCAL);
+	if (!libvulkan) {
+		libvulkan = dlopen("libvulkan.so", RTLD_NOW | RTLD_LOCAL);
+	}
+	if (!libvulkan) {
+		return -1;
+	}
+	gipa = (PFN_vkGetInstanceProcAddr)dlsym(libvulkan, "vkGetInstanceProcAddr");
+	return gipa ? 0 : -2;
+}
+
+void *vks_get_instance_proc_addr(void) { return (void *)gipa; }
+
+/* ---- validation messages ---- */
+
+static pthread_mutex_t msg_mu = PTHREAD_MUTEX_INITIALIZER;
+static char msg_buf[65536];
+static size_t msg_len;
+static int msg_count;
+
+static VKAPI_ATTR VkBool32 VKAPI_CALL debug_cb(VkDebugUtilsMessageSeverityFlagBitsEXT sev,
+	VkDebugUtilsMessageTypeFlagsEXT types, const VkDebugUtilsMessengerCallbackDataEXT *data, void *user) {
+	(void)types;
+	(void)user;
+	pthread_mutex_lock(&msg_mu);
+	msg_count++;
+	if (msg_len < sizeof(msg_buf) - 1) {
+		int n = snprintf(msg_buf + msg_len, sizeof(msg_buf) - msg_len, "[%s] %s\n",
+			(sev & VK_DEBUG_UTILS_MESSAGE_SEVERITY_ERROR_BIT_EXT) ? "error" : "warning",
+			data && data->pMessage ? data->pMessage : "(no message)");
+		if (n > 0) {
+			msg_len += (size_t)n;
+			if (msg_len >= sizeof(msg_buf)) {
+				msg_len = sizeof(msg_buf) - 1;
+			}
+		}
+	}
+	pthread_mutex_unlock(&msg_mu);
+	return VK_FALSE;
+}
+
+int vks_take_messages(char *buf, int len) {
+	pthread_mutex_lock(&msg_mu);
+	int n = msg_count;
+	if (len > 0) {
+		size_t c = msg_len < (size_t)(len - 1) ? msg_len : (size_t)(len - 1);
+		memcpy(buf, msg_buf, c);
+		buf[c] = 0;
+	}
+	msg_len = 0;
+	msg_count = 0;
+	pthread_mutex_unlock(&msg_mu);
+	return n;
+}
+
+/* ---- instance ---- */
+
+typedef struct {
+	VkInstance inst;
+	VkDebugUtilsMessengerEXT messenger;
+} inst_extra;
+
+/* One messenger per instance, remembered here (instances are few). */
+#define MAX_INSTANCES 64
+static inst_extra instances[MAX_INSTANCES];
+static pthread_mutex_t inst_mu = PTHREAD_MUTEX_INITIALIZER;
+
+static int has_layer(const char *name) {
+	PFN_vkEnumerateInstanceLayerProperties f =
+		(PFN_vkEnumerateInstanceLayerProperties)gipa(NULL, "vkEnumerateInstanceLayerProperties");
+	uint32_t n = 0;
+	if (!f || f(&n, NULL) != VK_SUCCESS || n == 0) {
+		return 0;
+	}
+	VkLayerProperties *p = calloc(n, sizeof *p);
+	int found = 0;
+	if (p && f(&n, p) == VK_SUCCESS) {
+		for (uint32_t i = 0; i < n; i++) {
+			found |= strcmp(p[i].layerName, name) == 0;
+		}
+	}
+	free(p);
+	return found;
+}
+
+int vks_create_instance(int validation, void **instance, char *err, int errlen) {
+	if (vks_load() != 0) {
+		snprintf(err, errlen, "cannot load libvulkan.so.1 (install libvulkan1 and a driver such as mesa-vulkan-drivers)");
+		return -1;
+	}
+	const char *layers[1] = {"VK_LAYER_KHRONOS_validation"};
+	const char *exts[1] = {VK_EXT_DEBUG_UTILS_EXTENSION_NAME};
+	if (validation && !has_layer(layers[0])) {
+		snprintf(err, errlen, "validation requested but VK_LAYER_KHRONOS_validation is not installed (vulkan-validationlayers)");
+		return -2;
+	}
+	VkApplicationInfo app = {VK_STRUCTURE_TYPE_APPLICATION_INFO};
+	app.pApplicationName = "accel";
+	app.apiVersion = VK_API_VERSION_1_2;
+	VkDebugUtilsMessengerCreateInfoEXT dbg = {VK_STRUCTURE_TYPE_DEBUG_UTILS_MESSENGER_CREATE_INFO_EXT};
+	dbg.messageSeverity = VK_DEBUG_UTILS_MESSAGE_SEVERITY_WARNING_BIT_EXT | VK_DEBUG_UTILS_MESSAGE_SEVERITY_ERROR_BIT_EXT;
+	dbg.messageType = VK_DEBUG_UTILS_MESSAGE_TYPE_GENERAL_BIT_EXT | VK_DEBUG_UTILS_MESSAGE_TYPE_VALIDATION_BIT_EXT |
+		VK_DEBUG_UTILS_MESSAGE_TYPE_PERFORMANCE_BIT_EXT;
+	dbg.pfnUserCallback = debug_cb;
+	VkInstanceCreateInfo ci = {VK_STRUCTURE_TYPE_INSTANCE_CREATE_INFO};
+	ci.pApplicationInfo = &app;
+	if (validation) {
+		ci.enabledLayerCount = 1;
+		ci.ppEnabledLayerNames = layers;
+		ci.enabledExtensionCount = 1;
+		ci.ppEnabledExtensionNames = exts;
+		ci.pNext = &dbg; /* also reports on create/destroy instance */
+	}
+	PFN_vkCreateInstance create = (PFN_vkCreateInstance)gipa(NULL, "vkCreateInstance");
+	VkInstance inst;
+	VkResult r = create(&ci, NULL, &inst);
+	if (r != VK_SUCCESS) {
+		snprintf(err, errlen, "vkCreateInstance: VkResult %d", r);
+		return r;
+	}
+	VkDebugUtilsMessengerEXT m = VK_NULL_HANDLE;
+	if (validation) {
+		PFN_vkCreateDebugUtilsMessengerEXT cm =
+			(PFN_vkCreateDebugUtilsMessengerEXT)gipa(inst, "vkCreateDebugUtilsMessengerEXT");
+		if (cm) {
+			cm(inst, &dbg, NULL, &m);
+		}
+	}
+	pthread_mutex_lock(&inst_mu);
+	for (int i = 0; i < MAX_INSTANCES; i++) {
+		if (instances[i].inst == NULL) {
+			instances[i].inst = inst;
+			instances[i].messenger = m;
+			break;
+		}
+	}
+	pthread_mutex_unlock(&inst_mu);
+	*instance = inst;
+	return 0;
+}
+
+void vks_destroy_instance(void *instance) {
+	VkInstance inst = (VkInstance)instance;
+	VkDebugUtilsMessengerEXT m = VK_NULL_HANDLE;
+	pthread_mutex_lock(&inst_mu);
+	for (int i = 0; i < MAX_INSTANCES; i++) {
+		if (instances[i].inst == inst) {
+			m = instances[i].messenger;
+			instances[i].inst = NULL;
+			instances[i].messenger = VK_NULL_HANDLE;
+		}
+	}
+	pthread_mutex_unlock(&inst_mu);
+	if (m != VK_NULL_HANDLE) {
+		PFN_vkDestroyDebugUtilsMessengerEXT dm =
+			(PFN_vkDestroyDebugUtilsMessengerEXT)gipa(inst, "vkDestroyDebugUtilsMessengerEXT");
+		if (dm) {
+			dm(inst, m, NULL);
+		}
+	}
+	PFN_vkDestroyInstance di = (PFN_vkDestroyInstance)gipa(inst, "vkDestroyInstance");
+	di(inst, NULL);
+}
+
+/* ---- queries ---- */
+
+static int has_device_ext(VkInstance inst, VkPhysicalDevice pd, const char *name) {
+	PFN_vkEnumerateDeviceExtensionProperties f =
+		(PFN_vkEnumerateDeviceExtensionProperties)gipa(inst, "vkEnumerateDeviceExtensionProperties");
+	uint32_t n = 0;
+	if (f(pd, NULL, &n, NULL) != VK_SUCCESS || n == 0) {
+		return 0;
+	}
+	VkExtensionProperties *p = calloc(n, sizeof *p);
+	int found = 0;
+	if (p && f(pd, NULL, &n, p) == VK_SUCCESS) {
+		for (uint32_t i = 0; i < n; i++) {
+			found |= strcmp(p[i].extensionName, name) == 0;
+		}
+	}
+	free(p);
+	return found;
+}
+
+static int compute_family(VkInstance inst, VkPhysicalDevice pd, uint32_t *fam, uint32_t *ts_bits) {
+	PFN_vkGetPhysicalDeviceQueueFamilyProperties f =
+		(PFN_vkGetPhysicalDeviceQueueFamilyProperties)gipa(inst, "vkGetPhysicalDeviceQueueFamilyProperties");
+	uint32_t n = 0;
+	f(pd, &n, NULL);
+	VkQueueFamilyProperties *p = calloc(n ? n : 1, sizeof *p);
+	f(pd, &n, p);
+	int found = 0;
+	/* Prefer a compute-only family (async compute), else any with compute. */
+	for (int pass = 0; pass < 2 && !found; pass++) {
+		for (uint32_t i = 0; i < n; i++) {
+			VkQueueFlags fl = p[i].queueFlags;
+			if ((fl & VK_QUEUE_COMPUTE_BIT) && (pass == 1 || !(fl & VK_QUEUE_GRAPHICS_BIT))) {
+				*fam = i;
+				*ts_bits = p[i].timestampValidBits;
+				found = 1;
+				break;
+			}
+		}
+	}
+	free(p);
+	return found;
+}
+
+int vks_query(void *instance, void *phys, vks_caps *out) {
+	VkInstance inst = (VkInstance)instance;
+	VkPhysicalDevice pd = (VkPhysicalDevice)phys;
+	memset(out, 0, sizeof *out);
+	PFN_vkGetPhysicalDeviceProperties gp = (PFN_vkGetPhysicalDeviceProperties)gipa(inst, "vkGetPhysicalDeviceProperties");
+	VkPhysicalDeviceProperties base;
+	gp(pd, &base);
+	out->api_version = base.apiVersion;
+	uint32_t fam;
+	out->has_compute_queue = compute_family(inst, pd, &fam, &out->timestamp_valid_bits);
+	if (VK_API_VERSION_MINOR(base.apiVersion) < 2 && VK_API_VERSION_MAJOR(base.apiVersion) == 1) {
+		return 0; /* the 1.2 queries below are not available */
+	}
+	PFN_vkGetPhysicalDeviceProperties2 gp2 = (PFN_vkGetPhysicalDeviceProperties2)gipa(inst, "vkGetPhysicalDeviceProperties2");
+	PFN_vkGetPhysicalDeviceFeatures2 gf2 = (PFN_vkGetPhysicalDeviceFeatures2)gipa(inst, "vkGetPhysicalDeviceFeatures2");
+	VkPhysicalDeviceDriverProperties drv = {VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_DRIVER_PROPERTIES};
+	VkPhysicalDeviceSubgroupProperties sub = {VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_SUBGROUP_PROPERTIES, &drv};
+	VkPhysicalDeviceMaintenance3Properties m3 = {VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_MAINTENANCE_3_PROPERTIES, &sub};
+	VkPhysicalDeviceProperties2 p2 = {VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_PROPERTIES_2, &m3};
+	gp2(pd, &p2);
+	snprintf(out->driver_name, sizeof out->driver_name, "%s", drv.driverName);
+	snprintf(out->driver_info, sizeof out->driver_info, "%s", drv.driverInfo);
+	out->subgroup_size = sub.subgroupSize;
+	out->max_alloc = m3.maxMemoryAllocationSize;
+
+	VkPhysicalDeviceShaderAtomicFloatFeaturesEXT af = {VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_SHADER_ATOMIC_FLOAT_FEATURES_EXT};
+	int has_af = has_device_ext(inst, pd, VK_EXT_SHADER_ATOMIC_FLOAT_EXTENSION_NAME);
+	VkPhysicalDeviceVulkan12Features f12 = {VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_VULKAN_1_2_FEATURES, has_af ? &af : NULL};
+	VkPhysicalDeviceFeatures2 f2 = {VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_FEATURES_2, &f12};
+	gf2(pd, &f2);
+	out->buffer_device_address = f12.bufferDeviceAddress;
+	out->shader_int64 = f2.features.shaderInt64;
+	out->shader_float64 = f2.features.shaderFloat64;
+	out->int64_atomics = f12.shaderBufferInt64Atomics;
+	out->float32_atomic_add = has_af && af.shaderBufferFloat32AtomicAdd;
+	out->float64_atomic_add = has_af && af.shaderBufferFloat64AtomicAdd;
+	return 0;
+}
+
+/* ---- device ---- */
+
+struct vks_device {
+	VkInstance inst;
+	VkPhysicalDevice pd;
+	VkDevice dev;
+	VkQueue queue;
+	uint32_t family;
+	VkCommandPool pool;
+	VkCommandBuffer cb;
+	VkFence fence;
+	VkQueryPool qp;
+	VkPipelineLayout layout;
+	uint64_t ts_mask;
+	float ts_period;
+	uint32_t mem_device;  /* memory type for device buffers */
+	uint32_t mem_host;    /* host-visible coherent memory type */
+	int device_mapped;    /* device buffers are host visible */
+	PFN_vkGetDeviceProcAddr gdpa;
+#define F(name) PFN_##name name
+	F(vkDestroyDevice);
+	F(vkGetDeviceQueue);
+	F(vkCreateBuffer);
+	F(vkDestroyBuffer);
+	F(vkGetBufferMemoryRequirements);
+	F(vkAllocateMemory);
+	F(vkFreeMemory);
+	F(vkBindBufferMemory);
+	F(vkMapMemory);
+	F(vkGetBufferDeviceAddress);
+	F(vkCreateShaderModule);
+	F(vkDestroyShaderModule);
+	F(vkCreatePipelineLayout);
+	F(vkDestroyPipelineLayout);
+	F(vkCreateComputePipelines);
+	F(vkDestroyPipeline);
+	F(vkCreateCommandPool);
+	F(vkDestroyCommandPool);
+	F(vkAllocateCommandBuffers);
+	F(vkBeginCommandBuffer);
+	F(vkEndCommandBuffer);
+	F(vkResetCommandBuffer);
+	F(vkCmdBindPipeline);
+	F(vkCmdPushConstants);
+	F(vkCmdDispatch);
+	F(vkCmdCopyBuffer);
+	F(vkCmdFillBuffer);
+	F(vkCmdPipelineBarrier);
+	F(vkCmdResetQueryPool);
+	F(vkCmdWriteTimestamp);
+	F(vkCreateQueryPool);
+	F(vkDestroyQueryPool);
+	F(vkGetQueryPoolResults);
+	F(vkCreateFence);
+	F(vkDestroyFence);
+	F(vkResetFences);
+	F(vkWaitForFences);
+	F(vkQueueSubmit);
+	F(vkDeviceWaitIdle);
+#undef F
+};
+
+static uint32_t pick_memory(VkPhysicalDeviceMemoryProperties *mp, VkMemoryPropertyFlags want, VkMemoryPropertyFlags avoid) {
+	for (uint32_t i = 0; i < mp->memoryTypeCount; i++) {
+		VkMemoryPropertyFlags f = mp->memoryTypes[i].propertyFlags;
+		if ((f & want) == want && !(f & avoid)) {
+			return i;
+		}
+	}
+	return UINT32_MAX;
+}
+
+int vks_open(void *instance, void *phys, int host_visible_device_memory, vks_device **out, char *err, int errlen) {
+	vks_device *d = calloc(1, sizeof *d);
+	if (!d) {
+		snprintf(err, errlen, "out of host memory");
+		return -1;
+	}
+	d->inst = (VkInstance)instance;
+	d->pd = (VkPhysicalDevice)phys;
+	uint32_t ts_bits = 0;
+	if (!compute_family(d->inst, d->pd, &d->family, &ts_bits)) {
+		free(d);
+		snprintf(err, errlen, "no compute queue family");
+		return -2;
+	}
+	vks_caps caps;
+	vks_query(instance, phys, &caps);
+	d->ts_mask = ts_bits >= 64 ? ~0ull : ((1ull << ts_bits) - 1);
+
+	float prio = 1.0f;
+	VkDeviceQueueCreateInfo qci = {VK_STRUCTURE_TYPE_DEVICE_QUEUE_CREATE_INFO};
+	qci.queueFamilyIndex = d->family;
+	qci.queueCount = 1;
+	qci.pQueuePriorities = &prio;
+	VkPhysicalDeviceShaderAtomicFloatFeaturesEXT af = {VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_SHADER_ATOMIC_FLOAT_FEATURES_EXT};
+	af.shaderBufferFloat32AtomicAdd = caps.float32_atomic_add;
+	af.shaderBufferFloat64AtomicAdd = caps.float64_atomic_add;
+	int use_af = caps.float32_atomic_add || caps.float64_atomic_add;
+	VkPhysicalDeviceVulkan12Features f12 = {VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_VULKAN_1_2_FEATURES, use_af ? &af : NULL};
+	f12.bufferDeviceAddress = VK_TRUE;
+	f12.shaderBufferInt64Atomics = caps.int64_atomics;
+	VkPhysicalDeviceFeatures2 f2 = {VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_FEATURES_2, &f12};
+	f2.features.shaderInt64 = caps.shader_int64;
+	f2.features.shaderFloat64 = caps.shader_float64;
+	const char *exts[1] = {VK_EXT_SHADER_ATOMIC_FLOAT_EXTENSION_NAME};
+	VkDeviceCreateInfo dci = {VK_STRUCTURE_TYPE_DEVICE_CREATE_INFO, &f2};
+	dci.queueCreateInfoCount = 1;
+	dci.pQueueCreateInfos = &qci;
+	if (use_af) {
+		dci.enabledExtensionCount = 1;
+		dci.ppEnabledExtensionNames = exts;
+	}
+	PFN_vkCreateDevice cd = (PFN_vkCreateDevice)gipa(d->inst, "vkCreateDevice");
+	VkResult r = cd(d->pd, &dci, NULL, &d->dev);
+	if (r != VK_SUCCESS) {
+		free(d);
+		snprintf(err, errlen, "vkCreateDevice: VkResult %d", r);
+		return r;
+	}
+	d->gdpa = (PFN_vkGetDeviceProcAddr)gipa(d->inst, "vkGetDeviceProcAddr");
+#define L(name) d->name = (PFN_##name)d->gdpa(d->dev, #name)
+	L(vkDestroyDevice);
+	L(vkGetDeviceQueue);
+	L(vkCreateBuffer);
+	L(vkDestroyBuffer);
+	L(vkGetBufferMemoryRequirements);
+	L(vkAllocateMemory);
+	L(vkFreeMemory);
+	L(vkBindBufferMemory);
+	L(vkMapMemory);
+	L(vkGetBufferDeviceAddress);
+	L(vkCreateShaderModule);
+	L(vkDestroyShaderModule);
+	L(vkCreatePipelineLayout);
+	L(vkDestroyPipelineLayout);
+	L(vkCreateComputePipelines);
+	L(vkDestroyPipeline);
+	L(vkCreateCommandPool);
+	L(vkDestroyCommandPool);
+	L(vkAllocateCommandBuffers);
+	L(vkBeginCommandBuffer);
+	L(vkEndCommandBuffer);
+	L(vkResetCommandBuffer);
+	L(vkCmdBindPipeline);
+	L(vkCmdPushConstants);
+	L(vkCmdDispatch);
+	L(vkCmdCopyBuffer);
+	L(vkCmdFillBuffer);
+	L(vkCmdPipelineBarrier);
+	L(vkCmdResetQueryPool);
+	L(vkCmdWriteTimestamp);
+	L(vkCreateQueryPool);
+	L(vkDestroyQueryPool);
+	L(vkGetQueryPoolResults);
+	L(vkCreateFence);
+	L(vkDestroyFence);
+	L(vkResetFences);
+	L(vkWaitForFences);
+	L(vkQueueSubmit);
+	L(vkDeviceWaitIdle);
+#undef L
+	d->vkGetDeviceQueue(d->dev, d->family, 0, &d->queue);
+
+	PFN_vkGetPhysicalDeviceMemoryProperties gm =
+		(PFN_vkGetPhysicalDeviceMemoryProperties)gipa(d->inst, "vkGetPhysicalDeviceMemoryProperties");
+	PFN_vkGetPhysicalDeviceProperties gp = (PFN_vkGetPhysicalDeviceProperties)gipa(d->inst, "vkGetPhysicalDeviceProperties");
+	VkPhysicalDeviceMemoryProperties mp;
+	gm(d->pd, &mp);
+	VkPhysicalDeviceProperties props;
+	gp(d->pd, &props);
+	d->ts_period = props.limits.timestampPeriod;
+	VkMemoryPropertyFlags hv = VK_MEMORY_PROPERTY_HOST_VISIBLE_BIT | VK_MEMORY_PROPERTY_HOST_COHERENT_BIT;
+	d->mem_host = pick_memory(&mp, hv, 0);
+	d->mem_device = UINT32_MAX;
+	if (host_visible_device_memory) {
+		d->mem_device = pick_memory(&mp, VK_MEMORY_PROPERTY_DEVICE_LOCAL_BIT | hv, 0);
+		d->device_mapped = d->mem_device != UINT32_MAX;
+	}
+	if (d->mem_device == UINT32_MAX) {
+		d->mem_device = pick_memory(&mp, VK_MEMORY_PROPERTY_DEVICE_LOCAL_BIT, VK_MEMORY_PROPERTY_HOST_VISIBLE_BIT);
+	}
+	if (d->mem_device == UINT32_MAX) {
+		d->mem_device = pick_memory(&mp, VK_MEMORY_PROPERTY_DEVICE_LOCAL_BIT, 0);
+	}
+	if (d->mem_device == UINT32_MAX || d->mem_host == UINT32_MAX) {
+		vks_close(d);
+		snprintf(err, errlen, "no suitable memory types");
+		return -3;
+	}
+	d->device_mapped = (mp.memoryTypes[d->mem_device].propertyFlags & hv) == hv;
+
+	VkCommandPoolCreateInfo pci = {VK_STRUCTURE_TYPE_COMMAND_POOL_CREATE_INFO};
+	pci.flags = VK_COMMAND_POOL_CREATE_RESET_COMMAND_BUFFER_BIT;
+	pci.queueFamilyIndex = d->family;
+	r = d->vkCreateCommandPool(d->dev, &pci, NULL, &d->pool);
+	VkCommandBufferAllocateInfo cai = {VK_STRUCTURE_TYPE_COMMAND_BUFFER_ALLOCATE_INFO};
+	cai.commandPool = d->pool;
+	cai.level = VK_COMMAND_BUFFER_LEVEL_PRIMARY;
+	cai.commandBufferCount = 1;
+	if (r == VK_SUCCESS) {
+		r = d->vkAllocateCommandBuffers(d->dev, &cai, &d->cb);
+	}
+	VkFenceCreateInfo fci = {VK_STRUCTURE_TYPE_FENCE_CREATE_INFO};
+	if (r == VK_SUCCESS) {
+		r = d->vkCreateFence(d->dev, &fci, NULL, &d->fence);
+	}
+	if (r == VK_SUCCESS && ts_bits > 0) {
+		VkQueryPoolCreateInfo qpi = {VK_STRUCTURE_TYPE_QUERY_POOL_CREATE_INFO};
+		qpi.queryType = VK_QUERY_TYPE_TIMESTAMP;
+		qpi.queryCount = 2;
+		r = d->vkCreateQueryPool(d->dev, &qpi, NULL, &d->qp);
+	}
+	VkPushConstantRange pcr = {VK_SHADER_STAGE_COMPUTE_BIT, 0, 128};
+	VkPipelineLayoutCreateInfo lci = {VK_STRUCTURE_TYPE_PIPELINE_LAYOUT_CREATE_INFO};
+	lci.pushConstantRangeCount = 1;
+	lci.pPushConstantRanges = &pcr;
+	if (r == VK_SUCCESS) {
+		r = d->vkCreatePipelineLayout(d->dev, &lci, NULL, &d->layout);
+	}
+	if (r != VK_SUCCESS) {
+		vks_close(d);
+		snprintf(err, errlen, "device set-up: VkResult %d", r);
+		return r;
+	}
+	*out = d;
+	return 0;
+}
+
+void vks_close(vks_device *d) {
+	if (!d) {
+		return;
+	}
+	if (d->dev) {
+		d->vkDeviceWaitIdle(d->dev);
+		if (d->layout) d->vkDestroyPipelineLayout(d->dev, d->layout, NULL);
+		if (d->qp) d->vkDestroyQueryPool(d->dev, d->qp, NULL);
+		if (d->fence) d->vkDestroyFence(d->dev, d->fence, NULL);
+		if (d->pool) d->vkDestroyCommandPool(d->dev, d->pool, NULL);
+		d->vkDestroyDevice(d->dev, NULL);
+	}
+	free(d);
+}
+
+int vks_alloc(vks_device *d, uint64_t size, int host_visible, vks_buffer *out) {
+	memset(out, 0, sizeof *out);
+	VkBufferCreateInfo bci = {VK_STRUCTURE_TYPE_BUFFER_CREATE_INFO};
+	bci.size = size;
+	bci.usage = VK_BUFFER_USAGE_STORAGE_BUFFER_BIT | VK_BUFFER_USAGE_TRANSFER_SRC_BIT |
+		VK_BUFFER_USAGE_TRANSFER_DST_BIT | VK_BUFFER_USAGE_SHADER_DEVICE_ADDRESS_BIT;
+	bci.sharingMode = VK_SHARING_MODE_EXCLUSIVE;
+	VkBuffer buf;
+	VkResult r = d->vkCreateBuffer(d->dev, &bci, NULL, &buf);
+	if (r != VK_SUCCESS) {
+		return r;
+	}
+	VkMemoryRequirements req;
+	d->vkGetBufferMemoryRequirements(d->dev, buf, &req);
+	uint32_t type = host_visible ? d->mem_host : d->mem_device;
+	if (!(req.memoryTypeBits & (1u << type))) {
+		d->vkDestroyBuffer(d->dev, buf, NULL);
+		return VK_ERROR_FEATURE_NOT_PRESENT;
+	}
+	VkMemoryAllocateFlagsInfo fl = {VK_STRUCTURE_TYPE_MEMORY_ALLOCATE_FLAGS_INFO};
+	fl.flags = VK_MEMORY_ALLOCATE_DEVICE_ADDRESS_BIT;
+	VkMemoryAllocateInfo mai = {VK_STRUCTURE_TYPE_MEMORY_ALLOCATE_INFO, &fl};
+	mai.allocationSize = req.size;
+	mai.memoryTypeIndex = type;
+	VkDeviceMemory mem;
+	r = d->vkAllocateMemory(d->dev, &mai, NULL, &mem);
+	if (r != VK_SUCCESS) {
+		d->vkDestroyBuffer(d->dev, buf, NULL);
+		return r;
+	}
+	r = d->vkBindBufferMemory(d->dev, buf, mem, 0);
+	void *mapped = NULL;
+	if (r == VK_SUCCESS && (host_visible || d->device_mapped)) {
+		r = d->vkMapMemory(d->dev, mem, 0, VK_WHOLE_SIZE, 0, &mapped);
+	}
+	if (r != VK_SUCCESS) {
+		d->vkDestroyBuffer(d->dev, buf, NULL);
+		d->vkFreeMemory(d->dev, mem, NULL);
+		return r;
+	}
+	VkBufferDeviceAddressInfo ai = {VK_STRUCTURE_TYPE_BUFFER_DEVICE_ADDRESS_INFO};
+	ai.buffer = buf;
+	out->buffer = (uint64_t)buf;
+	out->memory = (uint64_t)mem;
+	out->address = d->vkGetBufferDeviceAddress(d->dev, &ai);
+	out->mapped = mapped;
+	return 0;
+}
+
+void vks_free(vks_device *d, vks_buffer *b) {
+	if (b->buffer) d->vkDestroyBuffer(d->dev, (VkBuffer)b->buffer, NULL);
+	if (b->memory) d->vkFreeMemory(d->dev, (VkDeviceMemory)b->memory, NULL); /* unmaps too */
+	memset(b, 0, sizeof *b);
+}
+
+int vks_pipeline(vks_device *d, const uint32_t *code, size_t code_bytes, const uint32_t *spec, int n,
+	uint64_t *pipeline, char *err, int errlen) {
+	VkShaderModuleCreateInfo sci = {VK_STRUCTURE_TYPE_SHADER_MODULE_CREATE_INFO};
+	sci.codeSize = code_bytes;
+	sci.pCode = code;
+	VkShaderModule mod;
+	VkResult r = d->vkCreateShaderModule(d->dev, &sci, NULL, &mod);
+	if (r != VK_SUCCESS) {
+		snprintf(err, errlen, "vkCreateShaderModule: VkResult %d", r);
+		return r;
+	}
+	VkSpecializationMapEntry entries[32];
+	uint32_t data[32];
+	if (n > 32) {
+		n = 32;
+	}
+	for (int i = 0; i < n; i++) {
+		entries[i].constantID = spec[2 * i];
+		entries[i].offset = (uint32_t)(i * sizeof(uint32_t));
+		entries[i].size = sizeof(uint32_t);
+		data[i] = spec[2 * i + 1];
+	}
+	VkSpecializationInfo si = {(uint32_t)n, entries, n * sizeof(uint32_t), data};
+	VkComputePipelineCreateInfo pci = {VK_STRUCTURE_TYPE_COMPUTE_PIPELINE_CREATE_INFO};
+	pci.stage.sType = VK_STRUCTURE_TYPE_PIPELINE_SHADER_STAGE_CREATE_INFO;
+	pci.stage.stage = VK_SHADER_STAGE_COMPUTE_BIT;
+	pci.stage.module = mod;
+	pci.stage.pName = "main";
+	pci.stage.pSpecializationInfo = &si;
+	pci.layout = d->layout;
+	VkPipeline p;
+	r = d->vkCreateComputePipelines(d->dev, VK_NULL_HANDLE, 1, &pci, NULL, &p);
+	d->vkDestroyShaderModule(d->dev, mod, NULL);
+	if (r != VK_SUCCESS) {
+		snprintf(err, errlen, "vkCreateComputePipelines: VkResult %d", r);
+		return r;
+	}
+	*pipeline = (uint64_t)p;
+	return 0;
+}
+
+void vks_destroy_pipeline(vks_device *d, uint64_t pipeline) {
+	d->vkDestroyPipeline(d->dev, (VkPipeline)pipeline, NULL);
+}
+
+static int begin(vks_device *d) {
+	VkResult r = d->vkResetCommandBuffer(d->cb, 0);
+	if (r != VK_SUCCESS) {
+		return r;
+	}
+	VkCommandBufferBeginInfo bi = {VK_STRUCTURE_TYPE_COMMAND_BUFFER_BEGIN_INFO};
+	bi.flags = VK_COMMAND_BUFFER_USAGE_ONE_TIME_SUBMIT_BIT;
+	r = d->vkBeginCommandBuffer(d->cb, &bi);
+	if (r != VK_SUCCESS) {
+		return r;
+	}
+	/* Host writes before the submit and earlier commands' writes are visible. */
+	VkMemoryBarrier mb = {VK_STRUCTURE_TYPE_MEMORY_BARRIER};
+	mb.srcAccessMask = VK_ACCESS_HOST_WRITE_BIT | VK_ACCESS_SHADER_WRITE_BIT | VK_ACCESS_TRANSFER_WRITE_BIT;
+	mb.dstAccessMask = VK_ACCESS_SHADER_READ_BIT | VK_ACCESS_SHADER_WRITE_BIT | VK_ACCESS_TRANSFER_READ_BIT |
+		VK_ACCESS_TRANSFER_WRITE_BIT;
+	d->vkCmdPipelineBarrier(d->cb, VK_PIPELINE_STAGE_HOST_BIT | VK_PIPELINE_STAGE_ALL_COMMANDS_BIT,
+		VK_PIPELINE_STAGE_ALL_COMMANDS_BIT, 0, 1, &mb, 0, NULL, 0, NULL);
+	if (d->qp) {
+		d->vkCmdResetQueryPool(d->cb, d->qp, 0, 2);
+		d->vkCmdWriteTimestamp(d->cb, VK_PIPELINE_STAGE_TOP_OF_PIPE_BIT, d->qp, 0);
+	}
+	return 0;
+}
+
+static int finish(vks_device *d, uint64_t *ns) {
+	VkMemoryBarrier mb = {VK_STRUCTURE_TYPE_MEMORY_BARRIER};
+	mb.srcAccessMask = VK_ACCESS_SHADER_WRITE_BIT | VK_ACCESS_TRANSFER_WRITE_BIT;
+	mb.dstAccessMask = VK_ACCESS_HOST_READ_BIT | VK_ACCESS_SHADER_READ_BIT | VK_ACCESS_TRANSFER_READ_BIT;
+	d->vkCmdPipelineBarrier(d->cb, VK_PIPELINE_STAGE_ALL_COMMANDS_BIT,
+		VK_PIPELINE_STAGE_HOST_BIT | VK_PIPELINE_STAGE_ALL_COMMANDS_BIT, 0, 1, &mb, 0, NULL, 0, NULL);
+	if (d->qp) {
+		d->vkCmdWriteTimestamp(d->cb, VK_PIPELINE_STAGE_BOTTOM_OF_PIPE_BIT, d->qp, 1);
+	}
+	VkResult r = d->vkEndCommandBuffer(d->cb);
+	if (r != VK_SUCCESS) {
+		return r;
+	}
+	VkSubmitInfo si = {VK_STRUCTURE_TYPE_SUBMIT_INFO};
+	si.commandBufferCount = 1;
+	si.pCommandBuffers = &d->cb;
+	r = d->vkResetFences(d->dev, 1, &d->fence);
+	if (r == VK_SUCCESS) {
+		r = d->vkQueueSubmit(d->queue, 1, &si, d->fence);
+	}
+	if (r == VK_SUCCESS) {
+		r = d->vkWaitForFences(d->dev, 1, &d->fence, VK_TRUE, UINT64_MAX);
+	}
+	if (r != VK_SUCCESS) {
+		return r;
+	}
+	if (ns) {
+		*ns = 0;
+		uint64_t ts[2];
+		if (d->qp && d->vkGetQueryPoolResults(d->dev, d->qp, 0, 2, sizeof ts, ts, sizeof ts[0],
+				VK_QUERY_RESULT_64_BIT | VK_QUERY_RESULT_WAIT_BIT) == VK_SUCCESS) {
+			uint64_t dt = (ts[1] - ts[0]) & d->ts_mask;
+			*ns = (uint64_t)((double)dt * (double)d->ts_period);
+		}
+	}
+	return 0;
+}
+
+int vks_dispatch(vks_device *d, uint64_t pipeline, const void *push, uint32_t push_bytes,
+	uint32_t gx, uint32_t gy, uint32_t gz, uint64_t *ns) {
+	int r = begin(d);
+	if (r) {
+		return r;
+	}
+	d->vkCmdBindPipeline(d->cb, VK_PIPELINE_BIND_POINT_COMPUTE, (VkPipeline)pipeline);
+	if (push_bytes > 0) {
+		d->vkCmdPushConstants(d->cb, d->layout, VK_SHADER_STAGE_COMPUTE_BIT, 0, push_bytes, push);
+	}
+	d->vkCmdDispatch(d->cb, gx, gy, gz);
+	return finish(d, ns);
+}
+
+int vks_copy(vks_device *d, uint64_t src, uint64_t src_off, uint64_t dst, uint64_t dst_off, uint64_t size, uint64_t *ns) {
+	int r = begin(d);
+	if (r) {
+		return r;
+	}
+	VkBufferCopy c = {src_off, dst_off, size};
+	d->vkCmdCopyBuffer(d->cb, (VkBuffer)src, (VkBuffer)dst, 1, &c);
+	return finish(d, ns);
+}
+
+int vks_fill(vks_device *d, uint64_t buf, uint64_t off, uint64_t size, uint32_t data) {
+	int r = begin(d);
+	if (r) {
+		return r;
+	}
+	d->vkCmdFillBuffer(d->cb, (VkBuffer)buf, off, size, data);
+	return finish(d, NULL);
+}
+
+int vks_wait_idle(vks_device *d) { return d->vkDeviceWaitIdle(d->dev); }
