@@ -151,9 +151,9 @@ func TestDiagonalScatterErrors(t *testing.T) {
 		in := mk(Float32, 3, 4)
 		src := mk(Float32, 3)
 		cases := []struct {
-			in, src    *DeviceTensor
+			in, src     *DeviceTensor
 			off, d1, d2 int64
-			arg        string
+			arg         string
 		}{
 			{mk(Float32, 5), src, 0, 0, 1, "input"},
 			{in, src, 0, 0, 0, "dim2"},

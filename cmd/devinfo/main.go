@@ -1,0 +1,96 @@
+// Command devinfo probes every OpenCL platform/device and every Vulkan
+// physical device and prints their capabilities: human-readable by
+// default, a JSON array with --json. With no device at all it says so and
+// exits 0.
+package main
+
+import (
+	"encoding/json"
+	"flag"
+	"fmt"
+	"os"
+	"strings"
+
+	"github.com/accelkern/accel/host"
+)
+
+func main() {
+	asJSON := flag.Bool("json", false, "print a JSON array of device capabilities")
+	device := flag.String("device", "", "only the device this selector picks (opencl:0, vulkan:llvmpipe, ...)")
+	flag.Parse()
+	all, errs := host.Enumerate(host.Options{})
+	for _, err := range errs {
+		fmt.Fprintln(os.Stderr, "note:", err)
+	}
+	if *device != "" {
+		c, err := host.Select(all, *device)
+		if err != nil {
+			fmt.Fprintln(os.Stderr, "devinfo:", err)
+			os.Exit(1)
+		}
+		all = []host.Caps{c}
+	}
+	if *asJSON {
+		if all == nil {
+			all = []host.Caps{}
+		}
+		enc := json.NewEncoder(os.Stdout)
+		enc.SetIndent("", "  ")
+		if err := enc.Encode(all); err != nil {
+			fmt.Fprintln(os.Stderr, "devinfo:", err)
+			os.Exit(1)
+		}
+		return
+	}
+	if len(all) == 0 {
+		fmt.Println("no OpenCL or Vulkan device found; install pocl-opencl-icd (OpenCL on the CPU) and mesa-vulkan-drivers (Vulkan on the CPU), or a GPU driver")
+		return
+	}
+	for i, c := range all {
+		if i > 0 {
+			fmt.Println()
+		}
+		printCaps(c)
+	}
+}
+
+func yn(b bool) string {
+	if b {
+		return "yes"
+	}
+	return "no"
+}
+
+func mib(b int64) string { return fmt.Sprintf("%d MiB", b>>20) }
+
+func printCaps(c host.Caps) {
+	rows := [][2]string{
+		{"device", c.ID() + "  " + c.Name},
+		{"vendor", c.Vendor},
+		{"platform / API", c.Platform},
+		{"driver", c.Driver},
+		{"type", c.Type.String()},
+		{"compute units", fmt.Sprint(c.ComputeUnits)},
+		{"max work-group size", fmt.Sprint(c.MaxWorkGroupSize)},
+		{"max work-group count", fmt.Sprintf("%d x %d x %d", c.MaxWorkGroupCount[0], c.MaxWorkGroupCount[1], c.MaxWorkGroupCount[2])},
+		{"local/shared memory", fmt.Sprintf("%d KiB", c.LocalMemBytes>>10)},
+		{"subgroup size", map[bool]string{true: fmt.Sprint(c.SubgroupSize), false: "not reported"}[c.SubgroupSize > 0]},
+		{"global memory", mib(c.GlobalMemBytes)},
+		{"max allocation", mib(c.MaxAllocBytes)},
+		{"max storage-buffer range", map[bool]string{true: mib(c.MaxStorageRange), false: "n/a"}[c.MaxStorageRange > 0]},
+		{"fp64", yn(c.FP64)},
+		{"int64", yn(c.Int64)},
+		{"int64 atomics", yn(c.Int64Atomics)},
+		{"float32 / float64 atomic add", yn(c.Float32Atomics) + " / " + yn(c.Float64Atomics)},
+		{"timestamps", fmt.Sprintf("%s (period %g ns)", yn(c.Timestamps), c.TimestampPeriodNs)},
+	}
+	if c.LoopLimit > 0 {
+		rows = append(rows, [2]string{"driver loop limit", fmt.Sprint(c.LoopLimit)})
+	}
+	if c.Unusable != "" {
+		rows = append(rows, [2]string{"UNUSABLE", c.Unusable})
+	}
+	for _, r := range rows {
+		fmt.Printf("  %-30s %s\n", r[0]+":", strings.TrimSpace(r[1]))
+	}
+}
