@@ -40,21 +40,20 @@ type idleBuf struct {
 
 // PoolStats are a pool's counters.
 type PoolStats struct {
-	Hits        int64 `json:"pool_hits"`         // allocations served from the free lists
-	Misses      int64 `json:"pool_misses"`       // allocations that went to the driver
-	Frees       int64 `json:"pool_frees"`        // driver buffers freed (eviction, trim, close)
-	BytesHeld   int64 `json:"pool_bytes_held"`   // idle bytes kept for reuse
-	BytesInUse  int64 `json:"pool_bytes_in_use"` // class bytes handed out and not yet returned
-	CapBytes    int64 `json:"pool_cap_bytes"`
-	DriverBytes int64 `json:"-"`
+	Hits       int64 `json:"pool_hits"`         // allocations served from the free lists
+	Misses     int64 `json:"pool_misses"`       // allocations that went to the driver
+	Frees      int64 `json:"pool_frees"`        // driver buffers freed (eviction, trim, close)
+	BytesHeld  int64 `json:"pool_bytes_held"`   // idle bytes kept for reuse
+	BytesInUse int64 `json:"pool_bytes_in_use"` // class bytes handed out and not yet returned
+	CapBytes   int64 `json:"pool_cap_bytes"`
 }
 
-// DefaultPoolFraction is the share of the device's memory a pool may keep
-// idle unless ACCEL_POOL_BYTES says otherwise.
-const DefaultPoolFraction = 4
+// DefaultPoolFraction is the inverse share of the device's memory a pool
+// may keep idle unless ACCEL_POOL_BYTES says otherwise.
+const DefaultPoolFraction = 2
 
 // DefaultPoolCap returns ACCEL_POOL_BYTES if set (bytes; 0 disables
-// pooling), else a quarter of the device's global memory.
+// pooling), else half of the device's global memory .
 func DefaultPoolCap(c Caps) (int64, error) {
 	if s := os.Getenv("ACCEL_POOL_BYTES"); s != "" {
 		v, err := strconv.ParseInt(s, 10, 64)

@@ -1,9 +1,9 @@
 /* elementwise.h: the tile loop of one-output-per-element kernels. Include
  * after the knobs LOCAL_SIZE, ITEMS and CONTIG are defined. A launch covers
  * `count` elements in tiles of LOCAL_SIZE*ITEMS; work-groups take tiles
- * with a grid stride; inside a tile, CONTIG != 0 gives each work-item ITEMS
- * consecutive elements (CPU drivers), CONTIG == 0 interleaves work-items
- * (coalesced on GPUs and SIMD lanes). Usage:
+ * with a grid stride; inside a tile, CONTIG == 1 gives each work-item ITEMS
+ * consecutive elements (CPU drivers), any other value interleaves
+ * work-items (coalesced on GPUs and SIMD lanes). Usage:
  *   for (i64 tile = GROUP_LINEAR_ID(); tile < ew_tiles(count); tile += GROUP_TOTAL())
  *     for (i64 j = 0; j < ITEMS; j++) { i64 i = ew_index(tile, j); if (i < count) ... } */
 #ifndef ACCEL_ELEMENTWISE_H
@@ -16,7 +16,7 @@ i64 ew_tiles(i64 count) {
 
 i64 ew_index(i64 tile, i64 j) {
 	const i64 base = tile * I64C(LOCAL_SIZE) * I64C(ITEMS);
-	if (CONTIG != 0) {
+	if (CONTIG == 1) {
 		return base + LOCAL_ID() * I64C(ITEMS) + j;
 	}
 	return base + j * I64C(LOCAL_SIZE) + LOCAL_ID();
