@@ -182,11 +182,8 @@ func clErr(what string, err error) error {
 }
 
 func (d *clDevice) Alloc(size int64) (Buffer, error) {
-	if size < 0 {
-		return nil, fmt.Errorf("opencl: alloc size %d < 0", size)
-	}
-	if size > d.caps.MaxAllocBytes {
-		return nil, fmt.Errorf("opencl: alloc %d bytes exceeds the device's max allocation %d bytes: %w", size, d.caps.MaxAllocBytes, ErrOutOfMemory)
+	if err := checkAlloc("opencl", size, d.caps); err != nil {
+		return nil, err
 	}
 	d.mu.Lock()
 	defer d.mu.Unlock()
@@ -214,10 +211,7 @@ func (d *clDevice) buf(b Buffer, off, n int64) (*clBuffer, error) {
 	if cb.mem == nil {
 		return nil, ErrClosed
 	}
-	if off < 0 || n < 0 || off+n > cb.size {
-		return nil, fmt.Errorf("opencl: range [%d, %d) outside buffer of %d bytes", off, off+n, cb.size)
-	}
-	return cb, nil
+	return cb, checkRange("opencl", off, n, cb.size)
 }
 
 // wait waits for ev, releases it and returns its profiled duration.
@@ -273,13 +267,8 @@ func (d *clDevice) Download(src Buffer, off int64, dst []byte) error {
 }
 
 func (d *clDevice) Fill(dst Buffer, off, size int64, pattern []byte) error {
-	switch len(pattern) {
-	case 1, 2, 4, 8:
-	default:
-		return fmt.Errorf("opencl: fill pattern of %d bytes, want 1, 2, 4 or 8", len(pattern))
-	}
-	if off%int64(len(pattern)) != 0 || size%int64(len(pattern)) != 0 {
-		return fmt.Errorf("opencl: fill offset %d and size %d must be multiples of the %d-byte pattern", off, size, len(pattern))
+	if err := checkFill("opencl", off, size, pattern); err != nil {
+		return err
 	}
 	if size == 0 {
 		return nil
@@ -371,10 +360,7 @@ func (d *clDevice) Launch(kern Kernel, plan Plan, args ...Arg) (time.Duration, e
 	if !ok {
 		return 0, fmt.Errorf("opencl: kernel from another backend")
 	}
-	if len(args) > MaxArgs {
-		return 0, fmt.Errorf("opencl: %d kernel args exceed %d", len(args), MaxArgs)
-	}
-	if err := plan.Validate(d.caps); err != nil {
+	if err := checkLaunch("opencl", plan, d.caps, len(args)); err != nil {
 		return 0, err
 	}
 	d.mu.Lock()

@@ -345,11 +345,8 @@ func (d *vkDevice) allocLocked(size int64, hostVisible bool) (*vkBuffer, error) 
 }
 
 func (d *vkDevice) Alloc(size int64) (Buffer, error) {
-	if size < 0 {
-		return nil, fmt.Errorf("vulkan: alloc size %d < 0", size)
-	}
-	if size > d.caps.MaxAllocBytes {
-		return nil, fmt.Errorf("vulkan: alloc %d bytes exceeds the device's max allocation %d bytes: %w", size, d.caps.MaxAllocBytes, ErrOutOfMemory)
+	if err := checkAlloc("vulkan", size, d.caps); err != nil {
+		return nil, err
 	}
 	d.mu.Lock()
 	defer d.mu.Unlock()
@@ -371,10 +368,7 @@ func (d *vkDevice) buf(b Buffer, off, n int64) (*vkBuffer, error) {
 	if !vb.live || d.closed {
 		return nil, ErrClosed
 	}
-	if off < 0 || n < 0 || off+n > vb.size {
-		return nil, fmt.Errorf("vulkan: range [%d, %d) outside buffer of %d bytes", off, off+n, vb.size)
-	}
-	return vb, nil
+	return vb, checkRange("vulkan", off, n, vb.size)
 }
 
 func mapped(b *vkBuffer, off, n int64) []byte {
@@ -445,13 +439,8 @@ func (d *vkDevice) Download(src Buffer, off int64, dst []byte) error {
 }
 
 func (d *vkDevice) Fill(dst Buffer, off, size int64, pattern []byte) error {
-	switch len(pattern) {
-	case 1, 2, 4, 8:
-	default:
-		return fmt.Errorf("vulkan: fill pattern of %d bytes, want 1, 2, 4 or 8", len(pattern))
-	}
-	if off%int64(len(pattern)) != 0 || size%int64(len(pattern)) != 0 {
-		return fmt.Errorf("vulkan: fill offset %d and size %d must be multiples of the %d-byte pattern", off, size, len(pattern))
+	if err := checkFill("vulkan", off, size, pattern); err != nil {
+		return err
 	}
 	if size == 0 {
 		return nil
@@ -556,10 +545,7 @@ func (d *vkDevice) Launch(kern Kernel, plan Plan, args ...Arg) (time.Duration, e
 	if !ok {
 		return 0, fmt.Errorf("vulkan: kernel from another backend")
 	}
-	if len(args) > MaxArgs {
-		return 0, fmt.Errorf("vulkan: %d kernel args exceed %d", len(args), MaxArgs)
-	}
-	if err := plan.Validate(d.caps); err != nil {
+	if err := checkLaunch("vulkan", plan, d.caps, len(args)); err != nil {
 		return 0, err
 	}
 	d.mu.Lock()
