@@ -82,6 +82,8 @@ func ExampleOps() {
 	}
 	// Output:
 	// diagonal_scatter [out]
+	// scatter [out]
+	// scatter_reduce [out]
 	// tril_indices [out]
 	// triu_indices [out]
 }

@@ -1,0 +1,64 @@
+package accel
+
+func init() {
+	for _, name := range []string{"scatter", "scatter_reduce"} {
+		name := name
+		spec := &OpSpec{
+			Name:    name,
+			Params:  []ParamSpec{{Name: "dim", Required: true, Doc: "the dim index values address (negative counts from the end)"}},
+			Inputs:  []string{"input", "index", "src"},
+			Outputs: []string{"out"},
+		}
+		if name == "scatter" {
+			spec.Doc = "scatter(input, dim, index, src): PyTorch's Tensor.scatter (assign)"
+		} else {
+			spec.Doc = "scatter_reduce(input, dim, index, src, reduce, include_self): PyTorch's Tensor.scatter_reduce"
+			spec.Params = append(spec.Params,
+				ParamSpec{Name: "reduce", Required: true, Doc: "sum, prod, mean, amax or amin"},
+				ParamSpec{Name: "include_self", Default: "true", Doc: "reduce the input's values too"},
+				ParamSpec{Name: "deterministic", Default: "false", Doc: "bit-reproducible mode (not yet on devices)"})
+		}
+		spec.run = func(dev *Device, p params, in map[string]*Tensor) (map[string]*Tensor, error) {
+			dim, err := p.int64("dim")
+			if err != nil {
+				return nil, err
+			}
+			reduce, includeSelf, det := ReduceAssign, true, false
+			if name == "scatter_reduce" {
+				reduce = p.vals["reduce"]
+				if includeSelf, err = p.bool("include_self"); err != nil {
+					return nil, err
+				}
+				if det, err = p.bool("deterministic"); err != nil {
+					return nil, err
+				}
+			}
+			input, index, src := in["input"], in["index"], in["src"]
+			if dev == nil {
+				out, err := refScatter(name, input, dim, index, src, reduce, includeSelf)
+				return map[string]*Tensor{"out": out}, err
+			}
+			// Shapes and dtypes are checked before any upload.
+			if _, err := newScatterGeom(name, input.shape, input.dtype, dim, index.shape, index.dtype, src.shape, src.dtype, reduce); err != nil {
+				return nil, err
+			}
+			if det {
+				return nil, argErr(name, "deterministic", true, "false on a device for now (the sort-based bit-reproducible mode is not built yet)", ErrUnsupported)
+			}
+			if err := dev.supportsScatter(name, input.dtype); err != nil {
+				return nil, err
+			}
+			ts, release, err := uploadAll(dev, input, index, src)
+			if err != nil {
+				return nil, err
+			}
+			defer release()
+			out, err := download(dev.scatterReduce(name, ts[0], dim, ts[1], ts[2], reduce, includeSelf))
+			if err != nil {
+				return nil, err
+			}
+			return map[string]*Tensor{"out": out}, nil
+		}
+		register(spec)
+	}
+}

@@ -1,0 +1,297 @@
+package accel
+
+import (
+	"encoding/binary"
+	"fmt"
+	"math"
+	"strings"
+
+	"github.com/accelkern/accel/host"
+	"github.com/accelkern/accel/reference"
+)
+
+// The reductions of ScatterReduce (PyTorch's names; "assign" is scatter).
+const (
+	ReduceAssign = reference.ReduceAssign
+	ReduceSum    = reference.ReduceSum
+	ReduceProd   = reference.ReduceProd
+	ReduceMean   = reference.ReduceMean
+	ReduceAmax   = reference.ReduceAmax
+	ReduceAmin   = reference.ReduceAmin
+)
+
+// reduceCodes are the kernel's RED_* values (scatter_body.h).
+var reduceCodes = map[string]int64{ReduceAssign: 0, ReduceSum: 1, ReduceProd: 2, ReduceMean: 3, ReduceAmax: 4, ReduceAmin: 5}
+
+// scatterGeom is a validated scatter: shapes, the wrapped dim, and the
+// metadata the kernel decomposes positions with.
+type scatterGeom struct {
+	dim                         int
+	inShape, idxShape, srcShape []int64
+	idxN                        int64
+	meta                        []int64 // index sizes, out strides, src strides
+	red                         string
+}
+
+func strides(shape []int64) []int64 {
+	st := make([]int64, len(shape))
+	s := int64(1)
+	for k := len(shape) - 1; k >= 0; k-- {
+		st[k] = s
+		s *= shape[k]
+	}
+	return st
+}
+
+func newScatterGeom(op string, inShape []int64, inDT DType, dim int64, idxShape []int64, idxDT DType,
+	srcShape []int64, srcDT DType, reduce string) (scatterGeom, error) {
+	var g scatterGeom
+	if _, ok := reduceCodes[reduce]; !ok {
+		return g, argErr(op, "reduce", fmt.Sprintf("%q", reduce), "one of sum, prod, mean, amax, amin (or assign)", ErrInvalidArgument)
+	}
+	g.red = reduce
+	switch inDT {
+	case Int32, Int64, Float32, Float64:
+	default:
+		return g, argErr(op, "input", "dtype "+inDT.String(), "int32, int64, float32 or float64", ErrUnsupported)
+	}
+	if srcDT != inDT {
+		return g, argErr(op, "src", "dtype "+srcDT.String(), "the input's dtype "+inDT.String(), ErrInvalidArgument)
+	}
+	if idxDT != Int64 {
+		return g, argErr(op, "index", "dtype "+idxDT.String(), "int64", ErrInvalidArgument)
+	}
+	// A 0-d scatter is the 1-element 1-d one.
+	norm := func(s []int64) []int64 {
+		if len(s) == 0 {
+			return []int64{1}
+		}
+		return append([]int64(nil), s...)
+	}
+	if len(idxShape) != len(inShape) || len(srcShape) != len(inShape) {
+		return g, argErr(op, "index", fmt.Sprintf("rank %d (src rank %d)", len(idxShape), len(srcShape)),
+			fmt.Sprintf("the input's rank %d, as src's", len(inShape)), ErrInvalidArgument)
+	}
+	inShape, idxShape, srcShape = norm(inShape), norm(idxShape), norm(srcShape)
+	d, err := wrapDim(op, "dim", dim, len(inShape))
+	if err != nil {
+		return g, err
+	}
+	g.dim = d
+	for k := range idxShape {
+		if idxShape[k] > srcShape[k] {
+			return g, argErr(op, "index", fmt.Sprintf("shape %v", idxShape),
+				fmt.Sprintf("no larger than src's shape %v in every dim (dim %d)", srcShape, k), ErrInvalidArgument)
+		}
+		if k != d && idxShape[k] > inShape[k] {
+			return g, argErr(op, "index", fmt.Sprintf("shape %v", idxShape),
+				fmt.Sprintf("no larger than the input's shape %v in every dim but dim %d (dim %d)", inShape, d, k), ErrInvalidArgument)
+		}
+	}
+	g.inShape, g.idxShape, g.srcShape = inShape, idxShape, srcShape
+	g.idxN, _ = NumElements(idxShape)
+	g.meta = append(append(append([]int64(nil), idxShape...), strides(inShape)...), strides(srcShape)...)
+	return g, nil
+}
+
+// indexError reports the first out-of-range index, at position p.
+func (g scatterGeom) indexError(op string, p, v int64) error {
+	pos := make([]string, len(g.idxShape))
+	rem := p
+	for k := len(g.idxShape) - 1; k >= 0; k-- {
+		pos[k] = fmt.Sprint(rem % g.idxShape[k])
+		rem /= g.idxShape[k]
+	}
+	return argErr(op, fmt.Sprintf("index[%s]", strings.Join(pos, ", ")), v,
+		fmt.Sprintf("in [0, %d) (input.shape[%d])", g.inShape[g.dim], g.dim), ErrInvalidArgument)
+}
+
+// supportsScatter: 64-bit elements need 64-bit compare-and-swap.
+func (d *Device) supportsScatter(op string, dt DType) error {
+	if (dt == Int64 || dt == Float64) && !d.caps.Int64Atomics {
+		return argErr(op, "input", "dtype "+dt.String(), "a dtype this device has atomics for (no 64-bit atomics on "+d.caps.Name+")", ErrUnsupported)
+	}
+	if dt == Float64 && !d.caps.FP64 {
+		return argErr(op, "input", "dtype float64", "a dtype this device supports (no fp64 on "+d.caps.Name+")", ErrUnsupported)
+	}
+	return nil
+}
+
+// Scatter is PyTorch's input.scatter(dim, index, src): a new tensor equal
+// to input with out[p with p[dim] := index[p]] = src[p] for every position p
+// of index. With duplicate indices the surviving value is unspecified (as
+// in PyTorch).
+func (d *Device) Scatter(input *DeviceTensor, dim int64, index, src *DeviceTensor) (*DeviceTensor, error) {
+	return d.scatterReduce("scatter", input, dim, index, src, ReduceAssign, true)
+}
+
+// ScatterReduce is PyTorch's input.scatter_reduce(dim, index, src, reduce,
+// include_self) with reduce sum, prod, mean, amax or amin: index has
+// input's rank, index.size(d) <= src.size(d) for every d and <=
+// input.size(d) for d != dim; index values lie in [0, input.size(dim)).
+// With includeSelf false, positions hit by an index start from the
+// reduction's identity and a mean does not count the input; positions
+// never hit keep the input. Integer sums and products wrap, integer means
+// floor, amax/amin propagate NaN. Float sums and means are reduced with
+// atomics, so their rounding may differ from the reference's index order.
+// An index out of range is an error naming the first offending position,
+// found on the device; nothing is written out of bounds.
+func (d *Device) ScatterReduce(input *DeviceTensor, dim int64, index, src *DeviceTensor, reduce string, includeSelf bool) (*DeviceTensor, error) {
+	return d.scatterReduce("scatter_reduce", input, dim, index, src, reduce, includeSelf)
+}
+
+func (d *Device) scatterReduce(op string, input *DeviceTensor, dim int64, index, src *DeviceTensor, reduce string, includeSelf bool) (*DeviceTensor, error) {
+	for _, a := range []struct {
+		name string
+		t    *DeviceTensor
+	}{{"input", input}, {"index", index}, {"src", src}} {
+		if err := d.checkIn(op, a.name, a.t); err != nil {
+			return nil, err
+		}
+	}
+	g, err := newScatterGeom(op, input.shape, input.dtype, dim, index.shape, index.dtype, src.shape, src.dtype, reduce)
+	if err != nil {
+		return nil, err
+	}
+	if err := d.supportsScatter(op, input.dtype); err != nil {
+		return nil, err
+	}
+	out, err := d.alloc(op, input.dtype, input.shape)
+	if err != nil {
+		return nil, err
+	}
+	if out.n > 0 {
+		if _, err := d.h.Copy(out.raw(), 0, input.raw(), 0, out.n*int64(input.dtype.Size())); err != nil {
+			out.Release()
+			return nil, fmt.Errorf("accel: %s: copy input: %w", op, err)
+		}
+	}
+	if g.idxN == 0 {
+		return out, nil
+	}
+	if err := d.scatterRun(op, g, out, index, src, includeSelf); err != nil {
+		out.Release()
+		return nil, err
+	}
+	return out, nil
+}
+
+func (d *Device) scatterRun(op string, g scatterGeom, out, index, src *DeviceTensor, includeSelf bool) error {
+	meta, err := d.alloc(op, Int64, []int64{int64(len(g.meta))})
+	if err != nil {
+		return err
+	}
+	defer meta.Release()
+	mb := make([]byte, 8*len(g.meta))
+	for i, v := range g.meta {
+		binary.LittleEndian.PutUint64(mb[8*i:], uint64(v))
+	}
+	if err := d.h.Upload(meta.raw(), 0, mb); err != nil {
+		return err
+	}
+	errBuf, err := d.alloc(op, Uint32, []int64{1})
+	if err != nil {
+		return err
+	}
+	defer errBuf.Release()
+	if err := d.h.Fill(errBuf.raw(), 0, 4, []byte{0xff, 0xff, 0xff, 0xff}); err != nil {
+		return err
+	}
+	counts := errBuf // a placeholder argument unless the mean needs counters
+	if g.red == ReduceMean {
+		if counts, err = d.alloc(op, Uint32, []int64{out.n}); err != nil {
+			return err
+		}
+		defer counts.Release()
+		if err := d.h.Fill(counts.raw(), 0, 4*out.n, []byte{0, 0, 0, 0}); err != nil {
+			return err
+		}
+	}
+	variant := map[DType]string{Int32: "i32", Int64: "i64", Float32: "f32", Float64: "f64"}[out.dtype]
+	spec := host.KernelSpec{File: "scatter", Variant: variant, Entry: "scatter"}
+	launch := func(mode, n int64) error {
+		plan := d.plan(host.PlanElementwise(op, d.caps, n))
+		_, err := d.launch(spec, plan, host.BufArg(out.raw()), host.BufArg(src.raw()), host.BufArg(index.raw()),
+			host.BufArg(meta.raw()), host.BufArg(counts.raw()), host.BufArg(errBuf.raw()), host.I64(n),
+			host.I64(int64(len(g.idxShape))), host.I64(int64(g.dim)), host.I64(g.inShape[g.dim]),
+			host.I64(reduceCodes[g.red]), host.I64(mode), host.I64(b2i(includeSelf)))
+		if err != nil {
+			return fmt.Errorf("accel: %s: %w", op, err)
+		}
+		return nil
+	}
+	// 1. validate every index on the device before anything is written
+	if err := launch(0, g.idxN); err != nil {
+		return err
+	}
+	eb := make([]byte, 4)
+	if err := d.h.Download(errBuf.raw(), 0, eb); err != nil {
+		return err
+	}
+	if tile := binary.LittleEndian.Uint32(eb); tile != math.MaxUint32 {
+		// Locate the first offending position inside the recorded tile.
+		start := int64(tile) << 16
+		n := min(g.idxN-start, 1<<16)
+		ib := make([]byte, 8*n)
+		if err := d.h.Download(index.raw(), 8*start, ib); err != nil {
+			return err
+		}
+		for i := int64(0); i < n; i++ {
+			v := int64(binary.LittleEndian.Uint64(ib[8*i:]))
+			if v < 0 || v >= g.inShape[g.dim] {
+				return g.indexError(op, start+i, v)
+			}
+		}
+		return fmt.Errorf("accel: %s: the device flagged index tile %d but no index in it is out of range: %w", op, tile, host.ErrDriver)
+	}
+	// 2. identities where include_self is false, 3. reduce, 4. mean
+	if !includeSelf && g.red != ReduceAssign {
+		if err := launch(1, g.idxN); err != nil {
+			return err
+		}
+	}
+	if err := launch(2, g.idxN); err != nil {
+		return err
+	}
+	if g.red == ReduceMean && out.n > 0 {
+		return launch(3, out.n)
+	}
+	return nil
+}
+
+// ScatterReduce computes scatter_reduce on the host with the scalar
+// reference, reducing in index order (see Device.ScatterReduce).
+func ScatterReduce(input *Tensor, dim int64, index, src *Tensor, reduce string, includeSelf bool) (*Tensor, error) {
+	return refScatter("scatter_reduce", input, dim, index, src, reduce, includeSelf)
+}
+
+// Scatter computes scatter on the host with the scalar reference; with
+// duplicate indices the last in index order wins.
+func Scatter(input *Tensor, dim int64, index, src *Tensor) (*Tensor, error) {
+	return refScatter("scatter", input, dim, index, src, ReduceAssign, true)
+}
+
+func refScatter(op string, input *Tensor, dim int64, index, src *Tensor, reduce string, includeSelf bool) (*Tensor, error) {
+	g, err := newScatterGeom(op, input.shape, input.dtype, dim, index.shape, index.dtype, src.shape, src.dtype, reduce)
+	if err != nil {
+		return nil, err
+	}
+	idx := index.Int64s()
+	for p, v := range idx {
+		if v < 0 || v >= g.inShape[g.dim] {
+			return nil, g.indexError(op, int64(p), v)
+		}
+	}
+	out := &Tensor{dtype: input.dtype, shape: input.Shape(), data: alignedBytes(int64(len(input.data)))}
+	switch input.dtype {
+	case Int32:
+		copy(out.Int32s(), reference.ScatterReduce(input.Int32s(), g.inShape, g.dim, idx, g.idxShape, src.Int32s(), g.srcShape, reduce, includeSelf))
+	case Int64:
+		copy(out.Int64s(), reference.ScatterReduce(input.Int64s(), g.inShape, g.dim, idx, g.idxShape, src.Int64s(), g.srcShape, reduce, includeSelf))
+	case Float32:
+		copy(out.Float32s(), reference.ScatterReduce(input.Float32s(), g.inShape, g.dim, idx, g.idxShape, src.Float32s(), g.srcShape, reduce, includeSelf))
+	case Float64:
+		copy(out.Float64s(), reference.ScatterReduce(input.Float64s(), g.inShape, g.dim, idx, g.idxShape, src.Float64s(), g.srcShape, reduce, includeSelf))
+	}
+	return out, nil
+}

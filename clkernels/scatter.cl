@@ -1,0 +1,78 @@
+/* scatter / scatter_reduce for OpenCL C: a thin wrapper over
+ * common/scatter_body.h (shared with shaders/scatter.comp).
+ * Variant define: DT (1 int32, 2 int64, 3 float32, 4 float64).
+ * Knobs: LOCAL_SIZE, ITEMS, CONTIG. */
+#include "portable.h"
+
+#if DT == 2 || DT == 4
+#pragma OPENCL EXTENSION cl_khr_int64_base_atomics : enable
+#endif
+#if DT == 4
+#pragma OPENCL EXTENSION cl_khr_fp64 : enable
+#endif
+
+#if DT == 1
+#define T int
+#define UBITS uint
+#define TO_BITS(v) as_uint(v)
+#define FROM_BITS(b) as_int(b)
+#define T_LOWEST INT_MIN
+#define T_HIGHEST INT_MAX
+#elif DT == 2
+#define T long
+#define UBITS ulong
+#define TO_BITS(v) as_ulong(v)
+#define FROM_BITS(b) as_long(b)
+#define T_LOWEST LONG_MIN
+#define T_HIGHEST LONG_MAX
+#elif DT == 3
+#define T float
+#define UBITS uint
+#define TO_BITS(v) as_uint(v)
+#define FROM_BITS(b) as_float(b)
+#define T_LOWEST (-INFINITY)
+#define T_HIGHEST INFINITY
+#else
+#define T double
+#define UBITS ulong
+#define TO_BITS(v) as_ulong(v)
+#define FROM_BITS(b) as_double(b)
+#define T_LOWEST (-(double)INFINITY)
+#define T_HIGHEST ((double)INFINITY)
+#endif
+
+#if DT == 1 || DT == 2
+/* integers wrap: compute in the unsigned type */
+#define WRAP_ADD(a, b) FROM_BITS(TO_BITS(a) + TO_BITS(b))
+#define WRAP_MUL(a, b) FROM_BITS(TO_BITS(a) * TO_BITS(b))
+/* floor division by d > 0 */
+#define MEAN_DIV(a, d) ((T)((a) / (T)(d) - ((((a) % (T)(d)) != 0 && (a) < 0) ? 1 : 0)))
+#else
+#define WRAP_ADD(a, b) ((a) + (b))
+#define WRAP_MUL(a, b) ((a) * (b))
+#define MEAN_DIV(a, d) ((a) / (T)(d))
+#endif
+
+#define VPTR __global T*
+#define IPTR __global const long*
+#define UPTR __global uint*
+#define LOADV(p, i) ((p)[(i)])
+#define STOREV(p, i, v) ((p)[(i)] = (v))
+#define LOADI(p, i) ((p)[(i)])
+#define LOADU(p, i) ((p)[(i)])
+#if DT == 2 || DT == 4
+#define CAS_BITS(p, i, cmp, val) atom_cmpxchg((volatile __global ulong*)&(p)[(i)], (cmp), (val))
+#else
+#define CAS_BITS(p, i, cmp, val) atomic_cmpxchg((volatile __global uint*)&(p)[(i)], (cmp), (val))
+#endif
+#define ATOM_MIN_U32(p, i, v) atomic_min(&(p)[(i)], (v))
+#define ATOM_INC_U32(p, i) atomic_inc(&(p)[(i)])
+
+#include "scatter_body.h"
+
+__kernel __attribute__((reqd_work_group_size(LOCAL_SIZE, 1, 1)))
+void scatter(__global T* out, __global T* src, __global const long* index, __global const long* meta,
+	__global uint* counts, __global uint* err, long count, long rank, long dim, long dim_size,
+	long red, long mode, long include_self) {
+	scatter_run(out, src, index, meta, counts, err, count, rank, dim, dim_size, red, mode, include_self);
+}

@@ -1,0 +1,99 @@
+#version 460
+// scatter / scatter_reduce for Vulkan: a thin wrapper over
+// clkernels/common/scatter_body.h (shared with clkernels/scatter.cl).
+// Variant define: DT (1 int32, 2 int64, 3 float32, 4 float64). Knobs
+// (specialization constants): local size (id 0), ITEMS (id 1), CONTIG (id 2).
+#extension GL_EXT_shader_explicit_arithmetic_types_int64 : require
+#extension GL_EXT_buffer_reference : require
+#extension GL_GOOGLE_include_directive : require
+#if DT == 2 || DT == 4
+#extension GL_EXT_shader_atomic_int64 : require
+#endif
+#include "portable.h"
+
+layout(local_size_x_id = 0) in;
+layout(constant_id = 1) const int ITEMS = 16;
+layout(constant_id = 2) const int CONTIG = 0;
+#define LOCAL_SIZE gl_WorkGroupSize.x
+
+#if DT == 1
+#define T int
+#define UBITS uint
+#define BYTES 4
+#define TO_BITS(v) uint(v)
+#define FROM_BITS(b) int(b)
+#define T_LOWEST int(0x80000000u)
+#define T_HIGHEST int(0x7fffffff)
+#elif DT == 2
+#define T int64_t
+#define UBITS uint64_t
+#define BYTES 8
+#define TO_BITS(v) uint64_t(v)
+#define FROM_BITS(b) int64_t(b)
+#define T_LOWEST int64_t(0x8000000000000000ul)
+#define T_HIGHEST int64_t(0x7ffffffffffffffful)
+#elif DT == 3
+#define T float
+#define UBITS uint
+#define BYTES 4
+#define TO_BITS(v) floatBitsToUint(v)
+#define FROM_BITS(b) uintBitsToFloat(b)
+#define T_LOWEST uintBitsToFloat(0xff800000u)
+#define T_HIGHEST uintBitsToFloat(0x7f800000u)
+#else
+#define T double
+#define UBITS uint64_t
+#define BYTES 8
+#define TO_BITS(v) doubleBitsToUint64(v)
+#define FROM_BITS(b) uint64BitsToDouble(b)
+#define T_LOWEST uint64BitsToDouble(0xfff0000000000000ul)
+#define T_HIGHEST uint64BitsToDouble(0x7ff0000000000000ul)
+#endif
+
+#if DT == 1 || DT == 2
+#define WRAP_ADD(a, b) ((a) + (b))
+#define WRAP_MUL(a, b) ((a) * (b))
+#define MEAN_DIV(a, d) T((a) / T(d) - ((((a) % T(d)) != 0 && (a) < 0) ? 1 : 0))
+#else
+#define WRAP_ADD(a, b) ((a) + (b))
+#define WRAP_MUL(a, b) ((a) * (b))
+#define MEAN_DIV(a, d) ((a) / T(d))
+#endif
+
+layout(buffer_reference, std430, buffer_reference_align = BYTES) buffer VRef { T x; };
+layout(buffer_reference, std430, buffer_reference_align = BYTES) buffer BRef { UBITS x; };
+layout(buffer_reference, std430, buffer_reference_align = 8) buffer IRef { int64_t x; };
+layout(buffer_reference, std430, buffer_reference_align = 4) buffer URef { uint x; };
+#define VPTR uint64_t
+#define IPTR uint64_t
+#define UPTR uint64_t
+#define LOADV(p, i) (VRef((p) + uint64_t(i) * uint64_t(BYTES)).x)
+#define STOREV(p, i, v) (VRef((p) + uint64_t(i) * uint64_t(BYTES)).x = (v))
+#define LOADI(p, i) (IRef((p) + uint64_t(i) * 8ul).x)
+#define LOADU(p, i) (URef((p) + uint64_t(i) * 4ul).x)
+#define CAS_BITS(p, i, cmp, val) atomicCompSwap(BRef((p) + uint64_t(i) * uint64_t(BYTES)).x, (cmp), (val))
+#define ATOM_MIN_U32(p, i, v) atomicMin(URef((p) + uint64_t(i) * 4ul).x, (v))
+#define ATOM_INC_U32(p, i) atomicAdd(URef((p) + uint64_t(i) * 4ul).x, 1u)
+
+layout(push_constant) uniform Args {
+	uint64_t out_addr;
+	uint64_t src;
+	uint64_t index;
+	uint64_t meta;
+	uint64_t counts;
+	uint64_t err;
+	int64_t count;
+	int64_t rank;
+	int64_t dim;
+	int64_t dim_size;
+	int64_t red;
+	int64_t mode;
+	int64_t include_self;
+} args;
+
+#include "scatter_body.h"
+
+void main() {
+	scatter_run(args.out_addr, args.src, args.index, args.meta, args.counts, args.err, args.count, args.rank,
+		args.dim, args.dim_size, args.red, args.mode, args.include_self);
+}
