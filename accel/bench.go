@@ -93,7 +93,11 @@ func triBenchCases(quick bool) []benchCase {
 	return cases
 }
 
-func allBenchCases(quick bool) []benchCase { return triBenchCases(quick) }
+func allBenchCases(quick bool) []benchCase {
+	cases := triBenchCases(quick)
+	cases = append(cases, diagBenchCases(quick)...)
+	return append(cases, scatterBenchCases(quick)...)
+}
 
 func median(xs []float64) float64 {
 	if len(xs) == 0 {

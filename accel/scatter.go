@@ -141,45 +141,56 @@ func (d *Device) ScatterReduce(input *DeviceTensor, dim int64, index, src *Devic
 }
 
 func (d *Device) scatterReduce(op string, input *DeviceTensor, dim int64, index, src *DeviceTensor, reduce string, includeSelf bool) (*DeviceTensor, error) {
+	out, _, err := d.scatterReduceTimed(op, input, dim, index, src, reduce, includeSelf)
+	return out, err
+}
+
+// scatterReduceTimed is scatterReduce returning the device seconds of its
+// copy and kernels too.
+func (d *Device) scatterReduceTimed(op string, input *DeviceTensor, dim int64, index, src *DeviceTensor, reduce string, includeSelf bool) (*DeviceTensor, float64, error) {
 	for _, a := range []struct {
 		name string
 		t    *DeviceTensor
 	}{{"input", input}, {"index", index}, {"src", src}} {
 		if err := d.checkIn(op, a.name, a.t); err != nil {
-			return nil, err
+			return nil, 0, err
 		}
 	}
 	g, err := newScatterGeom(op, input.shape, input.dtype, dim, index.shape, index.dtype, src.shape, src.dtype, reduce)
 	if err != nil {
-		return nil, err
+		return nil, 0, err
 	}
 	if err := d.supportsScatter(op, input.dtype); err != nil {
-		return nil, err
+		return nil, 0, err
 	}
 	out, err := d.alloc(op, input.dtype, input.shape)
 	if err != nil {
-		return nil, err
+		return nil, 0, err
 	}
+	var secs float64
 	if out.n > 0 {
-		if _, err := d.h.Copy(out.raw(), 0, input.raw(), 0, out.n*int64(input.dtype.Size())); err != nil {
+		dur, err := d.h.Copy(out.raw(), 0, input.raw(), 0, out.n*int64(input.dtype.Size()))
+		secs = dur.Seconds()
+		if err != nil {
 			out.Release()
-			return nil, fmt.Errorf("accel: %s: copy input: %w", op, err)
+			return nil, 0, fmt.Errorf("accel: %s: copy input: %w", op, err)
 		}
 	}
 	if g.idxN == 0 {
-		return out, nil
+		return out, secs, nil
 	}
-	if err := d.scatterRun(op, g, out, index, src, includeSelf); err != nil {
+	ks, err := d.scatterRun(op, g, out, index, src, includeSelf)
+	if err != nil {
 		out.Release()
-		return nil, err
+		return nil, 0, err
 	}
-	return out, nil
+	return out, secs + ks, nil
 }
 
-func (d *Device) scatterRun(op string, g scatterGeom, out, index, src *DeviceTensor, includeSelf bool) error {
+func (d *Device) scatterRun(op string, g scatterGeom, out, index, src *DeviceTensor, includeSelf bool) (float64, error) {
 	meta, err := d.alloc(op, Int64, []int64{int64(len(g.meta))})
 	if err != nil {
-		return err
+		return 0, err
 	}
 	defer meta.Release()
 	mb := make([]byte, 8*len(g.meta))
@@ -187,34 +198,36 @@ func (d *Device) scatterRun(op string, g scatterGeom, out, index, src *DeviceTen
 		binary.LittleEndian.PutUint64(mb[8*i:], uint64(v))
 	}
 	if err := d.h.Upload(meta.raw(), 0, mb); err != nil {
-		return err
+		return 0, err
 	}
 	errBuf, err := d.alloc(op, Uint32, []int64{1})
 	if err != nil {
-		return err
+		return 0, err
 	}
 	defer errBuf.Release()
 	if err := d.h.Fill(errBuf.raw(), 0, 4, []byte{0xff, 0xff, 0xff, 0xff}); err != nil {
-		return err
+		return 0, err
 	}
 	counts := errBuf // a placeholder argument unless the mean needs counters
 	if g.red == ReduceMean {
 		if counts, err = d.alloc(op, Uint32, []int64{out.n}); err != nil {
-			return err
+			return 0, err
 		}
 		defer counts.Release()
 		if err := d.h.Fill(counts.raw(), 0, 4*out.n, []byte{0, 0, 0, 0}); err != nil {
-			return err
+			return 0, err
 		}
 	}
 	variant := map[DType]string{Int32: "i32", Int64: "i64", Float32: "f32", Float64: "f64"}[out.dtype]
 	spec := host.KernelSpec{File: "scatter", Variant: variant, Entry: "scatter"}
+	var secs float64
 	launch := func(mode, n int64) error {
 		plan := d.plan(host.PlanElementwise(op, d.caps, n))
-		_, err := d.launch(spec, plan, host.BufArg(out.raw()), host.BufArg(src.raw()), host.BufArg(index.raw()),
+		s, err := d.launch(spec, plan, host.BufArg(out.raw()), host.BufArg(src.raw()), host.BufArg(index.raw()),
 			host.BufArg(meta.raw()), host.BufArg(counts.raw()), host.BufArg(errBuf.raw()), host.I64(n),
 			host.I64(int64(len(g.idxShape))), host.I64(int64(g.dim)), host.I64(g.inShape[g.dim]),
 			host.I64(reduceCodes[g.red]), host.I64(mode), host.I64(b2i(includeSelf)))
+		secs += s
 		if err != nil {
 			return fmt.Errorf("accel: %s: %w", op, err)
 		}
@@ -222,11 +235,11 @@ func (d *Device) scatterRun(op string, g scatterGeom, out, index, src *DeviceTen
 	}
 	// 1. validate every index on the device before anything is written
 	if err := launch(0, g.idxN); err != nil {
-		return err
+		return 0, err
 	}
 	eb := make([]byte, 4)
 	if err := d.h.Download(errBuf.raw(), 0, eb); err != nil {
-		return err
+		return 0, err
 	}
 	if tile := binary.LittleEndian.Uint32(eb); tile != math.MaxUint32 {
 		// Locate the first offending position inside the recorded tile.
@@ -234,29 +247,31 @@ func (d *Device) scatterRun(op string, g scatterGeom, out, index, src *DeviceTen
 		n := min(g.idxN-start, 1<<16)
 		ib := make([]byte, 8*n)
 		if err := d.h.Download(index.raw(), 8*start, ib); err != nil {
-			return err
+			return 0, err
 		}
 		for i := int64(0); i < n; i++ {
 			v := int64(binary.LittleEndian.Uint64(ib[8*i:]))
 			if v < 0 || v >= g.inShape[g.dim] {
-				return g.indexError(op, start+i, v)
+				return 0, g.indexError(op, start+i, v)
 			}
 		}
-		return fmt.Errorf("accel: %s: the device flagged index tile %d but no index in it is out of range: %w", op, tile, host.ErrDriver)
+		return 0, fmt.Errorf("accel: %s: the device flagged index tile %d but no index in it is out of range: %w", op, tile, host.ErrDriver)
 	}
 	// 2. identities where include_self is false, 3. reduce, 4. mean
 	if !includeSelf && g.red != ReduceAssign {
 		if err := launch(1, g.idxN); err != nil {
-			return err
+			return 0, err
 		}
 	}
 	if err := launch(2, g.idxN); err != nil {
-		return err
+		return 0, err
 	}
 	if g.red == ReduceMean && out.n > 0 {
-		return launch(3, out.n)
+		if err := launch(3, out.n); err != nil {
+			return 0, err
+		}
 	}
-	return nil
+	return secs, nil
 }
 
 // ScatterReduce computes scatter_reduce on the host with the scalar

@@ -118,8 +118,7 @@ func ScatterReduce[T Number](input []T, inShape []int64, dim int, index []int64,
 	src []T, srcShape []int64, reduce string, includeSelf bool) []T {
 	out := append([]T(nil), input...)
 	inSt, srcSt := stridesOf(inShape), stridesOf(srcShape)
-	count := make(map[int64]int64)
-	hit := make(map[int64]bool)
+	count := make([]int64, len(out))
 	total := int64(len(index))
 	idx := make([]int64, len(idxShape))
 	for lin := int64(0); lin < total; lin++ {
@@ -137,15 +136,17 @@ func ScatterReduce[T Number](input []T, inShape []int64, dim int, index []int64,
 				o += idx[k] * inSt[k]
 			}
 		}
-		if !includeSelf && !hit[o] && reduce != ReduceAssign {
+		if !includeSelf && count[o] == 0 && reduce != ReduceAssign {
 			out[o] = identity[T](reduce)
 		}
-		hit[o] = true
 		count[o]++
 		out[o] = combine(reduce, out[o], src[s])
 	}
 	if reduce == ReduceMean {
 		for o, c := range count {
+			if c == 0 {
+				continue
+			}
 			if includeSelf {
 				c++
 			}

@@ -97,7 +97,12 @@ void scatter_run(VPTR dst, VPTR src, IPTR index, IPTR meta, UPTR counts, UPTR er
 			i64 rem = p;
 			i64 o = I64C(0);
 			i64 s = I64C(0);
-			for (i64 k = rank - I64C(1); k >= I64C(0); k--) {
+			if (rank == I64C(1)) { /* no division on the common 1-d path */
+				o = ix * LOADI(meta, 1);
+				s = p * LOADI(meta, 2);
+				rem = I64C(0);
+			}
+			for (i64 k = rank - I64C(1); k >= I64C(0) && rank > I64C(1); k--) {
 				const i64 size = LOADI(meta, k);
 				const i64 pk = rem % size;
 				rem = rem / size;
