@@ -123,7 +123,51 @@ func selftestCases() []selftestCase {
 				inputs: map[string]*accel.Tensor{"input": in, "src": src}})
 		}
 	}
+	// scatter_reduce: reductions whose result does not depend on the order
+	// of the atomics (integers, float amax/amin) compare bit for bit.
+	for _, c := range []struct {
+		dt      accel.DType
+		reduces []string
+	}{
+		{accel.Int32, []string{"sum", "prod", "mean", "amax", "amin"}},
+		{accel.Int64, []string{"sum", "mean", "amax"}},
+		{accel.Float32, []string{"amax", "amin"}},
+		{accel.Float64, []string{"amax", "amin"}},
+	} {
+		for _, red := range c.reduces {
+			for _, self := range []string{"true", "false"} {
+				in, _ := accel.NewTensor(c.dt, 50, 7)
+				src, _ := accel.NewTensor(c.dt, 60, 7)
+				idx, _ := accel.NewTensor(accel.Int64, 40, 7)
+				fillSmall(rng, in)
+				fillSmall(rng, src)
+				for i := range idx.Int64s() {
+					idx.Int64s()[i] = rng.Int63n(50)
+				}
+				cs = append(cs, selftestCase{op: "scatter_reduce",
+					params: map[string]string{"dim": "0", "reduce": red, "include_self": self},
+					inputs: map[string]*accel.Tensor{"input": in, "index": idx, "src": src}})
+			}
+		}
+	}
 	return cs
+}
+
+// fillSmall fills a tensor with small integers (exact in every dtype).
+func fillSmall(rng *rand.Rand, t *accel.Tensor) {
+	for i := int64(0); i < t.Len(); i++ {
+		v := rng.Int63n(7) - 3
+		switch t.DType() {
+		case accel.Int32:
+			t.Int32s()[i] = int32(v)
+		case accel.Int64:
+			t.Int64s()[i] = v
+		case accel.Float32:
+			t.Float32s()[i] = float32(v)
+		case accel.Float64:
+			t.Float64s()[i] = float64(v)
+		}
+	}
 }
 
 func cmdSelftest(args []string) int {
