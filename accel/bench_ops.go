@@ -1,18 +1,15 @@
 package accel
 
-import (
-	"fmt"
-	"math/rand"
-)
+import "math/rand"
 
 // Bench cases of scatter_reduce and diagonal_scatter (the case names the
 // issue tracker asks for: rand16M_1M_<reduce>, hot16M_16_<reduce>,
 // perm16M_sum, diag4096, diag64x512x512; --quick runs smaller ones).
 
 func scatterBenchCases(quick bool) []benchCase {
-	nSrc, nOut, tag := int64(16<<20), int64(1<<20), "16M_1M"
+	nSrc, nOut, tagSrc, tagOut := int64(16<<20), int64(1<<20), "16M", "1M"
 	if quick {
-		nSrc, nOut, tag = 1<<20, 64<<10, "1M_64K"
+		nSrc, nOut, tagSrc, tagOut = 1<<20, 64<<10, "1M", "64K"
 	}
 	type spec struct {
 		name        string
@@ -22,13 +19,12 @@ func scatterBenchCases(quick bool) []benchCase {
 	}
 	var specs []spec
 	for _, r := range []string{ReduceSum, ReduceAmax, ReduceMean} {
-		specs = append(specs, spec{"rand" + tag + "_" + r, nOut, nOut, false, r})
+		specs = append(specs, spec{"rand" + tagSrc + "_" + tagOut + "_" + r, nOut, nOut, false, r})
 	}
-	hot := "hot" + tag[:len(tag)-len(tag[len(tag)-3:])] // "hot16M_" / "hot1M_"
 	for _, r := range []string{ReduceSum, ReduceAmax, ReduceMean} {
-		specs = append(specs, spec{hot + "16_" + r, 16, 16, false, r})
+		specs = append(specs, spec{"hot" + tagSrc + "_16_" + r, 16, 16, false, r})
 	}
-	specs = append(specs, spec{fmt.Sprintf("perm%s_sum", tag[:len(tag)-len(tag[len(tag)-3:])-1]), nSrc, nSrc, true, ReduceSum})
+	specs = append(specs, spec{"perm" + tagSrc + "_sum", nSrc, nSrc, true, ReduceSum})
 	var cases []benchCase
 	for _, s := range specs {
 		s := s
