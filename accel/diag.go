@@ -47,12 +47,7 @@ func newDiagGeom(op string, shape []int64, offset, dim1, dim2 int64) (diagGeom, 
 		return g, argErr(op, "dim2", fmt.Sprintf("%d (dim %d after wrapping, same as dim1 = %d)", dim2, g.d2, dim1), "a different dim from dim1", ErrInvalidArgument)
 	}
 	g.L = reference.DiagLen(shape[g.d1], shape[g.d2], offset)
-	strides := make([]int64, len(shape))
-	st := int64(1)
-	for k := len(shape) - 1; k >= 0; k-- {
-		strides[k] = st
-		st *= shape[k]
-	}
+	strides := strides(shape)
 	lo, hi := min(g.d1, g.d2), max(g.d1, g.d2)
 	// Coalesce the batch dims into three runs, each contiguous in the full
 	// tensor: [0, lo), (lo, hi), (hi, rank).
