@@ -28,9 +28,11 @@ var reduceCodes = map[string]int64{ReduceAssign: 0, ReduceSum: 1, ReduceProd: 2,
 type scatterGeom struct {
 	dim                         int
 	inShape, idxShape, srcShape []int64
-	idxN                        int64
-	meta                        []int64 // index sizes, out strides, src strides
+	loopShape                   []int64 // positions the kernel runs over
+	idxN                        int64   // positions (the product of loopShape)
+	meta                        []int64 // loop sizes, out, src and index strides
 	red                         string
+	wrap                        bool // negative indices count from the end
 }
 
 func strides(shape []int64) []int64 {
@@ -88,22 +90,63 @@ func newScatterGeom(op string, inShape []int64, inDT DType, dim int64, idxShape 
 				fmt.Sprintf("no larger than the input's shape %v in every dim but dim %d (dim %d)", inShape, d, k), ErrInvalidArgument)
 		}
 	}
-	g.inShape, g.idxShape, g.srcShape = inShape, idxShape, srcShape
+	g.inShape, g.idxShape, g.srcShape, g.loopShape = inShape, idxShape, srcShape, idxShape
 	g.idxN, _ = NumElements(idxShape)
-	g.meta = append(append(append([]int64(nil), idxShape...), strides(inShape)...), strides(srcShape)...)
+	g.setMeta(strides(inShape), strides(srcShape), strides(idxShape))
 	return g, nil
 }
 
-// indexError reports the first out-of-range index, at position p.
-func (g scatterGeom) indexError(op string, p, v int64) error {
+func (g *scatterGeom) setMeta(outSt, srcSt, idxSt []int64) {
+	g.meta = append(append(append(append([]int64(nil), g.loopShape...), outSt...), srcSt...), idxSt...)
+}
+
+// indexError reports an out-of-range index at offset io of the index.
+func (g scatterGeom) indexError(op string, io, v int64) error {
 	pos := make([]string, len(g.idxShape))
-	rem := p
+	rem := io
 	for k := len(g.idxShape) - 1; k >= 0; k-- {
 		pos[k] = fmt.Sprint(rem % g.idxShape[k])
 		rem /= g.idxShape[k]
 	}
 	return argErr(op, fmt.Sprintf("index[%s]", strings.Join(pos, ", ")), v,
-		fmt.Sprintf("in [0, %d) (input.shape[%d])", g.inShape[g.dim], g.dim), ErrInvalidArgument)
+		g.indexBound(), ErrInvalidArgument)
+}
+
+func (g scatterGeom) indexBound() string {
+	n := g.inShape[g.dim]
+	if g.wrap {
+		return fmt.Sprintf("in [%d, %d) (shape[%d] = %d; negative values count from the end)", -n, n, g.dim, n)
+	}
+	return fmt.Sprintf("in [0, %d) (input.shape[%d])", n, g.dim)
+}
+
+// indexOffset is the index offset the kernel reads at loop position p.
+func (g scatterGeom) indexOffset(p int64) int64 {
+	r := len(g.loopShape)
+	io := int64(0)
+	for k := r - 1; k >= 0; k-- {
+		io += (p % g.loopShape[k]) * g.meta[3*r+k]
+		p /= g.loopShape[k]
+	}
+	return io
+}
+
+// firstBadIndex scans indices on the host in loop order (the error path
+// only) and returns the error for the first out-of-range one, or nil.
+func (g scatterGeom) firstBadIndex(op string, idx []int64, from int64) error {
+	n := g.inShape[g.dim]
+	for p := from; p < g.idxN; p++ {
+		io := g.indexOffset(p)
+		v := idx[io]
+		w := v
+		if g.wrap && w < 0 {
+			w += n
+		}
+		if w < 0 || w >= n {
+			return g.indexError(op, io, v)
+		}
+	}
+	return nil
 }
 
 // supportsScatter: 64-bit elements need 64-bit compare-and-swap.
@@ -226,7 +269,7 @@ func (d *Device) scatterRun(op string, g scatterGeom, out, index, src *DeviceTen
 		s, err := d.launch(spec, plan, host.BufArg(out.raw()), host.BufArg(src.raw()), host.BufArg(index.raw()),
 			host.BufArg(meta.raw()), host.BufArg(counts.raw()), host.BufArg(errBuf.raw()), host.I64(n),
 			host.I64(int64(len(g.idxShape))), host.I64(int64(g.dim)), host.I64(g.inShape[g.dim]),
-			host.I64(reduceCodes[g.red]), host.I64(mode), host.I64(b2i(includeSelf)))
+			host.I64(reduceCodes[g.red]), host.I64(mode), host.I64(b2i(includeSelf)), host.I64(b2i(g.wrap)))
 		secs += s
 		if err != nil {
 			return fmt.Errorf("accel: %s: %w", op, err)
@@ -242,18 +285,14 @@ func (d *Device) scatterRun(op string, g scatterGeom, out, index, src *DeviceTen
 		return 0, err
 	}
 	if tile := binary.LittleEndian.Uint32(eb); tile != math.MaxUint32 {
-		// Locate the first offending position inside the recorded tile.
-		start := int64(tile) << 16
-		n := min(g.idxN-start, 1<<16)
-		ib := make([]byte, 8*n)
-		if err := d.h.Download(index.raw(), 8*start, ib); err != nil {
+		// The error path only: read the index back and name the first
+		// offending position from the tile the device recorded.
+		idx, err := index.ToHost()
+		if err != nil {
 			return 0, err
 		}
-		for i := int64(0); i < n; i++ {
-			v := int64(binary.LittleEndian.Uint64(ib[8*i:]))
-			if v < 0 || v >= g.inShape[g.dim] {
-				return 0, g.indexError(op, start+i, v)
-			}
+		if err := g.firstBadIndex(op, idx.Int64s(), int64(tile)<<16); err != nil {
+			return 0, err
 		}
 		return 0, fmt.Errorf("accel: %s: the device flagged index tile %d but no index in it is out of range: %w", op, tile, host.ErrDriver)
 	}
@@ -292,10 +331,8 @@ func refScatter(op string, input *Tensor, dim int64, index, src *Tensor, reduce 
 		return nil, err
 	}
 	idx := index.Int64s()
-	for p, v := range idx {
-		if v < 0 || v >= g.inShape[g.dim] {
-			return nil, g.indexError(op, int64(p), v)
-		}
+	if err := g.firstBadIndex(op, idx, 0); err != nil {
+		return nil, err
 	}
 	out := &Tensor{dtype: input.dtype, shape: input.Shape(), data: alignedBytes(int64(len(input.data)))}
 	switch input.dtype {

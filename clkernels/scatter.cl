@@ -73,6 +73,6 @@
 __kernel __attribute__((reqd_work_group_size(LOCAL_SIZE, 1, 1)))
 void scatter(__global T* out, __global T* src, __global const long* index, __global const long* meta,
 	__global uint* counts, __global uint* err, long count, long rank, long dim, long dim_size,
-	long red, long mode, long include_self) {
-	scatter_run(out, src, index, meta, counts, err, count, rank, dim, dim_size, red, mode, include_self);
+	long red, long mode, long include_self, long wrap) {
+	scatter_run(out, src, index, meta, counts, err, count, rank, dim, dim_size, red, mode, include_self, wrap);
 }

@@ -89,11 +89,12 @@ layout(push_constant) uniform Args {
 	int64_t red;
 	int64_t mode;
 	int64_t include_self;
+	int64_t wrap;
 } args;
 
 #include "scatter_body.h"
 
 void main() {
 	scatter_run(args.out_addr, args.src, args.index, args.meta, args.counts, args.err, args.count, args.rank,
-		args.dim, args.dim_size, args.red, args.mode, args.include_self);
+		args.dim, args.dim_size, args.red, args.mode, args.include_self, args.wrap);
 }

@@ -17,8 +17,13 @@
  *                a plain store for assign; counts[target]++ for mean
  *   SC_MEAN      (over out): out /= count (+1 with include_self) where
  *                count > 0; integers floor
- * Positions are decomposed over the index shape with the metadata buffer
- * meta = [index sizes (rank), out strides (rank), src strides (rank)]. */
+ *   SC_GATHER    (over positions): src[p] = dst[target] (take_along_axis)
+ * Positions p run over the loop shape (the index shape, or for
+ * put/take_along_axis the broadcast of index and array) and decompose with
+ * the metadata buffer meta = [loop sizes, out strides, src strides, index
+ * strides] (rank entries each; a broadcast dim has stride 0, and so has an
+ * out dim of size 1 that the loop broadcasts). With wrap != 0 a negative
+ * index counts once from the end (NumPy). */
 #ifndef ACCEL_SCATTER_BODY_H
 #define ACCEL_SCATTER_BODY_H
 
@@ -28,6 +33,7 @@
 #define SC_INIT 1
 #define SC_REDUCE 2
 #define SC_MEAN 3
+#define SC_GATHER 4
 
 #define RED_ASSIGN 0
 #define RED_SUM 1
@@ -70,7 +76,7 @@ T sc_combine(T acc, T v, i64 red) {
 }
 
 void scatter_run(VPTR dst, VPTR src, IPTR index, IPTR meta, UPTR counts, UPTR err,
-	i64 count, i64 rank, i64 dim, i64 dim_size, i64 red, i64 mode, i64 include_self) {
+	i64 count, i64 rank, i64 dim, i64 dim_size, i64 red, i64 mode, i64 include_self, i64 wrap) {
 	const i64 tiles = ew_tiles(count);
 	for (i64 tile = GROUP_LINEAR_ID(); tile < tiles; tile += GROUP_TOTAL()) {
 		for (i64 j = I64C(0); j < I64C(ITEMS); j++) {
@@ -86,28 +92,39 @@ void scatter_run(VPTR dst, VPTR src, IPTR index, IPTR meta, UPTR counts, UPTR er
 				}
 				continue;
 			}
-			const i64 ix = LOADI(index, p);
+			/* target, source and index offsets of position p */
+			i64 rem = p;
+			i64 o = I64C(0);
+			i64 s = I64C(0);
+			i64 io = I64C(0);
+			if (rank == I64C(1)) { /* no division on the common 1-d path */
+				s = p * LOADI(meta, 2);
+				io = p * LOADI(meta, 3);
+			}
+			for (i64 k = rank - I64C(1); k >= I64C(0) && rank > I64C(1); k--) {
+				const i64 size = LOADI(meta, k);
+				const i64 pk = rem % size;
+				rem = rem / size;
+				if (k != dim) {
+					o += pk * LOADI(meta, rank + k);
+				}
+				s += pk * LOADI(meta, I64C(2) * rank + k);
+				io += pk * LOADI(meta, I64C(3) * rank + k);
+			}
+			i64 ix = LOADI(index, io);
+			if (wrap != I64C(0) && ix < I64C(0)) {
+				ix += dim_size;
+			}
 			if (mode == I64C(SC_VALIDATE)) {
 				if (ix < I64C(0) || ix >= dim_size) {
 					ATOM_MIN_U32(err, 0, CAST(u32, p >> 16));
 				}
 				continue;
 			}
-			/* target and source offsets of index position p */
-			i64 rem = p;
-			i64 o = I64C(0);
-			i64 s = I64C(0);
-			if (rank == I64C(1)) { /* no division on the common 1-d path */
-				o = ix * LOADI(meta, 1);
-				s = p * LOADI(meta, 2);
-				rem = I64C(0);
-			}
-			for (i64 k = rank - I64C(1); k >= I64C(0) && rank > I64C(1); k--) {
-				const i64 size = LOADI(meta, k);
-				const i64 pk = rem % size;
-				rem = rem / size;
-				o += (k == dim ? ix : pk) * LOADI(meta, rank + k);
-				s += pk * LOADI(meta, I64C(2) * rank + k);
+			o += ix * LOADI(meta, rank + dim);
+			if (mode == I64C(SC_GATHER)) {
+				STOREV(src, s, LOADV(dst, o));
+				continue;
 			}
 			if (mode == I64C(SC_INIT)) {
 				STOREV(dst, o, sc_identity(red));
