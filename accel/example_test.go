@@ -82,8 +82,10 @@ func ExampleOps() {
 	}
 	// Output:
 	// diagonal_scatter [out]
+	// put_along_axis [out taken]
 	// scatter [out]
 	// scatter_reduce [out]
+	// take_along_axis [out]
 	// tril_indices [out]
 	// triu_indices [out]
 }

@@ -108,7 +108,11 @@ func (g scatterGeom) indexError(op string, io, v int64) error {
 		pos[k] = fmt.Sprint(rem % g.idxShape[k])
 		rem /= g.idxShape[k]
 	}
-	return argErr(op, fmt.Sprintf("index[%s]", strings.Join(pos, ", ")), v,
+	name := "index"
+	if g.wrap {
+		name = "indices" // put/take_along_axis's argument name
+	}
+	return argErr(op, fmt.Sprintf("%s[%s]", name, strings.Join(pos, ", ")), v,
 		g.indexBound(), ErrInvalidArgument)
 }
 
@@ -222,7 +226,7 @@ func (d *Device) scatterReduceTimed(op string, input *DeviceTensor, dim int64, i
 	if g.idxN == 0 {
 		return out, secs, nil
 	}
-	ks, err := d.scatterRun(op, g, out, index, src, includeSelf)
+	ks, err := d.scatterRun(op, g, out, index, src, includeSelf, false)
 	if err != nil {
 		out.Release()
 		return nil, 0, err
@@ -230,7 +234,9 @@ func (d *Device) scatterReduceTimed(op string, input *DeviceTensor, dim int64, i
 	return out, secs + ks, nil
 }
 
-func (d *Device) scatterRun(op string, g scatterGeom, out, index, src *DeviceTensor, includeSelf bool) (float64, error) {
+// scatterRun validates the indices on the device, then runs the reduction
+// (or, with gather, the take_along_axis gather from out into src).
+func (d *Device) scatterRun(op string, g scatterGeom, out, index, src *DeviceTensor, includeSelf, gather bool) (float64, error) {
 	meta, err := d.alloc(op, Int64, []int64{int64(len(g.meta))})
 	if err != nil {
 		return 0, err
@@ -295,6 +301,12 @@ func (d *Device) scatterRun(op string, g scatterGeom, out, index, src *DeviceTen
 			return 0, err
 		}
 		return 0, fmt.Errorf("accel: %s: the device flagged index tile %d but no index in it is out of range: %w", op, tile, host.ErrDriver)
+	}
+	if gather {
+		if err := launch(4, g.idxN); err != nil {
+			return 0, err
+		}
+		return secs, nil
 	}
 	// 2. identities where include_self is false, 3. reduce, 4. mean
 	if !includeSelf && g.red != ReduceAssign {

@@ -96,7 +96,7 @@ func paramString(v interface{}) (string, error) {
 	case bool:
 		return fmt.Sprint(x), nil
 	case nil:
-		return "", fmt.Errorf("null")
+		return "none", nil // e.g. axis: null (NumPy's axis=None)
 	}
 	return "", fmt.Errorf("unsupported JSON value %v", v)
 }
