@@ -28,59 +28,54 @@ int vks_load(void) {
 
 void *vks_get_instance_proc_addr(void) { return (void *)gipa; }
 
-/* ---- validation messages ---- */
+/* ---- instance and its validation-message sink ---- */
 
-static pthread_mutex_t msg_mu = PTHREAD_MUTEX_INITIALIZER;
-static char msg_buf[65536];
-static size_t msg_len;
-static int msg_count;
+struct vks_instance {
+	VkInstance inst;
+	VkDebugUtilsMessengerEXT messenger;
+	pthread_mutex_t mu;
+	size_t len;
+	int count;
+	char buf[65536];
+};
 
 static VKAPI_ATTR VkBool32 VKAPI_CALL debug_cb(VkDebugUtilsMessageSeverityFlagBitsEXT sev,
 	VkDebugUtilsMessageTypeFlagsEXT types, const VkDebugUtilsMessengerCallbackDataEXT *data, void *user) {
 	(void)types;
-	(void)user;
-	pthread_mutex_lock(&msg_mu);
-	msg_count++;
-	if (msg_len < sizeof(msg_buf) - 1) {
-		int n = snprintf(msg_buf + msg_len, sizeof(msg_buf) - msg_len, "[%s] %s\n",
+	vks_instance *vi = user;
+	if (!vi) {
+		return VK_FALSE;
+	}
+	pthread_mutex_lock(&vi->mu);
+	vi->count++;
+	if (vi->len < sizeof(vi->buf) - 1) {
+		int n = snprintf(vi->buf + vi->len, sizeof(vi->buf) - vi->len, "[%s] %s\n",
 			(sev & VK_DEBUG_UTILS_MESSAGE_SEVERITY_ERROR_BIT_EXT) ? "error" : "warning",
 			data && data->pMessage ? data->pMessage : "(no message)");
 		if (n > 0) {
-			msg_len += (size_t)n;
-			if (msg_len >= sizeof(msg_buf)) {
-				msg_len = sizeof(msg_buf) - 1;
+			vi->len += (size_t)n;
+			if (vi->len >= sizeof(vi->buf)) {
+				vi->len = sizeof(vi->buf) - 1;
 			}
 		}
 	}
-	pthread_mutex_unlock(&msg_mu);
+	pthread_mutex_unlock(&vi->mu);
 	return VK_FALSE;
 }
 
-int vks_take_messages(char *buf, int len) {
-	pthread_mutex_lock(&msg_mu);
-	int n = msg_count;
+int vks_take_messages(vks_instance *vi, char *buf, int len) {
+	pthread_mutex_lock(&vi->mu);
+	int n = vi->count;
 	if (len > 0) {
-		size_t c = msg_len < (size_t)(len - 1) ? msg_len : (size_t)(len - 1);
-		memcpy(buf, msg_buf, c);
+		size_t c = vi->len < (size_t)(len - 1) ? vi->len : (size_t)(len - 1);
+		memcpy(buf, vi->buf, c);
 		buf[c] = 0;
 	}
-	msg_len = 0;
-	msg_count = 0;
-	pthread_mutex_unlock(&msg_mu);
+	vi->len = 0;
+	vi->count = 0;
+	pthread_mutex_unlock(&vi->mu);
 	return n;
 }
-
-/* ---- instance ---- */
-
-typedef struct {
-	VkInstance inst;
-	VkDebugUtilsMessengerEXT messenger;
-} inst_extra;
-
-/* One messenger per instance, remembered here (instances are few). */
-#define MAX_INSTANCES 64
-static inst_extra instances[MAX_INSTANCES];
-static pthread_mutex_t inst_mu = PTHREAD_MUTEX_INITIALIZER;
 
 static int has_layer(const char *name) {
 	PFN_vkEnumerateInstanceLayerProperties f =
@@ -100,7 +95,8 @@ static int has_layer(const char *name) {
 	return found;
 }
 
-int vks_create_instance(int validation, void **instance, char *err, int errlen) {
+int vks_create_instance(int validation, vks_instance **out, char *err, int errlen) {
+	*out = NULL;
 	if (vks_load() != 0) {
 		snprintf(err, errlen, "cannot load libvulkan.so.1 (install libvulkan1 and a driver such as mesa-vulkan-drivers)");
 		return -1;
@@ -111,6 +107,12 @@ int vks_create_instance(int validation, void **instance, char *err, int errlen) 
 		snprintf(err, errlen, "validation requested but VK_LAYER_KHRONOS_validation is not installed (vulkan-validationlayers)");
 		return -2;
 	}
+	vks_instance *vi = calloc(1, sizeof *vi);
+	if (!vi) {
+		snprintf(err, errlen, "out of host memory");
+		return -1;
+	}
+	pthread_mutex_init(&vi->mu, NULL);
 	VkApplicationInfo app = {VK_STRUCTURE_TYPE_APPLICATION_INFO};
 	app.pApplicationName = "accel";
 	app.apiVersion = VK_API_VERSION_1_2;
@@ -119,6 +121,7 @@ int vks_create_instance(int validation, void **instance, char *err, int errlen) 
 	dbg.messageType = VK_DEBUG_UTILS_MESSAGE_TYPE_GENERAL_BIT_EXT | VK_DEBUG_UTILS_MESSAGE_TYPE_VALIDATION_BIT_EXT |
 		VK_DEBUG_UTILS_MESSAGE_TYPE_PERFORMANCE_BIT_EXT;
 	dbg.pfnUserCallback = debug_cb;
+	dbg.pUserData = vi;
 	VkInstanceCreateInfo ci = {VK_STRUCTURE_TYPE_INSTANCE_CREATE_INFO};
 	ci.pApplicationInfo = &app;
 	if (validation) {
@@ -126,57 +129,55 @@ int vks_create_instance(int validation, void **instance, char *err, int errlen) 
 		ci.ppEnabledLayerNames = layers;
 		ci.enabledExtensionCount = 1;
 		ci.ppEnabledExtensionNames = exts;
-		ci.pNext = &dbg; /* also reports on create/destroy instance */
+		ci.pNext = &dbg; /* also reports during vkCreateInstance/vkDestroyInstance */
 	}
 	PFN_vkCreateInstance create = (PFN_vkCreateInstance)gipa(NULL, "vkCreateInstance");
-	VkInstance inst;
-	VkResult r = create(&ci, NULL, &inst);
+	VkResult r = create(&ci, NULL, &vi->inst);
 	if (r != VK_SUCCESS) {
 		snprintf(err, errlen, "vkCreateInstance: VkResult %d", r);
+		vks_free_instance(vi);
 		return r;
 	}
-	VkDebugUtilsMessengerEXT m = VK_NULL_HANDLE;
 	if (validation) {
 		PFN_vkCreateDebugUtilsMessengerEXT cm =
-			(PFN_vkCreateDebugUtilsMessengerEXT)gipa(inst, "vkCreateDebugUtilsMessengerEXT");
-		if (cm) {
-			cm(inst, &dbg, NULL, &m);
+			(PFN_vkCreateDebugUtilsMessengerEXT)gipa(vi->inst, "vkCreateDebugUtilsMessengerEXT");
+		r = cm ? cm(vi->inst, &dbg, NULL, &vi->messenger) : VK_ERROR_EXTENSION_NOT_PRESENT;
+		if (r != VK_SUCCESS) {
+			snprintf(err, errlen, "vkCreateDebugUtilsMessengerEXT: VkResult %d", r);
+			vks_destroy_instance(vi);
+			vks_free_instance(vi);
+			return r;
 		}
 	}
-	pthread_mutex_lock(&inst_mu);
-	for (int i = 0; i < MAX_INSTANCES; i++) {
-		if (instances[i].inst == NULL) {
-			instances[i].inst = inst;
-			instances[i].messenger = m;
-			break;
-		}
-	}
-	pthread_mutex_unlock(&inst_mu);
-	*instance = inst;
+	*out = vi;
 	return 0;
 }
 
-void vks_destroy_instance(void *instance) {
-	VkInstance inst = (VkInstance)instance;
-	VkDebugUtilsMessengerEXT m = VK_NULL_HANDLE;
-	pthread_mutex_lock(&inst_mu);
-	for (int i = 0; i < MAX_INSTANCES; i++) {
-		if (instances[i].inst == inst) {
-			m = instances[i].messenger;
-			instances[i].inst = NULL;
-			instances[i].messenger = VK_NULL_HANDLE;
-		}
+void *vks_vk_instance(vks_instance *vi) { return (void *)vi->inst; }
+
+void vks_destroy_instance(vks_instance *vi) {
+	if (!vi || !vi->inst) {
+		return;
 	}
-	pthread_mutex_unlock(&inst_mu);
-	if (m != VK_NULL_HANDLE) {
+	if (vi->messenger != VK_NULL_HANDLE) {
 		PFN_vkDestroyDebugUtilsMessengerEXT dm =
-			(PFN_vkDestroyDebugUtilsMessengerEXT)gipa(inst, "vkDestroyDebugUtilsMessengerEXT");
+			(PFN_vkDestroyDebugUtilsMessengerEXT)gipa(vi->inst, "vkDestroyDebugUtilsMessengerEXT");
 		if (dm) {
-			dm(inst, m, NULL);
+			dm(vi->inst, vi->messenger, NULL);
 		}
+		vi->messenger = VK_NULL_HANDLE;
 	}
-	PFN_vkDestroyInstance di = (PFN_vkDestroyInstance)gipa(inst, "vkDestroyInstance");
-	di(inst, NULL);
+	PFN_vkDestroyInstance di = (PFN_vkDestroyInstance)gipa(vi->inst, "vkDestroyInstance");
+	di(vi->inst, NULL);
+	vi->inst = NULL;
+}
+
+void vks_free_instance(vks_instance *vi) {
+	if (!vi) {
+		return;
+	}
+	pthread_mutex_destroy(&vi->mu);
+	free(vi);
 }
 
 /* ---- queries ---- */
@@ -223,43 +224,87 @@ static int compute_family(VkInstance inst, VkPhysicalDevice pd, uint32_t *fam, u
 	return found;
 }
 
-int vks_query(void *instance, void *phys, vks_caps *out) {
-	VkInstance inst = (VkInstance)instance;
+int vks_query(vks_instance *vi, void *phys, vks_caps *out) {
+	VkInstance inst = vi->inst;
 	VkPhysicalDevice pd = (VkPhysicalDevice)phys;
 	memset(out, 0, sizeof *out);
 	PFN_vkGetPhysicalDeviceProperties gp = (PFN_vkGetPhysicalDeviceProperties)gipa(inst, "vkGetPhysicalDeviceProperties");
+	PFN_vkGetPhysicalDeviceFeatures gf = (PFN_vkGetPhysicalDeviceFeatures)gipa(inst, "vkGetPhysicalDeviceFeatures");
 	VkPhysicalDeviceProperties base;
 	gp(pd, &base);
+	VkPhysicalDeviceFeatures f10;
+	gf(pd, &f10);
 	out->api_version = base.apiVersion;
+	out->shader_int64 = f10.shaderInt64;
+	out->shader_float64 = f10.shaderFloat64;
 	uint32_t fam;
 	out->has_compute_queue = compute_family(inst, pd, &fam, &out->timestamp_valid_bits);
-	if (VK_API_VERSION_MINOR(base.apiVersion) < 2 && VK_API_VERSION_MAJOR(base.apiVersion) == 1) {
-		return 0; /* the 1.2 queries below are not available */
+	uint32_t major = VK_API_VERSION_MAJOR(base.apiVersion), minor = VK_API_VERSION_MINOR(base.apiVersion);
+	if (major == 1 && minor < 1) {
+		return 0; /* no vkGetPhysicalDeviceProperties2 in core 1.0 */
 	}
+	int v12 = major > 1 || minor >= 2;
 	PFN_vkGetPhysicalDeviceProperties2 gp2 = (PFN_vkGetPhysicalDeviceProperties2)gipa(inst, "vkGetPhysicalDeviceProperties2");
 	PFN_vkGetPhysicalDeviceFeatures2 gf2 = (PFN_vkGetPhysicalDeviceFeatures2)gipa(inst, "vkGetPhysicalDeviceFeatures2");
+	if (!gp2 || !gf2) {
+		return 0;
+	}
+	/* VkPhysicalDeviceDriverProperties is core in 1.2 only. */
 	VkPhysicalDeviceDriverProperties drv = {VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_DRIVER_PROPERTIES};
-	VkPhysicalDeviceSubgroupProperties sub = {VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_SUBGROUP_PROPERTIES, &drv};
+	VkPhysicalDeviceSubgroupProperties sub = {VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_SUBGROUP_PROPERTIES, v12 ? &drv : NULL};
 	VkPhysicalDeviceMaintenance3Properties m3 = {VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_MAINTENANCE_3_PROPERTIES, &sub};
 	VkPhysicalDeviceProperties2 p2 = {VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_PROPERTIES_2, &m3};
 	gp2(pd, &p2);
-	snprintf(out->driver_name, sizeof out->driver_name, "%s", drv.driverName);
-	snprintf(out->driver_info, sizeof out->driver_info, "%s", drv.driverInfo);
+	if (v12) {
+		snprintf(out->driver_name, sizeof out->driver_name, "%s", drv.driverName);
+		snprintf(out->driver_info, sizeof out->driver_info, "%s", drv.driverInfo);
+	}
 	out->subgroup_size = sub.subgroupSize;
 	out->max_alloc = m3.maxMemoryAllocationSize;
-
+	if (!v12) {
+		return 0; /* VkPhysicalDeviceVulkan12Features is core in 1.2 only */
+	}
 	VkPhysicalDeviceShaderAtomicFloatFeaturesEXT af = {VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_SHADER_ATOMIC_FLOAT_FEATURES_EXT};
 	int has_af = has_device_ext(inst, pd, VK_EXT_SHADER_ATOMIC_FLOAT_EXTENSION_NAME);
 	VkPhysicalDeviceVulkan12Features f12 = {VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_VULKAN_1_2_FEATURES, has_af ? &af : NULL};
 	VkPhysicalDeviceFeatures2 f2 = {VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_FEATURES_2, &f12};
 	gf2(pd, &f2);
 	out->buffer_device_address = f12.bufferDeviceAddress;
-	out->shader_int64 = f2.features.shaderInt64;
-	out->shader_float64 = f2.features.shaderFloat64;
 	out->int64_atomics = f12.shaderBufferInt64Atomics;
 	out->float32_atomic_add = has_af && af.shaderBufferFloat32AtomicAdd;
 	out->float64_atomic_add = has_af && af.shaderBufferFloat64AtomicAdd;
 	return 0;
+}
+
+void vks_device_extensions(vks_instance *vi, void *phys, char *buf, int len) {
+	if (len <= 0) {
+		return;
+	}
+	buf[0] = 0;
+	PFN_vkEnumerateDeviceExtensionProperties f =
+		(PFN_vkEnumerateDeviceExtensionProperties)gipa(vi->inst, "vkEnumerateDeviceExtensionProperties");
+	uint32_t n = 0;
+	VkPhysicalDevice pd = (VkPhysicalDevice)phys;
+	if (f(pd, NULL, &n, NULL) != VK_SUCCESS || n == 0) {
+		return;
+	}
+	VkExtensionProperties *p = calloc(n, sizeof *p);
+	if (p && f(pd, NULL, &n, p) == VK_SUCCESS) {
+		size_t used = 0;
+		for (uint32_t i = 0; i < n; i++) {
+			size_t l = strlen(p[i].extensionName);
+			if (used + l + 2 > (size_t)len) {
+				break;
+			}
+			if (used > 0) {
+				buf[used++] = ' ';
+			}
+			memcpy(buf + used, p[i].extensionName, l);
+			used += l;
+			buf[used] = 0;
+		}
+	}
+	free(p);
 }
 
 /* ---- device ---- */
@@ -277,9 +322,8 @@ struct vks_device {
 	VkPipelineLayout layout;
 	uint64_t ts_mask;
 	float ts_period;
-	uint32_t mem_device;  /* memory type for device buffers */
-	uint32_t mem_host;    /* host-visible coherent memory type */
-	int device_mapped;    /* device buffers are host visible */
+	VkPhysicalDeviceMemoryProperties mp;
+	int prefer_mapped; /* unified memory: prefer host-visible device-local types */
 	PFN_vkGetDeviceProcAddr gdpa;
 #define F(name) PFN_##name name
 	F(vkDestroyDevice);
@@ -324,23 +368,36 @@ struct vks_device {
 #undef F
 };
 
-static uint32_t pick_memory(VkPhysicalDeviceMemoryProperties *mp, VkMemoryPropertyFlags want, VkMemoryPropertyFlags avoid) {
+/* Memory-type preferences, best first: {wanted flags, avoided flags}. */
+typedef struct {
+	VkMemoryPropertyFlags want, avoid;
+} mem_pref;
+
+#define HVC (VK_MEMORY_PROPERTY_HOST_VISIBLE_BIT | VK_MEMORY_PROPERTY_HOST_COHERENT_BIT)
+#define DL VK_MEMORY_PROPERTY_DEVICE_LOCAL_BIT
+
+static const mem_pref prefs_mapped[] = {{DL | HVC, 0}, {DL, VK_MEMORY_PROPERTY_HOST_VISIBLE_BIT}, {DL, 0}, {0, 0}};
+static const mem_pref prefs_device[] = {{DL, VK_MEMORY_PROPERTY_HOST_VISIBLE_BIT}, {DL, 0}, {0, 0}};
+static const mem_pref prefs_host[] = {{HVC | VK_MEMORY_PROPERTY_HOST_CACHED_BIT, 0}, {HVC, 0}};
+
+/* The first memory type allowed by bits that matches pref, or UINT32_MAX. */
+static uint32_t pick_memory(const VkPhysicalDeviceMemoryProperties *mp, uint32_t bits, mem_pref pref) {
 	for (uint32_t i = 0; i < mp->memoryTypeCount; i++) {
 		VkMemoryPropertyFlags f = mp->memoryTypes[i].propertyFlags;
-		if ((f & want) == want && !(f & avoid)) {
+		if ((bits & (1u << i)) && (f & pref.want) == pref.want && !(f & pref.avoid)) {
 			return i;
 		}
 	}
 	return UINT32_MAX;
 }
 
-int vks_open(void *instance, void *phys, int host_visible_device_memory, vks_device **out, char *err, int errlen) {
+int vks_open(vks_instance *vi, void *phys, int host_visible_device_memory, vks_device **out, char *err, int errlen) {
 	vks_device *d = calloc(1, sizeof *d);
 	if (!d) {
 		snprintf(err, errlen, "out of host memory");
 		return -1;
 	}
-	d->inst = (VkInstance)instance;
+	d->inst = vi->inst;
 	d->pd = (VkPhysicalDevice)phys;
 	uint32_t ts_bits = 0;
 	if (!compute_family(d->inst, d->pd, &d->family, &ts_bits)) {
@@ -349,7 +406,7 @@ int vks_open(void *instance, void *phys, int host_visible_device_memory, vks_dev
 		return -2;
 	}
 	vks_caps caps;
-	vks_query(instance, phys, &caps);
+	vks_query(vi, phys, &caps);
 	d->ts_mask = ts_bits >= 64 ? ~0ull : ((1ull << ts_bits) - 1);
 
 	float prio = 1.0f;
@@ -429,30 +486,16 @@ int vks_open(void *instance, void *phys, int host_visible_device_memory, vks_dev
 	PFN_vkGetPhysicalDeviceMemoryProperties gm =
 		(PFN_vkGetPhysicalDeviceMemoryProperties)gipa(d->inst, "vkGetPhysicalDeviceMemoryProperties");
 	PFN_vkGetPhysicalDeviceProperties gp = (PFN_vkGetPhysicalDeviceProperties)gipa(d->inst, "vkGetPhysicalDeviceProperties");
-	VkPhysicalDeviceMemoryProperties mp;
-	gm(d->pd, &mp);
+	gm(d->pd, &d->mp);
 	VkPhysicalDeviceProperties props;
 	gp(d->pd, &props);
 	d->ts_period = props.limits.timestampPeriod;
-	VkMemoryPropertyFlags hv = VK_MEMORY_PROPERTY_HOST_VISIBLE_BIT | VK_MEMORY_PROPERTY_HOST_COHERENT_BIT;
-	d->mem_host = pick_memory(&mp, hv, 0);
-	d->mem_device = UINT32_MAX;
-	if (host_visible_device_memory) {
-		d->mem_device = pick_memory(&mp, VK_MEMORY_PROPERTY_DEVICE_LOCAL_BIT | hv, 0);
-		d->device_mapped = d->mem_device != UINT32_MAX;
-	}
-	if (d->mem_device == UINT32_MAX) {
-		d->mem_device = pick_memory(&mp, VK_MEMORY_PROPERTY_DEVICE_LOCAL_BIT, VK_MEMORY_PROPERTY_HOST_VISIBLE_BIT);
-	}
-	if (d->mem_device == UINT32_MAX) {
-		d->mem_device = pick_memory(&mp, VK_MEMORY_PROPERTY_DEVICE_LOCAL_BIT, 0);
-	}
-	if (d->mem_device == UINT32_MAX || d->mem_host == UINT32_MAX) {
+	d->prefer_mapped = host_visible_device_memory;
+	if (pick_memory(&d->mp, ~0u, prefs_host[1]) == UINT32_MAX) {
 		vks_close(d);
-		snprintf(err, errlen, "no suitable memory types");
+		snprintf(err, errlen, "no host-visible coherent memory type");
 		return -3;
 	}
-	d->device_mapped = (mp.memoryTypes[d->mem_device].propertyFlags & hv) == hv;
 
 	VkCommandPoolCreateInfo pci = {VK_STRUCTURE_TYPE_COMMAND_POOL_CREATE_INFO};
 	pci.flags = VK_COMMAND_POOL_CREATE_RESET_COMMAND_BUFFER_BIT;
@@ -520,25 +563,37 @@ int vks_alloc(vks_device *d, uint64_t size, int host_visible, vks_buffer *out) {
 	}
 	VkMemoryRequirements req;
 	d->vkGetBufferMemoryRequirements(d->dev, buf, &req);
-	uint32_t type = host_visible ? d->mem_host : d->mem_device;
-	if (!(req.memoryTypeBits & (1u << type))) {
-		d->vkDestroyBuffer(d->dev, buf, NULL);
-		return VK_ERROR_FEATURE_NOT_PRESENT;
-	}
+	const mem_pref *prefs = host_visible ? prefs_host : d->prefer_mapped ? prefs_mapped : prefs_device;
+	int nprefs = host_visible ? 2 : d->prefer_mapped ? 4 : 3;
 	VkMemoryAllocateFlagsInfo fl = {VK_STRUCTURE_TYPE_MEMORY_ALLOCATE_FLAGS_INFO};
 	fl.flags = VK_MEMORY_ALLOCATE_DEVICE_ADDRESS_BIT;
 	VkMemoryAllocateInfo mai = {VK_STRUCTURE_TYPE_MEMORY_ALLOCATE_INFO, &fl};
 	mai.allocationSize = req.size;
-	mai.memoryTypeIndex = type;
-	VkDeviceMemory mem;
-	r = d->vkAllocateMemory(d->dev, &mai, NULL, &mem);
-	if (r != VK_SUCCESS) {
+	VkDeviceMemory mem = VK_NULL_HANDLE;
+	uint32_t tried = 0; /* memory types already tried */
+	r = VK_ERROR_FEATURE_NOT_PRESENT;
+	/* Best type first; when a heap is exhausted (a small host-visible
+	 * device-local window, say), fall back to the next preference. */
+	for (int i = 0; i < nprefs && mem == VK_NULL_HANDLE; i++) {
+		uint32_t type = pick_memory(&d->mp, req.memoryTypeBits & ~tried, prefs[i]);
+		if (type == UINT32_MAX) {
+			continue;
+		}
+		tried |= 1u << type;
+		mai.memoryTypeIndex = type;
+		r = d->vkAllocateMemory(d->dev, &mai, NULL, &mem);
+		if (r != VK_SUCCESS && r != VK_ERROR_OUT_OF_DEVICE_MEMORY && r != VK_ERROR_OUT_OF_HOST_MEMORY) {
+			break;
+		}
+	}
+	if (mem == VK_NULL_HANDLE) {
 		d->vkDestroyBuffer(d->dev, buf, NULL);
 		return r;
 	}
 	r = d->vkBindBufferMemory(d->dev, buf, mem, 0);
 	void *mapped = NULL;
-	if (r == VK_SUCCESS && (host_visible || d->device_mapped)) {
+	VkMemoryPropertyFlags flags = d->mp.memoryTypes[mai.memoryTypeIndex].propertyFlags;
+	if (r == VK_SUCCESS && (flags & HVC) == HVC) {
 		r = d->vkMapMemory(d->dev, mem, 0, VK_WHOLE_SIZE, 0, &mapped);
 	}
 	if (r != VK_SUCCESS) {
@@ -634,7 +689,8 @@ static int begin(vks_device *d) {
 static int finish(vks_device *d, uint64_t *ns) {
 	VkMemoryBarrier mb = {VK_STRUCTURE_TYPE_MEMORY_BARRIER};
 	mb.srcAccessMask = VK_ACCESS_SHADER_WRITE_BIT | VK_ACCESS_TRANSFER_WRITE_BIT;
-	mb.dstAccessMask = VK_ACCESS_HOST_READ_BIT | VK_ACCESS_SHADER_READ_BIT | VK_ACCESS_TRANSFER_READ_BIT;
+	mb.dstAccessMask = VK_ACCESS_HOST_READ_BIT | VK_ACCESS_HOST_WRITE_BIT | VK_ACCESS_MEMORY_READ_BIT |
+		VK_ACCESS_MEMORY_WRITE_BIT;
 	d->vkCmdPipelineBarrier(d->cb, VK_PIPELINE_STAGE_ALL_COMMANDS_BIT,
 		VK_PIPELINE_STAGE_HOST_BIT | VK_PIPELINE_STAGE_ALL_COMMANDS_BIT, 0, 1, &mb, 0, NULL, 0, NULL);
 	if (d->qp) {
@@ -703,3 +759,12 @@ int vks_fill(vks_device *d, uint64_t buf, uint64_t off, uint64_t size, uint32_t 
 }
 
 int vks_wait_idle(vks_device *d) { return d->vkDeviceWaitIdle(d->dev); }
+
+int vks_leak_buffer_for_test(vks_device *d) {
+	VkBufferCreateInfo bci = {VK_STRUCTURE_TYPE_BUFFER_CREATE_INFO};
+	bci.size = 64;
+	bci.usage = VK_BUFFER_USAGE_STORAGE_BUFFER_BIT;
+	bci.sharingMode = VK_SHARING_MODE_EXCLUSIVE;
+	VkBuffer buf;
+	return d->vkCreateBuffer(d->dev, &bci, NULL, &buf);
+}

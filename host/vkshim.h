@@ -20,12 +20,17 @@
 int vks_load(void);               /* dlopen libvulkan.so.1; 0 on success */
 void *vks_get_instance_proc_addr(void);
 
-/* Validation messages, collected by the debug-utils callback. */
-int vks_take_messages(char *buf, int len); /* copies and clears; returns the message count */
-
-/* Instance. */
-int vks_create_instance(int validation, void **instance, char *err, int errlen);
-void vks_destroy_instance(void *instance);
+/* Instance: a VkInstance with its own validation-message sink. The
+ * debug-utils callback appends warnings and errors to the sink (C memory,
+ * guarded by a mutex: drivers may call back from any thread); the Go side
+ * drains it after every device call. The sink outlives vkDestroyInstance so
+ * that leak reports made while destroying are still read. */
+typedef struct vks_instance vks_instance;
+int vks_create_instance(int validation, vks_instance **out, char *err, int errlen);
+void *vks_vk_instance(vks_instance *vi);        /* the VkInstance */
+void vks_destroy_instance(vks_instance *vi);    /* destroys the messenger and the VkInstance */
+void vks_free_instance(vks_instance *vi);       /* frees the sink; after vks_destroy_instance */
+int vks_take_messages(vks_instance *vi, char *buf, int len); /* copies and clears; returns the message count */
 
 typedef struct {
 	uint32_t api_version;
@@ -43,11 +48,14 @@ typedef struct {
 	uint32_t timestamp_valid_bits;
 } vks_caps;
 
-int vks_query(void *instance, void *phys, vks_caps *out);
+int vks_query(vks_instance *vi, void *phys, vks_caps *out);
+
+/* Device extension names, space separated, into buf (truncated to len). */
+void vks_device_extensions(vks_instance *vi, void *phys, char *buf, int len);
 
 /* Device. */
 typedef struct vks_device vks_device;
-int vks_open(void *instance, void *phys, int host_visible_device_memory, vks_device **out, char *err, int errlen);
+int vks_open(vks_instance *vi, void *phys, int host_visible_device_memory, vks_device **out, char *err, int errlen);
 void vks_close(vks_device *d);
 
 typedef struct {
@@ -72,5 +80,9 @@ int vks_dispatch(vks_device *d, uint64_t pipeline, const void *push, uint32_t pu
 int vks_copy(vks_device *d, uint64_t src, uint64_t src_off, uint64_t dst, uint64_t dst_off, uint64_t size, uint64_t *ns);
 int vks_fill(vks_device *d, uint64_t buf, uint64_t off, uint64_t size, uint32_t data);
 int vks_wait_idle(vks_device *d);
+
+/* Tests only: creates a VkBuffer and drops it, so that the validation layer
+ * must report it leaked when the device is destroyed. */
+int vks_leak_buffer_for_test(vks_device *d);
 
 #endif
