@@ -3,10 +3,10 @@ package main
 import (
 	"bytes"
 	"encoding/json"
-	"flag"
 	"fmt"
 	"math/rand"
 	"os"
+	"strings"
 	"text/tabwriter"
 
 	"github.com/accelkern/accel/accel"
@@ -24,16 +24,30 @@ func printJSON(v interface{}) int {
 }
 
 func cmdBench(args []string) int {
-	fs := flag.NewFlagSet("bench", flag.ContinueOnError)
+	fs := newFlagSet("bench", `accel bench [--op OP]... [--backend B]... [--device SEL] [--reps N] [--quick] [--json]
+Measures each op's bench cases on each backend's device (default: opencl and
+vulkan, a backend without a device is skipped with a note) against the
+device's own buffer copy and the scalar reference on the host.`)
 	var ops, backends multi
-	fs.Var(&ops, "op", "op to measure (repeatable; default all)")
+	fs.Var(&ops, "op", "op to measure (repeatable; default every op with bench cases)")
 	fs.Var(&backends, "backend", "opencl or vulkan (repeatable; default both)")
-	device := fs.String("device", "", "device selector")
+	device := fs.String("device", "", "device selector: opencl:0, vulkan:llvmpipe, or an index/name for each --backend")
 	reps := fs.Int("reps", 5, "warm runs per case")
 	quick := fs.Bool("quick", false, "small cases only")
 	asJSON := fs.Bool("json", false, "print a JSON array of results")
-	if _, err := parseInterspersed(fs, args); err != nil {
+	pos, err := parseInterspersed(fs, args)
+	if err != nil {
+		return flagExit(err)
+	}
+	if len(pos) > 0 {
+		fmt.Fprintf(os.Stderr, "accel bench: unexpected argument %q (ops go in --op)\n", pos[0])
 		return 2
+	}
+	for _, b := range backends {
+		if b != host.OpenCL && b != host.Vulkan {
+			fmt.Fprintf(os.Stderr, "accel bench: --backend %q: must be opencl or vulkan\n", b)
+			return 2
+		}
 	}
 	results, code := bench(backends, *device, accel.BenchOptions{Ops: ops, Reps: *reps, Quick: *quick})
 	if *asJSON {
@@ -49,17 +63,44 @@ func cmdBench(args []string) int {
 	return code
 }
 
-func bench(backends []string, device string, opts accel.BenchOptions) ([]accel.BenchResult, int) {
-	if len(backends) == 0 {
-		backends = []string{host.OpenCL, host.Vulkan}
+// chooseBackends returns the device backends to visit: the ones asked
+// for, else the one a "backend:..." --device names, else opencl and vulkan.
+// explicit says whether a backend without a device is an error rather
+// than a note.
+func chooseBackends(asked []string, device string) (backends []string, explicit bool) {
+	if len(asked) > 0 {
+		return asked, true
 	}
+	if b, _, ok := strings.Cut(strings.ToLower(device), ":"); ok && (b == host.OpenCL || b == host.Vulkan) {
+		return []string{b}, true
+	}
+	return []string{host.OpenCL, host.Vulkan}, false
+}
+
+// openFor opens backend b's device (nil for the reference). A --device
+// that names the other device backend is an error.
+func openFor(b, device string) (*accel.Device, error) {
+	if other, _, ok := strings.Cut(strings.ToLower(device), ":"); ok && b != "reference" && other != b && (other == host.OpenCL || other == host.Vulkan) {
+		return nil, fmt.Errorf("--device %s is not a %s device: %w", device, b, accel.ErrNoDevice)
+	}
+	return openBackend(b, device)
+}
+
+// bench runs accel.Bench on each backend's device with one shared cache
+// of reference timings. A backend without a device is skipped with a note
+// on stderr, and is an error (status 1) when it was asked for by name.
+func bench(asked []string, device string, opts accel.BenchOptions) ([]accel.BenchResult, int) {
+	backends, explicit := chooseBackends(asked, device)
 	refCache := map[string]float64{}
 	var all []accel.BenchResult
 	code := 0
 	for _, b := range backends {
-		dev, err := openBackend(b, device)
+		dev, err := openFor(b, device)
 		if err != nil {
 			fmt.Fprintf(os.Stderr, "note: %s skipped: %v\n", b, err)
+			if explicit {
+				code = 1
+			}
 			continue
 		}
 		if dev == nil {
@@ -96,10 +137,15 @@ type selftestCase struct {
 
 func selftestCases() []selftestCase {
 	var cs []selftestCase
-	for _, op := range []string{"tril_indices", "triu_indices"} {
+	// Every op without inputs whose parameters are row/col/offset/dtype
+	// (tril_indices, triu_indices) gets the same parameter sets.
+	for _, op := range accel.Ops() {
+		if len(op.Inputs) > 0 || !hasParams(op, "row", "col", "offset", "dtype") {
+			continue
+		}
 		for _, s := range [][3]int64{{0, 0, 0}, {1, 1, 0}, {3, 3, 0}, {4, 3, -1}, {3, 4, 1}, {100, 57, -20}, {1000, 1000, 0}, {2000, 1500, 7}} {
 			for _, dt := range []string{"int32", "int64"} {
-				cs = append(cs, selftestCase{op: op, params: map[string]string{
+				cs = append(cs, selftestCase{op: op.Name, params: map[string]string{
 					"row": fmt.Sprint(s[0]), "col": fmt.Sprint(s[1]), "offset": fmt.Sprint(s[2]), "dtype": dt}})
 			}
 		}
@@ -153,6 +199,20 @@ func selftestCases() []selftestCase {
 	return cs
 }
 
+// hasParams reports whether op takes every named parameter.
+func hasParams(op accel.OpSpec, names ...string) bool {
+	have := map[string]bool{}
+	for _, p := range op.Params {
+		have[p.Name] = true
+	}
+	for _, n := range names {
+		if !have[n] {
+			return false
+		}
+	}
+	return true
+}
+
 // fillSmall fills a tensor with small integers (exact in every dtype).
 func fillSmall(rng *rand.Rand, t *accel.Tensor) {
 	for i := int64(0); i < t.Len(); i++ {
@@ -171,64 +231,86 @@ func fillSmall(rng *rand.Rand, t *accel.Tensor) {
 }
 
 func cmdSelftest(args []string) int {
-	fs := flag.NewFlagSet("selftest", flag.ContinueOnError)
+	fs := newFlagSet("selftest", `accel selftest [--backend B]... [--device SEL] [--quick=false]
+What `+"`make run`"+` calls: lists the devices, runs every self-test case of every
+op on each device and on the scalar reference and compares the outputs bit
+for bit (a pass/fail table), then prints a short speed table. Without
+--backend, opencl and vulkan are tried and a backend with no device is
+skipped with a note. Exit status 1 if anything failed or no device was
+tested.`)
 	var backends multi
 	fs.Var(&backends, "backend", "opencl or vulkan (repeatable; default both)")
-	device := fs.String("device", "", "device selector")
-	quick := fs.Bool("quick", true, "quick speed table")
-	if _, err := parseInterspersed(fs, args); err != nil {
+	device := fs.String("device", "", "device selector: opencl:0, vulkan:llvmpipe, or an index/name for each --backend")
+	quick := fs.Bool("quick", true, "quick speed table (--quick=false for the full bench cases)")
+	pos, err := parseInterspersed(fs, args)
+	if err != nil {
+		return flagExit(err)
+	}
+	if len(pos) > 0 {
+		fmt.Fprintf(os.Stderr, "accel selftest: unexpected argument %q\n", pos[0])
 		return 2
 	}
-	if len(backends) == 0 {
-		backends = []string{host.OpenCL, host.Vulkan}
+	for _, b := range backends {
+		if b != host.OpenCL && b != host.Vulkan {
+			fmt.Fprintf(os.Stderr, "accel selftest: --backend %q: must be opencl or vulkan\n", b)
+			return 2
+		}
 	}
+	chosen, explicit := chooseBackends(backends, *device)
 	fmt.Println("== devices")
 	cmdDevices(nil)
 	fmt.Println("\n== every op on every device against the scalar reference")
 	cases := selftestCases()
+	// The reference outputs, computed once for every device.
+	type refResult struct {
+		out map[string]*accel.Tensor
+		err error
+	}
+	refs := make([]refResult, len(cases))
+	for i, c := range cases {
+		refs[i].out, refs[i].err = accel.RunOp(nil, c.op, c.params, c.inputs)
+	}
 	type tally struct{ pass, fail int }
 	results := map[string]map[string]*tally{}
-	var order []string
+	var order, tested []string
 	failed := 0
-	for _, b := range backends {
-		dev, err := openBackend(b, *device)
+	for _, b := range chosen {
+		dev, err := openFor(b, *device)
 		if err != nil {
-			fmt.Printf("%s: no device (%v)\n", b, err)
-			failed++
+			if explicit {
+				fmt.Printf("FAIL %s: no device: %v\n", b, err)
+				failed++
+			} else {
+				fmt.Fprintf(os.Stderr, "note: %s skipped: %v\n", b, err)
+			}
 			continue
 		}
-		for _, c := range cases {
+		id := b + " " + dev.Info().ID()
+		tested = append(tested, id)
+		for i, c := range cases {
 			if results[c.op] == nil {
 				results[c.op] = map[string]*tally{}
 				order = append(order, c.op)
 			}
-			if results[c.op][b] == nil {
-				results[c.op][b] = &tally{}
+			if results[c.op][id] == nil {
+				results[c.op][id] = &tally{}
 			}
-			want, werr := accel.RunOp(nil, c.op, c.params, c.inputs)
 			got, gerr := accel.RunOp(dev, c.op, c.params, c.inputs)
-			ok := (werr == nil) == (gerr == nil)
-			if ok && werr == nil {
-				for name, w := range want {
-					g := got[name]
-					ok = ok && g != nil && g.DType() == w.DType() && fmt.Sprint(g.Shape()) == fmt.Sprint(w.Shape()) && bytes.Equal(g.Bytes(), w.Bytes())
-				}
-			}
-			if ok {
-				results[c.op][b].pass++
+			if why := sameResult(got, gerr, refs[i].out, refs[i].err); why == "" {
+				results[c.op][id].pass++
 			} else {
-				results[c.op][b].fail++
+				results[c.op][id].fail++
 				failed++
-				fmt.Printf("FAIL %s %s %v: device err %v, reference err %v\n", c.op, b, c.params, gerr, werr)
+				fmt.Printf("FAIL %s on %s %v: %s\n", c.op, dev.Info().ID(), c.params, why)
 			}
 		}
 		dev.Close()
 	}
 	w := tabwriter.NewWriter(os.Stdout, 2, 4, 2, ' ', 0)
-	fmt.Fprintln(w, "op\tbackend\tcases\tresult")
+	fmt.Fprintln(w, "op\tbackend\tdevice\tcases\tresult")
 	for _, op := range order {
-		for _, b := range backends {
-			t := results[op][b]
+		for _, id := range tested {
+			t := results[op][id]
 			if t == nil {
 				continue
 			}
@@ -236,17 +318,56 @@ func cmdSelftest(args []string) int {
 			if t.fail > 0 {
 				res = fmt.Sprintf("FAIL (%d)", t.fail)
 			}
-			fmt.Fprintf(w, "%s\t%s\t%d\t%s\n", op, b, t.pass+t.fail, res)
+			b, d, _ := strings.Cut(id, " ")
+			fmt.Fprintf(w, "%s\t%s\t%s\t%d\t%s\n", op, b, d, t.pass+t.fail, res)
 		}
 	}
 	w.Flush()
+	if len(tested) == 0 {
+		fmt.Println("selftest: no device to test")
+		return 1
+	}
 	fmt.Println("\n== speed (kernel median, warm; the device's own copy bandwidth and the scalar reference in the same run)")
-	rs, code := bench(backends, *device, accel.BenchOptions{Quick: *quick, Reps: 3})
+	var benchBackends []string
+	for _, id := range tested {
+		b, _, _ := strings.Cut(id, " ")
+		benchBackends = append(benchBackends, b)
+	}
+	rs, code := bench(benchBackends, *device, accel.BenchOptions{Quick: *quick, Reps: 3})
 	printBenchTable(rs)
 	if failed > 0 || code != 0 {
-		fmt.Printf("\nselftest: %d failures\n", failed)
+		fmt.Printf("\nselftest: %d failures\n", failed+code)
 		return 1
 	}
 	fmt.Println("\nselftest: all passed")
 	return 0
+}
+
+// sameResult compares a device's outcome with the reference's: both
+// rejected, or the same outputs (names, dtypes, shapes and bytes). It
+// returns "" when they agree, else why not.
+func sameResult(got map[string]*accel.Tensor, gerr error, want map[string]*accel.Tensor, werr error) string {
+	switch {
+	case gerr != nil && werr != nil:
+		return ""
+	case gerr != nil:
+		return fmt.Sprintf("device error %v, reference succeeded", gerr)
+	case werr != nil:
+		return fmt.Sprintf("device succeeded, reference error %v", werr)
+	}
+	if len(got) != len(want) {
+		return fmt.Sprintf("%d outputs, reference %d", len(got), len(want))
+	}
+	for name, w := range want {
+		g := got[name]
+		switch {
+		case g == nil:
+			return "no output " + name
+		case g.DType() != w.DType() || fmt.Sprint(g.Shape()) != fmt.Sprint(w.Shape()):
+			return fmt.Sprintf("%s: %s %v, reference %s %v", name, g.DType(), g.Shape(), w.DType(), w.Shape())
+		case !bytes.Equal(g.Bytes(), w.Bytes()):
+			return name + ": values differ from the reference"
+		}
+	}
+	return ""
 }

@@ -64,20 +64,44 @@ type multi []string
 func (m *multi) String() string     { return strings.Join(*m, ",") }
 func (m *multi) Set(v string) error { *m = append(*m, v); return nil }
 
+// newFlagSet makes a subcommand's flag set whose -h/--help prints the
+// synopsis and the flags.
+func newFlagSet(name, synopsis string) *flag.FlagSet {
+	fs := flag.NewFlagSet(name, flag.ContinueOnError)
+	fs.Usage = func() {
+		fmt.Fprintf(fs.Output(), "usage: %s\n", strings.TrimSpace(synopsis))
+		fs.PrintDefaults()
+	}
+	return fs
+}
+
+// flagExit is the exit status for a flag parsing error: 0 for -h/--help
+// (the usage was printed), 2 otherwise.
+func flagExit(err error) int {
+	if errors.Is(err, flag.ErrHelp) {
+		return 0
+	}
+	return 2
+}
+
 // parseInterspersed parses flags that may come before or after positional
-// arguments, and returns the positional ones.
+// arguments, and returns the positional ones. Everything after "--" is
+// positional.
 func parseInterspersed(fs *flag.FlagSet, args []string) ([]string, error) {
 	var pos []string
 	for {
 		if err := fs.Parse(args); err != nil {
 			return nil, err
 		}
-		args = fs.Args()
-		if len(args) == 0 {
+		rest := fs.Args()
+		if consumed := len(args) - len(rest); consumed > 0 && args[consumed-1] == "--" {
+			return append(pos, rest...), nil
+		}
+		if len(rest) == 0 {
 			return pos, nil
 		}
-		pos = append(pos, args[0])
-		args = args[1:]
+		pos = append(pos, rest[0])
+		args = rest[1:]
 	}
 }
 
@@ -108,10 +132,17 @@ func openBackend(backend, device string) (*accel.Device, error) {
 }
 
 func cmdDevices(args []string) int {
-	fs := flag.NewFlagSet("devices", flag.ContinueOnError)
-	asJSON := fs.Bool("json", false, "print JSON")
-	device := fs.String("device", "", "only the device this selector picks")
-	if _, err := parseInterspersed(fs, args); err != nil {
+	fs := newFlagSet("devices", `accel devices [--json] [--device SEL]
+One line per OpenCL device and Vulkan physical device (cmd/devinfo prints
+every capability). Backends that fail to load are noted on stderr.`)
+	asJSON := fs.Bool("json", false, "print a JSON array of the devices' capabilities")
+	device := fs.String("device", "", "only the device this selector picks (opencl:0, vulkan:llvmpipe, ...)")
+	pos, err := parseInterspersed(fs, args)
+	if err != nil {
+		return flagExit(err)
+	}
+	if len(pos) > 0 {
+		fmt.Fprintf(os.Stderr, "accel devices: unexpected argument %q\n", pos[0])
 		return 2
 	}
 	all, errs := accel.Devices()
@@ -127,14 +158,17 @@ func cmdDevices(args []string) int {
 		all = []host.Caps{c}
 	}
 	if *asJSON {
+		if all == nil {
+			all = []host.Caps{}
+		}
 		return printJSON(all)
 	}
 	if len(all) == 0 {
-		fmt.Println("no OpenCL or Vulkan device found (install pocl-opencl-icd and mesa-vulkan-drivers)")
+		fmt.Println(noDeviceMessage(errs))
 		return 0
 	}
 	for _, c := range all {
-		line := fmt.Sprintf("%-10s %-14s %s  (%s; %s)  CU=%d wg=%d fp64=%s", c.ID(), c.Type, c.Name, c.Platform, c.Driver,
+		line := fmt.Sprintf("%-8s  %s  %s (%s)  CU=%d wg=%d fp64=%s", c.ID(), c.Type, c.Name, platformName(c),
 			c.ComputeUnits, c.MaxWorkGroupSize, yesNo(c.FP64))
 		if c.Unusable != "" {
 			line += "  UNUSABLE: " + c.Unusable
@@ -142,6 +176,29 @@ func cmdDevices(args []string) int {
 		fmt.Println(line)
 	}
 	return 0
+}
+
+// noDeviceMessage says that no device was found, and why.
+func noDeviceMessage(errs []error) string {
+	why := "no backend reported an error"
+	if len(errs) > 0 {
+		var msgs []string
+		for _, err := range errs {
+			msgs = append(msgs, err.Error())
+		}
+		why = strings.Join(msgs, "; ")
+	}
+	return "no OpenCL or Vulkan device found: " + why + "; install pocl-opencl-icd / mesa-vulkan-drivers (CPU drivers) or a GPU driver"
+}
+
+// platformName is the short platform name: PoCL's platform string carries
+// its whole build configuration after the name.
+func platformName(c host.Caps) string {
+	p := c.Platform
+	if i := strings.Index(p, " OpenCL "); i > 0 {
+		p = p[:i]
+	}
+	return p
 }
 
 func yesNo(b bool) string {

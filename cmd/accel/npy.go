@@ -3,7 +3,9 @@ package main
 import (
 	"bufio"
 	"encoding/binary"
+	"errors"
 	"fmt"
+	"io"
 	"math"
 	"os"
 	"strings"
@@ -12,6 +14,11 @@ import (
 	"github.com/accelkern/accel/accel"
 	"github.com/sbinet/npyio/npy"
 )
+
+// errNpyFormat marks a readable .npy file in a layout or dtype this tool
+// does not take (big-endian, Fortran order, int8, ...): a rejection of the
+// input, not an I/O failure.
+var errNpyFormat = errors.New("unsupported .npy array")
 
 // npyDTypes maps NumPy little-endian descriptors to accel dtypes.
 var npyDTypes = map[string]accel.DType{
@@ -33,24 +40,31 @@ func npyDescr(dt accel.DType) (string, error) {
 func readNpy(path string) (*accel.Tensor, error) {
 	f, err := os.Open(path)
 	if err != nil {
-		return nil, err
+		return nil, fmt.Errorf("read npy: %w", err)
 	}
 	defer f.Close()
-	r, err := npy.NewReader(bufio.NewReader(f))
+	br := bufio.NewReader(f)
+	r, err := npy.NewReader(br)
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", path, err)
 	}
 	h := r.Header.Descr
 	if h.Fortran {
-		return nil, fmt.Errorf("%s: Fortran-order arrays are not supported (save with np.ascontiguousarray)", path)
+		return nil, fmt.Errorf("%s: Fortran-order arrays are not supported (save np.ascontiguousarray(a)): %w", path, errNpyFormat)
 	}
 	descr := h.Type
+	if strings.HasPrefix(descr, ">") && descr[1:] != "b1" {
+		return nil, fmt.Errorf("%s: big-endian dtype %q is not supported (save a.astype(a.dtype.newbyteorder('<'))): %w", path, h.Type, errNpyFormat)
+	}
 	if strings.HasPrefix(descr, "=") || strings.HasPrefix(descr, "|") && descr != "|b1" {
-		descr = "<" + descr[1:]
+		descr = "<" + descr[1:] // native order: little-endian on every supported host
+	}
+	if descr == "<b1" || descr == ">b1" {
+		descr = "|b1"
 	}
 	dt, ok := npyDTypes[descr]
 	if !ok {
-		return nil, fmt.Errorf("%s: dtype %q is not supported (big-endian or unknown); want one of <i4 <i8 <u4 <u8 <f2 <f4 <f8 |b1", path, h.Type)
+		return nil, fmt.Errorf("%s: dtype %q is not supported (want one of <i4 <i8 <u4 <u8 <f2 <f4 <f8 |b1): %w", path, h.Type, errNpyFormat)
 	}
 	shape := make([]int64, len(h.Shape))
 	n := 1
@@ -95,13 +109,28 @@ func readNpy(path string) (*accel.Tensor, error) {
 		v := make([]bool, n)
 		err = r.Read(&v)
 		data = asBytes(unsafe.Pointer(unsafe.SliceData(v)), n)
+	case accel.Float16:
+		// npyio parsed the header but its Reader.Read has no type for
+		// half floats ("<f2"); the little-endian payload that follows the
+		// header is the tensor's bytes as they are.
+		data = make([]byte, 2*n)
+		if _, err = io.ReadFull(br, data); err != nil {
+			err = fmt.Errorf("float16 payload: %w", err)
+		}
 	default:
-		return nil, fmt.Errorf("%s: dtype %s cannot be read yet", path, dt)
+		return nil, fmt.Errorf("%s: dtype %s cannot be read yet: %w", path, dt, errNpyFormat)
 	}
 	if err != nil && n > 0 {
 		return nil, fmt.Errorf("%s: %w", path, err)
 	}
-	return accel.FromBytes(dt, shape, data)
+	if len(data) != n*dt.Size() {
+		return nil, fmt.Errorf("%s: got %d data bytes, want %d for shape %v", path, len(data), n*dt.Size(), h.Shape)
+	}
+	t, err := accel.FromBytes(dt, shape, data)
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", path, err)
+	}
+	return t, nil
 }
 
 // writeNpy writes a tensor as a NumPy format 1.0 file (C order,

@@ -3,7 +3,7 @@ package main
 import (
 	"bufio"
 	"encoding/json"
-	"flag"
+	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -29,10 +29,45 @@ const (
 	jobFailed                    // error.txt written: a device or I/O failure
 )
 
+// runSynopsis is the help text of `accel run`.
+const runSynopsis = `accel run OP --backend opencl|vulkan|reference [--device SEL] [--param name=value]... [--in NAME=FILE.npy]... --out DIR
+       accel run --batch JOBS.jsonl --backend opencl|vulkan|reference [--device SEL]
+Runs an op on .npy inputs (little-endian, C order: <i4 <i8 <u4 <u8 <f2 <f4 <f8 |b1)
+and writes DIR/<output>.npy per output. An input the op rejects leaves
+DIR/error.txt with the message and no arrays (exit status 1 for a single run).
+Batch: one JSON object per line,
+  {"op": "tril_indices", "params": {"row": 3, "col": 3}, "inputs": {"name": "x.npy"}, "out": "dir"}
+params values may be strings, numbers (integers kept exact) or booleans;
+relative input paths and out directories are relative to the current
+directory. The device is opened once; a rejected job writes its error.txt
+and the batch goes on. Exit status 0 when every job ended in its outputs or
+a rejection, 1 for malformed lines, unreadable files or device failures.`
+
 func cmdRun(args []string) int {
-	fs := flag.NewFlagSet("run", flag.ContinueOnError)
-	backend := fs.String("backend", "", "opencl, vulkan or reference")
-	device := fs.String("device", "", "device selector (index or name substring; default $ACCEL_DEVICE)")
+	fs := newFlagSet("run", runSynopsis)
+	fs.Usage = func() {
+		fmt.Fprint(fs.Output(), "usage: ")
+		fmt.Fprintln(fs.Output(), strings.TrimSpace(runSynopsis))
+		fs.PrintDefaults()
+		fmt.Fprintln(fs.Output(), "ops (name: parameters; inputs -> outputs):")
+		for _, op := range accel.Ops() {
+			var ps []string
+			for _, p := range op.Params {
+				switch {
+				case p.Required:
+					ps = append(ps, p.Name)
+				case p.Default != "":
+					ps = append(ps, p.Name+"="+p.Default)
+				default:
+					ps = append(ps, "["+p.Name+"]")
+				}
+			}
+			fmt.Fprintf(fs.Output(), "  %s: %s; %s -> %s\n", op.Name, strings.Join(ps, " "),
+				strings.Join(op.Inputs, ", "), strings.Join(op.Outputs, ", "))
+		}
+	}
+	backend := fs.String("backend", "", "opencl, vulkan or reference (the scalar reference on the host)")
+	device := fs.String("device", "", "device selector: opencl:0, vulkan:llvmpipe, or an index/name for --backend (default $ACCEL_DEVICE when it names the same backend)")
 	batch := fs.String("batch", "", "JSON-lines file of jobs: {\"op\", \"params\", \"inputs\", \"out\"}")
 	out := fs.String("out", "", "output directory: one OUTPUT.npy per output, or error.txt")
 	var params, ins multi
@@ -40,13 +75,28 @@ func cmdRun(args []string) int {
 	fs.Var(&ins, "in", "input NAME=FILE.npy (repeatable)")
 	pos, err := parseInterspersed(fs, args)
 	if err != nil {
-		return 2
+		return flagExit(err)
 	}
-	if *backend == "" {
+	switch *backend {
+	case "reference", "opencl", "vulkan":
+	case "":
 		fmt.Fprintln(os.Stderr, "accel run: --backend opencl|vulkan|reference is required")
 		return 2
+	default:
+		fmt.Fprintf(os.Stderr, "accel run: --backend %q: must be opencl, vulkan or reference\n", *backend)
+		return 2
 	}
-	dev, err := openBackend(*backend, *device)
+	var j job
+	if *batch != "" {
+		if len(pos) > 0 || *out != "" || len(params) > 0 || len(ins) > 0 {
+			fmt.Fprintln(os.Stderr, "accel run: --batch takes no OP, --out, --param or --in (they are in the job lines)")
+			return 2
+		}
+	} else if j, err = singleJob(pos, *out, params, ins); err != nil {
+		fmt.Fprintln(os.Stderr, "accel run:", err)
+		return 2
+	}
+	dev, err := openFor(*backend, *device)
 	if err != nil {
 		fmt.Fprintln(os.Stderr, "accel run:", err)
 		return 1
@@ -57,32 +107,41 @@ func cmdRun(args []string) int {
 	if *batch != "" {
 		return runBatch(dev, *batch)
 	}
-	if len(pos) != 1 || *out == "" {
-		fmt.Fprintf(os.Stderr, "accel run: want one OP (%s) and --out DIR\n", opNames())
-		return 2
-	}
-	j := job{Op: pos[0], Params: map[string]interface{}{}, Inputs: map[string]string{}, Out: *out}
-	for _, p := range params {
-		k, v, ok := strings.Cut(p, "=")
-		if !ok {
-			fmt.Fprintf(os.Stderr, "accel run: --param %q: want name=value\n", p)
-			return 2
-		}
-		j.Params[k] = v
-	}
-	for _, in := range ins {
-		k, v, ok := strings.Cut(in, "=")
-		if !ok {
-			fmt.Fprintf(os.Stderr, "accel run: --in %q: want NAME=FILE.npy\n", in)
-			return 2
-		}
-		j.Inputs[k] = v
-	}
 	if res, msg := runJob(dev, j); res != jobOK {
 		fmt.Fprintln(os.Stderr, "accel run:", msg)
 		return 1
 	}
 	return 0
+}
+
+// singleJob builds the job of a single `accel run` from its positional
+// arguments and flags.
+func singleJob(pos []string, out string, params, ins []string) (job, error) {
+	if len(pos) != 1 || out == "" {
+		return job{}, fmt.Errorf("want one OP (%s) and --out DIR, got arguments %q", opNames(), pos)
+	}
+	j := job{Op: pos[0], Params: map[string]interface{}{}, Inputs: map[string]string{}, Out: out}
+	for _, p := range params {
+		k, v, ok := strings.Cut(p, "=")
+		if !ok || k == "" {
+			return job{}, fmt.Errorf("--param %q: want name=value", p)
+		}
+		if _, dup := j.Params[k]; dup {
+			return job{}, fmt.Errorf("--param %s given twice", k)
+		}
+		j.Params[k] = v
+	}
+	for _, in := range ins {
+		k, v, ok := strings.Cut(in, "=")
+		if !ok || k == "" || v == "" {
+			return job{}, fmt.Errorf("--in %q: want NAME=FILE.npy", in)
+		}
+		if _, dup := j.Inputs[k]; dup {
+			return job{}, fmt.Errorf("--in %s given twice", k)
+		}
+		j.Inputs[k] = v
+	}
+	return j, nil
 }
 
 // paramString converts a JSON parameter value to the op's string form,
@@ -127,7 +186,14 @@ func runJob(dev *accel.Device, j job) (jobResult, string) {
 	for name, path := range j.Inputs {
 		t, err := readNpy(path)
 		if err != nil {
-			return fail(jobFailed, fmt.Errorf("%s: input %s: %w", j.Op, name, err))
+			// A file in a format this tool does not take (big-endian,
+			// Fortran order, another dtype) is a rejection of the input;
+			// a missing or corrupt file is a failure.
+			res := jobFailed
+			if rejected(err) || errors.Is(err, errNpyFormat) {
+				res = jobRejected
+			}
+			return fail(res, fmt.Errorf("%s: input %s: %w", j.Op, name, err))
 		}
 		inputs[name] = t
 	}

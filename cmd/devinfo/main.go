@@ -11,16 +11,41 @@ import (
 	"os"
 	"strings"
 
+	"github.com/accelkern/accel/accel"
 	"github.com/accelkern/accel/host"
 )
 
 func main() {
+	flag.Usage = func() {
+		fmt.Fprint(flag.CommandLine.Output(), `usage: devinfo [--json] [--device SEL]
+Probes every OpenCL platform/device and every Vulkan physical device and
+prints all their capabilities. Backends that cannot be loaded are noted on
+stderr. SEL is a selector as for accel.Open: opencl, vulkan:1, opencl:pthread, ...
+`)
+		flag.PrintDefaults()
+	}
 	asJSON := flag.Bool("json", false, "print a JSON array of device capabilities")
 	device := flag.String("device", "", "only the device this selector picks (opencl:0, vulkan:llvmpipe, ...)")
 	flag.Parse()
-	all, errs := host.Enumerate(host.Options{})
+	if flag.NArg() > 0 {
+		flag.Usage()
+		os.Exit(2)
+	}
+	all, errs := accel.Devices()
 	for _, err := range errs {
 		fmt.Fprintln(os.Stderr, "note:", err)
+	}
+	if len(all) == 0 && !*asJSON {
+		why := "no backend reported an error"
+		if len(errs) > 0 {
+			var msgs []string
+			for _, err := range errs {
+				msgs = append(msgs, err.Error())
+			}
+			why = strings.Join(msgs, "; ")
+		}
+		fmt.Printf("no OpenCL or Vulkan device found: %s; install pocl-opencl-icd / mesa-vulkan-drivers (CPU drivers) or a GPU driver\n", why)
+		return
 	}
 	if *device != "" {
 		c, err := host.Select(all, *device)
@@ -40,10 +65,6 @@ func main() {
 			fmt.Fprintln(os.Stderr, "devinfo:", err)
 			os.Exit(1)
 		}
-		return
-	}
-	if len(all) == 0 {
-		fmt.Println("no OpenCL or Vulkan device found; install pocl-opencl-icd (OpenCL on the CPU) and mesa-vulkan-drivers (Vulkan on the CPU), or a GPU driver")
 		return
 	}
 	for i, c := range all {
