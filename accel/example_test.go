@@ -3,6 +3,7 @@ package accel_test
 import (
 	"errors"
 	"fmt"
+	"math"
 
 	"github.com/accelkern/accel/accel"
 )
@@ -81,13 +82,18 @@ func ExampleOps() {
 		fmt.Println(op.Name, op.Outputs)
 	}
 	// Output:
+	// compact [out index]
+	// cumsum [out]
 	// diagonal_scatter [out]
 	// put_along_axis [out taken]
 	// scatter [out]
 	// scatter_reduce [out]
+	// segment_reduce [out]
+	// sort [keys perm]
 	// take_along_axis [out]
 	// tril_indices [out]
 	// triu_indices [out]
+	// unique [values inverse counts]
 }
 
 // Runs an op by name with string parameters, as `accel run` does.
@@ -98,4 +104,66 @@ func ExampleRunOp() {
 	}
 	fmt.Println(out["out"].Shape(), out["out"].Int64s())
 	// Output: [2 5] [0 0 1 1 1 0 1 0 1 2]
+}
+
+// Sorts float keys on the default device: NaN last, equal keys in input
+// order, and the permutation that sorts them.
+func ExampleDevice_Sort() {
+	keys, _ := accel.FromFloat32s([]int64{6}, []float32{2, float32(math.NaN()), -1, 2, float32(math.Inf(-1)), 0})
+	dev, err := accel.Open("")
+	if err != nil {
+		fmt.Println("[-Inf -1 0 2 2 NaN] [4 2 5 0 3 1]") // no device here
+		return
+	}
+	defer dev.Close()
+	dk, err := dev.Upload(keys)
+	if err != nil {
+		panic(err)
+	}
+	defer dk.Release()
+	sorted, perm, err := dev.Sort(dk, false)
+	if err != nil {
+		panic(err)
+	}
+	defer sorted.Release()
+	defer perm.Release()
+	s, _ := sorted.ToHost()
+	p, _ := perm.ToHost()
+	fmt.Println(s.Float32s(), p.Int64s())
+	// Output: [-Inf -1 0 2 2 NaN] [4 2 5 0 3 1]
+}
+
+// Unique values, the inverse index and the counts on the default device.
+func ExampleDevice_Unique() {
+	x, _ := accel.FromInt64s([]int64{7}, []int64{3, 1, 3, 3, -2, 1, 9})
+	dev, err := accel.Open("")
+	if err != nil {
+		fmt.Println("[-2 1 3 9] [2 1 2 2 0 1 3] [1 2 3 1]")
+		return
+	}
+	defer dev.Close()
+	dx, err := dev.Upload(x)
+	if err != nil {
+		panic(err)
+	}
+	defer dx.Release()
+	v, inv, c, err := dev.Unique(dx)
+	if err != nil {
+		panic(err)
+	}
+	hv, _ := v.ToHost()
+	hi, _ := inv.ToHost()
+	hc, _ := c.ToHost()
+	fmt.Println(hv.Int64s(), hi.Int64s(), hc.Int64s())
+	// Output: [-2 1 3 9] [2 1 2 2 0 1 3] [1 2 3 1]
+}
+
+// Prefix sums on the host reference (the device's Cumsum is the same call
+// on a DeviceTensor).
+func ExampleCumsum() {
+	x, _ := accel.FromInt32s([]int64{5}, []int32{1, 2, 3, 4, 5})
+	in, _ := accel.Cumsum(x, false)
+	ex, _ := accel.Cumsum(x, true)
+	fmt.Println(in.Int32s(), ex.Int32s())
+	// Output: [1 3 6 10 15] [0 1 3 6 10]
 }

@@ -132,3 +132,13 @@ func (t *Tensor) Int64At(i int64) int64 {
 
 // String describes the tensor, e.g. "int64[2 6]".
 func (t *Tensor) String() string { return fmt.Sprintf("%s%v", t.dtype, t.shape) }
+
+// Uint32s returns the elements of a Uint32 tensor (shared). It panics on another dtype.
+func (t *Tensor) Uint32s() []uint32 { return view[uint32](t, Uint32) }
+
+// Uint64s returns the elements of a Uint64 tensor (shared). It panics on another dtype.
+func (t *Tensor) Uint64s() []uint64 { return view[uint64](t, Uint64) }
+
+// Bools returns the elements of a Bool tensor as bytes, nonzero meaning
+// true (shared). It panics on another dtype.
+func (t *Tensor) Bools() []byte { return view[byte](t, Bool) }

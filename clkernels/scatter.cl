@@ -7,51 +7,9 @@
 #if DT == 2 || DT == 4
 #pragma OPENCL EXTENSION cl_khr_int64_base_atomics : enable
 #endif
-#if DT == 4
-#pragma OPENCL EXTENSION cl_khr_fp64 : enable
-#endif
 
-#if DT == 1
-#define T int
-#define UBITS uint
-#define TO_BITS(v) as_uint(v)
-#define FROM_BITS(b) as_int(b)
-#define T_LOWEST INT_MIN
-#define T_HIGHEST INT_MAX
-#elif DT == 2
-#define T long
-#define UBITS ulong
-#define TO_BITS(v) as_ulong(v)
-#define FROM_BITS(b) as_long(b)
-#define T_LOWEST LONG_MIN
-#define T_HIGHEST LONG_MAX
-#elif DT == 3
-#define T float
-#define UBITS uint
-#define TO_BITS(v) as_uint(v)
-#define FROM_BITS(b) as_float(b)
-#define T_LOWEST (-INFINITY)
-#define T_HIGHEST INFINITY
-#else
-#define T double
-#define UBITS ulong
-#define TO_BITS(v) as_ulong(v)
-#define FROM_BITS(b) as_double(b)
-#define T_LOWEST (-(double)INFINITY)
-#define T_HIGHEST ((double)INFINITY)
-#endif
-
-#if DT == 1 || DT == 2
-/* integers wrap: compute in the unsigned type */
-#define WRAP_ADD(a, b) FROM_BITS(TO_BITS(a) + TO_BITS(b))
-#define WRAP_MUL(a, b) FROM_BITS(TO_BITS(a) * TO_BITS(b))
-/* floor division by d > 0 */
-#define MEAN_DIV(a, d) ((T)((a) / (T)(d) - ((((a) % (T)(d)) != 0 && (a) < 0) ? 1 : 0)))
-#else
-#define WRAP_ADD(a, b) ((a) + (b))
-#define WRAP_MUL(a, b) ((a) * (b))
-#define MEAN_DIV(a, d) ((a) / (T)(d))
-#endif
+#include "dtypes.h"
+#include "memory.h"
 
 #define VPTR __global T*
 #define IPTR __global const long*

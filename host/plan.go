@@ -97,3 +97,95 @@ func (p Plan) Validate(caps Caps) error {
 	}
 	return nil
 }
+
+// loopCap is how many iterations planners let one loop of one work-item
+// run on a driver with Caps.LoopLimit (a margin under the limit).
+func loopCap(caps Caps) int64 {
+	if caps.LoopLimit > 0 {
+		return int64(caps.LoopLimit) / 2
+	}
+	return 1 << 62
+}
+
+// pow2Local is the largest power of two at most want that the device's
+// work-group size and its local memory (bytesPerItem each) allow.
+func pow2Local(caps Caps, want int, bytesPerItem int64) int {
+	l := want
+	for l > 1 && ((caps.MaxWorkGroupSize > 0 && l > caps.MaxWorkGroupSize) ||
+		(caps.LocalMemBytes > 0 && int64(l)*bytesPerItem > caps.LocalMemBytes/2)) {
+		l /= 2
+	}
+	return l
+}
+
+// PlanScan plans the three launches of a reduce-then-scan prefix sum over n
+// elements of elemBytes each (see clkernels/common/scan_body.h): a
+// power-of-two work-group with scratch in local memory, tiles of
+// LocalSize*ITEMS elements, and a number of groups from the compute units,
+// each group owning a contiguous range of tiles. The group count stays
+// under the driver's loop limit, since one work-item scans the per-group
+// partial sums.
+func PlanScan(caps Caps, n int64, elemBytes int64) Plan {
+	p := Plan{Kernel: "scan"}
+	local, items, perCU := 256, int64(8), int64(8)
+	if caps.Type == TypeCPU {
+		local, items, perCU = 64, 64, 4
+		p.Reason = "cpu: few wide groups, contiguous runs per work-item"
+	} else {
+		p.Reason = "gpu: enough groups to fill every compute unit"
+	}
+	local = pow2Local(caps, local, elemBytes)
+	p.LocalSize = local
+	p.Knobs = []Knob{{Name: "ITEMS", ID: 1, Value: items}, {Name: "CONTIG", ID: 2, Value: 1}}
+	p.TileElems = int64(local) * items
+	p.Tiles = (n + p.TileElems - 1) / p.TileElems
+	cu := max(int64(caps.ComputeUnits), 1)
+	groups := min(p.Tiles, cu*perCU)
+	// Each group's tile loop and the single-item partials loop must stay
+	// under the loop limit.
+	lc := loopCap(caps)
+	if groups < (p.Tiles+lc-1)/lc {
+		groups = (p.Tiles + lc - 1) / lc
+	}
+	groups = min(max(groups, 1), lc)
+	if caps.MaxWorkGroupCount[0] > 0 {
+		groups = min(groups, caps.MaxWorkGroupCount[0])
+	}
+	p.Groups = [3]int64{groups, 1, 1}
+	return p
+}
+
+// PlanRadix plans the passes of the stable radix sort of n keys (see
+// clkernels/common/radix_body.h): the digit width (8 bits on CPUs, where a
+// work-item's 256 counters live in cache; 4 on GPUs, where 16 fit in
+// registers) and the number of work-items B, each owning a contiguous chunk
+// of keys. B grows with the compute units and shrinks for small inputs (a
+// histogram of 2^bits x B counts is scanned every pass), and every chunk
+// stays under the driver's loop limit.
+func PlanRadix(caps Caps, n int64) Plan {
+	p := Plan{Kernel: "radix"}
+	local, bits := 64, int64(4)
+	perCU, minChunk := int64(2048), int64(64)
+	if caps.Type == TypeCPU {
+		local, bits, perCU, minChunk = 64, 8, 256, 4096
+		p.Reason = "cpu: 8-bit digits, long chunks per work-item"
+	} else {
+		p.Reason = "gpu: 4-bit digits in registers, short chunks"
+	}
+	local = pow2Local(caps, local, 0)
+	cu := max(int64(caps.ComputeUnits), 1)
+	items := min(cu*perCU, (n+minChunk-1)/minChunk)
+	lc := loopCap(caps)
+	items = max(items, (n+lc-1)/lc, 1)
+	groups := (items + int64(local) - 1) / int64(local)
+	if caps.MaxWorkGroupCount[0] > 0 {
+		groups = min(groups, caps.MaxWorkGroupCount[0])
+	}
+	p.LocalSize = local
+	p.Groups = [3]int64{groups, 1, 1}
+	p.Knobs = []Knob{{Name: "RADIX_BITS", ID: 3, Value: bits}}
+	b := groups * int64(local)
+	p.TileElems = (n + b - 1) / b // the chunk of each work-item
+	p.Tiles = b
+	return p
+}

@@ -35,16 +35,22 @@ func combine[T Number](reduce string, acc, v T) T {
 	case ReduceProd:
 		return acc * v
 	case ReduceAmax:
-		if isNaN(acc) || isNaN(v) {
-			return T(math.NaN())
+		if isNaN(v) { // NaN propagates, as the device kernels fold it
+			return v
+		}
+		if isNaN(acc) {
+			return acc
 		}
 		if v > acc {
 			return v
 		}
 		return acc
 	case ReduceAmin:
-		if isNaN(acc) || isNaN(v) {
-			return T(math.NaN())
+		if isNaN(v) { // NaN propagates, as the device kernels fold it
+			return v
+		}
+		if isNaN(acc) {
+			return acc
 		}
 		if v < acc {
 			return v

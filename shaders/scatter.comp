@@ -16,49 +16,8 @@ layout(constant_id = 1) const int ITEMS = 16;
 layout(constant_id = 2) const int CONTIG = 0;
 #define LOCAL_SIZE gl_WorkGroupSize.x
 
-#if DT == 1
-#define T int
-#define UBITS uint
-#define BYTES 4
-#define TO_BITS(v) uint(v)
-#define FROM_BITS(b) int(b)
-#define T_LOWEST int(0x80000000u)
-#define T_HIGHEST int(0x7fffffff)
-#elif DT == 2
-#define T int64_t
-#define UBITS uint64_t
-#define BYTES 8
-#define TO_BITS(v) uint64_t(v)
-#define FROM_BITS(b) int64_t(b)
-#define T_LOWEST int64_t(0x8000000000000000ul)
-#define T_HIGHEST int64_t(0x7ffffffffffffffful)
-#elif DT == 3
-#define T float
-#define UBITS uint
-#define BYTES 4
-#define TO_BITS(v) floatBitsToUint(v)
-#define FROM_BITS(b) uintBitsToFloat(b)
-#define T_LOWEST uintBitsToFloat(0xff800000u)
-#define T_HIGHEST uintBitsToFloat(0x7f800000u)
-#else
-#define T double
-#define UBITS uint64_t
-#define BYTES 8
-#define TO_BITS(v) doubleBitsToUint64(v)
-#define FROM_BITS(b) uint64BitsToDouble(b)
-#define T_LOWEST uint64BitsToDouble(0xfff0000000000000ul)
-#define T_HIGHEST uint64BitsToDouble(0x7ff0000000000000ul)
-#endif
-
-#if DT == 1 || DT == 2
-#define WRAP_ADD(a, b) ((a) + (b))
-#define WRAP_MUL(a, b) ((a) * (b))
-#define MEAN_DIV(a, d) T((a) / T(d) - ((((a) % T(d)) != 0 && (a) < 0) ? 1 : 0))
-#else
-#define WRAP_ADD(a, b) ((a) + (b))
-#define WRAP_MUL(a, b) ((a) * (b))
-#define MEAN_DIV(a, d) ((a) / T(d))
-#endif
+#include "dtypes.h"
+#include "memory.h"
 
 layout(buffer_reference, std430, buffer_reference_align = BYTES) buffer VRef { T x; };
 layout(buffer_reference, std430, buffer_reference_align = BYTES) buffer BRef { UBITS x; };

@@ -18,6 +18,9 @@
  *   SC_MEAN      (over out): out /= count (+1 with include_self) where
  *                count > 0; integers floor
  *   SC_GATHER    (over positions): src[p] = dst[target] (take_along_axis)
+ *   SC_DEST      (over positions): the 64-bit words counts[p] = the
+ *                target's offset and err[p] = the source's offset, the
+ *                keys and payload the bit-reproducible mode sorts
  * Positions p run over the loop shape (the index shape, or for
  * put/take_along_axis the broadcast of index and array) and decompose with
  * the metadata buffer meta = [loop sizes, out strides, src strides, index
@@ -34,46 +37,9 @@
 #define SC_REDUCE 2
 #define SC_MEAN 3
 #define SC_GATHER 4
+#define SC_DEST 5
 
-#define RED_ASSIGN 0
-#define RED_SUM 1
-#define RED_PROD 2
-#define RED_MEAN 3
-#define RED_AMAX 4
-#define RED_AMIN 5
-
-T sc_identity(i64 red) {
-	if (red == I64C(RED_PROD)) {
-		return CAST(T, 1);
-	}
-	if (red == I64C(RED_AMAX)) {
-		return T_LOWEST;
-	}
-	if (red == I64C(RED_AMIN)) {
-		return T_HIGHEST;
-	}
-	return CAST(T, 0);
-}
-
-/* Folds v into acc; NaN wins in amax/amin (v != v is false for integers). */
-T sc_combine(T acc, T v, i64 red) {
-	if (red == I64C(RED_SUM) || red == I64C(RED_MEAN)) {
-		return WRAP_ADD(acc, v);
-	}
-	if (red == I64C(RED_PROD)) {
-		return WRAP_MUL(acc, v);
-	}
-	if (v != v) {
-		return v;
-	}
-	if (acc != acc) {
-		return acc;
-	}
-	if (red == I64C(RED_AMAX)) {
-		return v > acc ? v : acc;
-	}
-	return v < acc ? v : acc;
-}
+#include "reduce_ops.h"
 
 void scatter_run(VPTR dst, VPTR src, IPTR index, IPTR meta, UPTR counts, UPTR err,
 	i64 count, i64 rank, i64 dim, i64 dim_size, i64 red, i64 mode, i64 include_self, i64 wrap) {
@@ -122,6 +88,11 @@ void scatter_run(VPTR dst, VPTR src, IPTR index, IPTR meta, UPTR counts, UPTR er
 				continue;
 			}
 			o += ix * LOADI(meta, rank + dim);
+			if (mode == I64C(SC_DEST)) {
+				ST64(counts, p, CAST(u64, o));
+				ST64(err, p, CAST(u64, s));
+				continue;
+			}
 			if (mode == I64C(SC_GATHER)) {
 				STOREV(src, s, LOADV(dst, o));
 				continue;

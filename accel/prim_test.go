@@ -1,0 +1,369 @@
+package accel
+
+import (
+	"bytes"
+	"encoding/binary"
+	"errors"
+	"fmt"
+	"math"
+	"math/rand"
+	"testing"
+)
+
+// primSizes are the lengths the primitives are tested at: 0, 1, 2, powers
+// of two and their neighbours, primes, and sizes past a work-group's tile
+// and past several histogram chunks.
+var primSizes = []int64{0, 1, 2, 3, 7, 63, 64, 65, 255, 256, 257, 1000, 4095, 4096, 4097, 65535, 65536, 65537, 100003, 1<<20 + 3}
+
+var allPrimDTypes = []DType{Int32, Int64, Uint32, Uint64, Float32, Float64}
+
+// fillKeys fills x by pattern: "rand" (full range; floats with NaN, ±0,
+// ±inf mixed in), "dups" (few distinct values), "equal", "sorted",
+// "reverse", "small" (small integers, exact in every dtype and order).
+func fillKeys(rng *rand.Rand, x *Tensor, pattern string) {
+	n := x.Len()
+	val := func(i int64) float64 {
+		switch pattern {
+		case "dups":
+			return float64(rng.Intn(7) - 3)
+		case "equal":
+			return 5
+		case "sorted":
+			return float64(i/3 - n/6)
+		case "reverse":
+			return float64(n/6 - i/3)
+		case "small":
+			return float64(rng.Intn(5) - 2)
+		}
+		return math.NaN() // rand: filled per dtype below
+	}
+	for i := int64(0); i < n; i++ {
+		v := val(i)
+		r := pattern == "rand"
+		switch x.dtype {
+		case Int32:
+			if r {
+				x.Int32s()[i] = int32(rng.Uint32())
+			} else {
+				x.Int32s()[i] = int32(v)
+			}
+		case Int64:
+			if r {
+				x.Int64s()[i] = int64(rng.Uint64())
+			} else {
+				x.Int64s()[i] = int64(v)
+			}
+		case Uint32:
+			if r {
+				x.Uint32s()[i] = rng.Uint32()
+			} else {
+				x.Uint32s()[i] = uint32(int32(v)) // negatives wrap to large keys
+			}
+		case Uint64:
+			if r {
+				x.Uint64s()[i] = rng.Uint64()
+			} else {
+				x.Uint64s()[i] = uint64(int64(v))
+			}
+		case Float32, Float64:
+			if r {
+				specials := []float64{math.NaN(), math.Copysign(0, -1), 0, math.Inf(1), math.Inf(-1), -math.NaN()}
+				if rng.Intn(8) == 0 {
+					v = specials[rng.Intn(len(specials))]
+				} else {
+					v = rng.NormFloat64() * 1e3
+				}
+			}
+			if x.dtype == Float32 {
+				x.Float32s()[i] = float32(v)
+			} else {
+				x.Float64s()[i] = v
+			}
+		}
+	}
+}
+
+func mustUpload(t *testing.T, d *Device, x *Tensor) *DeviceTensor {
+	t.Helper()
+	dx, err := d.Upload(x)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return dx
+}
+
+func mustHost(t *testing.T, x *DeviceTensor) *Tensor {
+	t.Helper()
+	h, err := x.ToHost()
+	if err != nil {
+		t.Fatal(err)
+	}
+	x.Release()
+	return h
+}
+
+// sameBits compares element bits exactly, except that any NaN matches any
+// NaN: which NaN an addition of NaNs returns is up to the hardware.
+func sameBits(got, want *Tensor) error {
+	if got.dtype != want.dtype || !sameShape(got.shape, want.shape) {
+		return fmt.Errorf("got %s, want %s", got, want)
+	}
+	if !bytes.Equal(got.data, want.data) {
+		s := int64(want.dtype.Size())
+		for i := int64(0); i < want.Len(); i++ {
+			if isNaNAt(got, i) && isNaNAt(want, i) {
+				continue
+			}
+			if !bytes.Equal(got.data[i*s:(i+1)*s], want.data[i*s:(i+1)*s]) {
+				return fmt.Errorf("element %d differs: % x, want % x", i, got.data[i*s:(i+1)*s], want.data[i*s:(i+1)*s])
+			}
+		}
+	}
+	return nil
+}
+
+func TestCumsumRandom(t *testing.T) {
+	forEachDevice(t, func(t *testing.T, d *Device) {
+		rng := rand.New(rand.NewSource(11))
+		for _, n := range primSizes {
+			for _, dt := range allPrimDTypes {
+				if !d.supports(dt) {
+					continue
+				}
+				for _, excl := range []bool{false, true} {
+					x, _ := NewTensor(dt, n)
+					pattern := "rand"
+					if dt == Float32 || dt == Float64 {
+						pattern = "small" // exact sums in any order
+					}
+					fillKeys(rng, x, pattern)
+					want, err := Cumsum(x, excl)
+					if err != nil {
+						t.Fatal(err)
+					}
+					got := mustHost(t, must(d.Cumsum(mustUpload(t, d, x), excl)))
+					if err := sameBits(got, want); err != nil {
+						t.Fatalf("n=%d %s exclusive=%v: %v", n, dt, excl, err)
+					}
+				}
+			}
+		}
+		// Random floats: within a relative tolerance of the in-order sums.
+		x, _ := NewTensor(Float32, 300001)
+		for i := range x.Float32s() {
+			x.Float32s()[i] = float32(rng.Float64())
+		}
+		want, _ := Cumsum(x, false)
+		got := mustHost(t, must(d.Cumsum(mustUpload(t, d, x), false)))
+		for i, w := range want.Float32s() {
+			if g := got.Float32s()[i]; math.Abs(float64(g-w)) > 2e-4*math.Abs(float64(w)) {
+				t.Fatalf("float32 cumsum element %d = %v, want %v", i, g, w)
+			}
+		}
+	})
+}
+
+func must(x *DeviceTensor, err error) *DeviceTensor {
+	if err != nil {
+		panic(err)
+	}
+	return x
+}
+
+func TestCompactRandom(t *testing.T) {
+	forEachDevice(t, func(t *testing.T, d *Device) {
+		rng := rand.New(rand.NewSource(12))
+		for _, n := range primSizes {
+			for _, p := range []float64{0, 0.1, 0.5, 1} {
+				for _, dt := range []DType{Int32, Float64} {
+					x, _ := NewTensor(dt, n)
+					fillKeys(rng, x, "rand")
+					mask, _ := NewTensor(Bool, n)
+					for i := range mask.Bools() {
+						if rng.Float64() < p {
+							mask.Bools()[i] = 1
+						}
+					}
+					wo, wi, err := Compact(x, mask)
+					if err != nil {
+						t.Fatal(err)
+					}
+					go1, gi1, err := d.Compact(mustUpload(t, d, x), mustUpload(t, d, mask))
+					if err != nil {
+						t.Fatal(err)
+					}
+					name := fmt.Sprintf("n=%d p=%v %s", n, p, dt)
+					if err := sameBits(mustHost(t, go1), wo); err != nil {
+						t.Fatalf("%s: out: %v", name, err)
+					}
+					if err := sameBits(mustHost(t, gi1), wi); err != nil {
+						t.Fatalf("%s: index: %v", name, err)
+					}
+				}
+			}
+		}
+	})
+}
+
+func TestSortRandom(t *testing.T) {
+	forEachDevice(t, func(t *testing.T, d *Device) {
+		rng := rand.New(rand.NewSource(13))
+		for _, n := range primSizes {
+			for _, dt := range allPrimDTypes {
+				if !d.supports(dt) {
+					continue
+				}
+				for _, pattern := range []string{"rand", "dups", "equal", "sorted", "reverse"} {
+					if n > 70000 && pattern != "rand" && pattern != "dups" {
+						continue
+					}
+					for _, desc := range []bool{false, true} {
+						keys, _ := NewTensor(dt, n)
+						fillKeys(rng, keys, pattern)
+						ws, wp, err := Sort(keys, desc)
+						if err != nil {
+							t.Fatal(err)
+						}
+						vals, _ := NewTensor(Float32, n)
+						fillKeys(rng, vals, "rand")
+						gs, gv, gp, err := d.SortByKey(mustUpload(t, d, keys), mustUpload(t, d, vals), desc)
+						if err != nil {
+							t.Fatal(err)
+						}
+						name := fmt.Sprintf("n=%d %s %s descending=%v", n, dt, pattern, desc)
+						if err := sameBits(mustHost(t, gp), wp); err != nil {
+							t.Fatalf("%s: perm: %v", name, err)
+						}
+						if err := sameBits(mustHost(t, gs), ws); err != nil {
+							t.Fatalf("%s: keys: %v", name, err)
+						}
+						hv := mustHost(t, gv)
+						for i, p := range wp.Int64s() {
+							if math.Float32bits(hv.Float32s()[i]) != math.Float32bits(vals.Float32s()[p]) {
+								t.Fatalf("%s: value %d not carried", name, i)
+							}
+						}
+					}
+				}
+			}
+		}
+	})
+}
+
+func TestUniqueRandom(t *testing.T) {
+	forEachDevice(t, func(t *testing.T, d *Device) {
+		rng := rand.New(rand.NewSource(14))
+		for _, n := range primSizes {
+			for _, dt := range []DType{Int32, Int64, Uint32, Uint64} {
+				for _, pattern := range []string{"rand", "dups", "equal", "sorted"} {
+					if n > 70000 && pattern == "sorted" {
+						continue
+					}
+					x, _ := NewTensor(dt, n)
+					fillKeys(rng, x, pattern)
+					wv, wi, wc, err := Unique(x)
+					if err != nil {
+						t.Fatal(err)
+					}
+					gv, gi, gc, err := d.Unique(mustUpload(t, d, x))
+					if err != nil {
+						t.Fatal(err)
+					}
+					name := fmt.Sprintf("n=%d %s %s", n, dt, pattern)
+					for _, c := range []struct {
+						what      string
+						got, want *Tensor
+					}{{"values", mustHost(t, gv), wv}, {"inverse", mustHost(t, gi), wi}, {"counts", mustHost(t, gc), wc}} {
+						if err := sameBits(c.got, c.want); err != nil {
+							t.Fatalf("%s: %s: %v", name, c.what, err)
+						}
+					}
+				}
+			}
+		}
+	})
+}
+
+func TestSegmentReduceRandom(t *testing.T) {
+	forEachDevice(t, func(t *testing.T, d *Device) {
+		rng := rand.New(rand.NewSource(15))
+		for _, n := range primSizes {
+			for _, dt := range []DType{Int32, Int64, Float32, Float64} {
+				if !d.supports(dt) {
+					continue
+				}
+				for _, red := range []string{SegmentSum, SegmentMin, SegmentMax} {
+					for _, segs := range []int64{1, 5, n/3 + 1, 2*n + 2} {
+						vals, _ := NewTensor(dt, n)
+						fillKeys(rng, vals, "rand")
+						ids, _ := NewTensor(Int64, n)
+						for i := range ids.Int64s() {
+							ids.Int64s()[i] = rng.Int63n(segs)
+						}
+						sortInt64s(ids.Int64s())
+						want, err := SegmentReduce(vals, ids, red, segs)
+						if err != nil {
+							t.Fatal(err)
+						}
+						got := mustHost(t, must(d.SegmentReduce(mustUpload(t, d, vals), mustUpload(t, d, ids), red, segs)))
+						// In-order folds: the same bits as the reference.
+						if err := sameBits(got, want); err != nil {
+							t.Fatalf("n=%d %s %s segments=%d: %v", n, dt, red, segs, err)
+						}
+					}
+				}
+			}
+		}
+	})
+}
+
+func sortInt64s(v []int64) {
+	p := make([]int64, len(v))
+	copy(p, v)
+	x := tensorOf(Int64, p)
+	s, _, _ := Sort(x, false)
+	copy(v, s.Int64s())
+}
+
+func TestPrimErrors(t *testing.T) {
+	forEachDevice(t, func(t *testing.T, d *Device) {
+		f16 := mustUpload(t, d, mustTensor(Bool, 4))
+		if _, err := d.Cumsum(f16, false); !errors.Is(err, ErrUnsupported) {
+			t.Errorf("cumsum of bool: %v", err)
+		}
+		x := mustUpload(t, d, mustTensor(Float32, 4))
+		if _, _, _, err := d.Unique(x); !errors.Is(err, ErrUnsupported) {
+			t.Errorf("unique of float32: %v", err)
+		}
+		if _, _, err := d.Compact(x, mustUpload(t, d, mustTensor(Bool, 5))); !errors.Is(err, ErrInvalidArgument) {
+			t.Errorf("compact with a mask of another shape: %v", err)
+		}
+		if _, _, err := d.Compact(x, x); !errors.Is(err, ErrInvalidArgument) {
+			t.Errorf("compact with a float mask: %v", err)
+		}
+		ids := tensorOf(Int64, []int64{0, 0, 2, 1})
+		_, err := d.SegmentReduce(x, mustUpload(t, d, ids), SegmentSum, 3)
+		var ae *ArgError
+		if !errors.As(err, &ae) || ae.Arg != "segment_ids[3]" {
+			t.Errorf("unsorted ids: %v", err)
+		}
+		ids = tensorOf(Int64, []int64{0, 0, 1, 3})
+		if _, err := d.SegmentReduce(x, mustUpload(t, d, ids), SegmentSum, 3); !errors.As(err, &ae) || ae.Arg != "segment_ids[3]" {
+			t.Errorf("id out of range: %v", err)
+		}
+		if _, err := d.SegmentReduce(x, mustUpload(t, d, ids), "prod", 4); !errors.Is(err, ErrInvalidArgument) {
+			t.Errorf("reduce prod: %v", err)
+		}
+		_ = binary.LittleEndian
+	})
+}
+
+func isNaNAt(x *Tensor, i int64) bool {
+	switch x.dtype {
+	case Float32:
+		return x.Float32s()[i] != x.Float32s()[i]
+	case Float64:
+		return x.Float64s()[i] != x.Float64s()[i]
+	}
+	return false
+}

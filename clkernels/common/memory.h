@@ -1,0 +1,52 @@
+/* memory.h: untyped buffer access shared by OpenCL C and GLSL. A buffer is
+ * a BPTR (OpenCL: a global byte pointer; GLSL: a uint64 device address),
+ * read and written as 32- or 64-bit words at an element index. Kernels that
+ * move bits without arithmetic (sorting, compaction, gathers) use these so
+ * one variant serves every dtype of a word size. GLSL shaders enable
+ * GL_EXT_buffer_reference and the int64 types before including this. */
+#ifndef ACCEL_MEMORY_H
+#define ACCEL_MEMORY_H
+
+#ifdef __OPENCL_VERSION__
+#define BPTR __global uchar*
+#define LD32(p, i) (((__global uint*)(p))[(i)])
+#define ST32(p, i, v) (((__global uint*)(p))[(i)] = (v))
+#define LD64(p, i) (((__global ulong*)(p))[(i)])
+#define ST64(p, i, v) (((__global ulong*)(p))[(i)] = (v))
+#define LOCAL_BARRIER() barrier(CLK_LOCAL_MEM_FENCE)
+#else
+layout(buffer_reference, std430, buffer_reference_align = 4) buffer Mem32 { uint x; };
+layout(buffer_reference, std430, buffer_reference_align = 8) buffer Mem64 { uint64_t x; };
+#define BPTR uint64_t
+#define LD32(p, i) (Mem32((p) + uint64_t(i) * 4ul).x)
+#define ST32(p, i, v) (Mem32((p) + uint64_t(i) * 4ul).x = (v))
+#define LD64(p, i) (Mem64((p) + uint64_t(i) * 8ul).x)
+#define ST64(p, i, v) (Mem64((p) + uint64_t(i) * 8ul).x = (v))
+#define LOCAL_BARRIER() memoryBarrierShared(); barrier()
+#endif
+
+/* Flag sources: what a scan or a compaction counts at position i.
+ *   FLAG_MASK8  a bool byte (nonzero is true), read through its 32-bit word
+ *               (buffers are allocated in whole words)
+ *   FLAG_HEAD32 / FLAG_HEAD64  position i starts a run of equal words:
+ *               i == 0 or word i differs from word i-1 */
+#define FLAG_NONE 0
+#define FLAG_MASK8 1
+#define FLAG_HEAD32 2
+#define FLAG_HEAD64 3
+
+bool flag_at(BPTR x, i64 i, i64 kind) {
+	if (kind == I64C(FLAG_MASK8)) {
+		const u32 w = LD32(x, i >> 2);
+		return ((w >> (CAST(u32, i & I64C(3)) * 8u)) & 255u) != 0u;
+	}
+	if (i == I64C(0)) {
+		return true;
+	}
+	if (kind == I64C(FLAG_HEAD32)) {
+		return LD32(x, i) != LD32(x, i - I64C(1));
+	}
+	return LD64(x, i) != LD64(x, i - I64C(1));
+}
+
+#endif
