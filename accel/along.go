@@ -149,7 +149,7 @@ func (d *Device) PutAlongAxis(arr, indices, values *DeviceTensor, axis int64, re
 		}
 	}
 	if g.idxN > 0 {
-		if _, err := d.scatterRun(op, g, out, indices, values, includeSelf, false); err != nil {
+		if _, err := d.scatterRun(op, g, out, indices, values, includeSelf, false, false); err != nil {
 			out.Release()
 			return nil, err
 		}
@@ -179,7 +179,7 @@ func (d *Device) TakeAlongAxis(arr, indices *DeviceTensor, axis int64) (*DeviceT
 		return nil, err
 	}
 	if g.idxN > 0 {
-		if _, err := d.scatterRun(op, g, arr, indices, out, false, true); err != nil {
+		if _, err := d.scatterRun(op, g, arr, indices, out, false, true, false); err != nil {
 			out.Release()
 			return nil, err
 		}

@@ -16,15 +16,17 @@ func scatterBenchCases(quick bool) []benchCase {
 		nOut, slots int64 // index values in [0, slots)
 		perm        bool
 		reduce      string
+		det         bool // the bit-reproducible (sort-based) mode
 	}
 	var specs []spec
 	for _, r := range []string{ReduceSum, ReduceAmax, ReduceMean} {
-		specs = append(specs, spec{"rand" + tagSrc + "_" + tagOut + "_" + r, nOut, nOut, false, r})
+		specs = append(specs, spec{"rand" + tagSrc + "_" + tagOut + "_" + r, nOut, nOut, false, r, false})
 	}
+	specs = append(specs, spec{"rand" + tagSrc + "_" + tagOut + "_sum_det", nOut, nOut, false, ReduceSum, true})
 	for _, r := range []string{ReduceSum, ReduceAmax, ReduceMean} {
-		specs = append(specs, spec{"hot" + tagSrc + "_16_" + r, 16, 16, false, r})
+		specs = append(specs, spec{"hot" + tagSrc + "_16_" + r, 16, 16, false, r, false})
 	}
-	specs = append(specs, spec{"perm" + tagSrc + "_sum", nSrc, nSrc, true, ReduceSum})
+	specs = append(specs, spec{"perm" + tagSrc + "_sum", nSrc, nSrc, true, ReduceSum, false})
 	var cases []benchCase
 	for _, s := range specs {
 		s := s
@@ -60,14 +62,18 @@ func scatterBenchCases(quick bool) []benchCase {
 					return nil, nil, "", nil, err
 				}
 				run := func() (float64, error) {
-					out, secs, err := dev.scatterReduceTimed("scatter_reduce", ts[0], 0, ts[1], ts[2], s.reduce, true)
+					out, secs, err := dev.scatterReduceTimed("scatter_reduce", ts[0], 0, ts[1], ts[2], s.reduce, true, s.det)
 					if err == nil {
 						out.Release()
 					}
 					return secs, err
 				}
 				cold := func() error { _, err := run(); return err }
-				return cold, run, "atomic CAS path, includes device-side index validation", release, nil
+				note := "atomic CAS path, includes device-side index validation"
+				if s.det {
+					note = "bit-reproducible: sort by target + in-order folds, includes validation"
+				}
+				return cold, run, note, release, nil
 			},
 			ref: func() (func(), func()) {
 				makeInputs()

@@ -16,7 +16,7 @@ func init() {
 			spec.Params = append(spec.Params,
 				ParamSpec{Name: "reduce", Required: true, Doc: "sum, prod, mean, amax or amin"},
 				ParamSpec{Name: "include_self", Default: "true", Doc: "reduce the input's values too"},
-				ParamSpec{Name: "deterministic", Default: "false", Doc: "bit-reproducible mode (not yet on devices)"})
+				ParamSpec{Name: "deterministic", Default: "false", Doc: "bit-reproducible mode: sort by target, fold in index order (the reference's bits on every device)"})
 		}
 		spec.run = func(dev *Device, p params, in map[string]*Tensor) (map[string]*Tensor, error) {
 			dim, err := p.int64("dim")
@@ -42,9 +42,6 @@ func init() {
 			if _, err := newScatterGeom(name, input.shape, input.dtype, dim, index.shape, index.dtype, src.shape, src.dtype, reduce); err != nil {
 				return nil, err
 			}
-			if det {
-				return nil, argErr(name, "deterministic", true, "false on a device for now (the sort-based bit-reproducible mode is not built yet)", ErrUnsupported)
-			}
 			if err := dev.supportsScatter(name, input.dtype); err != nil {
 				return nil, err
 			}
@@ -53,11 +50,12 @@ func init() {
 				return nil, err
 			}
 			defer release()
-			out, err := download(dev.scatterReduce(name, ts[0], dim, ts[1], ts[2], reduce, includeSelf))
+			out, _, err := dev.scatterReduceTimed(name, ts[0], dim, ts[1], ts[2], reduce, includeSelf, det)
+			h, err := download(out, err)
 			if err != nil {
 				return nil, err
 			}
-			return map[string]*Tensor{"out": out}, nil
+			return map[string]*Tensor{"out": h}, nil
 		}
 		register(spec)
 	}

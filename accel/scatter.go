@@ -153,11 +153,10 @@ func (g scatterGeom) firstBadIndex(op string, idx []int64, from int64) error {
 	return nil
 }
 
-// supportsScatter: 64-bit elements need 64-bit compare-and-swap.
+// supportsScatter checks the dtype against the device. 64-bit elements
+// need 64-bit compare-and-swap for the atomic path; without it they take
+// the sort-based path (see sortPath).
 func (d *Device) supportsScatter(op string, dt DType) error {
-	if (dt == Int64 || dt == Float64) && !d.caps.Int64Atomics {
-		return argErr(op, "input", "dtype "+dt.String(), "a dtype this device has atomics for (no 64-bit atomics on "+d.caps.Name+")", ErrUnsupported)
-	}
 	if dt == Float64 && !d.caps.FP64 {
 		return argErr(op, "input", "dtype float64", "a dtype this device supports (no fp64 on "+d.caps.Name+")", ErrUnsupported)
 	}
@@ -187,14 +186,39 @@ func (d *Device) ScatterReduce(input *DeviceTensor, dim int64, index, src *Devic
 	return d.scatterReduce("scatter_reduce", input, dim, index, src, reduce, includeSelf)
 }
 
-func (d *Device) scatterReduce(op string, input *DeviceTensor, dim int64, index, src *DeviceTensor, reduce string, includeSelf bool) (*DeviceTensor, error) {
-	out, _, err := d.scatterReduceTimed(op, input, dim, index, src, reduce, includeSelf)
+// ScatterDeterministic is Scatter with duplicate indices resolved in index
+// order: the last write wins, as in the reference, on every device.
+func (d *Device) ScatterDeterministic(input *DeviceTensor, dim int64, index, src *DeviceTensor) (*DeviceTensor, error) {
+	out, _, err := d.scatterReduceTimed("scatter", input, dim, index, src, ReduceAssign, true, true)
 	return out, err
+}
+
+// ScatterReduceDeterministic is ScatterReduce in the bit-reproducible mode:
+// the positions are sorted by target (a stable radix sort, so index order
+// is kept) and each target's values are folded by one work-item in index
+// order, so the result has the scalar reference's bits on every backend
+// and device (NaN payloads of float sums aside, which hardware picks). It
+// needs no atomics beyond 32-bit ones.
+func (d *Device) ScatterReduceDeterministic(input *DeviceTensor, dim int64, index, src *DeviceTensor, reduce string, includeSelf bool) (*DeviceTensor, error) {
+	out, _, err := d.scatterReduceTimed("scatter_reduce", input, dim, index, src, reduce, includeSelf, true)
+	return out, err
+}
+
+func (d *Device) scatterReduce(op string, input *DeviceTensor, dim int64, index, src *DeviceTensor, reduce string, includeSelf bool) (*DeviceTensor, error) {
+	out, _, err := d.scatterReduceTimed(op, input, dim, index, src, reduce, includeSelf, false)
+	return out, err
+}
+
+// sortPath reports whether a scatter of dt must take the sort-based path
+// even when not asked to be deterministic: 64-bit elements on a device
+// without 64-bit atomics.
+func (d *Device) sortPath(dt DType) bool {
+	return dt.Size() == 8 && !d.caps.Int64Atomics
 }
 
 // scatterReduceTimed is scatterReduce returning the device seconds of its
 // copy and kernels too.
-func (d *Device) scatterReduceTimed(op string, input *DeviceTensor, dim int64, index, src *DeviceTensor, reduce string, includeSelf bool) (*DeviceTensor, float64, error) {
+func (d *Device) scatterReduceTimed(op string, input *DeviceTensor, dim int64, index, src *DeviceTensor, reduce string, includeSelf, det bool) (*DeviceTensor, float64, error) {
 	for _, a := range []struct {
 		name string
 		t    *DeviceTensor
@@ -226,7 +250,7 @@ func (d *Device) scatterReduceTimed(op string, input *DeviceTensor, dim int64, i
 	if g.idxN == 0 {
 		return out, secs, nil
 	}
-	ks, err := d.scatterRun(op, g, out, index, src, includeSelf, false)
+	ks, err := d.scatterRun(op, g, out, index, src, includeSelf, false, det)
 	if err != nil {
 		out.Release()
 		return nil, 0, err
@@ -235,8 +259,11 @@ func (d *Device) scatterReduceTimed(op string, input *DeviceTensor, dim int64, i
 }
 
 // scatterRun validates the indices on the device, then runs the reduction
-// (or, with gather, the take_along_axis gather from out into src).
-func (d *Device) scatterRun(op string, g scatterGeom, out, index, src *DeviceTensor, includeSelf, gather bool) (float64, error) {
+// (or, with gather, the take_along_axis gather from out into src): with
+// atomics, or with det (or where sortPath says so) by sorting positions by
+// target and folding each target's run in index order.
+func (d *Device) scatterRun(op string, g scatterGeom, out, index, src *DeviceTensor, includeSelf, gather, det bool) (float64, error) {
+	det = !gather && (det || d.sortPath(out.dtype))
 	meta, err := d.alloc(op, Int64, []int64{int64(len(g.meta))})
 	if err != nil {
 		return 0, err
@@ -267,13 +294,18 @@ func (d *Device) scatterRun(op string, g scatterGeom, out, index, src *DeviceTen
 			return 0, err
 		}
 	}
-	variant := map[DType]string{Int32: "i32", Int64: "i64", Float32: "f32", Float64: "f64"}[out.dtype]
+	variant := dtVariant(out.dtype)
+	if det {
+		// validation and targets touch no values: the int32 variant serves
+		// every dtype and needs no 64-bit atomics
+		variant = "i32"
+	}
 	spec := host.KernelSpec{File: "scatter", Variant: variant, Entry: "scatter"}
 	var secs float64
-	launch := func(mode, n int64) error {
+	launchWith := func(mode, n int64, counts, errBuf host.Buffer) error {
 		plan := d.plan(host.PlanElementwise(op, d.caps, n))
 		s, err := d.launch(spec, plan, host.BufArg(out.raw()), host.BufArg(src.raw()), host.BufArg(index.raw()),
-			host.BufArg(meta.raw()), host.BufArg(counts.raw()), host.BufArg(errBuf.raw()), host.I64(n),
+			host.BufArg(meta.raw()), host.BufArg(counts), host.BufArg(errBuf), host.I64(n),
 			host.I64(int64(len(g.idxShape))), host.I64(int64(g.dim)), host.I64(g.inShape[g.dim]),
 			host.I64(reduceCodes[g.red]), host.I64(mode), host.I64(b2i(includeSelf)), host.I64(b2i(g.wrap)))
 		secs += s
@@ -282,6 +314,7 @@ func (d *Device) scatterRun(op string, g scatterGeom, out, index, src *DeviceTen
 		}
 		return nil
 	}
+	launch := func(mode, n int64) error { return launchWith(mode, n, counts.raw(), errBuf.raw()) }
 	// 1. validate every index on the device before anything is written
 	if err := launch(0, g.idxN); err != nil {
 		return 0, err
@@ -307,6 +340,9 @@ func (d *Device) scatterRun(op string, g scatterGeom, out, index, src *DeviceTen
 			return 0, err
 		}
 		return secs, nil
+	}
+	if det {
+		return d.scatterSorted(op, g, out, src, includeSelf, secs, launchWith)
 	}
 	// 2. identities where include_self is false, 3. reduce, 4. mean
 	if !includeSelf && g.red != ReduceAssign {
@@ -358,4 +394,35 @@ func refScatter(op string, input *Tensor, dim int64, index, src *Tensor, reduce 
 		copy(out.Float64s(), reference.ScatterReduce(input.Float64s(), g.inShape, g.dim, idx, g.idxShape, src.Float64s(), g.srcShape, reduce, includeSelf))
 	}
 	return out, nil
+}
+
+// scatterSorted is the bit-reproducible scatter: every position's target
+// and source offset (SC_DEST), a stable radix sort of the targets carrying
+// the source offsets, then one in-order fold per run of equal targets.
+func (d *Device) scatterSorted(op string, g scatterGeom, out, src *DeviceTensor, includeSelf bool, secs float64,
+	launchWith func(mode, n int64, counts, errBuf host.Buffer) error) (float64, error) {
+	keys, err := d.alloc(op, Uint64, []int64{g.idxN})
+	if err != nil {
+		return 0, err
+	}
+	defer keys.Release()
+	soff, err := d.alloc(op, Int64, []int64{g.idxN})
+	if err != nil {
+		return 0, err
+	}
+	defer soff.Release()
+	if err := launchWith(5, g.idxN, keys.raw(), soff.raw()); err != nil {
+		return 0, err
+	}
+	res, s, err := d.radixSort(op, keys.raw(), g.idxN, 8, kindUnsigned, false, keyBitsFor(out.n), soff.raw())
+	if err != nil {
+		return 0, err
+	}
+	defer res.release()
+	secs += s
+	s, err = d.segmentRun(op, out.dtype, out.raw(), src.raw(), res.keys.raw(), res.perm.raw(), g.idxN, reduceCodes[g.red], includeSelf)
+	if err != nil {
+		return 0, err
+	}
+	return secs + s, nil
 }
