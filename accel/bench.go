@@ -15,15 +15,17 @@ type BenchResult struct {
 	Case       string  `json:"case"`
 	Backend    string  `json:"backend"`
 	Device     string  `json:"device"`
-	MedianS    float64 `json:"median_s"`     // median device time of warm runs
-	ColdS      float64 `json:"cold_s"`       // wall time of the first call, fresh output included
-	Reps       int     `json:"reps"`         // warm runs measured
-	Bytes      int64   `json:"bytes"`        // each input read once, each output written once
-	GBps       float64 `json:"gbps"`         // Bytes / MedianS
-	CopyGBps   float64 `json:"copy_gbps"`    // the device's own buffer copy, read+write bytes / time
-	FracCopy   float64 `json:"frac_copy"`    // GBps / CopyGBps
-	RefMedianS float64 `json:"ref_median_s"` // the scalar reference on the host, same machine and run
-	Speedup    float64 `json:"speedup"`      // RefMedianS / MedianS
+	MedianS    float64 `json:"median_s"`              // median device time of warm runs
+	ColdS      float64 `json:"cold_s"`                // wall time of the first call, fresh output included
+	Reps       int     `json:"reps"`                  // warm runs measured
+	Bytes      int64   `json:"bytes"`                 // each input read once, each output written once
+	GBps       float64 `json:"gbps"`                  // Bytes / MedianS
+	CopyGBps   float64 `json:"copy_gbps"`             // the device's own buffer copy, read+write bytes / time
+	FracCopy   float64 `json:"frac_copy"`             // GBps / CopyGBps
+	RefMedianS float64 `json:"ref_median_s"`          // the scalar reference on the host, same machine and run
+	Speedup    float64 `json:"speedup"`               // RefMedianS / MedianS
+	Items      int64   `json:"items,omitempty"`       // keys or elements processed, where the rate is per item
+	MItemsPerS float64 `json:"mkeys_per_s,omitempty"` // Items / MedianS / 1e6
 	Plan       string  `json:"plan"`
 	host.PoolStats
 }
@@ -38,6 +40,7 @@ type BenchOptions struct {
 type benchCase struct {
 	op, name string
 	bytes    int64
+	items    int64 // keys per run, for rows reported in Mkeys/s (0: none)
 	// setup prepares the case on dev and returns the cold call, the warm
 	// call (device seconds), the plan text and a cleanup.
 	setup func(dev *Device) (cold func() error, warm func() (float64, error), plan string, done func(), err error)
@@ -96,7 +99,8 @@ func triBenchCases(quick bool) []benchCase {
 func allBenchCases(quick bool) []benchCase {
 	cases := triBenchCases(quick)
 	cases = append(cases, diagBenchCases(quick)...)
-	return append(cases, scatterBenchCases(quick)...)
+	cases = append(cases, scatterBenchCases(quick)...)
+	return append(cases, primBenchCases(quick)...)
 }
 
 func median(xs []float64) float64 {
@@ -219,6 +223,10 @@ func Bench(dev *Device, opts BenchOptions, refCache map[string]float64) ([]Bench
 		if r.MedianS > 0 {
 			r.GBps = float64(r.Bytes) / r.MedianS / 1e9
 			r.Speedup = refS / r.MedianS
+			if c.items > 0 {
+				r.Items = c.items
+				r.MItemsPerS = float64(c.items) / r.MedianS / 1e6
+			}
 		}
 		if copyGBps > 0 {
 			r.FracCopy = r.GBps / copyGBps

@@ -1,7 +1,7 @@
 /* Prefix sums for OpenCL C: a thin wrapper over common/scan_body.h (shared
  * with shaders/scan.comp). Variant define: DT (1 32-bit integers, 2 64-bit
  * integers, 3 float32, 4 float64); integers add in the unsigned type, so
- * signed and unsigned sums wrap alike. Knobs: LOCAL_SIZE, ITEMS. */
+ * signed and unsigned sums wrap alike. Knobs: LOCAL_SIZE, ITEMS, FLAT. */
 #include "portable.h"
 #if DT == 4
 #pragma OPENCL EXTENSION cl_khr_fp64 : enable

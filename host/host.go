@@ -99,9 +99,10 @@ type Caps struct {
 	TimestampPeriodNs float64  `json:"timestamp_period_ns"`
 	Extensions        []string `json:"-"`
 	// LoopLimit is a driver workaround flag: the most loop iterations one
-	// invocation may run before the driver cuts the loop short (llvmpipe
-	// stops every loop after 65535 iterations); 0 means no limit. The
-	// planner keeps each invocation's work far below it.
+	// invocation may run before the driver cuts its loops short; 0 means no
+	// limit. llvmpipe's counter (65535) is seen to span all the loops of an
+	// invocation, nested ones included, not each loop alone, so the
+	// planners keep an invocation's total iterations under half of it.
 	LoopLimit int64  `json:"loop_limit,omitempty"`
 	Unusable  string `json:"unusable,omitempty"` // why kernels cannot run here, if they cannot
 }

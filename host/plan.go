@@ -1,6 +1,9 @@
 package host
 
-import "fmt"
+import (
+	"fmt"
+	"math/bits"
+)
 
 // PlanElementwise plans a kernel that writes n elements in tiles of
 // LocalSize*items elements, looping over tiles with a grid stride.
@@ -127,25 +130,37 @@ func pow2Local(caps Caps, want int, bytesPerItem int64) int {
 // partial sums.
 func PlanScan(caps Caps, n int64, elemBytes int64) Plan {
 	p := Plan{Kernel: "scan"}
-	local, items, perCU := 256, int64(8), int64(8)
-	if caps.Type == TypeCPU {
-		local, items, perCU = 64, 64, 4
-		p.Reason = "cpu: few wide groups, contiguous runs per work-item"
-	} else {
+	local, items, perCU, flat := 256, int64(8), int64(8), int64(0)
+	switch {
+	case caps.Type == TypeCPU && caps.LoopLimit == 0:
+		// One work-item per group scanning its whole range in one flat
+		// loop, with no scratch and no barriers: a CPU core runs a
+		// group's items one after another anyway.
+		local, items, perCU, flat = 1, 4096, 8, 1
+		p.Reason = "cpu: one work-item per group, one flat loop over its range"
+	case caps.Type == TypeCPU:
+		// llvmpipe: a group of one SIMD width (8 lanes), each lane a long
+		// contiguous run; the loop limit sets the group count.
+		local, items, perCU = 8, 2048, 4
+		p.Reason = "cpu with a loop limit: groups of 8, long runs per work-item"
+	default:
 		p.Reason = "gpu: enough groups to fill every compute unit"
 	}
 	local = pow2Local(caps, local, elemBytes)
 	p.LocalSize = local
-	p.Knobs = []Knob{{Name: "ITEMS", ID: 1, Value: items}, {Name: "CONTIG", ID: 2, Value: 1}}
+	p.Knobs = []Knob{{Name: "ITEMS", ID: 1, Value: items}, {Name: "FLAT", ID: 4, Value: flat}}
 	p.TileElems = int64(local) * items
 	p.Tiles = (n + p.TileElems - 1) / p.TileElems
 	cu := max(int64(caps.ComputeUnits), 1)
 	groups := min(p.Tiles, cu*perCU)
-	// Each group's tile loop and the single-item partials loop must stay
-	// under the loop limit.
+	// llvmpipe counts every loop iteration of an invocation against its
+	// limit, so the iterations of a work-item over its group's tiles (two
+	// loops of ITEMS and the scratch scan per tile) and the single-item
+	// partials loop must stay under it together.
 	lc := loopCap(caps)
-	if groups < (p.Tiles+lc-1)/lc {
-		groups = (p.Tiles + lc - 1) / lc
+	perTile := 2*items + 2*int64(bits.Len(uint(local))) + 2
+	if need := (p.Tiles*perTile + lc - 1) / lc; groups < need {
+		groups = need
 	}
 	groups = min(max(groups, 1), lc)
 	if caps.MaxWorkGroupCount[0] > 0 {

@@ -2,7 +2,7 @@
 // Prefix sums for Vulkan: a thin wrapper over clkernels/common/scan_body.h
 // (shared with clkernels/scan.cl). Variant define: DT (1 32-bit integers,
 // 2 64-bit integers, 3 float32, 4 float64). Knobs (specialization
-// constants): local size (id 0, a power of two), ITEMS (id 1).
+// constants): local size (id 0, a power of two), ITEMS (id 1), FLAT (id 4).
 #extension GL_EXT_shader_explicit_arithmetic_types_int64 : require
 #extension GL_EXT_buffer_reference : require
 #extension GL_GOOGLE_include_directive : require
@@ -10,7 +10,7 @@
 
 layout(local_size_x_id = 0) in;
 layout(constant_id = 1) const int ITEMS = 16;
-layout(constant_id = 2) const int CONTIG = 1;
+layout(constant_id = 4) const int FLAT = 0;
 #define LOCAL_SIZE gl_WorkGroupSize.x
 
 #if DT == 1

@@ -3,7 +3,9 @@
  * add in the unsigned type), LDT/STT (element access on a BPTR), the
  * work-group scratch SH(i) of LOCAL_SIZE elements with SCRATCH_PARAM /
  * SCRATCH_ARG to hand it to functions (OpenCL passes a __local pointer, GLSL
- * uses a shared array), and the knobs LOCAL_SIZE (a power of two) and ITEMS.
+ * uses a shared array), and the knobs LOCAL_SIZE (a power of two), ITEMS and
+ * FLAT (1: with one work-item per group, scan the group's whole range in
+ * one loop; only where the driver has no loop limit).
  *
  * A scan of n elements runs as reduce-then-scan over G work-groups, each
  * owning a contiguous range of tiles (LOCAL_SIZE*ITEMS elements):
@@ -51,6 +53,14 @@ void scan_reduce(BPTR x, BPTR partials, i64 n, i64 kind SCRATCH_PARAM) {
 	const i64 lid = LOCAL_ID();
 	T acc = CAST(T, 0);
 	const i64 tend = scan_tiles_end(n, g, tpg);
+	if (LOCAL_SIZE == 1 && FLAT == 1 && kind == I64C(FLAG_NONE)) {
+		const i64 hi = min64(tend * tile, n);
+		for (i64 i = g * tpg * tile; i < hi; i++) {
+			acc = ADD(acc, LDT(x, i));
+		}
+		STT(partials, g, acc);
+		return;
+	}
 	for (i64 t = g * tpg; t < tend; t++) {
 		const i64 base = t * tile;
 		for (i64 j = I64C(0); j < I64C(ITEMS); j++) {
@@ -95,6 +105,25 @@ void scan_apply(BPTR x, BPTR y, BPTR partials, i64 n, i64 kind, i64 exclusive SC
 	const i64 lid = LOCAL_ID();
 	T carry = LDT(partials, g);
 	const i64 tend = scan_tiles_end(n, g, tpg); /* uniform: barriers stay matched */
+	if (LOCAL_SIZE == 1 && FLAT == 1 && kind == I64C(FLAG_NONE)) {
+		/* one work-item per group (CPU plans): a plain running sum over
+		 * the group's whole range, no scratch, no barriers */
+		const i64 hi = min64(tend * tile, n);
+		T run = carry;
+		if (exclusive != I64C(0)) {
+			for (i64 i = g * tpg * tile; i < hi; i++) {
+				const T v = LDT(x, i);
+				STT(y, i, run);
+				run = ADD(run, v);
+			}
+		} else {
+			for (i64 i = g * tpg * tile; i < hi; i++) {
+				run = ADD(run, LDT(x, i));
+				STT(y, i, run);
+			}
+		}
+		return;
+	}
 	for (i64 t = g * tpg; t < tend; t++) {
 		const i64 base = t * tile;
 		const i64 mine = base + lid * I64C(ITEMS);

@@ -117,12 +117,19 @@ func bench(asked []string, device string, opts accel.BenchOptions) ([]accel.Benc
 	return all, code
 }
 
+func mkeys(r accel.BenchResult) string {
+	if r.MItemsPerS == 0 {
+		return "-"
+	}
+	return fmt.Sprintf("%.0f", r.MItemsPerS)
+}
+
 func printBenchTable(rs []accel.BenchResult) {
 	w := tabwriter.NewWriter(os.Stdout, 2, 4, 2, ' ', tabwriter.AlignRight)
-	fmt.Fprintln(w, "op\tcase\tbackend\tdevice\tmedian ms\tGB/s\tcopy GB/s\t% copy\tref ms\tspeed-up\tcold ms\t")
+	fmt.Fprintln(w, "op\tcase\tbackend\tdevice\tmedian ms\tGB/s\tcopy GB/s\t% copy\tref ms\tspeed-up\tcold ms\tMkeys/s\t")
 	for _, r := range rs {
-		fmt.Fprintf(w, "%s\t%s\t%s\t%.24s\t%.2f\t%.1f\t%.1f\t%.0f%%\t%.2f\t%.1fx\t%.1f\t\n", r.Op, r.Case, r.Backend, r.Device,
-			r.MedianS*1e3, r.GBps, r.CopyGBps, 100*r.FracCopy, r.RefMedianS*1e3, r.Speedup, r.ColdS*1e3)
+		fmt.Fprintf(w, "%s\t%s\t%s\t%.24s\t%.2f\t%.1f\t%.1f\t%.0f%%\t%.2f\t%.1fx\t%.1f\t%s\t\n", r.Op, r.Case, r.Backend, r.Device,
+			r.MedianS*1e3, r.GBps, r.CopyGBps, 100*r.FracCopy, r.RefMedianS*1e3, r.Speedup, r.ColdS*1e3, mkeys(r))
 	}
 	w.Flush()
 }

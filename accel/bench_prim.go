@@ -1,0 +1,145 @@
+package accel
+
+import (
+	"math/rand"
+	"slices"
+
+	"github.com/accelkern/accel/host"
+)
+
+// Bench cases of the primitives (issue 4): cumsum of 64M int32 (against
+// copy bandwidth), sort of 16M uint32 keys with their permutation (the
+// reference is Go's slices.Sort of the same keys), unique of 16M int64 keys
+// with 1M distinct values. --quick runs 1/16 of each.
+func primBenchCases(quick bool) []benchCase {
+	nScan, nSort, nUniq, distinct, tag := int64(64<<20), int64(16<<20), int64(16<<20), int64(1<<20), ""
+	if quick {
+		nScan, nSort, nUniq, distinct, tag = 4<<20, 1<<20, 1<<20, 64<<10, "_quick"
+	}
+	var cases []benchCase
+
+	var scanX *Tensor
+	cases = append(cases, benchCase{
+		op: "cumsum", name: "int32_64M" + tag, bytes: 2 * 4 * nScan, items: nScan,
+		setup: func(dev *Device) (func() error, func() (float64, error), string, func(), error) {
+			if scanX == nil {
+				scanX, _ = NewTensor(Int32, nScan)
+				rng := rand.New(rand.NewSource(1))
+				for i := range scanX.Int32s() {
+					scanX.Int32s()[i] = int32(rng.Uint32())
+				}
+			}
+			dx, err := dev.Upload(scanX)
+			if err != nil {
+				return nil, nil, "", nil, err
+			}
+			run := func() (float64, error) {
+				out, secs, err := dev.cumsum(dx, false)
+				if err == nil {
+					out.Release()
+				}
+				return secs, err
+			}
+			cold := func() error { _, err := run(); return err }
+			return cold, run, primPlan(dev, "scan", nScan, 4), dx.Release, nil
+		},
+		ref: func() (func(), func()) {
+			out := make([]int32, nScan)
+			return func() {
+				var s int32
+				for i, v := range scanX.Int32s() {
+					s += v
+					out[i] = s
+				}
+			}, func() {}
+		},
+	})
+
+	var sortKeys *Tensor
+	makeSort := func() {
+		if sortKeys == nil {
+			sortKeys, _ = NewTensor(Uint32, nSort)
+			rng := rand.New(rand.NewSource(2))
+			for i := range sortKeys.Uint32s() {
+				sortKeys.Uint32s()[i] = rng.Uint32()
+			}
+		}
+	}
+	cases = append(cases, benchCase{
+		op: "sort", name: "uint32_16M_perm" + tag, bytes: nSort * (4 + 4 + 8), items: nSort,
+		setup: func(dev *Device) (func() error, func() (float64, error), string, func(), error) {
+			makeSort()
+			dk, err := dev.Upload(sortKeys)
+			if err != nil {
+				return nil, nil, "", nil, err
+			}
+			run := func() (float64, error) {
+				s, _, p, secs, err := dev.sortByKey("sort", dk, nil, false)
+				if err == nil {
+					s.Release()
+					p.Release()
+				}
+				return secs, err
+			}
+			cold := func() error { _, err := run(); return err }
+			return cold, run, primPlan(dev, "radix", nSort, 4), dk.Release, nil
+		},
+		ref: func() (func(), func()) {
+			makeSort()
+			buf := make([]uint32, nSort)
+			return func() {
+				copy(buf, sortKeys.Uint32s())
+				slices.Sort(buf)
+			}, func() {}
+		},
+	})
+
+	var uniqX *Tensor
+	makeUniq := func() {
+		if uniqX == nil {
+			uniqX, _ = NewTensor(Int64, nUniq)
+			rng := rand.New(rand.NewSource(3))
+			vals := make([]int64, distinct)
+			for i := range vals {
+				vals[i] = int64(rng.Uint64())
+			}
+			for i := range uniqX.Int64s() {
+				uniqX.Int64s()[i] = vals[rng.Int63n(distinct)]
+			}
+		}
+	}
+	cases = append(cases, benchCase{
+		op: "unique", name: "int64_16M_1M" + tag, bytes: nUniq*(8+8) + 2*8*distinct, items: nUniq,
+		setup: func(dev *Device) (func() error, func() (float64, error), string, func(), error) {
+			makeUniq()
+			dx, err := dev.Upload(uniqX)
+			if err != nil {
+				return nil, nil, "", nil, err
+			}
+			run := func() (float64, error) {
+				v, inv, c, secs, err := dev.unique(dx)
+				if err == nil {
+					v.Release()
+					inv.Release()
+					c.Release()
+				}
+				return secs, err
+			}
+			cold := func() error { _, err := run(); return err }
+			return cold, run, primPlan(dev, "radix", nUniq, 8), dx.Release, nil
+		},
+		ref: func() (func(), func()) {
+			makeUniq()
+			return func() { Unique(uniqX) }, func() {}
+		},
+	})
+	return cases
+}
+
+// primPlan prints the plan a primitive's main kernel runs with.
+func primPlan(dev *Device, kernel string, n, elemBytes int64) string {
+	if kernel == "scan" {
+		return host.PlanScan(dev.caps, n, elemBytes).String()
+	}
+	return host.PlanRadix(dev.caps, n).String()
+}
