@@ -9,6 +9,17 @@ import (
 
 func TestAlongAxisRandom(t *testing.T) {
 	forEachDevice(t, func(t *testing.T, d *Device) {
+		for _, strategy := range scatterStrategies {
+			t.Run("strategy="+strategy, func(t *testing.T) {
+				defer forceScatter(d, strategy)()
+				testAlongAxisRandom(t, d)
+			})
+		}
+	})
+}
+
+func testAlongAxisRandom(t *testing.T, d *Device) {
+	{
 		rng := rand.New(rand.NewSource(8))
 		cases := []struct {
 			arr, idx, vals []int64
@@ -100,7 +111,7 @@ func TestAlongAxisRandom(t *testing.T) {
 				}
 			}
 		}
-	})
+	}
 }
 
 // fillSmallT fills with small integers, exact in every dtype and every

@@ -2,6 +2,7 @@ package accel
 
 import (
 	"fmt"
+	"os"
 	"sync"
 
 	"github.com/accelkern/accel/host"
@@ -34,6 +35,14 @@ type Device struct {
 	// planHook, when non-nil, may rewrite launch plans (tests force odd
 	// group shapes with it).
 	planHook func(host.Plan) host.Plan
+
+	// scatterHook, when non-nil, may rewrite a scatter's strategy, given
+	// host.PlanScatter's choice and arguments (tests run every strategy on
+	// every device with it).
+	scatterHook func(sp host.ScatterPlan, n, targets int64, elemBytes int, det bool) host.ScatterPlan
+
+	// trace prints every launch's plan and device time ($ACCEL_TRACE).
+	trace bool
 }
 
 // Open opens a device by selector: "" (then $ACCEL_DEVICE, then the default:
@@ -53,7 +62,7 @@ func OpenWith(selector string, opts Options) (*Device, error) {
 		h.Close()
 		return nil, fmt.Errorf("accel: open %q: %w: %w", selector, err, ErrInvalidArgument)
 	}
-	return &Device{h: h, caps: h.Caps(), pool: host.NewPool(h, capBytes)}, nil
+	return &Device{h: h, caps: h.Caps(), pool: host.NewPool(h, capBytes), trace: os.Getenv("ACCEL_TRACE") != ""}, nil
 }
 
 // PoolStats returns the counters of the device's buffer pool: hits, misses

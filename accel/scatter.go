@@ -20,6 +20,22 @@ const (
 	ReduceAmin   = reference.ReduceAmin
 )
 
+// Modes of the scatter kernel (scatter_body.h).
+const (
+	scValidate = 0
+	scInit     = 1
+	scReduce   = 2
+	scMean     = 3
+	scGather   = 4
+	scDest     = 5
+	scOwned    = 6
+	scPrivate  = 7
+	scMerge    = 8
+
+	// scSpare is SC_SPARE: the owned pass's spare slots per owner.
+	scSpare = 8
+)
+
 // reduceCodes are the kernel's RED_* values (scatter_body.h).
 var reduceCodes = map[string]int64{ReduceAssign: 0, ReduceSum: 1, ReduceProd: 2, ReduceMean: 3, ReduceAmax: 4, ReduceAmin: 5}
 
@@ -155,7 +171,7 @@ func (g scatterGeom) firstBadIndex(op string, idx []int64, from int64) error {
 
 // supportsScatter checks the dtype against the device. 64-bit elements
 // need 64-bit compare-and-swap for the atomic path; without it they take
-// the sort-based path (see sortPath).
+// the sort-based path (host.PlanScatter).
 func (d *Device) supportsScatter(op string, dt DType) error {
 	if dt == Float64 && !d.caps.FP64 {
 		return argErr(op, "input", "dtype float64", "a dtype this device supports (no fp64 on "+d.caps.Name+")", ErrUnsupported)
@@ -178,8 +194,11 @@ func (d *Device) Scatter(input *DeviceTensor, dim int64, index, src *DeviceTenso
 // With includeSelf false, positions hit by an index start from the
 // reduction's identity and a mean does not count the input; positions
 // never hit keep the input. Integer sums and products wrap, integer means
-// floor, amax/amin propagate NaN. Float sums and means are reduced with
-// atomics, so their rounding may differ from the reference's index order.
+// floor, amax/amin propagate NaN. The strategy is the device's
+// (host.PlanScatter): on GPUs float sums and means are reduced with atomics,
+// so their rounding may differ from the reference's index order; on CPU
+// drivers each core owns a range of targets and the result has the
+// reference's bits.
 // An index out of range is an error naming the first offending position,
 // found on the device; nothing is written out of bounds.
 func (d *Device) ScatterReduce(input *DeviceTensor, dim int64, index, src *DeviceTensor, reduce string, includeSelf bool) (*DeviceTensor, error) {
@@ -194,11 +213,13 @@ func (d *Device) ScatterDeterministic(input *DeviceTensor, dim int64, index, src
 }
 
 // ScatterReduceDeterministic is ScatterReduce in the bit-reproducible mode:
-// the positions are sorted by target (a stable radix sort, so index order
-// is kept) and each target's values are folded by one work-item in index
-// order, so the result has the scalar reference's bits on every backend
-// and device (NaN payloads of float sums aside, which hardware picks). It
-// needs no atomics beyond 32-bit ones.
+// each target's values are folded in index order, so the result has the
+// scalar reference's bits on every backend and device (NaN payloads of
+// float sums aside, which hardware picks). On GPUs the positions are sorted
+// by target (a stable radix sort, so index order is kept) and each target's
+// run is folded by one work-item; on CPU drivers each core owns a range of
+// targets and walks the positions in order (host.PlanScatter). It needs no
+// atomics beyond 32-bit ones.
 func (d *Device) ScatterReduceDeterministic(input *DeviceTensor, dim int64, index, src *DeviceTensor, reduce string, includeSelf bool) (*DeviceTensor, error) {
 	out, _, err := d.scatterReduceTimed("scatter_reduce", input, dim, index, src, reduce, includeSelf, true)
 	return out, err
@@ -207,13 +228,6 @@ func (d *Device) ScatterReduceDeterministic(input *DeviceTensor, dim int64, inde
 func (d *Device) scatterReduce(op string, input *DeviceTensor, dim int64, index, src *DeviceTensor, reduce string, includeSelf bool) (*DeviceTensor, error) {
 	out, _, err := d.scatterReduceTimed(op, input, dim, index, src, reduce, includeSelf, false)
 	return out, err
-}
-
-// sortPath reports whether a scatter of dt must take the sort-based path
-// even when not asked to be deterministic: 64-bit elements on a device
-// without 64-bit atomics.
-func (d *Device) sortPath(dt DType) bool {
-	return dt.Size() == 8 && !d.caps.Int64Atomics
 }
 
 // scatterReduceTimed is scatterReduce returning the device seconds of its
@@ -258,19 +272,49 @@ func (d *Device) scatterReduceTimed(op string, input *DeviceTensor, dim int64, i
 	return out, secs + ks, nil
 }
 
-// scatterRun validates the indices on the device, then runs the reduction
-// (or, with gather, the take_along_axis gather from out into src): with
-// atomics, or with det (or where sortPath says so) by sorting positions by
-// target and folding each target's run in index order.
+// scatterPlan is the strategy of a scatter of g into out (det: the
+// reference's bits), after the test hook.
+func (d *Device) scatterPlan(g scatterGeom, out *DeviceTensor, det bool) host.ScatterPlan {
+	sp := host.PlanScatter(d.caps, g.idxN, out.n, out.dtype.Size(), det)
+	if d.scatterHook != nil {
+		sp = d.scatterHook(sp, g.idxN, out.n, out.dtype.Size(), det)
+	}
+	sp.Plan = d.plan(sp.Plan)
+	if sp.Strategy == host.ScatterOwned || sp.Strategy == host.ScatterPrivate {
+		// the reduction compiled in: no switch in the per-position loop
+		sp.Plan.Knobs = append(sp.Plan.Knobs, host.Knob{Name: "SC_RED", ID: 3, Value: reduceCodes[g.red]})
+	}
+	return sp
+}
+
+// scatterRun runs the reduction of g (or, with gather, the take_along_axis
+// gather from out into src) with the strategy host.PlanScatter picks:
+// owned (one pass that validates as it goes), or a device-side validation
+// of every index before anything is written followed by atomics or by
+// sorting positions by target and folding each target's run in index
+// order. On an index error out may be partly written; callers own out and
+// release it.
 func (d *Device) scatterRun(op string, g scatterGeom, out, index, src *DeviceTensor, includeSelf, gather, det bool) (float64, error) {
-	det = !gather && (det || d.sortPath(out.dtype))
-	meta, err := d.alloc(op, Int64, []int64{int64(len(g.meta))})
+	sp := d.scatterPlan(g, out, det)
+	strategy := sp.Strategy
+	if gather {
+		strategy = "gather"
+	}
+	workers := sp.Plan.TotalGroups() * int64(sp.Plan.LocalSize)
+	// Hits are counted for the mean; and, in the CPU passes, where the
+	// first hit starts from the identity (owned) or the merge must know
+	// who hit a target (private).
+	counted := g.red == ReduceMean ||
+		(strategy == host.ScatterOwned && !includeSelf && g.red != ReduceAssign) ||
+		(strategy == host.ScatterPrivate && (!includeSelf || g.red == ReduceAssign))
+	tail := []int64{out.n, workers, b2i(counted)}
+	meta, err := d.alloc(op, Int64, []int64{int64(len(g.meta) + len(tail))})
 	if err != nil {
 		return 0, err
 	}
 	defer meta.Release()
-	mb := make([]byte, 8*len(g.meta))
-	for i, v := range g.meta {
+	mb := make([]byte, 8*(len(g.meta)+len(tail)))
+	for i, v := range append(append([]int64(nil), g.meta...), tail...) {
 		binary.LittleEndian.PutUint64(mb[8*i:], uint64(v))
 	}
 	if err := d.h.Upload(meta.raw(), 0, mb); err != nil {
@@ -284,28 +328,48 @@ func (d *Device) scatterRun(op string, g scatterGeom, out, index, src *DeviceTen
 	if err := d.h.Fill(errBuf.raw(), 0, 4, []byte{0xff, 0xff, 0xff, 0xff}); err != nil {
 		return 0, err
 	}
-	counts := errBuf // a placeholder argument unless the mean needs counters
-	if g.red == ReduceMean {
-		if counts, err = d.alloc(op, Uint32, []int64{out.n}); err != nil {
+	// counts: per target (or per private copy's target) hit counts;
+	// spare: the owned pass's slots for the stores it does not own, or
+	// the private copies. Both are placeholder arguments where unused.
+	counts, spare := errBuf, errBuf
+	countsN := out.n
+	if strategy == host.ScatterPrivate {
+		countsN = workers * out.n
+	}
+	if counted {
+		if counts, err = d.alloc(op, Uint32, []int64{countsN}); err != nil {
 			return 0, err
 		}
 		defer counts.Release()
-		if err := d.h.Fill(counts.raw(), 0, 4*out.n, []byte{0, 0, 0, 0}); err != nil {
+		if err := d.h.Fill(counts.raw(), 0, 4*countsN, []byte{0, 0, 0, 0}); err != nil {
 			return 0, err
 		}
 	}
+	switch strategy {
+	case host.ScatterOwned:
+		spare, err = d.alloc(op, Uint64, []int64{2 * scSpare * workers})
+	case host.ScatterPrivate:
+		if spare, err = d.alloc(op, out.dtype, []int64{workers * out.n}); err == nil {
+			err = d.h.Fill(spare.raw(), 0, workers*out.n*int64(out.dtype.Size()), privateFill(out.dtype, g.red))
+		}
+	}
+	if spare != errBuf {
+		defer spare.Release()
+	}
+	if err != nil {
+		return 0, err
+	}
 	variant := dtVariant(out.dtype)
-	if det {
+	if strategy == host.ScatterSorted {
 		// validation and targets touch no values: the int32 variant serves
 		// every dtype and needs no 64-bit atomics
 		variant = "i32"
 	}
 	spec := host.KernelSpec{File: "scatter", Variant: variant, Entry: "scatter"}
 	var secs float64
-	launchWith := func(mode, n int64, counts, errBuf host.Buffer) error {
-		plan := d.plan(host.PlanElementwise(op, d.caps, n))
+	launchPlan := func(plan host.Plan, mode, n int64, counts, errBuf host.Buffer) error {
 		s, err := d.launch(spec, plan, host.BufArg(out.raw()), host.BufArg(src.raw()), host.BufArg(index.raw()),
-			host.BufArg(meta.raw()), host.BufArg(counts), host.BufArg(errBuf), host.I64(n),
+			host.BufArg(meta.raw()), host.BufArg(counts), host.BufArg(errBuf), host.BufArg(spare.raw()), host.I64(n),
 			host.I64(int64(len(g.idxShape))), host.I64(int64(g.dim)), host.I64(g.inShape[g.dim]),
 			host.I64(reduceCodes[g.red]), host.I64(mode), host.I64(b2i(includeSelf)), host.I64(b2i(g.wrap)))
 		secs += s
@@ -314,9 +378,22 @@ func (d *Device) scatterRun(op string, g scatterGeom, out, index, src *DeviceTen
 		}
 		return nil
 	}
+	launchWith := func(mode, n int64, counts, errBuf host.Buffer) error {
+		return launchPlan(d.plan(host.PlanElementwise(op, d.caps, n)), mode, n, counts, errBuf)
+	}
 	launch := func(mode, n int64) error { return launchWith(mode, n, counts.raw(), errBuf.raw()) }
 	// 1. validate every index on the device before anything is written
-	if err := launch(0, g.idxN); err != nil {
+	// to out (the CPU passes validate while they reduce: the owned pass
+	// skips a bad index, the private pass writes only its copies)
+	switch strategy {
+	case host.ScatterOwned:
+		err = launchPlan(sp.Plan, scOwned, g.idxN, counts.raw(), errBuf.raw())
+	case host.ScatterPrivate:
+		err = launchPlan(sp.Plan, scPrivate, g.idxN, counts.raw(), errBuf.raw())
+	default:
+		err = launch(scValidate, g.idxN)
+	}
+	if err != nil {
 		return 0, err
 	}
 	eb := make([]byte, 4)
@@ -335,30 +412,51 @@ func (d *Device) scatterRun(op string, g scatterGeom, out, index, src *DeviceTen
 		}
 		return 0, fmt.Errorf("accel: %s: the device flagged index tile %d but no index in it is out of range: %w", op, tile, host.ErrDriver)
 	}
-	if gather {
-		if err := launch(4, g.idxN); err != nil {
+	switch strategy {
+	case "gather":
+		if err := launch(scGather, g.idxN); err != nil {
 			return 0, err
 		}
 		return secs, nil
-	}
-	if det {
+	case host.ScatterPrivate:
+		// 2. fold the private copies into out (the mean divides here)
+		if err := launch(scMerge, out.n); err != nil {
+			return 0, err
+		}
+		return secs, nil
+	case host.ScatterOwned:
+	case host.ScatterSorted:
 		return d.scatterSorted(op, g, out, src, includeSelf, secs, launchWith)
-	}
-	// 2. identities where include_self is false, 3. reduce, 4. mean
-	if !includeSelf && g.red != ReduceAssign {
-		if err := launch(1, g.idxN); err != nil {
+	default:
+		// 2. identities where include_self is false, 3. reduce
+		if !includeSelf && g.red != ReduceAssign {
+			if err := launch(scInit, g.idxN); err != nil {
+				return 0, err
+			}
+		}
+		if err := launch(scReduce, g.idxN); err != nil {
 			return 0, err
 		}
 	}
-	if err := launch(2, g.idxN); err != nil {
-		return 0, err
-	}
+	// 4. mean
 	if g.red == ReduceMean && out.n > 0 {
-		if err := launch(3, out.n); err != nil {
+		if err := launch(scMean, out.n); err != nil {
 			return 0, err
 		}
 	}
 	return secs, nil
+}
+
+// privateFill is the fill pattern of the private copies: the reduction's
+// identity, with -0.0 for float sums and means (x + -0.0 is x for every x,
+// so a target no worker hit keeps its bits).
+func privateFill(dt DType, reduce string) []byte {
+	if (reduce == ReduceSum || reduce == ReduceMean) && (dt == Float32 || dt == Float64) {
+		b := make([]byte, dt.Size())
+		b[len(b)-1] = 0x80
+		return b
+	}
+	return identityBytes(dt, reduceCodes[reduce])
 }
 
 // ScatterReduce computes scatter_reduce on the host with the scalar
@@ -411,7 +509,7 @@ func (d *Device) scatterSorted(op string, g scatterGeom, out, src *DeviceTensor,
 		return 0, err
 	}
 	defer soff.Release()
-	if err := launchWith(5, g.idxN, keys.raw(), soff.raw()); err != nil {
+	if err := launchWith(scDest, g.idxN, keys.raw(), soff.raw()); err != nil {
 		return 0, err
 	}
 	res, s, err := d.radixSort(op, keys.raw(), g.idxN, 8, kindUnsigned, false, keyBitsFor(out.n), soff.raw())

@@ -2,6 +2,8 @@ package accel
 
 import (
 	"math"
+
+	"github.com/accelkern/accel/host"
 	"math/rand"
 	"testing"
 )
@@ -13,6 +15,47 @@ import (
 // reference bit for bit, they match each other.
 func TestScatterReduceDeterministic(t *testing.T) {
 	forEachDevice(t, func(t *testing.T, d *Device) {
+		for _, strategy := range []string{"", host.ScatterSorted, host.ScatterOwned} {
+			t.Run("strategy="+strategy, func(t *testing.T) {
+				defer forceScatter(d, strategy)()
+				testScatterDeterministic(t, d)
+			})
+		}
+	})
+}
+
+// forceScatter makes d's scatters take strategy ("" leaves the planner's
+// choice) where the device can run it, and returns the undo. The CPU
+// strategies run on any device with three work-items, but on a driver
+// with a loop limit only where the loops stay under it.
+func forceScatter(d *Device, strategy string) func() {
+	if strategy == "" {
+		return func() {}
+	}
+	d.scatterHook = func(sp host.ScatterPlan, n, targets int64, elemBytes int, det bool) host.ScatterPlan {
+		c := d.caps
+		switch strategy {
+		case host.ScatterOwned, host.ScatterPrivate:
+			if c.LoopLimit > 0 && (n > c.LoopLimit/4 || targets > c.LoopLimit/4) {
+				return sp
+			}
+			c.Type, c.LoopLimit, c.ComputeUnits = host.TypeCPU, 0, 3
+			if p := host.PlanScatter(c, n, targets, elemBytes, strategy == host.ScatterOwned); p.Strategy == strategy {
+				return p
+			}
+			return sp
+		case host.ScatterAtomic:
+			if det || (elemBytes == 8 && !c.Int64Atomics) {
+				return sp
+			}
+		}
+		return host.ScatterPlan{Strategy: strategy, Reason: "forced by a test"}
+	}
+	return func() { d.scatterHook = nil }
+}
+
+func testScatterDeterministic(t *testing.T, d *Device) {
+	{
 		rng := rand.New(rand.NewSource(21))
 		type shp struct {
 			in, idx, src []int64
@@ -73,7 +116,7 @@ func TestScatterReduceDeterministic(t *testing.T) {
 				}
 			}
 		}
-	})
+	}
 }
 
 // fillDet fills with values whose folds depend on the order: random floats

@@ -7,7 +7,13 @@ import (
 	"math/rand"
 	"strings"
 	"testing"
+
+	"github.com/accelkern/accel/host"
 )
+
+// scatterStrategies are the strategies the scatter tests force on every
+// device ("" is the planner's own choice).
+var scatterStrategies = []string{"", host.ScatterAtomic, host.ScatterSorted, host.ScatterOwned, host.ScatterPrivate}
 
 func randValues(rng *rand.Rand, t *Tensor, withNaN bool) {
 	switch t.dtype {
@@ -74,6 +80,17 @@ func sameValues(got, want *Tensor, reduce string) error {
 
 func TestScatterReduceRandom(t *testing.T) {
 	forEachDevice(t, func(t *testing.T, d *Device) {
+		for _, strategy := range scatterStrategies {
+			t.Run("strategy="+strategy, func(t *testing.T) {
+				defer forceScatter(d, strategy)()
+				testScatterReduceRandom(t, d)
+			})
+		}
+	})
+}
+
+func testScatterReduceRandom(t *testing.T, d *Device) {
+	{
 		rng := rand.New(rand.NewSource(5))
 		type shapeCase struct {
 			in, idx, src []int64
@@ -132,11 +149,22 @@ func TestScatterReduceRandom(t *testing.T) {
 				}
 			}
 		}
-	})
+	}
 }
 
 func TestScatterAssignPermutation(t *testing.T) {
 	forEachDevice(t, func(t *testing.T, d *Device) {
+		for _, strategy := range scatterStrategies {
+			t.Run("strategy="+strategy, func(t *testing.T) {
+				defer forceScatter(d, strategy)()
+				testScatterAssignPermutation(t, d)
+			})
+		}
+	})
+}
+
+func testScatterAssignPermutation(t *testing.T, d *Device) {
+	{
 		rng := rand.New(rand.NewSource(6))
 		for _, n := range []int{1, 2, 1000, 100003} {
 			for _, dt := range []DType{Int32, Float32, Int64, Float64} {
@@ -162,11 +190,22 @@ func TestScatterAssignPermutation(t *testing.T) {
 				}
 			}
 		}
-	})
+	}
 }
 
 func TestScatterErrors(t *testing.T) {
 	forEachDevice(t, func(t *testing.T, d *Device) {
+		for _, strategy := range scatterStrategies {
+			t.Run("strategy="+strategy, func(t *testing.T) {
+				defer forceScatter(d, strategy)()
+				testScatterErrors(t, d)
+			})
+		}
+	})
+}
+
+func testScatterErrors(t *testing.T, d *Device) {
+	{
 		up := func(x *Tensor) *DeviceTensor {
 			dx, err := d.Upload(x)
 			if err != nil {
@@ -213,7 +252,7 @@ func TestScatterErrors(t *testing.T) {
 				t.Fatalf("case %d: %v, want an error on %q", i, err, b.arg)
 			}
 		}
-	})
+	}
 }
 
 func mustTensor(dt DType, shape ...int64) *Tensor {

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"math"
 	"math/big"
+	"os"
 
 	"github.com/accelkern/accel/host"
 	"github.com/accelkern/accel/reference"
@@ -264,5 +265,8 @@ func (d *Device) launch(spec host.KernelSpec, plan host.Plan, args ...host.Arg) 
 		return 0, err
 	}
 	dur, err := d.h.Launch(k, plan, args...)
+	if d.trace {
+		fmt.Fprintf(os.Stderr, "accel: %s %s.%s %s: %v\n", d.caps.ID(), spec.File, spec.Variant, plan, dur)
+	}
 	return dur.Seconds(), err
 }

@@ -1,8 +1,13 @@
 /* scatter / scatter_reduce for OpenCL C: a thin wrapper over
  * common/scatter_body.h (shared with shaders/scatter.comp).
  * Variant define: DT (1 int32, 2 int64, 3 float32, 4 float64).
- * Knobs: LOCAL_SIZE, ITEMS, CONTIG. */
+ * Knobs: LOCAL_SIZE, ITEMS, CONTIG, SC_RED (the reduction compiled into the
+ * CPU passes, or -1). */
 #include "portable.h"
+
+#ifndef SC_RED
+#define SC_RED -1
+#endif
 
 #if DT == 2 || DT == 4
 #pragma OPENCL EXTENSION cl_khr_int64_base_atomics : enable
@@ -18,6 +23,8 @@
 #define STOREV(p, i, v) ((p)[(i)] = (v))
 #define LOADI(p, i) ((p)[(i)])
 #define LOADU(p, i) ((p)[(i)])
+#define STOREU(p, i, v) ((p)[(i)] = (v))
+#define CAST_UPTR(p) ((__global uint*)(p))
 #if DT == 2 || DT == 4
 #define CAS_BITS(p, i, cmp, val) atom_cmpxchg((volatile __global ulong*)&(p)[(i)], (cmp), (val))
 #else
@@ -30,7 +37,7 @@
 
 __kernel __attribute__((reqd_work_group_size(LOCAL_SIZE, 1, 1)))
 void scatter(__global T* out, __global T* src, __global const long* index, __global const long* meta,
-	__global uint* counts, __global uint* err, long count, long rank, long dim, long dim_size,
+	__global uint* counts, __global uint* err, __global T* spare, long count, long rank, long dim, long dim_size,
 	long red, long mode, long include_self, long wrap) {
-	scatter_run(out, src, index, meta, counts, err, count, rank, dim, dim_size, red, mode, include_self, wrap);
+	scatter_run(out, src, index, meta, counts, err, spare, count, rank, dim, dim_size, red, mode, include_self, wrap);
 }

@@ -204,3 +204,85 @@ func PlanRadix(caps Caps, n int64) Plan {
 	p.Tiles = b
 	return p
 }
+
+// Scatter strategies, chosen by PlanScatter.
+const (
+	// ScatterAtomic runs one position per lane and folds it into its
+	// target with an atomic (a compare-and-swap on the element's bits).
+	ScatterAtomic = "atomic"
+	// ScatterSorted sorts the positions by target (a stable radix sort)
+	// and folds each target's run in index order: bit-reproducible.
+	ScatterSorted = "sorted"
+	// ScatterOwned gives each work-item a range of targets; every
+	// work-item walks all positions in index order and folds those it
+	// owns with plain loads and stores: bit-reproducible, no atomics.
+	ScatterOwned = "owned"
+	// ScatterPrivate gives each work-item a chunk of positions and a
+	// private copy of the output to fold them into with plain loads and
+	// stores, then merges the copies in work-item order: no atomics, the
+	// same bits for the same number of work-items.
+	ScatterPrivate = "private"
+)
+
+// ScatterPlan is the strategy of a scatter reduction and, for
+// ScatterOwned and ScatterPrivate, the launch of the reducing pass (one
+// work-item per owner or worker).
+type ScatterPlan struct {
+	Strategy string `json:"strategy"`
+	Plan     Plan   `json:"plan"`
+	Reason   string `json:"reason"`
+}
+
+// String prints the strategy and its reason.
+func (s ScatterPlan) String() string {
+	if s.Strategy == ScatterOwned || s.Strategy == ScatterPrivate {
+		return fmt.Sprintf("%s: %s; %s", s.Strategy, s.Reason, s.Plan)
+	}
+	return fmt.Sprintf("%s: %s", s.Strategy, s.Reason)
+}
+
+// PlanScatter chooses how to reduce n positions into targets outputs of
+// elemBytes each. det asks for the reference's bits (index order per
+// target).
+//
+// On a CPU driver without a loop limit a core is a work-item with a long
+// plain loop, and atomics are what costs: with det it takes ScatterOwned
+// (each of one work-item per compute unit reads every index but folds only
+// its own range of targets, in index order); without, ScatterPrivate (one
+// private copy of the output per compute unit, merged at the end) where
+// the copies are no larger than about twice the positions and fit in an
+// eighth of the device's memory, else ScatterOwned. On other devices det
+// takes ScatterSorted, and so do 64-bit elements without 64-bit atomics;
+// everything else takes ScatterAtomic.
+func PlanScatter(caps Caps, n, targets int64, elemBytes int, det bool) ScatterPlan {
+	if caps.Type == TypeCPU && caps.LoopLimit == 0 {
+		workers := max(int64(caps.ComputeUnits), 1)
+		p := Plan{Kernel: "scatter_cpu", LocalSize: 1,
+			Knobs: []Knob{{Name: "ITEMS", ID: 1, Value: 1}, {Name: "CONTIG", ID: 2, Value: 1}}}
+		privBytes := workers * targets * int64(elemBytes+4)
+		budget := caps.GlobalMemBytes / 8
+		if caps.MaxAllocBytes > 0 {
+			budget = min(budget, caps.MaxAllocBytes)
+		}
+		if !det && workers > 1 && workers*targets <= 2*n+1<<16 && privBytes <= budget {
+			p.Groups = FoldGroups(workers, caps.MaxWorkGroupCount)
+			p.Tiles, p.TileElems = workers, (n+workers-1)/workers
+			p.Reason = fmt.Sprintf("%d workers, %d positions each, private copies of %d targets", workers, p.TileElems, targets)
+			return ScatterPlan{Strategy: ScatterPrivate, Plan: p,
+				Reason: "cpu driver: a private copy of the output per core, plain loads and stores, merged in core order"}
+		}
+		owners := max(min(workers, targets), 1)
+		p.Groups = FoldGroups(owners, caps.MaxWorkGroupCount)
+		p.Tiles, p.TileElems = owners, n
+		p.Reason = fmt.Sprintf("%d owners, each walks all %d positions", owners, n)
+		return ScatterPlan{Strategy: ScatterOwned, Plan: p,
+			Reason: "cpu driver: each core owns a range of targets and folds them in index order (the reference's bits)"}
+	}
+	if det {
+		return ScatterPlan{Strategy: ScatterSorted, Reason: "bit-reproducible: stable sort by target, in-order folds"}
+	}
+	if elemBytes == 8 && !caps.Int64Atomics {
+		return ScatterPlan{Strategy: ScatterSorted, Reason: "64-bit elements without 64-bit atomics"}
+	}
+	return ScatterPlan{Strategy: ScatterAtomic, Reason: "one position per lane, atomic fold into the target"}
+}

@@ -2,7 +2,8 @@
 // scatter / scatter_reduce for Vulkan: a thin wrapper over
 // clkernels/common/scatter_body.h (shared with clkernels/scatter.cl).
 // Variant define: DT (1 int32, 2 int64, 3 float32, 4 float64). Knobs
-// (specialization constants): local size (id 0), ITEMS (id 1), CONTIG (id 2).
+// (specialization constants): local size (id 0), ITEMS (id 1), CONTIG (id 2),
+// SC_RED (id 3: the reduction compiled into the CPU passes, or -1).
 #extension GL_EXT_shader_explicit_arithmetic_types_int64 : require
 #extension GL_EXT_buffer_reference : require
 #extension GL_GOOGLE_include_directive : require
@@ -14,6 +15,7 @@
 layout(local_size_x_id = 0) in;
 layout(constant_id = 1) const int ITEMS = 16;
 layout(constant_id = 2) const int CONTIG = 0;
+layout(constant_id = 3) const int SC_RED = -1;
 #define LOCAL_SIZE gl_WorkGroupSize.x
 
 #include "dtypes.h"
@@ -30,6 +32,8 @@ layout(buffer_reference, std430, buffer_reference_align = 4) buffer URef { uint 
 #define STOREV(p, i, v) (VRef((p) + uint64_t(i) * uint64_t(BYTES)).x = (v))
 #define LOADI(p, i) (IRef((p) + uint64_t(i) * 8ul).x)
 #define LOADU(p, i) (URef((p) + uint64_t(i) * 4ul).x)
+#define STOREU(p, i, v) (URef((p) + uint64_t(i) * 4ul).x = (v))
+#define CAST_UPTR(p) (p)
 #define CAS_BITS(p, i, cmp, val) atomicCompSwap(BRef((p) + uint64_t(i) * uint64_t(BYTES)).x, (cmp), (val))
 #define ATOM_MIN_U32(p, i, v) atomicMin(URef((p) + uint64_t(i) * 4ul).x, (v))
 #define ATOM_INC_U32(p, i) atomicAdd(URef((p) + uint64_t(i) * 4ul).x, 1u)
@@ -41,6 +45,7 @@ layout(push_constant) uniform Args {
 	uint64_t meta;
 	uint64_t counts;
 	uint64_t err;
+	uint64_t spare;
 	int64_t count;
 	int64_t rank;
 	int64_t dim;
@@ -54,6 +59,6 @@ layout(push_constant) uniform Args {
 #include "scatter_body.h"
 
 void main() {
-	scatter_run(args.out_addr, args.src, args.index, args.meta, args.counts, args.err, args.count, args.rank,
+	scatter_run(args.out_addr, args.src, args.index, args.meta, args.counts, args.err, args.spare, args.count, args.rank,
 		args.dim, args.dim_size, args.red, args.mode, args.include_self, args.wrap);
 }
