@@ -360,6 +360,9 @@ func (d *Device) scatterRun(op string, g scatterGeom, out, index, src *DeviceTen
 		return 0, err
 	}
 	variant := dtVariant(out.dtype)
+	if strategy == host.ScatterAtomic && (g.red == ReduceSum || g.red == ReduceMean) && d.nativeFloatAdd(out.dtype) {
+		variant += "a"
+	}
 	if strategy == host.ScatterSorted {
 		// validation and targets touch no values: the int32 variant serves
 		// every dtype and needs no 64-bit atomics
@@ -445,6 +448,12 @@ func (d *Device) scatterRun(op string, g scatterGeom, out, index, src *DeviceTen
 		}
 	}
 	return secs, nil
+}
+
+// nativeFloatAdd reports whether the device has a native atomic add for
+// dt's elements (a float type); the FADD=1 scatter variants use it.
+func (d *Device) nativeFloatAdd(dt DType) bool {
+	return (dt == Float32 && d.caps.Float32Atomics) || (dt == Float64 && d.caps.Float64Atomics)
 }
 
 // privateFill is the fill pattern of the private copies: the reduction's

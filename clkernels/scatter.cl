@@ -1,6 +1,7 @@
 /* scatter / scatter_reduce for OpenCL C: a thin wrapper over
  * common/scatter_body.h (shared with shaders/scatter.comp).
- * Variant define: DT (1 int32, 2 int64, 3 float32, 4 float64).
+ * Variant defines: DT (1 int32, 2 int64, 3 float32, 4 float64); FADD=1 (native
+ * float add, see below).
  * Knobs: LOCAL_SIZE, ITEMS, CONTIG, SC_RED (the reduction compiled into the
  * CPU passes, or -1). */
 #include "portable.h"
@@ -32,6 +33,19 @@
 #endif
 #define ATOM_MIN_U32(p, i, v) atomic_min(&(p)[(i)], (v))
 #define ATOM_INC_U32(p, i) atomic_inc(&(p)[(i)])
+/* FADD=1 variants use cl_ext_float_atomics' add where the compiler
+ * announces it (an OpenCL C 3.0 build); elsewhere they keep the
+ * compare-and-swap loop, which gives the same results. */
+#if defined(FADD) && FADD == 1 && ((DT == 3 && defined(__opencl_c_ext_fp32_global_atomic_add)) || \
+	(DT == 4 && defined(__opencl_c_ext_fp64_global_atomic_add)))
+#if DT == 3
+#define ATOMIC_T atomic_float
+#else
+#define ATOMIC_T atomic_double
+#endif
+#define ATOM_ADD_T(p, i, v) atomic_fetch_add_explicit((volatile __global ATOMIC_T*)&(p)[(i)], (v), \
+	memory_order_relaxed, memory_scope_device)
+#endif
 
 #include "scatter_body.h"
 

@@ -236,3 +236,32 @@ func TestDeviceCloseReleasesAll(t *testing.T) {
 		})
 	}
 }
+
+// TestScatterVariantsBuild builds every scatter variant the device can run:
+// the FADD=1 ones too, which on OpenCL compile the native float add only
+// where the compiler announces it and the compare-and-swap loop elsewhere.
+func TestScatterVariantsBuild(t *testing.T) {
+	forBackends(t, func(t *testing.T, d Device) {
+		c := d.Caps()
+		vs, err := Variants()
+		if err != nil {
+			t.Fatal(err)
+		}
+		plan := PlanElementwise("scatter", c, 1)
+		for _, v := range vs {
+			if v.File != "scatter" {
+				continue
+			}
+			f64 := v.Name == "f64" || v.Name == "f64a"
+			if (f64 && !c.FP64) || ((v.Name == "i64" || f64) && !c.Int64Atomics) {
+				continue
+			}
+			if c.Backend == Vulkan && ((v.Name == "f32a" && !c.Float32Atomics) || (v.Name == "f64a" && !c.Float64Atomics)) {
+				continue
+			}
+			if _, err := d.Kernel(KernelSpec{File: "scatter", Variant: v.Name, Entry: "scatter"}, plan); err != nil {
+				t.Errorf("%s: %v", v.Name, err)
+			}
+		}
+	})
+}

@@ -1,7 +1,8 @@
 #version 460
 // scatter / scatter_reduce for Vulkan: a thin wrapper over
 // clkernels/common/scatter_body.h (shared with clkernels/scatter.cl).
-// Variant define: DT (1 int32, 2 int64, 3 float32, 4 float64). Knobs
+// Variant defines: DT (1 int32, 2 int64, 3 float32, 4 float64); FADD=1 uses
+// VK_EXT_shader_atomic_float's native add for float sums and means. Knobs
 // (specialization constants): local size (id 0), ITEMS (id 1), CONTIG (id 2),
 // SC_RED (id 3: the reduction compiled into the CPU passes, or -1).
 #extension GL_EXT_shader_explicit_arithmetic_types_int64 : require
@@ -9,6 +10,9 @@
 #extension GL_GOOGLE_include_directive : require
 #if DT == 2 || DT == 4
 #extension GL_EXT_shader_atomic_int64 : require
+#endif
+#if defined(FADD) && FADD == 1
+#extension GL_EXT_shader_atomic_float : require
 #endif
 #include "portable.h"
 
@@ -37,6 +41,9 @@ layout(buffer_reference, std430, buffer_reference_align = 4) buffer URef { uint 
 #define CAS_BITS(p, i, cmp, val) atomicCompSwap(BRef((p) + uint64_t(i) * uint64_t(BYTES)).x, (cmp), (val))
 #define ATOM_MIN_U32(p, i, v) atomicMin(URef((p) + uint64_t(i) * 4ul).x, (v))
 #define ATOM_INC_U32(p, i) atomicAdd(URef((p) + uint64_t(i) * 4ul).x, 1u)
+#if defined(FADD) && FADD == 1
+#define ATOM_ADD_T(p, i, v) atomicAdd(VRef((p) + uint64_t(i) * uint64_t(BYTES)).x, (v))
+#endif
 
 layout(push_constant) uniform Args {
 	uint64_t out_addr;

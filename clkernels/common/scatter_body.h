@@ -14,7 +14,10 @@
  *   SC_REDUCE    (over index): out[target] = combine(out[target], src[p])
  *                with a compare-and-swap loop on the element's bits (a
  *                stored NaN cannot make it spin: bits are compared), or
- *                a plain store for assign; counts[target]++ for mean
+ *                a plain store for assign; counts[target]++ for mean.
+ *                Float sums and means use the device's native atomic add
+ *                where the wrapper defines ATOM_ADD_T (variants with
+ *                FADD=1, chosen only on devices that have it)
  *   SC_MEAN      (over out): out /= count (+1 with include_self) where
  *                count > 0; integers floor
  *   SC_GATHER    (over positions): src[p] = dst[target] (take_along_axis)
@@ -319,6 +322,15 @@ void scatter_run(VPTR dst, VPTR src, IPTR index, IPTR meta, UPTR counts, UPTR er
 				STOREV(dst, o, v);
 				continue;
 			}
+#ifdef ATOM_ADD_T
+			if (red == I64C(RED_SUM) || red == I64C(RED_MEAN)) {
+				ATOM_ADD_T(dst, o, v); /* the device's native float add */
+				if (red == I64C(RED_MEAN)) {
+					ATOM_INC_U32(counts, o);
+				}
+				continue;
+			}
+#endif
 			UBITS old = TO_BITS(LOADV(dst, o));
 			for (;;) {
 				const UBITS next = TO_BITS(sc_combine(FROM_BITS(old), v, red));
