@@ -259,6 +259,27 @@ func (d *Device) radixSort(op string, keys host.Buffer, n int64, wordBytes int, 
 	return res, secs, nil
 }
 
+// radixPrep writes the order bits of n keys of wordBytes each (the radix
+// sort's first step; for integer kinds also its inverse) from kin to kout.
+func (d *Device) radixPrep(op string, kin, kout host.Buffer, n int64, wordBytes int, kind int64, descending bool) (float64, error) {
+	if n == 0 {
+		return 0, nil
+	}
+	variant := "k32"
+	if wordBytes == 8 {
+		variant = "k64"
+	}
+	plan := host.PlanRadix(d.caps, n)
+	items := plan.TotalGroups() * int64(plan.LocalSize)
+	s, err := d.launch(host.KernelSpec{File: "radix", Variant: variant, Entry: "radix"}, plan,
+		host.BufArg(kin), host.BufArg(kout), host.U64(0), host.BufArg(kout), host.BufArg(kout), host.I64(n),
+		host.I64((n+items-1)/items), host.I64(0), host.I64(kind), host.I64(b2i(descending)), host.I64(1), host.I64(radixPrep))
+	if err != nil {
+		return 0, fmt.Errorf("accel: %s: radix sort: %w", op, err)
+	}
+	return s, nil
+}
+
 // keyKind maps a key dtype to the radix sort's kind.
 func keyKind(dt DType) int64 {
 	switch dt {
@@ -401,12 +422,23 @@ func (d *Device) sortByKey(op string, keys, values *DeviceTensor, descending boo
 	if err != nil {
 		return nil, nil, nil, 0, err
 	}
-	res.keys.Release()
-	if sk, err = d.alloc(op, keys.dtype, []int64{keys.n}); err != nil {
-		res.perm.Release()
+	sk, err = d.alloc(op, keys.dtype, []int64{keys.n})
+	if err != nil {
+		res.release()
 		return nil, nil, nil, 0, err
 	}
-	s, err := d.move(op, w, mvGather, keys.n, sk.raw(), keys.raw(), res.perm.raw(), nil, nil, 0, 0)
+	var s float64
+	if kind := keyKind(keys.dtype); kind == kindFloat {
+		// Order bits fold -0.0 into 0.0 and every NaN into one: gather
+		// the keys themselves.
+		s, err = d.move(op, w, mvGather, keys.n, sk.raw(), keys.raw(), res.perm.raw(), nil, nil, 0, 0)
+	} else {
+		// An integer key's order bits map back to it with the same map
+		// (a sign flip, a complement: both undo themselves), one
+		// sequential pass instead of a gather.
+		s, err = d.radixPrep(op, res.keys.raw(), sk.raw(), keys.n, w, kind, descending)
+	}
+	res.keys.Release()
 	secs += s
 	if err == nil && values != nil {
 		if sv, err = d.alloc(op, values.dtype, []int64{values.n}); err == nil {
