@@ -1,9 +1,11 @@
 package accel
 
 import (
+	"errors"
 	"fmt"
 	"math"
 	"math/rand"
+	"strings"
 	"testing"
 )
 
@@ -218,4 +220,81 @@ func setF(x *Tensor, i int64, v float64) {
 	} else {
 		x.Float64s()[i] = v
 	}
+}
+
+// Every bad argument is an error naming it, on the device and on the host
+// (the host form checks the same way); an out-of-range index is found on
+// the device and named by position.
+func TestScatterReduceBackwardErrors(t *testing.T) {
+	type call func(in, idx, src, grad *Tensor, dim int64, reduce string) error
+	host := func(in, idx, src, grad *Tensor, dim int64, reduce string) error {
+		_, _, _, err := ScatterReduceBackward(in, dim, idx, src, reduce, true, grad)
+		return err
+	}
+	check := func(t *testing.T, run call) {
+		in, src, grad := mustTensor(Float32, 4, 5), mustTensor(Float32, 4, 5), mustTensor(Float32, 4, 5)
+		ok := mustTensor(Int64, 3, 5)
+		var ae *ArgError
+		bad := []struct {
+			in, idx, src, grad *Tensor
+			dim                int64
+			reduce, arg        string
+			sentinel           error
+			mention            string
+		}{
+			{mustTensor(Int32, 4, 5), ok, mustTensor(Int32, 4, 5), mustTensor(Int32, 4, 5), 0, ReduceSum, "input", ErrUnsupported, "float32 or float64"},
+			{mustTensor(Int64, 4, 5), ok, mustTensor(Int64, 4, 5), mustTensor(Int64, 4, 5), 0, ReduceAmax, "input", ErrUnsupported, "float32 or float64"},
+			{in, ok, src, mustTensor(Float32, 5, 4), 0, ReduceSum, "grad_output", ErrInvalidArgument, "[4 5]"},
+			{in, ok, src, mustTensor(Float32, 20), 0, ReduceSum, "grad_output", ErrInvalidArgument, "[4 5]"},
+			{in, ok, src, mustTensor(Float64, 4, 5), 0, ReduceSum, "grad_output", ErrInvalidArgument, "float32"},
+			{in, ok, src, grad, 0, ReduceAssign, "reduce", ErrInvalidArgument, "amin"},
+			{in, ok, src, grad, 0, "max", "reduce", ErrInvalidArgument, "amin"},
+			{in, ok, src, grad, -3, ReduceSum, "dim", ErrInvalidArgument, "[-2, 2)"},
+			{in, mustTensor(Int64, 5, 5), src, grad, 0, ReduceSum, "index", ErrInvalidArgument, "src"},
+			{in, mustTensor(Int32, 3, 5), src, grad, 0, ReduceSum, "index", ErrInvalidArgument, "int64"},
+			{in, ok, mustTensor(Float64, 4, 5), grad, 0, ReduceSum, "src", ErrInvalidArgument, "float32"},
+		}
+		for i, b := range bad {
+			err := run(b.in, b.idx, b.src, b.grad, b.dim, b.reduce)
+			if !errors.As(err, &ae) || ae.Arg != b.arg || !errors.Is(err, b.sentinel) || !strings.Contains(err.Error(), b.mention) {
+				t.Fatalf("case %d: %v, want an error on %q mentioning %q", i, err, b.arg, b.mention)
+			}
+		}
+		idx := mustTensor(Int64, 3, 5)
+		idx.Int64s()[7] = 4 // position (1, 2): out of range for dim 0 (size 4)
+		idx.Int64s()[12] = -1
+		for _, red := range []string{ReduceSum, ReduceProd, ReduceMean, ReduceAmax, ReduceAmin} {
+			err := run(in, idx, src, grad, 0, red)
+			if !errors.As(err, &ae) || ae.Arg != "index[1, 2]" || !strings.Contains(err.Error(), "[0, 4)") {
+				t.Fatalf("%s: out-of-range index: %v", red, err)
+			}
+		}
+		big, bsrc, bin := mustTensor(Int64, 300000), mustTensor(Float64, 300000), mustTensor(Float64, 10)
+		big.Int64s()[234567] = 10
+		if err := run(bin, big, bsrc, mustTensor(Float64, 10), 0, ReduceAmin); !errors.As(err, &ae) || ae.Arg != "index[234567]" {
+			t.Fatalf("far bad index: %v", err)
+		}
+	}
+	t.Run("host", func(t *testing.T) { check(t, host) })
+	forEachDevice(t, func(t *testing.T, d *Device) {
+		check(t, func(in, idx, src, grad *Tensor, dim int64, reduce string) error {
+			if !d.supports(in.dtype) || !d.supports(src.dtype) || !d.supports(grad.dtype) {
+				return host(in, idx, src, grad, dim, reduce)
+			}
+			ts, release, err := uploadAll(d, in, idx, src, grad)
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer release()
+			out, gi, gs, err := d.ScatterReduceBackward(ts[0], dim, ts[1], ts[2], reduce, true, ts[3])
+			if err == nil {
+				out.Release()
+				gi.Release()
+				gs.Release()
+			} else if out != nil || gi != nil || gs != nil {
+				t.Fatalf("an error with outputs: %v", err)
+			}
+			return err
+		})
+	})
 }
