@@ -45,22 +45,27 @@ func scatterBwdGeom(op string, inShape []int64, inDT DType, dim int64, idxShape 
 //   - mean: gradOutput / count (count includes input's value iff
 //     includeSelf);
 //   - amax/amin: gradOutput split evenly among the contributors equal to
-//     the result; where the result is NaN every contributor gets NaN, and a
-//     NaN in input gets NaN at its own position (as torch computes it);
+//     the result; where the result is NaN every contributor gets NaN, and
+//     so does a NaN input value that is not zeroed (as torch computes it);
 //   - prod: gradOutput times the product of the other contributors,
 //     computed as prefix and suffix products in index order (no division:
 //     with one zero only the zero gets a nonzero gradient, with two or more
 //     every gradient is 0).
 //
-// With includeSelf false gradInput is 0 at every position an index hits;
-// positions never hit get gradOutput. gradSrc has src's shape and is 0
-// outside index's extent. Only float32 and float64 are supported (float64
-// where the device has fp64). The result is computed in the
-// bit-reproducible mode (ScatterReduceDeterministic) and the gradients on
-// its sort, one work-item per target walking its contributors in index
-// order, so every backend gives the scalar reference's values. An index out
-// of range is an error naming the first offending position, found on the
-// device before anything is written.
+// With includeSelf false gradInput is 0 at every position an index hits
+// and input's value takes no part (torch still counts it among tied
+// maxima where it equals the result; this does not); positions never hit
+// get gradOutput. Prod gradients are products of the others, never
+// result / x, so they may differ from torch's where it divides an infinite
+// or NaN result. gradSrc has src's shape and is 0 outside index's extent.
+// Only float32 and float64 are supported (float64 where the device has
+// fp64).
+//
+// The result is computed in the bit-reproducible mode
+// (ScatterReduceDeterministic) and the gradients on its sort, each target's
+// contributors in index order, so every backend gives the scalar
+// reference's values. An index out of range is an error naming the first
+// offending position, found on the device before anything is written.
 func (d *Device) ScatterReduceBackward(input *DeviceTensor, dim int64, index, src *DeviceTensor, reduce string,
 	includeSelf bool, gradOutput *DeviceTensor) (out, gradInput, gradSrc *DeviceTensor, err error) {
 	out, gradInput, gradSrc, _, err = d.scatterReduceBackward(input, dim, index, src, reduce, includeSelf, gradOutput)

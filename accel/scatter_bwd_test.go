@@ -9,8 +9,8 @@ import (
 	"testing"
 )
 
-// bwdShape is one scatter_reduce_backward geometry; idx nil means a
-// collision-free index (a permutation along dim, so no target is hit twice).
+// bwdShape is one scatter_reduce_backward geometry; with perm no target is
+// hit twice (each line along dim gets distinct targets).
 type bwdShape struct {
 	in, idx, src []int64
 	dim          int64
@@ -18,6 +18,7 @@ type bwdShape struct {
 }
 
 var bwdShapes = []bwdShape{
+	{in: []int64{}, idx: []int64{}, src: []int64{}}, // 0-d
 	{in: []int64{1}, idx: []int64{1}, src: []int64{1}},
 	{in: []int64{5}, idx: []int64{0}, src: []int64{3}},                              // empty index
 	{in: []int64{0, 3}, idx: []int64{0, 2}, src: []int64{1, 3}, dim: 1},             // empty input
@@ -33,7 +34,7 @@ var bwdShapes = []bwdShape{
 
 // fillBwd fills with values that make the gradients' special cases common:
 // ties (small integers) and a NaN now and then for amax/amin, values near
-// 1 with zeros for prod, mixed magnitudes for sum and mean.
+// 1 with zeros (and rarer NaN) for prod, mixed magnitudes for sum and mean.
 func fillBwd(rng *rand.Rand, x *Tensor, red string, zeroRate, nanRate int) {
 	for i := int64(0); i < x.Len(); i++ {
 		f := rng.NormFloat64() * math.Pow(10, float64(rng.Intn(5)-2))
@@ -42,6 +43,9 @@ func fillBwd(rng *rand.Rand, x *Tensor, red string, zeroRate, nanRate int) {
 			f = 1 + rng.NormFloat64()*0.01
 			if zeroRate > 0 && rng.Intn(zeroRate) == 0 {
 				f = 0
+			}
+			if nanRate > 0 && rng.Intn(4*nanRate) == 0 {
+				f = math.NaN()
 			}
 		case ReduceAmax, ReduceAmin:
 			f = float64(rng.Intn(4))
@@ -62,6 +66,9 @@ func fillBwd(rng *rand.Rand, x *Tensor, red string, zeroRate, nanRate int) {
 func bwdIndex(rng *rand.Rand, s bwdShape) *Tensor {
 	idx, _ := NewTensor(Int64, s.idx...)
 	r := int64(len(s.in))
+	if r == 0 {
+		return idx // 0-d: the one index is 0
+	}
 	dim := (s.dim + r) % r
 	size := s.in[dim]
 	v := idx.Int64s()
