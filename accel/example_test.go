@@ -88,6 +88,7 @@ func ExampleOps() {
 	// put_along_axis [out taken]
 	// scatter [out]
 	// scatter_reduce [out]
+	// scatter_reduce_backward [out grad_input grad_src]
 	// segment_reduce [out]
 	// sort [keys perm]
 	// take_along_axis [out]
@@ -166,4 +167,43 @@ func ExampleCumsum() {
 	ex, _ := accel.Cumsum(x, true)
 	fmt.Println(in.Int32s(), ex.Int32s())
 	// Output: [1 3 6 10 15] [0 1 3 6 10]
+}
+
+// The gradients of an amax scatter_reduce: tied maxima share the gradient,
+// an untouched position passes it through, inputs that lose get 0.
+func ExampleDevice_ScatterReduceBackward() {
+	input, _ := accel.FromFloat32s([]int64{3}, []float32{1, 5, 2})
+	index, _ := accel.FromInt64s([]int64{4}, []int64{0, 0, 2, 2})
+	src, _ := accel.FromFloat32s([]int64{4}, []float32{3, 3, 1, 7})
+	grad, _ := accel.FromFloat32s([]int64{3}, []float32{1, 1, 1})
+	dev, err := accel.Open("")
+	if err != nil { // no device here: the host form computes the same
+		out, gi, gs, err := accel.ScatterReduceBackward(input, 0, index, src, accel.ReduceAmax, true, grad)
+		if err != nil {
+			panic(err)
+		}
+		fmt.Println(out.Float32s(), gi.Float32s(), gs.Float32s())
+		return
+	}
+	defer dev.Close()
+	ts := make([]*accel.DeviceTensor, 4)
+	for i, t := range []*accel.Tensor{input, index, src, grad} {
+		if ts[i], err = dev.Upload(t); err != nil {
+			panic(err)
+		}
+		defer ts[i].Release()
+	}
+	out, gi, gs, err := dev.ScatterReduceBackward(ts[0], 0, ts[1], ts[2], accel.ReduceAmax, true, ts[3])
+	if err != nil {
+		panic(err)
+	}
+	var h [3]*accel.Tensor
+	for i, t := range []*accel.DeviceTensor{out, gi, gs} {
+		defer t.Release()
+		if h[i], err = t.ToHost(); err != nil {
+			panic(err)
+		}
+	}
+	fmt.Println(h[0].Float32s(), h[1].Float32s(), h[2].Float32s())
+	// Output: [3 5 7] [0 1 0] [0.5 0.5 0 1]
 }

@@ -663,13 +663,29 @@ func (d *Device) segmentRun(op string, dt DType, out, vals, keys, perm host.Buff
 	if n == 0 {
 		return 0, nil
 	}
+	spec := host.KernelSpec{File: "segment", Variant: dtVariant(dt), Entry: "segment"}
+	plan := d.plan(host.PlanElementwise(op, d.caps, n))
+	return d.steps(op, n, func(errBuf host.Buffer, limit, step int64) (float64, error) {
+		s, err := d.launch(spec, plan, host.BufArg(out), host.BufArg(vals), host.BufArg(keys), bufArg(perm),
+			host.BufArg(errBuf), host.I64(n), host.I64(0), host.I64(red), host.I64(b2i(includeSelf)),
+			host.I64(b2i(perm != nil)), host.I64(limit), host.I64(step), host.I64(segReduce))
+		if err != nil {
+			return s, fmt.Errorf("accel: %s: segmented reduction: %w", op, err)
+		}
+		return s, nil
+	})
+}
+
+// steps runs a kernel whose work-items walk runs of up to n elements, at
+// most limit elements per launch (Caps.LoopLimit): launch(errBuf, limit,
+// step) for step 0, 1, ... until a launch leaves err[1] (a uint32 word the
+// kernel sets for an unfinished run) 0.
+func (d *Device) steps(op string, n int64, launch func(errBuf host.Buffer, limit, step int64) (float64, error)) (float64, error) {
 	errBuf, err := d.alloc(op, Uint32, []int64{2})
 	if err != nil {
 		return 0, err
 	}
 	defer errBuf.Release()
-	spec := host.KernelSpec{File: "segment", Variant: dtVariant(dt), Entry: "segment"}
-	plan := d.plan(host.PlanElementwise(op, d.caps, n))
 	limit := n
 	if d.caps.LoopLimit > 0 {
 		limit = d.caps.LoopLimit / 2 // as host.PlanRadix: well under the limit
@@ -679,12 +695,10 @@ func (d *Device) segmentRun(op string, dt DType, out, vals, keys, perm host.Buff
 		if err := d.h.Fill(errBuf.raw(), 0, 8, []byte{0, 0, 0, 0}); err != nil {
 			return 0, err
 		}
-		s, err := d.launch(spec, plan, host.BufArg(out), host.BufArg(vals), host.BufArg(keys), bufArg(perm),
-			host.BufArg(errBuf.raw()), host.I64(n), host.I64(0), host.I64(red), host.I64(b2i(includeSelf)),
-			host.I64(b2i(perm != nil)), host.I64(limit), host.I64(step), host.I64(segReduce))
+		s, err := launch(errBuf.raw(), limit, step)
 		secs += s
 		if err != nil {
-			return 0, fmt.Errorf("accel: %s: segmented reduction: %w", op, err)
+			return 0, err
 		}
 		if limit >= n {
 			return secs, nil

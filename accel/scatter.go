@@ -295,7 +295,17 @@ func (d *Device) scatterPlan(g scatterGeom, out *DeviceTensor, det bool) host.Sc
 // order. On an index error out may be partly written; callers own out and
 // release it.
 func (d *Device) scatterRun(op string, g scatterGeom, out, index, src *DeviceTensor, includeSelf, gather, det bool) (float64, error) {
+	return d.scatterRunKeep(op, g, out, index, src, includeSelf, gather, det, nil)
+}
+
+// scatterRunKeep is scatterRun; with keep non-nil it takes the sort-based
+// path and hands the sort (targets and source offsets in sorted order) to
+// the caller in *keep, who releases it.
+func (d *Device) scatterRunKeep(op string, g scatterGeom, out, index, src *DeviceTensor, includeSelf, gather, det bool, keep *sortKeys) (float64, error) {
 	sp := d.scatterPlan(g, out, det)
+	if keep != nil {
+		sp = host.ScatterPlan{Strategy: host.ScatterSorted, Reason: "the caller keeps the sort"}
+	}
 	strategy := sp.Strategy
 	if gather {
 		strategy = "gather"
@@ -429,7 +439,7 @@ func (d *Device) scatterRun(op string, g scatterGeom, out, index, src *DeviceTen
 		return secs, nil
 	case host.ScatterOwned:
 	case host.ScatterSorted:
-		return d.scatterSorted(op, g, out, src, includeSelf, secs, launchWith)
+		return d.scatterSorted(op, g, out, src, includeSelf, secs, launchWith, keep)
 	default:
 		// 2. identities where include_self is false, 3. reduce
 		if !includeSelf && g.red != ReduceAssign {
@@ -506,8 +516,9 @@ func refScatter(op string, input *Tensor, dim int64, index, src *Tensor, reduce 
 // scatterSorted is the bit-reproducible scatter: every position's target
 // and source offset (SC_DEST), a stable radix sort of the targets carrying
 // the source offsets, then one in-order fold per run of equal targets.
+// With keep non-nil the sort is left in *keep for the caller to release.
 func (d *Device) scatterSorted(op string, g scatterGeom, out, src *DeviceTensor, includeSelf bool, secs float64,
-	launchWith func(mode, n int64, counts, errBuf host.Buffer) error) (float64, error) {
+	launchWith func(mode, n int64, counts, errBuf host.Buffer) error, keep *sortKeys) (float64, error) {
 	keys, err := d.alloc(op, Uint64, []int64{g.idxN})
 	if err != nil {
 		return 0, err
@@ -525,11 +536,16 @@ func (d *Device) scatterSorted(op string, g scatterGeom, out, src *DeviceTensor,
 	if err != nil {
 		return 0, err
 	}
-	defer res.release()
 	secs += s
 	s, err = d.segmentRun(op, out.dtype, out.raw(), src.raw(), res.keys.raw(), res.perm.raw(), g.idxN, reduceCodes[g.red], includeSelf)
+	if err != nil || keep == nil {
+		res.release()
+	}
 	if err != nil {
 		return 0, err
+	}
+	if keep != nil {
+		*keep = res
 	}
 	return secs + s, nil
 }

@@ -1,0 +1,307 @@
+package accel
+
+import (
+	"errors"
+	"fmt"
+	"math"
+	"math/rand"
+	"strings"
+	"testing"
+)
+
+// bwdShape is one scatter_reduce_backward geometry; with perm no target is
+// hit twice (each line along dim gets distinct targets).
+type bwdShape struct {
+	in, idx, src []int64
+	dim          int64
+	perm         bool
+}
+
+var bwdShapes = []bwdShape{
+	{in: []int64{}, idx: []int64{}, src: []int64{}}, // 0-d
+	{in: []int64{1}, idx: []int64{1}, src: []int64{1}},
+	{in: []int64{5}, idx: []int64{0}, src: []int64{3}},                              // empty index
+	{in: []int64{0, 3}, idx: []int64{0, 2}, src: []int64{1, 3}, dim: 1},             // empty input
+	{in: []int64{7}, idx: []int64{300}, src: []int64{301}},                          // heavy collisions
+	{in: []int64{9}, idx: []int64{9}, src: []int64{12}, perm: true},                 // none
+	{in: []int64{3, 9}, idx: []int64{3, 40}, src: []int64{4, 41}, dim: -1},          // index smaller than src
+	{in: []int64{6, 4}, idx: []int64{6, 3}, src: []int64{6, 5}, dim: 0, perm: true}, // 2-d, no collisions
+	{in: []int64{4, 5, 6}, idx: []int64{2, 7, 3}, src: []int64{3, 8, 6}, dim: -2},
+	{in: []int64{2, 3, 4, 5}, idx: []int64{2, 9, 4, 2}, src: []int64{3, 9, 4, 5}, dim: 1},
+	{in: []int64{2, 3, 4, 5}, idx: []int64{1, 2, 3, 10}, src: []int64{2, 3, 4, 11}, dim: -1},
+	{in: []int64{1000}, idx: []int64{3001}, src: []int64{3001}},
+}
+
+// fillBwd fills with values that make the gradients' special cases common:
+// ties (small integers) and a NaN now and then for amax/amin, values near
+// 1 with zeros (and rarer NaN) for prod, mixed magnitudes for sum and mean.
+func fillBwd(rng *rand.Rand, x *Tensor, red string, zeroRate, nanRate int) {
+	for i := int64(0); i < x.Len(); i++ {
+		f := rng.NormFloat64() * math.Pow(10, float64(rng.Intn(5)-2))
+		switch red {
+		case ReduceProd:
+			f = 1 + rng.NormFloat64()*0.01
+			if zeroRate > 0 && rng.Intn(zeroRate) == 0 {
+				f = 0
+			}
+			if nanRate > 0 && rng.Intn(4*nanRate) == 0 {
+				f = math.NaN()
+			}
+		case ReduceAmax, ReduceAmin:
+			f = float64(rng.Intn(4))
+			if nanRate > 0 && rng.Intn(nanRate) == 0 {
+				f = math.NaN()
+			}
+		}
+		if x.dtype == Float32 {
+			x.Float32s()[i] = float32(f)
+		} else {
+			x.Float64s()[i] = f
+		}
+	}
+}
+
+// bwdIndex fills index: uniform targets along dim, or with perm distinct
+// targets for every line along dim.
+func bwdIndex(rng *rand.Rand, s bwdShape) *Tensor {
+	idx, _ := NewTensor(Int64, s.idx...)
+	r := int64(len(s.in))
+	if r == 0 {
+		return idx // 0-d: the one index is 0
+	}
+	dim := (s.dim + r) % r
+	size := s.in[dim]
+	v := idx.Int64s()
+	if !s.perm {
+		for i := range v {
+			v[i] = rng.Int63n(size)
+		}
+		return idx
+	}
+	// idx.size(dim) <= input.size(dim): a prefix of a permutation per line
+	inner := int64(1)
+	for k := dim + 1; k < r; k++ {
+		inner *= s.idx[k]
+	}
+	n := s.idx[dim]
+	for base := int64(0); base < int64(len(v)); base += n * inner {
+		for in := int64(0); in < inner; in++ {
+			p := rng.Perm(int(size))
+			for k := int64(0); k < n; k++ {
+				v[base+k*inner+in] = int64(p[k])
+			}
+		}
+	}
+	return idx
+}
+
+// closeTo compares elementwise: NaN matches NaN, infinities must be equal,
+// others within rel (0: bit-exact values).
+func closeTo(got, want *Tensor, rel float64) error {
+	if got.dtype != want.dtype || !sameShape(got.shape, want.shape) {
+		return fmt.Errorf("got %s, want %s", got, want)
+	}
+	at := func(t *Tensor, i int64) float64 {
+		if t.dtype == Float32 {
+			return float64(t.Float32s()[i])
+		}
+		return t.Float64s()[i]
+	}
+	for i := int64(0); i < want.Len(); i++ {
+		g, w := at(got, i), at(want, i)
+		if math.IsNaN(g) && math.IsNaN(w) || g == w {
+			continue
+		}
+		if rel == 0 || math.IsInf(w, 0) || math.IsNaN(g) || math.IsNaN(w) ||
+			math.Abs(g-w) > rel*math.Max(math.Abs(g), math.Abs(w)) {
+			return fmt.Errorf("element %d: got %v, want %v", i, g, w)
+		}
+	}
+	return nil
+}
+
+// runBwd runs the device op and compares its three outputs with the
+// reference's.
+func runBwd(t *testing.T, d *Device, what string, in, idx, src, grad *Tensor, dim int64, red string, self bool) {
+	t.Helper()
+	want, wgi, wgs, err := ScatterReduceBackward(in, dim, idx, src, red, self, grad)
+	if err != nil {
+		t.Fatalf("%s: reference: %v", what, err)
+	}
+	ts, release, err := uploadAll(d, in, idx, src, grad)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer release()
+	out, gi, gs, err := d.ScatterReduceBackward(ts[0], dim, ts[1], ts[2], red, self, ts[3])
+	if err != nil {
+		t.Fatalf("%s: %v", what, err)
+	}
+	// the forward is bit-reproducible; sum, mean, amax and amin gradients
+	// are one operation each; prod's products run in the reference's order
+	// too, allowed a few ulps per element of the run
+	rel := 0.0
+	if red == ReduceProd {
+		eps := 0x1p-52
+		if in.dtype == Float32 {
+			eps = 0x1p-23
+		}
+		rel = 4 * eps * float64(idx.Len()+2)
+	}
+	if err := sameBits(mustHost(t, out), want); err != nil {
+		t.Fatalf("%s: out: %v", what, err)
+	}
+	if err := closeTo(mustHost(t, gi), wgi, rel); err != nil {
+		t.Fatalf("%s: grad_input: %v", what, err)
+	}
+	if err := closeTo(mustHost(t, gs), wgs, rel); err != nil {
+		t.Fatalf("%s: grad_src: %v", what, err)
+	}
+}
+
+func TestScatterReduceBackward(t *testing.T) {
+	forEachDevice(t, func(t *testing.T, d *Device) {
+		rng := rand.New(rand.NewSource(31))
+		for si, s := range bwdShapes {
+			for _, dt := range []DType{Float32, Float64} {
+				if !d.supports(dt) {
+					continue
+				}
+				for _, red := range []string{ReduceSum, ReduceProd, ReduceMean, ReduceAmax, ReduceAmin} {
+					for _, self := range []bool{true, false} {
+						in, _ := NewTensor(dt, s.in...)
+						src, _ := NewTensor(dt, s.src...)
+						grad, _ := NewTensor(dt, s.in...)
+						fillBwd(rng, in, red, 20, 30)
+						fillBwd(rng, src, red, 40, 60)
+						fillBwd(rng, grad, ReduceSum, 0, 0)
+						idx := bwdIndex(rng, s)
+						runBwd(t, d, fmt.Sprintf("shape %d %s %s self=%v", si, dt, red, self), in, idx, src, grad, s.dim, red, self)
+					}
+				}
+			}
+		}
+	})
+}
+
+// Runs longer than llvmpipe's loop limit (65535): the prod walks and the
+// counts go on over several launches.
+func TestScatterReduceBackwardLongRuns(t *testing.T) {
+	forEachDevice(t, func(t *testing.T, d *Device) {
+		rng := rand.New(rand.NewSource(32))
+		s := bwdShape{in: []int64{3}, idx: []int64{210001}, src: []int64{210001}} // ~70000 per target
+		for _, dt := range []DType{Float32, Float64} {
+			if !d.supports(dt) {
+				continue
+			}
+			for _, red := range []string{ReduceSum, ReduceProd, ReduceMean, ReduceAmax, ReduceAmin} {
+				for _, self := range []bool{true, false} {
+					in, _ := NewTensor(dt, s.in...)
+					src, _ := NewTensor(dt, s.src...)
+					grad, _ := NewTensor(dt, s.in...)
+					fillBwd(rng, in, red, 0, 0)
+					fillBwd(rng, src, red, 0, 0)
+					fillBwd(rng, grad, ReduceSum, 0, 0)
+					idx := bwdIndex(rng, s)
+					if red == ReduceProd {
+						// one zero in target 0's run (only it gets a
+						// gradient), two in target 1's (all 0), none in target 2's
+						zeros := map[int64]int{0: 1, 1: 2}
+						for p := int64(idx.Len()) - 1; p >= 0 && (zeros[0] > 0 || zeros[1] > 0); p -= 997 {
+							if k := idx.Int64s()[p]; zeros[k] > 0 {
+								zeros[k]--
+								setF(src, p, 0)
+							}
+						}
+					}
+					runBwd(t, d, fmt.Sprintf("%s %s self=%v", dt, red, self), in, idx, src, grad, 0, red, self)
+				}
+			}
+		}
+	})
+}
+
+func setF(x *Tensor, i int64, v float64) {
+	if x.dtype == Float32 {
+		x.Float32s()[i] = float32(v)
+	} else {
+		x.Float64s()[i] = v
+	}
+}
+
+// Every bad argument is an error naming it, on the device and on the host
+// (the host form checks the same way); an out-of-range index is found on
+// the device and named by position.
+func TestScatterReduceBackwardErrors(t *testing.T) {
+	type call func(in, idx, src, grad *Tensor, dim int64, reduce string) error
+	host := func(in, idx, src, grad *Tensor, dim int64, reduce string) error {
+		_, _, _, err := ScatterReduceBackward(in, dim, idx, src, reduce, true, grad)
+		return err
+	}
+	check := func(t *testing.T, run call) {
+		in, src, grad := mustTensor(Float32, 4, 5), mustTensor(Float32, 4, 5), mustTensor(Float32, 4, 5)
+		ok := mustTensor(Int64, 3, 5)
+		var ae *ArgError
+		bad := []struct {
+			in, idx, src, grad *Tensor
+			dim                int64
+			reduce, arg        string
+			sentinel           error
+			mention            string
+		}{
+			{mustTensor(Int32, 4, 5), ok, mustTensor(Int32, 4, 5), mustTensor(Int32, 4, 5), 0, ReduceSum, "input", ErrUnsupported, "float32 or float64"},
+			{mustTensor(Int64, 4, 5), ok, mustTensor(Int64, 4, 5), mustTensor(Int64, 4, 5), 0, ReduceAmax, "input", ErrUnsupported, "float32 or float64"},
+			{in, ok, src, mustTensor(Float32, 5, 4), 0, ReduceSum, "grad_output", ErrInvalidArgument, "[4 5]"},
+			{in, ok, src, mustTensor(Float32, 20), 0, ReduceSum, "grad_output", ErrInvalidArgument, "[4 5]"},
+			{in, ok, src, mustTensor(Float64, 4, 5), 0, ReduceSum, "grad_output", ErrInvalidArgument, "float32"},
+			{in, ok, src, grad, 0, ReduceAssign, "reduce", ErrInvalidArgument, "amin"},
+			{in, ok, src, grad, 0, "max", "reduce", ErrInvalidArgument, "amin"},
+			{in, ok, src, grad, -3, ReduceSum, "dim", ErrInvalidArgument, "[-2, 2)"},
+			{in, mustTensor(Int64, 5, 5), src, grad, 0, ReduceSum, "index", ErrInvalidArgument, "src"},
+			{in, mustTensor(Int32, 3, 5), src, grad, 0, ReduceSum, "index", ErrInvalidArgument, "int64"},
+			{in, ok, mustTensor(Float64, 4, 5), grad, 0, ReduceSum, "src", ErrInvalidArgument, "float32"},
+		}
+		for i, b := range bad {
+			err := run(b.in, b.idx, b.src, b.grad, b.dim, b.reduce)
+			if !errors.As(err, &ae) || ae.Arg != b.arg || !errors.Is(err, b.sentinel) || !strings.Contains(err.Error(), b.mention) {
+				t.Fatalf("case %d: %v, want an error on %q mentioning %q", i, err, b.arg, b.mention)
+			}
+		}
+		idx := mustTensor(Int64, 3, 5)
+		idx.Int64s()[7] = 4 // position (1, 2): out of range for dim 0 (size 4)
+		idx.Int64s()[12] = -1
+		for _, red := range []string{ReduceSum, ReduceProd, ReduceMean, ReduceAmax, ReduceAmin} {
+			err := run(in, idx, src, grad, 0, red)
+			if !errors.As(err, &ae) || ae.Arg != "index[1, 2]" || !strings.Contains(err.Error(), "[0, 4)") {
+				t.Fatalf("%s: out-of-range index: %v", red, err)
+			}
+		}
+		big, bsrc, bin := mustTensor(Int64, 300000), mustTensor(Float64, 300000), mustTensor(Float64, 10)
+		big.Int64s()[234567] = 10
+		if err := run(bin, big, bsrc, mustTensor(Float64, 10), 0, ReduceAmin); !errors.As(err, &ae) || ae.Arg != "index[234567]" {
+			t.Fatalf("far bad index: %v", err)
+		}
+	}
+	t.Run("host", func(t *testing.T) { check(t, host) })
+	forEachDevice(t, func(t *testing.T, d *Device) {
+		check(t, func(in, idx, src, grad *Tensor, dim int64, reduce string) error {
+			if !d.supports(in.dtype) || !d.supports(src.dtype) || !d.supports(grad.dtype) {
+				return host(in, idx, src, grad, dim, reduce)
+			}
+			ts, release, err := uploadAll(d, in, idx, src, grad)
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer release()
+			out, gi, gs, err := d.ScatterReduceBackward(ts[0], dim, ts[1], ts[2], reduce, true, ts[3])
+			if err == nil {
+				out.Release()
+				gi.Release()
+				gs.Release()
+			} else if out != nil || gi != nil || gs != nil {
+				t.Fatalf("an error with outputs: %v", err)
+			}
+			return err
+		})
+	})
+}
