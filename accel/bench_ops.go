@@ -1,6 +1,10 @@
 package accel
 
-import "math/rand"
+import (
+	"math/rand"
+
+	"github.com/accelkern/accel/host"
+)
 
 // Bench cases of scatter_reduce and diagonal_scatter (the case names the
 // issue tracker asks for: rand16M_1M_<reduce>, hot16M_16_<reduce>,
@@ -69,9 +73,10 @@ func scatterBenchCases(quick bool) []benchCase {
 					return secs, err
 				}
 				cold := func() error { _, err := run(); return err }
-				note := "atomic CAS path, includes device-side index validation"
-				if s.det {
-					note = "bit-reproducible: sort by target + in-order folds, includes validation"
+				sp := host.PlanScatter(dev.caps, nSrc, s.nOut, Float32.Size(), s.det)
+				note := sp.Strategy + ": " + sp.Reason + "; includes index validation"
+				if sp.Strategy == host.ScatterAtomic && dev.nativeFloatAdd(Float32) && s.reduce != ReduceAmax {
+					note = sp.Strategy + " (native float add): " + sp.Reason + "; includes index validation"
 				}
 				return cold, run, note, release, nil
 			},
