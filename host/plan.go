@@ -271,7 +271,9 @@ func PlanScatter(caps Caps, n, targets int64, elemBytes int, det bool) ScatterPl
 			return ScatterPlan{Strategy: ScatterPrivate, Plan: p,
 				Reason: "cpu driver: a private copy of the output per core, plain loads and stores, merged in core order"}
 		}
-		owners := max(min(workers, targets), 1)
+		// Every owner walks all positions, so more owners add reads but
+		// cannot take the walk's time below one full pass: a few suffice.
+		owners := max(min(workers, targets, 4), 1)
 		p.Groups = FoldGroups(owners, caps.MaxWorkGroupCount)
 		p.Tiles, p.TileElems = owners, n
 		p.Reason = fmt.Sprintf("%d owners, each walks all %d positions", owners, n)
