@@ -85,3 +85,52 @@ func TestSelect(t *testing.T) {
 		}
 	}
 }
+
+func TestPlanScatter(t *testing.T) {
+	cpu := Caps{Backend: OpenCL, Type: TypeCPU, ComputeUnits: 2, GlobalMemBytes: 8 << 30, MaxAllocBytes: 2 << 30,
+		MaxWorkGroupCount: [3]int64{1 << 31, 65535, 65535}, Int64Atomics: true}
+	lavapipe := cpu
+	lavapipe.Backend, lavapipe.LoopLimit = Vulkan, 65535
+	gpu := Caps{Backend: Vulkan, Type: TypeDiscreteGPU, ComputeUnits: 132, GlobalMemBytes: 80 << 30, Int64Atomics: true}
+	noI64 := gpu
+	noI64.Int64Atomics = false
+	for _, c := range []struct {
+		name       string
+		caps       Caps
+		n, targets int64
+		elem       int
+		det        bool
+		want       string
+		workers    int64
+	}{
+		{"cpu 16M into 1M", cpu, 16 << 20, 1 << 20, 4, false, ScatterPrivate, 2},
+		{"cpu 16M into 16", cpu, 16 << 20, 16, 4, false, ScatterPrivate, 2},
+		{"cpu det", cpu, 16 << 20, 1 << 20, 4, true, ScatterOwned, 2},
+		{"cpu det, one target", cpu, 100, 1, 8, true, ScatterOwned, 1},
+		{"cpu: copies far larger than the work", cpu, 10, 1 << 30, 4, false, ScatterOwned, 2},
+		{"cpu: copies over the memory budget", cpu, 1 << 30, 1 << 30, 8, false, ScatterOwned, 2},
+		{"lavapipe (loop limit)", lavapipe, 16 << 20, 1 << 20, 4, false, ScatterAtomic, 0},
+		{"lavapipe det", lavapipe, 16 << 20, 1 << 20, 4, true, ScatterSorted, 0},
+		{"gpu", gpu, 16 << 20, 1 << 20, 4, false, ScatterAtomic, 0},
+		{"gpu det", gpu, 16 << 20, 1 << 20, 8, true, ScatterSorted, 0},
+		{"gpu without 64-bit atomics", noI64, 16 << 20, 1 << 20, 8, false, ScatterSorted, 0},
+		{"gpu without 64-bit atomics, 4-byte", noI64, 16 << 20, 1 << 20, 4, false, ScatterAtomic, 0},
+	} {
+		sp := PlanScatter(c.caps, c.n, c.targets, c.elem, c.det)
+		if sp.Strategy != c.want {
+			t.Errorf("%s: strategy %s, want %s (%s)", c.name, sp.Strategy, c.want, sp)
+			continue
+		}
+		if got := sp.Plan.TotalGroups() * int64(sp.Plan.LocalSize); got != c.workers {
+			t.Errorf("%s: %d work-items, want %d (%s)", c.name, got, c.workers, sp)
+		}
+		if c.workers > 0 {
+			if err := sp.Plan.Validate(c.caps); err != nil {
+				t.Errorf("%s: %v", c.name, err)
+			}
+		}
+		if sp.String() == "" || sp.Reason == "" {
+			t.Errorf("%s: no reason printed", c.name)
+		}
+	}
+}
