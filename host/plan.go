@@ -204,3 +204,37 @@ func PlanRadix(caps Caps, n int64) Plan {
 	p.Tiles = b
 	return p
 }
+
+// PlanHash plans the launches of the hash table kernel over n keys (see
+// clkernels/common/hash_body.h) and returns the probe budget of one
+// work-item per launch (0: unbounded). It is PlanElementwise's layout
+// (contiguous runs per work-item on CPUs, coalesced lanes on GPUs), except
+// under a driver loop limit: there each work-item takes 64 keys and gets a
+// budget of probes that keeps its loops well under the limit, and the host
+// relaunches for the keys that ran out of it.
+func PlanHash(caps Caps, n int64) (Plan, int64) {
+	p := PlanElementwise("hash", caps, n)
+	if caps.LoopLimit <= 0 {
+		return p, 0
+	}
+	items := int64(64)
+	for i := range p.Knobs {
+		if p.Knobs[i].Name == "ITEMS" {
+			p.Knobs[i].Value = items
+		}
+	}
+	p.TileElems = int64(p.LocalSize) * items
+	p.Tiles = (n + p.TileElems - 1) / p.TileElems
+	p.Groups = FoldGroups(max(p.Tiles, 1), caps.MaxWorkGroupCount)
+	// The tile and item loops take ITEMS+1 iterations of the limit; the
+	// probe and compare-and-swap loops share the rest. The driver runs a
+	// subgroup's invocations as SIMD lanes of one loop, which iterates
+	// while any lane still probes, so the lanes' budgets add up.
+	lanes := int64(caps.SubgroupSize)
+	if lanes <= 0 {
+		lanes = 16
+	}
+	budget := max((loopCap(caps)-2*items-8)/lanes, 1)
+	p.Reason += fmt.Sprintf("; %d keys per work-item, %d probes per launch", items, budget)
+	return p, budget
+}
