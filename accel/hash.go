@@ -191,7 +191,11 @@ func (t *HashTable) probe(op string, mode int64, keys, res host.Buffer, n int64)
 	if err := d.h.Fill(t.meta.raw(), 8, 8, []byte{0, 0, 0, 0}); err != nil {
 		return false, 0, err
 	}
-	spec := host.KernelSpec{File: "hash", Variant: "k64", Entry: "hash"}
+	entry := "hash_insert" // OpenCL has one entry per mode; Vulkan's takes the mode
+	if mode == htLookup {
+		entry = "hash_lookup"
+	}
+	spec := host.KernelSpec{File: "hash", Variant: "k64", Entry: entry}
 	var secs float64
 	mb := make([]byte, 16)
 	t.launches = 0
@@ -222,7 +226,9 @@ func (t *HashTable) probe(op string, mode int64, keys, res host.Buffer, n int64)
 func (t *HashTable) pass(op string, mode int64, slots, aux host.Buffer, n, base int64) (float64, error) {
 	d := t.d
 	plan, _ := host.PlanHash(d.caps, n)
-	spec := host.KernelSpec{File: "hash", Variant: "k64", Entry: "hash"}
+	// OpenCL has one entry per mode; Vulkan's one entry takes the mode.
+	entry := map[int64]string{htMark: "hash_mark", htCommit: "hash_commit", htIDs: "hash_ids"}[mode]
+	spec := host.KernelSpec{File: "hash", Variant: "k64", Entry: entry}
 	s, err := d.launch(spec, d.plan(plan), host.BufArg(t.table.raw()), host.U64(0), host.BufArg(slots),
 		host.BufArg(t.meta.raw()), host.BufArg(aux), host.I64(n), host.I64(t.slots), host.I64(0),
 		host.I64(0), host.I64(0), host.I64(t.capacity), host.I64(base), host.I64(mode))

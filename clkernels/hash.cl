@@ -10,9 +10,34 @@
 
 #include "hash_body.h"
 
+/* One entry per mode (the mode argument is ignored), so that the compiler
+ * drops the other modes' paths and can vectorize the simple passes;
+ * Vulkan's one entry takes the mode. */
+#define HASH_ARGS __global uchar* table, __global uchar* keys, __global uchar* res, __global uchar* meta, \
+	__global uchar* aux, long n, long slots, long max_probes, long budget, long step, long capacity, \
+	long base, long mode
+
 __kernel __attribute__((reqd_work_group_size(LOCAL_SIZE, 1, 1)))
-void hash(__global uchar* table, __global uchar* keys, __global uchar* res, __global uchar* meta,
-	__global uchar* aux, long n, long slots, long max_probes, long budget, long step, long capacity,
-	long base, long mode) {
-	hash_run(table, keys, res, meta, aux, n, slots, max_probes, budget, step, capacity, base, mode);
+void hash_insert(HASH_ARGS) {
+	hash_run(table, keys, res, meta, aux, n, slots, max_probes, budget, step, capacity, base, HT_INSERT);
+}
+
+__kernel __attribute__((reqd_work_group_size(LOCAL_SIZE, 1, 1)))
+void hash_lookup(HASH_ARGS) {
+	hash_run(table, keys, res, meta, aux, n, slots, max_probes, budget, step, capacity, base, HT_LOOKUP);
+}
+
+__kernel __attribute__((reqd_work_group_size(LOCAL_SIZE, 1, 1)))
+void hash_mark(HASH_ARGS) {
+	hash_run(table, keys, res, meta, aux, n, slots, max_probes, budget, step, capacity, base, HT_MARK);
+}
+
+__kernel __attribute__((reqd_work_group_size(LOCAL_SIZE, 1, 1)))
+void hash_commit(HASH_ARGS) {
+	hash_run(table, keys, res, meta, aux, n, slots, max_probes, budget, step, capacity, base, HT_COMMIT);
+}
+
+__kernel __attribute__((reqd_work_group_size(LOCAL_SIZE, 1, 1)))
+void hash_ids(HASH_ARGS) {
+	hash_run(table, keys, res, meta, aux, n, slots, max_probes, budget, step, capacity, base, HT_IDS);
 }

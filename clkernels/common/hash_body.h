@@ -53,6 +53,7 @@
 #define HT_IDS 4
 
 #define HT_EMPTY 0xffffffffffffffffUL
+#define HT_BATCH 8
 #define HT_CLAIM 0x8000000000000000UL
 
 /* The 64-bit finalizer of MurmurHash3 (a bijection): keys that differ only
@@ -73,9 +74,24 @@ void hash_run(BPTR table, BPTR keys, BPTR res, BPTR meta, BPTR aux, i64 n, i64 s
 	i64 left = budget;
 	u64 claims = CAST(u64, 0);
 	for (i64 tile = GROUP_LINEAR_ID(); tile < tiles; tile += GROUP_TOTAL()) {
-		for (i64 j = I64C(0); j < I64C(ITEMS); j++) {
+		for (i64 j0 = I64C(0); j0 < I64C(ITEMS); j0 += I64C(HT_BATCH)) {
+		/* The first probe of a batch of keys is loaded up front: the loads
+		 * are independent, so their cache misses overlap. */
+		u64 pre[HT_BATCH];
+		for (int b = 0; b < HT_BATCH; b++) {
+			const i64 i = ew_index(tile, j0 + I64C(b));
+			pre[b] = HT_EMPTY;
+			if (mode <= I64C(HT_LOOKUP) && step == I64C(0) && j0 + I64C(b) < I64C(ITEMS) && i < n) {
+				const u64 key = LD64(keys, i);
+				if (key != HT_EMPTY) {
+					pre[b] = LD64(table, I64C(2) * CAST(i64, ht_hash(key) & mask));
+				}
+			}
+		}
+		for (int b = 0; b < HT_BATCH; b++) {
+			const i64 j = j0 + I64C(b);
 			const i64 i = ew_index(tile, j);
-			if (i >= n) {
+			if (j >= I64C(ITEMS) || i >= n) {
 				continue;
 			}
 			const u64 mine = HT_CLAIM | CAST(u64, i);
@@ -151,7 +167,7 @@ void hash_run(BPTR table, BPTR keys, BPTR res, BPTR meta, BPTR aux, i64 n, i64 s
 						break;
 					}
 					left--;
-					u64 k = LD64(table, I64C(2) * s);
+					u64 k = step == I64C(0) && done == I64C(0) ? pre[b] : LD64(table, I64C(2) * s);
 					if (ins && k == HT_EMPTY) {
 						k = CAS64(table, I64C(2) * s, HT_EMPTY, key);
 						if (k == HT_EMPTY) {
@@ -198,6 +214,7 @@ void hash_run(BPTR table, BPTR keys, BPTR res, BPTR meta, BPTR aux, i64 n, i64 s
 				}
 				ST64(res, i, CAST(u64, v >= I64C(0) ? v : I64C(-1)));
 			}
+		}
 		}
 	}
 	if (claims != CAST(u64, 0)) {
