@@ -172,6 +172,14 @@ func (t *HashTable) Lookup(keys *DeviceTensor) (*DeviceTensor, error) {
 	return out, err
 }
 
+// withMode adds the kernel's compile-time mode knob (MODE, constant id 3)
+// to a plan: each mode compiles to a kernel of just its own path, which
+// the CPU compilers vectorize far better.
+func withMode(p host.Plan, mode int64) host.Plan {
+	p.Knobs = append(append([]host.Knob(nil), p.Knobs...), host.Knob{Name: "MODE", ID: 3, Value: mode})
+	return p
+}
+
 // probe runs insert or lookup launches until every key has finished (more
 // than one launch only where the plan bounds the probes per launch) and
 // returns the full flag.
@@ -191,18 +199,15 @@ func (t *HashTable) probe(op string, mode int64, keys, res host.Buffer, n int64)
 	if err := d.h.Fill(t.meta.raw(), 8, 8, []byte{0, 0, 0, 0}); err != nil {
 		return false, 0, err
 	}
-	entry := "hash_insert" // OpenCL has one entry per mode; Vulkan's takes the mode
-	if mode == htLookup {
-		entry = "hash_lookup"
-	}
-	spec := host.KernelSpec{File: "hash", Variant: "k64", Entry: entry}
+	plan = withMode(plan, mode)
+	spec := host.KernelSpec{File: "hash", Variant: "k64", Entry: "hash"}
 	var secs float64
 	mb := make([]byte, 16)
 	t.launches = 0
 	for step := int64(0); ; step++ {
 		s, err := d.launch(spec, plan, host.BufArg(t.table.raw()), host.BufArg(keys), host.BufArg(res),
 			host.BufArg(t.meta.raw()), host.U64(0), host.I64(n), host.I64(t.slots), host.I64(maxProbes),
-			host.I64(budget), host.I64(step), host.I64(t.capacity), host.I64(0), host.I64(mode))
+			host.I64(budget), host.I64(step), host.I64(t.capacity), host.I64(0))
 		secs += s
 		t.launches++
 		if err != nil {
@@ -225,13 +230,12 @@ func (t *HashTable) probe(op string, mode int64, keys, res host.Buffer, n int64)
 // pass runs one of the per-key passes after an insert (mark, commit, ids).
 func (t *HashTable) pass(op string, mode int64, slots, aux host.Buffer, n, base int64) (float64, error) {
 	d := t.d
-	plan, _ := host.PlanHash(d.caps, n)
-	// OpenCL has one entry per mode; Vulkan's one entry takes the mode.
-	entry := map[int64]string{htMark: "hash_mark", htCommit: "hash_commit", htIDs: "hash_ids"}[mode]
-	spec := host.KernelSpec{File: "hash", Variant: "k64", Entry: entry}
-	s, err := d.launch(spec, d.plan(plan), host.BufArg(t.table.raw()), host.U64(0), host.BufArg(slots),
+	// no probing here: the plain elementwise plan
+	plan := host.PlanElementwise("hash", d.caps, n)
+	spec := host.KernelSpec{File: "hash", Variant: "k64", Entry: "hash"}
+	s, err := d.launch(spec, withMode(d.plan(plan), mode), host.BufArg(t.table.raw()), host.U64(0), host.BufArg(slots),
 		host.BufArg(t.meta.raw()), host.BufArg(aux), host.I64(n), host.I64(t.slots), host.I64(0),
-		host.I64(0), host.I64(0), host.I64(t.capacity), host.I64(base), host.I64(mode))
+		host.I64(0), host.I64(0), host.I64(t.capacity), host.I64(base))
 	if err != nil {
 		return 0, fmt.Errorf("accel: %s: %w", op, err)
 	}

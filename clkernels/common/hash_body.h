@@ -70,6 +70,33 @@ u64 ht_hash(u64 k) {
 void hash_run(BPTR table, BPTR keys, BPTR res, BPTR meta, BPTR aux, i64 n, i64 slots, i64 max_probes,
 	i64 budget, i64 step, i64 capacity, i64 base, i64 mode) {
 	const i64 tiles = ew_tiles(n);
+	if (mode >= I64C(HT_MARK)) {
+		/* the passes over an insert's slots: plain loops that vectorize */
+		for (i64 tile = GROUP_LINEAR_ID(); tile < tiles; tile += GROUP_TOTAL()) {
+			for (i64 j = I64C(0); j < I64C(ITEMS); j++) {
+				const i64 i = ew_index(tile, j);
+				if (i >= n) {
+					continue;
+				}
+				const i64 s = CAST(i64, LD64(res, i));
+				if (s < I64C(0) || s > slots) {
+					continue; /* never after a finished insert; no stray access if it were */
+				}
+				const u64 v = LD64(table, I64C(2) * s + I64C(1));
+				const u64 mine = HT_CLAIM | CAST(u64, i);
+				if (mode == I64C(HT_MARK)) {
+					ST64(aux, i, v == mine ? CAST(u64, 1) : CAST(u64, 0));
+				} else if (mode == I64C(HT_COMMIT)) {
+					if (v == mine) {
+						ST64(table, I64C(2) * s + I64C(1), CAST(u64, base) + LD64(aux, i));
+					}
+				} else {
+					ST64(aux, i, v);
+				}
+			}
+		}
+		return;
+	}
 	const u64 mask = CAST(u64, slots - I64C(1));
 	i64 left = budget;
 	u64 claims = CAST(u64, 0);
@@ -95,29 +122,6 @@ void hash_run(BPTR table, BPTR keys, BPTR res, BPTR meta, BPTR aux, i64 n, i64 s
 				continue;
 			}
 			const u64 mine = HT_CLAIM | CAST(u64, i);
-			if (mode >= I64C(HT_MARK)) {
-				const i64 s = CAST(i64, LD64(res, i));
-				if (s < I64C(0) || s > slots) {
-					continue; /* never after a finished insert; no stray writes if it were */
-				}
-			}
-			if (mode == I64C(HT_MARK)) {
-				const i64 s = CAST(i64, LD64(res, i));
-				ST64(aux, i, LD64(table, I64C(2) * s + I64C(1)) == mine ? CAST(u64, 1) : CAST(u64, 0));
-				continue;
-			}
-			if (mode == I64C(HT_COMMIT)) {
-				const i64 s = CAST(i64, LD64(res, i));
-				if (LD64(table, I64C(2) * s + I64C(1)) == mine) {
-					ST64(table, I64C(2) * s + I64C(1), CAST(u64, base) + LD64(aux, i));
-				}
-				continue;
-			}
-			if (mode == I64C(HT_IDS)) {
-				const i64 s = CAST(i64, LD64(res, i));
-				ST64(aux, i, LD64(table, I64C(2) * s + I64C(1)));
-				continue;
-			}
 			const bool ins = mode == I64C(HT_INSERT);
 			i64 done = I64C(0); /* probes done in earlier launches */
 			if (step > I64C(0)) {
