@@ -193,9 +193,23 @@ func (t *HashTable) probe(op string, mode int64, keys, res host.Buffer, n int64)
 	if budget <= 0 {
 		budget = math.MaxInt64
 	}
+	// Two probes a launch let a key paused in its compare-and-swap find
+	// its slot again and retry, so every launch makes progress.
+	budget = max(budget, 2)
+	// Each launch advances every work-item with keys left by a probe or a
+	// compare-and-swap that changes a word; a key needs at most maxProbes
+	// probes, and its value word changes at most once per occurrence. A
+	// driver that cut loops short silently would fail here, not hang.
+	items := int64(1)
+	for _, k := range plan.Knobs {
+		if k.Name == "ITEMS" {
+			items = k.Value
+		}
+	}
 	// A key probes at most every slot, and while the table holds at most
 	// capacity keys no run of occupied slots is longer than that.
 	maxProbes := min(t.slots, t.capacity+1)
+	maxSteps := 16 + 4*(float64(maxProbes)+2+float64(n))*float64(items)/float64(budget)
 	if err := d.h.Fill(t.meta.raw(), 8, 8, []byte{0, 0, 0, 0}); err != nil {
 		return false, 0, err
 	}
@@ -220,6 +234,10 @@ func (t *HashTable) probe(op string, mode int64, keys, res host.Buffer, n int64)
 		more := binary.LittleEndian.Uint32(mb[12:]) != 0
 		if full || !more {
 			return full, secs, nil
+		}
+		if float64(step) > maxSteps {
+			return false, 0, fmt.Errorf("accel: %s: keys still unfinished after %d launches of %d probes per work-item: %w",
+				op, step+1, budget, host.ErrDriver)
 		}
 		if err := d.h.Fill(t.meta.raw(), 12, 4, []byte{0, 0, 0, 0}); err != nil {
 			return false, 0, err
@@ -248,7 +266,7 @@ func (t *HashTable) full(op string, n, after int64) error {
 	if after > t.capacity {
 		what = fmt.Sprint(after)
 	}
-	return fmt.Errorf("accel: %s: capacity %d keys (%d slots): %d keys in the table and this call's %d keys make %s distinct keys: %w",
+	return fmt.Errorf("accel: %s: capacity %d keys (%d slots): the table held %d and this call of %d key(s) takes it to %s distinct keys: %w",
 		op, t.capacity, t.slots, t.size, n, what, ErrTableFull)
 }
 

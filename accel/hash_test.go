@@ -227,6 +227,29 @@ func TestHashTableCollisions(t *testing.T) {
 	})
 }
 
+// The smallest budget, two probes per work-item per launch: keys paused
+// mid-probe and mid-compare-and-swap resume and finish.
+func TestHashTableTinyBudget(t *testing.T) {
+	forEachDevice(t, func(t *testing.T, d *Device) {
+		rng := rand.New(rand.NewSource(25))
+		var keys []int64
+		for j := 0; j < 40; j++ {
+			k := int64(unfmix(uint64(j+1) << 40))
+			keys = append(keys, k, k, k)
+		}
+		keys = append(keys, -1, -1)
+		rng.Shuffle(len(keys), func(i, j int) { keys[i], keys[j] = keys[j], keys[i] })
+		tab, err := d.NewHashTable(41)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer tab.Release()
+		tab.budget = 2
+		checkInsertDense(t, d, tab, reference.NewHashTable(41), keys, absentMix(rng, keys), "budget 2")
+		t.Logf("the lookup took %d launches", tab.launches)
+	})
+}
+
 // A table takes exactly its capacity; one key more is ErrTableFull (in a
 // later call or in the same call), the table then refuses use until Reset,
 // and far too many keys fail fast rather than hang.

@@ -234,7 +234,7 @@ func PlanHash(caps Caps, n int64) (Plan, int64) {
 	if lanes <= 0 {
 		lanes = 16
 	}
-	budget := max((loopCap(caps)-2*items-8)/lanes, 1)
+	budget := max((loopCap(caps)-2*items-8)/lanes, 2)
 	p.Reason += fmt.Sprintf("; %d keys per work-item, %d probes per launch", items, budget)
 	return p, budget
 }
