@@ -215,6 +215,15 @@ func PlanRadix(caps Caps, n int64) Plan {
 func PlanHash(caps Caps, n int64) (Plan, int64) {
 	p := PlanElementwise("hash", caps, n)
 	if caps.LoopLimit <= 0 {
+		if caps.Type != TypeCPU {
+			// Each work-item adds its count of new keys to one counter
+			// once, at its end: 8 groups per compute unit keep that to
+			// about a hundred thousand atomics on a large GPU while
+			// every lane still has several keys' loads in flight.
+			cu := max(int64(caps.ComputeUnits), 1)
+			p.Groups = FoldGroups(max(min(p.Tiles, 8*cu), 1), caps.MaxWorkGroupCount)
+			p.Reason += "; 8 groups per compute unit (one counter update per work-item)"
+		}
 		return p, 0
 	}
 	items := int64(64)

@@ -107,6 +107,9 @@ func TestPlanHash(t *testing.T) {
 					items = k.Value
 				}
 			}
+			if c.Type != TypeCPU && p.TotalGroups() > 8*int64(c.ComputeUnits) {
+				t.Fatalf("n=%d: %s: more than 8 groups per compute unit", n, p)
+			}
 			if c.LoopLimit == 0 {
 				if budget != 0 {
 					t.Fatalf("%s %s: budget %d without a loop limit", c.Backend, c.Type, budget)
