@@ -2,7 +2,8 @@
  * probing, shared by clkernels/hash.cl and shaders/hash.comp. Wrappers
  * define CAS64(p, i, cmp, val) (64-bit compare-and-swap on word i of a
  * BPTR, returning the old word), ADD64(p, i, v) (64-bit atomic add) and the
- * knobs LOCAL_SIZE, ITEMS, CONTIG.
+ * knobs LOCAL_SIZE, ITEMS, CONTIG; they pass the mode as a compile-time
+ * constant (the knob MODE), so each mode compiles to just its own path.
  *
  * The table is 2*(slots+1) 64-bit words: slot s is the pair (key, value)
  * at words 2s and 2s+1, for s in [0, slots) with slots a power of two, plus
@@ -28,7 +29,14 @@
  *              occurrence i of a new key stores the dense id base + aux[i]
  *   HT_IDS     aux[i] = the dense id in slot res[i]
  * so dense ids follow the order of first occurrence in the input, whatever
- * order the device inserts in.
+ * order the device inserts in. (In HT_COMMIT other occurrences may read a
+ * value word while its first occurrence writes it: they compare it with
+ * their own claim, which neither the old nor the new value equals.)
+ *
+ * Inserts and lookups load the first probe of a batch of HT_BATCH keys up
+ * front, so that the cache misses overlap; a stale load of a free slot is
+ * harmless, since slots only go from free to a key and the compare-and-
+ * swap returns what is there.
  *
  * Probing is bounded twice. A key probes at most max_probes slots: the
  * host passes min(slots, capacity + 1), since while the table holds at most
