@@ -100,7 +100,8 @@ func allBenchCases(quick bool) []benchCase {
 	cases := triBenchCases(quick)
 	cases = append(cases, diagBenchCases(quick)...)
 	cases = append(cases, scatterBenchCases(quick)...)
-	return append(cases, primBenchCases(quick)...)
+	cases = append(cases, primBenchCases(quick)...)
+	return append(cases, hashBenchCases(quick)...)
 }
 
 func median(xs []float64) float64 {

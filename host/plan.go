@@ -288,3 +288,46 @@ func PlanScatter(caps Caps, n, targets int64, elemBytes int, det bool) ScatterPl
 	}
 	return ScatterPlan{Strategy: ScatterAtomic, Reason: "one position per lane, atomic fold into the target"}
 }
+
+// PlanHash plans the launches of the hash table kernel over n keys (see
+// clkernels/common/hash_body.h) and returns the probe budget of one
+// work-item per launch (0: unbounded). It is PlanElementwise's layout
+// (contiguous runs per work-item on CPUs, coalesced lanes on GPUs), except
+// under a driver loop limit: there each work-item takes 64 keys and gets a
+// budget of probes that keeps its loops well under the limit, and the host
+// relaunches for the keys that ran out of it.
+func PlanHash(caps Caps, n int64) (Plan, int64) {
+	p := PlanElementwise("hash", caps, n)
+	if caps.LoopLimit <= 0 {
+		if caps.Type != TypeCPU {
+			// Each work-item adds its count of new keys to one counter
+			// once, at its end: 8 groups per compute unit keep that to
+			// about a hundred thousand atomics on a large GPU while
+			// every lane still has several keys' loads in flight.
+			cu := max(int64(caps.ComputeUnits), 1)
+			p.Groups = FoldGroups(max(min(p.Tiles, 8*cu), 1), caps.MaxWorkGroupCount)
+			p.Reason += "; 8 groups per compute unit (one counter update per work-item)"
+		}
+		return p, 0
+	}
+	items := int64(64)
+	for i := range p.Knobs {
+		if p.Knobs[i].Name == "ITEMS" {
+			p.Knobs[i].Value = items
+		}
+	}
+	p.TileElems = int64(p.LocalSize) * items
+	p.Tiles = (n + p.TileElems - 1) / p.TileElems
+	p.Groups = FoldGroups(max(p.Tiles, 1), caps.MaxWorkGroupCount)
+	// The tile and item loops take ITEMS+1 iterations of the limit; the
+	// probe and compare-and-swap loops share the rest. The driver runs a
+	// subgroup's invocations as SIMD lanes of one loop, which iterates
+	// while any lane still probes, so the lanes' budgets add up.
+	lanes := int64(caps.SubgroupSize)
+	if lanes <= 0 {
+		lanes = 16
+	}
+	budget := max((loopCap(caps)-2*items-8)/lanes, 2)
+	p.Reason += fmt.Sprintf("; %d keys per work-item, %d probes per launch", items, budget)
+	return p, budget
+}

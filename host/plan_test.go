@@ -134,3 +134,47 @@ func TestPlanScatter(t *testing.T) {
 		}
 	}
 }
+
+// PlanHash: no budget without a loop limit; under one, a work-item's loops
+// (its subgroup's lanes' probes added up, plus the tile and item loops) stay
+// under half the limit.
+func TestPlanHash(t *testing.T) {
+	for _, c := range []Caps{
+		{Backend: OpenCL, Type: TypeCPU, ComputeUnits: 2, MaxWorkGroupSize: 4096},
+		{Backend: Vulkan, Type: TypeDiscreteGPU, ComputeUnits: 132, MaxWorkGroupSize: 1024, MaxWorkGroupCount: [3]int64{2147483647, 65535, 65535}},
+		{Backend: Vulkan, Type: TypeCPU, ComputeUnits: 2, MaxWorkGroupSize: 1024, SubgroupSize: 8, LoopLimit: 65535},
+		{Backend: Vulkan, Type: TypeCPU, ComputeUnits: 2, MaxWorkGroupSize: 1024, LoopLimit: 65535},
+	} {
+		for _, n := range []int64{0, 1, 4097, 8 << 20} {
+			p, budget := PlanHash(c, n)
+			if err := p.Validate(c); err != nil {
+				t.Fatal(err)
+			}
+			items := int64(0)
+			for _, k := range p.Knobs {
+				if k.Name == "ITEMS" {
+					items = k.Value
+				}
+			}
+			if c.Type != TypeCPU && p.TotalGroups() > 8*int64(c.ComputeUnits) {
+				t.Fatalf("n=%d: %s: more than 8 groups per compute unit", n, p)
+			}
+			if c.LoopLimit == 0 {
+				if budget != 0 {
+					t.Fatalf("%s %s: budget %d without a loop limit", c.Backend, c.Type, budget)
+				}
+				continue
+			}
+			if p.TotalGroups()*int64(p.LocalSize)*items < n {
+				t.Fatalf("n=%d: %s: fewer work-items than tiles under a loop limit", n, p)
+			}
+			lanes := int64(c.SubgroupSize)
+			if lanes == 0 {
+				lanes = 16
+			}
+			if budget < 1 || budget*lanes+2*items > c.LoopLimit/2 {
+				t.Fatalf("%s n=%d: budget %d x %d lanes + %d items exceeds half the loop limit %d", p, n, budget, lanes, items, c.LoopLimit)
+			}
+		}
+	}
+}

@@ -1,0 +1,361 @@
+package accel
+
+import (
+	"encoding/binary"
+	"errors"
+	"fmt"
+	"math"
+	"math/bits"
+
+	"github.com/accelkern/accel/host"
+)
+
+// ErrTableFull: an insert would take a HashTable past the number of keys it
+// was made for. The table then holds part of that insert; Reset empties it.
+var ErrTableFull = errors.New("hash table full")
+
+// Modes of the hash kernel (hash_body.h).
+const (
+	htInsert = 0
+	htLookup = 1
+	htMark   = 2
+	htCommit = 3
+	htIDs    = 4
+)
+
+// HashTable is a device hash table from 64-bit keys (Int64 or Uint64
+// tensors, any value, the all-ones key included) to dense ids: the keys of
+// a table get the ids 0, 1, ... in order of first occurrence, over the
+// inserts in call order and within one insert in input order, whatever
+// order the device runs in. It is made for a fixed number of keys and
+// holds them at load factor at most 0.5: open addressing with linear
+// probing over a power-of-two number of slots at least twice the capacity,
+// with a 64-bit compare-and-swap per probe, so it needs a device with
+// 64-bit atomics (Info().Int64Atomics).
+//
+// It serves sparse convolution's index maps: InsertDense the output
+// coordinates packed into int64 keys to get their dense output ids, then
+// Lookup each neighbour's packed coordinates (-1 where there is none).
+// Calls on one table must not run concurrently.
+type HashTable struct {
+	d        *Device
+	table    *DeviceTensor // uint64 words: (key, value) per slot, see hash_body.h
+	meta     *DeviceTensor // uint64[2]: key count, then the full and more flags
+	capacity int64
+	slots    int64
+	size     int64
+	broken   bool  // an insert overflowed: the contents are partial
+	budget   int64 // tests: probes per work-item per launch (0: the plan's)
+	launches int   // tests: launches of the last insert or lookup
+}
+
+// NewHashTable returns an empty table for up to capacity distinct keys
+// (slots: the smallest power of two at least 2*capacity, 16 bytes each).
+// It fails with ErrUnsupported on a device without 64-bit atomics and with
+// ErrTooLarge when the table does not fit one allocation.
+func (d *Device) NewHashTable(capacity int64) (*HashTable, error) {
+	const op = "hash_table"
+	if capacity < 0 {
+		return nil, argErr(op, "capacity", capacity, ">= 0", ErrInvalidArgument)
+	}
+	if !d.caps.Int64 || !d.caps.Int64Atomics {
+		return nil, argErr(op, "device", d.caps.ID()+" "+d.caps.Name+" without 64-bit integer atomics",
+			"a device with 64-bit atomic compare-and-swap (cl_khr_int64_base_atomics, shaderBufferInt64Atomics)", ErrUnsupported)
+	}
+	slots := int64(2)
+	if capacity > 1 {
+		if capacity > math.MaxInt64/4 {
+			return nil, argErr(op, "capacity", capacity, fmt.Sprintf("at most %d", int64(math.MaxInt64/4)), ErrTooLarge)
+		}
+		slots = int64(1) << bits.Len64(uint64(2*capacity-1))
+	}
+	if slots+1 > d.caps.MaxAllocBytes/16 {
+		return nil, argErr(op, "capacity", capacity, fmt.Sprintf("at most %d keys (%d slots of 16 bytes fit the device's largest allocation)",
+			d.caps.MaxAllocBytes/32, d.caps.MaxAllocBytes/16), ErrTooLarge)
+	}
+	t := &HashTable{d: d, capacity: capacity, slots: slots}
+	var err error
+	if t.table, err = d.alloc(op, Uint64, []int64{2 * (slots + 1)}); err != nil {
+		return nil, err
+	}
+	if t.meta, err = d.alloc(op, Uint64, []int64{2}); err != nil {
+		t.table.Release()
+		return nil, err
+	}
+	if err := t.Reset(); err != nil {
+		t.Release()
+		return nil, err
+	}
+	return t, nil
+}
+
+// Capacity returns the number of distinct keys the table was made for.
+func (t *HashTable) Capacity() int64 { return t.capacity }
+
+// Len returns the number of distinct keys in the table.
+func (t *HashTable) Len() int64 { return t.size }
+
+// Reset empties the table, keeping its memory.
+func (t *HashTable) Reset() error {
+	if err := t.live("reset"); err != nil {
+		return err
+	}
+	if err := t.d.h.Fill(t.table.raw(), 0, t.table.n*8, []byte{0xff, 0xff, 0xff, 0xff}); err != nil {
+		return err
+	}
+	if err := t.d.h.Fill(t.meta.raw(), 0, 16, []byte{0, 0, 0, 0}); err != nil {
+		return err
+	}
+	t.size, t.broken = 0, false
+	return nil
+}
+
+// Release frees the table's device memory. It is safe to call more than
+// once.
+func (t *HashTable) Release() {
+	if t.table != nil {
+		t.table.Release()
+		t.meta.Release()
+		t.table, t.meta = nil, nil
+	}
+}
+
+func (t *HashTable) live(op string) error {
+	if t.table == nil || t.table.buf == nil {
+		return fmt.Errorf("accel: hash_table %s: the table was released: %w", op, ErrClosed)
+	}
+	return nil
+}
+
+func (t *HashTable) checkKeys(op string, keys *DeviceTensor) error {
+	if err := t.live(op); err != nil {
+		return err
+	}
+	if t.broken {
+		return fmt.Errorf("accel: hash_table %s: an earlier insert overflowed the table (capacity %d keys) and left it partial; Reset it: %w",
+			op, t.capacity, ErrTableFull)
+	}
+	if err := t.d.checkIn("hash_table "+op, "keys", keys); err != nil {
+		return err
+	}
+	if keys.dtype != Int64 && keys.dtype != Uint64 {
+		return argErr("hash_table "+op, "keys", "dtype "+keys.dtype.String(), "int64 or uint64", ErrInvalidArgument)
+	}
+	return nil
+}
+
+// Insert adds the keys (taken flattened) that are not in the table yet,
+// giving them the next dense ids in order of first occurrence. Inserting
+// more distinct keys than the capacity fails with ErrTableFull.
+func (t *HashTable) Insert(keys *DeviceTensor) error {
+	_, _, err := t.insert(keys, false)
+	return err
+}
+
+// InsertDense inserts keys as Insert does and returns every key's dense id
+// (int64, keys' shape) and the number of distinct keys in the table after
+// the call, unique: ids are in [0, unique), equal keys get equal ids, and
+// on a new table ids number the distinct keys of the input in order of
+// first occurrence.
+func (t *HashTable) InsertDense(keys *DeviceTensor) (ids *DeviceTensor, unique int64, err error) {
+	ids, _, err = t.insert(keys, true)
+	if err != nil {
+		return nil, 0, err
+	}
+	return ids, t.size, nil
+}
+
+// Lookup returns the dense id of each key (int64, keys' shape), or -1 where
+// the key is not in the table.
+func (t *HashTable) Lookup(keys *DeviceTensor) (*DeviceTensor, error) {
+	out, _, err := t.lookup(keys)
+	return out, err
+}
+
+// withMode adds the kernel's compile-time mode knob (MODE, constant id 3)
+// to a plan: each mode compiles to a kernel of just its own path, which
+// the CPU compilers vectorize far better.
+func withMode(p host.Plan, mode int64) host.Plan {
+	p.Knobs = append(append([]host.Knob(nil), p.Knobs...), host.Knob{Name: "MODE", ID: 3, Value: mode})
+	return p
+}
+
+// probe runs insert or lookup launches until every key has finished (more
+// than one launch only where the plan bounds the probes per launch) and
+// returns the full flag.
+func (t *HashTable) probe(op string, mode int64, keys, res host.Buffer, n int64) (bool, float64, error) {
+	d := t.d
+	plan, budget := host.PlanHash(d.caps, n)
+	plan = d.plan(plan)
+	if t.budget > 0 && (budget <= 0 || t.budget < budget) {
+		budget = t.budget
+	}
+	if budget <= 0 {
+		budget = math.MaxInt64
+	}
+	// Two probes a launch let a key paused in its compare-and-swap find
+	// its slot again and retry, so every launch makes progress.
+	budget = max(budget, 2)
+	// Each launch advances every work-item with keys left by a probe or a
+	// compare-and-swap that changes a word; a key needs at most maxProbes
+	// probes, and its value word changes at most once per occurrence. A
+	// driver that cut loops short silently would fail here, not hang.
+	items := int64(1)
+	for _, k := range plan.Knobs {
+		if k.Name == "ITEMS" {
+			items = k.Value
+		}
+	}
+	// A key probes at most every slot, and while the table holds at most
+	// capacity keys no run of occupied slots is longer than that.
+	maxProbes := min(t.slots, t.capacity+1)
+	maxSteps := 16 + 4*(float64(maxProbes)+2+float64(n))*float64(items)/float64(budget)
+	if err := d.h.Fill(t.meta.raw(), 8, 8, []byte{0, 0, 0, 0}); err != nil {
+		return false, 0, err
+	}
+	plan = withMode(plan, mode)
+	spec := host.KernelSpec{File: "hash", Variant: "k64", Entry: "hash"}
+	var secs float64
+	mb := make([]byte, 16)
+	t.launches = 0
+	for step := int64(0); ; step++ {
+		s, err := d.launch(spec, plan, host.BufArg(t.table.raw()), host.BufArg(keys), host.BufArg(res),
+			host.BufArg(t.meta.raw()), host.U64(0), host.I64(n), host.I64(t.slots), host.I64(maxProbes),
+			host.I64(budget), host.I64(step), host.I64(t.capacity), host.I64(0))
+		secs += s
+		t.launches++
+		if err != nil {
+			return false, 0, fmt.Errorf("accel: %s: %w", op, err)
+		}
+		if err := d.h.Download(t.meta.raw(), 0, mb); err != nil {
+			return false, 0, err
+		}
+		full := binary.LittleEndian.Uint32(mb[8:]) != 0
+		more := binary.LittleEndian.Uint32(mb[12:]) != 0
+		if full || !more {
+			return full, secs, nil
+		}
+		if float64(step) > maxSteps {
+			return false, 0, fmt.Errorf("accel: %s: keys still unfinished after %d launches of %d probes per work-item: %w",
+				op, step+1, budget, host.ErrDriver)
+		}
+		if err := d.h.Fill(t.meta.raw(), 12, 4, []byte{0, 0, 0, 0}); err != nil {
+			return false, 0, err
+		}
+	}
+}
+
+// pass runs one of the per-key passes after an insert (mark, commit, ids).
+func (t *HashTable) pass(op string, mode int64, slots, aux host.Buffer, n, base int64) (float64, error) {
+	d := t.d
+	// no probing here: the plain elementwise plan
+	plan := host.PlanElementwise("hash", d.caps, n)
+	spec := host.KernelSpec{File: "hash", Variant: "k64", Entry: "hash"}
+	s, err := d.launch(spec, withMode(d.plan(plan), mode), host.BufArg(t.table.raw()), host.U64(0), host.BufArg(slots),
+		host.BufArg(t.meta.raw()), host.BufArg(aux), host.I64(n), host.I64(t.slots), host.I64(0),
+		host.I64(0), host.I64(0), host.I64(t.capacity), host.I64(base))
+	if err != nil {
+		return 0, fmt.Errorf("accel: %s: %w", op, err)
+	}
+	return s, nil
+}
+
+func (t *HashTable) full(op string, n, after int64) error {
+	t.broken = true
+	what := fmt.Sprintf("more than %d", t.capacity)
+	if after > t.capacity {
+		what = fmt.Sprint(after)
+	}
+	return fmt.Errorf("accel: %s: capacity %d keys (%d slots): the table held %d and this call of %d key(s) takes it to %s distinct keys: %w",
+		op, t.capacity, t.slots, t.size, n, what, ErrTableFull)
+}
+
+// insert inserts keys; with wantIDs it returns their dense ids.
+func (t *HashTable) insert(keys *DeviceTensor, wantIDs bool) (*DeviceTensor, float64, error) {
+	const op = "hash_table insert"
+	if err := t.checkKeys("insert", keys); err != nil {
+		return nil, 0, err
+	}
+	d := t.d
+	n := keys.n
+	var ids *DeviceTensor
+	var err error
+	if wantIDs {
+		if ids, err = d.alloc(op, Int64, keys.shape); err != nil {
+			return nil, 0, err
+		}
+	}
+	fail := func(err error) (*DeviceTensor, float64, error) {
+		if ids != nil {
+			ids.Release()
+		}
+		return nil, 0, err
+	}
+	if n == 0 {
+		return ids, 0, nil
+	}
+	slots, err := d.alloc(op, Int64, []int64{n})
+	if err != nil {
+		return fail(err)
+	}
+	defer slots.Release()
+	pos := ids
+	if pos == nil {
+		if pos, err = d.alloc(op, Int64, []int64{n}); err != nil {
+			return fail(err)
+		}
+		defer pos.Release()
+	}
+	full, secs, err := t.probe(op, htInsert, keys.raw(), slots.raw(), n)
+	if err != nil {
+		return fail(err)
+	}
+	if full {
+		return fail(t.full(op, n, 0))
+	}
+	s, err := t.pass(op, htMark, slots.raw(), pos.raw(), n, 0)
+	if err != nil {
+		return fail(err)
+	}
+	secs += s
+	added, s, err := d.scanBuf(op, Int64, pos.raw(), pos.raw(), n, flagNone, true, true)
+	if err != nil {
+		return fail(err)
+	}
+	secs += s
+	if after := t.size + int64(added); after > t.capacity {
+		return fail(t.full(op, n, after))
+	}
+	if s, err = t.pass(op, htCommit, slots.raw(), pos.raw(), n, t.size); err != nil {
+		return fail(err)
+	}
+	secs += s
+	t.size += int64(added)
+	if wantIDs {
+		if s, err = t.pass(op, htIDs, slots.raw(), ids.raw(), n, 0); err != nil {
+			return fail(err)
+		}
+		secs += s
+	}
+	return ids, secs, nil
+}
+
+func (t *HashTable) lookup(keys *DeviceTensor) (*DeviceTensor, float64, error) {
+	const op = "hash_table lookup"
+	if err := t.checkKeys("lookup", keys); err != nil {
+		return nil, 0, err
+	}
+	out, err := t.d.alloc(op, Int64, keys.shape)
+	if err != nil {
+		return nil, 0, err
+	}
+	if keys.n == 0 {
+		return out, 0, nil
+	}
+	if _, secs, err := t.probe(op, htLookup, keys.raw(), out.raw(), keys.n); err != nil {
+		out.Release()
+		return nil, 0, err
+	} else {
+		return out, secs, nil
+	}
+}

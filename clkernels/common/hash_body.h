@@ -1,0 +1,237 @@
+/* hash_body.h: a hash table of 64-bit keys with open addressing and linear
+ * probing, shared by clkernels/hash.cl and shaders/hash.comp. Wrappers
+ * define CAS64(p, i, cmp, val) (64-bit compare-and-swap on word i of a
+ * BPTR, returning the old word), ADD64(p, i, v) (64-bit atomic add) and the
+ * knobs LOCAL_SIZE, ITEMS, CONTIG; they pass the mode as a compile-time
+ * constant (the knob MODE), so each mode compiles to just its own path.
+ *
+ * The table is 2*(slots+1) 64-bit words: slot s is the pair (key, value)
+ * at words 2s and 2s+1, for s in [0, slots) with slots a power of two, plus
+ * slot `slots`, the one place of the key HT_EMPTY (all ones, the marker of
+ * a free slot): its key word is HT_EMPTY while that key is absent and 0
+ * once present. Every word starts as all ones. A value word holds the
+ * key's dense id (>= 0 as int64); while an insert is running it may hold
+ * HT_CLAIM | i instead, i being the smallest input position of that key
+ * among the keys new to the table in this insert, and all ones (HT_NOVAL)
+ * before that.
+ *
+ * meta: 64-bit word 0 counts the keys in the table (claimed slots, added
+ * once per work-item); 32-bit word 2 is the "full" flag, 32-bit word 3 the
+ * "more" flag (some item ran out of this launch's probe budget).
+ *
+ * One launch runs one mode over i in [0, n):
+ *   HT_INSERT  inserts keys[i]: res[i] = its slot, and the value word takes
+ *              the atomic min of HT_CLAIM | i when the key is new
+ *   HT_LOOKUP  res[i] = the value of keys[i], or -1 when absent
+ *   HT_MARK    aux[i] = 1 where input i is the first occurrence of a key
+ *              new to the table (its slot res[i] holds HT_CLAIM | i), else 0
+ *   HT_COMMIT  aux is the exclusive scan of HT_MARK's flags: the first
+ *              occurrence i of a new key stores the dense id base + aux[i]
+ *   HT_IDS     aux[i] = the dense id in slot res[i]
+ * so dense ids follow the order of first occurrence in the input, whatever
+ * order the device inserts in. (In HT_COMMIT other occurrences may read a
+ * value word while its first occurrence writes it: they compare it with
+ * their own claim, which neither the old nor the new value equals.)
+ *
+ * Inserts and lookups load the first probe of a batch of HT_BATCH keys up
+ * front, so that the cache misses overlap; a stale load of a free slot is
+ * harmless, since slots only go from free to a key and the compare-and-
+ * swap returns what is there.
+ *
+ * Probing is bounded twice. A key probes at most max_probes slots: the
+ * host passes min(slots, capacity + 1), since while the table holds at most
+ * `capacity` keys no run of occupied slots is longer, so a key that gets
+ * further proves the table over capacity and sets the full flag. And each
+ * work-item spends at most `budget` probes (and compare-and-swap retries)
+ * per launch, for drivers that stop long loops: an item that runs out
+ * stores -2 - (probes done) in res[i], sets the more flag and continues
+ * from there at the next launch (step > 0 skips finished items: res[i] >= 0
+ * for inserts, >= -1 for lookups). An insert also stops early, setting the
+ * full flag, once the table's key count exceeds `capacity`. */
+#ifndef ACCEL_HASH_BODY_H
+#define ACCEL_HASH_BODY_H
+
+#include "memory.h"
+#include "elementwise.h"
+
+#define HT_INSERT 0
+#define HT_LOOKUP 1
+#define HT_MARK 2
+#define HT_COMMIT 3
+#define HT_IDS 4
+
+#define HT_EMPTY 0xffffffffffffffffUL
+#define HT_BATCH 8
+#define HT_CLAIM 0x8000000000000000UL
+
+/* The 64-bit finalizer of MurmurHash3 (a bijection): keys that differ only
+ * in high bits still spread over the low bits the mask keeps. */
+u64 ht_hash(u64 k) {
+	k ^= k >> 33;
+	k *= 0xff51afd7ed558ccdUL;
+	k ^= k >> 33;
+	k *= 0xc4ceb9fe1a85ec53UL;
+	k ^= k >> 33;
+	return k;
+}
+
+void hash_run(BPTR table, BPTR keys, BPTR res, BPTR meta, BPTR aux, i64 n, i64 slots, i64 max_probes,
+	i64 budget, i64 step, i64 capacity, i64 base, i64 mode) {
+	const i64 tiles = ew_tiles(n);
+	if (mode >= I64C(HT_MARK)) {
+		/* the passes over an insert's slots: plain loops that vectorize */
+		for (i64 tile = GROUP_LINEAR_ID(); tile < tiles; tile += GROUP_TOTAL()) {
+			for (i64 j = I64C(0); j < I64C(ITEMS); j++) {
+				const i64 i = ew_index(tile, j);
+				if (i >= n) {
+					continue;
+				}
+				const i64 s = CAST(i64, LD64(res, i));
+				if (s < I64C(0) || s > slots) {
+					continue; /* never after a finished insert; no stray access if it were */
+				}
+				const u64 v = LD64(table, I64C(2) * s + I64C(1));
+				const u64 mine = HT_CLAIM | CAST(u64, i);
+				if (mode == I64C(HT_MARK)) {
+					ST64(aux, i, v == mine ? CAST(u64, 1) : CAST(u64, 0));
+				} else if (mode == I64C(HT_COMMIT)) {
+					if (v == mine) {
+						ST64(table, I64C(2) * s + I64C(1), CAST(u64, base) + LD64(aux, i));
+					}
+				} else {
+					ST64(aux, i, v);
+				}
+			}
+		}
+		return;
+	}
+	const u64 mask = CAST(u64, slots - I64C(1));
+	i64 left = budget;
+	u64 claims = CAST(u64, 0);
+	for (i64 tile = GROUP_LINEAR_ID(); tile < tiles; tile += GROUP_TOTAL()) {
+		for (i64 j0 = I64C(0); j0 < I64C(ITEMS); j0 += I64C(HT_BATCH)) {
+		/* The first probe of a batch of keys is loaded up front: the loads
+		 * are independent, so their cache misses overlap. */
+		u64 pre[HT_BATCH];
+		for (int b = 0; b < HT_BATCH; b++) {
+			const i64 i = ew_index(tile, j0 + I64C(b));
+			pre[b] = HT_EMPTY;
+			if (mode <= I64C(HT_LOOKUP) && step == I64C(0) && j0 + I64C(b) < I64C(ITEMS) && i < n) {
+				const u64 key = LD64(keys, i);
+				if (key != HT_EMPTY) {
+					pre[b] = LD64(table, I64C(2) * CAST(i64, ht_hash(key) & mask));
+				}
+			}
+		}
+		for (int b = 0; b < HT_BATCH; b++) {
+			const i64 j = j0 + I64C(b);
+			const i64 i = ew_index(tile, j);
+			if (j >= I64C(ITEMS) || i >= n) {
+				continue;
+			}
+			const u64 mine = HT_CLAIM | CAST(u64, i);
+			const bool ins = mode == I64C(HT_INSERT);
+			i64 done = I64C(0); /* probes done in earlier launches */
+			if (step > I64C(0)) {
+				const i64 st = CAST(i64, LD64(res, i));
+				if (st >= (ins ? I64C(0) : I64C(-1))) {
+					continue;
+				}
+				done = I64C(-2) - st;
+			}
+			if (left <= I64C(0)) {
+				if (step == I64C(0)) {
+					ST64(res, i, CAST(u64, I64C(-2)));
+				}
+				ST32(meta, 3, 1u);
+				continue;
+			}
+			if (ins && LD64(meta, 0) > CAST(u64, capacity)) {
+				ST32(meta, 2, 1u); /* over capacity already: stop early */
+				continue;
+			}
+			const u64 key = LD64(keys, i);
+			/* state: 0 probing, 1 found, 2 absent (or no slot), 3 out of budget */
+			int state = 0;
+			i64 s = slots;
+			if (key == HT_EMPTY) {
+				u64 k = LD64(table, I64C(2) * slots);
+				if (ins && k == HT_EMPTY) {
+					k = CAS64(table, I64C(2) * slots, HT_EMPTY, CAST(u64, 0));
+					if (k == HT_EMPTY) {
+						claims += CAST(u64, 1);
+					}
+					k = CAST(u64, 0);
+				}
+				state = k != HT_EMPTY ? 1 : 2;
+			} else {
+				s = CAST(i64, (ht_hash(key) + CAST(u64, done)) & mask);
+				while (state == 0) {
+					if (done >= max_probes) {
+						state = 2;
+						if (ins) {
+							ST32(meta, 2, 1u);
+						}
+						break;
+					}
+					if (left <= I64C(0)) {
+						state = 3;
+						break;
+					}
+					left--;
+					u64 k = step == I64C(0) && done == I64C(0) ? pre[b] : LD64(table, I64C(2) * s);
+					if (ins && k == HT_EMPTY) {
+						k = CAS64(table, I64C(2) * s, HT_EMPTY, key);
+						if (k == HT_EMPTY) {
+							claims += CAST(u64, 1);
+							k = key;
+						}
+					}
+					if (k == key) {
+						state = 1;
+					} else if (k == HT_EMPTY) {
+						state = 2; /* lookups only: inserts claimed it above */
+					} else {
+						s = CAST(i64, CAST(u64, s + I64C(1)) & mask);
+						done++;
+					}
+				}
+			}
+			if (ins && state == 1) {
+				/* a new key's value word: atomic min of the claims of its
+				 * occurrences; ids of keys already in the table stay */
+				u64 cur = LD64(table, I64C(2) * s + I64C(1));
+				while (cur >= HT_CLAIM && mine < cur) {
+					if (left <= I64C(0)) {
+						state = 3; /* the next launch finds the key again at probe `done` */
+						break;
+					}
+					left--;
+					const u64 old = CAS64(table, I64C(2) * s + I64C(1), cur, mine);
+					if (old == cur) {
+						break;
+					}
+					cur = old;
+				}
+			}
+			if (state == 3) {
+				ST64(res, i, CAST(u64, I64C(-2) - done));
+				ST32(meta, 3, 1u);
+			} else if (ins) {
+				ST64(res, i, CAST(u64, state == 1 ? s : I64C(-1)));
+			} else {
+				i64 v = I64C(-1);
+				if (state == 1) {
+					v = CAST(i64, LD64(table, I64C(2) * s + I64C(1)));
+				}
+				ST64(res, i, CAST(u64, v >= I64C(0) ? v : I64C(-1)));
+			}
+		}
+		}
+	}
+	if (claims != CAST(u64, 0)) {
+		ADD64(meta, 0, claims);
+	}
+}
+
+#endif
