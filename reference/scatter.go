@@ -103,6 +103,32 @@ func floorDiv[T Number](a T, n int64) T {
 	return T(q)
 }
 
+// eachPosition calls f with the target offset (into input's shape) and the
+// source offset (into src's shape) of every position of index, in index
+// order: the target of position p is p with p[dim] := index[p].
+func eachPosition(inShape []int64, dim int, index, idxShape, srcShape []int64, f func(o, s int64)) {
+	inSt, srcSt := stridesOf(inShape), stridesOf(srcShape)
+	total := int64(len(index))
+	idx := make([]int64, len(idxShape))
+	for lin := int64(0); lin < total; lin++ {
+		rem := lin
+		for k := len(idxShape) - 1; k >= 0; k-- {
+			idx[k] = rem % idxShape[k]
+			rem /= idxShape[k]
+		}
+		var o, s int64
+		for k := range idxShape {
+			s += idx[k] * srcSt[k]
+			if k == dim {
+				o += index[lin] * inSt[k]
+			} else {
+				o += idx[k] * inSt[k]
+			}
+		}
+		f(o, s)
+	}
+}
+
 func stridesOf(shape []int64) []int64 {
 	st := make([]int64, len(shape))
 	s := int64(1)
@@ -123,31 +149,14 @@ func stridesOf(shape []int64) []int64 {
 func ScatterReduce[T Number](input []T, inShape []int64, dim int, index []int64, idxShape []int64,
 	src []T, srcShape []int64, reduce string, includeSelf bool) []T {
 	out := append([]T(nil), input...)
-	inSt, srcSt := stridesOf(inShape), stridesOf(srcShape)
 	count := make([]int64, len(out))
-	total := int64(len(index))
-	idx := make([]int64, len(idxShape))
-	for lin := int64(0); lin < total; lin++ {
-		rem := lin
-		for k := len(idxShape) - 1; k >= 0; k-- {
-			idx[k] = rem % idxShape[k]
-			rem /= idxShape[k]
-		}
-		var o, s int64
-		for k := range idxShape {
-			s += idx[k] * srcSt[k]
-			if k == dim {
-				o += index[lin] * inSt[k]
-			} else {
-				o += idx[k] * inSt[k]
-			}
-		}
+	eachPosition(inShape, dim, index, idxShape, srcShape, func(o, s int64) {
 		if !includeSelf && count[o] == 0 && reduce != ReduceAssign {
 			out[o] = identity[T](reduce)
 		}
 		count[o]++
 		out[o] = combine(reduce, out[o], src[s])
-	}
+	})
 	if reduce == ReduceMean {
 		for o, c := range count {
 			if c == 0 {

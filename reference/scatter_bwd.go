@@ -34,32 +34,15 @@ func ScatterReduceBackward[T Float](input []T, inShape []int64, dim int, index [
 	out = ScatterReduce(input, inShape, dim, index, idxShape, src, srcShape, reduce, includeSelf)
 	gradInput = append([]T(nil), grad...)
 	gradSrc = make([]T, len(src))
-	inSt, srcSt := stridesOf(inShape), stridesOf(srcShape)
 	// contributors' source offsets per target, in index order
 	runs := map[int64][]int64{}
 	var targets []int64
-	total := int64(len(index))
-	idx := make([]int64, len(idxShape))
-	for lin := int64(0); lin < total; lin++ {
-		rem := lin
-		for k := len(idxShape) - 1; k >= 0; k-- {
-			idx[k] = rem % idxShape[k]
-			rem /= idxShape[k]
-		}
-		var o, s int64
-		for k := range idxShape {
-			s += idx[k] * srcSt[k]
-			if k == dim {
-				o += index[lin] * inSt[k]
-			} else {
-				o += idx[k] * inSt[k]
-			}
-		}
+	eachPosition(inShape, dim, index, idxShape, srcShape, func(o, s int64) {
 		if _, ok := runs[o]; !ok {
 			targets = append(targets, o)
 		}
 		runs[o] = append(runs[o], s)
-	}
+	})
 	nan := T(math.NaN())
 	mask := func(b bool) T {
 		if b {
