@@ -88,6 +88,30 @@
 		} \
 	}
 
+/* The position walk of the CPU passes over [from, to): 1-d positions with
+ * their strides in registers, others through SC_POSITION. STEP(p, o, s,
+ * ix) gets each position's target offset without the dim term, its source
+ * offset and its index value. */
+#define SC_WALK(from, to, STEP) \
+	if (rank == I64C(1)) { \
+		const i64 src_stride_ = LOADI(meta, 2); \
+		const i64 index_stride_ = LOADI(meta, 3); \
+		for (i64 p = (from); p < (to); p++) { \
+			i64 o = I64C(0); \
+			i64 ix = LOADI(index, p * index_stride_); \
+			STEP(p, o, p * src_stride_, ix) \
+		} \
+	} else { \
+		for (i64 p = (from); p < (to); p++) { \
+			i64 o = I64C(0); \
+			i64 s = I64C(0); \
+			i64 io = I64C(0); \
+			SC_POSITION(p, o, s, io) \
+			i64 ix = LOADI(index, io); \
+			STEP(p, o, s, ix) \
+		} \
+	}
+
 /* The ownership pass (SC_OWNED): see the top of the file. The spare
  * buffer holds SC_SPARE T slots per owner, then as many u32 count slots
  * from u32 index 2*SC_SPARE*W; rotating over them keeps the stores of
@@ -134,24 +158,7 @@ void scatter_owned(VPTR dst, VPTR src, IPTR index, IPTR meta, UPTR counts, UPTR 
 	const bool counted = r == I64C(RED_MEAN) || include_self == I64C(0);
 	const T ident = sc_identity(r);
 	UPTR spare_counts = CAST_UPTR(spare);
-	if (rank == I64C(1)) {
-		const i64 src_stride = LOADI(meta, 2);
-		const i64 index_stride = LOADI(meta, 3);
-		for (i64 p = I64C(0); p < count; p++) {
-			i64 o = I64C(0);
-			i64 ix = LOADI(index, p * index_stride);
-			SC_OWNED_STEP(p, o, p * src_stride, ix)
-		}
-		return;
-	}
-	for (i64 p = I64C(0); p < count; p++) {
-		i64 o = I64C(0);
-		i64 s = I64C(0);
-		i64 io = I64C(0);
-		SC_POSITION(p, o, s, io)
-		i64 ix = LOADI(index, io);
-		SC_OWNED_STEP(p, o, s, ix)
-	}
+	SC_WALK(I64C(0), count, SC_OWNED_STEP)
 }
 
 /* The private pass (SC_PRIVATE): worker w of W folds the positions of its
@@ -160,8 +167,7 @@ void scatter_owned(VPTR dst, VPTR src, IPTR index, IPTR meta, UPTR counts, UPTR 
  * pcnt[w*out_n ...] where the merge needs them (meta[4*rank+2] != 0). A
  * bad index is skipped and its tile recorded in err[0]. SC_RED, a knob,
  * is the reduction when the host compiles it in (>= 0): the loop then
- * carries no reduction switch. 1-d positions take a loop of their own
- * with the strides in registers. */
+ * carries no reduction switch. */
 #define SC_PRIVATE_STEP(p, o, s, ix) \
 	{ \
 		if (wrap != I64C(0) && ix < I64C(0)) { \
@@ -191,24 +197,7 @@ void scatter_private(VPTR src, IPTR index, IPTR meta, UPTR pcnt, UPTR err, VPTR 
 	const i64 base = w * out_n;
 	const i64 dim_stride = LOADI(meta, rank + dim);
 	const i64 r = SC_RED >= 0 ? I64C(SC_RED) : red;
-	if (rank == I64C(1)) {
-		const i64 src_stride = LOADI(meta, 2);
-		const i64 index_stride = LOADI(meta, 3);
-		for (i64 p = from; p < to; p++) {
-			i64 o = I64C(0);
-			i64 ix = LOADI(index, p * index_stride);
-			SC_PRIVATE_STEP(p, o, p * src_stride, ix)
-		}
-		return;
-	}
-	for (i64 p = from; p < to; p++) {
-		i64 o = I64C(0);
-		i64 s = I64C(0);
-		i64 io = I64C(0);
-		SC_POSITION(p, o, s, io)
-		i64 ix = LOADI(index, io);
-		SC_PRIVATE_STEP(p, o, s, ix)
-	}
+	SC_WALK(from, to, SC_PRIVATE_STEP)
 }
 
 /* The merge (SC_MERGE, over the outputs): out[t] folds the W private
