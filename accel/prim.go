@@ -227,9 +227,11 @@ func (d *Device) radixSort(op string, keys host.Buffer, n int64, wordBytes int, 
 	kin := keys
 	if kind != kindUnsigned || descending {
 		// order bits first, into the buffer pass 0 reads
-		if err := run(radixPrep, keys, bufK[cur], nil, bufP[cur], 0, 1); err != nil {
+		s, err := d.radixPrep(op, keys, bufK[cur], n, wordBytes, kind, descending)
+		if err != nil {
 			return fail(err)
 		}
+		secs += s
 		kin = bufK[cur]
 	}
 	pin := initPerm

@@ -279,9 +279,10 @@ func (d *Device) scatterPlan(g scatterGeom, out *DeviceTensor, det bool) host.Sc
 	if d.scatterHook != nil {
 		sp = d.scatterHook(sp, g.idxN, out.n, out.dtype.Size(), det)
 	}
-	sp.Plan = d.plan(sp.Plan)
 	if sp.Strategy == host.ScatterOwned || sp.Strategy == host.ScatterPrivate {
-		// the reduction compiled in: no switch in the per-position loop
+		// only the CPU passes launch sp.Plan; the reduction is compiled in,
+		// so the per-position loop has no switch
+		sp.Plan = d.plan(sp.Plan)
 		sp.Plan.Knobs = append(sp.Plan.Knobs, host.Knob{Name: "SC_RED", ID: 3, Value: reduceCodes[g.red]})
 	}
 	return sp
