@@ -139,7 +139,7 @@ func primBenchCases(quick bool) []benchCase {
 // primPlan prints the plan a primitive's main kernel runs with.
 func primPlan(dev *Device, kernel string, n, elemBytes int64) string {
 	if kernel == "scan" {
-		return host.PlanScan(dev.caps, n, elemBytes).String()
+		return host.PlanScan(dev.caps, n, elemBytes, elemBytes == 4 && dev.caps.SubgroupArith).String()
 	}
 	return host.PlanRadix(dev.caps, n).String()
 }

@@ -77,6 +77,23 @@ func bufArg(b host.Buffer) host.Arg {
 	return host.BufArg(b)
 }
 
+// scanSubgroups says whether the device has the scan's subgroup variant
+// for dt: Vulkan with subgroup arithmetic, on 64-bit integers also
+// shaderSubgroupExtendedTypes.
+func (d *Device) scanSubgroups(dt DType) bool {
+	c := d.caps
+	if c.Backend != host.Vulkan || !c.SubgroupArith {
+		return false
+	}
+	switch dt {
+	case Int64, Uint64:
+		return c.SubgroupArith64
+	case Float64:
+		return c.FP64
+	}
+	return true
+}
+
 // scanBuf writes the inclusive or exclusive prefix sums of n elements (or
 // of n flags of the given kind) of x into y as dt, and returns the total's
 // bits when asked (one 8-byte read).
@@ -85,7 +102,11 @@ func (d *Device) scanBuf(op string, dt DType, x, y host.Buffer, n, kind int64, e
 		return 0, 0, nil
 	}
 	size := int64(dt.Size())
-	plan := host.PlanScan(d.caps, n, size)
+	plan := d.plan(host.PlanScan(d.caps, n, size, d.scanSubgroups(dt)))
+	variant := scanVariant(dt)
+	if plan.Knob("SCAN_SG") != 0 {
+		variant += "s"
+	}
 	g := plan.TotalGroups()
 	partials, err := d.alloc(op, dt, []int64{g + 1})
 	if err != nil {
@@ -96,7 +117,9 @@ func (d *Device) scanBuf(op string, dt DType, x, y host.Buffer, n, kind int64, e
 	run := func(p host.Plan, count, mode int64) error {
 		// OpenCL has one entry per mode; Vulkan's one entry takes the mode.
 		entry := [...]string{"scan_reduce_k", "scan_partials_k", "scan_apply_k"}[mode]
-		spec := host.KernelSpec{File: "scan", Variant: scanVariant(dt), Entry: entry}
+		spec := host.KernelSpec{File: "scan", Variant: variant, Entry: entry}
+		p = host.Fold(d.caps, p, host.Knob{Name: "SCAN_MODE", ID: 5, Value: mode},
+			host.Knob{Name: "SCAN_EXCL", ID: 6, Value: b2i(exclusive)}, host.Knob{Name: "SCAN_KIND", ID: 7, Value: kind})
 		s, err := d.launch(spec, p, host.BufArg(x), host.BufArg(y), host.BufArg(partials.raw()),
 			host.I64(count), host.I64(kind), host.I64(b2i(exclusive)), host.I64(mode))
 		secs += s

@@ -5,6 +5,7 @@ import (
 	"encoding/binary"
 	"errors"
 	"fmt"
+	"github.com/accelkern/accel/host"
 	"math"
 	"math/rand"
 	"testing"
@@ -366,4 +367,84 @@ func isNaNAt(x *Tensor, i int64) bool {
 		return x.Float64s()[i] != x.Float64s()[i]
 	}
 	return false
+}
+
+// TestScanPaths forces every path of the scan kernel (scan_body.h) on each
+// backend where it can run, with small tiles so that groups own several
+// tiles and rows end mid-tile: the scratch path (local 8 and 64), and on
+// Vulkan with subgroup arithmetic the subgroup path with several subgroups
+// per group (SCAN_SG 1) and, where the subgroup size is fixed, one
+// (SCAN_SG 2). Every dtype, inclusive and exclusive, and the flag inputs of
+// a compaction.
+func TestScanPaths(t *testing.T) {
+	forEachDevice(t, func(t *testing.T, d *Device) {
+		defer func() { d.planHook = nil }()
+		type path struct {
+			name         string
+			local, items int64
+			sg           int64
+		}
+		paths := []path{{"scratch local 8", 8, 3, 0}, {"scratch local 64", 64, 2, 0}}
+		if d.caps.Backend == host.Vulkan && d.caps.SubgroupArith {
+			sgs := int64(d.caps.SubgroupSize)
+			paths = append(paths, path{"subgroups, 8 per group", 8 * sgs, 3, 1}, path{"subgroups, 1 per group", sgs, 5, 1})
+			if d.caps.SubgroupFixed {
+				paths = append(paths, path{"one subgroup per group, no barriers", sgs, 5, 2})
+			}
+		}
+		rng := rand.New(rand.NewSource(13))
+		sizes := []int64{1, 2, 3, 17, 255, 256, 257, 1000, 4097, 100003}
+		for _, pth := range paths {
+			for _, groups := range []int64{1, 3, 64} {
+				d.planHook = func(p host.Plan) host.Plan {
+					if p.Kernel != "scan" {
+						return p
+					}
+					sg := pth.sg
+					if p.Knob("SCAN_SG") == 0 {
+						sg = 0 // this dtype has no subgroup variant here
+					}
+					p.LocalSize = int(pth.local)
+					p.Knobs = []host.Knob{{Name: "ITEMS", ID: 1, Value: pth.items}, {Name: "FLAT", ID: 4, Value: 0},
+						{Name: "SCAN_SG", ID: 8, Value: sg}}
+					p.Groups = [3]int64{groups, 1, 1}
+					return p
+				}
+				name := fmt.Sprintf("%s, %d groups", pth.name, groups)
+				for _, n := range sizes {
+					for _, dt := range allPrimDTypes {
+						if !d.supports(dt) {
+							continue
+						}
+						x, _ := NewTensor(dt, n)
+						fillKeys(rng, x, "small")
+						for _, excl := range []bool{false, true} {
+							want, _ := Cumsum(x, excl)
+							got := mustHost(t, must(d.Cumsum(mustUpload(t, d, x), excl)))
+							if err := sameBits(got, want); err != nil {
+								t.Fatalf("%s: cumsum n=%d %s exclusive=%v: %v", name, n, dt, excl, err)
+							}
+						}
+					}
+					x, _ := NewTensor(Int32, n)
+					fillKeys(rng, x, "rand")
+					mask, _ := NewTensor(Bool, n)
+					for i := range mask.Bools() {
+						mask.Bools()[i] = uint8(rng.Intn(2))
+					}
+					wo, wi, _ := Compact(x, mask)
+					go1, gi1, err := d.Compact(mustUpload(t, d, x), mustUpload(t, d, mask))
+					if err != nil {
+						t.Fatal(err)
+					}
+					if err := sameBits(mustHost(t, go1), wo); err != nil {
+						t.Fatalf("%s: compact n=%d: out: %v", name, n, err)
+					}
+					if err := sameBits(mustHost(t, gi1), wi); err != nil {
+						t.Fatalf("%s: compact n=%d: index: %v", name, n, err)
+					}
+				}
+			}
+		}
+	})
 }

@@ -21,6 +21,17 @@
 #define SH(i) sh[(i)]
 #define SCRATCH_PARAM , __local T* sh
 #define SCRATCH_ARG , sh
+/* Folded arguments (host.Fold): unset, so the run-time values count. The
+ * subgroup path (SCAN_SG_OK) is Vulkan's only. */
+#ifndef SCAN_MODE
+#define SCAN_MODE -1
+#endif
+#ifndef SCAN_EXCL
+#define SCAN_EXCL -1
+#endif
+#ifndef SCAN_KIND
+#define SCAN_KIND -1
+#endif
 
 #include "scan_body.h"
 

@@ -95,6 +95,16 @@ type Caps struct {
 	Int64Atomics      bool     `json:"int64_atomics"`
 	Float32Atomics    bool     `json:"float32_atomics"`
 	Float64Atomics    bool     `json:"float64_atomics"`
+	// SubgroupArith: subgroup arithmetic (add, inclusive and exclusive
+	// scans) in compute shaders on 32-bit types; SubgroupArith64 also on
+	// 64-bit types (shaderSubgroupExtendedTypes, enabled when present).
+	// Vulkan only: the OpenCL path uses no subgroup operations.
+	SubgroupArith   bool `json:"subgroup_arith"`
+	SubgroupArith64 bool `json:"subgroup_arith64"`
+	// SubgroupFixed: every dispatch runs subgroups of exactly
+	// SubgroupSize invocations (the device's smallest and largest
+	// subgroup sizes agree), so a work-group of that size is one subgroup.
+	SubgroupFixed     bool     `json:"subgroup_fixed"`
 	Timestamps        bool     `json:"timestamps"`
 	TimestampPeriodNs float64  `json:"timestamp_period_ns"`
 	Extensions        []string `json:"-"`
@@ -103,8 +113,14 @@ type Caps struct {
 	// limit. llvmpipe's counter (65535) is seen to span all the loops of an
 	// invocation, nested ones included, not each loop alone, so the
 	// planners keep an invocation's total iterations under half of it.
-	LoopLimit int64  `json:"loop_limit,omitempty"`
-	Unusable  string `json:"unusable,omitempty"` // why kernels cannot run here, if they cannot
+	LoopLimit int64 `json:"loop_limit,omitempty"`
+	// FoldArgs is a driver workaround flag: the driver runs both sides of
+	// every branch, even one on a value the same for every invocation
+	// (llvmpipe masks SIMD lanes and never skips a branch), so kernels
+	// take their mode-like arguments as knobs, folded at compile time,
+	// instead of as run-time arguments (see Fold).
+	FoldArgs bool   `json:"fold_args,omitempty"`
+	Unusable string `json:"unusable,omitempty"` // why kernels cannot run here, if they cannot
 }
 
 // ID returns "backend:index", the canonical selector for the device.
@@ -165,6 +181,17 @@ type Plan struct {
 	Tiles     int64    `json:"tiles"`      // units of work the kernel loops over
 	TileElems int64    `json:"tile_elems"` // elements per tile
 	Reason    string   `json:"reason"`
+}
+
+// Knob returns the value of the knob named name, or 0 when the plan has
+// none.
+func (p Plan) Knob(name string) int64 {
+	for _, k := range p.Knobs {
+		if k.Name == name {
+			return k.Value
+		}
+	}
+	return 0
 }
 
 // TotalGroups returns the product of Groups.

@@ -1,6 +1,7 @@
 package host
 
 import (
+	"math/bits"
 	"strings"
 	"testing"
 )
@@ -174,6 +175,60 @@ func TestPlanHash(t *testing.T) {
 			}
 			if budget < 1 || budget*lanes+2*items > c.LoopLimit/2 {
 				t.Fatalf("%s n=%d: budget %d x %d lanes + %d items exceeds half the loop limit %d", p, n, budget, lanes, items, c.LoopLimit)
+			}
+		}
+	}
+}
+
+func TestPlanScan(t *testing.T) {
+	pocl := Caps{Backend: OpenCL, Type: TypeCPU, ComputeUnits: 2, MaxWorkGroupSize: 4096, LocalMemBytes: 4 << 20}
+	lavapipe := Caps{Backend: Vulkan, Type: TypeCPU, ComputeUnits: 2, MaxWorkGroupSize: 1024, LocalMemBytes: 32 << 10,
+		SubgroupSize: 8, SubgroupArith: true, SubgroupFixed: true, LoopLimit: 65535, MaxWorkGroupCount: [3]int64{65535, 65535, 65535}}
+	loose := lavapipe
+	loose.SubgroupFixed = false
+	gpu := Caps{Backend: Vulkan, Type: TypeDiscreteGPU, ComputeUnits: 64, MaxWorkGroupSize: 1024, LocalMemBytes: 48 << 10,
+		SubgroupSize: 32, SubgroupArith: true}
+	tiny := gpu
+	tiny.MaxWorkGroupSize = 16 // smaller than a subgroup
+	for _, c := range []struct {
+		name      string
+		caps      Caps
+		n, elem   int64
+		sub       bool
+		local     int
+		sg, items int64
+		unit      int64 // elements per unit
+	}{
+		{"pocl", pocl, 64 << 20, 4, false, 1, 0, 4096, 1},
+		{"lavapipe int32", lavapipe, 64 << 20, 4, true, 8, 2, 1024, 2},
+		{"lavapipe int64", lavapipe, 64 << 20, 8, true, 8, 2, 1024, 1},
+		{"lavapipe, no subgroup variant", lavapipe, 64 << 20, 8, false, 8, 0, 2048, 1},
+		{"cpu, subgroup size not fixed", loose, 1 << 20, 4, true, 8, 1, 1024, 2},
+		{"gpu", gpu, 64 << 20, 4, true, 256, 1, 8, 2},
+		{"gpu, no subgroup variant", gpu, 64 << 20, 8, false, 256, 0, 8, 1},
+		{"gpu, groups smaller than a subgroup", tiny, 1000, 4, true, 16, 0, 8, 1},
+		{"one element", lavapipe, 1, 4, true, 8, 2, 1024, 2},
+	} {
+		p := PlanScan(c.caps, c.n, c.elem, c.sub)
+		if p.LocalSize != c.local || p.Knob("SCAN_SG") != c.sg || p.Knob("ITEMS") != c.items {
+			t.Errorf("%s: %s; want local %d, SCAN_SG %d, ITEMS %d", c.name, p, c.local, c.sg, c.items)
+		}
+		if p.TileElems != int64(c.local)*c.items*c.unit {
+			t.Errorf("%s: tile of %d elements, want %d", c.name, p.TileElems, int64(c.local)*c.items*c.unit)
+		}
+		if g := p.TotalGroups(); g < 1 || g > max(p.Tiles, 1) {
+			t.Errorf("%s: %d groups for %d tiles", c.name, g, p.Tiles)
+		}
+		if c.caps.LoopLimit > 0 {
+			// each invocation's loops stay under the limit: tiles per
+			// group times the iterations per tile, and the partials loop
+			perGroup := (p.Tiles + p.TotalGroups() - 1) / p.TotalGroups()
+			perTile := 2*c.items + 2*int64(bits.Len(uint(c.local))) + 2 // rows, scratch scan
+			if c.sg != 0 {
+				perTile = 2*c.items + int64(c.local) + 2 // rows, subgroup sums
+			}
+			if it := perGroup * perTile; it > c.caps.LoopLimit/2 || p.TotalGroups() > c.caps.LoopLimit/2 {
+				t.Errorf("%s: %d iterations per invocation, %d groups: over the loop limit", c.name, it, p.TotalGroups())
 			}
 		}
 	}

@@ -252,7 +252,11 @@ int vks_query(vks_instance *vi, void *phys, vks_caps *out) {
 	/* VkPhysicalDeviceDriverProperties is core in 1.2 only. */
 	VkPhysicalDeviceDriverProperties drv = {VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_DRIVER_PROPERTIES};
 	VkPhysicalDeviceSubgroupProperties sub = {VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_SUBGROUP_PROPERTIES, v12 ? &drv : NULL};
-	VkPhysicalDeviceMaintenance3Properties m3 = {VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_MAINTENANCE_3_PROPERTIES, &sub};
+	/* Subgroup size control: core in 1.3, else the extension; chained only
+	 * where the device knows it. */
+	VkPhysicalDeviceSubgroupSizeControlProperties ssc = {VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_SUBGROUP_SIZE_CONTROL_PROPERTIES, &sub};
+	int has_ssc = major > 1 || minor >= 3 || has_device_ext(inst, pd, VK_EXT_SUBGROUP_SIZE_CONTROL_EXTENSION_NAME);
+	VkPhysicalDeviceMaintenance3Properties m3 = {VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_MAINTENANCE_3_PROPERTIES, has_ssc ? (void *)&ssc : (void *)&sub};
 	VkPhysicalDeviceProperties2 p2 = {VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_PROPERTIES_2, &m3};
 	gp2(pd, &p2);
 	if (v12) {
@@ -260,6 +264,10 @@ int vks_query(vks_instance *vi, void *phys, vks_caps *out) {
 		snprintf(out->driver_info, sizeof out->driver_info, "%s", drv.driverInfo);
 	}
 	out->subgroup_size = sub.subgroupSize;
+	out->subgroup_fixed = has_ssc && ssc.minSubgroupSize == ssc.maxSubgroupSize && ssc.minSubgroupSize == sub.subgroupSize;
+	out->subgroup_arith = (sub.supportedStages & VK_SHADER_STAGE_COMPUTE_BIT) &&
+		(sub.supportedOperations & VK_SUBGROUP_FEATURE_BASIC_BIT) &&
+		(sub.supportedOperations & VK_SUBGROUP_FEATURE_ARITHMETIC_BIT);
 	out->max_alloc = m3.maxMemoryAllocationSize;
 	if (!v12) {
 		return 0; /* VkPhysicalDeviceVulkan12Features is core in 1.2 only */
@@ -273,6 +281,7 @@ int vks_query(vks_instance *vi, void *phys, vks_caps *out) {
 	out->int64_atomics = f12.shaderBufferInt64Atomics;
 	out->float32_atomic_add = has_af && af.shaderBufferFloat32AtomicAdd;
 	out->float64_atomic_add = has_af && af.shaderBufferFloat64AtomicAdd;
+	out->subgroup_ext_types = out->subgroup_arith && f12.shaderSubgroupExtendedTypes;
 	return 0;
 }
 
@@ -421,6 +430,7 @@ int vks_open(vks_instance *vi, void *phys, int host_visible_device_memory, vks_d
 	VkPhysicalDeviceVulkan12Features f12 = {VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_VULKAN_1_2_FEATURES, use_af ? &af : NULL};
 	f12.bufferDeviceAddress = VK_TRUE;
 	f12.shaderBufferInt64Atomics = caps.int64_atomics;
+	f12.shaderSubgroupExtendedTypes = caps.subgroup_ext_types;
 	VkPhysicalDeviceFeatures2 f2 = {VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_FEATURES_2, &f12};
 	f2.features.shaderInt64 = caps.shader_int64;
 	f2.features.shaderFloat64 = caps.shader_float64;

@@ -44,6 +44,9 @@ typedef struct {
 	int int64_atomics;
 	int float32_atomic_add;
 	int float64_atomic_add;
+	int subgroup_arith;    /* subgroup arithmetic (and basic) in compute shaders */
+	int subgroup_ext_types; /* shaderSubgroupExtendedTypes: 64-bit subgroup arithmetic */
+	int subgroup_fixed;     /* min = max subgroup size: every dispatch runs subgroup_size lanes */
 	int has_compute_queue;
 	uint32_t timestamp_valid_bits;
 } vks_caps;

@@ -153,6 +153,9 @@ func vkCaps(vi *C.vks_instance, index int, pd vk.PhysicalDevice) Caps {
 		Int64Atomics:      q.int64_atomics != 0,
 		Float32Atomics:    q.float32_atomic_add != 0,
 		Float64Atomics:    q.float64_atomic_add != 0,
+		SubgroupArith:     q.subgroup_arith != 0,
+		SubgroupArith64:   q.subgroup_ext_types != 0 && q.shader_int64 != 0,
+		SubgroupFixed:     q.subgroup_fixed != 0,
 		Timestamps:        q.timestamp_valid_bits > 0,
 		TimestampPeriodNs: float64(p.Limits.TimestampPeriod),
 		Extensions:        strings.Fields(C.GoString(&exts[0])),
@@ -196,6 +199,7 @@ func vkCaps(vi *C.vks_instance, index int, pd vk.PhysicalDevice) Caps {
 	// Driver workarounds, all in this one place.
 	if strings.Contains(strings.ToLower(c.Driver+" "+c.Name), "llvmpipe") {
 		c.LoopLimit = 65535 // gallivm's LP_MAX_TGSI_LOOP_ITERATIONS
+		c.FoldArgs = true   // gallivm runs both sides of every branch
 	}
 	var why []string
 	if api>>22 == 1 && (api>>12)&0x3ff < 2 {

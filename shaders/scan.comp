@@ -1,16 +1,31 @@
 #version 460
 // Prefix sums for Vulkan: a thin wrapper over clkernels/common/scan_body.h
-// (shared with clkernels/scan.cl). Variant define: DT (1 32-bit integers,
-// 2 64-bit integers, 3 float32, 4 float64). Knobs (specialization
-// constants): local size (id 0, a power of two), ITEMS (id 1), FLAT (id 4).
+// (shared with clkernels/scan.cl). Variant defines: DT (1 32-bit integers,
+// 2 64-bit integers, 3 float32, 4 float64) and SG (1: the subgroup path,
+// for devices with subgroup arithmetic; 64-bit integers also need
+// shaderSubgroupExtendedTypes). Knobs (specialization constants): local
+// size (id 0, a power of two), ITEMS (id 1), FLAT (id 4), the folded
+// arguments SCAN_MODE, SCAN_EXCL, SCAN_KIND (ids 5-7, -1: run-time) and
+// SCAN_SG (id 8).
 #extension GL_EXT_shader_explicit_arithmetic_types_int64 : require
 #extension GL_EXT_buffer_reference : require
 #extension GL_GOOGLE_include_directive : require
+#if SG == 1
+#extension GL_KHR_shader_subgroup_basic : require
+#extension GL_KHR_shader_subgroup_arithmetic : require
+#if DT == 2
+#extension GL_EXT_shader_subgroup_extended_types_int64 : require
+#endif
+#endif
 #include "portable.h"
 
 layout(local_size_x_id = 0) in;
 layout(constant_id = 1) const int ITEMS = 16;
 layout(constant_id = 4) const int FLAT = 0;
+layout(constant_id = 5) const int SCAN_MODE = -1;
+layout(constant_id = 6) const int SCAN_EXCL = -1;
+layout(constant_id = 7) const int SCAN_KIND = -1;
+layout(constant_id = 8) const int SCAN_SG = 0;
 #define LOCAL_SIZE gl_WorkGroupSize.x
 
 #if DT == 1
@@ -34,6 +49,31 @@ shared T sh[gl_WorkGroupSize.x];
 #define SH(i) sh[int(i)]
 #define SCRATCH_PARAM
 #define SCRATCH_ARG
+
+#if SG == 1
+#define SCAN_SG_OK 1
+#define SG_SIZE I64C(gl_SubgroupSize)
+#define SG_ID I64C(gl_SubgroupID)
+#define SG_LANE I64C(gl_SubgroupInvocationID)
+#define SG_COUNT I64C(gl_NumSubgroups)
+#define SG_ADD(v) subgroupAdd(v)
+#define SG_EXCL(v) (subgroupInclusiveAdd(v) - (v))
+#if BYTES == 4
+// 32-bit elements move in pairs, as one 64-bit word.
+layout(buffer_reference, std430, buffer_reference_align = 8) buffer PairRef { uint64_t x; };
+#define LD_PAIR(p, u) (PairRef((p) + uint64_t(u) * 8ul).x)
+#define ST_PAIR(p, u, w) (PairRef((p) + uint64_t(u) * 8ul).x = (w))
+#if DT == 3
+#define PAIR_LO(w) uintBitsToFloat(uint(w))
+#define PAIR_HI(w) uintBitsToFloat(uint((w) >> 32))
+#define PAIR_PACK(a, b) (uint64_t(floatBitsToUint(a)) | (uint64_t(floatBitsToUint(b)) << 32))
+#else
+#define PAIR_LO(w) uint(w)
+#define PAIR_HI(w) uint((w) >> 32)
+#define PAIR_PACK(a, b) (uint64_t(a) | (uint64_t(b) << 32))
+#endif
+#endif
+#endif
 
 layout(push_constant) uniform Args {
 	uint64_t x;

@@ -24,6 +24,11 @@
 
 #define I64C(x) CAST(i64, x)
 
+/* A mode-like argument that the host may fold into a knob (host.Fold, for
+ * drivers that run both sides of every branch): the knob K where it is set
+ * (>= 0), else the run-time value rt. Wrappers default such knobs to -1. */
+#define FOLD(K, rt) ((K) >= 0 ? I64C(K) : (rt))
+
 i64 min64(i64 a, i64 b) { return a < b ? a : b; }
 i64 max64(i64 a, i64 b) { return a > b ? a : b; }
 

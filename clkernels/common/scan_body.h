@@ -17,7 +17,25 @@
  *                 scans those sums in scratch, then each item writes its run
  * A single group skips the first two (the host zeroes partials[0]). The
  * input is either elements (kind FLAG_NONE) or the 0/1 flags of memory.h,
- * so the positions of a compaction come from the same code. y may be x. */
+ * so the positions of a compaction come from the same code. y may be x.
+ *
+ * Knobs SCAN_MODE, SCAN_EXCL and SCAN_KIND fold the mode, exclusive and
+ * kind arguments where the host asks (FOLD, portable.h; -1 otherwise).
+ *
+ * Subgroup path (knob SCAN_SG = 1, or 2 where the plan makes each group
+ * exactly one subgroup: no scratch and no barriers, which llvmpipe runs
+ * far faster; compiled where the wrapper defines
+ * SCAN_SG_OK with SG_SIZE, SG_ID, SG_LANE, SG_COUNT, SG_ADD and SG_EXCL:
+ * the GLSL variants built with SG=1). The work-group must be whole
+ * subgroups. A tile of LOCAL_SIZE*ITEMS units is split into one segment
+ * per subgroup, walked in rows of SG_SIZE consecutive units, one per lane,
+ * so every row is one contiguous load and store. A unit is one element,
+ * or two where the wrapper defines LD_PAIR/ST_PAIR/PAIR_LO/PAIR_HI/
+ * PAIR_PACK (32-bit types read and written as 64-bit words: half the
+ * memory operations). Rows lying wholly before n run without bounds
+ * checks; the rest check each element. Each row is an exclusive subgroup
+ * scan plus the running carry; with several subgroups a group first sums
+ * every segment and exchanges the sums through scratch. */
 #ifndef ACCEL_SCAN_BODY_H
 #define ACCEL_SCAN_BODY_H
 
@@ -26,6 +44,14 @@
 #define SCAN_REDUCE 0
 #define SCAN_PARTIALS 1
 #define SCAN_APPLY 2
+
+#ifndef SCAN_SG_OK
+#define SCAN_SG_PV 1
+#elif defined(LD_PAIR)
+#define SCAN_SG_PV 2
+#else
+#define SCAN_SG_PV 1
+#endif
 
 T scan_load(BPTR x, i64 i, i64 kind) {
 	if (kind == I64C(FLAG_NONE)) {
@@ -160,7 +186,172 @@ void scan_apply(BPTR x, BPTR y, BPTR partials, i64 n, i64 kind, i64 exclusive SC
 	}
 }
 
+#ifdef SCAN_SG_OK
+/* The first unit of subgroup SG_ID's segment of tile t. */
+i64 sg_seg(i64 t) {
+	return (t * I64C(LOCAL_SIZE) + SG_ID * SG_SIZE) * I64C(ITEMS);
+}
+
+/* How many rows of the segment at seg hold only elements below n. */
+i64 sg_full_rows(i64 seg, i64 n) {
+	const i64 whole = n / I64C(SCAN_SG_PV); /* units with every element below n */
+	return min64(max64(whole - seg, I64C(0)) / SG_SIZE, I64C(ITEMS));
+}
+
+#if SCAN_SG_PV == 2
+/* Unit u (elements 2u and 2u+1) as a packed pair; 0 past n when checked. */
+u64 sg_pair(BPTR x, i64 n, i64 u, i64 kind, i64 checked) {
+	const i64 i = I64C(2) * u;
+	if (checked == I64C(0) && kind == I64C(FLAG_NONE)) {
+		return LD_PAIR(x, u);
+	}
+	const T a = i < n ? scan_load(x, i, kind) : CAST(T, 0);
+	const T b = i + I64C(1) < n ? scan_load(x, i + I64C(1), kind) : CAST(T, 0);
+	return PAIR_PACK(a, b);
+}
+#else
+T sg_one(BPTR x, i64 n, i64 u, i64 kind, i64 checked) {
+	if (checked != I64C(0) && u >= n) {
+		return CAST(T, 0);
+	}
+	return scan_load(x, u, kind);
+}
+#endif
+
+/* The sum of unit u. */
+T sg_unit_sum(BPTR x, i64 n, i64 u, i64 kind, i64 checked) {
+#if SCAN_SG_PV == 2
+	const u64 w = sg_pair(x, n, u, kind, checked);
+	return ADD(PAIR_LO(w), PAIR_HI(w));
+#else
+	return sg_one(x, n, u, kind, checked);
+#endif
+}
+
+/* This lane's sum over the rows of the segment at seg. */
+T sg_seg_sum(BPTR x, i64 n, i64 seg, i64 kind) {
+	const i64 full = sg_full_rows(seg, n);
+	T acc = CAST(T, 0);
+	for (i64 j = I64C(0); j < full; j++) {
+		acc = ADD(acc, sg_unit_sum(x, n, seg + j * SG_SIZE + SG_LANE, kind, I64C(0)));
+	}
+	for (i64 j = full; j < I64C(ITEMS); j++) {
+		acc = ADD(acc, sg_unit_sum(x, n, seg + j * SG_SIZE + SG_LANE, kind, I64C(1)));
+	}
+	return acc;
+}
+
+/* Scans the row holding unit u (one per lane) from run, the sum of
+ * everything before the row; returns the sum through the row. */
+T sg_row(BPTR x, BPTR y, i64 n, i64 u, i64 kind, i64 exclusive, T run, i64 checked) {
+#if SCAN_SG_PV == 2
+	const u64 w = sg_pair(x, n, u, kind, checked);
+	const T a = PAIR_LO(w);
+	const T v = ADD(a, PAIR_HI(w));
+	const T e = ADD(run, SG_EXCL(v));
+	const T lo = exclusive != I64C(0) ? e : ADD(e, a);
+	const T hi = exclusive != I64C(0) ? ADD(e, a) : ADD(ADD(e, a), PAIR_HI(w));
+	const i64 i = I64C(2) * u;
+	if (checked == I64C(0)) {
+		ST_PAIR(y, u, PAIR_PACK(lo, hi));
+	} else {
+		if (i < n) {
+			STT(y, i, lo);
+		}
+		if (i + I64C(1) < n) {
+			STT(y, i + I64C(1), hi);
+		}
+	}
+#else
+	const T v = sg_one(x, n, u, kind, checked);
+	const T e = ADD(run, SG_EXCL(v));
+	if (checked == I64C(0) || u < n) {
+		STT(y, u, exclusive != I64C(0) ? e : ADD(e, v));
+	}
+#endif
+	return ADD(run, SG_ADD(v));
+}
+
+void scan_reduce_sg(BPTR x, BPTR partials, i64 n, i64 kind SCRATCH_PARAM) {
+	const i64 units = (n + I64C(SCAN_SG_PV - 1)) / I64C(SCAN_SG_PV);
+	const i64 tpg = scan_tiles_per_group(units);
+	const i64 g = GROUP_LINEAR_ID();
+	const i64 tend = scan_tiles_end(units, g, tpg);
+	T acc = CAST(T, 0);
+	for (i64 t = g * tpg; t < tend; t++) {
+		acc = ADD(acc, sg_seg_sum(x, n, sg_seg(t), kind));
+	}
+	acc = SG_ADD(acc);
+	if (SCAN_SG == 2) {
+		if (SG_LANE == I64C(0)) {
+			STT(partials, g, acc);
+		}
+		return;
+	}
+	if (SG_LANE == I64C(0)) {
+		SH(SG_ID) = acc;
+	}
+	LOCAL_BARRIER();
+	if (LOCAL_ID() == I64C(0)) {
+		T s = CAST(T, 0);
+		for (i64 k = I64C(0); k < SG_COUNT; k++) {
+			s = ADD(s, SH(k));
+		}
+		STT(partials, g, s);
+	}
+}
+
+void scan_apply_sg(BPTR x, BPTR y, BPTR partials, i64 n, i64 kind, i64 exclusive SCRATCH_PARAM) {
+	const i64 units = (n + I64C(SCAN_SG_PV - 1)) / I64C(SCAN_SG_PV);
+	const i64 tpg = scan_tiles_per_group(units);
+	const i64 g = GROUP_LINEAR_ID();
+	const i64 tend = scan_tiles_end(units, g, tpg); /* uniform: barriers stay matched */
+	T carry = LDT(partials, g);
+	for (i64 t = g * tpg; t < tend; t++) {
+		const i64 seg = sg_seg(t);
+		T pre = CAST(T, 0);
+		T tot = CAST(T, 0);
+		if (SCAN_SG != 2) {
+			/* the sums of the earlier segments of the tile, and of all */
+			const T s = SG_ADD(sg_seg_sum(x, n, seg, kind));
+			if (SG_LANE == I64C(0)) {
+				SH(SG_ID) = s;
+			}
+			LOCAL_BARRIER();
+			for (i64 k = I64C(0); k < SG_COUNT; k++) {
+				const T v = SH(k);
+				pre = k < SG_ID ? ADD(pre, v) : pre;
+				tot = ADD(tot, v);
+			}
+			LOCAL_BARRIER(); /* everyone has read the scratch before the next tile */
+		}
+		const i64 full = sg_full_rows(seg, n);
+		T run = ADD(carry, pre);
+		for (i64 j = I64C(0); j < full; j++) {
+			run = sg_row(x, y, n, seg + j * SG_SIZE + SG_LANE, kind, exclusive, run, I64C(0));
+		}
+		for (i64 j = full; j < I64C(ITEMS); j++) {
+			run = sg_row(x, y, n, seg + j * SG_SIZE + SG_LANE, kind, exclusive, run, I64C(1));
+		}
+		carry = SCAN_SG != 2 ? ADD(carry, tot) : run;
+	}
+}
+#endif
+
 void scan_run(BPTR x, BPTR y, BPTR partials, i64 n, i64 kind, i64 exclusive, i64 mode SCRATCH_PARAM) {
+	kind = FOLD(SCAN_KIND, kind);
+	exclusive = FOLD(SCAN_EXCL, exclusive);
+	mode = FOLD(SCAN_MODE, mode);
+#ifdef SCAN_SG_OK
+	if (SCAN_SG != 0 && mode != I64C(SCAN_PARTIALS)) {
+		if (mode == I64C(SCAN_REDUCE)) {
+			scan_reduce_sg(x, partials, n, kind SCRATCH_ARG);
+		} else {
+			scan_apply_sg(x, y, partials, n, kind, exclusive SCRATCH_ARG);
+		}
+		return;
+	}
+#endif
 	if (mode == I64C(SCAN_REDUCE)) {
 		scan_reduce(x, partials, n, kind SCRATCH_ARG);
 	} else if (mode == I64C(SCAN_PARTIALS)) {
