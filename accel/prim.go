@@ -232,6 +232,7 @@ func (d *Device) radixSort(op string, keys host.Buffer, n int64, wordBytes int, 
 	spec := host.KernelSpec{File: "radix", Variant: variant, Entry: "radix"}
 	var secs float64
 	run := func(mode int64, kin, kout, pin, pout host.Buffer, shift, first int64) error {
+		plan := radixFold(d.caps, plan, mode, first, kind, descending)
 		s, err := d.launch(spec, plan, host.BufArg(kin), host.BufArg(kout), bufArg(pin), host.BufArg(pout),
 			host.BufArg(hist.raw()), host.I64(n), host.I64(chunk), host.I64(shift), host.I64(kind),
 			host.I64(b2i(descending)), host.I64(first), host.I64(mode))
@@ -296,13 +297,20 @@ func (d *Device) radixPrep(op string, kin, kout host.Buffer, n int64, wordBytes 
 	}
 	plan := host.PlanRadix(d.caps, n)
 	items := plan.TotalGroups() * int64(plan.LocalSize)
-	s, err := d.launch(host.KernelSpec{File: "radix", Variant: variant, Entry: "radix"}, plan,
+	s, err := d.launch(host.KernelSpec{File: "radix", Variant: variant, Entry: "radix"}, radixFold(d.caps, plan, radixPrep, 1, kind, descending),
 		host.BufArg(kin), host.BufArg(kout), host.U64(0), host.BufArg(kout), host.BufArg(kout), host.I64(n),
 		host.I64((n+items-1)/items), host.I64(0), host.I64(kind), host.I64(b2i(descending)), host.I64(1), host.I64(radixPrep))
 	if err != nil {
 		return 0, fmt.Errorf("accel: %s: radix sort: %w", op, err)
 	}
 	return s, nil
+}
+
+// radixFold folds the radix kernel's mode-like arguments into plan's knobs
+// where the driver wants them (host.Fold).
+func radixFold(caps host.Caps, plan host.Plan, mode, first, kind int64, descending bool) host.Plan {
+	return host.Fold(caps, plan, host.Knob{Name: "RADIX_MODE", ID: 4, Value: mode}, host.Knob{Name: "RADIX_FIRST", ID: 5, Value: first},
+		host.Knob{Name: "RADIX_KIND", ID: 6, Value: kind}, host.Knob{Name: "RADIX_DESC", ID: 7, Value: b2i(descending)})
 }
 
 // keyKind maps a key dtype to the radix sort's kind.

@@ -1,6 +1,7 @@
 /* Radix sort passes for OpenCL C: a thin wrapper over common/radix_body.h
  * (shared with shaders/radix.comp). Variant define: KB (key bits, 32 or 64).
- * Knobs: LOCAL_SIZE, RADIX_BITS. */
+ * Knobs: LOCAL_SIZE, RADIX_BITS, and the folded arguments RADIX_MODE,
+ * RADIX_FIRST, RADIX_KIND, RADIX_DESC. */
 #include "portable.h"
 #if KB == 64
 #define KEY ulong
@@ -16,6 +17,20 @@
 #define KEY_SIGN 0x80000000U
 #define KEY_INF 0x7f800000U
 #define KEY_NAN 0x7fc00000U
+#endif
+
+/* Folded arguments (host.Fold): unset, so the run-time values count. */
+#ifndef RADIX_MODE
+#define RADIX_MODE -1
+#endif
+#ifndef RADIX_FIRST
+#define RADIX_FIRST -1
+#endif
+#ifndef RADIX_KIND
+#define RADIX_KIND -1
+#endif
+#ifndef RADIX_DESC
+#define RADIX_DESC -1
 #endif
 
 #include "radix_body.h"

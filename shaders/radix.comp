@@ -2,7 +2,8 @@
 // Radix sort passes for Vulkan: a thin wrapper over
 // clkernels/common/radix_body.h (shared with clkernels/radix.cl). Variant
 // define: KB (key bits, 32 or 64). Knobs (specialization constants): local
-// size (id 0), RADIX_BITS (id 3).
+// size (id 0), RADIX_BITS (id 3), the folded arguments RADIX_MODE,
+// RADIX_FIRST, RADIX_KIND and RADIX_DESC (ids 4-7; -1: run-time).
 #extension GL_EXT_shader_explicit_arithmetic_types_int64 : require
 #extension GL_EXT_buffer_reference : require
 #extension GL_GOOGLE_include_directive : require
@@ -10,6 +11,10 @@
 
 layout(local_size_x_id = 0) in;
 layout(constant_id = 3) const int RADIX_BITS = 4;
+layout(constant_id = 4) const int RADIX_MODE = -1;
+layout(constant_id = 5) const int RADIX_FIRST = -1;
+layout(constant_id = 6) const int RADIX_KIND = -1;
+layout(constant_id = 7) const int RADIX_DESC = -1;
 #define LOCAL_SIZE gl_WorkGroupSize.x
 
 #if KB == 64

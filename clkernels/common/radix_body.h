@@ -46,6 +46,10 @@ KEY radix_order(KEY k, i64 kind, i64 descending) {
 
 void radix_run(BPTR kin, BPTR kout, BPTR pin, BPTR pout, BPTR hist, i64 n, i64 chunk, i64 shift,
 	i64 kind, i64 descending, i64 first, i64 mode) {
+	kind = FOLD(RADIX_KIND, kind);
+	descending = FOLD(RADIX_DESC, descending);
+	first = FOLD(RADIX_FIRST, first);
+	mode = FOLD(RADIX_MODE, mode);
 	const i64 items = GROUP_TOTAL() * I64C(LOCAL_SIZE);
 	const i64 w = GROUP_LINEAR_ID() * I64C(LOCAL_SIZE) + LOCAL_ID();
 	const i64 lo = w * chunk;
