@@ -162,7 +162,9 @@ func (d *Device) move(op string, wordBytes int, mode int64, n int64, dst, src, i
 		variant = "w64"
 	}
 	spec := host.KernelSpec{File: "move", Variant: variant, Entry: "move"}
-	plan := d.plan(host.PlanElementwise(op, d.caps, n))
+	plan := host.Fold(d.caps, d.plan(host.PlanElementwise(op, d.caps, n)), host.Knob{Name: "MOVE_MODE", ID: 3, Value: mode},
+		host.Knob{Name: "MOVE_KIND", ID: 4, Value: kind}, host.Knob{Name: "MOVE_HAS_SRC", ID: 5, Value: b2i(src != nil)},
+		host.Knob{Name: "MOVE_HAS_IDX", ID: 6, Value: b2i(idx != nil)})
 	secs, err := d.launch(spec, plan, bufArg(dst), bufArg(src), bufArg(idx), bufArg(flags), bufArg(pos),
 		host.I64(n), host.I64(kind), host.I64(add), host.I64(b2i(src != nil)), host.I64(b2i(idx != nil)), host.I64(mode))
 	if err != nil {

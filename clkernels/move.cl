@@ -1,6 +1,7 @@
 /* Word gathers, scatters and compactions for OpenCL C: a thin wrapper over
  * common/move_body.h (shared with shaders/move.comp). Variant define: WB
- * (word bits, 32 or 64). Knobs: LOCAL_SIZE, ITEMS, CONTIG. */
+ * (word bits, 32 or 64). Knobs: LOCAL_SIZE, ITEMS, CONTIG, and the folded
+ * arguments MOVE_MODE, MOVE_KIND, MOVE_HAS_SRC, MOVE_HAS_IDX. */
 #include "portable.h"
 #include "memory.h"
 #if WB == 64
@@ -11,6 +12,20 @@
 #define WORD uint
 #define LDW(p, i) LD32(p, i)
 #define STW(p, i, v) ST32(p, i, v)
+#endif
+
+/* Folded arguments (host.Fold): unset, so the run-time values count. */
+#ifndef MOVE_MODE
+#define MOVE_MODE -1
+#endif
+#ifndef MOVE_KIND
+#define MOVE_KIND -1
+#endif
+#ifndef MOVE_HAS_SRC
+#define MOVE_HAS_SRC -1
+#endif
+#ifndef MOVE_HAS_IDX
+#define MOVE_HAS_IDX -1
 #endif
 
 #include "move_body.h"

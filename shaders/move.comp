@@ -2,7 +2,8 @@
 // Word gathers, scatters and compactions for Vulkan: a thin wrapper over
 // clkernels/common/move_body.h (shared with clkernels/move.cl). Variant
 // define: WB (word bits, 32 or 64). Knobs (specialization constants): local
-// size (id 0), ITEMS (id 1), CONTIG (id 2).
+// size (id 0), ITEMS (id 1), CONTIG (id 2), the folded arguments MOVE_MODE,
+// MOVE_KIND, MOVE_HAS_SRC, MOVE_HAS_IDX (ids 3-6; -1: run-time).
 #extension GL_EXT_shader_explicit_arithmetic_types_int64 : require
 #extension GL_EXT_buffer_reference : require
 #extension GL_GOOGLE_include_directive : require
@@ -11,6 +12,10 @@
 layout(local_size_x_id = 0) in;
 layout(constant_id = 1) const int ITEMS = 16;
 layout(constant_id = 2) const int CONTIG = 0;
+layout(constant_id = 3) const int MOVE_MODE = -1;
+layout(constant_id = 4) const int MOVE_KIND = -1;
+layout(constant_id = 5) const int MOVE_HAS_SRC = -1;
+layout(constant_id = 6) const int MOVE_HAS_IDX = -1;
 #define LOCAL_SIZE gl_WorkGroupSize.x
 
 #include "memory.h"

@@ -28,6 +28,10 @@
 
 void move_run(BPTR dst, BPTR src, BPTR idx, BPTR flags, BPTR pos, i64 n, i64 kind, i64 add, i64 has_src,
 	i64 has_idx, i64 mode) {
+	kind = FOLD(MOVE_KIND, kind);
+	has_src = FOLD(MOVE_HAS_SRC, has_src);
+	has_idx = FOLD(MOVE_HAS_IDX, has_idx);
+	mode = FOLD(MOVE_MODE, mode);
 	const i64 tiles = ew_tiles(n);
 	for (i64 tile = GROUP_LINEAR_ID(); tile < tiles; tile += GROUP_TOTAL()) {
 		for (i64 j = I64C(0); j < I64C(ITEMS); j++) {
