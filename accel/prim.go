@@ -308,6 +308,13 @@ func (d *Device) radixPrep(op string, kin, kout host.Buffer, n int64, wordBytes 
 	return s, nil
 }
 
+// segmentFold folds the segment kernel's mode-like arguments into plan's
+// knobs where the driver wants them (host.Fold).
+func segmentFold(caps host.Caps, plan host.Plan, red int64, includeSelf, hasPerm bool, mode int64) host.Plan {
+	return host.Fold(caps, plan, host.Knob{Name: "SEG_RED", ID: 3, Value: red}, host.Knob{Name: "SEG_SELF", ID: 4, Value: b2i(includeSelf)},
+		host.Knob{Name: "SEG_HAS_PERM", ID: 5, Value: b2i(hasPerm)}, host.Knob{Name: "SEG_MODE", ID: 6, Value: mode})
+}
+
 // radixFold folds the radix kernel's mode-like arguments into plan's knobs
 // where the driver wants them (host.Fold).
 func radixFold(caps host.Caps, plan host.Plan, mode, first, kind int64, descending bool) host.Plan {
@@ -699,7 +706,7 @@ func (d *Device) segmentRun(op string, dt DType, out, vals, keys, perm host.Buff
 		return 0, nil
 	}
 	spec := host.KernelSpec{File: "segment", Variant: dtVariant(dt), Entry: "segment"}
-	plan := d.plan(host.PlanElementwise(op, d.caps, n))
+	plan := segmentFold(d.caps, d.plan(host.PlanElementwise(op, d.caps, n)), red, includeSelf, perm != nil, segReduce)
 	return d.steps(op, n, func(errBuf host.Buffer, limit, step int64) (float64, error) {
 		s, err := d.launch(spec, plan, host.BufArg(out), host.BufArg(vals), host.BufArg(keys), bufArg(perm),
 			host.BufArg(errBuf), host.I64(n), host.I64(0), host.I64(red), host.I64(b2i(includeSelf)),
@@ -772,7 +779,7 @@ func (d *Device) segmentReduce(values, ids *DeviceTensor, reduce string, numSegm
 			return nil, 0, err
 		}
 		spec := host.KernelSpec{File: "segment", Variant: dtVariant(values.dtype), Entry: "segment"}
-		plan := d.plan(host.PlanElementwise(op, d.caps, n))
+		plan := segmentFold(d.caps, d.plan(host.PlanElementwise(op, d.caps, n)), red, true, false, segValidate)
 		s, err := d.launch(spec, plan, host.BufArg(values.raw()), host.BufArg(values.raw()), host.BufArg(ids.raw()),
 			host.U64(0), host.BufArg(errBuf.raw()), host.I64(n), host.I64(numSegments), host.I64(red), host.I64(1),
 			host.I64(0), host.I64(n), host.I64(0), host.I64(segValidate))

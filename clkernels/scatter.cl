@@ -3,11 +3,21 @@
  * Variant defines: DT (1 int32, 2 int64, 3 float32, 4 float64); FADD=1 (native
  * float add, see below).
  * Knobs: LOCAL_SIZE, ITEMS, CONTIG, SC_RED (the reduction compiled into the
- * CPU passes, or -1). */
+ * CPU passes, or -1), and the folded arguments SC_MODE, SC_SELF, SC_WRAP
+ * (host.Fold; -1: run-time). */
 #include "portable.h"
 
 #ifndef SC_RED
 #define SC_RED -1
+#endif
+#ifndef SC_MODE
+#define SC_MODE -1
+#endif
+#ifndef SC_SELF
+#define SC_SELF -1
+#endif
+#ifndef SC_WRAP
+#define SC_WRAP -1
 #endif
 
 #if DT == 2 || DT == 4

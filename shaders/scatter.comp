@@ -4,7 +4,8 @@
 // Variant defines: DT (1 int32, 2 int64, 3 float32, 4 float64); FADD=1 uses
 // VK_EXT_shader_atomic_float's native add for float sums and means. Knobs
 // (specialization constants): local size (id 0), ITEMS (id 1), CONTIG (id 2),
-// SC_RED (id 3: the reduction compiled into the CPU passes, or -1).
+// SC_RED (id 3: the reduction compiled into the CPU passes, or -1), the
+// folded arguments SC_MODE, SC_SELF, SC_WRAP (ids 4-6; -1: run-time).
 #extension GL_EXT_shader_explicit_arithmetic_types_int64 : require
 #extension GL_EXT_buffer_reference : require
 #extension GL_GOOGLE_include_directive : require
@@ -20,6 +21,9 @@ layout(local_size_x_id = 0) in;
 layout(constant_id = 1) const int ITEMS = 16;
 layout(constant_id = 2) const int CONTIG = 0;
 layout(constant_id = 3) const int SC_RED = -1;
+layout(constant_id = 4) const int SC_MODE = -1;
+layout(constant_id = 5) const int SC_SELF = -1;
+layout(constant_id = 6) const int SC_WRAP = -1;
 #define LOCAL_SIZE gl_WorkGroupSize.x
 
 #include "dtypes.h"

@@ -2,7 +2,9 @@
 // In-order segmented reductions for Vulkan: a thin wrapper over
 // clkernels/common/segment_body.h (shared with clkernels/segment.cl).
 // Variant define: DT (1 int32, 2 int64, 3 float32, 4 float64). Knobs
-// (specialization constants): local size (id 0), ITEMS (id 1), CONTIG (id 2).
+// (specialization constants): local size (id 0), ITEMS (id 1), CONTIG (id 2),
+// the folded arguments SEG_RED, SEG_SELF, SEG_HAS_PERM, SEG_MODE (ids 3-6;
+// -1: run-time).
 #extension GL_EXT_shader_explicit_arithmetic_types_int64 : require
 #extension GL_EXT_buffer_reference : require
 #extension GL_GOOGLE_include_directive : require
@@ -11,6 +13,10 @@
 layout(local_size_x_id = 0) in;
 layout(constant_id = 1) const int ITEMS = 16;
 layout(constant_id = 2) const int CONTIG = 0;
+layout(constant_id = 3) const int SEG_RED = -1;
+layout(constant_id = 4) const int SEG_SELF = -1;
+layout(constant_id = 5) const int SEG_HAS_PERM = -1;
+layout(constant_id = 6) const int SEG_MODE = -1;
 #define LOCAL_SIZE gl_WorkGroupSize.x
 
 #include "dtypes.h"

@@ -250,6 +250,10 @@ void scatter_merge(VPTR dst, IPTR meta, UPTR pcnt, VPTR priv, i64 count, i64 ran
 
 void scatter_run(VPTR dst, VPTR src, IPTR index, IPTR meta, UPTR counts, UPTR err, VPTR spare,
 	i64 count, i64 rank, i64 dim, i64 dim_size, i64 red, i64 mode, i64 include_self, i64 wrap) {
+	red = FOLD(SC_RED, red);
+	mode = FOLD(SC_MODE, mode);
+	include_self = FOLD(SC_SELF, include_self);
+	wrap = FOLD(SC_WRAP, wrap);
 	if (mode == I64C(SC_OWNED)) {
 		scatter_owned(dst, src, index, meta, counts, err, spare, count, rank, dim, dim_size, red, include_self, wrap);
 		return;

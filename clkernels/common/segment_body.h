@@ -29,6 +29,10 @@
 
 void segment_run(BPTR dst, BPTR vals, BPTR keys, BPTR perm, BPTR err, i64 n, i64 segments, i64 red,
 	i64 include_self, i64 has_perm, i64 limit, i64 step, i64 mode) {
+	red = FOLD(SEG_RED, red);
+	include_self = FOLD(SEG_SELF, include_self);
+	has_perm = FOLD(SEG_HAS_PERM, has_perm);
+	mode = FOLD(SEG_MODE, mode);
 	const i64 tiles = ew_tiles(n);
 	for (i64 tile = GROUP_LINEAR_ID(); tile < tiles; tile += GROUP_TOTAL()) {
 		for (i64 jj = I64C(0); jj < I64C(ITEMS); jj++) {
