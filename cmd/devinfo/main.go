@@ -96,6 +96,7 @@ func printCaps(c host.Caps) {
 		{"max work-group count", fmt.Sprintf("%d x %d x %d", c.MaxWorkGroupCount[0], c.MaxWorkGroupCount[1], c.MaxWorkGroupCount[2])},
 		{"local/shared memory", fmt.Sprintf("%d KiB", c.LocalMemBytes>>10)},
 		{"subgroup size", map[bool]string{true: fmt.Sprint(c.SubgroupSize), false: "not reported"}[c.SubgroupSize > 0]},
+		{"subgroup arithmetic", fmt.Sprintf("%s (64-bit: %s; size fixed: %s)", yn(c.SubgroupArith), yn(c.SubgroupArith64), yn(c.SubgroupFixed))},
 		{"global memory", mib(c.GlobalMemBytes)},
 		{"max allocation", mib(c.MaxAllocBytes)},
 		{"max storage-buffer range", map[bool]string{true: mib(c.MaxStorageRange), false: "n/a"}[c.MaxStorageRange > 0]},
@@ -107,6 +108,9 @@ func printCaps(c host.Caps) {
 	}
 	if c.LoopLimit > 0 {
 		rows = append(rows, [2]string{"driver loop limit", fmt.Sprint(c.LoopLimit)})
+	}
+	if c.FoldArgs {
+		rows = append(rows, [2]string{"driver workaround", "mode-like arguments folded into specialization constants"})
 	}
 	if c.Unusable != "" {
 		rows = append(rows, [2]string{"UNUSABLE", c.Unusable})
