@@ -41,7 +41,7 @@ func primBenchCases(quick bool) []benchCase {
 				return secs, err
 			}
 			cold := func() error { _, err := run(); return err }
-			return cold, run, primPlan(dev, "scan", nScan, 4), dx.Release, nil
+			return cold, run, primPlan(dev, "scan", nScan, Int32), dx.Release, nil
 		},
 		ref: func() (func(), func()) {
 			out := make([]int32, nScan)
@@ -82,7 +82,7 @@ func primBenchCases(quick bool) []benchCase {
 				return secs, err
 			}
 			cold := func() error { _, err := run(); return err }
-			return cold, run, primPlan(dev, "radix", nSort, 4), dk.Release, nil
+			return cold, run, primPlan(dev, "radix", nSort, Uint32), dk.Release, nil
 		},
 		ref: func() (func(), func()) {
 			makeSort()
@@ -126,7 +126,7 @@ func primBenchCases(quick bool) []benchCase {
 				return secs, err
 			}
 			cold := func() error { _, err := run(); return err }
-			return cold, run, primPlan(dev, "radix", nUniq, 8), dx.Release, nil
+			return cold, run, primPlan(dev, "radix", nUniq, Int64), dx.Release, nil
 		},
 		ref: func() (func(), func()) {
 			makeUniq()
@@ -137,9 +137,9 @@ func primBenchCases(quick bool) []benchCase {
 }
 
 // primPlan prints the plan a primitive's main kernel runs with.
-func primPlan(dev *Device, kernel string, n, elemBytes int64) string {
+func primPlan(dev *Device, kernel string, n int64, dt DType) string {
 	if kernel == "scan" {
-		return host.PlanScan(dev.caps, n, elemBytes, elemBytes == 4 && dev.caps.SubgroupArith).String()
+		return host.PlanScan(dev.caps, n, int64(dt.Size()), dev.scanSubgroups(dt)).String()
 	}
 	return host.PlanRadix(dev.caps, n).String()
 }

@@ -4,7 +4,6 @@ import (
 	"encoding/binary"
 	"fmt"
 	"math"
-	"slices"
 	"strings"
 
 	"github.com/accelkern/accel/host"
@@ -383,12 +382,9 @@ func (d *Device) scatterRunKeep(op string, g scatterGeom, out, index, src *Devic
 	spec := host.KernelSpec{File: "scatter", Variant: variant, Entry: "scatter"}
 	var secs float64
 	launchPlan := func(plan host.Plan, mode, n int64, counts, errBuf host.Buffer) error {
-		fold := []host.Knob{{Name: "SC_MODE", ID: 4, Value: mode}, {Name: "SC_SELF", ID: 5, Value: b2i(includeSelf)},
-			{Name: "SC_WRAP", ID: 6, Value: b2i(g.wrap)}}
-		if !slices.ContainsFunc(plan.Knobs, func(k host.Knob) bool { return k.Name == "SC_RED" }) {
-			fold = append(fold, host.Knob{Name: "SC_RED", ID: 3, Value: reduceCodes[g.red]})
-		}
-		plan = host.Fold(d.caps, plan, fold...)
+		plan = host.Fold(d.caps, plan, host.Knob{Name: "SC_MODE", ID: 4, Value: mode},
+			host.Knob{Name: "SC_SELF", ID: 5, Value: b2i(includeSelf)}, host.Knob{Name: "SC_WRAP", ID: 6, Value: b2i(g.wrap)},
+			host.Knob{Name: "SC_RED", ID: 3, Value: reduceCodes[g.red]})
 		s, err := d.launch(spec, plan, host.BufArg(out.raw()), host.BufArg(src.raw()), host.BufArg(index.raw()),
 			host.BufArg(meta.raw()), host.BufArg(counts), host.BufArg(errBuf), host.BufArg(spare.raw()), host.I64(n),
 			host.I64(int64(len(g.idxShape))), host.I64(int64(g.dim)), host.I64(g.inShape[g.dim]),

@@ -3,6 +3,7 @@ package host
 import (
 	"fmt"
 	"math/bits"
+	"slices"
 )
 
 // PlanElementwise plans a kernel that writes n elements in tiles of
@@ -207,12 +208,19 @@ func PlanScan(caps Caps, n int64, elemBytes int64, subgroups bool) Plan {
 // kernel is compiled for its one mode; elsewhere it returns p unchanged and
 // the kernel reads the arguments at run time. Kernels read a foldable
 // argument through FOLD(KNOB, arg) (clkernels/common/portable.h); the
-// knobs' values must be at least 0.
+// knobs' values must be at least 0. A knob the plan already has (a planner
+// may compile one in everywhere) keeps the plan's value.
 func Fold(caps Caps, p Plan, args ...Knob) Plan {
 	if !caps.FoldArgs || len(args) == 0 {
 		return p
 	}
-	p.Knobs = append(append([]Knob(nil), p.Knobs...), args...)
+	knobs := append([]Knob(nil), p.Knobs...)
+	for _, a := range args {
+		if !slices.ContainsFunc(p.Knobs, func(k Knob) bool { return k.Name == a.Name }) {
+			knobs = append(knobs, a)
+		}
+	}
+	p.Knobs = knobs
 	return p
 }
 

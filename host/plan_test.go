@@ -233,3 +233,18 @@ func TestPlanScan(t *testing.T) {
 		}
 	}
 }
+
+func TestFold(t *testing.T) {
+	p := Plan{Kernel: "k", Knobs: []Knob{{Name: "A", ID: 1, Value: 2}}}
+	args := []Knob{{Name: "A", ID: 1, Value: 5}, {Name: "B", ID: 2, Value: 1}}
+	if got := Fold(Caps{}, p, args...); len(got.Knobs) != 1 {
+		t.Errorf("no FoldArgs: knobs %v, want the plan's alone", got.Knobs)
+	}
+	got := Fold(Caps{FoldArgs: true}, p, args...)
+	if len(got.Knobs) != 2 || got.Knob("A") != 2 || got.Knob("B") != 1 {
+		t.Errorf("FoldArgs: knobs %v, want A=2 (the plan's) and B=1", got.Knobs)
+	}
+	if len(p.Knobs) != 1 {
+		t.Errorf("Fold changed its input plan: %v", p.Knobs)
+	}
+}
