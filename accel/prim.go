@@ -34,6 +34,11 @@ const (
 	radixCount   = 1
 	radixScatter = 2
 
+	radixUnpacked = 0 // radix_body.h's pack argument
+	radixPackOut  = 1
+	radixPacked   = 2
+	radixUnpack   = 3
+
 	mvGather  = 0
 	mvScatter = 1
 	mvCompact = 2
@@ -223,7 +228,7 @@ func (d *Device) radixSort(op string, keys host.Buffer, n int64, wordBytes int, 
 	defer tmpP.Release()
 
 	plan := host.PlanRadix(d.caps, n)
-	radixBits := int(plan.Knobs[0].Value)
+	radixBits := int(plan.Knob("RADIX_BITS"))
 	items := plan.TotalGroups() * int64(plan.LocalSize)
 	chunk := (n + items - 1) / items
 	hist, err := d.alloc(op, Uint64, []int64{int64(1<<radixBits) * items})
@@ -233,11 +238,11 @@ func (d *Device) radixSort(op string, keys host.Buffer, n int64, wordBytes int, 
 	defer hist.Release()
 	spec := host.KernelSpec{File: "radix", Variant: variant, Entry: "radix"}
 	var secs float64
-	run := func(mode int64, kin, kout, pin, pout host.Buffer, shift, first int64) error {
-		plan := radixFold(d.caps, plan, mode, first, kind, descending)
+	run := func(mode int64, kin, kout, pin, pout host.Buffer, shift, first, pack int64) error {
+		plan := radixFold(d.caps, plan, mode, first, kind, descending, pack)
 		s, err := d.launch(spec, plan, host.BufArg(kin), host.BufArg(kout), bufArg(pin), host.BufArg(pout),
 			host.BufArg(hist.raw()), host.I64(n), host.I64(chunk), host.I64(shift), host.I64(kind),
-			host.I64(b2i(descending)), host.I64(first), host.I64(mode))
+			host.I64(b2i(descending)), host.I64(first), host.I64(mode), host.I64(pack))
 		secs += s
 		if err != nil {
 			return fmt.Errorf("accel: %s: radix sort: %w", op, err)
@@ -246,6 +251,9 @@ func (d *Device) radixSort(op string, keys host.Buffer, n int64, wordBytes int, 
 	}
 	// At least one pass, which also lays out the permutation.
 	passes := max((keyBits+radixBits-1)/radixBits, 1)
+	// 32-bit keys and entries that are positions below 2^32 travel packed
+	// in one word between the passes (radix_body.h), through bufP
+	packed := wordBytes == 4 && initPerm == nil && n <= 1<<32 && passes > 1
 	// Buffers alternate so that the last pass writes into res.
 	bufK := [2]host.Buffer{res.keys.raw(), tmpK.raw()}
 	bufP := [2]host.Buffer{res.perm.raw(), tmpP.raw()}
@@ -266,7 +274,18 @@ func (d *Device) radixSort(op string, keys host.Buffer, n int64, wordBytes int, 
 		if pass == passes-1 {
 			out = 0
 		}
-		if err := run(radixCount, kin, bufK[out], pin, bufP[out], int64(pass*radixBits), 0); err != nil {
+		pack := int64(radixUnpacked)
+		if packed {
+			switch pass {
+			case 0:
+				pack = radixPackOut
+			case passes - 1:
+				pack = radixUnpack
+			default:
+				pack = radixPacked
+			}
+		}
+		if err := run(radixCount, kin, bufK[out], pin, bufP[out], int64(pass*radixBits), 0, pack); err != nil {
 			return fail(err)
 		}
 		if _, s, err := d.scanBuf(op, Uint64, hist.raw(), hist.raw(), hist.n, flagNone, true, false); err != nil {
@@ -278,7 +297,7 @@ func (d *Device) radixSort(op string, keys host.Buffer, n int64, wordBytes int, 
 		if pass == 0 && initPerm == nil {
 			first = 1
 		}
-		if err := run(radixScatter, kin, bufK[out], pin, bufP[out], int64(pass*radixBits), first); err != nil {
+		if err := run(radixScatter, kin, bufK[out], pin, bufP[out], int64(pass*radixBits), first, pack); err != nil {
 			return fail(err)
 		}
 		kin, pin = bufK[out], bufP[out]
@@ -299,9 +318,9 @@ func (d *Device) radixPrep(op string, kin, kout host.Buffer, n int64, wordBytes 
 	}
 	plan := host.PlanRadix(d.caps, n)
 	items := plan.TotalGroups() * int64(plan.LocalSize)
-	s, err := d.launch(host.KernelSpec{File: "radix", Variant: variant, Entry: "radix"}, radixFold(d.caps, plan, radixPrep, 1, kind, descending),
+	s, err := d.launch(host.KernelSpec{File: "radix", Variant: variant, Entry: "radix"}, radixFold(d.caps, plan, radixPrep, 1, kind, descending, radixUnpacked),
 		host.BufArg(kin), host.BufArg(kout), host.U64(0), host.BufArg(kout), host.BufArg(kout), host.I64(n),
-		host.I64((n+items-1)/items), host.I64(0), host.I64(kind), host.I64(b2i(descending)), host.I64(1), host.I64(radixPrep))
+		host.I64((n+items-1)/items), host.I64(0), host.I64(kind), host.I64(b2i(descending)), host.I64(1), host.I64(radixPrep), host.I64(radixUnpacked))
 	if err != nil {
 		return 0, fmt.Errorf("accel: %s: radix sort: %w", op, err)
 	}
@@ -317,9 +336,10 @@ func segmentFold(caps host.Caps, plan host.Plan, red int64, includeSelf, hasPerm
 
 // radixFold folds the radix kernel's mode-like arguments into plan's knobs
 // where the driver wants them (host.Fold).
-func radixFold(caps host.Caps, plan host.Plan, mode, first, kind int64, descending bool) host.Plan {
+func radixFold(caps host.Caps, plan host.Plan, mode, first, kind int64, descending bool, pack int64) host.Plan {
 	return host.Fold(caps, plan, host.Knob{Name: "RADIX_MODE", ID: 4, Value: mode}, host.Knob{Name: "RADIX_FIRST", ID: 5, Value: first},
-		host.Knob{Name: "RADIX_KIND", ID: 6, Value: kind}, host.Knob{Name: "RADIX_DESC", ID: 7, Value: b2i(descending)})
+		host.Knob{Name: "RADIX_KIND", ID: 6, Value: kind}, host.Knob{Name: "RADIX_DESC", ID: 7, Value: b2i(descending)},
+		host.Knob{Name: "RADIX_PACK", ID: 8, Value: pack})
 }
 
 // keyKind maps a key dtype to the radix sort's kind.
@@ -464,13 +484,15 @@ func (d *Device) sortByKey(op string, keys, values *DeviceTensor, descending boo
 	if err != nil {
 		return nil, nil, nil, 0, err
 	}
-	sk, err = d.alloc(op, keys.dtype, []int64{keys.n})
-	if err != nil {
+	var s float64
+	kind := keyKind(keys.dtype)
+	if kind == kindUnsigned && !descending {
+		// the order bits are the keys, of the same unsigned dtype
+		sk, res.keys = res.keys, nil
+	} else if sk, err = d.alloc(op, keys.dtype, []int64{keys.n}); err != nil {
 		res.release()
 		return nil, nil, nil, 0, err
-	}
-	var s float64
-	if kind := keyKind(keys.dtype); kind == kindFloat {
+	} else if kind == kindFloat {
 		// Order bits fold -0.0 into 0.0 and every NaN into one: gather
 		// the keys themselves.
 		s, err = d.move(op, w, mvGather, keys.n, sk.raw(), keys.raw(), res.perm.raw(), nil, nil, 0, 0)
@@ -480,7 +502,9 @@ func (d *Device) sortByKey(op string, keys, values *DeviceTensor, descending boo
 		// sequential pass instead of a gather.
 		s, err = d.radixPrep(op, res.keys.raw(), sk.raw(), keys.n, w, kind, descending)
 	}
-	res.keys.Release()
+	if res.keys != nil {
+		res.keys.Release()
+	}
 	secs += s
 	if err == nil && values != nil {
 		if sv, err = d.alloc(op, values.dtype, []int64{values.n}); err == nil {

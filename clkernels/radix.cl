@@ -1,7 +1,7 @@
 /* Radix sort passes for OpenCL C: a thin wrapper over common/radix_body.h
  * (shared with shaders/radix.comp). Variant define: KB (key bits, 32 or 64).
  * Knobs: LOCAL_SIZE, RADIX_BITS, and the folded arguments RADIX_MODE,
- * RADIX_FIRST, RADIX_KIND, RADIX_DESC. */
+ * RADIX_FIRST, RADIX_KIND, RADIX_DESC, RADIX_PACK. */
 #include "portable.h"
 #if KB == 64
 #define KEY ulong
@@ -32,11 +32,14 @@
 #ifndef RADIX_DESC
 #define RADIX_DESC -1
 #endif
+#ifndef RADIX_PACK
+#define RADIX_PACK -1
+#endif
 
 #include "radix_body.h"
 
 __kernel __attribute__((reqd_work_group_size(LOCAL_SIZE, 1, 1)))
 void radix(__global uchar* kin, __global uchar* kout, __global uchar* pin, __global uchar* pout,
-	__global uchar* hist, long n, long chunk, long shift, long kind, long descending, long first, long mode) {
-	radix_run(kin, kout, pin, pout, hist, n, chunk, shift, kind, descending, first, mode);
+	__global uchar* hist, long n, long chunk, long shift, long kind, long descending, long first, long mode, long pack) {
+	radix_run(kin, kout, pin, pout, hist, n, chunk, shift, kind, descending, first, mode, pack);
 }

@@ -3,7 +3,8 @@
 // clkernels/common/radix_body.h (shared with clkernels/radix.cl). Variant
 // define: KB (key bits, 32 or 64). Knobs (specialization constants): local
 // size (id 0), RADIX_BITS (id 3), the folded arguments RADIX_MODE,
-// RADIX_FIRST, RADIX_KIND and RADIX_DESC (ids 4-7; -1: run-time).
+// RADIX_FIRST, RADIX_KIND, RADIX_DESC and RADIX_PACK (ids 4-8; -1:
+// run-time).
 #extension GL_EXT_shader_explicit_arithmetic_types_int64 : require
 #extension GL_EXT_buffer_reference : require
 #extension GL_GOOGLE_include_directive : require
@@ -15,6 +16,7 @@ layout(constant_id = 4) const int RADIX_MODE = -1;
 layout(constant_id = 5) const int RADIX_FIRST = -1;
 layout(constant_id = 6) const int RADIX_KIND = -1;
 layout(constant_id = 7) const int RADIX_DESC = -1;
+layout(constant_id = 8) const int RADIX_PACK = -1;
 #define LOCAL_SIZE gl_WorkGroupSize.x
 
 #if KB == 64
@@ -46,11 +48,12 @@ layout(push_constant) uniform Args {
 	int64_t descending;
 	int64_t first;
 	int64_t mode;
+	int64_t pack;
 } args;
 
 #include "radix_body.h"
 
 void main() {
 	radix_run(args.kin, args.kout, args.pin, args.pout, args.hist, args.n, args.chunk, args.shift,
-		args.kind, args.descending, args.first, args.mode);
+		args.kind, args.descending, args.first, args.mode, args.pack);
 }

@@ -15,7 +15,17 @@
  *                 of chunk w lands after every smaller digit and after
  *                 digit d of every earlier chunk), each item moves its keys
  *                 and their permutation entries (int64; first pass: the
- *                 positions themselves) to their places, in order. */
+ *                 positions themselves) to their places, in order.
+ *
+ * Packed passes (pack != 0; 32-bit keys whose permutation entries fit in 32
+ * bits, so n <= 2^32): a key and its entry travel as one 64-bit word, the
+ * key in the high half, through the permutation buffers, which halves the
+ * words a middle pass moves:
+ *   RADIX_PACK_OUT  reads keys from kin (entries: the positions, or pin),
+ *                   writes words to pout (the first of several passes)
+ *   RADIX_PACKED    reads words from pin, writes words to pout
+ *   RADIX_UNPACK    reads words from pin, writes keys to kout and entries
+ *                   to pout (the last pass) */
 #ifndef ACCEL_RADIX_BODY_H
 #define ACCEL_RADIX_BODY_H
 
@@ -24,6 +34,10 @@
 #define RADIX_PREP 0
 #define RADIX_COUNT 1
 #define RADIX_SCATTER 2
+
+#define RADIX_PACK_OUT 1
+#define RADIX_PACKED 2
+#define RADIX_UNPACK 3
 
 #define KIND_UNSIGNED 0
 #define KIND_SIGNED 1
@@ -45,11 +59,12 @@ KEY radix_order(KEY k, i64 kind, i64 descending) {
 }
 
 void radix_run(BPTR kin, BPTR kout, BPTR pin, BPTR pout, BPTR hist, i64 n, i64 chunk, i64 shift,
-	i64 kind, i64 descending, i64 first, i64 mode) {
+	i64 kind, i64 descending, i64 first, i64 mode, i64 pack) {
 	kind = FOLD(RADIX_KIND, kind);
 	descending = FOLD(RADIX_DESC, descending);
 	first = FOLD(RADIX_FIRST, first);
 	mode = FOLD(RADIX_MODE, mode);
+	pack = FOLD(RADIX_PACK, pack);
 	const i64 items = GROUP_TOTAL() * I64C(LOCAL_SIZE);
 	const i64 w = GROUP_LINEAR_ID() * I64C(LOCAL_SIZE) + LOCAL_ID();
 	const i64 lo = w * chunk;
@@ -67,7 +82,8 @@ void radix_run(BPTR kin, BPTR kout, BPTR pin, BPTR pout, BPTR hist, i64 n, i64 c
 			cnt[d] = I64C(0);
 		}
 		for (i64 i = lo; i < hi; i++) {
-			const int d = CAST(int, (LDK(kin, i) >> CAST(KEY, shift)) & mask);
+			const KEY k = pack >= I64C(RADIX_PACKED) ? CAST(KEY, LD64(pin, i) >> 32) : LDK(kin, i);
+			const int d = CAST(int, (k >> CAST(KEY, shift)) & mask);
 			cnt[d] = cnt[d] + I64C(1);
 		}
 		for (int d = 0; d < (1 << RADIX_BITS); d++) {
@@ -82,12 +98,25 @@ void radix_run(BPTR kin, BPTR kout, BPTR pin, BPTR pout, BPTR hist, i64 n, i64 c
 		cnt[d] = CAST(i64, LD64(hist, I64C(d) * items + w));
 	}
 	for (i64 i = lo; i < hi; i++) {
-		const KEY k = LDK(kin, i);
+		KEY k;
+		u64 e; /* the permutation entry */
+		if (pack >= I64C(RADIX_PACKED)) {
+			const u64 word = LD64(pin, i);
+			k = CAST(KEY, word >> 32);
+			e = word & 0xfffffffful;
+		} else {
+			k = LDK(kin, i);
+			e = first != I64C(0) ? CAST(u64, i) : LD64(pin, i);
+		}
 		const int d = CAST(int, (k >> CAST(KEY, shift)) & mask);
 		const i64 to = cnt[d];
 		cnt[d] = to + I64C(1);
-		STK(kout, to, k);
-		ST64(pout, to, first != I64C(0) ? CAST(u64, i) : LD64(pin, i));
+		if (pack == I64C(RADIX_PACK_OUT) || pack == I64C(RADIX_PACKED)) {
+			ST64(pout, to, (CAST(u64, k) << 32) | e);
+		} else {
+			STK(kout, to, k);
+			ST64(pout, to, e);
+		}
 	}
 }
 
