@@ -191,11 +191,13 @@ func (s sortKeys) release() {
 }
 
 // radixSort sorts n keys of wordBytes each (stable, LSD), looking at the
-// low keyBits bits of their order bits. kind says how keys map to order
-// bits (radix_body.h); with initPerm the permutation starts from its
-// entries instead of the positions (so a sort can carry any int64 payload).
+// low keyBits bits of their order bits (keys of a kindUnsigned sort with
+// keyBits < 8*wordBytes must be below 2^keyBits). kind says how keys map to
+// order bits (radix_body.h); with initPerm the permutation starts from its
+// entries, which lie in [0, entryLimit), instead of the positions (so a
+// sort can carry an int64 payload).
 func (d *Device) radixSort(op string, keys host.Buffer, n int64, wordBytes int, kind int64, descending bool,
-	keyBits int, initPerm host.Buffer) (sortKeys, float64, error) {
+	keyBits int, initPerm host.Buffer, entryLimit int64) (sortKeys, float64, error) {
 	wdt, variant := Uint32, "k32"
 	if wordBytes == 8 {
 		wdt, variant = Uint64, "k64"
@@ -251,9 +253,12 @@ func (d *Device) radixSort(op string, keys host.Buffer, n int64, wordBytes int, 
 	}
 	// At least one pass, which also lays out the permutation.
 	passes := max((keyBits+radixBits-1)/radixBits, 1)
-	// 32-bit keys and entries that are positions below 2^32 travel packed
-	// in one word between the passes (radix_body.h), through bufP
-	packed := wordBytes == 4 && initPerm == nil && n <= 1<<32 && passes > 1
+	// keys and entries below 2^32 travel packed in one word between the
+	// passes (radix_body.h), through bufP
+	if initPerm == nil {
+		entryLimit = n
+	}
+	packed := (wordBytes == 4 || keyBits <= 32) && entryLimit <= 1<<32 && passes > 1
 	// Buffers alternate so that the last pass writes into res.
 	bufK := [2]host.Buffer{res.keys.raw(), tmpK.raw()}
 	bufP := [2]host.Buffer{res.perm.raw(), tmpP.raw()}
@@ -480,7 +485,7 @@ func (d *Device) sortByKey(op string, keys, values *DeviceTensor, descending boo
 		}
 	}
 	w := keys.dtype.Size()
-	res, secs, err := d.radixSort(op, keys.raw(), keys.n, w, keyKind(keys.dtype), descending, 8*w, nil)
+	res, secs, err := d.radixSort(op, keys.raw(), keys.n, w, keyKind(keys.dtype), descending, 8*w, nil, 0)
 	if err != nil {
 		return nil, nil, nil, 0, err
 	}
@@ -568,7 +573,7 @@ func (d *Device) unique(x *DeviceTensor) (values, inverse, counts *DeviceTensor,
 		}
 		return values, inverse, counts, 0, nil
 	}
-	res, s, err := d.radixSort(op, x.raw(), n, w, keyKind(x.dtype), false, 8*w, nil)
+	res, s, err := d.radixSort(op, x.raw(), n, w, keyKind(x.dtype), false, 8*w, nil, 0)
 	if err != nil {
 		return fail(err)
 	}

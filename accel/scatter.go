@@ -536,7 +536,7 @@ func (d *Device) scatterSorted(op string, g scatterGeom, out, src *DeviceTensor,
 	if err := launchWith(scDest, g.idxN, keys.raw(), soff.raw()); err != nil {
 		return 0, err
 	}
-	res, s, err := d.radixSort(op, keys.raw(), g.idxN, 8, kindUnsigned, false, keyBitsFor(out.n), soff.raw())
+	res, s, err := d.radixSort(op, keys.raw(), g.idxN, 8, kindUnsigned, false, keyBitsFor(out.n), soff.raw(), src.n)
 	if err != nil {
 		return 0, err
 	}
