@@ -17,10 +17,10 @@
  *                 and their permutation entries (int64; first pass: the
  *                 positions themselves) to their places, in order.
  *
- * Packed passes (pack != 0; 32-bit keys whose permutation entries fit in 32
- * bits, so n <= 2^32): a key and its entry travel as one 64-bit word, the
- * key in the high half, through the permutation buffers, which halves the
- * words a middle pass moves:
+ * Packed passes (pack != 0; keys below 2^32, that is 32-bit keys or 64-bit
+ * ones the host knows to be, with entries below 2^32): a key and its entry
+ * travel as one 64-bit word, the key in the high half, through the
+ * permutation buffers, which halves the words a middle pass moves:
  *   RADIX_PACK_OUT  reads keys from kin (entries: the positions, or pin),
  *                   writes words to pout (the first of several passes)
  *   RADIX_PACKED    reads words from pin, writes words to pout
@@ -82,7 +82,12 @@ void radix_run(BPTR kin, BPTR kout, BPTR pin, BPTR pout, BPTR hist, i64 n, i64 c
 			cnt[d] = I64C(0);
 		}
 		for (i64 i = lo; i < hi; i++) {
-			const KEY k = pack >= I64C(RADIX_PACKED) ? CAST(KEY, LD64(pin, i) >> 32) : LDK(kin, i);
+			KEY k;
+			if (pack >= I64C(RADIX_PACKED)) {
+				k = CAST(KEY, LD64(pin, i) >> 32);
+			} else {
+				k = LDK(kin, i);
+			}
 			const int d = CAST(int, (k >> CAST(KEY, shift)) & mask);
 			cnt[d] = cnt[d] + I64C(1);
 		}
