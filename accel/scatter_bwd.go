@@ -229,17 +229,20 @@ func ScatterReduceBackward(input *Tensor, dim int64, index, src *Tensor, reduce 
 	gradSrc, _ = NewTensor(input.dtype, src.Shape()...)
 	switch input.dtype {
 	case Float32:
-		o, gi, gs := reference.ScatterReduceBackward(input.Float32s(), g.inShape, g.dim, idx, g.idxShape,
-			src.Float32s(), g.srcShape, reduce, includeSelf, gradOutput.Float32s())
-		copy(out.Float32s(), o)
-		copy(gradInput.Float32s(), gi)
-		copy(gradSrc.Float32s(), gs)
+		refScatterBwd(input.Float32s, out.Float32s, gradInput.Float32s, gradSrc.Float32s, src.Float32s, gradOutput.Float32s, g, idx, reduce, includeSelf)
 	case Float64:
-		o, gi, gs := reference.ScatterReduceBackward(input.Float64s(), g.inShape, g.dim, idx, g.idxShape,
-			src.Float64s(), g.srcShape, reduce, includeSelf, gradOutput.Float64s())
-		copy(out.Float64s(), o)
-		copy(gradInput.Float64s(), gi)
-		copy(gradSrc.Float64s(), gs)
+		refScatterBwd(input.Float64s, out.Float64s, gradInput.Float64s, gradSrc.Float64s, src.Float64s, gradOutput.Float64s, g, idx, reduce, includeSelf)
 	}
 	return out, gradInput, gradSrc, nil
+}
+
+// refScatterBwd runs the reference backward on the element slices the
+// getters return and copies its results into out, gradInput and gradSrc.
+func refScatterBwd[T float32 | float64](input, out, gradInput, gradSrc, src, gradOutput func() []T,
+	g scatterGeom, idx []int64, reduce string, includeSelf bool) {
+	o, gi, gs := reference.ScatterReduceBackward(input(), g.inShape, g.dim, idx, g.idxShape,
+		src(), g.srcShape, reduce, includeSelf, gradOutput())
+	copy(out(), o)
+	copy(gradInput(), gi)
+	copy(gradSrc(), gs)
 }

@@ -122,6 +122,19 @@ func closeTo(got, want *Tensor, rel float64) error {
 
 // runBwd runs the device op and compares its three outputs with the
 // reference's.
+// bwdCase makes one backward case of shape s: input and src filled for red
+// (fillBwd with the given zero and NaN rates), a gradient without zeros or
+// NaNs, and an index.
+func bwdCase(rng *rand.Rand, s bwdShape, dt DType, red string, inZero, inNaN, srcZero, srcNaN int) (in, idx, src, grad *Tensor) {
+	in, _ = NewTensor(dt, s.in...)
+	src, _ = NewTensor(dt, s.src...)
+	grad, _ = NewTensor(dt, s.in...)
+	fillBwd(rng, in, red, inZero, inNaN)
+	fillBwd(rng, src, red, srcZero, srcNaN)
+	fillBwd(rng, grad, ReduceSum, 0, 0)
+	return in, bwdIndex(rng, s), src, grad
+}
+
 func runBwd(t *testing.T, d *Device, what string, in, idx, src, grad *Tensor, dim int64, red string, self bool) {
 	t.Helper()
 	want, wgi, wgs, err := ScatterReduceBackward(in, dim, idx, src, red, self, grad)
@@ -169,13 +182,7 @@ func TestScatterReduceBackward(t *testing.T) {
 				}
 				for _, red := range []string{ReduceSum, ReduceProd, ReduceMean, ReduceAmax, ReduceAmin} {
 					for _, self := range []bool{true, false} {
-						in, _ := NewTensor(dt, s.in...)
-						src, _ := NewTensor(dt, s.src...)
-						grad, _ := NewTensor(dt, s.in...)
-						fillBwd(rng, in, red, 20, 30)
-						fillBwd(rng, src, red, 40, 60)
-						fillBwd(rng, grad, ReduceSum, 0, 0)
-						idx := bwdIndex(rng, s)
+						in, idx, src, grad := bwdCase(rng, s, dt, red, 20, 30, 40, 60)
 						runBwd(t, d, fmt.Sprintf("shape %d %s %s self=%v", si, dt, red, self), in, idx, src, grad, s.dim, red, self)
 					}
 				}
@@ -196,13 +203,7 @@ func TestScatterReduceBackwardLongRuns(t *testing.T) {
 			}
 			for _, red := range []string{ReduceSum, ReduceProd, ReduceMean, ReduceAmax, ReduceAmin} {
 				for _, self := range []bool{true, false} {
-					in, _ := NewTensor(dt, s.in...)
-					src, _ := NewTensor(dt, s.src...)
-					grad, _ := NewTensor(dt, s.in...)
-					fillBwd(rng, in, red, 0, 0)
-					fillBwd(rng, src, red, 0, 0)
-					fillBwd(rng, grad, ReduceSum, 0, 0)
-					idx := bwdIndex(rng, s)
+					in, idx, src, grad := bwdCase(rng, s, dt, red, 0, 0, 0, 0)
 					if red == ReduceProd {
 						// one zero in target 0's run (only it gets a
 						// gradient), two in target 1's (all 0), none in target 2's
