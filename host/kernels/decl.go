@@ -1,0 +1,365 @@
+// Package kernels declares the interface of every kernel, once: for each
+// kernel file its knobs and its entry points (one per pass) with their
+// arguments, and the integer codes kernels and host share. `go generate`
+// writes from these declarations the header each kernel source includes
+// (clkernels/common/gen/FILE.h, for OpenCL C and GLSL alike) and the Go
+// argument structs in args_gen.go, one per entry point, from which the host
+// packs a launch's arguments. See host.FileDecl for what the header holds.
+package kernels
+
+//go:generate go run gen_main.go
+
+import "github.com/accelkern/accel/host"
+
+func buf(name string, a host.Access, doc string) host.ArgDecl {
+	return host.ArgDecl{Name: name, Kind: host.ArgBuf, Access: a, Doc: doc}
+}
+
+func in(name, doc string) host.ArgDecl    { return buf(name, host.In, doc) }
+func out(name, doc string) host.ArgDecl   { return buf(name, host.Out, doc) }
+func inout(name, doc string) host.ArgDecl { return buf(name, host.InOut, doc) }
+
+func i64(name, doc string) host.ArgDecl {
+	return host.ArgDecl{Name: name, Kind: host.ArgI64, Doc: doc}
+}
+
+// folded is an int64 argument that drivers with Caps.FoldArgs get as the
+// compile-time knob.
+func folded(name, knob, doc string) host.ArgDecl {
+	return host.ArgDecl{Name: name, Kind: host.ArgI64, Fold: knob, Doc: doc}
+}
+
+// The elementwise tile loop's knobs (clkernels/common/elementwise.h).
+var tileKnobs = []host.KnobDecl{
+	{Name: "ITEMS", Default: 16, Doc: "elements per work-item per tile"},
+	{Name: "CONTIG", Default: 0, Doc: "1: each work-item takes ITEMS consecutive elements (CPU drivers); 0: interleaved (GPUs)"},
+}
+
+// Codes shared by kernels and host.
+var (
+	// Reduce are the reductions of scatter_reduce, put_along_axis and the
+	// segmented reductions.
+	Reduce = &host.CodeGroup{Prefix: "RED", Doc: "reductions", Codes: []host.Code{
+		{Name: "ASSIGN", Value: 0}, {Name: "SUM", Value: 1}, {Name: "PROD", Value: 2},
+		{Name: "MEAN", Value: 3}, {Name: "AMAX", Value: 4}, {Name: "AMIN", Value: 5}}}
+	// Flag are the flag sources of the scan and move kernels (memory.h):
+	// what a scan or a compaction counts at position i.
+	Flag = &host.CodeGroup{Prefix: "FLAG", Doc: "flag sources of scans and compactions", Codes: []host.Code{
+		{Name: "NONE", Value: 0, Doc: "the elements themselves"},
+		{Name: "MASK8", Value: 1, Doc: "a bool byte (nonzero is true)"},
+		{Name: "HEAD32", Value: 2, Doc: "position i starts a run of equal 32-bit words"},
+		{Name: "HEAD64", Value: 3, Doc: "position i starts a run of equal 64-bit words"}}}
+	// Err is the word a validating pass leaves untouched when every index
+	// is in range; else it holds the smallest flagged tile (position >> 16).
+	Err = &host.CodeGroup{Prefix: "ERR", Doc: "validation flags", Codes: []host.Code{
+		{Name: "NONE", Value: 0xffffffff, Doc: "no index flagged"},
+		{Name: "TILE_SHIFT", Value: 16, Doc: "a flagged position p is recorded as p >> ERR_TILE_SHIFT"}}}
+	// Key are the key kinds of the radix sort.
+	Key = &host.CodeGroup{Prefix: "KIND", Doc: "radix sort key kinds", Codes: []host.Code{
+		{Name: "UNSIGNED", Value: 0}, {Name: "SIGNED", Value: 1}, {Name: "FLOAT", Value: 2}}}
+	// Pack are the radix sort's packing modes (radix_body.h).
+	Pack = &host.CodeGroup{Prefix: "RADIX", Doc: "radix pass packing", Codes: []host.Code{
+		{Name: "UNPACKED", Value: 0, Doc: "keys and int64 entries in their own buffers"},
+		{Name: "PACK_OUT", Value: 1, Doc: "reads keys, writes packed words (first of several passes)"},
+		{Name: "PACKED", Value: 2, Doc: "reads and writes packed words"},
+		{Name: "UNPACK", Value: 3, Doc: "reads packed words, writes keys and entries (last pass)"}}}
+	// ScatterCodes are the scatter kernel's metadata layout and constants.
+	ScatterCodes = &host.CodeGroup{Prefix: "SC", Doc: "scatter metadata", Codes: []host.Code{
+		{Name: "META_LOOP", Value: 0, Doc: "meta[SC_META_LOOP*rank + k]: the loop shape"},
+		{Name: "META_OUT", Value: 1, Doc: "meta[SC_META_OUT*rank + k]: output strides"},
+		{Name: "META_SRC", Value: 2, Doc: "meta[SC_META_SRC*rank + k]: source strides"},
+		{Name: "META_IDX", Value: 3, Doc: "meta[SC_META_IDX*rank + k]: index strides"},
+		{Name: "META_BLOCKS", Value: 4, Doc: "meta holds SC_META_BLOCKS*rank entries"},
+		{Name: "SPARE", Value: 8, Doc: "the owned pass's spare slots per owner"}}}
+	// HashCodes are the hash table's word markers.
+	HashCodes = &host.CodeGroup{Prefix: "HT", Unsigned: true, Doc: "hash table markers", Codes: []host.Code{
+		{Name: "EMPTY", Value: -1, Doc: "the key of a free slot, and every word's initial value"},
+		{Name: "CLAIM", Value: -1 << 63, Doc: "a value word claimed by an insert: HT_CLAIM | position"}}}
+	// HashMeta are the words of the hash table's meta buffer.
+	HashMeta = &host.CodeGroup{Prefix: "HT_META", Doc: "hash table meta words", Codes: []host.Code{
+		{Name: "COUNT", Value: 0, Doc: "64-bit word: keys in the table"},
+		{Name: "FULL", Value: 2, Doc: "32-bit word: the full flag"},
+		{Name: "MORE", Value: 3, Doc: "32-bit word: some work-item ran out of probes"}}}
+)
+
+// Groups lists every code group, for the generator.
+var Groups = []*host.CodeGroup{Reduce, Flag, Err, Key, Pack, ScatterCodes, HashCodes, HashMeta}
+
+// TriIndices is tril_indices/triu_indices (tri_indices_body.h).
+var TriIndices = (&host.FileDecl{
+	Name:  "tri_indices",
+	Doc:   "tril_indices / triu_indices: rows then columns of elements k0 .. k0+count-1 of the result",
+	Knobs: tileKnobs,
+	Entries: []*host.EntryDecl{{
+		Name: "run", Doc: "writes elements k0 .. k0+count-1",
+		Args: []host.ArgDecl{
+			out("dst", "[2, count]: rows, then columns"),
+			i64("count", "elements to write"), i64("k0", "the first element's index in the whole result"),
+			i64("C", "columns"), i64("lead", "rows before the trapezoid"), i64("n", "trapezoid rows"),
+			i64("a", "the trapezoid's first row length"), i64("T", "the trapezoid's elements"),
+			i64("upper", "1: triu, 0: tril"),
+		},
+	}},
+}).Init()
+
+var diagArgs = []host.ArgDecl{
+	i64("count", "batch * L diagonal elements"), i64("L", "diagonal length"),
+	i64("base", "offset of the first diagonal element"), i64("dstride", "stride along the diagonal"),
+	i64("n1", "middle batch run size"), i64("n2", "inner batch run size"),
+	i64("s0", "outer batch run stride"), i64("s1", "middle batch run stride"), i64("s2", "inner batch run stride"),
+}
+
+// Diag is diagonal_scatter and its backward (diag_body.h).
+var Diag = (&host.FileDecl{
+	Name:  "diag",
+	Doc:   "diagonal_scatter and its backward, on element bits",
+	Knobs: tileKnobs,
+	Entries: []*host.EntryDecl{
+		{Name: "scatter", Doc: "full[off(j)] = diag[j]",
+			Args: append([]host.ArgDecl{inout("full", "the full tensor"), in("diag", "the diagonal")}, diagArgs...)},
+		{Name: "gather", Doc: "diag[j] = full[off(j)]",
+			Args: append([]host.ArgDecl{in("full", "the full tensor"), out("diag", "the diagonal")}, diagArgs...)},
+		{Name: "zero", Doc: "full[off(j)] = 0",
+			Args: append([]host.ArgDecl{inout("full", "the full tensor")}, diagArgs...)},
+	},
+}).Init()
+
+// scatterPos are the arguments that place a scatter position.
+func scatterPos(wrapped bool) []host.ArgDecl {
+	a := []host.ArgDecl{
+		in("index", "int64 indices"), in("meta", "[loop shape, out, src and index strides] (SC_META_*)"),
+		i64("count", "positions"), i64("rank", "rank of the loop shape"), i64("dim", "the indexed dim"),
+		i64("dim_size", "the output's size along dim"),
+	}
+	if wrapped {
+		a = append(a, folded("wrap", "SC_WRAP", "1: a negative index counts once from the end"))
+	}
+	return a
+}
+
+func with(a []host.ArgDecl, more ...host.ArgDecl) []host.ArgDecl {
+	return append(append([]host.ArgDecl(nil), a...), more...)
+}
+
+var (
+	scRed  = folded("red", "SC_RED", "the reduction (RED_*)")
+	scSelf = folded("include_self", "SC_SELF", "1: the output's own values take part")
+	scErr  = in("err", "the validation flag (ERR_NONE: no bad index; any other value skips the pass)")
+)
+
+// Scatter is scatter / scatter_reduce / put_along_axis / take_along_axis
+// (scatter_body.h). Every pass after validate skips its work when the
+// validation flagged an index, so nothing is read or written out of
+// bounds whatever the indices.
+var Scatter = (&host.FileDecl{
+	Name:  "scatter",
+	Doc:   "scatter, scatter_reduce, put_along_axis and take_along_axis",
+	Knobs: tileKnobs,
+	Codes: []*host.CodeGroup{Reduce, Err, ScatterCodes},
+	Entries: []*host.EntryDecl{
+		{Name: "validate", Doc: "an index out of range records its tile with an atomic min into err[0]",
+			Args: with([]host.ArgDecl{inout("err", "the validation flag")}, scatterPos(true)...)},
+		{Name: "init", Doc: "every hit target starts from the reduction's identity (include_self false)",
+			Args: with([]host.ArgDecl{inout("dst", "the output"), scErr}, with(scatterPos(true), scRed)...)},
+		{Name: "reduce", Doc: "out[target] = combine(out[target], src[p]) with atomics; counts[target]++ for mean",
+			Args: with([]host.ArgDecl{inout("dst", "the output"), in("src", "the values"),
+				inout("counts", "uint32 hit counts (mean only)"), scErr}, with(scatterPos(true), scRed)...)},
+		{Name: "mean", Doc: "out /= hits (+1 with include_self) where hit",
+			Args: []host.ArgDecl{inout("dst", "the output"), in("counts", "uint32 hit counts"), scErr,
+				i64("count", "outputs"), scSelf}},
+		{Name: "gather", Doc: "out[p] = arr[target] (take_along_axis)",
+			Args: with([]host.ArgDecl{out("dst", "the gathered values"), in("arr", "the array"), scErr}, scatterPos(true)...)},
+		{Name: "dest", Doc: "keys[p] = target offset, soffs[p] = source offset (the bit-reproducible mode's sort input)",
+			Args: with([]host.ArgDecl{out("keys", "uint64 target offsets"), out("soffs", "int64 source offsets"), scErr}, scatterPos(true)...)},
+		{Name: "owned", Doc: "CPU drivers: work-item w owns a range of targets and folds them in index order",
+			Args: with([]host.ArgDecl{inout("dst", "the output"), in("src", "the values"),
+				inout("counts", "uint32 hit counts"), inout("err", "the validation flag"),
+				inout("spare", "SC_SPARE value slots, then as many count slots, per owner")},
+				with(scatterPos(true), i64("out_n", "output elements"), scRed, scSelf)...)},
+		{Name: "private", Doc: "CPU drivers: worker w folds its chunk of positions into its own copy of the output",
+			Args: with([]host.ArgDecl{in("src", "the values"), inout("pcnt", "uint32 hit counts per copy"),
+				inout("err", "the validation flag"), inout("priv", "the private copies")},
+				with(scatterPos(true), i64("out_n", "output elements"), i64("counted", "1: count hits"), scRed)...)},
+		{Name: "merge", Doc: "folds the private copies into out in worker order (and divides the mean)",
+			Args: []host.ArgDecl{inout("dst", "the output"), in("pcnt", "uint32 hit counts per copy"), in("priv", "the private copies"),
+				i64("count", "outputs"), i64("workers", "private copies"), i64("counted", "1: hit counts were kept"),
+				scRed, scSelf}},
+	},
+}).Init()
+
+// Scan is the reduce-then-scan prefix sum (scan_body.h).
+var Scan = (&host.FileDecl{
+	Name: "scan",
+	Doc:  "prefix sums of elements or of 0/1 flags",
+	Knobs: []host.KnobDecl{
+		{Name: "ITEMS", Default: 16, Doc: "units per work-item per tile"},
+		{Name: "FLAT", Default: 0, Doc: "1: one work-item per group scans its range in one loop (CPU drivers)"},
+		{Name: "SCAN_SG", Default: 0, Doc: "1: the subgroup path; 2: one subgroup per group, no scratch (variants built with SG=1)"},
+	},
+	Codes: []*host.CodeGroup{Flag},
+	Entries: []*host.EntryDecl{
+		{Name: "reduce", Doc: "each group sums its range into partials[g]", Scratch: true,
+			Args: []host.ArgDecl{in("x", "the input"), out("partials", "G+1 partial sums"), i64("n", "elements"),
+				folded("kind", "SCAN_KIND", "what is summed (FLAG_*)")}},
+		{Name: "partials", Doc: "one work-item turns the partials into exclusive prefixes and writes the total at [groups]",
+			Args: []host.ArgDecl{inout("partials", "G+1 partial sums"), i64("groups", "G")}},
+		{Name: "apply", Doc: "each group rescans its range from partials[g] into y (y may be x)", Scratch: true,
+			Args: []host.ArgDecl{in("x", "the input"), out("y", "the prefix sums"), in("partials", "G+1 exclusive prefixes"),
+				i64("n", "elements"), folded("kind", "SCAN_KIND", "what is summed (FLAG_*)"),
+				folded("exclusive", "SCAN_EXCL", "1: exclusive sums")}},
+	},
+}).Init()
+
+// Radix is one pass of the stable LSD radix sort (radix_body.h).
+var Radix = (&host.FileDecl{
+	Name:  "radix",
+	Doc:   "passes of a stable LSD radix sort over contiguous chunks",
+	Knobs: []host.KnobDecl{{Name: "RADIX_BITS", Default: 4, Doc: "digit width"}},
+	Codes: []*host.CodeGroup{Key, Pack},
+	Entries: []*host.EntryDecl{
+		{Name: "prep", Doc: "kout[i] = the order bits of key i (an involution for integer kinds)",
+			Args: []host.ArgDecl{in("kin", "keys"), out("kout", "order bits"), i64("n", "keys"), i64("chunk", "keys per work-item"),
+				folded("kind", "RADIX_KIND", "KIND_*"), folded("descending", "RADIX_DESC", "1: descending")}},
+		{Name: "count", Doc: "hist[d*B + w] = keys of chunk w with digit d",
+			Args: []host.ArgDecl{in("kin", "order bits (unpacked passes)"), in("pin", "packed words (packed passes)"),
+				out("hist", "digit counts, digit-major"), i64("n", "keys"), i64("chunk", "keys per work-item"),
+				i64("shift", "the digit's lowest bit"), folded("pack", "RADIX_PACK", "RADIX_* packing")}},
+		{Name: "scatter", Doc: "after an exclusive scan of hist, each work-item moves its keys and entries to their places in order",
+			Args: []host.ArgDecl{in("kin", "order bits"), out("kout", "order bits, moved"), in("pin", "entries or packed words (null: the positions)"),
+				out("pout", "entries or packed words, moved"), in("hist", "exclusive digit offsets"), i64("n", "keys"),
+				i64("chunk", "keys per work-item"), i64("shift", "the digit's lowest bit"),
+				folded("first", "RADIX_FIRST", "1: the entries are the positions"), folded("pack", "RADIX_PACK", "RADIX_* packing")}},
+	},
+}).Init()
+
+// Move is word gathers, scatters and compactions (move_body.h).
+var Move = (&host.FileDecl{
+	Name:  "move",
+	Doc:   "gathers, scatters and compactions of 32- or 64-bit words",
+	Knobs: tileKnobs,
+	Codes: []*host.CodeGroup{Flag},
+	Entries: []*host.EntryDecl{
+		{Name: "gather", Doc: "dst[i] = src[idx[i]]",
+			Args: []host.ArgDecl{out("dst", "words"), in("src", "words"), in("idx", "int64 positions"), i64("n", "words")}},
+		{Name: "scatter", Doc: "dst[idx[i]] = src[i] + add",
+			Args: []host.ArgDecl{out("dst", "words"), in("src", "words"), in("idx", "int64 positions"), i64("n", "words"),
+				i64("add", "added to each word (integer words)")}},
+		{Name: "compact", Doc: "where flag i is set: dst[pos[i]+add] = src[i], idx[pos[i]+add] = i",
+			Args: []host.ArgDecl{out("dst", "compacted words"), in("src", "words"), out("idx", "int64 source positions"),
+				in("flags", "the flag source"), in("pos", "int64 scan of the flags"), i64("n", "positions"),
+				folded("kind", "MOVE_KIND", "FLAG_*"), i64("add", "added to pos"),
+				folded("has_src", "MOVE_HAS_SRC", "1: write dst"), folded("has_idx", "MOVE_HAS_IDX", "1: write idx")}},
+		{Name: "ends", Doc: "seg is an inclusive scan of run starts: where run seg[i] ends at i, dst[seg[i]-1] = i + 1",
+			Args: []host.ArgDecl{out("dst", "int64 run ends"), in("seg", "int64 1-based run ids"), i64("n", "positions")}},
+		{Name: "counts", Doc: "dst[r] = ends[r] - ends[r-1]",
+			Args: []host.ArgDecl{out("dst", "int64 run lengths"), in("ends", "int64 run ends"), i64("n", "runs")}},
+	},
+}).Init()
+
+// Segment is in-order reductions over runs of equal sorted keys
+// (segment_body.h).
+var Segment = (&host.FileDecl{
+	Name:  "segment",
+	Doc:   "in-order reductions over runs of equal sorted keys",
+	Knobs: tileKnobs,
+	Codes: []*host.CodeGroup{Reduce, Err},
+	Entries: []*host.EntryDecl{
+		{Name: "validate", Doc: "an id outside [0, segments) or below its predecessor records its tile into err[0]",
+			Args: []host.ArgDecl{in("keys", "int64 segment ids"), inout("err", "the validation flag"), i64("n", "ids"),
+				i64("segments", "the number of segments")}},
+		{Name: "reduce", Doc: "each run of equal keys folds, in order, into out[key]; at most limit elements per launch",
+			Args: []host.ArgDecl{inout("dst", "the outputs"), in("vals", "the values"), in("keys", "sorted 64-bit keys"),
+				in("perm", "int64 value positions (has_perm)"),
+				inout("err", "err[0]: the validation flag (skip when set); err[1] = 1: a run is unfinished"),
+				i64("n", "keys"), folded("red", "SEG_RED", "RED_*"), folded("include_self", "SEG_SELF", "1: out's values take part"),
+				folded("has_perm", "SEG_HAS_PERM", "1: values through perm"), i64("limit", "elements per run per launch"),
+				i64("step", "the launch's number")}},
+	},
+}).Init()
+
+var bwdErr = inout("err", "err[0]: the forward's validation flag (skip when set); err[1] = 1: a run is unfinished")
+
+// ScatterBwd is the gradient of scatter_reduce on the bit-reproducible
+// forward's sort (scatter_bwd_body.h).
+var ScatterBwd = (&host.FileDecl{
+	Name:  "scatter_bwd",
+	Doc:   "the gradient of scatter_reduce",
+	Knobs: tileKnobs,
+	Codes: []*host.CodeGroup{Reduce, Err},
+	Entries: []*host.EntryDecl{
+		{Name: "nanself", Doc: "gi[p] = NaN where input[p] is NaN (amax/amin)",
+			Args: []host.ArgDecl{inout("gi", "grad_input"), in("self_in", "the input"), i64("n", "input elements")}},
+		{Name: "count", Doc: "aux[key] counts the run's contributors (mean) or those equal to the result (amax/amin)",
+			Args: []host.ArgDecl{inout("aux", "uint32 counts per target"), in("keys", "sorted targets"), in("perm", "source offsets"),
+				in("src", "the values"), in("self_in", "the input"), in("res", "the forward's result"), bwdErr,
+				i64("n", "positions"), i64("red", "RED_*"), i64("include_self", "1: the input takes part")}},
+		{Name: "apply", Doc: "gs[perm[j]] = the gradient share; run starts write gi[key]",
+			Args: []host.ArgDecl{inout("gi", "grad_input"), out("gs", "grad_src"), in("g", "grad_output"), in("self_in", "the input"),
+				in("src", "the values"), in("res", "the forward's result"), in("keys", "sorted targets"), in("perm", "source offsets"),
+				in("aux", "uint32 counts per target"), bwdErr, i64("n", "positions"), i64("red", "RED_*"),
+				i64("include_self", "1: the input takes part")}},
+		{Name: "suffix", Doc: "prod: gs[perm[j]] = the product of the run's values after j; aux[key] = the whole run's",
+			Args: []host.ArgDecl{out("gs", "grad_src"), inout("aux", "running products per target"), in("keys", "sorted targets"),
+				in("perm", "source offsets"), in("src", "the values"), bwdErr, i64("n", "positions"),
+				i64("limit", "elements per run per launch"), i64("step", "the launch's number")}},
+		{Name: "prefix", Doc: "prod: gs[perm[j]] = g * prefix * suffix; gi[key] = g * suffix of self",
+			Args: []host.ArgDecl{inout("gi", "grad_input"), inout("gs", "grad_src"), in("g", "grad_output"), in("self_in", "the input"),
+				inout("aux", "running products per target"), in("keys", "sorted targets"), in("perm", "source offsets"),
+				in("src", "the values"), bwdErr, i64("n", "positions"), i64("include_self", "1: the input takes part"),
+				i64("limit", "elements per run per launch"), i64("step", "the launch's number")}},
+	},
+}).Init()
+
+var probeArgs = []host.ArgDecl{
+	in("table", "2*(slots+1) words"), in("keys", "64-bit keys"), inout("res", "slots (insert) or ids (lookup); -2-done: unfinished"),
+	inout("meta", "key count and flags (HT_META_*)"), i64("n", "keys"), i64("slots", "a power of two"),
+	i64("max_probes", "probes before a key gives up"), i64("budget", "probes per work-item per launch"),
+	i64("step", "the launch's number"),
+}
+
+// Hash is the hash table of 64-bit keys (hash_body.h).
+var Hash = (&host.FileDecl{
+	Name:  "hash",
+	Doc:   "a hash table of 64-bit keys: open addressing, linear probing",
+	Knobs: tileKnobs,
+	Codes: []*host.CodeGroup{HashCodes, HashMeta},
+	Entries: []*host.EntryDecl{
+		{Name: "insert", Doc: "inserts keys[i]: res[i] = its slot; a new key's value word takes the atomic min of HT_CLAIM | i",
+			Args: with([]host.ArgDecl{inout("table", "2*(slots+1) words")}, with(probeArgs[1:], i64("capacity", "keys the table is made for"))...)},
+		{Name: "lookup", Doc: "res[i] = the value of keys[i], or -1",
+			Args: probeArgs},
+		{Name: "mark", Doc: "aux[i] = 1 where input i is the first occurrence of a key new to the table",
+			Args: []host.ArgDecl{in("table", "2*(slots+1) words"), in("res", "slots"), out("aux", "int64 flags"), i64("n", "keys"), i64("slots", "slots")}},
+		{Name: "commit", Doc: "the first occurrence i of a new key stores the dense id base + aux[i]",
+			Args: []host.ArgDecl{inout("table", "2*(slots+1) words"), in("res", "slots"), in("aux", "exclusive scan of the marks"),
+				i64("n", "keys"), i64("slots", "slots"), i64("base", "the table's key count before the insert")}},
+		{Name: "ids", Doc: "aux[i] = the dense id in slot res[i]",
+			Args: []host.ArgDecl{in("table", "2*(slots+1) words"), in("res", "slots"), out("aux", "int64 ids"), i64("n", "keys"), i64("slots", "slots")}},
+	},
+}).Init()
+
+// ProbeArgCount is the number of scalar arguments of the probe kernel.
+const ProbeArgCount = 20
+
+func probeKernelArgs() []host.ArgDecl {
+	a := []host.ArgDecl{out("dst", "int64[ProbeArgCount+3]"), in("src", "int64[ProbeArgCount]")}
+	for i := 0; i < ProbeArgCount; i++ {
+		a = append(a, i64(string(rune('a'+i))+"x", "a scalar"))
+	}
+	return a
+}
+
+// Probe is a self-check kernel with more arguments than the push-constant
+// block holds: it writes dst[i] = src[i] + arg i for each scalar argument,
+// then the PROBE_K knob, the local size and the launch's group count, so
+// tests and devinfo can prove that argument packing (the Vulkan parameter
+// block), knobs and group counts reach kernels intact on every device.
+var Probe = (&host.FileDecl{
+	Name:    "probe",
+	Doc:     "argument, knob and group-count self-check",
+	Knobs:   []host.KnobDecl{{Name: "PROBE_K", Default: 7, Doc: "a knob the kernel echoes"}},
+	Entries: []*host.EntryDecl{{Name: "args", Doc: "echoes its arguments", Args: probeKernelArgs()}},
+}).Init()
+
+// Files lists every kernel file, for the generator and the tests.
+var Files = []*host.FileDecl{TriIndices, Diag, Scatter, Scan, Radix, Move, Segment, ScatterBwd, Hash, Probe}
