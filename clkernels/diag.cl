@@ -1,6 +1,7 @@
 /* diagonal_scatter (and its backward) for OpenCL C: a thin wrapper over
- * common/diag_body.h (shared with shaders/diag.comp).
- * Variant define: WORD_BITS (32 or 64). Knobs: LOCAL_SIZE, ITEMS, CONTIG. */
+ * common/diag_body.h (shared with shaders/diag.comp), whose entry points and
+ * knobs are declared in host/kernels (common/gen/diag.h).
+ * Variant define: WORD_BITS (32 or 64). */
 #include "portable.h"
 
 #if WORD_BITS == 64
@@ -8,14 +9,10 @@
 #else
 #define WORD uint
 #endif
-#define WPTR __global WORD*
-#define LOAD(p, i) ((p)[(i)])
-#define STORE(p, i, v) ((p)[(i)] = (v))
+#define LOAD(p, i) (((__global WORD*)(p))[(i)])
+#define STORE(p, i, v) (((__global WORD*)(p))[(i)] = (v))
 
+#include "gen/diag.h"
 #include "diag_body.h"
 
-__kernel __attribute__((reqd_work_group_size(LOCAL_SIZE, 1, 1)))
-void diagonal(__global WORD* full, __global WORD* diag, long count, long L, long base, long dstride,
-	long n1, long n2, long s0, long s1, long s2, long mode) {
-	diag_run(full, diag, count, L, base, dstride, n1, n2, s0, s1, s2, mode);
-}
+DIAG_ENTRIES

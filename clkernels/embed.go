@@ -5,7 +5,9 @@ package clkernels
 
 import "embed"
 
-// FS holds every *.cl file and the common/*.h headers.
+// FS holds every *.cl file, the common/*.h headers and the headers
+// generated from the kernel declarations (common/gen/*.h, see
+// host/kernels).
 //
-//go:embed *.cl common/*.h
+//go:embed *.cl common/*.h common/gen/*.h
 var FS embed.FS

@@ -1,8 +1,9 @@
 /* Radix sort passes for OpenCL C: a thin wrapper over common/radix_body.h
- * (shared with shaders/radix.comp). Variant define: KB (key bits, 32 or 64).
- * Knobs: LOCAL_SIZE, RADIX_BITS, and the folded arguments RADIX_MODE,
- * RADIX_FIRST, RADIX_KIND, RADIX_DESC, RADIX_PACK. */
+ * (shared with shaders/radix.comp), whose entry points and knobs are
+ * declared in host/kernels (common/gen/radix.h). Variant define: KB (key
+ * bits, 32 or 64). */
 #include "portable.h"
+#include "memory.h"
 #if KB == 64
 #define KEY ulong
 #define LDK(p, i) LD64(p, i)
@@ -19,27 +20,7 @@
 #define KEY_NAN 0x7fc00000U
 #endif
 
-/* Folded arguments (host.Fold): unset, so the run-time values count. */
-#ifndef RADIX_MODE
-#define RADIX_MODE -1
-#endif
-#ifndef RADIX_FIRST
-#define RADIX_FIRST -1
-#endif
-#ifndef RADIX_KIND
-#define RADIX_KIND -1
-#endif
-#ifndef RADIX_DESC
-#define RADIX_DESC -1
-#endif
-#ifndef RADIX_PACK
-#define RADIX_PACK -1
-#endif
-
+#include "gen/radix.h"
 #include "radix_body.h"
 
-__kernel __attribute__((reqd_work_group_size(LOCAL_SIZE, 1, 1)))
-void radix(__global uchar* kin, __global uchar* kout, __global uchar* pin, __global uchar* pout,
-	__global uchar* hist, long n, long chunk, long shift, long kind, long descending, long first, long mode, long pack) {
-	radix_run(kin, kout, pin, pout, hist, n, chunk, shift, kind, descending, first, mode, pack);
-}
+RADIX_ENTRIES

@@ -1,6 +1,7 @@
 /* tril_indices / triu_indices for OpenCL C: a thin wrapper over
- * common/tri_indices_body.h (shared with shaders/tri_indices.comp).
- * Variant define: IDX_BITS (32 or 64). Knobs: LOCAL_SIZE, ITEMS, CONTIG. */
+ * common/tri_indices_body.h (shared with shaders/tri_indices.comp), whose
+ * entry point and knobs are declared in host/kernels
+ * (common/gen/tri_indices.h). Variant define: IDX_BITS (32 or 64). */
 #include "portable.h"
 
 #if IDX_BITS == 64
@@ -8,12 +9,9 @@
 #else
 #define OUT_T int
 #endif
-#define OUT_PTR __global OUT_T*
-#define STORE(p, i, v) ((p)[(i)] = (v))
+#define STORE(p, i, v) (((__global OUT_T*)(p))[(i)] = (v))
 
+#include "gen/tri_indices.h"
 #include "tri_indices_body.h"
 
-__kernel __attribute__((reqd_work_group_size(LOCAL_SIZE, 1, 1)))
-void tri_indices(__global OUT_T* out, long count, long k0, long C, long lead, long n, long a, long T, long upper) {
-	tri_indices_run(out, count, k0, C, lead, n, a, T, upper);
-}
+TRI_INDICES_ENTRIES

@@ -1,12 +1,10 @@
 #version 460
 // Prefix sums for Vulkan: a thin wrapper over clkernels/common/scan_body.h
-// (shared with clkernels/scan.cl). Variant defines: DT (1 32-bit integers,
-// 2 64-bit integers, 3 float32, 4 float64) and SG (1: the subgroup path,
-// for devices with subgroup arithmetic; 64-bit integers also need
-// shaderSubgroupExtendedTypes). Knobs (specialization constants): local
-// size (id 0, a power of two), ITEMS (id 1), FLAT (id 4), the folded
-// arguments SCAN_MODE, SCAN_EXCL, SCAN_KIND (ids 5-7, -1: run-time) and
-// SCAN_SG (id 8).
+// (shared with clkernels/scan.cl), whose entry points and knobs are
+// declared in host/kernels (clkernels/common/gen/scan.h). Variant defines:
+// DT (1 32-bit integers, 2 64-bit integers, 3 float32, 4 float64) and SG
+// (1: the subgroup path, for devices with subgroup arithmetic; 64-bit
+// integers also need shaderSubgroupExtendedTypes).
 #extension GL_EXT_shader_explicit_arithmetic_types_int64 : require
 #extension GL_EXT_buffer_reference : require
 #extension GL_GOOGLE_include_directive : require
@@ -18,15 +16,6 @@
 #endif
 #endif
 #include "portable.h"
-
-layout(local_size_x_id = 0) in;
-layout(constant_id = 1) const int ITEMS = 16;
-layout(constant_id = 4) const int FLAT = 0;
-layout(constant_id = 5) const int SCAN_MODE = -1;
-layout(constant_id = 6) const int SCAN_EXCL = -1;
-layout(constant_id = 7) const int SCAN_KIND = -1;
-layout(constant_id = 8) const int SCAN_SG = 0;
-#define LOCAL_SIZE gl_WorkGroupSize.x
 
 #if DT == 1
 #define T uint
@@ -45,7 +34,7 @@ layout(buffer_reference, std430, buffer_reference_align = BYTES) buffer TRef { T
 #define ADD(a, b) ((a) + (b))
 #define LDT(p, i) (TRef((p) + uint64_t(i) * uint64_t(BYTES)).x)
 #define STT(p, i, v) (TRef((p) + uint64_t(i) * uint64_t(BYTES)).x = (v))
-shared T sh[gl_WorkGroupSize.x];
+#define SCRATCH_T T
 #define SH(i) sh[int(i)]
 #define SCRATCH_PARAM
 #define SCRATCH_ARG
@@ -75,18 +64,9 @@ layout(buffer_reference, std430, buffer_reference_align = 8) buffer PairRef { ui
 #endif
 #endif
 
-layout(push_constant) uniform Args {
-	uint64_t x;
-	uint64_t y;
-	uint64_t partials;
-	int64_t n;
-	int64_t kind;
-	int64_t exclusive;
-	int64_t mode;
-} args;
-
+#include "gen/scan.h"
+// the work-group scratch (OpenCL entries declare theirs)
+shared T sh[gl_WorkGroupSize.x];
 #include "scan_body.h"
 
-void main() {
-	scan_run(args.x, args.y, args.partials, args.n, args.kind, args.exclusive, args.mode);
-}
+SCAN_ENTRIES

@@ -41,10 +41,12 @@
 #define T_HIGHEST ((double)INFINITY)
 #endif
 #if DT == 1 || DT == 2
+#define T_IS_NAN(v) false
 #define WRAP_ADD(a, b) FROM_BITS(TO_BITS(a) + TO_BITS(b))
 #define WRAP_MUL(a, b) FROM_BITS(TO_BITS(a) * TO_BITS(b))
 #define MEAN_DIV(a, d) ((T)((a) / (T)(d) - ((((a) % (T)(d)) != 0 && (a) < 0) ? 1 : 0)))
 #else
+#define T_IS_NAN(v) ((v) != (v))
 #define WRAP_ADD(a, b) ((a) + (b))
 #define WRAP_MUL(a, b) ((a) * (b))
 #define MEAN_DIV(a, d) ((a) / (T)(d))
@@ -88,8 +90,10 @@
 #define WRAP_ADD(a, b) ((a) + (b))
 #define WRAP_MUL(a, b) ((a) * (b))
 #if DT == 1 || DT == 2
+#define T_IS_NAN(v) false
 #define MEAN_DIV(a, d) T((a) / T(d) - ((((a) % T(d)) != 0 && (a) < 0) ? 1 : 0))
 #else
+#define T_IS_NAN(v) ((v) != (v))
 #define MEAN_DIV(a, d) ((a) / T(d))
 #endif
 #endif

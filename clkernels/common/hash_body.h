@@ -1,9 +1,8 @@
 /* hash_body.h: a hash table of 64-bit keys with open addressing and linear
- * probing, shared by clkernels/hash.cl and shaders/hash.comp. Wrappers
+ * probing, shared by clkernels/hash.cl and shaders/hash.comp (entry points,
+ * knobs and the HT_* codes declared in host/kernels: gen/hash.h). Wrappers
  * define CAS64(p, i, cmp, val) (64-bit compare-and-swap on word i of a
- * BPTR, returning the old word), ADD64(p, i, v) (64-bit atomic add) and the
- * knobs LOCAL_SIZE, ITEMS, CONTIG; they pass the mode as a compile-time
- * constant (the knob MODE), so each mode compiles to just its own path.
+ * BPTR, returning the old word) and ADD64(p, i, v) (64-bit atomic add).
  *
  * The table is 2*(slots+1) 64-bit words: slot s is the pair (key, value)
  * at words 2s and 2s+1, for s in [0, slots) with slots a power of two, plus
@@ -15,21 +14,23 @@
  * among the keys new to the table in this insert, and all ones (HT_NOVAL)
  * before that.
  *
- * meta: 64-bit word 0 counts the keys in the table (claimed slots, added
- * once per work-item); 32-bit word 2 is the "full" flag, 32-bit word 3 the
- * "more" flag (some item ran out of this launch's probe budget).
+ * meta: 64-bit word HT_META_COUNT counts the keys in the table (claimed
+ * slots, added once per work-item); 32-bit word HT_META_FULL is the "full"
+ * flag, 32-bit word HT_META_MORE the "more" flag (some item ran out of this
+ * launch's probe budget).
  *
- * One launch runs one mode over i in [0, n):
- *   HT_INSERT  inserts keys[i]: res[i] = its slot, and the value word takes
- *              the atomic min of HT_CLAIM | i when the key is new
- *   HT_LOOKUP  res[i] = the value of keys[i], or -1 when absent
- *   HT_MARK    aux[i] = 1 where input i is the first occurrence of a key
- *              new to the table (its slot res[i] holds HT_CLAIM | i), else 0
- *   HT_COMMIT  aux is the exclusive scan of HT_MARK's flags: the first
- *              occurrence i of a new key stores the dense id base + aux[i]
- *   HT_IDS     aux[i] = the dense id in slot res[i]
+ * Each entry runs over i in [0, n):
+ *   hash_insert  inserts keys[i]: res[i] = its slot, and the value word
+ *                takes the atomic min of HT_CLAIM | i when the key is new
+ *   hash_lookup  res[i] = the value of keys[i], or -1 when absent
+ *   hash_mark    aux[i] = 1 where input i is the first occurrence of a key
+ *                new to the table (its slot res[i] holds HT_CLAIM | i),
+ *                else 0
+ *   hash_commit  aux is the exclusive scan of hash_mark's flags: the first
+ *                occurrence i of a new key stores the dense id base + aux[i]
+ *   hash_ids     aux[i] = the dense id in slot res[i]
  * so dense ids follow the order of first occurrence in the input, whatever
- * order the device inserts in. (In HT_COMMIT other occurrences may read a
+ * order the device inserts in. (In hash_commit other occurrences may read a
  * value word while its first occurrence writes it: they compare it with
  * their own claim, which neither the old nor the new value equals.)
  *
@@ -51,18 +52,9 @@
 #ifndef ACCEL_HASH_BODY_H
 #define ACCEL_HASH_BODY_H
 
-#include "memory.h"
 #include "elementwise.h"
 
-#define HT_INSERT 0
-#define HT_LOOKUP 1
-#define HT_MARK 2
-#define HT_COMMIT 3
-#define HT_IDS 4
-
-#define HT_EMPTY 0xffffffffffffffffUL
 #define HT_BATCH 8
-#define HT_CLAIM 0x8000000000000000UL
 
 /* The 64-bit finalizer of MurmurHash3 (a bijection): keys that differ only
  * in high bits still spread over the low bits the mask keeps. */
@@ -75,36 +67,45 @@ u64 ht_hash(u64 k) {
 	return k;
 }
 
-void hash_run(BPTR table, BPTR keys, BPTR res, BPTR meta, BPTR aux, i64 n, i64 slots, i64 max_probes,
-	i64 budget, i64 step, i64 capacity, i64 base, i64 mode) {
-	const i64 tiles = ew_tiles(n);
-	if (mode >= I64C(HT_MARK)) {
-		/* the passes over an insert's slots: plain loops that vectorize */
-		for (i64 tile = GROUP_LINEAR_ID(); tile < tiles; tile += GROUP_TOTAL()) {
-			for (i64 j = I64C(0); j < I64C(ITEMS); j++) {
-				const i64 i = ew_index(tile, j);
-				if (i >= n) {
-					continue;
-				}
-				const i64 s = CAST(i64, LD64(res, i));
-				if (s < I64C(0) || s > slots) {
-					continue; /* never after a finished insert; no stray access if it were */
-				}
-				const u64 v = LD64(table, I64C(2) * s + I64C(1));
-				const u64 mine = HT_CLAIM | CAST(u64, i);
-				if (mode == I64C(HT_MARK)) {
-					ST64(aux, i, v == mine ? CAST(u64, 1) : CAST(u64, 0));
-				} else if (mode == I64C(HT_COMMIT)) {
-					if (v == mine) {
-						ST64(table, I64C(2) * s + I64C(1), CAST(u64, base) + LD64(aux, i));
-					}
-				} else {
-					ST64(aux, i, v);
-				}
-			}
+/* The passes over an insert's slots (plain loops that vectorize); op is a
+ * literal at each entry: 0 mark, 1 commit, 2 ids. */
+void ht_slot_pass(BPTR table, BPTR res, BPTR aux, i64 n, i64 slots, i64 base, int op) {
+	EW_FOR(n, i)
+		const i64 s = CAST(i64, LD64(res, i));
+		if (s < I64C(0) || s > slots) {
+			continue; /* never after a finished insert; no stray access if it were */
 		}
-		return;
-	}
+		const u64 v = LD64(table, I64C(2) * s + I64C(1));
+		const u64 mine = HT_CLAIM | CAST(u64, i);
+		if (op == 0) {
+			ST64(aux, i, v == mine ? CAST(u64, 1) : CAST(u64, 0));
+		} else if (op == 1) {
+			if (v == mine) {
+				ST64(table, I64C(2) * s + I64C(1), CAST(u64, base) + LD64(aux, i));
+			}
+		} else {
+			ST64(aux, i, v);
+		}
+	EW_END
+}
+
+void hash_mark(HASH_MARK_PARAMS) {
+	ht_slot_pass(table, res, aux, n, slots, I64C(0), 0);
+}
+
+void hash_commit(HASH_COMMIT_PARAMS) {
+	ht_slot_pass(table, res, aux, n, slots, base, 1);
+}
+
+void hash_ids(HASH_IDS_PARAMS) {
+	ht_slot_pass(table, res, aux, n, slots, I64C(0), 2);
+}
+
+/* Inserts (ins) or looks up keys[i] for this work-item's i; ins is a
+ * literal at each entry. */
+void ht_probe(BPTR table, BPTR keys, BPTR res, BPTR meta, i64 n, i64 slots, i64 max_probes, i64 budget,
+	i64 step, i64 capacity, const bool ins) {
+	const i64 tiles = ew_tiles(n);
 	const u64 mask = CAST(u64, slots - I64C(1));
 	i64 left = budget;
 	u64 claims = CAST(u64, 0);
@@ -116,7 +117,7 @@ void hash_run(BPTR table, BPTR keys, BPTR res, BPTR meta, BPTR aux, i64 n, i64 s
 		for (int b = 0; b < HT_BATCH; b++) {
 			const i64 i = ew_index(tile, j0 + I64C(b));
 			pre[b] = HT_EMPTY;
-			if (mode <= I64C(HT_LOOKUP) && step == I64C(0) && j0 + I64C(b) < I64C(ITEMS) && i < n) {
+			if (step == I64C(0) && j0 + I64C(b) < I64C(ITEMS) && i < n) {
 				const u64 key = LD64(keys, i);
 				if (key != HT_EMPTY) {
 					pre[b] = LD64(table, I64C(2) * CAST(i64, ht_hash(key) & mask));
@@ -130,7 +131,6 @@ void hash_run(BPTR table, BPTR keys, BPTR res, BPTR meta, BPTR aux, i64 n, i64 s
 				continue;
 			}
 			const u64 mine = HT_CLAIM | CAST(u64, i);
-			const bool ins = mode == I64C(HT_INSERT);
 			i64 done = I64C(0); /* probes done in earlier launches */
 			if (step > I64C(0)) {
 				const i64 st = CAST(i64, LD64(res, i));
@@ -143,11 +143,11 @@ void hash_run(BPTR table, BPTR keys, BPTR res, BPTR meta, BPTR aux, i64 n, i64 s
 				if (step == I64C(0)) {
 					ST64(res, i, CAST(u64, I64C(-2)));
 				}
-				ST32(meta, 3, 1u);
+				ST32(meta, HT_META_MORE, 1u);
 				continue;
 			}
-			if (ins && LD64(meta, 0) > CAST(u64, capacity)) {
-				ST32(meta, 2, 1u); /* over capacity already: stop early */
+			if (ins && LD64(meta, HT_META_COUNT) > CAST(u64, capacity)) {
+				ST32(meta, HT_META_FULL, 1u); /* over capacity already: stop early */
 				continue;
 			}
 			const u64 key = LD64(keys, i);
@@ -170,7 +170,7 @@ void hash_run(BPTR table, BPTR keys, BPTR res, BPTR meta, BPTR aux, i64 n, i64 s
 					if (done >= max_probes) {
 						state = 2;
 						if (ins) {
-							ST32(meta, 2, 1u);
+							ST32(meta, HT_META_FULL, 1u);
 						}
 						break;
 					}
@@ -216,7 +216,7 @@ void hash_run(BPTR table, BPTR keys, BPTR res, BPTR meta, BPTR aux, i64 n, i64 s
 			}
 			if (state == 3) {
 				ST64(res, i, CAST(u64, I64C(-2) - done));
-				ST32(meta, 3, 1u);
+				ST32(meta, HT_META_MORE, 1u);
 			} else if (ins) {
 				ST64(res, i, CAST(u64, state == 1 ? s : I64C(-1)));
 			} else {
@@ -230,8 +230,16 @@ void hash_run(BPTR table, BPTR keys, BPTR res, BPTR meta, BPTR aux, i64 n, i64 s
 		}
 	}
 	if (claims != CAST(u64, 0)) {
-		ADD64(meta, 0, claims);
+		ADD64(meta, HT_META_COUNT, claims);
 	}
+}
+
+void hash_insert(HASH_INSERT_PARAMS) {
+	ht_probe(table, keys, res, meta, n, slots, max_probes, budget, step, capacity, true);
+}
+
+void hash_lookup(HASH_LOOKUP_PARAMS) {
+	ht_probe(table, keys, res, meta, n, slots, max_probes, budget, step, I64C(0), false);
 }
 
 #endif

@@ -25,28 +25,4 @@ layout(buffer_reference, std430, buffer_reference_align = 8) buffer Mem64 { uint
 #define LOCAL_BARRIER() memoryBarrierShared(); barrier()
 #endif
 
-/* Flag sources: what a scan or a compaction counts at position i.
- *   FLAG_MASK8  a bool byte (nonzero is true), read through its 32-bit word
- *               (buffers are allocated in whole words)
- *   FLAG_HEAD32 / FLAG_HEAD64  position i starts a run of equal words:
- *               i == 0 or word i differs from word i-1 */
-#define FLAG_NONE 0
-#define FLAG_MASK8 1
-#define FLAG_HEAD32 2
-#define FLAG_HEAD64 3
-
-bool flag_at(BPTR x, i64 i, i64 kind) {
-	if (kind == I64C(FLAG_MASK8)) {
-		const u32 w = LD32(x, i >> 2);
-		return ((w >> (CAST(u32, i & I64C(3)) * 8u)) & 255u) != 0u;
-	}
-	if (i == I64C(0)) {
-		return true;
-	}
-	if (kind == I64C(FLAG_HEAD32)) {
-		return LD32(x, i) != LD32(x, i - I64C(1));
-	}
-	return LD64(x, i) != LD64(x, i - I64C(1));
-}
-
 #endif

@@ -1,17 +1,18 @@
-/* radix_body.h: one pass of a stable LSD radix sort, shared by
- * clkernels/radix.cl and shaders/radix.comp. Wrappers define the key word
- * KEY (32 or 64 bits) with LDK/STK, KEY_SIGN, KEY_INF (the bits of +inf) and
- * KEY_NAN (a canonical quiet NaN), and the knobs LOCAL_SIZE and RADIX_BITS.
+/* radix_body.h: the passes of a stable LSD radix sort, shared by
+ * clkernels/radix.cl and shaders/radix.comp (entry points and knobs
+ * declared in host/kernels: gen/radix.h). Wrappers define the key word KEY
+ * (32 or 64 bits) with LDK/STK, KEY_SIGN, KEY_INF (the bits of +inf) and
+ * KEY_NAN (a canonical quiet NaN).
  *
  * The work is split into B = work-groups x LOCAL_SIZE work-items, item w
  * owning the contiguous chunk [w*chunk, (w+1)*chunk) of the n keys, so a
  * pass is stable by construction:
- *   RADIX_PREP    kout[i] = the key's bits in an order where unsigned
+ *   radix_prep    kout[i] = the key's bits in an order where unsigned
  *                 comparison sorts as NumPy does (signed: sign flipped;
  *                 floats: negatives inverted, -0.0 as +0.0, every NaN as
  *                 one NaN above +inf; descending: all bits inverted)
- *   RADIX_COUNT   hist[d*B + w] = how many keys of chunk w have digit d
- *   RADIX_SCATTER after an exclusive scan of hist (digit-major, so digit d
+ *   radix_count   hist[d*B + w] = how many keys of chunk w have digit d
+ *   radix_scatter after an exclusive scan of hist (digit-major, so digit d
  *                 of chunk w lands after every smaller digit and after
  *                 digit d of every earlier chunk), each item moves its keys
  *                 and their permutation entries (int64; first pass: the
@@ -29,19 +30,6 @@
 #ifndef ACCEL_RADIX_BODY_H
 #define ACCEL_RADIX_BODY_H
 
-#include "memory.h"
-
-#define RADIX_PREP 0
-#define RADIX_COUNT 1
-#define RADIX_SCATTER 2
-
-#define RADIX_PACK_OUT 1
-#define RADIX_PACKED 2
-#define RADIX_UNPACK 3
-
-#define KIND_UNSIGNED 0
-#define KIND_SIGNED 1
-#define KIND_FLOAT 2
 
 KEY radix_order(KEY k, i64 kind, i64 descending) {
 	if (kind == I64C(KIND_SIGNED)) {
@@ -58,47 +46,48 @@ KEY radix_order(KEY k, i64 kind, i64 descending) {
 	return descending != I64C(0) ? ~k : k;
 }
 
-void radix_run(BPTR kin, BPTR kout, BPTR pin, BPTR pout, BPTR hist, i64 n, i64 chunk, i64 shift,
-	i64 kind, i64 descending, i64 first, i64 mode, i64 pack) {
-	kind = FOLD(RADIX_KIND, kind);
-	descending = FOLD(RADIX_DESC, descending);
-	first = FOLD(RADIX_FIRST, first);
-	mode = FOLD(RADIX_MODE, mode);
-	pack = FOLD(RADIX_PACK, pack);
-	const i64 items = GROUP_TOTAL() * I64C(LOCAL_SIZE);
-	const i64 w = GROUP_LINEAR_ID() * I64C(LOCAL_SIZE) + LOCAL_ID();
-	const i64 lo = w * chunk;
-	const i64 hi = min64(lo + chunk, n);
+/* This work-item's chunk of keys, [lo, hi). */
+#define RADIX_CHUNK \
+	const i64 items = GROUP_TOTAL() * I64C(LOCAL_SIZE); \
+	const i64 w = GROUP_LINEAR_ID() * I64C(LOCAL_SIZE) + LOCAL_ID(); \
+	const i64 lo = w * chunk; \
+	const i64 hi = min64(lo + chunk, n); \
 	const KEY mask = CAST(KEY, (1 << RADIX_BITS) - 1);
-	if (mode == I64C(RADIX_PREP)) {
-		for (i64 i = lo; i < hi; i++) {
-			STK(kout, i, radix_order(LDK(kin, i), kind, descending));
-		}
-		return;
+
+void radix_prep(RADIX_PREP_PARAMS) {
+	RADIX_CHUNK
+	for (i64 i = lo; i < hi; i++) {
+		STK(kout, i, radix_order(LDK(kin, i), kind, descending));
 	}
+}
+
+void radix_count(RADIX_COUNT_PARAMS) {
+	RADIX_CHUNK
 	i64 cnt[1 << RADIX_BITS];
-	if (mode == I64C(RADIX_COUNT)) {
-		for (int d = 0; d < (1 << RADIX_BITS); d++) {
-			cnt[d] = I64C(0);
-		}
-		for (i64 i = lo; i < hi; i++) {
-			KEY k;
-			if (pack >= I64C(RADIX_PACKED)) {
-				k = CAST(KEY, LD64(pin, i) >> 32);
-			} else {
-				k = LDK(kin, i);
-			}
-			const int d = CAST(int, (k >> CAST(KEY, shift)) & mask);
-			cnt[d] = cnt[d] + I64C(1);
-		}
-		for (int d = 0; d < (1 << RADIX_BITS); d++) {
-			ST64(hist, I64C(d) * items + w, CAST(u64, cnt[d]));
-		}
-		return;
+	for (int d = 0; d < (1 << RADIX_BITS); d++) {
+		cnt[d] = I64C(0);
 	}
+	for (i64 i = lo; i < hi; i++) {
+		KEY k;
+		if (pack >= I64C(RADIX_PACKED)) {
+			k = CAST(KEY, LD64(pin, i) >> 32);
+		} else {
+			k = LDK(kin, i);
+		}
+		const int d = CAST(int, (k >> CAST(KEY, shift)) & mask);
+		cnt[d] = cnt[d] + I64C(1);
+	}
+	for (int d = 0; d < (1 << RADIX_BITS); d++) {
+		ST64(hist, I64C(d) * items + w, CAST(u64, cnt[d]));
+	}
+}
+
+void radix_scatter(RADIX_SCATTER_PARAMS) {
+	RADIX_CHUNK
 	if (lo >= hi) {
 		return;
 	}
+	i64 cnt[1 << RADIX_BITS];
 	for (int d = 0; d < (1 << RADIX_BITS); d++) {
 		cnt[d] = CAST(i64, LD64(hist, I64C(d) * items + w));
 	}

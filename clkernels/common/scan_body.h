@@ -1,26 +1,25 @@
-/* scan_body.h: prefix sums, shared by clkernels/scan.cl and shaders/scan.comp.
- * Wrappers define the accumulator type T, ADD(a, b) (integers wrap: they
- * add in the unsigned type), LDT/STT (element access on a BPTR), the
- * work-group scratch SH(i) of LOCAL_SIZE elements with SCRATCH_PARAM /
- * SCRATCH_ARG to hand it to functions (OpenCL passes a __local pointer, GLSL
- * uses a shared array), and the knobs LOCAL_SIZE (a power of two), ITEMS and
- * FLAT (1: with one work-item per group, scan the group's whole range in
- * one loop; only where the driver has no loop limit).
+/* scan_body.h: prefix sums, shared by clkernels/scan.cl and shaders/scan.comp
+ * (entry points and knobs declared in host/kernels: gen/scan.h). Wrappers
+ * define the accumulator type T, ADD(a, b) (integers wrap: they add in the
+ * unsigned type), LDT/STT (element access on a BPTR), the work-group
+ * scratch SH(i) of LOCAL_SIZE elements (SCRATCH_T and SCRATCH_LEN for the
+ * generated entries; OpenCL passes it as the __local parameter sh, GLSL
+ * wrappers declare the shared array sh) with SCRATCH_PARAM / SCRATCH_ARG
+ * to hand it on to functions. The knobs: LOCAL_SIZE (a power of two),
+ * ITEMS and FLAT (1: with one work-item per group, scan the group's whole
+ * range in one loop; only where the driver has no loop limit).
  *
  * A scan of n elements runs as reduce-then-scan over G work-groups, each
  * owning a contiguous range of tiles (LOCAL_SIZE*ITEMS elements):
- *   SCAN_REDUCE   each group sums its range into partials[g]
- *   SCAN_PARTIALS one group turns partials[0..G) into exclusive prefixes
- *                 and writes the total to partials[G]
- *   SCAN_APPLY    each group rescans its range from partials[g]: every
+ *   scan_reduce   each group sums its range into partials[g]
+ *   scan_partials one work-item turns partials[0..G) into exclusive
+ *                 prefixes and writes the total to partials[G]
+ *   scan_apply    each group rescans its range from partials[g]: every
  *                 work-item sums its ITEMS consecutive elements, the group
  *                 scans those sums in scratch, then each item writes its run
- * A single group skips the first two (the host zeroes partials[0]). The
- * input is either elements (kind FLAG_NONE) or the 0/1 flags of memory.h,
- * so the positions of a compaction come from the same code. y may be x.
- *
- * Knobs SCAN_MODE, SCAN_EXCL and SCAN_KIND fold the mode, exclusive and
- * kind arguments where the host asks (FOLD, portable.h; -1 otherwise).
+ * The input is either elements (kind FLAG_NONE) or the 0/1 flags of
+ * flags.h, so the positions of a compaction come from the same code. y may
+ * be x.
  *
  * Subgroup path (knob SCAN_SG = 1, or 2 where the plan makes each group
  * exactly one subgroup: no scratch and no barriers, which llvmpipe runs
@@ -39,11 +38,7 @@
 #ifndef ACCEL_SCAN_BODY_H
 #define ACCEL_SCAN_BODY_H
 
-#include "memory.h"
-
-#define SCAN_REDUCE 0
-#define SCAN_PARTIALS 1
-#define SCAN_APPLY 2
+#include "flags.h"
 
 #ifndef SCAN_SG_OK
 #define SCAN_SG_PV 1
@@ -72,14 +67,14 @@ i64 scan_tiles_end(i64 n, i64 g, i64 tpg) {
 	return min64((g + I64C(1)) * tpg, (n + tile - I64C(1)) / tile);
 }
 
-void scan_reduce(BPTR x, BPTR partials, i64 n, i64 kind SCRATCH_PARAM) {
+void scan_reduce_local(BPTR x, BPTR partials, i64 n, i64 kind SCRATCH_PARAM) {
 	const i64 tile = I64C(LOCAL_SIZE) * I64C(ITEMS);
 	const i64 tpg = scan_tiles_per_group(n);
 	const i64 g = GROUP_LINEAR_ID();
 	const i64 lid = LOCAL_ID();
 	T acc = CAST(T, 0);
 	const i64 tend = scan_tiles_end(n, g, tpg);
-	if (LOCAL_SIZE == 1 && FLAT == 1 && kind == I64C(FLAG_NONE)) {
+	if (I64C(LOCAL_SIZE) * I64C(FLAT) == I64C(1) && kind == I64C(FLAG_NONE)) { /* LOCAL_SIZE 1 and FLAT 1 */
 		const i64 hi = min64(tend * tile, n);
 		for (i64 i = g * tpg * tile; i < hi; i++) {
 			acc = ADD(acc, LDT(x, i));
@@ -111,7 +106,7 @@ void scan_reduce(BPTR x, BPTR partials, i64 n, i64 kind SCRATCH_PARAM) {
 
 /* One work-item: the groups are few (the planner keeps them under the
  * drivers' loop limits). */
-void scan_partials(BPTR partials, i64 groups) {
+void scan_partials(SCAN_PARTIALS_PARAMS) {
 	if (LOCAL_ID() != I64C(0) || GROUP_LINEAR_ID() != I64C(0)) {
 		return;
 	}
@@ -124,14 +119,14 @@ void scan_partials(BPTR partials, i64 groups) {
 	STT(partials, groups, run);
 }
 
-void scan_apply(BPTR x, BPTR y, BPTR partials, i64 n, i64 kind, i64 exclusive SCRATCH_PARAM) {
+void scan_apply_local(BPTR x, BPTR y, BPTR partials, i64 n, i64 kind, i64 exclusive SCRATCH_PARAM) {
 	const i64 tile = I64C(LOCAL_SIZE) * I64C(ITEMS);
 	const i64 tpg = scan_tiles_per_group(n);
 	const i64 g = GROUP_LINEAR_ID();
 	const i64 lid = LOCAL_ID();
 	T carry = LDT(partials, g);
 	const i64 tend = scan_tiles_end(n, g, tpg); /* uniform: barriers stay matched */
-	if (LOCAL_SIZE == 1 && FLAT == 1 && kind == I64C(FLAG_NONE)) {
+	if (I64C(LOCAL_SIZE) * I64C(FLAT) == I64C(1) && kind == I64C(FLAG_NONE)) { /* LOCAL_SIZE 1 and FLAT 1 */
 		/* one work-item per group (CPU plans): a plain running sum over
 		 * the group's whole range, no scratch, no barriers */
 		const i64 hi = min64(tend * tile, n);
@@ -338,27 +333,24 @@ void scan_apply_sg(BPTR x, BPTR y, BPTR partials, i64 n, i64 kind, i64 exclusive
 }
 #endif
 
-void scan_run(BPTR x, BPTR y, BPTR partials, i64 n, i64 kind, i64 exclusive, i64 mode SCRATCH_PARAM) {
-	kind = FOLD(SCAN_KIND, kind);
-	exclusive = FOLD(SCAN_EXCL, exclusive);
-	mode = FOLD(SCAN_MODE, mode);
+void scan_reduce(SCAN_REDUCE_PARAMS) {
 #ifdef SCAN_SG_OK
-	if (SCAN_SG != 0 && mode != I64C(SCAN_PARTIALS)) {
-		if (mode == I64C(SCAN_REDUCE)) {
-			scan_reduce_sg(x, partials, n, kind SCRATCH_ARG);
-		} else {
-			scan_apply_sg(x, y, partials, n, kind, exclusive SCRATCH_ARG);
-		}
+	if (SCAN_SG != 0) {
+		scan_reduce_sg(x, partials, n, kind SCRATCH_ARG);
 		return;
 	}
 #endif
-	if (mode == I64C(SCAN_REDUCE)) {
-		scan_reduce(x, partials, n, kind SCRATCH_ARG);
-	} else if (mode == I64C(SCAN_PARTIALS)) {
-		scan_partials(partials, n);
-	} else {
-		scan_apply(x, y, partials, n, kind, exclusive SCRATCH_ARG);
+	scan_reduce_local(x, partials, n, kind SCRATCH_ARG);
+}
+
+void scan_apply(SCAN_APPLY_PARAMS) {
+#ifdef SCAN_SG_OK
+	if (SCAN_SG != 0) {
+		scan_apply_sg(x, y, partials, n, kind, exclusive SCRATCH_ARG);
+		return;
 	}
+#endif
+	scan_apply_local(x, y, partials, n, kind, exclusive SCRATCH_ARG);
 }
 
 #endif

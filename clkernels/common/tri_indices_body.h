@@ -1,7 +1,7 @@
 /* tri_indices_body.h: the tril_indices/triu_indices kernel body, shared by
- * clkernels/tri_indices.cl and shaders/tri_indices.comp. The wrappers define
- * OUT_PTR (the output buffer's type), OUT_T (its element type), STORE(p, i, v),
- * and the tuning knobs LOCAL_SIZE, ITEMS and CONTIG.
+ * clkernels/tri_indices.cl and shaders/tri_indices.comp (entry point and
+ * knobs declared in host/kernels: gen/tri_indices.h). The wrappers define
+ * OUT_T (the output's element type) and STORE(p, i, v).
  *
  * It writes elements k0 .. k0+count-1 of the result (the whole result when
  * k0 = 0 and count = N; a window of a result too large to hold otherwise):
@@ -17,7 +17,7 @@
 
 #include "tri_math.h"
 
-void tri_indices_run(OUT_PTR dst, i64 count, i64 k0, i64 C, i64 lead, i64 n, i64 a, i64 T, i64 upper) {
+void tri_indices_run(TRI_INDICES_RUN_PARAMS) {
 	const i64 items = I64C(ITEMS);
 	const i64 tile_elems = I64C(LOCAL_SIZE) * items;
 	const i64 tiles = (count + tile_elems - I64C(1)) / tile_elems;
