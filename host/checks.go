@@ -32,10 +32,3 @@ func checkFill(backend string, off, size int64, pattern []byte) error {
 	}
 	return nil
 }
-
-func checkLaunch(backend string, plan Plan, c Caps, nargs int) error {
-	if nargs > MaxArgs {
-		return fmt.Errorf("%s: %d kernel args exceed %d", backend, nargs, MaxArgs)
-	}
-	return plan.Validate(c)
-}

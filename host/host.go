@@ -5,18 +5,19 @@
 //
 // Kernels are written once per language (clkernels/*.cl for OpenCL C,
 // shaders/*.comp for GLSL) and share their index math through the portable
-// headers in clkernels/common. Every kernel takes its arguments as a list of
-// 64-bit slots: a buffer (a cl_mem in OpenCL, a buffer device address in
-// Vulkan) or a 64-bit scalar. In Vulkan the slots form the push-constant
-// block, so kernels need no descriptor sets and no binding is limited by
-// maxStorageBufferRange.
+// headers in clkernels/common; their interfaces (entry points, arguments,
+// knobs and shared codes) are declared once in package host/kernels (see
+// FileDecl). Every kernel takes its arguments as a list of 64-bit slots: a
+// buffer (a cl_mem in OpenCL, a buffer device address in Vulkan) or a
+// 64-bit scalar. In Vulkan the slots form the push-constant block (or a
+// parameter block it points to), so kernels need no descriptor sets and no
+// binding is limited by maxStorageBufferRange.
 package host
 
 import (
 	"errors"
 	"fmt"
 	"strings"
-	"time"
 )
 
 // Sentinel errors; backends wrap them with %w so callers can use errors.Is.
@@ -130,17 +131,20 @@ func (c Caps) ID() string { return fmt.Sprintf("%s:%d", c.Backend, c.Index) }
 type Buffer interface {
 	// Size returns the buffer's size in bytes.
 	Size() int64
-	// Release frees the buffer. It is safe to call more than once.
+	// Release frees the buffer. It is safe to call more than once, and
+	// while queued work still uses the buffer: the memory is freed, or
+	// reused, only once that work has finished.
 	Release()
 }
 
-// Arg is one 64-bit kernel argument slot: a buffer or a scalar.
+// Arg is one 64-bit kernel argument slot: a buffer (nil passes a null
+// pointer) or a 64-bit scalar.
 type Arg struct {
 	Buf Buffer
 	Val uint64
 }
 
-// BufArg passes a buffer.
+// BufArg passes a buffer; a nil buffer passes a null pointer.
 func BufArg(b Buffer) Arg { return Arg{Buf: b} }
 
 // I64 passes a signed 64-bit scalar (long in OpenCL C, int64_t in GLSL).
@@ -149,25 +153,24 @@ func I64(v int64) Arg { return Arg{Val: uint64(v)} }
 // U64 passes an unsigned 64-bit scalar.
 func U64(v uint64) Arg { return Arg{Val: v} }
 
-// MaxArgs is the most argument slots a kernel may take: 16 slots of 8 bytes
-// fill the 128-byte push-constant block every Vulkan device guarantees.
-const MaxArgs = 16
-
 // Knob is a compile-time tuning parameter: a -D define in OpenCL C and a
-// specialization constant (layout(constant_id = ID)) in GLSL.
+// specialization constant in GLSL, whose constant id the kernel file's
+// declaration assigns (FileDecl.KnobID).
 type Knob struct {
-	Name  string
-	ID    int // specialization constant id; 0 is reserved for the local size
-	Value int64
+	Name  string `json:"name"`
+	Value int64  `json:"value"`
 }
 
-// KernelSpec names a kernel: a source file base name (clkernels/NAME.cl and
-// shaders/NAME.VARIANT.spv), a variant from shaders/variants.txt, and the
-// entry point (OpenCL kernel function; GLSL shaders always use "main").
+// KernelSpec names a compiled kernel: an entry point of a kernel file and a
+// variant of the file from shaders/variants.txt (e.g. "f32").
 type KernelSpec struct {
-	File    string
+	Entry   *EntryDecl
 	Variant string
-	Entry   string
+}
+
+// String returns "file.variant:entry".
+func (s KernelSpec) String() string {
+	return s.Entry.File.Name + "." + s.Variant + ":" + s.Entry.Name
 }
 
 // Plan is a launch plan: plain data, computed from Caps by a planner, and
@@ -211,33 +214,86 @@ func (p Plan) String() string {
 	return b.String()
 }
 
-// Kernel is a compiled kernel (an OpenCL program or a Vulkan pipeline),
-// owned and cached by its Device.
+// Kernel is a compiled kernel (an OpenCL kernel object or a Vulkan
+// pipeline), owned and cached by its Device.
 type Kernel interface {
 	Spec() KernelSpec
 }
 
+// Stats are a device's counters since it was opened.
+type Stats struct {
+	Submits   int64 `json:"submits"`   // batches handed to the driver (vkQueueSubmit, clFlush)
+	Waits     int64 `json:"waits"`     // times the host blocked until queued device work finished
+	Launches  int64 `json:"launches"`  // kernel launches recorded
+	Transfers int64 `json:"transfers"` // copies, fills, uploads and downloads recorded
+	Barriers  int64 `json:"barriers"`  // Vulkan: pipeline barriers between dependent commands
+	// DeviceNs is the device time of the completed work, in nanoseconds:
+	// per batch from its first command's start to its last command's end
+	// (Vulkan timestamps), or the sum of the commands' profiled times
+	// (OpenCL). Commands of one batch that overlap count once.
+	DeviceNs  int64 `json:"device_ns"`
+	Compiles  int64 `json:"compiles"`   // programs or pipelines built
+	CompileNs int64 `json:"compile_ns"` // wall time spent building them
+	CacheHits int64 `json:"cache_hits"` // kernel lookups served from the cache
+	DiskHits  int64 `json:"disk_hits"`  // kernels loaded from our disk cache instead of built
+}
+
+// Sub returns s - o, counter by counter.
+func (s Stats) Sub(o Stats) Stats { return s.Add(o.scale(-1)) }
+
+// Add returns s + o, counter by counter.
+func (s Stats) Add(o Stats) Stats {
+	return Stats{Submits: s.Submits + o.Submits, Waits: s.Waits + o.Waits, Launches: s.Launches + o.Launches,
+		Transfers: s.Transfers + o.Transfers, Barriers: s.Barriers + o.Barriers, DeviceNs: s.DeviceNs + o.DeviceNs,
+		Compiles: s.Compiles + o.Compiles, CompileNs: s.CompileNs + o.CompileNs, CacheHits: s.CacheHits + o.CacheHits,
+		DiskHits: s.DiskHits + o.DiskHits}
+}
+
+func (s Stats) scale(k int64) Stats {
+	return Stats{Submits: k * s.Submits, Waits: k * s.Waits, Launches: k * s.Launches, Transfers: k * s.Transfers,
+		Barriers: k * s.Barriers, DeviceNs: k * s.DeviceNs, Compiles: k * s.Compiles, CompileNs: k * s.CompileNs,
+		CacheHits: k * s.CacheHits, DiskHits: k * s.DiskHits}
+}
+
 // Device is one OpenCL device or Vulkan physical device. All methods are
-// safe for concurrent use. Every call is synchronous: when it returns, the
-// device work it started has finished.
+// safe for concurrent use.
+//
+// Work is queued, not waited on: Upload, Fill, Copy and Launch record
+// commands that run in call order (one in-order stream per device, with
+// the barriers their buffers' dependencies need) and return at once;
+// Flush hands what was recorded to the device; the host waits only in
+// Download (for the work queued before it), Sync and Close. Upload takes
+// its own copy of the data, so the caller may reuse it at once. An error
+// of queued work (a device lost, say) surfaces at the next Flush, Sync or
+// Download.
 type Device interface {
 	// Caps returns the device's capabilities.
 	Caps() Caps
 	// Alloc allocates size bytes of device memory (contents undefined).
 	Alloc(size int64) (Buffer, error)
-	// Upload copies src into dst at byte offset off.
+	// Upload queues a copy of src into dst at byte offset off.
 	Upload(dst Buffer, off int64, src []byte) error
-	// Download copies len(dst) bytes from src at byte offset off.
+	// Download copies len(dst) bytes from src at byte offset off, after
+	// the work queued so far has finished.
 	Download(src Buffer, off int64, dst []byte) error
-	// Fill writes pattern (1, 2, 4 or 8 bytes) repeatedly over size bytes at off.
+	// Fill queues a fill of size bytes at off with pattern (1, 2, 4 or 8
+	// bytes) repeated.
 	Fill(dst Buffer, off, size int64, pattern []byte) error
-	// Copy copies size bytes between buffers and returns the device time taken.
-	Copy(dst Buffer, dstOff int64, src Buffer, srcOff int64, size int64) (time.Duration, error)
-	// Kernel returns the compiled kernel for spec with the plan's local size
-	// and knobs, building it on first use (cached by content).
+	// Copy queues a copy of size bytes between buffers.
+	Copy(dst Buffer, dstOff int64, src Buffer, srcOff int64, size int64) error
+	// Kernel returns the compiled kernel for spec with the plan's local
+	// size and knobs, building it on first use: once per key even under
+	// concurrent first calls, outside the device's lock.
 	Kernel(spec KernelSpec, plan Plan) (Kernel, error)
-	// Launch runs k with plan and args and returns the device time taken.
-	Launch(k Kernel, plan Plan, args ...Arg) (time.Duration, error)
+	// Launch queues k over plan's groups with args (the entry's declared
+	// slots, in order).
+	Launch(k Kernel, plan Plan, args []Arg) error
+	// Flush hands the recorded work to the device without waiting.
+	Flush() error
+	// Sync waits until all work queued so far has finished.
+	Sync() error
+	// Stats returns the device's counters.
+	Stats() Stats
 	// Close waits for the device, then frees every driver object it owns.
 	Close() error
 }

@@ -1,21 +1,32 @@
 package host
 
+/*
+#cgo LDFLAGS: -lOpenCL
+#include <stdlib.h>
+#include "clshim.h"
+*/
+import "C"
+
 import (
 	"errors"
 	"fmt"
+	"os"
 	"runtime"
 	"strings"
 	"sync"
-	"time"
 	"unsafe"
 
 	cl "github.com/jgillich/go-opencl/cl"
 )
 
-// The OpenCL backend, on go-opencl. Binding traps handled here: Flush calls
-// clFinish, so it is never used; an empty non-nil wait list panics, so wait
-// lists are always nil; the binding sets finalizers, but every object is
-// released explicitly (events right after use, the rest in Close).
+// The OpenCL backend, on go-opencl, with one in-order queue per device:
+// commands are enqueued without waiting, and the host blocks only in
+// Download, Sync and Close. Binding traps handled here: its Flush calls
+// clFinish, so the backend flushes with clFlush through the queue's raw
+// handle (clshim.c); an empty non-nil wait list panics, so wait lists are
+// always nil; the binding sets finalizers, but every object is released
+// explicitly (events once their command has finished and been timed, the
+// rest in Close).
 
 type clPlatformDevice struct {
 	platform *cl.Platform
@@ -108,21 +119,46 @@ func openclCaps(index int, p *cl.Platform, d *cl.Device) Caps {
 }
 
 type clDevice struct {
-	caps    Caps
-	ctx     *cl.Context
-	dev     *cl.Device
-	queue   *cl.CommandQueue
-	mu      sync.Mutex // serializes the queue and the caches
-	closed  bool
-	kernels map[string]*clKernel
-	progs   []*cl.Program
-	bufs    map[*clBuffer]struct{}
+	caps  Caps
+	ctx   *cl.Context
+	dev   *cl.Device
+	queue *cl.CommandQueue
+	rawQ  unsafe.Pointer // the queue's cl_command_queue, for clFlush
+	trace bool
+	disk  *diskCache // program binaries across processes (nil: off)
+
+	// life is held shared by builds, which run outside mu, and
+	// exclusively by Close.
+	life sync.RWMutex
+
+	mu        sync.Mutex // serializes the queue, the pending list and the buffer set
+	closed    bool
+	pending   []clPending // enqueued commands not yet known finished, oldest first
+	unflushed int         // commands enqueued since the last flush
+	stagedB   int64       // bytes of host copies held by pending uploads
+	stats     Stats
+	progs     kernelCache[*clProgram]
+	bufs      map[*clBuffer]struct{}
+}
+
+// clPending is an enqueued command: its event (timed once it finishes),
+// the host copy of an upload to free then, and its trace label.
+type clPending struct {
+	ev    *cl.Event
+	host  unsafe.Pointer
+	label string
 }
 
 type clBuffer struct {
 	d    *clDevice
 	mem  *cl.MemObject
 	size int64
+}
+
+// clProgram is a built program with a kernel object per entry point.
+type clProgram struct {
+	prog    *cl.Program
+	kernels map[string]*clKernel
 }
 
 type clKernel struct {
@@ -134,6 +170,8 @@ func (k *clKernel) Spec() KernelSpec { return k.spec }
 
 func (b *clBuffer) Size() int64 { return b.size }
 
+// Release frees the buffer; the OpenCL runtime keeps its memory until the
+// commands queued on it have finished.
 func (b *clBuffer) Release() {
 	d := b.d
 	d.mu.Lock()
@@ -146,7 +184,12 @@ func (b *clBuffer) Release() {
 	delete(d.bufs, b)
 }
 
-func openclOpen(index int) (Device, error) {
+// rawHandle is the C handle stored first in a go-opencl object (a
+// CommandQueue's cl_command_queue, a Device's cl_device_id): the binding
+// does not export them, and our shim needs the queue's for clFlush.
+func rawHandle[T any](obj *T) unsafe.Pointer { return *(*unsafe.Pointer)(unsafe.Pointer(obj)) }
+
+func openclOpen(index int, opts Options) (Device, error) {
 	list, err := openclList()
 	if err != nil {
 		return nil, err
@@ -168,8 +211,14 @@ func openclOpen(index int) (Device, error) {
 		ctx.Release()
 		return nil, fmt.Errorf("opencl:%d: create queue: %v: %w", index, err, ErrDriver)
 	}
-	return &clDevice{caps: caps, ctx: ctx, dev: pd.device, queue: q,
-		kernels: map[string]*clKernel{}, bufs: map[*clBuffer]struct{}{}}, nil
+	raw := rawHandle(q)
+	if C.acl_queue_device(raw) != rawHandle(pd.device) {
+		q.Release()
+		ctx.Release()
+		return nil, fmt.Errorf("opencl:%d: the binding's queue handle does not name its device (go-opencl's layout changed?): %w", index, ErrDriver)
+	}
+	return &clDevice{caps: caps, ctx: ctx, dev: pd.device, queue: q, rawQ: raw, trace: opts.trace(),
+		disk: openDiskCache(OpenCL), bufs: map[*clBuffer]struct{}{}}, nil
 }
 
 func (d *clDevice) Caps() Caps { return d.caps }
@@ -203,66 +252,165 @@ func (d *clDevice) Alloc(size int64) (Buffer, error) {
 	return b, nil
 }
 
+// buf checks that b is a live buffer of this device and [off, off+n) lies
+// inside it. Callers hold d.mu.
 func (d *clDevice) buf(b Buffer, off, n int64) (*clBuffer, error) {
+	if d.closed {
+		return nil, ErrClosed
+	}
 	cb, ok := b.(*clBuffer)
-	if !ok || cb.d != d {
-		return nil, fmt.Errorf("opencl: buffer belongs to another device")
+	if !ok || cb == nil || cb.d != d {
+		return nil, fmt.Errorf("opencl: buffer %T does not belong to this device (%s)", b, d.caps.ID())
 	}
 	if cb.mem == nil {
-		return nil, ErrClosed
+		return nil, fmt.Errorf("opencl: buffer of %d bytes: %w", cb.size, ErrClosed)
 	}
 	return cb, checkRange("opencl", off, n, cb.size)
 }
 
-// wait waits for ev, releases it and returns its profiled duration.
-func clWait(ev *cl.Event) (time.Duration, error) {
-	defer ev.Release()
-	if err := cl.WaitForEvents([]*cl.Event{ev}); err != nil {
-		return 0, clErr("wait", err)
-	}
-	start, err1 := ev.GetEventProfilingInfo(cl.ProfilingInfoCommandStart)
-	end, err2 := ev.GetEventProfilingInfo(cl.ProfilingInfoCommandEnd)
-	if err1 != nil || err2 != nil {
-		return 0, nil
-	}
-	return time.Duration(end - start), nil
-}
+// maxPending bounds the commands (and maxStaged the bytes of upload
+// copies) kept before the host waits for them, so that a loop that never
+// reads back does not grow the pending list without end.
+const (
+	maxPending = 4096
+	maxStaged  = 256 << 20
+)
 
-func (d *clDevice) Upload(dst Buffer, off int64, src []byte) error {
-	if len(src) == 0 {
-		return nil
+// enqueued records a command enqueued under d.mu. Callers hold d.mu.
+func (d *clDevice) enqueued(ev *cl.Event, host unsafe.Pointer, label func() string) error {
+	p := clPending{ev: ev, host: host}
+	if d.trace && label != nil {
+		p.label = label()
 	}
-	d.mu.Lock()
-	defer d.mu.Unlock()
-	cb, err := d.buf(dst, off, int64(len(src)))
-	if err != nil {
-		return err
+	d.pending = append(d.pending, p)
+	d.unflushed++
+	if len(d.pending) >= maxPending || d.stagedB > maxStaged {
+		return d.finishLocked()
 	}
-	ev, err := d.queue.EnqueueWriteBuffer(cb.mem, true, int(off), len(src), unsafe.Pointer(&src[0]), nil)
-	runtime.KeepAlive(src)
-	if err != nil {
-		return clErr("upload", err)
-	}
-	ev.Release()
 	return nil
 }
 
-func (d *clDevice) Download(src Buffer, off int64, dst []byte) error {
-	if len(dst) == 0 {
+// flushLocked hands the enqueued commands to the device. Callers hold d.mu.
+func (d *clDevice) flushLocked() error {
+	if d.unflushed == 0 {
 		return nil
 	}
+	d.unflushed = 0
+	d.stats.Submits++
+	if r := C.acl_flush(d.rawQ); r != 0 {
+		return fmt.Errorf("opencl: clFlush: status %d: %w", int(r), ErrDriver)
+	}
+	return nil
+}
+
+// finishLocked waits for every enqueued command and retires them.
+// Callers hold d.mu.
+func (d *clDevice) finishLocked() error {
+	if len(d.pending) == 0 {
+		return nil
+	}
+	if d.unflushed > 0 {
+		d.stats.Submits++ // clFinish hands them over
+	}
+	d.unflushed = 0
+	d.stats.Waits++
+	d.traceWait(len(d.pending))
+	err := d.queue.Finish()
+	d.retireLocked()
+	if err != nil {
+		return clErr("finish", err)
+	}
+	return nil
+}
+
+// traceWait prints a wait (ACCEL_TRACE) with the counters so far.
+// Callers hold d.mu.
+func (d *clDevice) traceWait(commands int) {
+	if d.trace {
+		fmt.Fprintf(os.Stderr, "accel: %s wait for %d command(s) (%d submits, %d waits so far)\n",
+			d.caps.ID(), commands, d.stats.Submits, d.stats.Waits)
+	}
+}
+
+// retireLocked times and releases the pending commands, which have all
+// finished (an in-order queue after a blocking call). Callers hold d.mu.
+func (d *clDevice) retireLocked() {
+	for _, p := range d.pending {
+		start, err1 := p.ev.GetEventProfilingInfo(cl.ProfilingInfoCommandStart)
+		end, err2 := p.ev.GetEventProfilingInfo(cl.ProfilingInfoCommandEnd)
+		if err1 == nil && err2 == nil && end >= start {
+			d.stats.DeviceNs += end - start
+			if p.label != "" {
+				fmt.Fprintf(os.Stderr, "accel: %s %s: %.3f ms\n", d.caps.ID(), p.label, float64(end-start)/1e6)
+			}
+		}
+		p.ev.Release()
+		if p.host != nil {
+			C.free(p.host)
+		}
+	}
+	clear(d.pending)
+	d.pending = d.pending[:0]
+	d.stagedB = 0
+}
+
+// Upload writes src into dst: from src itself when nothing is queued (the
+// call then blocks only for the copy), else from a host copy that a
+// non-blocking write reads, freed once the write has finished.
+func (d *clDevice) Upload(dst Buffer, off int64, src []byte) error {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	cb, err := d.buf(dst, off, int64(len(src)))
+	if err != nil || len(src) == 0 {
+		return err
+	}
+	d.stats.Transfers++
+	if len(d.pending) == 0 {
+		ev, err := d.queue.EnqueueWriteBuffer(cb.mem, true, int(off), len(src), unsafe.Pointer(&src[0]), nil)
+		runtime.KeepAlive(src)
+		if err != nil {
+			return clErr("upload", err)
+		}
+		d.pending = append(d.pending, clPending{ev: ev})
+		d.retireLocked()
+		return nil
+	}
+	host := C.CBytes(src)
+	ev, err := d.queue.EnqueueWriteBuffer(cb.mem, false, int(off), len(src), host, nil)
+	if err != nil {
+		C.free(host)
+		return clErr("upload", err)
+	}
+	d.stagedB += int64(len(src))
+	return d.enqueued(ev, host, func() string { return fmt.Sprintf("upload %d bytes", len(src)) })
+}
+
+// Download reads after the queued work: a blocking read, which on the
+// in-order queue waits for every earlier command.
+func (d *clDevice) Download(src Buffer, off int64, dst []byte) error {
 	d.mu.Lock()
 	defer d.mu.Unlock()
 	cb, err := d.buf(src, off, int64(len(dst)))
-	if err != nil {
+	if err != nil || len(dst) == 0 {
 		return err
 	}
+	d.stats.Transfers++
+	if d.unflushed > 0 {
+		d.stats.Submits++ // the blocking read hands them over
+	}
+	if len(d.pending) > 0 {
+		d.stats.Waits++
+		d.traceWait(len(d.pending))
+	}
+	d.unflushed = 0
 	ev, err := d.queue.EnqueueReadBuffer(cb.mem, true, int(off), len(dst), unsafe.Pointer(&dst[0]), nil)
 	runtime.KeepAlive(dst)
 	if err != nil {
+		d.retireLocked()
 		return clErr("download", err)
 	}
-	ev.Release()
+	d.pending = append(d.pending, clPending{ev: ev})
+	d.retireLocked()
 	return nil
 }
 
@@ -270,153 +418,268 @@ func (d *clDevice) Fill(dst Buffer, off, size int64, pattern []byte) error {
 	if err := checkFill("opencl", off, size, pattern); err != nil {
 		return err
 	}
-	if size == 0 {
-		return nil
-	}
 	d.mu.Lock()
 	defer d.mu.Unlock()
 	cb, err := d.buf(dst, off, size)
-	if err != nil {
+	if err != nil || size == 0 {
 		return err
 	}
-	pat := make([]byte, len(pattern))
-	copy(pat, pattern)
-	ev, err := d.queue.EnqueueFillBuffer(cb.mem, unsafe.Pointer(&pat[0]), len(pat), int(off), int(size), nil)
+	d.stats.Transfers++
+	// the runtime copies the pattern before the call returns
+	pat := C.CBytes(pattern)
+	defer C.free(pat)
+	ev, err := d.queue.EnqueueFillBuffer(cb.mem, pat, len(pattern), int(off), int(size), nil)
 	if err != nil {
 		return clErr("fill", err)
 	}
-	_, err = clWait(ev)
-	return err
+	return d.enqueued(ev, nil, func() string { return fmt.Sprintf("fill %d bytes", size) })
 }
 
-func (d *clDevice) Copy(dst Buffer, dstOff int64, src Buffer, srcOff int64, size int64) (time.Duration, error) {
-	if size == 0 {
-		return 0, nil
-	}
+func (d *clDevice) Copy(dst Buffer, dstOff int64, src Buffer, srcOff int64, size int64) error {
 	d.mu.Lock()
 	defer d.mu.Unlock()
 	db, err := d.buf(dst, dstOff, size)
 	if err != nil {
-		return 0, err
+		return err
 	}
 	sb, err := d.buf(src, srcOff, size)
-	if err != nil {
-		return 0, err
+	if err != nil || size == 0 {
+		return err
 	}
+	if db == sb && dstOff < srcOff+size && srcOff < dstOff+size {
+		return fmt.Errorf("opencl: copy of %d bytes from offset %d to overlapping offset %d of the same buffer", size, srcOff, dstOff)
+	}
+	d.stats.Transfers++
 	ev, err := d.queue.EnqueueCopyBuffer(sb.mem, db.mem, int(srcOff), int(dstOff), int(size), nil)
 	if err != nil {
-		return 0, clErr("copy", err)
+		return clErr("copy", err)
 	}
-	return clWait(ev)
+	return d.enqueued(ev, nil, func() string { return fmt.Sprintf("copy %d bytes", size) })
 }
 
+// Kernel returns the kernel of spec's entry from the program of its file's
+// variant with the plan's local size and knobs, building the program (all
+// its entries) on first use, outside the device's lock.
 func (d *clDevice) Kernel(spec KernelSpec, plan Plan) (Kernel, error) {
-	src, err := CLSource(spec.File)
+	if err := checkKernel("opencl", spec, plan, d.caps); err != nil {
+		return nil, err
+	}
+	file := spec.Entry.File.Name
+	p, err := d.progs.get(kernelKey(file, spec.Variant, "", plan), func() (*clProgram, error) {
+		return d.build(spec.Entry.File, spec.Variant, plan)
+	})
 	if err != nil {
 		return nil, err
 	}
-	opts, err := CLOptions(spec, plan)
-	if err != nil {
-		return nil, err
+	k, ok := p.kernels[spec.Entry.Name]
+	if !ok {
+		return nil, fmt.Errorf("opencl: program %s.%s has no kernel %s", file, spec.Variant, spec.Entry.CLName())
 	}
-	key := Hash([]byte(src), []byte(opts), []byte(spec.Entry))
+	return k, nil
+}
+
+// build compiles a file's variant with a plan's knobs and makes a kernel
+// object per entry point.
+func (d *clDevice) build(f *FileDecl, variant string, plan Plan) (*clProgram, error) {
+	file := f.Name
+	d.life.RLock()
+	defer d.life.RUnlock()
 	d.mu.Lock()
-	defer d.mu.Unlock()
-	if d.closed {
+	closed := d.closed
+	d.mu.Unlock()
+	if closed {
 		return nil, ErrClosed
 	}
-	if k, ok := d.kernels[key]; ok {
-		return k, nil
+	opts, err := CLOptions(file, variant, plan)
+	if err != nil {
+		return nil, err
+	}
+	prog, err := d.program(file, opts)
+	if err != nil {
+		return nil, err
+	}
+	p := &clProgram{prog: prog, kernels: map[string]*clKernel{}}
+	fail := func(err error) (*clProgram, error) {
+		for _, k := range p.kernels {
+			k.k.Release()
+		}
+		prog.Release()
+		return nil, err
+	}
+	for _, e := range f.Entries {
+		k, err := prog.CreateKernel(e.CLName())
+		if err != nil {
+			return fail(clErr("create kernel "+e.CLName(), err))
+		}
+		p.kernels[e.Name] = &clKernel{spec: KernelSpec{Entry: e, Variant: variant}, k: k}
+		// The kernel's own limit can be below the device's (registers,
+		// local memory); a plan above it must not launch.
+		if wg, err := k.WorkGroupSize(d.dev); err == nil && wg > 0 && plan.LocalSize > wg {
+			return fail(fmt.Errorf("opencl: %s: local size %d exceeds the kernel's limit %d on %s: %w",
+				e.CLName(), plan.LocalSize, wg, d.caps.Name, ErrUnsupported))
+		}
+	}
+	return p, nil
+}
+
+// program builds a file's source with opts, or loads the binary a build
+// with the same source, options, device and driver left in the disk cache
+// (stored after every source build).
+func (d *clDevice) program(file, opts string) (*cl.Program, error) {
+	srcDigest, err := clSourceDigest(file)
+	if err != nil {
+		return nil, err
+	}
+	c := d.caps
+	key := Hash([]byte(srcDigest), []byte(opts), []byte(c.Platform), []byte(c.Name), []byte(c.Vendor), []byte(c.Driver))
+	if bin, ok := d.disk.load(key); ok {
+		if prog := d.programFromBinary(bin, opts); prog != nil {
+			d.progs.diskHits.Add(1)
+			return prog, nil
+		}
+		d.disk.remove(key) // the driver refused it: rebuilt and stored again below
+	}
+	src, err := CLSource(file)
+	if err != nil {
+		return nil, err
 	}
 	prog, err := d.ctx.CreateProgramWithSource([]string{src})
 	if err != nil {
-		return nil, clErr("create program "+spec.File, err)
+		return nil, clErr("create program "+file, err)
 	}
 	if err := prog.BuildProgram([]*cl.Device{d.dev}, opts); err != nil {
 		prog.Release()
-		return nil, fmt.Errorf("opencl: build %s.cl with %q: %v: %w", spec.File, opts, err, ErrDriver)
+		return nil, fmt.Errorf("opencl: build %s.cl with %q: %v: %w", file, opts, err, ErrDriver)
 	}
-	k, err := prog.CreateKernel(spec.Entry)
-	if err != nil {
-		prog.Release()
-		return nil, clErr("create kernel "+spec.Entry, err)
+	if d.disk != nil {
+		// Drivers may compile every kernel of the program to serialize it
+		// (PoCL: ~1.4 s for the scatter program's nine entries, once per
+		// machine); storing it in a background goroutine was measured
+		// slower still on PoCL, whose launches wait for the serialization.
+		d.storeBinary(key, rawHandle(prog))
 	}
-	// The kernel's own limit can be below the device's (registers, local
-	// memory); a plan above it must not launch.
-	if wg, err := k.WorkGroupSize(d.dev); err == nil && wg > 0 && plan.LocalSize > wg {
-		k.Release()
-		prog.Release()
-		return nil, fmt.Errorf("opencl: %s: local size %d exceeds the kernel's limit %d on %s: %w",
-			spec.Entry, plan.LocalSize, wg, d.caps.Name, ErrUnsupported)
-	}
-	d.progs = append(d.progs, prog)
-	ck := &clKernel{spec: spec, k: k}
-	d.kernels[key] = ck
-	return ck, nil
+	return prog, nil
 }
 
-func (d *clDevice) Launch(kern Kernel, plan Plan, args ...Arg) (time.Duration, error) {
-	k, ok := kern.(*clKernel)
-	if !ok {
-		return 0, fmt.Errorf("opencl: kernel from another backend")
+// storeBinary writes a built program's binary to the disk cache.
+func (d *clDevice) storeBinary(key string, raw unsafe.Pointer) {
+	n := C.acl_program_binary(raw, nil, 0)
+	if n == 0 {
+		return
 	}
-	if err := checkLaunch("opencl", plan, d.caps, len(args)); err != nil {
-		return 0, err
+	bin := C.malloc(n)
+	defer C.free(bin)
+	if C.acl_program_binary(raw, (*C.uchar)(bin), n) == n {
+		d.disk.store(key, C.GoBytes(bin, C.int(n)))
+	}
+}
+
+// programFromBinary creates and builds a program from a cached binary, or
+// returns nil when the driver refuses it.
+func (d *clDevice) programFromBinary(bin []byte, opts string) *cl.Program {
+	cbin := C.CBytes(bin)
+	defer C.free(cbin)
+	copts := C.CString(opts)
+	defer C.free(unsafe.Pointer(copts))
+	var status C.int
+	raw := C.acl_program_from_binary(rawHandle(d.ctx), rawHandle(d.dev), (*C.uchar)(cbin), C.size_t(len(bin)), copts, &status)
+	if raw == nil {
+		return nil
+	}
+	// A go-opencl Program whose first field is the handle (rawHandle's
+	// layout, checked at open): CreateKernel and Release use only it.
+	p := new(cl.Program)
+	*(*unsafe.Pointer)(unsafe.Pointer(p)) = raw
+	return p
+}
+
+func (d *clDevice) Launch(kern Kernel, plan Plan, args []Arg) error {
+	k, ok := kern.(*clKernel)
+	if !ok || k == nil {
+		return fmt.Errorf("opencl: kernel %T is not an OpenCL kernel", kern)
+	}
+	e := k.spec.Entry
+	if err := checkLaunch("opencl", e, plan, d.caps, args); err != nil {
+		return err
 	}
 	d.mu.Lock()
 	defer d.mu.Unlock()
 	if d.closed {
-		return 0, ErrClosed
+		return ErrClosed
 	}
 	for i, a := range args {
 		var err error
 		if a.Buf != nil {
 			cb, e := d.buf(a.Buf, 0, 0)
 			if e != nil {
-				return 0, fmt.Errorf("opencl: %s arg %d: %w", k.spec.Entry, i, e)
+				return fmt.Errorf("opencl: %s arg %d: %w", k.spec.Entry.CLName(), i, e)
 			}
 			err = k.k.SetArgBuffer(i, cb.mem)
 		} else {
-			err = k.k.SetArgUint64(i, a.Val)
+			err = k.k.SetArgUint64(i, a.Val) // a null buffer for buffer slots
 		}
 		if err != nil {
-			return 0, clErr(fmt.Sprintf("%s: set arg %d", k.spec.Entry, i), err)
+			return clErr(fmt.Sprintf("%s: set arg %d", k.spec.Entry.CLName(), i), err)
 		}
 	}
 	local := int64(plan.LocalSize)
 	global := []int{int(plan.Groups[0] * local), int(plan.Groups[1]), int(plan.Groups[2])}
 	ev, err := d.queue.EnqueueNDRangeKernel(k.k, nil, global, []int{int(local), 1, 1}, nil)
 	if err != nil {
-		return 0, clErr("launch "+k.spec.Entry, err)
+		return clErr("launch "+k.spec.Entry.CLName(), err)
 	}
-	return clWait(ev)
+	d.stats.Launches++
+	return d.enqueued(ev, nil, func() string { return k.spec.String() + " " + plan.String() })
+}
+
+func (d *clDevice) Flush() error {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	if d.closed {
+		return ErrClosed
+	}
+	return d.flushLocked()
+}
+
+func (d *clDevice) Sync() error {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	if d.closed {
+		return ErrClosed
+	}
+	return d.finishLocked()
+}
+
+func (d *clDevice) Stats() Stats {
+	d.mu.Lock()
+	s := d.stats
+	d.mu.Unlock()
+	d.progs.stats(&s)
+	return s
 }
 
 func (d *clDevice) Close() error {
+	d.life.Lock() // no build in flight
+	defer d.life.Unlock()
 	d.mu.Lock()
 	defer d.mu.Unlock()
 	if d.closed {
 		return nil
 	}
+	err := d.finishLocked()
 	d.closed = true
-	err := d.queue.Finish()
 	for b := range d.bufs {
 		b.mem.Release()
 		b.mem = nil
 	}
 	d.bufs = nil
-	for _, k := range d.kernels {
-		k.k.Release()
-	}
-	d.kernels = nil
-	for _, p := range d.progs {
-		p.Release()
-	}
-	d.progs = nil
+	d.progs.each(func(p *clProgram) {
+		for _, k := range p.kernels {
+			k.k.Release()
+		}
+		p.prog.Release()
+	})
 	d.queue.Release()
 	d.ctx.Release()
-	if err != nil {
-		return clErr("finish", err)
-	}
-	return nil
+	return err
 }

@@ -38,7 +38,7 @@ func PlanElementwise(kernel string, caps Caps, n int64) Plan {
 		local = caps.MaxWorkGroupSize
 	}
 	p.LocalSize = local
-	p.Knobs = []Knob{{Name: "ITEMS", ID: 1, Value: items}, {Name: "CONTIG", ID: 2, Value: contig}}
+	p.Knobs = []Knob{{Name: "ITEMS", Value: items}, {Name: "CONTIG", Value: contig}}
 	p.TileElems = int64(local) * items
 	p.Tiles = (n + p.TileElems - 1) / p.TileElems
 	cu := int64(caps.ComputeUnits)
@@ -122,6 +122,23 @@ func pow2Local(caps Caps, want int, bytesPerItem int64) int {
 	return l
 }
 
+// ScanSubgroups says whether a device has the scan's subgroup variant for
+// elements of elemBytes (64-bit integers: int64 true): Vulkan with subgroup
+// arithmetic, on 64-bit integers also shaderSubgroupExtendedTypes, on
+// float64 also fp64.
+func ScanSubgroups(caps Caps, elemBytes int, int64s bool) bool {
+	if caps.Backend != Vulkan || !caps.SubgroupArith {
+		return false
+	}
+	switch {
+	case int64s:
+		return caps.SubgroupArith64
+	case elemBytes == 8:
+		return caps.FP64
+	}
+	return true
+}
+
 // PlanScan plans the three launches of a reduce-then-scan prefix sum over n
 // elements of elemBytes each (see clkernels/common/scan_body.h): a
 // power-of-two work-group with scratch in local memory, tiles of
@@ -177,7 +194,7 @@ func PlanScan(caps Caps, n int64, elemBytes int64, subgroups bool) Plan {
 		unit = 2 // 32-bit elements move in pairs
 	}
 	p.LocalSize = local
-	p.Knobs = []Knob{{Name: "ITEMS", ID: 1, Value: items}, {Name: "FLAT", ID: 4, Value: flat}, {Name: "SCAN_SG", ID: 8, Value: sg}}
+	p.Knobs = []Knob{{Name: "ITEMS", Value: items}, {Name: "FLAT", Value: flat}, {Name: "SCAN_SG", Value: sg}}
 	p.TileElems = int64(local) * items * unit
 	p.Tiles = (n + p.TileElems - 1) / p.TileElems
 	cu := max(int64(caps.ComputeUnits), 1)
@@ -203,24 +220,31 @@ func PlanScan(caps Caps, n int64, elemBytes int64, subgroups bool) Plan {
 	return p
 }
 
-// Fold returns p with the given mode-like arguments added as knobs where
-// the driver runs both sides of every branch (Caps.FoldArgs), so that each
-// kernel is compiled for its one mode; elsewhere it returns p unchanged and
-// the kernel reads the arguments at run time. Kernels read a foldable
-// argument through FOLD(KNOB, arg) (clkernels/common/portable.h); the
-// knobs' values must be at least 0. A knob the plan already has (a planner
-// may compile one in everywhere) keeps the plan's value.
-func Fold(caps Caps, p Plan, args ...Knob) Plan {
-	if !caps.FoldArgs || len(args) == 0 {
+// FoldArgs returns p with the entry's foldable arguments (ArgDecl.Fold)
+// added as knobs where the driver runs both sides of every branch
+// (Caps.FoldArgs), so that each kernel is compiled for its one mode;
+// elsewhere it returns p unchanged and the kernel reads the arguments at
+// run time. A knob the plan already has (a planner may compile one in
+// everywhere) keeps the plan's value, and a negative value stays a
+// run-time one (the kernels' FOLD takes knobs >= 0).
+func FoldArgs(caps Caps, p Plan, e *EntryDecl, args []Arg) Plan {
+	if !caps.FoldArgs {
 		return p
 	}
-	knobs := append([]Knob(nil), p.Knobs...)
-	for _, a := range args {
-		if !slices.ContainsFunc(p.Knobs, func(k Knob) bool { return k.Name == a.Name }) {
-			knobs = append(knobs, a)
+	var knobs []Knob
+	for i, a := range e.Args {
+		if a.Fold == "" || i >= len(args) || int64(args[i].Val) < 0 ||
+			slices.ContainsFunc(p.Knobs, func(k Knob) bool { return k.Name == a.Fold }) {
+			continue
 		}
+		if knobs == nil {
+			knobs = append([]Knob(nil), p.Knobs...)
+		}
+		knobs = append(knobs, Knob{Name: a.Fold, Value: int64(args[i].Val)})
 	}
-	p.Knobs = knobs
+	if knobs != nil {
+		p.Knobs = knobs
+	}
 	return p
 }
 
@@ -259,7 +283,7 @@ func PlanRadix(caps Caps, n int64) Plan {
 	}
 	p.LocalSize = local
 	p.Groups = [3]int64{groups, 1, 1}
-	p.Knobs = []Knob{{Name: "RADIX_BITS", ID: 3, Value: bits}}
+	p.Knobs = []Knob{{Name: "RADIX_BITS", Value: bits}}
 	b := groups * int64(local)
 	p.TileElems = (n + b - 1) / b // the chunk of each work-item
 	p.Tiles = b
@@ -319,7 +343,7 @@ func PlanScatter(caps Caps, n, targets int64, elemBytes int, det bool) ScatterPl
 	if caps.Type == TypeCPU && caps.LoopLimit == 0 {
 		workers := max(int64(caps.ComputeUnits), 1)
 		p := Plan{Kernel: "scatter_cpu", LocalSize: 1,
-			Knobs: []Knob{{Name: "ITEMS", ID: 1, Value: 1}, {Name: "CONTIG", ID: 2, Value: 1}}}
+			Knobs: []Knob{{Name: "ITEMS", Value: 1}, {Name: "CONTIG", Value: 1}}}
 		privBytes := workers * targets * int64(elemBytes+4)
 		budget := caps.GlobalMemBytes / 8
 		if caps.MaxAllocBytes > 0 {

@@ -26,9 +26,10 @@ type Pool struct {
 	idleTimeout time.Duration
 
 	mu     sync.Mutex
-	free   map[int64][]idleBuf // by class size
-	held   int64               // bytes idle in free lists
-	inUse  int64               // bytes of class capacity handed out
+	hook   func(size int64) error // tests: fails allocations on demand
+	free   map[int64][]idleBuf    // by class size
+	held   int64                  // bytes idle in free lists
+	inUse  int64                  // bytes of class capacity handed out
 	stats  PoolStats
 	closed bool
 }
@@ -68,6 +69,16 @@ func DefaultPoolCap(c Caps) (int64, error) {
 // NewPool returns a pool over dev keeping at most capBytes idle.
 func NewPool(dev Device, capBytes int64) *Pool {
 	return &Pool{dev: dev, cap: capBytes, idleTimeout: time.Minute, free: map[int64][]idleBuf{}}
+}
+
+// SetAllocHook installs f, which every Alloc calls first with the size
+// asked for; an error from f fails that Alloc (wrapped with
+// ErrOutOfMemory), as a driver out of memory would. Tests make each
+// allocation of an op fail in turn with it. nil removes the hook.
+func (p *Pool) SetAllocHook(f func(size int64) error) {
+	p.mu.Lock()
+	p.hook = f
+	p.mu.Unlock()
 }
 
 // SetIdleTimeout sets how long an idle buffer may stay (default a minute).
@@ -127,6 +138,14 @@ func (p *Pool) Alloc(size int64) (*PooledBuffer, error) {
 	class := sizeClass(size)
 	if class > p.dev.Caps().MaxAllocBytes && size <= p.dev.Caps().MaxAllocBytes {
 		class = size // the class would not fit: take the exact size
+	}
+	p.mu.Lock()
+	hook := p.hook
+	p.mu.Unlock()
+	if hook != nil {
+		if err := hook(size); err != nil {
+			return nil, fmt.Errorf("pool: alloc %d bytes: %w: %w", size, err, ErrOutOfMemory)
+		}
 	}
 	p.mu.Lock()
 	if p.closed {

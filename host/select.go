@@ -15,10 +15,17 @@ type Options struct {
 	// message it reports makes the next device call fail with ErrValidation.
 	// ACCEL_VK_VALIDATION=1 in the environment turns it on too.
 	Validation bool
+	// Trace prints every command with its plan and device time to stderr
+	// as it finishes. ACCEL_TRACE=1 in the environment turns it on too.
+	Trace bool
 }
 
 func (o Options) validation() bool {
 	return o.Validation || os.Getenv("ACCEL_VK_VALIDATION") == "1"
+}
+
+func (o Options) trace() bool {
+	return o.Trace || os.Getenv("ACCEL_TRACE") != ""
 }
 
 // Enumerate lists every OpenCL device on every platform, then every Vulkan
@@ -121,7 +128,7 @@ func Open(selector string, opts Options) (Device, error) {
 func OpenCaps(c Caps, opts Options) (Device, error) {
 	switch c.Backend {
 	case OpenCL:
-		return openclOpen(c.Index)
+		return openclOpen(c.Index, opts)
 	case Vulkan:
 		return vulkanOpen(c.Index, opts)
 	}

@@ -9,6 +9,7 @@ import (
 	"io/fs"
 	"path"
 	"regexp"
+	"sort"
 	"strings"
 	"sync"
 
@@ -56,24 +57,64 @@ func Variants() (map[string]Variant, error) {
 	return variants, variantsErr
 }
 
-func lookupVariant(spec KernelSpec) (Variant, error) {
+func lookupVariant(file, variant string) (Variant, error) {
 	vs, err := Variants()
 	if err != nil {
 		return Variant{}, err
 	}
-	v, ok := vs[spec.File+"."+spec.Variant]
+	v, ok := vs[file+"."+variant]
 	if !ok {
-		return Variant{}, fmt.Errorf("kernel %s variant %q is not listed in shaders/variants.txt", spec.File, spec.Variant)
+		return Variant{}, fmt.Errorf("kernel %s variant %q is not listed in shaders/variants.txt", file, variant)
 	}
 	return v, nil
 }
 
 var includeRE = regexp.MustCompile(`(?m)^[ \t]*#[ \t]*include[ \t]+"([^"]+)"[ \t]*$`)
 
+// memo computes a value once per key, for sources and digests that never
+// change while the process runs.
+type memo[T any] struct {
+	m sync.Map // key -> *memoEntry[T]
+}
+
+type memoEntry[T any] struct {
+	once sync.Once
+	v    T
+	err  error
+}
+
+func (m *memo[T]) get(key string, f func() (T, error)) (T, error) {
+	e, _ := m.m.LoadOrStore(key, &memoEntry[T]{})
+	me := e.(*memoEntry[T])
+	me.once.Do(func() { me.v, me.err = f() })
+	return me.v, me.err
+}
+
+var (
+	clSources memo[string]
+	clDigests memo[string]
+	spvCode   memo[[]byte]
+)
+
 // CLSource returns clkernels/FILE.cl with its #include "x.h" lines replaced
 // by the headers from clkernels/common (each header once), so the program
-// builds from memory on any driver.
+// builds from memory on any driver. It is expanded once per process.
 func CLSource(file string) (string, error) {
+	return clSources.get(file, func() (string, error) { return expandCL(file) })
+}
+
+// clSourceDigest is the digest of CLSource(file), computed once.
+func clSourceDigest(file string) (string, error) {
+	return clDigests.get(file, func() (string, error) {
+		src, err := CLSource(file)
+		if err != nil {
+			return "", err
+		}
+		return Hash([]byte(src)), nil
+	})
+}
+
+func expandCL(file string) (string, error) {
 	seen := map[string]bool{}
 	var expand func(name string, data []byte) (string, error)
 	expand = func(name string, data []byte) (string, error) {
@@ -105,18 +146,26 @@ func CLSource(file string) (string, error) {
 	return expand(file+".cl", src)
 }
 
-// SPIRV returns the committed SPIR-V of a kernel variant.
-func SPIRV(spec KernelSpec) ([]byte, error) {
-	if _, err := lookupVariant(spec); err != nil {
+// SPIRV returns the committed SPIR-V of a kernel file's variant (read
+// once per process).
+func SPIRV(file, variant string) ([]byte, error) {
+	if _, err := lookupVariant(file, variant); err != nil {
 		return nil, err
 	}
-	return shaders.FS.ReadFile(spec.File + "." + spec.Variant + ".spv")
+	return spvCode.get(file+"."+variant, func() ([]byte, error) {
+		code, err := shaders.FS.ReadFile(file + "." + variant + ".spv")
+		if err == nil && (len(code) == 0 || len(code)%4 != 0) {
+			err = fmt.Errorf("%s.%s.spv: %d bytes is not a whole, non-zero number of words", file, variant, len(code))
+		}
+		return code, err
+	})
 }
 
-// CLOptions returns the OpenCL build options for a variant and a plan:
-// the variant's defines, the local size and every knob as -D.
-func CLOptions(spec KernelSpec, plan Plan) (string, error) {
-	v, err := lookupVariant(spec)
+// CLOptions returns the OpenCL build options for a file's variant and a
+// plan: the variant's defines, the local size and every knob as -D (knobs
+// sorted by name, so equal plans give equal options).
+func CLOptions(file, variant string, plan Plan) (string, error) {
+	v, err := lookupVariant(file, variant)
 	if err != nil {
 		return "", err
 	}
@@ -125,7 +174,9 @@ func CLOptions(spec KernelSpec, plan Plan) (string, error) {
 		opts = append(opts, "-D"+d)
 	}
 	opts = append(opts, fmt.Sprintf("-DLOCAL_SIZE=%d", plan.LocalSize))
-	for _, k := range plan.Knobs {
+	knobs := append([]Knob(nil), plan.Knobs...)
+	sort.Slice(knobs, func(i, j int) bool { return knobs[i].Name < knobs[j].Name })
+	for _, k := range knobs {
 		opts = append(opts, fmt.Sprintf("-D%s=%d", k.Name, k.Value))
 	}
 	return strings.Join(opts, " "), nil

@@ -325,10 +325,8 @@ struct vks_device {
 	VkQueue queue;
 	uint32_t family;
 	VkCommandPool pool;
-	VkCommandBuffer cb;
-	VkFence fence;
-	VkQueryPool qp;
 	VkPipelineLayout layout;
+	int timestamps;
 	uint64_t ts_mask;
 	float ts_period;
 	VkPhysicalDeviceMemoryProperties mp;
@@ -363,6 +361,8 @@ struct vks_device {
 	F(vkCmdCopyBuffer);
 	F(vkCmdFillBuffer);
 	F(vkCmdPipelineBarrier);
+	F(vkCmdUpdateBuffer);
+	F(vkFreeCommandBuffers);
 	F(vkCmdResetQueryPool);
 	F(vkCmdWriteTimestamp);
 	F(vkCreateQueryPool);
@@ -479,6 +479,8 @@ int vks_open(vks_instance *vi, void *phys, int host_visible_device_memory, vks_d
 	L(vkCmdCopyBuffer);
 	L(vkCmdFillBuffer);
 	L(vkCmdPipelineBarrier);
+	L(vkCmdUpdateBuffer);
+	L(vkFreeCommandBuffers);
 	L(vkCmdResetQueryPool);
 	L(vkCmdWriteTimestamp);
 	L(vkCreateQueryPool);
@@ -511,23 +513,7 @@ int vks_open(vks_instance *vi, void *phys, int host_visible_device_memory, vks_d
 	pci.flags = VK_COMMAND_POOL_CREATE_RESET_COMMAND_BUFFER_BIT;
 	pci.queueFamilyIndex = d->family;
 	r = d->vkCreateCommandPool(d->dev, &pci, NULL, &d->pool);
-	VkCommandBufferAllocateInfo cai = {VK_STRUCTURE_TYPE_COMMAND_BUFFER_ALLOCATE_INFO};
-	cai.commandPool = d->pool;
-	cai.level = VK_COMMAND_BUFFER_LEVEL_PRIMARY;
-	cai.commandBufferCount = 1;
-	if (r == VK_SUCCESS) {
-		r = d->vkAllocateCommandBuffers(d->dev, &cai, &d->cb);
-	}
-	VkFenceCreateInfo fci = {VK_STRUCTURE_TYPE_FENCE_CREATE_INFO};
-	if (r == VK_SUCCESS) {
-		r = d->vkCreateFence(d->dev, &fci, NULL, &d->fence);
-	}
-	if (r == VK_SUCCESS && ts_bits > 0) {
-		VkQueryPoolCreateInfo qpi = {VK_STRUCTURE_TYPE_QUERY_POOL_CREATE_INFO};
-		qpi.queryType = VK_QUERY_TYPE_TIMESTAMP;
-		qpi.queryCount = 2;
-		r = d->vkCreateQueryPool(d->dev, &qpi, NULL, &d->qp);
-	}
+	d->timestamps = ts_bits > 0;
 	VkPushConstantRange pcr = {VK_SHADER_STAGE_COMPUTE_BIT, 0, 128};
 	VkPipelineLayoutCreateInfo lci = {VK_STRUCTURE_TYPE_PIPELINE_LAYOUT_CREATE_INFO};
 	lci.pushConstantRangeCount = 1;
@@ -551,8 +537,6 @@ void vks_close(vks_device *d) {
 	if (d->dev) {
 		d->vkDeviceWaitIdle(d->dev);
 		if (d->layout) d->vkDestroyPipelineLayout(d->dev, d->layout, NULL);
-		if (d->qp) d->vkDestroyQueryPool(d->dev, d->qp, NULL);
-		if (d->fence) d->vkDestroyFence(d->dev, d->fence, NULL);
 		if (d->pool) d->vkDestroyCommandPool(d->dev, d->pool, NULL);
 		d->vkDestroyDevice(d->dev, NULL);
 	}
@@ -671,102 +655,186 @@ void vks_destroy_pipeline(vks_device *d, uint64_t pipeline) {
 	d->vkDestroyPipeline(d->dev, (VkPipeline)pipeline, NULL);
 }
 
-static int begin(vks_device *d) {
-	VkResult r = d->vkResetCommandBuffer(d->cb, 0);
+struct vks_batch {
+	VkCommandBuffer cb;
+	VkFence fence;
+	VkQueryPool qp;
+	uint32_t qcap; /* queries in qp */
+	uint32_t qn;   /* queries written since begin */
+};
+
+int vks_batch_new(vks_device *d, uint32_t queries, vks_batch **out) {
+	*out = NULL;
+	vks_batch *b = calloc(1, sizeof *b);
+	if (!b) {
+		return VK_ERROR_OUT_OF_HOST_MEMORY;
+	}
+	VkCommandBufferAllocateInfo cai = {VK_STRUCTURE_TYPE_COMMAND_BUFFER_ALLOCATE_INFO};
+	cai.commandPool = d->pool;
+	cai.level = VK_COMMAND_BUFFER_LEVEL_PRIMARY;
+	cai.commandBufferCount = 1;
+	VkResult r = d->vkAllocateCommandBuffers(d->dev, &cai, &b->cb);
+	VkFenceCreateInfo fci = {VK_STRUCTURE_TYPE_FENCE_CREATE_INFO};
+	if (r == VK_SUCCESS) {
+		r = d->vkCreateFence(d->dev, &fci, NULL, &b->fence);
+	}
+	if (r == VK_SUCCESS && d->timestamps && queries > 0) {
+		VkQueryPoolCreateInfo qpi = {VK_STRUCTURE_TYPE_QUERY_POOL_CREATE_INFO};
+		qpi.queryType = VK_QUERY_TYPE_TIMESTAMP;
+		qpi.queryCount = queries;
+		r = d->vkCreateQueryPool(d->dev, &qpi, NULL, &b->qp);
+		b->qcap = queries;
+	}
+	if (r != VK_SUCCESS) {
+		vks_batch_free(d, b);
+		return r;
+	}
+	*out = b;
+	return 0;
+}
+
+void vks_batch_free(vks_device *d, vks_batch *b) {
+	if (!b) {
+		return;
+	}
+	if (b->qp) d->vkDestroyQueryPool(d->dev, b->qp, NULL);
+	if (b->fence) d->vkDestroyFence(d->dev, b->fence, NULL);
+	if (b->cb) d->vkFreeCommandBuffers(d->dev, d->pool, 1, &b->cb);
+	free(b);
+}
+
+/* Every earlier write (shader, transfer, and with the host stage host
+ * writes) before every later read or write. */
+static void full_barrier(vks_device *d, VkCommandBuffer cb, VkPipelineStageFlags src, VkPipelineStageFlags dst) {
+	VkMemoryBarrier mb = {VK_STRUCTURE_TYPE_MEMORY_BARRIER};
+	mb.srcAccessMask = VK_ACCESS_SHADER_WRITE_BIT | VK_ACCESS_TRANSFER_WRITE_BIT;
+	if (src & VK_PIPELINE_STAGE_HOST_BIT) {
+		mb.srcAccessMask |= VK_ACCESS_HOST_WRITE_BIT;
+	}
+	mb.dstAccessMask = VK_ACCESS_SHADER_READ_BIT | VK_ACCESS_SHADER_WRITE_BIT | VK_ACCESS_TRANSFER_READ_BIT |
+		VK_ACCESS_TRANSFER_WRITE_BIT;
+	d->vkCmdPipelineBarrier(cb, src, dst, 0, 1, &mb, 0, NULL, 0, NULL);
+}
+
+int vks_batch_begin(vks_device *d, vks_batch *b) {
+	VkResult r = d->vkResetCommandBuffer(b->cb, 0);
+	if (r == VK_SUCCESS) {
+		r = d->vkResetFences(d->dev, 1, &b->fence);
+	}
 	if (r != VK_SUCCESS) {
 		return r;
 	}
 	VkCommandBufferBeginInfo bi = {VK_STRUCTURE_TYPE_COMMAND_BUFFER_BEGIN_INFO};
 	bi.flags = VK_COMMAND_BUFFER_USAGE_ONE_TIME_SUBMIT_BIT;
-	r = d->vkBeginCommandBuffer(d->cb, &bi);
+	r = d->vkBeginCommandBuffer(b->cb, &bi);
 	if (r != VK_SUCCESS) {
 		return r;
 	}
-	/* Host writes before the submit and earlier commands' writes are visible. */
-	VkMemoryBarrier mb = {VK_STRUCTURE_TYPE_MEMORY_BARRIER};
-	mb.srcAccessMask = VK_ACCESS_HOST_WRITE_BIT | VK_ACCESS_SHADER_WRITE_BIT | VK_ACCESS_TRANSFER_WRITE_BIT;
-	mb.dstAccessMask = VK_ACCESS_SHADER_READ_BIT | VK_ACCESS_SHADER_WRITE_BIT | VK_ACCESS_TRANSFER_READ_BIT |
-		VK_ACCESS_TRANSFER_WRITE_BIT;
-	d->vkCmdPipelineBarrier(d->cb, VK_PIPELINE_STAGE_HOST_BIT | VK_PIPELINE_STAGE_ALL_COMMANDS_BIT,
-		VK_PIPELINE_STAGE_ALL_COMMANDS_BIT, 0, 1, &mb, 0, NULL, 0, NULL);
-	if (d->qp) {
-		d->vkCmdResetQueryPool(d->cb, d->qp, 0, 2);
-		d->vkCmdWriteTimestamp(d->cb, VK_PIPELINE_STAGE_TOP_OF_PIPE_BIT, d->qp, 0);
+	b->qn = 0;
+	if (b->qp) {
+		d->vkCmdResetQueryPool(b->cb, b->qp, 0, b->qcap);
 	}
+	/* Earlier batches' commands (and the host's writes) before this one's. */
+	full_barrier(d, b->cb, VK_PIPELINE_STAGE_HOST_BIT | VK_PIPELINE_STAGE_ALL_COMMANDS_BIT, VK_PIPELINE_STAGE_ALL_COMMANDS_BIT);
+	vks_cmd_timestamp(d, b);
 	return 0;
 }
 
-static int finish(vks_device *d, uint64_t *ns) {
+int vks_cmd_timestamp(vks_device *d, vks_batch *b) {
+	if (!b->qp || b->qn >= b->qcap) {
+		return -1;
+	}
+	/* ALL_COMMANDS: written once every earlier command has finished */
+	d->vkCmdWriteTimestamp(b->cb, VK_PIPELINE_STAGE_ALL_COMMANDS_BIT, b->qp, b->qn);
+	return (int)b->qn++;
+}
+
+void vks_cmd_barrier(vks_device *d, vks_batch *b) {
+	VkPipelineStageFlags st = VK_PIPELINE_STAGE_COMPUTE_SHADER_BIT | VK_PIPELINE_STAGE_TRANSFER_BIT;
+	full_barrier(d, b->cb, st, st);
+}
+
+void vks_cmd_dispatch(vks_device *d, vks_batch *b, uint64_t pipeline, const void *push, uint32_t push_bytes,
+	uint32_t gx, uint32_t gy, uint32_t gz) {
+	d->vkCmdBindPipeline(b->cb, VK_PIPELINE_BIND_POINT_COMPUTE, (VkPipeline)pipeline);
+	if (push_bytes > 0) {
+		d->vkCmdPushConstants(b->cb, d->layout, VK_SHADER_STAGE_COMPUTE_BIT, 0, push_bytes, push);
+	}
+	d->vkCmdDispatch(b->cb, gx, gy, gz);
+}
+
+void vks_cmd_copy(vks_device *d, vks_batch *b, uint64_t src, uint64_t src_off, uint64_t dst, uint64_t dst_off, uint64_t size) {
+	VkBufferCopy c = {src_off, dst_off, size};
+	d->vkCmdCopyBuffer(b->cb, (VkBuffer)src, (VkBuffer)dst, 1, &c);
+}
+
+int vks_cmd_copy_repeat(vks_device *d, vks_batch *b, uint64_t src, uint64_t src_off, uint64_t chunk, uint64_t dst,
+	uint64_t dst_off, uint64_t size) {
+	if (chunk == 0) {
+		return VK_ERROR_FEATURE_NOT_PRESENT;
+	}
+	uint64_t n = (size + chunk - 1) / chunk;
+	VkBufferCopy *c = calloc(n ? n : 1, sizeof *c);
+	if (!c) {
+		return VK_ERROR_OUT_OF_HOST_MEMORY;
+	}
+	for (uint64_t i = 0; i < n; i++) {
+		c[i].srcOffset = src_off;
+		c[i].dstOffset = dst_off + i * chunk;
+		c[i].size = size - i * chunk < chunk ? size - i * chunk : chunk;
+	}
+	d->vkCmdCopyBuffer(b->cb, (VkBuffer)src, (VkBuffer)dst, (uint32_t)n, c);
+	free(c);
+	return 0;
+}
+
+void vks_cmd_fill(vks_device *d, vks_batch *b, uint64_t buf, uint64_t off, uint64_t size, uint32_t data) {
+	d->vkCmdFillBuffer(b->cb, (VkBuffer)buf, off, size, data);
+}
+
+void vks_cmd_update(vks_device *d, vks_batch *b, uint64_t buf, uint64_t off, uint64_t size, const void *data) {
+	d->vkCmdUpdateBuffer(b->cb, (VkBuffer)buf, off, size, data);
+}
+
+int vks_batch_submit(vks_device *d, vks_batch *b) {
+	/* Every command's writes before the host reads or writes again. */
 	VkMemoryBarrier mb = {VK_STRUCTURE_TYPE_MEMORY_BARRIER};
 	mb.srcAccessMask = VK_ACCESS_SHADER_WRITE_BIT | VK_ACCESS_TRANSFER_WRITE_BIT;
 	mb.dstAccessMask = VK_ACCESS_HOST_READ_BIT | VK_ACCESS_HOST_WRITE_BIT | VK_ACCESS_MEMORY_READ_BIT |
 		VK_ACCESS_MEMORY_WRITE_BIT;
-	d->vkCmdPipelineBarrier(d->cb, VK_PIPELINE_STAGE_ALL_COMMANDS_BIT,
+	d->vkCmdPipelineBarrier(b->cb, VK_PIPELINE_STAGE_ALL_COMMANDS_BIT,
 		VK_PIPELINE_STAGE_HOST_BIT | VK_PIPELINE_STAGE_ALL_COMMANDS_BIT, 0, 1, &mb, 0, NULL, 0, NULL);
-	if (d->qp) {
-		d->vkCmdWriteTimestamp(d->cb, VK_PIPELINE_STAGE_BOTTOM_OF_PIPE_BIT, d->qp, 1);
-	}
-	VkResult r = d->vkEndCommandBuffer(d->cb);
+	vks_cmd_timestamp(d, b);
+	VkResult r = d->vkEndCommandBuffer(b->cb);
 	if (r != VK_SUCCESS) {
 		return r;
 	}
 	VkSubmitInfo si = {VK_STRUCTURE_TYPE_SUBMIT_INFO};
 	si.commandBufferCount = 1;
-	si.pCommandBuffers = &d->cb;
-	r = d->vkResetFences(d->dev, 1, &d->fence);
-	if (r == VK_SUCCESS) {
-		r = d->vkQueueSubmit(d->queue, 1, &si, d->fence);
-	}
-	if (r == VK_SUCCESS) {
-		r = d->vkWaitForFences(d->dev, 1, &d->fence, VK_TRUE, UINT64_MAX);
-	}
-	if (r != VK_SUCCESS) {
-		return r;
-	}
-	if (ns) {
-		*ns = 0;
-		uint64_t ts[2];
-		if (d->qp && d->vkGetQueryPoolResults(d->dev, d->qp, 0, 2, sizeof ts, ts, sizeof ts[0],
-				VK_QUERY_RESULT_64_BIT | VK_QUERY_RESULT_WAIT_BIT) == VK_SUCCESS) {
-			uint64_t dt = (ts[1] - ts[0]) & d->ts_mask;
-			*ns = (uint64_t)((double)dt * (double)d->ts_period);
-		}
-	}
-	return 0;
+	si.pCommandBuffers = &b->cb;
+	return d->vkQueueSubmit(d->queue, 1, &si, b->fence);
 }
 
-int vks_dispatch(vks_device *d, uint64_t pipeline, const void *push, uint32_t push_bytes,
-	uint32_t gx, uint32_t gy, uint32_t gz, uint64_t *ns) {
-	int r = begin(d);
-	if (r) {
-		return r;
-	}
-	d->vkCmdBindPipeline(d->cb, VK_PIPELINE_BIND_POINT_COMPUTE, (VkPipeline)pipeline);
-	if (push_bytes > 0) {
-		d->vkCmdPushConstants(d->cb, d->layout, VK_SHADER_STAGE_COMPUTE_BIT, 0, push_bytes, push);
-	}
-	d->vkCmdDispatch(d->cb, gx, gy, gz);
-	return finish(d, ns);
+int vks_batch_wait(vks_device *d, vks_batch *b) {
+	return d->vkWaitForFences(d->dev, 1, &b->fence, VK_TRUE, UINT64_MAX);
 }
 
-int vks_copy(vks_device *d, uint64_t src, uint64_t src_off, uint64_t dst, uint64_t dst_off, uint64_t size, uint64_t *ns) {
-	int r = begin(d);
-	if (r) {
-		return r;
+uint64_t vks_batch_elapsed(vks_device *d, vks_batch *b, int a, int z) {
+	if (!b->qp || a < 0 || z <= a || (uint32_t)z >= b->qn) {
+		return 0;
 	}
-	VkBufferCopy c = {src_off, dst_off, size};
-	d->vkCmdCopyBuffer(d->cb, (VkBuffer)src, (VkBuffer)dst, 1, &c);
-	return finish(d, ns);
+	uint64_t ts[2];
+	if (d->vkGetQueryPoolResults(d->dev, b->qp, (uint32_t)a, 1, sizeof ts[0], &ts[0], sizeof ts[0], VK_QUERY_RESULT_64_BIT) !=
+			VK_SUCCESS ||
+		d->vkGetQueryPoolResults(d->dev, b->qp, (uint32_t)z, 1, sizeof ts[1], &ts[1], sizeof ts[1], VK_QUERY_RESULT_64_BIT) !=
+			VK_SUCCESS) {
+		return 0;
+	}
+	uint64_t dt = (ts[1] - ts[0]) & d->ts_mask;
+	return (uint64_t)((double)dt * (double)d->ts_period);
 }
 
-int vks_fill(vks_device *d, uint64_t buf, uint64_t off, uint64_t size, uint32_t data) {
-	int r = begin(d);
-	if (r) {
-		return r;
-	}
-	d->vkCmdFillBuffer(d->cb, (VkBuffer)buf, off, size, data);
-	return finish(d, NULL);
-}
+int vks_batch_queries(vks_batch *b) { return (int)b->qn; }
 
 int vks_wait_idle(vks_device *d) { return d->vkDeviceWaitIdle(d->dev); }
 

@@ -76,12 +76,41 @@ int vks_pipeline(vks_device *d, const uint32_t *code, size_t code_bytes, const u
 	uint64_t *pipeline, char *err, int errlen);
 void vks_destroy_pipeline(vks_device *d, uint64_t pipeline);
 
-/* Commands; each submits, waits and returns the device time in ns (0 when
- * timestamps are unavailable). Return VkResult. */
-int vks_dispatch(vks_device *d, uint64_t pipeline, const void *push, uint32_t push_bytes,
-	uint32_t gx, uint32_t gy, uint32_t gz, uint64_t *ns);
-int vks_copy(vks_device *d, uint64_t src, uint64_t src_off, uint64_t dst, uint64_t dst_off, uint64_t size, uint64_t *ns);
-int vks_fill(vks_device *d, uint64_t buf, uint64_t off, uint64_t size, uint32_t data);
+/* Batches: a command buffer with its fence and timestamp query pool.
+ * Commands are recorded into a batch and run when it is submitted; the
+ * host waits on the batch's fence. Recording and submitting are
+ * externally synchronized (the Go side's device lock); waiting is not. */
+typedef struct vks_batch vks_batch;
+int vks_batch_new(vks_device *d, uint32_t queries, vks_batch **out);
+void vks_batch_free(vks_device *d, vks_batch *b);
+/* Resets and begins b: a barrier after all earlier work (and host writes),
+ * then timestamp 0 (when the device has timestamps). */
+int vks_batch_begin(vks_device *d, vks_batch *b);
+/* Writes the next timestamp after all earlier commands of b; returns its
+ * query index, or -1 when b has no room or the device no timestamps. */
+int vks_cmd_timestamp(vks_device *d, vks_batch *b);
+/* A full memory and execution barrier between compute and transfer work. */
+void vks_cmd_barrier(vks_device *d, vks_batch *b);
+void vks_cmd_dispatch(vks_device *d, vks_batch *b, uint64_t pipeline, const void *push, uint32_t push_bytes,
+	uint32_t gx, uint32_t gy, uint32_t gz);
+void vks_cmd_copy(vks_device *d, vks_batch *b, uint64_t src, uint64_t src_off, uint64_t dst, uint64_t dst_off, uint64_t size);
+/* Copies src[src_off, src_off+chunk) over dst[dst_off, dst_off+size)
+ * repeatedly, as one command of several regions (the last one cut short
+ * where size is not a multiple of chunk). */
+int vks_cmd_copy_repeat(vks_device *d, vks_batch *b, uint64_t src, uint64_t src_off, uint64_t chunk, uint64_t dst,
+	uint64_t dst_off, uint64_t size);
+void vks_cmd_fill(vks_device *d, vks_batch *b, uint64_t buf, uint64_t off, uint64_t size, uint32_t data);
+/* vkCmdUpdateBuffer: size <= 65536, off and size multiples of 4; data is
+ * copied into the command buffer at once. */
+void vks_cmd_update(vks_device *d, vks_batch *b, uint64_t buf, uint64_t off, uint64_t size, const void *data);
+/* Ends b (a barrier to host reads, a last timestamp) and submits it. */
+int vks_batch_submit(vks_device *d, vks_batch *b);
+/* Waits for b's fence. */
+int vks_batch_wait(vks_device *d, vks_batch *b);
+/* The device time in ns between queries a and z of a finished batch, or 0. */
+uint64_t vks_batch_elapsed(vks_device *d, vks_batch *b, int a, int z);
+/* The number of timestamp queries written into b so far. */
+int vks_batch_queries(vks_batch *b);
 int vks_wait_idle(vks_device *d);
 
 /* Tests only: creates a VkBuffer and drops it, so that the validation layer

@@ -9,10 +9,10 @@ import "C"
 
 import (
 	"fmt"
+	"os"
 	"runtime"
 	"strings"
 	"sync"
-	"time"
 	"unsafe"
 
 	vk "github.com/vulkan-go/vulkan"
@@ -23,8 +23,17 @@ import (
 // libvulkan.so that only the -dev package installs) and answers the
 // enumeration and property queries; the shim in vkshim.c does what needs
 // Vulkan 1.2 structs (see vkshim.h). Kernels get their buffers as device
-// addresses in the push constants, so no binding is limited by
-// maxStorageBufferRange and no descriptor sets exist.
+// addresses in the push constants (or in a parameter block the push
+// constants point to), so no binding is limited by maxStorageBufferRange
+// and no descriptor sets exist.
+//
+// Commands are recorded into batches (a command buffer with its fence and
+// timestamps) and submitted once per flush or wait; between two commands a
+// barrier is recorded only where one writes a buffer the other touches
+// (hazards are tracked per buffer and barrier epoch). Each buffer remembers
+// the last batch that used it, so the host writes or reads it directly
+// only once that batch has finished, and a released buffer is freed only
+// then.
 
 var (
 	vkInitOnce sync.Once
@@ -237,26 +246,73 @@ func vulkanEnumerate(opts Options) ([]Caps, error) {
 	return caps, nil
 }
 
-// vkDevice is an open Vulkan device: one compute queue, and one command
-// buffer, fence and timestamp query pool reused by every call under mu.
+// vkDevice is an open Vulkan device: one compute queue and the batches
+// recorded for it.
 type vkDevice struct {
 	caps       Caps
 	validation bool
+	trace      bool
+
+	// life is held shared by pipeline builds, which run outside mu, and
+	// exclusively by Close.
+	life sync.RWMutex
+	// waitMu lets one goroutine at a time wait on fences and retire
+	// batches (in order); others wait for it, then look again.
+	waitMu sync.Mutex
 
 	mu       sync.Mutex
 	closed   bool
+	lost     error // a submit or wait failed: the device is unusable
 	inst     *C.vks_instance
 	d        *C.vks_device
 	bufs     map[*vkBuffer]struct{}
-	kernels  map[string]*vkKernel
-	staging  *vkBuffer
+	pipes    kernelCache[*vkKernel]
 	messages []string
-	// noMap makes transfers and fills ignore mappings of device buffers,
-	// so tests on unified-memory drivers exercise the staging path too.
+	stats    Stats
+
+	cur      *vkBatch   // the batch being recorded, or nil
+	inflight []*vkBatch // submitted, oldest first
+	spare    []*vkBatch // finished batches for reuse
+	seq      uint64     // the sequence number of the last batch begun
+	doneSeq  uint64     // every batch up to this one has finished and retired
+	epoch    uint64     // barrier epoch: commands of one epoch may overlap
+	zombies  []vkZombie // released buffers that queued work still used
+	arenas   []*vkArena // idle host-visible arenas
+
+	// noMap makes transfers ignore mappings of device buffers, so tests on
+	// unified-memory drivers exercise the staging path too.
 	noMap bool
-	// stagingBytes is the staging buffer's size, vkStagingBytes but in
-	// tests, which shrink it to exercise chunking.
+	// stagingBytes is the largest transfer staged through an arena in one
+	// piece (vkStagingBytes but in tests, which shrink it).
 	stagingBytes int64
+}
+
+// vkBatch is a command buffer being recorded or run.
+type vkBatch struct {
+	c      *C.vks_batch
+	seq    uint64
+	cmds   int
+	arenas []*vkArena
+	labels []vkLabel
+}
+
+// vkLabel is a traced command: its label and the timestamps around it.
+type vkLabel struct {
+	label string
+	a, z  C.int
+}
+
+// vkArena is a host-visible buffer handed out in pieces to one batch's
+// staged uploads, fills, downloads and parameter blocks.
+type vkArena struct {
+	b    C.vks_buffer
+	size int64
+	used int64
+}
+
+type vkZombie struct {
+	b   C.vks_buffer
+	seq uint64
 }
 
 // vkBuffer is a VkBuffer bound to its own memory, with its device address.
@@ -265,6 +321,11 @@ type vkBuffer struct {
 	b    C.vks_buffer // guarded by dev.mu
 	size int64
 	live bool // guarded by dev.mu
+	// lastSeq is the last batch that used the buffer; rdEpoch and wrEpoch
+	// the last barrier epochs in which a command read or wrote it (all
+	// guarded by dev.mu).
+	lastSeq          uint64
+	rdEpoch, wrEpoch uint64
 }
 
 // vkKernel is a compute pipeline, owned by the device that built it.
@@ -273,6 +334,7 @@ type vkKernel struct {
 	spec      KernelSpec
 	localSize int
 	pipeline  C.uint64_t
+	block     bool // arguments in a parameter block
 }
 
 // Spec returns the kernel's spec.
@@ -281,7 +343,8 @@ func (k *vkKernel) Spec() KernelSpec { return k.spec }
 // Size returns the buffer's size in bytes.
 func (b *vkBuffer) Size() int64 { return b.size }
 
-// Release frees the buffer's VkBuffer and memory. It is safe to call more
+// Release frees the buffer's VkBuffer and memory, at once when no queued
+// work uses it, else once that work has finished. It is safe to call more
 // than once, and after the device closed (Close freed it already).
 func (b *vkBuffer) Release() {
 	d := b.dev
@@ -291,12 +354,13 @@ func (b *vkBuffer) Release() {
 		b.live = false
 		return
 	}
-	C.vks_free(d.d, &b.b)
 	b.live = false
 	delete(d.bufs, b)
-	if d.staging == b {
-		d.staging = nil
+	if b.lastSeq > d.doneSeq {
+		d.zombies = append(d.zombies, vkZombie{b: b.b, seq: b.lastSeq})
+		return
 	}
+	C.vks_free(d.d, &b.b)
 }
 
 func vulkanOpen(index int, opts Options) (Device, error) {
@@ -329,8 +393,8 @@ func vulkanOpen(index int, opts Options) (Device, error) {
 		vkDropInstance(vi)
 		return nil, fmt.Errorf("vulkan:%d: %s: %w", index, C.GoString(&cerr[0]), ErrDriver)
 	}
-	d := &vkDevice{caps: caps, inst: vi, d: dev, validation: validation,
-		bufs: map[*vkBuffer]struct{}{}, kernels: map[string]*vkKernel{}, stagingBytes: vkStagingBytes}
+	d := &vkDevice{caps: caps, inst: vi, d: dev, validation: validation, trace: opts.trace(),
+		bufs: map[*vkBuffer]struct{}{}, stagingBytes: vkStagingBytes}
 	d.mu.Lock()
 	err = d.check("open")
 	d.mu.Unlock()
@@ -391,17 +455,9 @@ func vkResult(what string, r C.int) error {
 	return fmt.Errorf("vulkan: %s: VkResult %d: %w", what, int(r), ErrDriver)
 }
 
-func (d *vkDevice) allocLocked(size int64, hostVisible bool) (*vkBuffer, error) {
-	n := size
-	if n < 4 {
-		n = 4 // a valid buffer for an empty tensor
-	}
-	hv := C.int(0)
-	if hostVisible {
-		hv = 1
-	}
+func (d *vkDevice) allocLocked(size int64) (*vkBuffer, error) {
 	b := &vkBuffer{dev: d, size: size, live: true}
-	if r := C.vks_alloc(d.d, C.uint64_t((n+3)&^3), hv, &b.b); r != 0 {
+	if r := C.vks_alloc(d.d, C.uint64_t((max(size, 4)+3)&^3), 0, &b.b); r != 0 {
 		return nil, vkResult(fmt.Sprintf("alloc %d bytes (device memory %d bytes)", size, d.caps.GlobalMemBytes), r)
 	}
 	d.bufs[b] = struct{}{}
@@ -420,7 +476,7 @@ func (d *vkDevice) Alloc(size int64) (Buffer, error) {
 	if d.closed {
 		return nil, ErrClosed
 	}
-	b, err := d.allocLocked(size, false)
+	b, err := d.allocLocked(size)
 	if err := d.checked("alloc", err); err != nil {
 		if b != nil {
 			C.vks_free(d.d, &b.b)
@@ -449,88 +505,347 @@ func (d *vkDevice) buf(b Buffer, off, n int64) (*vkBuffer, error) {
 
 // mapped is the host view of bytes [off, off+n) of a mapped buffer: C
 // memory, which Go may read and write but never keeps a pointer into.
-func mapped(b *vkBuffer, off, n int64) []byte {
-	return unsafe.Slice((*byte)(unsafe.Add(b.b.mapped, off)), n)
+func mapped(b C.vks_buffer, off, n int64) []byte {
+	return unsafe.Slice((*byte)(unsafe.Add(b.mapped, off)), n)
 }
 
-// vkStagingBytes is the size of the host-visible staging buffer through
-// which Upload, Download and Fill reach memory the host cannot map.
+// vkStagingBytes is the largest transfer staged through an arena in one
+// piece; larger ones go through in pieces of it, with a wait per piece.
 const vkStagingBytes = 64 << 20
 
-func (d *vkDevice) stagingLocked() (*vkBuffer, error) {
-	if d.staging == nil {
-		s, err := d.allocLocked(d.stagingBytes, true)
-		if err != nil {
-			return nil, fmt.Errorf("vulkan: staging buffer: %w", err)
-		}
-		d.staging = s
+// Batch limits: a batch is submitted once it holds maxBatchCmds commands,
+// and holds timestamps around every command when tracing.
+const (
+	maxBatchCmds    = 256
+	batchQueries    = 2
+	tracedQueries   = 2 + 2*maxBatchCmds
+	maxIdleArenas   = 64 << 20 // bytes of idle arenas kept for reuse
+	minArenaBytes   = 1 << 20
+	paramBlockAlign = 16
+)
+
+// batchLocked returns the batch being recorded, beginning one if needed.
+// Callers hold d.mu.
+func (d *vkDevice) batchLocked() (*vkBatch, error) {
+	if d.lost != nil {
+		return nil, d.lost
 	}
-	return d.staging, nil
+	if d.cur != nil {
+		return d.cur, nil
+	}
+	var b *vkBatch
+	if n := len(d.spare); n > 0 {
+		b, d.spare = d.spare[n-1], d.spare[:n-1]
+	} else {
+		b = &vkBatch{}
+		q := C.uint32_t(batchQueries)
+		if d.trace {
+			q = tracedQueries
+		}
+		if r := C.vks_batch_new(d.d, q, &b.c); r != 0 {
+			return nil, vkResult("new batch", r)
+		}
+	}
+	if r := C.vks_batch_begin(d.d, b.c); r != 0 {
+		C.vks_batch_free(d.d, b.c)
+		return nil, vkResult("begin batch", r)
+	}
+	d.seq++
+	b.seq = d.seq
+	b.cmds = 0
+	d.epoch++ // the batch begins with a barrier
+	d.cur = b
+	return b, nil
 }
 
-// transferLocked moves bytes between host memory and a device buffer,
-// mapping when the buffer is host visible and coherent and staging through
-// a host-visible buffer in vkStagingBytes chunks otherwise.
-func (d *vkDevice) transferLocked(vb *vkBuffer, off int64, host []byte, upload bool) error {
-	if len(host) == 0 {
-		return nil
+// use records that the next command of the current batch reads the
+// buffers rd and writes the buffers wr, recording a barrier first when one
+// of them was written, or a written one read, since the last barrier.
+// Callers hold d.mu.
+func (d *vkDevice) use(b *vkBatch, rd, wr []*vkBuffer) {
+	need := false
+	for _, x := range rd {
+		need = need || x.wrEpoch == d.epoch
 	}
-	if vb.b.mapped != nil && !d.noMap {
-		if upload {
-			copy(mapped(vb, off, int64(len(host))), host)
-		} else {
-			copy(host, mapped(vb, off, int64(len(host))))
+	for _, x := range wr {
+		need = need || x.wrEpoch == d.epoch || x.rdEpoch == d.epoch
+	}
+	if need {
+		C.vks_cmd_barrier(d.d, b.c)
+		d.stats.Barriers++
+		d.epoch++
+	}
+	for _, x := range rd {
+		x.rdEpoch, x.lastSeq = d.epoch, b.seq
+	}
+	for _, x := range wr {
+		x.wrEpoch, x.lastSeq = d.epoch, b.seq
+	}
+}
+
+// traceStart writes the timestamp before a traced command. Callers hold d.mu.
+func (d *vkDevice) traceStart(b *vkBatch) C.int {
+	if !d.trace {
+		return -1
+	}
+	return C.vks_cmd_timestamp(d.d, b.c)
+}
+
+// recorded finishes a command: its trace label, the counters, and a
+// submit once the batch is full. Callers hold d.mu.
+func (d *vkDevice) recorded(b *vkBatch, a C.int, label func() string) error {
+	if a >= 0 {
+		z := C.vks_cmd_timestamp(d.d, b.c)
+		b.labels = append(b.labels, vkLabel{label: label(), a: a, z: z})
+	}
+	b.cmds++
+	if b.cmds >= maxBatchCmds {
+		return d.submitLocked()
+	}
+	return nil
+}
+
+// arenaLocked hands out n bytes (aligned to 16) of host-visible memory
+// that lives until batch b has finished. Callers hold d.mu.
+func (d *vkDevice) arenaLocked(b *vkBatch, n int64) (*vkArena, int64, error) {
+	n = (n + paramBlockAlign - 1) &^ (paramBlockAlign - 1)
+	if k := len(b.arenas); k > 0 {
+		a := b.arenas[k-1]
+		if a.used+n <= a.size {
+			off := a.used
+			a.used += n
+			return a, off, nil
 		}
+	}
+	var a *vkArena
+	for i, x := range d.arenas {
+		if x.size >= n {
+			a = x
+			d.arenas = append(d.arenas[:i], d.arenas[i+1:]...)
+			break
+		}
+	}
+	if a == nil {
+		size := int64(minArenaBytes)
+		for size < n {
+			size *= 2
+		}
+		a = &vkArena{size: size}
+		if r := C.vks_alloc(d.d, C.uint64_t(size), 1, &a.b); r != 0 {
+			return nil, 0, vkResult(fmt.Sprintf("staging arena of %d bytes", size), r)
+		}
+	}
+	a.used = n
+	b.arenas = append(b.arenas, a)
+	return a, 0, nil
+}
+
+// submitLocked ends and submits the batch being recorded, if any.
+// Callers hold d.mu.
+func (d *vkDevice) submitLocked() error {
+	b := d.cur
+	if b == nil {
 		return nil
 	}
-	st, err := d.stagingLocked()
-	if err != nil {
+	d.cur = nil
+	if r := C.vks_batch_submit(d.d, b.c); r != 0 {
+		// the batch never runs and its fence never signals: the device
+		// is not usable any more (Close still frees it)
+		d.lost = vkResult("submit", r)
+		return d.lost
+	}
+	d.stats.Submits++
+	d.inflight = append(d.inflight, b)
+	return nil
+}
+
+// waitLocked waits until every batch up to seq has finished and retires
+// them. Callers hold d.mu, which is released while waiting.
+func (d *vkDevice) waitLocked(seq uint64) error {
+	if d.lost != nil {
+		return d.lost
+	}
+	if d.cur != nil && d.cur.seq <= seq {
+		if err := d.submitLocked(); err != nil {
+			return err
+		}
+	}
+	if d.doneSeq >= seq {
+		return nil
+	}
+	d.stats.Waits++
+	if d.trace {
+		fmt.Fprintf(os.Stderr, "accel: %s wait for batch %d (%d submits, %d waits so far)\n",
+			d.caps.ID(), seq, d.stats.Submits, d.stats.Waits)
+	}
+	d.mu.Unlock()
+	d.waitMu.Lock()
+	d.mu.Lock()
+	defer d.waitMu.Unlock()
+	for d.doneSeq < seq && len(d.inflight) > 0 {
+		b := d.inflight[0]
+		d.mu.Unlock()
+		r := C.vks_batch_wait(d.d, b.c)
+		d.mu.Lock()
+		if r != 0 {
+			d.lost = vkResult("wait", r)
+			return d.lost
+		}
+		d.retireLocked(b)
+	}
+	return nil
+}
+
+// retireLocked retires the oldest in-flight batch b, which has finished:
+// its time, its trace, its arenas, the buffers released meanwhile.
+// Callers hold d.mu.
+func (d *vkDevice) retireLocked(b *vkBatch) {
+	d.inflight = d.inflight[1:]
+	d.doneSeq = b.seq
+	d.stats.DeviceNs += int64(C.vks_batch_elapsed(d.d, b.c, 0, C.vks_batch_queries(b.c)-1))
+	for _, l := range b.labels {
+		ns := C.vks_batch_elapsed(d.d, b.c, l.a, l.z)
+		fmt.Fprintf(os.Stderr, "accel: %s %s: %.3f ms\n", d.caps.ID(), l.label, float64(ns)/1e6)
+	}
+	b.labels = b.labels[:0]
+	idle := int64(0)
+	for _, a := range d.arenas {
+		idle += a.size
+	}
+	for _, a := range b.arenas {
+		if idle+a.size <= maxIdleArenas {
+			d.arenas = append(d.arenas, a)
+			idle += a.size
+		} else {
+			C.vks_free(d.d, &a.b)
+		}
+	}
+	b.arenas = b.arenas[:0]
+	keep := d.zombies[:0]
+	for _, z := range d.zombies {
+		if z.seq <= d.doneSeq {
+			C.vks_free(d.d, &z.b)
+		} else {
+			keep = append(keep, z)
+		}
+	}
+	d.zombies = keep
+	d.spare = append(d.spare, b)
+}
+
+// idle reports whether no recorded or running batch uses vb, so the host
+// may touch its memory directly. Callers hold d.mu.
+func (d *vkDevice) idle(vb *vkBuffer) bool { return vb.lastSeq <= d.doneSeq }
+
+// Upload copies src into dst at byte offset off: directly into the
+// mapping when dst is mapped and idle, else as a recorded command (an
+// update for small aligned data, a copy from a staged piece otherwise).
+func (d *vkDevice) Upload(dst Buffer, off int64, src []byte) error {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	vb, err := d.buf(dst, off, int64(len(src)))
+	if err != nil || len(src) == 0 {
 		return err
 	}
-	for done := int64(0); done < int64(len(host)); done += st.size {
-		n := min(int64(len(host))-done, st.size)
+	d.stats.Transfers++
+	return d.checked("upload", d.uploadLocked(vb, off, src))
+}
+
+func (d *vkDevice) uploadLocked(vb *vkBuffer, off int64, src []byte) error {
+	n := int64(len(src))
+	if vb.b.mapped != nil && !d.noMap && d.idle(vb) {
+		copy(mapped(vb.b, off, n), src)
+		return nil
+	}
+	if n <= 65536 && off%4 == 0 && n%4 == 0 {
+		b, err := d.batchLocked()
+		if err != nil {
+			return err
+		}
+		a := d.traceStart(b)
+		d.use(b, nil, []*vkBuffer{vb})
+		C.vks_cmd_update(d.d, b.c, vb.b.buffer, C.uint64_t(off), C.uint64_t(n), unsafe.Pointer(&src[0]))
+		return d.recorded(b, a, func() string { return fmt.Sprintf("upload %d bytes", n) })
+	}
+	return d.stagedLocked(vb, off, src, true)
+}
+
+// stagedLocked moves bytes between host memory and vb at off through
+// pieces of at most d.stagingBytes of a host-visible arena, each a
+// recorded copy: an upload fills a piece and records its copy into vb
+// (waiting for it before staging the next, so the staged bytes stay
+// bounded); a download records the copy out of vb after the work queued
+// on it, waits, and reads the piece. Callers hold d.mu.
+func (d *vkDevice) stagedLocked(vb *vkBuffer, off int64, host []byte, upload bool) error {
+	n := int64(len(host))
+	for done := int64(0); done < n; done += d.stagingBytes {
+		c := min(n-done, d.stagingBytes)
+		b, err := d.batchLocked()
+		if err != nil {
+			return err
+		}
+		ar, aoff, err := d.arenaLocked(b, c)
+		if err != nil {
+			return err
+		}
+		a := d.traceStart(b)
+		what := "download"
 		if upload {
-			copy(mapped(st, 0, n), host[done:done+n])
-			if err := vkResult(fmt.Sprintf("upload %d bytes at %d", n, off+done),
-				C.vks_copy(d.d, st.b.buffer, 0, vb.b.buffer, C.uint64_t(off+done), C.uint64_t(n), nil)); err != nil {
-				return err
-			}
+			what = "upload"
+			copy(mapped(ar.b, aoff, c), host[done:done+c])
+			d.use(b, nil, []*vkBuffer{vb})
+			C.vks_cmd_copy(d.d, b.c, ar.b.buffer, C.uint64_t(aoff), vb.b.buffer, C.uint64_t(off+done), C.uint64_t(c))
 		} else {
-			if err := vkResult(fmt.Sprintf("download %d bytes at %d", n, off+done),
-				C.vks_copy(d.d, vb.b.buffer, C.uint64_t(off+done), st.b.buffer, 0, C.uint64_t(n), nil)); err != nil {
-				return err
-			}
-			copy(host[done:done+n], mapped(st, 0, n))
+			d.use(b, []*vkBuffer{vb}, nil)
+			C.vks_cmd_copy(d.d, b.c, vb.b.buffer, C.uint64_t(off+done), ar.b.buffer, C.uint64_t(aoff), C.uint64_t(c))
+		}
+		if err := d.recorded(b, a, func() string { return fmt.Sprintf("%s %d bytes", what, c) }); err != nil {
+			return err
+		}
+		if upload && done+c == n {
+			return nil // the last piece stays queued
+		}
+		if err := d.waitLocked(b.seq); err != nil {
+			return err
+		}
+		if !upload {
+			// the arena is idle now but stays ours until d.mu is released
+			copy(host[done:done+c], mapped(ar.b, aoff, c))
 		}
 	}
 	return nil
 }
 
-func (d *vkDevice) transfer(b Buffer, off int64, host []byte, upload bool, what string) error {
+// Download copies len(dst) bytes from src at byte offset off once the
+// work queued on src has finished: from the mapping when src is mapped,
+// else through a staged piece copied at the end of the queue.
+func (d *vkDevice) Download(src Buffer, off int64, dst []byte) error {
 	d.mu.Lock()
 	defer d.mu.Unlock()
-	vb, err := d.buf(b, off, int64(len(host)))
-	if err != nil {
+	vb, err := d.buf(src, off, int64(len(dst)))
+	if err != nil || len(dst) == 0 {
 		return err
 	}
-	return d.checked(what, d.transferLocked(vb, off, host, upload))
+	d.stats.Transfers++
+	n := int64(len(dst))
+	if vb.b.mapped != nil && !d.noMap {
+		if err := d.waitLocked(vb.lastSeq); err != nil {
+			return d.checked("download", err)
+		}
+		if !vb.live {
+			return fmt.Errorf("vulkan: download: the buffer was released meanwhile: %w", ErrClosed)
+		}
+		copy(dst, mapped(vb.b, off, n))
+		return d.checked("download", nil)
+	}
+	return d.checked("download", d.stagedLocked(vb, off, dst, false))
 }
 
-// Upload copies src into dst at byte offset off.
-func (d *vkDevice) Upload(dst Buffer, off int64, src []byte) error {
-	return d.transfer(dst, off, src, true, "upload")
-}
-
-// Download copies len(dst) bytes from src at byte offset off.
-func (d *vkDevice) Download(src Buffer, off int64, dst []byte) error {
-	return d.transfer(src, off, dst, false, "download")
-}
-
-// Fill writes pattern repeatedly over [off, off+size) of dst. Patterns that
-// repeat every 4 bytes use vkCmdFillBuffer on the 4-byte-aligned middle
-// (its offset and size must be multiples of 4) and write the unaligned
-// head and tail from the host; true 8-byte patterns are written through the
-// mapping, or copied from a pattern-filled staging chunk.
+// Fill writes pattern repeatedly over [off, off+size) of dst as recorded
+// commands: patterns that repeat every 4 bytes with vkCmdFillBuffer on the
+// 4-byte-aligned middle (its offset and size must be multiples of 4) and a
+// staged copy of the unaligned head and tail; true 8-byte patterns by
+// repeated copies of one staged piece.
 func (d *vkDevice) Fill(dst Buffer, off, size int64, pattern []byte) error {
 	if err := checkFill("vulkan", off, size, pattern); err != nil {
 		return err
@@ -538,12 +853,10 @@ func (d *vkDevice) Fill(dst Buffer, off, size int64, pattern []byte) error {
 	d.mu.Lock()
 	defer d.mu.Unlock()
 	vb, err := d.buf(dst, off, size)
-	if err != nil {
+	if err != nil || size == 0 {
 		return err
 	}
-	if size == 0 {
-		return nil
-	}
+	d.stats.Transfers++
 	return d.checked("fill", d.fillLocked(vb, off, size, pattern))
 }
 
@@ -558,208 +871,264 @@ func (d *vkDevice) fillLocked(vb *vkBuffer, off, size int64, pattern []byte) err
 	if len(p) == 8 && string(p[:4]) == string(p[4:]) {
 		p = p[:4]
 	}
+	b, err := d.batchLocked()
+	if err != nil {
+		return err
+	}
+	a := d.traceStart(b)
+	d.use(b, nil, []*vkBuffer{vb})
 	if len(p) == 4 {
 		head := min((4-off%4)%4, size)
 		mid := (size - head) &^ 3
 		tail := size - head - mid
-		if head > 0 {
-			if err := d.transferLocked(vb, off, p[:head], true); err != nil {
-				return err
-			}
-		}
 		if mid > 0 {
 			word := uint32(p[0]) | uint32(p[1])<<8 | uint32(p[2])<<16 | uint32(p[3])<<24
-			if err := vkResult(fmt.Sprintf("fill %d bytes at %d", mid, off+head),
-				C.vks_fill(d.d, vb.b.buffer, C.uint64_t(off+head), C.uint64_t(mid), C.uint32_t(word))); err != nil {
+			C.vks_cmd_fill(d.d, b.c, vb.b.buffer, C.uint64_t(off+head), C.uint64_t(mid), C.uint32_t(word))
+		}
+		for _, part := range [][2]int64{{off, head}, {off + head + mid, tail}} {
+			if part[1] == 0 {
+				continue
+			}
+			ar, aoff, err := d.arenaLocked(b, 4)
+			if err != nil {
 				return err
 			}
+			copy(mapped(ar.b, aoff, 4), p)
+			C.vks_cmd_copy(d.d, b.c, ar.b.buffer, C.uint64_t(aoff), vb.b.buffer, C.uint64_t(part[0]), C.uint64_t(part[1]))
 		}
-		if tail > 0 {
-			if err := d.transferLocked(vb, off+head+mid, p[:tail], true); err != nil {
-				return err
-			}
+	} else {
+		// An 8-byte pattern: stage a piece of it, then copy the piece
+		// over the range as often as it takes.
+		chunk := min(size, 1<<20)
+		ar, aoff, err := d.arenaLocked(b, chunk)
+		if err != nil {
+			return err
 		}
-		return nil
-	}
-	// An 8-byte pattern: write it once, then double the written run.
-	if vb.b.mapped != nil && !d.noMap {
-		m := mapped(vb, off, size)
-		n := copy(m, p)
-		for n < len(m) {
-			n += copy(m[n:], m[:n])
+		m := mapped(ar.b, aoff, chunk)
+		k := copy(m, p)
+		for k < len(m) {
+			k += copy(m[k:], m[:k])
 		}
-		return nil
-	}
-	st, err := d.stagingLocked()
-	if err != nil {
-		return err
-	}
-	chunk := min(size, st.size&^7) // whole patterns per chunk
-	m := mapped(st, 0, chunk)
-	n := copy(m, p)
-	for n < len(m) {
-		n += copy(m[n:], m[:n])
-	}
-	for done := int64(0); done < size; done += chunk {
-		c := min(size-done, chunk)
-		if err := vkResult(fmt.Sprintf("fill %d bytes at %d", c, off+done),
-			C.vks_copy(d.d, st.b.buffer, 0, vb.b.buffer, C.uint64_t(off+done), C.uint64_t(c), nil)); err != nil {
+		if err := vkResult("fill", C.vks_cmd_copy_repeat(d.d, b.c, ar.b.buffer, C.uint64_t(aoff), C.uint64_t(chunk),
+			vb.b.buffer, C.uint64_t(off), C.uint64_t(size))); err != nil {
 			return err
 		}
 	}
-	return nil
+	return d.recorded(b, a, func() string { return fmt.Sprintf("fill %d bytes", size) })
 }
 
-// Copy copies size bytes from src at srcOff to dst at dstOff with
-// vkCmdCopyBuffer and returns the device time between the timestamps
-// around it (0 when the queue has no timestamps). Overlapping ranges of one
-// buffer are refused, as vkCmdCopyBuffer (and OpenCL) forbid them.
-func (d *vkDevice) Copy(dst Buffer, dstOff int64, src Buffer, srcOff int64, size int64) (time.Duration, error) {
+// Copy records a vkCmdCopyBuffer of size bytes from src at srcOff to dst
+// at dstOff. Overlapping ranges of one buffer are refused, as
+// vkCmdCopyBuffer (and OpenCL) forbid them.
+func (d *vkDevice) Copy(dst Buffer, dstOff int64, src Buffer, srcOff int64, size int64) error {
 	d.mu.Lock()
 	defer d.mu.Unlock()
 	db, err := d.buf(dst, dstOff, size)
 	if err != nil {
-		return 0, err
+		return err
 	}
 	sb, err := d.buf(src, srcOff, size)
-	if err != nil {
-		return 0, err
-	}
-	if size == 0 {
-		return 0, nil
+	if err != nil || size == 0 {
+		return err
 	}
 	if db == sb && dstOff < srcOff+size && srcOff < dstOff+size {
-		return 0, fmt.Errorf("vulkan: copy of %d bytes from offset %d to overlapping offset %d of the same buffer", size, srcOff, dstOff)
+		return fmt.Errorf("vulkan: copy of %d bytes from offset %d to overlapping offset %d of the same buffer", size, srcOff, dstOff)
 	}
-	var ns C.uint64_t
-	err = vkResult(fmt.Sprintf("copy %d bytes", size),
-		C.vks_copy(d.d, sb.b.buffer, C.uint64_t(srcOff), db.b.buffer, C.uint64_t(dstOff), C.uint64_t(size), &ns))
-	if err := d.checked("copy", err); err != nil {
-		return 0, err
+	d.stats.Transfers++
+	b, err := d.batchLocked()
+	if err != nil {
+		return err
 	}
-	return time.Duration(ns), nil
+	a := d.traceStart(b)
+	d.use(b, []*vkBuffer{sb}, []*vkBuffer{db})
+	C.vks_cmd_copy(d.d, b.c, sb.b.buffer, C.uint64_t(srcOff), db.b.buffer, C.uint64_t(dstOff), C.uint64_t(size))
+	return d.checked("copy", d.recorded(b, a, func() string { return fmt.Sprintf("copy %d bytes", size) }))
 }
 
 // Kernel returns the compute pipeline for spec with the plan's local size
-// (specialization constant 0) and knobs (constant_id = Knob.ID, 32-bit),
-// building it on first use. Pipelines are cached by the hash of the SPIR-V
-// and the specialization constants, and share the device's one pipeline
+// (specialization constant 0), the entry (constant 1) and knobs (the ids
+// the file's declaration assigns, 32-bit), building it on first use,
+// outside the device's lock. Pipelines share the device's one pipeline
 // layout (a 128-byte push-constant range, no descriptor sets).
 func (d *vkDevice) Kernel(spec KernelSpec, plan Plan) (Kernel, error) {
-	code, err := SPIRV(spec)
+	if err := checkKernel("vulkan", spec, plan, d.caps); err != nil {
+		return nil, err
+	}
+	f := spec.Entry.File
+	return d.pipes.get(kernelKey(f.Name, spec.Variant, spec.Entry.Name, plan), func() (*vkKernel, error) {
+		return d.build(spec, plan)
+	})
+}
+
+func (d *vkDevice) build(spec KernelSpec, plan Plan) (*vkKernel, error) {
+	d.life.RLock()
+	defer d.life.RUnlock()
+	f := spec.Entry.File
+	code, err := SPIRV(f.Name, spec.Variant)
 	if err != nil {
 		return nil, err
 	}
-	if len(code) == 0 || len(code)%4 != 0 {
-		return nil, fmt.Errorf("vulkan: %s.%s.spv: %d bytes is not a whole, non-zero number of words", spec.File, spec.Variant, len(code))
-	}
-	if plan.LocalSize < 1 || (d.caps.MaxWorkGroupSize > 0 && plan.LocalSize > d.caps.MaxWorkGroupSize) {
-		return nil, fmt.Errorf("vulkan: kernel %s: local size %d outside [1, %d]", spec.File, plan.LocalSize, d.caps.MaxWorkGroupSize)
+	spc := []uint32{SpecLocalSize, uint32(plan.LocalSize), SpecEntry, uint32(spec.Entry.Index())}
+	for _, k := range plan.Knobs {
+		id, _ := f.KnobID(k.Name) // checkKernel made sure it exists
+		if k.Value < -1<<31 || k.Value > 1<<31-1 {
+			return nil, fmt.Errorf("vulkan: kernel %s: knob %s = %d outside the 32-bit range of a specialization constant", spec, k.Name, k.Value)
+		}
+		spc = append(spc, uint32(id), uint32(int32(k.Value)))
 	}
 	const maxConsts = 32 // the shim's limit on specialization constants
-	if len(plan.Knobs)+1 > maxConsts {
-		return nil, fmt.Errorf("vulkan: kernel %s: %d knobs exceed %d", spec.File, len(plan.Knobs), maxConsts-1)
-	}
-	spc := []uint32{0, uint32(plan.LocalSize)}
-	seen := map[int]bool{0: true}
-	for _, k := range plan.Knobs {
-		if k.ID < 1 || seen[k.ID] {
-			return nil, fmt.Errorf("vulkan: kernel %s: knob %s has constant id %d (0 is the local size; ids must be distinct)", spec.File, k.Name, k.ID)
-		}
-		if k.Value < -1<<31 || k.Value > 1<<31-1 {
-			return nil, fmt.Errorf("vulkan: kernel %s: knob %s = %d outside the 32-bit range of a specialization constant", spec.File, k.Name, k.Value)
-		}
-		seen[k.ID] = true
-		spc = append(spc, uint32(k.ID), uint32(int32(k.Value)))
-	}
-	specBytes := make([]byte, 4*len(spc))
-	for i, v := range spc {
-		specBytes[4*i], specBytes[4*i+1], specBytes[4*i+2], specBytes[4*i+3] = byte(v), byte(v>>8), byte(v>>16), byte(v>>24)
-	}
-	key := Hash(code, specBytes)
-	d.mu.Lock()
-	defer d.mu.Unlock()
-	if d.closed {
-		return nil, ErrClosed
-	}
-	if k, ok := d.kernels[key]; ok {
-		return k, nil
+	if len(spc)/2 > maxConsts {
+		return nil, fmt.Errorf("vulkan: kernel %s: %d specialization constants exceed %d", spec, len(spc)/2, maxConsts)
 	}
 	// The code and constants go to the driver in C memory: nothing
 	// Go-owned is handed over.
 	ccode := C.CBytes(code)
 	defer C.free(ccode)
-	cspec := C.CBytes(specBytes)
+	cspec := C.malloc(C.size_t(4 * len(spc)))
 	defer C.free(cspec)
+	copy(unsafe.Slice((*uint32)(cspec), len(spc)), spc)
+	d.mu.Lock()
+	closed := d.closed
+	d.mu.Unlock()
+	if closed {
+		return nil, ErrClosed
+	}
 	var p C.uint64_t
 	var cerr [512]C.char
-	if r := C.vks_pipeline(d.d, (*C.uint32_t)(ccode), C.size_t(len(code)), (*C.uint32_t)(cspec), C.int(len(spc)/2),
-		&p, &cerr[0], C.int(len(cerr))); r != 0 {
-		err := fmt.Errorf("vulkan: pipeline %s.%s: %s: %w", spec.File, spec.Variant, C.GoString(&cerr[0]), ErrDriver)
-		return nil, d.checked("pipeline "+spec.File, err)
+	r := C.vks_pipeline(d.d, (*C.uint32_t)(ccode), C.size_t(len(code)), (*C.uint32_t)(cspec), C.int(len(spc)/2),
+		&p, &cerr[0], C.int(len(cerr)))
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	if r != 0 {
+		err := fmt.Errorf("vulkan: pipeline %s: %s: %w", spec, C.GoString(&cerr[0]), ErrDriver)
+		return nil, d.checked("pipeline "+spec.String(), err)
 	}
-	k := &vkKernel{dev: d, spec: spec, localSize: plan.LocalSize, pipeline: p}
-	d.kernels[key] = k
-	if err := d.check("pipeline " + spec.File); err != nil {
+	k := &vkKernel{dev: d, spec: spec, localSize: plan.LocalSize, pipeline: p, block: f.ParamBlock()}
+	if err := d.check("pipeline " + spec.String()); err != nil {
+		C.vks_destroy_pipeline(d.d, p)
 		return nil, err
 	}
 	return k, nil
 }
 
-// Launch records push constants (one 8-byte slot per argument: a buffer's
-// device address or a scalar), the dispatch of plan.Groups and a barrier,
-// between two timestamps; submits; waits; and returns the device time.
-func (d *vkDevice) Launch(kern Kernel, plan Plan, args ...Arg) (time.Duration, error) {
+// Launch records the push constants (one 8-byte slot per argument: a
+// buffer's device address, or 0 for a nil buffer, or a scalar; or, for
+// files with more slots than the push constants hold, the address of a
+// parameter block holding them) and the dispatch of plan.Groups, after a
+// barrier where the entry's buffers depend on earlier commands.
+func (d *vkDevice) Launch(kern Kernel, plan Plan, args []Arg) error {
 	k, ok := kern.(*vkKernel)
 	if !ok || k == nil {
-		return 0, fmt.Errorf("vulkan: kernel %T is not a Vulkan kernel", kern)
+		return fmt.Errorf("vulkan: kernel %T is not a Vulkan kernel", kern)
 	}
 	if k.dev != d {
-		return 0, fmt.Errorf("vulkan: kernel %s was built by another device", k.spec.File)
+		return fmt.Errorf("vulkan: kernel %s was built by another device", k.spec)
 	}
-	if err := checkLaunch("vulkan", plan, d.caps, len(args)); err != nil {
-		return 0, err
+	e := k.spec.Entry
+	if err := checkLaunch("vulkan", e, plan, d.caps, args); err != nil {
+		return err
 	}
 	if plan.LocalSize != k.localSize {
-		return 0, fmt.Errorf("vulkan: kernel %s was built for local size %d, plan has %d", k.spec.File, k.localSize, plan.LocalSize)
+		return fmt.Errorf("vulkan: kernel %s was built for local size %d, plan has %d", k.spec, k.localSize, plan.LocalSize)
 	}
 	d.mu.Lock()
 	defer d.mu.Unlock()
 	if d.closed {
-		return 0, ErrClosed
+		return ErrClosed
 	}
-	var push [MaxArgs]uint64
+	var slots [MaxPushSlots]uint64
+	var block []uint64
+	if k.block {
+		block = make([]uint64, len(args))
+	}
+	var rd, wr []*vkBuffer
 	for i, a := range args {
+		var v uint64
 		if a.Buf != nil {
 			vb, err := d.buf(a.Buf, 0, 0)
 			if err != nil {
-				return 0, fmt.Errorf("vulkan: %s arg %d: %w", k.spec.File, i, err)
+				return fmt.Errorf("vulkan: %s arg %d (%s): %w", k.spec, i, e.Args[i].Name, err)
 			}
-			push[i] = uint64(vb.b.address)
+			v = uint64(vb.b.address)
+			if e.Args[i].Access == In {
+				rd = append(rd, vb)
+			} else {
+				wr = append(wr, vb)
+			}
 		} else {
-			push[i] = a.Val
+			v = a.Val
+		}
+		if k.block {
+			block[i] = v
+		} else {
+			slots[i] = v
 		}
 	}
-	// push is only read during the call (vkCmdPushConstants copies it).
-	var ns C.uint64_t
-	r := C.vks_dispatch(d.d, k.pipeline, unsafe.Pointer(&push[0]), C.uint32_t(8*MaxArgs),
-		C.uint32_t(plan.Groups[0]), C.uint32_t(plan.Groups[1]), C.uint32_t(plan.Groups[2]), &ns)
-	if err := d.checked("dispatch "+k.spec.File, vkResult("dispatch "+k.spec.File, r)); err != nil {
-		return 0, err
+	b, err := d.batchLocked()
+	if err != nil {
+		return err
 	}
-	return time.Duration(ns), nil
+	pushBytes := C.uint32_t(8 * len(args))
+	if k.block {
+		ar, aoff, err := d.arenaLocked(b, int64(8*len(block)))
+		if err != nil {
+			return err
+		}
+		copy(unsafe.Slice((*uint64)(unsafe.Add(ar.b.mapped, aoff)), len(block)), block)
+		slots[0], pushBytes = uint64(ar.b.address)+uint64(aoff), 8
+	}
+	a := d.traceStart(b)
+	d.use(b, rd, wr)
+	// slots is only read during the call (vkCmdPushConstants copies it).
+	C.vks_cmd_dispatch(d.d, b.c, k.pipeline, unsafe.Pointer(&slots[0]), max(pushBytes, 8),
+		C.uint32_t(plan.Groups[0]), C.uint32_t(plan.Groups[1]), C.uint32_t(plan.Groups[2]))
+	d.stats.Launches++
+	err = d.recorded(b, a, func() string { return k.spec.String() + " " + plan.String() })
+	return d.checked("dispatch "+k.spec.String(), err)
 }
 
-// Close waits for the device, then destroys every buffer, pipeline, the
-// pipeline layout, command pool, fence, query pool, device, messenger and
+// Flush submits the batch being recorded.
+func (d *vkDevice) Flush() error {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	if d.closed {
+		return ErrClosed
+	}
+	return d.checked("flush", d.submitLocked())
+}
+
+// Sync waits for every batch recorded so far.
+func (d *vkDevice) Sync() error {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	if d.closed {
+		return ErrClosed
+	}
+	return d.checked("sync", d.waitLocked(d.seq))
+}
+
+// Stats returns the device's counters.
+func (d *vkDevice) Stats() Stats {
+	d.mu.Lock()
+	s := d.stats
+	d.mu.Unlock()
+	d.pipes.stats(&s)
+	return s
+}
+
+// Close waits for the device, then destroys every buffer, batch, arena,
+// pipeline, the pipeline layout, command pool, device, messenger and
 // instance. With validation on, anything the layer reports meanwhile
 // (leaked objects included) makes Close fail with ErrValidation.
 func (d *vkDevice) Close() error {
+	d.life.Lock() // no pipeline build in flight
+	defer d.life.Unlock()
 	d.mu.Lock()
 	defer d.mu.Unlock()
 	if d.closed {
 		return nil
 	}
+	werr := d.waitLocked(d.seq)
 	d.closed = true
 	C.vks_wait_idle(d.d)
 	for b := range d.bufs {
@@ -767,11 +1136,25 @@ func (d *vkDevice) Close() error {
 		b.live = false
 	}
 	d.bufs = nil
-	d.staging = nil
-	for _, k := range d.kernels {
-		C.vks_destroy_pipeline(d.d, k.pipeline)
+	for _, z := range d.zombies {
+		C.vks_free(d.d, &z.b)
 	}
-	d.kernels = nil
+	d.zombies = nil
+	for _, b := range append(append(d.spare, d.inflight...), d.cur) {
+		if b == nil {
+			continue
+		}
+		for _, a := range b.arenas {
+			C.vks_free(d.d, &a.b)
+		}
+		C.vks_batch_free(d.d, b.c)
+	}
+	d.spare, d.inflight, d.cur = nil, nil, nil
+	for _, a := range d.arenas {
+		C.vks_free(d.d, &a.b)
+	}
+	d.arenas = nil
+	d.pipes.each(func(k *vkKernel) { C.vks_destroy_pipeline(d.d, k.pipeline) })
 	C.vks_close(d.d)
 	d.d = nil
 	C.vks_destroy_instance(d.inst)
@@ -779,19 +1162,30 @@ func (d *vkDevice) Close() error {
 	err := d.check("close")
 	C.vks_free_instance(d.inst)
 	d.inst = nil
+	if err == nil {
+		err = werr
+	}
 	return err
 }
 
-// rawFill issues vkCmdFillBuffer without the checks of Fill; tests use it to
-// provoke a validation error and prove the message sink works.
-func (d *vkDevice) rawFill(b Buffer, off, size int64) error {
+// rawFill records vkCmdFillBuffer without the checks of Fill and waits;
+// tests use it to provoke a validation error and prove the message sink
+// works.
+func (d *vkDevice) rawFill(buf Buffer, off, size int64) error {
 	d.mu.Lock()
 	defer d.mu.Unlock()
-	vb, err := d.buf(b, 0, 0)
+	vb, err := d.buf(buf, 0, 0)
 	if err != nil {
 		return err
 	}
-	return d.checked("fill", vkResult("fill", C.vks_fill(d.d, vb.b.buffer, C.uint64_t(off), C.uint64_t(size), 0)))
+	b, err := d.batchLocked()
+	if err != nil {
+		return err
+	}
+	d.use(b, nil, []*vkBuffer{vb})
+	C.vks_cmd_fill(d.d, b.c, vb.b.buffer, C.uint64_t(off), C.uint64_t(size), 0)
+	b.cmds++
+	return d.checked("fill", d.waitLocked(b.seq))
 }
 
 // leakBufferForTest creates a VkBuffer the device does not track, so that
