@@ -2,7 +2,6 @@ package accel
 
 import (
 	"fmt"
-	"os"
 	"sync"
 
 	"github.com/accelkern/accel/host"
@@ -14,12 +13,22 @@ type DeviceInfo = host.Caps
 // Options configure Open.
 type Options = host.Options
 
+// Stats are a device's counters: submits and waits (host round trips),
+// launches, transfers, barriers, device time and kernel compiles.
+type Stats = host.Stats
+
 // Devices lists every OpenCL device and Vulkan physical device, and the
 // errors of backends that could not be loaded.
 func Devices() ([]DeviceInfo, []error) { return host.Enumerate(host.Options{}) }
 
 // Device runs ops on one OpenCL or Vulkan device. It is safe for concurrent
 // use by many goroutines. Close it when done.
+//
+// Ops queue their work and return without waiting for the device: an op
+// waits only where it must read a result to go on (the count of distinct
+// values Unique returns, say) and, where it validates indices on the
+// device, once at its end to report them. ToHost waits for the work that
+// produced its tensor; Sync waits for all queued work.
 type Device struct {
 	h    host.Device
 	caps host.Caps
@@ -40,9 +49,6 @@ type Device struct {
 	// host.PlanScatter's choice and arguments (tests run every strategy on
 	// every device with it).
 	scatterHook func(sp host.ScatterPlan, n, targets int64, elemBytes int, det bool) host.ScatterPlan
-
-	// trace prints every launch's plan and device time ($ACCEL_TRACE).
-	trace bool
 }
 
 // Open opens a device by selector: "" (then $ACCEL_DEVICE, then the default:
@@ -51,7 +57,7 @@ type Device struct {
 // case-insensitive substring of the name, vendor, platform or driver).
 func Open(selector string) (*Device, error) { return OpenWith(selector, Options{}) }
 
-// OpenWith is Open with options (e.g. Vulkan validation).
+// OpenWith is Open with options (Vulkan validation, tracing).
 func OpenWith(selector string, opts Options) (*Device, error) {
 	h, err := host.Open(selector, opts)
 	if err != nil {
@@ -62,7 +68,7 @@ func OpenWith(selector string, opts Options) (*Device, error) {
 		h.Close()
 		return nil, fmt.Errorf("accel: open %q: %w: %w", selector, err, ErrInvalidArgument)
 	}
-	return &Device{h: h, caps: h.Caps(), pool: host.NewPool(h, capBytes), trace: os.Getenv("ACCEL_TRACE") != ""}, nil
+	return &Device{h: h, caps: h.Caps(), pool: host.NewPool(h, capBytes)}, nil
 }
 
 // PoolStats returns the counters of the device's buffer pool: hits, misses
@@ -72,14 +78,28 @@ func (d *Device) PoolStats() host.PoolStats { return d.pool.Stats() }
 // TrimPool frees every idle pooled buffer and returns the bytes freed.
 func (d *Device) TrimPool() int64 { return d.pool.Trim(0) }
 
+// Stats returns the device's counters since it was opened: submits and
+// waits (the host round trips), launches, transfers, barriers, device time
+// of the finished work and kernel compiles.
+func (d *Device) Stats() Stats { return d.h.Stats() }
+
+// Sync waits until all work queued on the device has finished, and
+// returns the first error any of it met.
+func (d *Device) Sync() error {
+	if err := d.h.Sync(); err != nil {
+		return fmt.Errorf("accel: sync %s: %w", d, err)
+	}
+	return nil
+}
+
 // Info returns the device's capabilities.
 func (d *Device) Info() DeviceInfo { return d.caps }
 
 // String returns "backend:index name".
 func (d *Device) String() string { return d.caps.ID() + " " + d.caps.Name }
 
-// Close frees every buffer and compiled kernel of the device. Tensors of a
-// closed device are invalid.
+// Close waits for the device's queued work, then frees every buffer and
+// compiled kernel of the device. Tensors of a closed device are invalid.
 func (d *Device) Close() error {
 	d.mu.Lock()
 	defer d.mu.Unlock()
@@ -89,74 +109,6 @@ func (d *Device) Close() error {
 	d.closed = true
 	d.pool.Close()
 	return d.h.Close()
-}
-
-// DeviceTensor is a tensor resident in device memory. Ops on the same device
-// take and return DeviceTensors, so chains run without host round trips.
-// Release it when done (Close on the device releases all).
-type DeviceTensor struct {
-	dev   *Device
-	buf   *host.PooledBuffer
-	dtype DType
-	shape []int64
-	n     int64
-}
-
-// DType returns the element type.
-func (t *DeviceTensor) DType() DType { return t.dtype }
-
-// Shape returns a copy of the shape.
-func (t *DeviceTensor) Shape() []int64 { return append([]int64(nil), t.shape...) }
-
-// Len returns the number of elements.
-func (t *DeviceTensor) Len() int64 { return t.n }
-
-// Device returns the device holding the tensor.
-func (t *DeviceTensor) Device() *Device { return t.dev }
-
-// raw returns the driver buffer (nil once released).
-func (t *DeviceTensor) raw() host.Buffer {
-	if t.buf == nil {
-		return nil
-	}
-	return t.buf.Underlying()
-}
-
-// Release returns the tensor's memory to the device's pool, for reuse by
-// later outputs. It is safe to call more than once.
-func (t *DeviceTensor) Release() {
-	if t.buf != nil {
-		t.buf.Release()
-		t.buf = nil
-	}
-}
-
-// ToHost copies the tensor to a new host Tensor.
-func (t *DeviceTensor) ToHost() (*Tensor, error) {
-	if t.buf == nil {
-		return nil, fmt.Errorf("accel: ToHost of a released tensor: %w", ErrClosed)
-	}
-	out, err := NewTensor(t.dtype, t.shape...)
-	if err != nil {
-		return nil, err
-	}
-	if err := t.dev.h.Download(t.raw(), 0, out.data); err != nil {
-		return nil, fmt.Errorf("accel: download %s: %w", out, err)
-	}
-	return out, nil
-}
-
-// Upload copies a host tensor to the device.
-func (d *Device) Upload(t *Tensor) (*DeviceTensor, error) {
-	dt, err := d.alloc("upload", t.dtype, t.shape)
-	if err != nil {
-		return nil, err
-	}
-	if err := d.h.Upload(dt.raw(), 0, t.data); err != nil {
-		dt.Release()
-		return nil, fmt.Errorf("accel: upload %s: %w", t, err)
-	}
-	return dt, nil
 }
 
 // alloc allocates an output tensor, checking its size against the device's
@@ -186,7 +138,7 @@ func (d *Device) alloc(op string, dtype DType, shape []int64) (*DeviceTensor, er
 		}
 		if err := d.h.Fill(t.raw(), 0, n*size, pat); err != nil {
 			t.Release()
-			return nil, err
+			return nil, fmt.Errorf("accel: %s: poison %s%v: %w", op, dtype, shape, err)
 		}
 	}
 	return t, nil
@@ -205,13 +157,17 @@ func (d *Device) supports(dt DType) bool {
 	return false
 }
 
-// checkOut checks that out is a live tensor of this device.
-func (d *Device) checkOut(op string, out *DeviceTensor) error {
-	if out == nil || out.buf == nil {
-		return argErr(op, "out", "a released or nil tensor", "a live tensor", ErrClosed)
+// checkIn checks that t, the argument arg of op, is a live tensor of this
+// device.
+func (d *Device) checkIn(op, arg string, t *DeviceTensor) error {
+	if t == nil || t.buf == nil {
+		return argErr(op, arg, "a released or nil tensor", "a live tensor", ErrClosed)
 	}
-	if out.dev != d {
-		return argErr(op, "out", "a tensor of "+out.dev.String(), "a tensor of "+d.String(), ErrInvalidArgument)
+	if t.dev != d {
+		return argErr(op, arg, "a tensor of "+t.dev.String(), "a tensor of "+d.String(), ErrInvalidArgument)
 	}
 	return nil
 }
+
+// checkOut checks that out is a live tensor of this device.
+func (d *Device) checkOut(op string, out *DeviceTensor) error { return d.checkIn(op, "out", out) }

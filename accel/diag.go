@@ -2,9 +2,9 @@ package accel
 
 import (
 	"fmt"
-	"unsafe"
 
 	"github.com/accelkern/accel/host"
+	"github.com/accelkern/accel/host/kernels"
 	"github.com/accelkern/accel/reference"
 )
 
@@ -17,17 +17,6 @@ type diagGeom struct {
 	n1, n2     int64
 	s0, s1, s2 int64
 	diagShape  []int64
-}
-
-func wrapDim(op, arg string, dim int64, rank int) (int, error) {
-	r := int64(rank)
-	if dim < -r || dim >= r {
-		return 0, argErr(op, arg, dim, fmt.Sprintf("in [%d, %d) for a rank-%d input", -r, r, rank), ErrInvalidArgument)
-	}
-	if dim < 0 {
-		dim += r
-	}
-	return int(dim), nil
 }
 
 // newDiagGeom validates dims and computes the diagonal's geometry.
@@ -82,18 +71,6 @@ func newDiagGeom(op string, shape []int64, offset, dim1, dim2 int64) (diagGeom, 
 	return g, nil
 }
 
-func sameShape(a, b []int64) bool {
-	if len(a) != len(b) {
-		return false
-	}
-	for i := range a {
-		if a[i] != b[i] {
-			return false
-		}
-	}
-	return true
-}
-
 func checkDiagSrc(op string, g diagGeom, inDType DType, srcDType DType, srcShape []int64) error {
 	if srcDType != inDType {
 		return argErr(op, "src", "dtype "+srcDType.String(), "the input's dtype "+inDType.String(), ErrInvalidArgument)
@@ -112,44 +89,44 @@ func checkDiagDType(op string, dt DType) error {
 	return argErr(op, "input", "dtype "+dt.String(), "int32, int64, uint32, uint64, float32 or float64", ErrUnsupported)
 }
 
-// diagMode values, as in diag_body.h.
-const (
-	diagScatter = 0
-	diagGather  = 1
-	diagZero    = 2
-)
-
-// diagLaunch runs the diag kernel over g between full and diag tensors.
-func (d *Device) diagLaunch(op string, g diagGeom, dt DType, full, diag host.Buffer, mode int64) (float64, error) {
+// diagRun queues one pass of the diag kernel over g between the full and
+// diagonal tensors.
+func (d *Device) diagRun(op string, g diagGeom, dt DType, call func(a diagArgs) host.Call) error {
 	if g.count == 0 {
-		return 0, nil
+		return nil
 	}
 	variant := "w32"
 	if dt.Size() == 8 {
 		variant = "w64"
 	}
-	spec := host.KernelSpec{File: "diag", Variant: variant, Entry: "diagonal"}
-	plan := d.plan(host.PlanElementwise(op, d.caps, g.count))
-	diagArg := host.U64(0)
-	if diag != nil {
-		diagArg = host.BufArg(diag)
-	}
-	secs, err := d.launch(spec, plan, host.BufArg(full), diagArg, host.I64(g.count), host.I64(g.L), host.I64(g.base),
-		host.I64(g.dstr), host.I64(g.n1), host.I64(g.n2), host.I64(g.s0), host.I64(g.s1), host.I64(g.s2), host.I64(mode))
-	if err != nil {
-		return 0, fmt.Errorf("accel: %s: %w", op, err)
-	}
-	return secs, nil
+	return d.run(op, variant, d.elementwise(op, g.count), call(diagArgs{Count: g.count, L: g.L, Base: g.base,
+		Dstride: g.dstr, N1: g.n1, N2: g.n2, S0: g.s0, S1: g.s1, S2: g.s2}))
 }
 
-func (d *Device) checkIn(op, arg string, t *DeviceTensor) error {
-	if t == nil || t.buf == nil {
-		return argErr(op, arg, "a released or nil tensor", "a live tensor", ErrClosed)
+// diagArgs are the geometry arguments every diag entry takes.
+type diagArgs struct {
+	Count, L, Base, Dstride, N1, N2, S0, S1, S2 int64
+}
+
+func diagScatter(full, diag host.Buffer) func(diagArgs) host.Call {
+	return func(a diagArgs) host.Call {
+		return kernels.DiagScatter{Full: full, Diag: diag, Count: a.Count, L: a.L, Base: a.Base, Dstride: a.Dstride,
+			N1: a.N1, N2: a.N2, S0: a.S0, S1: a.S1, S2: a.S2}
 	}
-	if t.dev != d {
-		return argErr(op, arg, "a tensor of "+t.dev.String(), "a tensor of "+d.String(), ErrInvalidArgument)
+}
+
+func diagGather(full, diag host.Buffer) func(diagArgs) host.Call {
+	return func(a diagArgs) host.Call {
+		return kernels.DiagGather{Full: full, Diag: diag, Count: a.Count, L: a.L, Base: a.Base, Dstride: a.Dstride,
+			N1: a.N1, N2: a.N2, S0: a.S0, S1: a.S1, S2: a.S2}
 	}
-	return nil
+}
+
+func diagZero(full host.Buffer) func(diagArgs) host.Call {
+	return func(a diagArgs) host.Call {
+		return kernels.DiagZero{Full: full, Count: a.Count, L: a.L, Base: a.Base, Dstride: a.Dstride,
+			N1: a.N1, N2: a.N2, S0: a.S0, S1: a.S1, S2: a.S2}
+	}
 }
 
 // DiagonalScatter returns a new tensor equal to input with src written onto
@@ -159,60 +136,60 @@ func (d *Device) checkIn(op, arg string, t *DeviceTensor) error {
 // offsets beyond the matrix give an empty diagonal. Values are copied
 // bit-exactly.
 func (d *Device) DiagonalScatter(input, src *DeviceTensor, offset, dim1, dim2 int64) (*DeviceTensor, error) {
-	out, _, err := d.diagonalScatter(input, src, offset, dim1, dim2, false)
-	return out, err
+	return d.diagonalScatter(input, src, offset, dim1, dim2, false)
 }
 
 // DiagonalScatterInPlace writes src onto the diagonal of input itself.
 func (d *Device) DiagonalScatterInPlace(input, src *DeviceTensor, offset, dim1, dim2 int64) error {
-	_, _, err := d.diagonalScatter(input, src, offset, dim1, dim2, true)
+	_, err := d.diagonalScatter(input, src, offset, dim1, dim2, true)
 	return err
 }
 
-func (d *Device) diagonalScatter(input, src *DeviceTensor, offset, dim1, dim2 int64, inPlace bool) (*DeviceTensor, float64, error) {
+func (d *Device) diagonalScatter(input, src *DeviceTensor, offset, dim1, dim2 int64, inPlace bool) (*DeviceTensor, error) {
 	const op = "diagonal_scatter"
 	if err := d.checkIn(op, "input", input); err != nil {
-		return nil, 0, err
+		return nil, err
 	}
 	if err := d.checkIn(op, "src", src); err != nil {
-		return nil, 0, err
+		return nil, err
 	}
 	if err := checkDiagDType(op, input.dtype); err != nil {
-		return nil, 0, err
+		return nil, err
 	}
 	g, err := newDiagGeom(op, input.shape, offset, dim1, dim2)
 	if err != nil {
-		return nil, 0, err
+		return nil, err
 	}
 	if err := checkDiagSrc(op, g, input.dtype, src.dtype, src.shape); err != nil {
-		return nil, 0, err
+		return nil, err
 	}
 	if inPlace && src.raw() == input.raw() && g.count > 0 {
-		return nil, 0, argErr(op, "src", "the input tensor itself", "a different tensor from input", ErrInvalidArgument)
+		return nil, argErr(op, "src", "the input tensor itself", "a different tensor from input", ErrInvalidArgument)
 	}
 	target := input
-	var secs float64
-	if !inPlace {
-		if target, err = d.alloc(op, input.dtype, input.shape); err != nil {
-			return nil, 0, err
-		}
-		if target.n > 0 {
-			dur, err := d.h.Copy(target.raw(), 0, input.raw(), 0, target.n*int64(input.dtype.Size()))
-			if err != nil {
-				target.Release()
-				return nil, 0, fmt.Errorf("accel: %s: copy input: %w", op, err)
-			}
-			secs += dur.Seconds()
-		}
-	}
-	ks, err := d.diagLaunch(op, g, input.dtype, target.raw(), src.raw(), diagScatter)
-	if err != nil {
+	fail := func(err error) (*DeviceTensor, error) {
 		if !inPlace {
 			target.Release()
 		}
-		return nil, 0, err
+		return nil, err
 	}
-	return target, secs + ks, nil
+	if !inPlace {
+		if target, err = d.alloc(op, input.dtype, input.shape); err != nil {
+			return nil, err
+		}
+		if target.n > 0 {
+			if err := d.h.Copy(target.raw(), 0, input.raw(), 0, target.n*int64(input.dtype.Size())); err != nil {
+				return fail(fmt.Errorf("accel: %s: copy input: %w", op, err))
+			}
+		}
+	}
+	if err := d.diagRun(op, g, input.dtype, diagScatter(target.raw(), src.raw())); err != nil {
+		return fail(err)
+	}
+	if err := d.flush(op); err != nil {
+		return fail(err)
+	}
+	return target, nil
 }
 
 // DiagonalScatterBackward returns the gradients of diagonal_scatter given
@@ -244,74 +221,19 @@ func (d *Device) DiagonalScatterBackward(grad *DeviceTensor, offset, dim1, dim2 
 		gi.Release()
 		return nil, nil, err
 	}
-	if _, err := d.diagLaunch(op, g, grad.dtype, grad.raw(), gs.raw(), diagGather); err != nil {
+	if err := d.diagRun(op, g, grad.dtype, diagGather(grad.raw(), gs.raw())); err != nil {
 		return fail(err)
 	}
 	if gi.n > 0 {
-		if _, err := d.h.Copy(gi.raw(), 0, grad.raw(), 0, gi.n*int64(grad.dtype.Size())); err != nil {
+		if err := d.h.Copy(gi.raw(), 0, grad.raw(), 0, gi.n*int64(grad.dtype.Size())); err != nil {
 			return fail(fmt.Errorf("accel: %s: copy grad: %w", op, err))
 		}
 	}
-	if _, err := d.diagLaunch(op, g, grad.dtype, gi.raw(), nil, diagZero); err != nil {
+	if err := d.diagRun(op, g, grad.dtype, diagZero(gi.raw())); err != nil {
+		return fail(err)
+	}
+	if err := d.flush(op); err != nil {
 		return fail(err)
 	}
 	return gi, gs, nil
-}
-
-// words views a tensor's bytes as its element-size words, for bit copies.
-func words[T uint32 | uint64](t *Tensor) []T {
-	var z T
-	if len(t.data) == 0 {
-		return []T{}
-	}
-	return unsafe.Slice((*T)(unsafe.Pointer(&t.data[0])), len(t.data)/int(unsafe.Sizeof(z)))
-}
-
-// DiagonalScatter computes diagonal_scatter on the host with the scalar
-// reference (see Device.DiagonalScatter).
-func DiagonalScatter(input, src *Tensor, offset, dim1, dim2 int64) (*Tensor, error) {
-	const op = "diagonal_scatter"
-	if err := checkDiagDType(op, input.dtype); err != nil {
-		return nil, err
-	}
-	g, err := newDiagGeom(op, input.shape, offset, dim1, dim2)
-	if err != nil {
-		return nil, err
-	}
-	if err := checkDiagSrc(op, g, input.dtype, src.dtype, src.shape); err != nil {
-		return nil, err
-	}
-	out := &Tensor{dtype: input.dtype, shape: input.Shape()}
-	if input.dtype.Size() == 8 {
-		res := reference.DiagonalScatter(words[uint64](input), input.shape, words[uint64](src), offset, g.d1, g.d2)
-		out.data = alignedBytes(int64(len(input.data)))
-		copy(words[uint64](out), res)
-	} else {
-		res := reference.DiagonalScatter(words[uint32](input), input.shape, words[uint32](src), offset, g.d1, g.d2)
-		out.data = alignedBytes(int64(len(input.data)))
-		copy(words[uint32](out), res)
-	}
-	return out, nil
-}
-
-// DiagonalScatterBackward computes the gradients of diagonal_scatter on the
-// host with the scalar reference (see Device.DiagonalScatterBackward).
-func DiagonalScatterBackward(grad *Tensor, offset, dim1, dim2 int64) (gradInput, gradSrc *Tensor, err error) {
-	const op = "diagonal_scatter_backward"
-	if err := checkDiagDType(op, grad.dtype); err != nil {
-		return nil, nil, err
-	}
-	g, err := newDiagGeom(op, grad.shape, offset, dim1, dim2)
-	if err != nil {
-		return nil, nil, err
-	}
-	gs, _ := NewTensor(grad.dtype, g.diagShape...)
-	zeros, _ := NewTensor(grad.dtype, g.diagShape...)
-	if grad.dtype.Size() == 8 {
-		copy(words[uint64](gs), reference.Diagonal(words[uint64](grad), grad.shape, offset, g.d1, g.d2))
-	} else {
-		copy(words[uint32](gs), reference.Diagonal(words[uint32](grad), grad.shape, offset, g.d1, g.d2))
-	}
-	gi, err := DiagonalScatter(grad, zeros, offset, dim1, dim2)
-	return gi, gs, err
 }

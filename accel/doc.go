@@ -16,13 +16,16 @@
 // "vulkan:llvmpipe", "opencl:NVIDIA". Device methods are safe for concurrent
 // use. Results stay on the device as DeviceTensors, so ops chain without
 // host round trips; the Into forms write into an existing tensor so loops
-// allocate nothing.
+// allocate nothing. Ops queue their work and return without waiting for the
+// device; the host waits only where it needs data (ToHost, a count an op
+// must read, the index validation an op reports once at its end) or on
+// Device.Sync. Device.Stats counts the submits and waits.
 //
 // Errors wrap the sentinels ErrInvalidArgument, ErrTooLarge,
 // ErrUnsupported, ErrNoDevice, ErrOutOfMemory and ErrClosed; argument errors
 // are *ArgError values naming the op, the argument and the bound it broke,
 // and are reported before any device work.
 //
-// Package-level functions of the same names (TrilIndices, ...) compute on
-// the host with the scalar reference.
+// The Ref functions (RefTrilIndices, RefScatterReduce, ...) compute each op
+// on the host with the scalar reference, on host Tensors.
 package accel

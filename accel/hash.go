@@ -8,20 +8,12 @@ import (
 	"math/bits"
 
 	"github.com/accelkern/accel/host"
+	"github.com/accelkern/accel/host/kernels"
 )
 
 // ErrTableFull: an insert would take a HashTable past the number of keys it
 // was made for. The table then holds part of that insert; Reset empties it.
 var ErrTableFull = errors.New("hash table full")
-
-// Modes of the hash kernel (hash_body.h).
-const (
-	htInsert = 0
-	htLookup = 1
-	htMark   = 2
-	htCommit = 3
-	htIDs    = 4
-)
 
 // HashTable is a device hash table from 64-bit keys (Int64 or Uint64
 // tensors, any value, the all-ones key included) to dense ids: the keys of
@@ -40,7 +32,7 @@ const (
 type HashTable struct {
 	d        *Device
 	table    *DeviceTensor // uint64 words: (key, value) per slot, see hash_body.h
-	meta     *DeviceTensor // uint64[2]: key count, then the full and more flags
+	meta     *DeviceTensor // uint64[2]: key count, then the full and more flags (HT_META_*)
 	capacity int64
 	slots    int64
 	size     int64
@@ -100,14 +92,15 @@ func (t *HashTable) Reset() error {
 	if err := t.live("reset"); err != nil {
 		return err
 	}
+	// every word starts as HT_EMPTY (all ones)
 	if err := t.d.h.Fill(t.table.raw(), 0, t.table.n*8, []byte{0xff, 0xff, 0xff, 0xff}); err != nil {
-		return err
+		return fmt.Errorf("accel: hash_table reset: %w", err)
 	}
 	if err := t.d.h.Fill(t.meta.raw(), 0, 16, []byte{0, 0, 0, 0}); err != nil {
-		return err
+		return fmt.Errorf("accel: hash_table reset: %w", err)
 	}
 	t.size, t.broken = 0, false
-	return nil
+	return t.d.flush("hash_table reset")
 }
 
 // Release frees the table's device memory. It is safe to call more than
@@ -148,7 +141,7 @@ func (t *HashTable) checkKeys(op string, keys *DeviceTensor) error {
 // giving them the next dense ids in order of first occurrence. Inserting
 // more distinct keys than the capacity fails with ErrTableFull.
 func (t *HashTable) Insert(keys *DeviceTensor) error {
-	_, _, err := t.insert(keys, false)
+	_, err := t.insert(keys, false)
 	return err
 }
 
@@ -158,7 +151,7 @@ func (t *HashTable) Insert(keys *DeviceTensor) error {
 // on a new table ids number the distinct keys of the input in order of
 // first occurrence.
 func (t *HashTable) InsertDense(keys *DeviceTensor) (ids *DeviceTensor, unique int64, err error) {
-	ids, _, err = t.insert(keys, true)
+	ids, err = t.insert(keys, true)
 	if err != nil {
 		return nil, 0, err
 	}
@@ -168,29 +161,23 @@ func (t *HashTable) InsertDense(keys *DeviceTensor) (ids *DeviceTensor, unique i
 // Lookup returns the dense id of each key (int64, keys' shape), or -1 where
 // the key is not in the table.
 func (t *HashTable) Lookup(keys *DeviceTensor) (*DeviceTensor, error) {
-	out, _, err := t.lookup(keys)
-	return out, err
+	return t.lookup(keys)
 }
 
-// withMode adds the kernel's compile-time mode knob (MODE, constant id 3)
-// to a plan: each mode compiles to a kernel of just its own path, which
-// the CPU compilers vectorize far better.
-func withMode(p host.Plan, mode int64) host.Plan {
-	p.Knobs = append(append([]host.Knob(nil), p.Knobs...), host.Knob{Name: "MODE", ID: 3, Value: mode})
-	return p
-}
-
-// probe runs insert or lookup launches until every key has finished (more
-// than one launch only where the plan bounds the probes per launch) and
-// returns the full flag.
-func (t *HashTable) probe(op string, mode int64, keys, res host.Buffer, n int64) (bool, float64, error) {
+// probe queues insert (ins) or lookup launches of keys into res: one
+// launch where the plan does not bound the probes per work-item, and then
+// nothing is read back; else launches until every key has finished,
+// reading the meta flags after each. It returns whether the last launch's
+// flags were read (and then full, the full flag).
+func (t *HashTable) probe(op string, ins bool, keys, res host.Buffer, n int64) (read, full bool, err error) {
 	d := t.d
 	plan, budget := host.PlanHash(d.caps, n)
 	plan = d.plan(plan)
 	if t.budget > 0 && (budget <= 0 || t.budget < budget) {
 		budget = t.budget
 	}
-	if budget <= 0 {
+	bounded := budget > 0
+	if !bounded {
 		budget = math.MaxInt64
 	}
 	// Two probes a launch let a key paused in its compare-and-swap find
@@ -200,64 +187,52 @@ func (t *HashTable) probe(op string, mode int64, keys, res host.Buffer, n int64)
 	// compare-and-swap that changes a word; a key needs at most maxProbes
 	// probes, and its value word changes at most once per occurrence. A
 	// driver that cut loops short silently would fail here, not hang.
-	items := int64(1)
-	for _, k := range plan.Knobs {
-		if k.Name == "ITEMS" {
-			items = k.Value
-		}
-	}
+	items := max(plan.Knob("ITEMS"), 1)
 	// A key probes at most every slot, and while the table holds at most
 	// capacity keys no run of occupied slots is longer than that.
 	maxProbes := min(t.slots, t.capacity+1)
 	maxSteps := 16 + 4*(float64(maxProbes)+2+float64(n))*float64(items)/float64(budget)
 	if err := d.h.Fill(t.meta.raw(), 8, 8, []byte{0, 0, 0, 0}); err != nil {
-		return false, 0, err
+		return false, false, fmt.Errorf("accel: %s: %w", op, err)
 	}
-	plan = withMode(plan, mode)
-	spec := host.KernelSpec{File: "hash", Variant: "k64", Entry: "hash"}
-	var secs float64
 	mb := make([]byte, 16)
 	t.launches = 0
 	for step := int64(0); ; step++ {
-		s, err := d.launch(spec, plan, host.BufArg(t.table.raw()), host.BufArg(keys), host.BufArg(res),
-			host.BufArg(t.meta.raw()), host.U64(0), host.I64(n), host.I64(t.slots), host.I64(maxProbes),
-			host.I64(budget), host.I64(step), host.I64(t.capacity), host.I64(0))
-		secs += s
+		var call host.Call = kernels.HashLookup{Table: t.table.raw(), Keys: keys, Res: res, Meta: t.meta.raw(), N: n,
+			Slots: t.slots, MaxProbes: maxProbes, Budget: budget, Step: step}
+		if ins {
+			call = kernels.HashInsert{Table: t.table.raw(), Keys: keys, Res: res, Meta: t.meta.raw(), N: n, Slots: t.slots,
+				MaxProbes: maxProbes, Budget: budget, Step: step, Capacity: t.capacity}
+		}
+		if err := d.run(op, "k64", plan, call); err != nil {
+			return false, false, err
+		}
 		t.launches++
-		if err != nil {
-			return false, 0, fmt.Errorf("accel: %s: %w", op, err)
+		if !bounded {
+			return false, false, nil
 		}
 		if err := d.h.Download(t.meta.raw(), 0, mb); err != nil {
-			return false, 0, err
+			return false, false, fmt.Errorf("accel: %s: %w", op, err)
 		}
-		full := binary.LittleEndian.Uint32(mb[8:]) != 0
-		more := binary.LittleEndian.Uint32(mb[12:]) != 0
+		full := binary.LittleEndian.Uint32(mb[4*kernels.HtMetaFull:]) != 0
+		more := binary.LittleEndian.Uint32(mb[4*kernels.HtMetaMore:]) != 0
 		if full || !more {
-			return full, secs, nil
+			return true, full, nil
 		}
 		if float64(step) > maxSteps {
-			return false, 0, fmt.Errorf("accel: %s: keys still unfinished after %d launches of %d probes per work-item: %w",
+			return false, false, fmt.Errorf("accel: %s: keys still unfinished after %d launches of %d probes per work-item: %w",
 				op, step+1, budget, host.ErrDriver)
 		}
-		if err := d.h.Fill(t.meta.raw(), 12, 4, []byte{0, 0, 0, 0}); err != nil {
-			return false, 0, err
+		if err := d.h.Fill(t.meta.raw(), 4*kernels.HtMetaMore, 4, []byte{0, 0, 0, 0}); err != nil {
+			return false, false, fmt.Errorf("accel: %s: %w", op, err)
 		}
 	}
 }
 
-// pass runs one of the per-key passes after an insert (mark, commit, ids).
-func (t *HashTable) pass(op string, mode int64, slots, aux host.Buffer, n, base int64) (float64, error) {
-	d := t.d
-	// no probing here: the plain elementwise plan
-	plan := host.PlanElementwise("hash", d.caps, n)
-	spec := host.KernelSpec{File: "hash", Variant: "k64", Entry: "hash"}
-	s, err := d.launch(spec, withMode(d.plan(plan), mode), host.BufArg(t.table.raw()), host.U64(0), host.BufArg(slots),
-		host.BufArg(t.meta.raw()), host.BufArg(aux), host.I64(n), host.I64(t.slots), host.I64(0),
-		host.I64(0), host.I64(0), host.I64(t.capacity), host.I64(base))
-	if err != nil {
-		return 0, fmt.Errorf("accel: %s: %w", op, err)
-	}
-	return s, nil
+// pass queues one of the per-key passes after an insert (mark, commit,
+// ids): plain elementwise loops.
+func (t *HashTable) pass(op string, call host.Call, n int64) error {
+	return t.d.run(op, "k64", t.d.elementwise("hash", n), call)
 }
 
 func (t *HashTable) full(op string, n, after int64) error {
@@ -270,11 +245,13 @@ func (t *HashTable) full(op string, n, after int64) error {
 		op, t.capacity, t.slots, t.size, n, what, ErrTableFull)
 }
 
-// insert inserts keys; with wantIDs it returns their dense ids.
-func (t *HashTable) insert(keys *DeviceTensor, wantIDs bool) (*DeviceTensor, float64, error) {
+// insert inserts keys; with wantIDs it returns their dense ids. Where the
+// probes are unbounded it queues every pass and waits once, at the end,
+// for the full flag and the count of new keys.
+func (t *HashTable) insert(keys *DeviceTensor, wantIDs bool) (*DeviceTensor, error) {
 	const op = "hash_table insert"
 	if err := t.checkKeys("insert", keys); err != nil {
-		return nil, 0, err
+		return nil, err
 	}
 	d := t.d
 	n := keys.n
@@ -282,80 +259,94 @@ func (t *HashTable) insert(keys *DeviceTensor, wantIDs bool) (*DeviceTensor, flo
 	var err error
 	if wantIDs {
 		if ids, err = d.alloc(op, Int64, keys.shape); err != nil {
-			return nil, 0, err
+			return nil, err
 		}
 	}
-	fail := func(err error) (*DeviceTensor, float64, error) {
-		if ids != nil {
-			ids.Release()
-		}
-		return nil, 0, err
+	fail := func(err error) (*DeviceTensor, error) {
+		ids.Release()
+		return nil, err
 	}
 	if n == 0 {
-		return ids, 0, nil
+		return ids, nil
 	}
-	slots, err := d.alloc(op, Int64, []int64{n})
+	var tmp temps
+	defer tmp.release()
+	slots, err := tmp.alloc(d, op, Int64, n)
 	if err != nil {
 		return fail(err)
 	}
-	defer slots.Release()
 	pos := ids
 	if pos == nil {
-		if pos, err = d.alloc(op, Int64, []int64{n}); err != nil {
+		if pos, err = tmp.alloc(d, op, Int64, n); err != nil {
 			return fail(err)
 		}
-		defer pos.Release()
 	}
-	full, secs, err := t.probe(op, htInsert, keys.raw(), slots.raw(), n)
+	read, full, err := t.probe(op, true, keys.raw(), slots.raw(), n)
 	if err != nil {
 		return fail(err)
 	}
-	if full {
+	if read && full {
 		return fail(t.full(op, n, 0))
 	}
-	s, err := t.pass(op, htMark, slots.raw(), pos.raw(), n, 0)
+	if err := t.pass(op, kernels.HashMark{Table: t.table.raw(), Res: slots.raw(), Aux: pos.raw(), N: n, Slots: t.slots}, n); err != nil {
+		return fail(err)
+	}
+	s, err := d.scanBuf(op, Int64, pos.raw(), pos.raw(), n, kernels.FlagNone, true)
 	if err != nil {
 		return fail(err)
 	}
-	secs += s
-	added, s, err := d.scanBuf(op, Int64, pos.raw(), pos.raw(), n, flagNone, true, true)
+	defer s.release()
+	if err := t.pass(op, kernels.HashCommit{Table: t.table.raw(), Res: slots.raw(), Aux: pos.raw(), N: n, Slots: t.slots,
+		Base: t.size}, n); err != nil {
+		return fail(err)
+	}
+	if wantIDs {
+		if err := t.pass(op, kernels.HashIds{Table: t.table.raw(), Res: slots.raw(), Aux: ids.raw(), N: n, Slots: t.slots}, n); err != nil {
+			return fail(err)
+		}
+	}
+	if err := d.flush(op); err != nil {
+		return fail(err)
+	}
+	// The count of new keys, then (if not read already) the full flag:
+	// one wait, then a read of finished work.
+	added, err := s.total(op)
 	if err != nil {
 		return fail(err)
 	}
-	secs += s
+	if !read {
+		mb := make([]byte, 16)
+		if err := d.h.Download(t.meta.raw(), 0, mb); err != nil {
+			return fail(fmt.Errorf("accel: %s: %w", op, err))
+		}
+		if binary.LittleEndian.Uint32(mb[4*kernels.HtMetaFull:]) != 0 {
+			return fail(t.full(op, n, 0))
+		}
+	}
 	if after := t.size + int64(added); after > t.capacity {
 		return fail(t.full(op, n, after))
 	}
-	if s, err = t.pass(op, htCommit, slots.raw(), pos.raw(), n, t.size); err != nil {
-		return fail(err)
-	}
-	secs += s
 	t.size += int64(added)
-	if wantIDs {
-		if s, err = t.pass(op, htIDs, slots.raw(), ids.raw(), n, 0); err != nil {
-			return fail(err)
-		}
-		secs += s
-	}
-	return ids, secs, nil
+	return ids, nil
 }
 
-func (t *HashTable) lookup(keys *DeviceTensor) (*DeviceTensor, float64, error) {
+func (t *HashTable) lookup(keys *DeviceTensor) (*DeviceTensor, error) {
 	const op = "hash_table lookup"
 	if err := t.checkKeys("lookup", keys); err != nil {
-		return nil, 0, err
+		return nil, err
 	}
 	out, err := t.d.alloc(op, Int64, keys.shape)
 	if err != nil {
-		return nil, 0, err
+		return nil, err
 	}
-	if keys.n == 0 {
-		return out, 0, nil
+	if keys.n > 0 {
+		if _, _, err = t.probe(op, false, keys.raw(), out.raw(), keys.n); err == nil {
+			err = t.d.flush(op)
+		}
 	}
-	if _, secs, err := t.probe(op, htLookup, keys.raw(), out.raw(), keys.n); err != nil {
+	if err != nil {
 		out.Release()
-		return nil, 0, err
-	} else {
-		return out, secs, nil
+		return nil, err
 	}
+	return out, nil
 }

@@ -3,41 +3,11 @@ package accel
 import (
 	"encoding/binary"
 	"fmt"
-	"math"
 	"strings"
 
 	"github.com/accelkern/accel/host"
-	"github.com/accelkern/accel/reference"
+	"github.com/accelkern/accel/host/kernels"
 )
-
-// The reductions of ScatterReduce (PyTorch's names; "assign" is scatter).
-const (
-	ReduceAssign = reference.ReduceAssign
-	ReduceSum    = reference.ReduceSum
-	ReduceProd   = reference.ReduceProd
-	ReduceMean   = reference.ReduceMean
-	ReduceAmax   = reference.ReduceAmax
-	ReduceAmin   = reference.ReduceAmin
-)
-
-// Modes of the scatter kernel (scatter_body.h).
-const (
-	scValidate = 0
-	scInit     = 1
-	scReduce   = 2
-	scMean     = 3
-	scGather   = 4
-	scDest     = 5
-	scOwned    = 6
-	scPrivate  = 7
-	scMerge    = 8
-
-	// scSpare is SC_SPARE: the owned pass's spare slots per owner.
-	scSpare = 8
-)
-
-// reduceCodes are the kernel's RED_* values (scatter_body.h).
-var reduceCodes = map[string]int64{ReduceAssign: 0, ReduceSum: 1, ReduceProd: 2, ReduceMean: 3, ReduceAmax: 4, ReduceAmin: 5}
 
 // scatterGeom is a validated scatter: shapes, the wrapped dim, and the
 // metadata the kernel decomposes positions with.
@@ -46,26 +16,16 @@ type scatterGeom struct {
 	inShape, idxShape, srcShape []int64
 	loopShape                   []int64 // positions the kernel runs over
 	idxN                        int64   // positions (the product of loopShape)
-	meta                        []int64 // loop sizes, out, src and index strides
-	red                         string
+	meta                        []int64 // loop sizes, out, src and index strides (SC_META_*)
+	red                         Reduction
 	wrap                        bool // negative indices count from the end
 }
 
-func strides(shape []int64) []int64 {
-	st := make([]int64, len(shape))
-	s := int64(1)
-	for k := len(shape) - 1; k >= 0; k-- {
-		st[k] = s
-		s *= shape[k]
-	}
-	return st
-}
-
 func newScatterGeom(op string, inShape []int64, inDT DType, dim int64, idxShape []int64, idxDT DType,
-	srcShape []int64, srcDT DType, reduce string) (scatterGeom, error) {
+	srcShape []int64, srcDT DType, reduce Reduction) (scatterGeom, error) {
 	var g scatterGeom
-	if _, ok := reduceCodes[reduce]; !ok {
-		return g, argErr(op, "reduce", fmt.Sprintf("%q", reduce), "one of sum, prod, mean, amax, amin (or assign)", ErrInvalidArgument)
+	if !reduce.valid() {
+		return g, argErr(op, "reduce", reduce, "one of Sum, Prod, Mean, Amax, Amin (or Assign)", ErrInvalidArgument)
 	}
 	g.red = reduce
 	switch inDT {
@@ -112,8 +72,15 @@ func newScatterGeom(op string, inShape []int64, inDT DType, dim int64, idxShape 
 	return g, nil
 }
 
+// setMeta lays out the kernel's metadata: the SC_META_* blocks of rank
+// entries each (host/kernels).
 func (g *scatterGeom) setMeta(outSt, srcSt, idxSt []int64) {
-	g.meta = append(append(append(append([]int64(nil), g.loopShape...), outSt...), srcSt...), idxSt...)
+	r := len(g.loopShape)
+	g.meta = make([]int64, kernels.ScMetaBlocks*r)
+	copy(g.meta[kernels.ScMetaLoop*r:], g.loopShape)
+	copy(g.meta[kernels.ScMetaOut*r:], outSt)
+	copy(g.meta[kernels.ScMetaSrc*r:], srcSt)
+	copy(g.meta[kernels.ScMetaIdx*r:], idxSt)
 }
 
 // indexError reports an out-of-range index at offset io of the index.
@@ -145,7 +112,7 @@ func (g scatterGeom) indexOffset(p int64) int64 {
 	r := len(g.loopShape)
 	io := int64(0)
 	for k := r - 1; k >= 0; k-- {
-		io += (p % g.loopShape[k]) * g.meta[3*r+k]
+		io += (p % g.loopShape[k]) * g.meta[kernels.ScMetaIdx*r+k]
 		p /= g.loopShape[k]
 	}
 	return io
@@ -184,11 +151,11 @@ func (d *Device) supportsScatter(op string, dt DType) error {
 // of index. With duplicate indices the surviving value is unspecified (as
 // in PyTorch).
 func (d *Device) Scatter(input *DeviceTensor, dim int64, index, src *DeviceTensor) (*DeviceTensor, error) {
-	return d.scatterReduce("scatter", input, dim, index, src, ReduceAssign, true)
+	return d.scatterReduce("scatter", input, dim, index, src, Assign, true, false)
 }
 
 // ScatterReduce is PyTorch's input.scatter_reduce(dim, index, src, reduce,
-// include_self) with reduce sum, prod, mean, amax or amin: index has
+// include_self) with reduce Sum, Prod, Mean, Amax or Amin: index has
 // input's rank, index.size(d) <= src.size(d) for every d and <=
 // input.size(d) for d != dim; index values lie in [0, input.size(dim)).
 // With includeSelf false, positions hit by an index start from the
@@ -200,16 +167,16 @@ func (d *Device) Scatter(input *DeviceTensor, dim int64, index, src *DeviceTenso
 // drivers each core owns a range of targets and the result has the
 // reference's bits.
 // An index out of range is an error naming the first offending position,
-// found on the device; nothing is written out of bounds.
-func (d *Device) ScatterReduce(input *DeviceTensor, dim int64, index, src *DeviceTensor, reduce string, includeSelf bool) (*DeviceTensor, error) {
-	return d.scatterReduce("scatter_reduce", input, dim, index, src, reduce, includeSelf)
+// found on the device; nothing is written out of bounds. The op waits for
+// the device once, at its end, to learn whether an index was out of range.
+func (d *Device) ScatterReduce(input *DeviceTensor, dim int64, index, src *DeviceTensor, reduce Reduction, includeSelf bool) (*DeviceTensor, error) {
+	return d.scatterReduce("scatter_reduce", input, dim, index, src, reduce, includeSelf, false)
 }
 
 // ScatterDeterministic is Scatter with duplicate indices resolved in index
 // order: the last write wins, as in the reference, on every device.
 func (d *Device) ScatterDeterministic(input *DeviceTensor, dim int64, index, src *DeviceTensor) (*DeviceTensor, error) {
-	out, _, err := d.scatterReduceTimed("scatter", input, dim, index, src, ReduceAssign, true, true)
-	return out, err
+	return d.scatterReduce("scatter", input, dim, index, src, Assign, true, true)
 }
 
 // ScatterReduceDeterministic is ScatterReduce in the bit-reproducible mode:
@@ -220,56 +187,47 @@ func (d *Device) ScatterDeterministic(input *DeviceTensor, dim int64, index, src
 // run is folded by one work-item; on CPU drivers each core owns a range of
 // targets and walks the positions in order (host.PlanScatter). It needs no
 // atomics beyond 32-bit ones.
-func (d *Device) ScatterReduceDeterministic(input *DeviceTensor, dim int64, index, src *DeviceTensor, reduce string, includeSelf bool) (*DeviceTensor, error) {
-	out, _, err := d.scatterReduceTimed("scatter_reduce", input, dim, index, src, reduce, includeSelf, true)
-	return out, err
+func (d *Device) ScatterReduceDeterministic(input *DeviceTensor, dim int64, index, src *DeviceTensor, reduce Reduction, includeSelf bool) (*DeviceTensor, error) {
+	return d.scatterReduce("scatter_reduce", input, dim, index, src, reduce, includeSelf, true)
 }
 
-func (d *Device) scatterReduce(op string, input *DeviceTensor, dim int64, index, src *DeviceTensor, reduce string, includeSelf bool) (*DeviceTensor, error) {
-	out, _, err := d.scatterReduceTimed(op, input, dim, index, src, reduce, includeSelf, false)
-	return out, err
-}
-
-// scatterReduceTimed is scatterReduce returning the device seconds of its
-// copy and kernels too.
-func (d *Device) scatterReduceTimed(op string, input *DeviceTensor, dim int64, index, src *DeviceTensor, reduce string, includeSelf, det bool) (*DeviceTensor, float64, error) {
+func (d *Device) scatterReduce(op string, input *DeviceTensor, dim int64, index, src *DeviceTensor, reduce Reduction, includeSelf, det bool) (*DeviceTensor, error) {
 	for _, a := range []struct {
 		name string
 		t    *DeviceTensor
 	}{{"input", input}, {"index", index}, {"src", src}} {
 		if err := d.checkIn(op, a.name, a.t); err != nil {
-			return nil, 0, err
+			return nil, err
 		}
 	}
 	g, err := newScatterGeom(op, input.shape, input.dtype, dim, index.shape, index.dtype, src.shape, src.dtype, reduce)
 	if err != nil {
-		return nil, 0, err
+		return nil, err
 	}
 	if err := d.supportsScatter(op, input.dtype); err != nil {
-		return nil, 0, err
+		return nil, err
 	}
 	out, err := d.alloc(op, input.dtype, input.shape)
 	if err != nil {
-		return nil, 0, err
+		return nil, err
 	}
-	var secs float64
 	if out.n > 0 {
-		dur, err := d.h.Copy(out.raw(), 0, input.raw(), 0, out.n*int64(input.dtype.Size()))
-		secs = dur.Seconds()
-		if err != nil {
+		if err := d.h.Copy(out.raw(), 0, input.raw(), 0, out.n*int64(input.dtype.Size())); err != nil {
 			out.Release()
-			return nil, 0, fmt.Errorf("accel: %s: copy input: %w", op, err)
+			return nil, fmt.Errorf("accel: %s: copy input: %w", op, err)
 		}
 	}
-	if g.idxN == 0 {
-		return out, secs, nil
+	if g.idxN > 0 {
+		err = d.scatterRun(op, g, out, index, src, includeSelf, det)
 	}
-	ks, err := d.scatterRun(op, g, out, index, src, includeSelf, false, det)
+	if err == nil {
+		err = d.flush(op)
+	}
 	if err != nil {
 		out.Release()
-		return nil, 0, err
+		return nil, err
 	}
-	return out, secs + ks, nil
+	return out, nil
 }
 
 // scatterPlan is the strategy of a scatter of g into out (det: the
@@ -283,273 +241,125 @@ func (d *Device) scatterPlan(g scatterGeom, out *DeviceTensor, det bool) host.Sc
 		// only the CPU passes launch sp.Plan; the reduction is compiled in,
 		// so the per-position loop has no switch
 		sp.Plan = d.plan(sp.Plan)
-		sp.Plan.Knobs = append(sp.Plan.Knobs, host.Knob{Name: "SC_RED", ID: 3, Value: reduceCodes[g.red]})
+		sp.Plan.Knobs = append(sp.Plan.Knobs, host.Knob{Name: "SC_RED", Value: int64(g.red)})
 	}
 	return sp
 }
 
-// scatterRun runs the reduction of g (or, with gather, the take_along_axis
-// gather from out into src) with the strategy host.PlanScatter picks:
-// owned (one pass that validates as it goes), or a device-side validation
-// of every index before anything is written followed by atomics or by
-// sorting positions by target and folding each target's run in index
-// order. On an index error out may be partly written; callers own out and
-// release it.
-func (d *Device) scatterRun(op string, g scatterGeom, out, index, src *DeviceTensor, includeSelf, gather, det bool) (float64, error) {
-	return d.scatterRunKeep(op, g, out, index, src, includeSelf, gather, det, nil)
+// scatterJob is one scatter reduction (or take_along_axis gather) on the
+// device: its geometry, tensors and scratch. Each strategy is a method
+// (scatter_atomic.go, scatter_sorted.go, scatter_cpu.go); every one
+// validates the indices on the device, records the first bad one in flag,
+// and never reads or writes out of bounds.
+type scatterJob struct {
+	d           *Device
+	op          string
+	g           scatterGeom
+	out         *DeviceTensor // the output (a gather reads it: the array)
+	index, src  *DeviceTensor // src: the values (a gather writes it)
+	includeSelf bool
+	meta        *DeviceTensor // g.meta on the device
+	flag        *DeviceTensor // the validation flag (Device.newFlag)
+	tmp         temps
 }
 
-// scatterRunKeep is scatterRun; with keep non-nil it takes the sort-based
-// path and hands the sort (targets and source offsets in sorted order) to
-// the caller in *keep, who releases it.
-func (d *Device) scatterRunKeep(op string, g scatterGeom, out, index, src *DeviceTensor, includeSelf, gather, det bool, keep *sortKeys) (float64, error) {
-	sp := d.scatterPlan(g, out, det)
-	if keep != nil {
-		sp = host.ScatterPlan{Strategy: host.ScatterSorted, Reason: "the caller keeps the sort"}
-	}
-	strategy := sp.Strategy
-	if gather {
-		strategy = "gather"
-	}
-	workers := sp.Plan.TotalGroups() * int64(sp.Plan.LocalSize)
-	// Hits are counted for the mean; and, in the CPU passes, where the
-	// first hit starts from the identity (owned) or the merge must know
-	// who hit a target (private).
-	counted := g.red == ReduceMean ||
-		(strategy == host.ScatterOwned && !includeSelf && g.red != ReduceAssign) ||
-		(strategy == host.ScatterPrivate && (!includeSelf || g.red == ReduceAssign))
-	tail := []int64{out.n, workers, b2i(counted)}
-	meta, err := d.alloc(op, Int64, []int64{int64(len(g.meta) + len(tail))})
+// pos is the position arguments of every pass (host/kernels' scatterPos).
+func (j *scatterJob) pos() (index, meta host.Buffer, count, rank, dim, dimSize, wrap int64) {
+	return j.index.raw(), j.meta.raw(), j.g.idxN, int64(len(j.g.idxShape)), int64(j.g.dim), j.g.inShape[j.g.dim], b2i(j.g.wrap)
+}
+
+func (j *scatterJob) run(variant string, plan host.Plan, call host.Call) error {
+	return j.d.run(j.op, variant, plan, call)
+}
+
+// scatterRun runs the reduction of g into out (or, with gather, the
+// take_along_axis gather from out into src) with the strategy
+// host.PlanScatter picks, and reads the validation flag once at the end:
+// an out-of-range index is an error naming its position. On an error out
+// may be partly written; callers own out and release it.
+func (d *Device) scatterRun(op string, g scatterGeom, out, index, src *DeviceTensor, includeSelf, det bool) error {
+	j, err := d.newScatterJob(op, g, out, index, src, includeSelf)
 	if err != nil {
-		return 0, err
+		return err
 	}
-	defer meta.Release()
-	mb := make([]byte, 8*(len(g.meta)+len(tail)))
-	for i, v := range append(append([]int64(nil), g.meta...), tail...) {
+	defer j.release()
+	sp := d.scatterPlan(g, out, det)
+	switch sp.Strategy {
+	case host.ScatterOwned:
+		err = j.owned(sp.Plan)
+	case host.ScatterPrivate:
+		err = j.private(sp.Plan)
+	case host.ScatterSorted:
+		var s sortKeys
+		if err = j.sorted(&s); err == nil {
+			s.release()
+		}
+	default:
+		err = j.atomic()
+	}
+	if err != nil {
+		return err
+	}
+	return j.check()
+}
+
+// gatherRun is take_along_axis: out[p] = arr[target(p)], validated.
+func (d *Device) gatherRun(op string, g scatterGeom, arr, index, out *DeviceTensor) error {
+	j, err := d.newScatterJob(op, g, arr, index, out, false)
+	if err != nil {
+		return err
+	}
+	defer j.release()
+	if err := j.gather(); err != nil {
+		return err
+	}
+	return j.check()
+}
+
+func (d *Device) newScatterJob(op string, g scatterGeom, out, index, src *DeviceTensor, includeSelf bool) (*scatterJob, error) {
+	j := &scatterJob{d: d, op: op, g: g, out: out, index: index, src: src, includeSelf: includeSelf}
+	var err error
+	if j.meta, err = j.tmp.alloc(d, op, Int64, int64(len(g.meta))); err != nil {
+		return nil, err
+	}
+	mb := make([]byte, 8*len(g.meta))
+	for i, v := range g.meta {
 		binary.LittleEndian.PutUint64(mb[8*i:], uint64(v))
 	}
-	if err := d.h.Upload(meta.raw(), 0, mb); err != nil {
-		return 0, err
+	if err := d.h.Upload(j.meta.raw(), 0, mb); err != nil {
+		j.release()
+		return nil, fmt.Errorf("accel: %s: %w", op, err)
 	}
-	errBuf, err := d.alloc(op, Uint32, []int64{1})
-	if err != nil {
-		return 0, err
-	}
-	defer errBuf.Release()
-	if err := d.h.Fill(errBuf.raw(), 0, 4, []byte{0xff, 0xff, 0xff, 0xff}); err != nil {
-		return 0, err
-	}
-	// counts: per target (or per private copy's target) hit counts;
-	// spare: the owned pass's slots for the stores it does not own, or
-	// the private copies. Both are placeholder arguments where unused.
-	counts, spare := errBuf, errBuf
-	countsN := out.n
-	if strategy == host.ScatterPrivate {
-		countsN = workers * out.n
-	}
-	if counted {
-		if counts, err = d.alloc(op, Uint32, []int64{countsN}); err != nil {
-			return 0, err
-		}
-		defer counts.Release()
-		if err := d.h.Fill(counts.raw(), 0, 4*countsN, []byte{0, 0, 0, 0}); err != nil {
-			return 0, err
-		}
-	}
-	switch strategy {
-	case host.ScatterOwned:
-		spare, err = d.alloc(op, Uint64, []int64{2 * scSpare * workers})
-	case host.ScatterPrivate:
-		if spare, err = d.alloc(op, out.dtype, []int64{workers * out.n}); err == nil {
-			err = d.h.Fill(spare.raw(), 0, workers*out.n*int64(out.dtype.Size()), privateFill(out.dtype, g.red))
-		}
-	}
-	if spare != errBuf {
-		defer spare.Release()
-	}
-	if err != nil {
-		return 0, err
-	}
-	variant := dtVariant(out.dtype)
-	if strategy == host.ScatterAtomic && (g.red == ReduceSum || g.red == ReduceMean) && d.nativeFloatAdd(out.dtype) {
-		variant += "a"
-	}
-	if strategy == host.ScatterSorted {
-		// validation and targets touch no values: the int32 variant serves
-		// every dtype and needs no 64-bit atomics
-		variant = "i32"
-	}
-	spec := host.KernelSpec{File: "scatter", Variant: variant, Entry: "scatter"}
-	var secs float64
-	launchPlan := func(plan host.Plan, mode, n int64, counts, errBuf host.Buffer) error {
-		plan = host.Fold(d.caps, plan, host.Knob{Name: "SC_MODE", ID: 4, Value: mode},
-			host.Knob{Name: "SC_SELF", ID: 5, Value: b2i(includeSelf)}, host.Knob{Name: "SC_WRAP", ID: 6, Value: b2i(g.wrap)},
-			host.Knob{Name: "SC_RED", ID: 3, Value: reduceCodes[g.red]})
-		s, err := d.launch(spec, plan, host.BufArg(out.raw()), host.BufArg(src.raw()), host.BufArg(index.raw()),
-			host.BufArg(meta.raw()), host.BufArg(counts), host.BufArg(errBuf), host.BufArg(spare.raw()), host.I64(n),
-			host.I64(int64(len(g.idxShape))), host.I64(int64(g.dim)), host.I64(g.inShape[g.dim]),
-			host.I64(reduceCodes[g.red]), host.I64(mode), host.I64(b2i(includeSelf)), host.I64(b2i(g.wrap)))
-		secs += s
-		if err != nil {
-			return fmt.Errorf("accel: %s: %w", op, err)
-		}
-		return nil
-	}
-	launchWith := func(mode, n int64, counts, errBuf host.Buffer) error {
-		return launchPlan(d.plan(host.PlanElementwise(op, d.caps, n)), mode, n, counts, errBuf)
-	}
-	launch := func(mode, n int64) error { return launchWith(mode, n, counts.raw(), errBuf.raw()) }
-	// 1. validate every index on the device before anything is written
-	// to out (the CPU passes validate while they reduce: the owned pass
-	// skips a bad index, the private pass writes only its copies)
-	switch strategy {
-	case host.ScatterOwned:
-		err = launchPlan(sp.Plan, scOwned, g.idxN, counts.raw(), errBuf.raw())
-	case host.ScatterPrivate:
-		err = launchPlan(sp.Plan, scPrivate, g.idxN, counts.raw(), errBuf.raw())
-	default:
-		err = launch(scValidate, g.idxN)
-	}
-	if err != nil {
-		return 0, err
-	}
-	eb := make([]byte, 4)
-	if err := d.h.Download(errBuf.raw(), 0, eb); err != nil {
-		return 0, err
-	}
-	if tile := binary.LittleEndian.Uint32(eb); tile != math.MaxUint32 {
-		// The error path only: read the index back and name the first
-		// offending position from the tile the device recorded.
-		idx, err := index.ToHost()
-		if err != nil {
-			return 0, err
-		}
-		if err := g.firstBadIndex(op, idx.Int64s(), int64(tile)<<16); err != nil {
-			return 0, err
-		}
-		return 0, fmt.Errorf("accel: %s: the device flagged index tile %d but no index in it is out of range: %w", op, tile, host.ErrDriver)
-	}
-	switch strategy {
-	case "gather":
-		if err := launch(scGather, g.idxN); err != nil {
-			return 0, err
-		}
-		return secs, nil
-	case host.ScatterPrivate:
-		// 2. fold the private copies into out (the mean divides here)
-		if err := launch(scMerge, out.n); err != nil {
-			return 0, err
-		}
-		return secs, nil
-	case host.ScatterOwned:
-	case host.ScatterSorted:
-		return d.scatterSorted(op, g, out, src, includeSelf, secs, launchWith, keep)
-	default:
-		// 2. identities where include_self is false, 3. reduce
-		if !includeSelf && g.red != ReduceAssign {
-			if err := launch(scInit, g.idxN); err != nil {
-				return 0, err
-			}
-		}
-		if err := launch(scReduce, g.idxN); err != nil {
-			return 0, err
-		}
-	}
-	// 4. mean
-	if g.red == ReduceMean && out.n > 0 {
-		if err := launch(scMean, out.n); err != nil {
-			return 0, err
-		}
-	}
-	return secs, nil
-}
-
-// nativeFloatAdd reports whether the device has a native atomic add for
-// dt's elements (a float type); the FADD=1 scatter variants use it.
-func (d *Device) nativeFloatAdd(dt DType) bool {
-	return (dt == Float32 && d.caps.Float32Atomics) || (dt == Float64 && d.caps.Float64Atomics)
-}
-
-// privateFill is the fill pattern of the private copies: the reduction's
-// identity, with -0.0 for float sums and means (x + -0.0 is x for every x,
-// so a target no worker hit keeps its bits).
-func privateFill(dt DType, reduce string) []byte {
-	if (reduce == ReduceSum || reduce == ReduceMean) && (dt == Float32 || dt == Float64) {
-		b := make([]byte, dt.Size())
-		b[len(b)-1] = 0x80
-		return b
-	}
-	return identityBytes(dt, reduceCodes[reduce])
-}
-
-// ScatterReduce computes scatter_reduce on the host with the scalar
-// reference, reducing in index order (see Device.ScatterReduce).
-func ScatterReduce(input *Tensor, dim int64, index, src *Tensor, reduce string, includeSelf bool) (*Tensor, error) {
-	return refScatter("scatter_reduce", input, dim, index, src, reduce, includeSelf)
-}
-
-// Scatter computes scatter on the host with the scalar reference; with
-// duplicate indices the last in index order wins.
-func Scatter(input *Tensor, dim int64, index, src *Tensor) (*Tensor, error) {
-	return refScatter("scatter", input, dim, index, src, ReduceAssign, true)
-}
-
-func refScatter(op string, input *Tensor, dim int64, index, src *Tensor, reduce string, includeSelf bool) (*Tensor, error) {
-	g, err := newScatterGeom(op, input.shape, input.dtype, dim, index.shape, index.dtype, src.shape, src.dtype, reduce)
-	if err != nil {
+	if j.flag, err = d.newFlag(op); err != nil {
+		j.release()
 		return nil, err
 	}
-	idx := index.Int64s()
-	if err := g.firstBadIndex(op, idx, 0); err != nil {
-		return nil, err
-	}
-	out := &Tensor{dtype: input.dtype, shape: input.Shape(), data: alignedBytes(int64(len(input.data)))}
-	switch input.dtype {
-	case Int32:
-		copy(out.Int32s(), reference.ScatterReduce(input.Int32s(), g.inShape, g.dim, idx, g.idxShape, src.Int32s(), g.srcShape, reduce, includeSelf))
-	case Int64:
-		copy(out.Int64s(), reference.ScatterReduce(input.Int64s(), g.inShape, g.dim, idx, g.idxShape, src.Int64s(), g.srcShape, reduce, includeSelf))
-	case Float32:
-		copy(out.Float32s(), reference.ScatterReduce(input.Float32s(), g.inShape, g.dim, idx, g.idxShape, src.Float32s(), g.srcShape, reduce, includeSelf))
-	case Float64:
-		copy(out.Float64s(), reference.ScatterReduce(input.Float64s(), g.inShape, g.dim, idx, g.idxShape, src.Float64s(), g.srcShape, reduce, includeSelf))
-	}
-	return out, nil
+	j.tmp.add(j.flag)
+	return j, nil
 }
 
-// scatterSorted is the bit-reproducible scatter: every position's target
-// and source offset (SC_DEST), a stable radix sort of the targets carrying
-// the source offsets, then one in-order fold per run of equal targets.
-// With keep non-nil the sort is left in *keep for the caller to release.
-func (d *Device) scatterSorted(op string, g scatterGeom, out, src *DeviceTensor, includeSelf bool, secs float64,
-	launchWith func(mode, n int64, counts, errBuf host.Buffer) error, keep *sortKeys) (float64, error) {
-	keys, err := d.alloc(op, Uint64, []int64{g.idxN})
+func (j *scatterJob) release() { j.tmp.release() }
+
+// check reads the job's validation flag (the op's one wait) and names the
+// first bad index when a pass flagged one.
+func (j *scatterJob) check() error { return j.d.checkIndexFlag(j.op, j.g, j.index, j.flag) }
+
+// checkIndexFlag reads a scatter's validation flag, once the work queued
+// before has finished, and names the first bad index when a pass flagged
+// one: the error path reads the index back and scans from the flagged
+// tile.
+func (d *Device) checkIndexFlag(op string, g scatterGeom, index, flag *DeviceTensor) error {
+	from, err := d.flaggedTile(op, flag)
+	if err != nil || from < 0 {
+		return err
+	}
+	idx, err := index.ToHost()
 	if err != nil {
-		return 0, err
+		return err
 	}
-	defer keys.Release()
-	soff, err := d.alloc(op, Int64, []int64{g.idxN})
-	if err != nil {
-		return 0, err
+	if err := g.firstBadIndex(op, idx.Int64s(), from); err != nil {
+		return err
 	}
-	defer soff.Release()
-	if err := launchWith(scDest, g.idxN, keys.raw(), soff.raw()); err != nil {
-		return 0, err
-	}
-	res, s, err := d.radixSort(op, keys.raw(), g.idxN, 8, kindUnsigned, false, keyBitsFor(out.n), soff.raw(), src.n)
-	if err != nil {
-		return 0, err
-	}
-	secs += s
-	s, err = d.segmentRun(op, out.dtype, out.raw(), src.raw(), res.keys.raw(), res.perm.raw(), g.idxN, reduceCodes[g.red], includeSelf)
-	if err != nil || keep == nil {
-		res.release()
-	}
-	if err != nil {
-		return 0, err
-	}
-	if keep != nil {
-		*keep = res
-	}
-	return secs + s, nil
+	return fmt.Errorf("accel: %s: the device flagged index tile %d but no index in it is out of range: %w",
+		op, from>>kernels.ErrTileShift, host.ErrDriver)
 }

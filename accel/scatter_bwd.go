@@ -4,24 +4,15 @@ import (
 	"fmt"
 
 	"github.com/accelkern/accel/host"
-	"github.com/accelkern/accel/reference"
-)
-
-// Modes of the scatter_bwd kernel (scatter_bwd_body.h).
-const (
-	sbNaNSelf = 0
-	sbCount   = 1
-	sbApply   = 2
-	sbSuffix  = 3
-	sbPrefix  = 4
+	"github.com/accelkern/accel/host/kernels"
 )
 
 // scatterBwdGeom checks scatter_reduce_backward's arguments (shapes and
 // dtypes only, no data) and returns the forward's geometry.
 func scatterBwdGeom(op string, inShape []int64, inDT DType, dim int64, idxShape []int64, idxDT DType,
-	srcShape []int64, srcDT DType, reduce string, gShape []int64, gDT DType) (scatterGeom, error) {
-	if reduce == ReduceAssign {
-		return scatterGeom{}, argErr(op, "reduce", fmt.Sprintf("%q", reduce), "one of sum, prod, mean, amax, amin", ErrInvalidArgument)
+	srcShape []int64, srcDT DType, reduce Reduction, gShape []int64, gDT DType) (scatterGeom, error) {
+	if reduce == Assign {
+		return scatterGeom{}, argErr(op, "reduce", reduce, "one of Sum, Prod, Mean, Amax, Amin", ErrInvalidArgument)
 	}
 	g, err := newScatterGeom(op, inShape, inDT, dim, idxShape, idxDT, srcShape, srcDT, reduce)
 	if err != nil {
@@ -65,184 +56,152 @@ func scatterBwdGeom(op string, inShape []int64, inDT DType, dim int64, idxShape 
 // (ScatterReduceDeterministic) and the gradients on its sort, each target's
 // contributors in index order, so every backend gives the scalar
 // reference's values. An index out of range is an error naming the first
-// offending position, found on the device before anything is written.
-func (d *Device) ScatterReduceBackward(input *DeviceTensor, dim int64, index, src *DeviceTensor, reduce string,
+// offending position, found on the device; nothing is read or written out
+// of bounds.
+func (d *Device) ScatterReduceBackward(input *DeviceTensor, dim int64, index, src *DeviceTensor, reduce Reduction,
 	includeSelf bool, gradOutput *DeviceTensor) (out, gradInput, gradSrc *DeviceTensor, err error) {
-	out, gradInput, gradSrc, _, err = d.scatterReduceBackward(input, dim, index, src, reduce, includeSelf, gradOutput)
-	return out, gradInput, gradSrc, err
-}
-
-func (d *Device) scatterReduceBackward(input *DeviceTensor, dim int64, index, src *DeviceTensor, reduce string,
-	includeSelf bool, gradOutput *DeviceTensor) (out, gi, gs *DeviceTensor, secs float64, err error) {
 	const op = "scatter_reduce_backward"
 	for _, a := range []struct {
 		name string
 		t    *DeviceTensor
 	}{{"input", input}, {"index", index}, {"src", src}, {"grad_output", gradOutput}} {
 		if err := d.checkIn(op, a.name, a.t); err != nil {
-			return nil, nil, nil, 0, err
+			return nil, nil, nil, err
 		}
 	}
 	g, err := scatterBwdGeom(op, input.shape, input.dtype, dim, index.shape, index.dtype, src.shape, src.dtype,
 		reduce, gradOutput.shape, gradOutput.dtype)
 	if err != nil {
-		return nil, nil, nil, 0, err
+		return nil, nil, nil, err
 	}
 	if err := d.supportsScatter(op, input.dtype); err != nil {
-		return nil, nil, nil, 0, err
+		return nil, nil, nil, err
 	}
-	var live []*DeviceTensor
-	fail := func(err error) (*DeviceTensor, *DeviceTensor, *DeviceTensor, float64, error) {
-		for _, t := range live {
-			t.Release()
+	b := &scatterBwd{d: d, op: op, g: g, input: input, src: src, grad: gradOutput, includeSelf: includeSelf}
+	if err := b.run(index); err != nil {
+		b.outs.release()
+		return nil, nil, nil, err
+	}
+	return b.out, b.gi, b.gs, nil
+}
+
+// scatterBwd is one scatter_reduce_backward on the device.
+type scatterBwd struct {
+	d                *Device
+	op               string
+	g                scatterGeom
+	input, src, grad *DeviceTensor
+	includeSelf      bool
+	out, gi, gs      *DeviceTensor
+	outs, tmp        temps
+	sorted           sortKeys
+	flag, aux        *DeviceTensor
+	variant          string
+	elementBytes     int64
+}
+
+func (b *scatterBwd) run(index *DeviceTensor) error {
+	d, g := b.d, b.g
+	defer b.tmp.release()
+	b.variant, b.elementBytes = dtVariant(b.input.dtype), int64(b.input.dtype.Size())
+	for _, t := range []**DeviceTensor{&b.out, &b.gi} {
+		var err error
+		if *t, err = b.outs.alloc(d, b.op, b.input.dtype, b.input.shape...); err != nil {
+			return err
 		}
-		return nil, nil, nil, 0, err
 	}
-	newOut := func(shape []int64) (*DeviceTensor, error) {
-		t, err := d.alloc(op, input.dtype, shape)
-		if err == nil {
-			live = append(live, t)
-		}
-		return t, err
+	var err error
+	if b.gs, err = b.outs.alloc(d, b.op, b.input.dtype, b.src.shape...); err != nil {
+		return err
 	}
-	if out, err = newOut(input.shape); err != nil {
-		return fail(err)
-	}
-	if gi, err = newOut(input.shape); err != nil {
-		return fail(err)
-	}
-	if gs, err = newOut(src.shape); err != nil {
-		return fail(err)
-	}
-	es := int64(input.dtype.Size())
 	// the forward's starting point, gradInput = grad_output, gradSrc = 0
 	for _, c := range []struct {
 		dst, from *DeviceTensor
 		what      string
-	}{{out, input, "input"}, {gi, gradOutput, "grad_output"}} {
+	}{{b.out, b.input, "input"}, {b.gi, b.grad, "grad_output"}} {
 		if c.dst.n == 0 {
 			continue
 		}
-		dur, err := d.h.Copy(c.dst.raw(), 0, c.from.raw(), 0, c.dst.n*es)
-		secs += dur.Seconds()
-		if err != nil {
-			return fail(fmt.Errorf("accel: %s: copy %s: %w", op, c.what, err))
+		if err := d.h.Copy(c.dst.raw(), 0, c.from.raw(), 0, c.dst.n*b.elementBytes); err != nil {
+			return fmt.Errorf("accel: %s: copy %s: %w", b.op, c.what, err)
 		}
 	}
-	if gs.n > 0 {
-		if err := d.h.Fill(gs.raw(), 0, gs.n*es, make([]byte, es)); err != nil {
-			return fail(err)
+	if b.gs.n > 0 {
+		if err := d.h.Fill(b.gs.raw(), 0, b.gs.n*b.elementBytes, make([]byte, b.elementBytes)); err != nil {
+			return fmt.Errorf("accel: %s: %w", b.op, err)
 		}
-	}
-	red := reduceCodes[g.red]
-	spec := host.KernelSpec{File: "scatter_bwd", Variant: dtVariant(input.dtype), Entry: "scatter_bwd"}
-	var sorted sortKeys
-	var aux *DeviceTensor
-	buf := func(t *DeviceTensor) host.Arg {
-		if t == nil {
-			return host.U64(0)
-		}
-		return host.BufArg(t.raw())
-	}
-	run := func(mode, n int64, errBuf host.Buffer, limit, step int64) (float64, error) {
-		s, err := d.launch(spec, d.plan(host.PlanElementwise(op, d.caps, n)), host.BufArg(gi.raw()), host.BufArg(gs.raw()),
-			host.BufArg(gradOutput.raw()), host.BufArg(input.raw()), host.BufArg(src.raw()), host.BufArg(out.raw()),
-			buf(sorted.keys), buf(sorted.perm), buf(aux), bufArg(errBuf),
-			host.I64(n), host.I64(red), host.I64(b2i(includeSelf)), host.I64(limit), host.I64(step), host.I64(mode))
-		if err != nil {
-			return s, fmt.Errorf("accel: %s: %w", op, err)
-		}
-		return s, nil
 	}
 	// an input NaN gets NaN, hit or not (amax/amin)
-	if (g.red == ReduceAmax || g.red == ReduceAmin) && out.n > 0 {
-		s, err := run(sbNaNSelf, out.n, nil, 0, 0)
-		secs += s
-		if err != nil {
-			return fail(err)
+	if (g.red == Amax || g.red == Amin) && b.out.n > 0 {
+		if err := d.run(b.op, b.variant, d.elementwise(b.op, b.out.n), kernels.ScatterBwdNanself{Gi: b.gi.raw(),
+			SelfIn: b.input.raw(), N: b.out.n}); err != nil {
+			return err
 		}
 	}
-	if g.idxN == 0 {
-		return out, gi, gs, secs, nil
+	if g.idxN > 0 {
+		if err := b.gradients(index); err != nil {
+			return err
+		}
 	}
-	// 1. validate the indices, the forward in index order, and its sort
-	s, err := d.scatterRunKeep(op, g, out, index, src, includeSelf, false, true, &sorted)
+	return d.flush(b.op)
+}
+
+// gradients runs the forward in index order, keeping its sort and
+// validation flag, then the gradient passes on the sort, and reads the
+// flag once at the end.
+func (b *scatterBwd) gradients(index *DeviceTensor) error {
+	d, g := b.d, b.g
+	sorted, flag, err := d.scatterSortedKeep(b.op, g, b.out, index, b.src, b.includeSelf)
 	if err != nil {
-		return fail(err)
+		return err
 	}
 	defer sorted.release()
-	secs += s
-	// 2. the gradients on the sort
-	if aux, err = d.alloc(op, input.dtype, []int64{out.n}); err != nil {
-		return fail(err)
+	b.tmp.add(flag)
+	b.sorted, b.flag = sorted, flag
+	if b.aux, err = b.tmp.alloc(d, b.op, b.input.dtype, b.out.n); err != nil {
+		return err
 	}
-	defer aux.Release()
-	if err := d.h.Fill(aux.raw(), 0, out.n*es, make([]byte, es)); err != nil {
-		return fail(err)
+	if err := d.h.Fill(b.aux.raw(), 0, b.out.n*b.elementBytes, make([]byte, b.elementBytes)); err != nil {
+		return fmt.Errorf("accel: %s: %w", b.op, err)
 	}
-	var modes []int64
+	n := g.idxN
+	plan := d.elementwise(b.op, n)
+	red, self := int64(g.red), b.includeSelf
+	keys, perm := sorted.keys.raw(), sorted.perm.raw()
 	switch g.red {
-	case ReduceSum:
-		modes = []int64{sbApply}
-	case ReduceMean:
-		modes = []int64{sbCount, sbApply}
-	case ReduceAmax, ReduceAmin:
-		modes = []int64{sbCount, sbApply}
-	case ReduceProd:
-		modes = []int64{sbSuffix, sbPrefix}
-	}
-	for _, mode := range modes {
-		var s float64
-		var err error
-		switch mode {
-		case sbSuffix, sbPrefix:
-			s, err = d.steps(op, g.idxN, func(errBuf host.Buffer, limit, step int64) (float64, error) {
-				return run(mode, g.idxN, errBuf, limit, step)
-			})
-		default:
-			s, err = run(mode, g.idxN, nil, 0, 0)
+	case Mean, Amax, Amin:
+		if err := d.run(b.op, b.variant, plan, kernels.ScatterBwdCount{Aux: b.aux.raw(), Keys: keys, Perm: perm, Src: b.src.raw(),
+			SelfIn: b.input.raw(), Res: b.out.raw(), Err: flag.raw(), N: n, Red: red, IncludeSelf: b2i(self)}); err != nil {
+			return err
 		}
-		secs += s
-		if err != nil {
-			return fail(err)
+		fallthrough
+	case Sum:
+		if err := d.run(b.op, b.variant, plan, kernels.ScatterBwdApply{Gi: b.gi.raw(), Gs: b.gs.raw(), G: b.grad.raw(),
+			SelfIn: b.input.raw(), Src: b.src.raw(), Res: b.out.raw(), Keys: keys, Perm: perm, Aux: b.aux.raw(),
+			Err: flag.raw(), N: n, Red: red, IncludeSelf: b2i(self)}); err != nil {
+			return err
+		}
+	case Prod:
+		if err := b.products(n, plan, keys, perm); err != nil {
+			return err
 		}
 	}
-	return out, gi, gs, secs, nil
+	return d.checkIndexFlag(b.op, g, index, flag)
 }
 
-// ScatterReduceBackward computes scatter_reduce's result and gradients on
-// the host with the scalar reference (see Device.ScatterReduceBackward).
-func ScatterReduceBackward(input *Tensor, dim int64, index, src *Tensor, reduce string, includeSelf bool,
-	gradOutput *Tensor) (out, gradInput, gradSrc *Tensor, err error) {
-	const op = "scatter_reduce_backward"
-	g, err := scatterBwdGeom(op, input.shape, input.dtype, dim, index.shape, index.dtype, src.shape, src.dtype,
-		reduce, gradOutput.shape, gradOutput.dtype)
-	if err != nil {
-		return nil, nil, nil, err
+// products runs prod's suffix then prefix walks, each in as many steps as
+// the driver's loop limit needs.
+func (b *scatterBwd) products(n int64, plan host.Plan, keys, perm host.Buffer) error {
+	d := b.d
+	if err := d.steps(b.op, n, b.flag, func(limit, step int64) error {
+		return d.run(b.op, b.variant, plan, kernels.ScatterBwdSuffix{Gs: b.gs.raw(), Aux: b.aux.raw(), Keys: keys,
+			Perm: perm, Src: b.src.raw(), Err: b.flag.raw(), N: n, Limit: limit, Step: step})
+	}); err != nil {
+		return err
 	}
-	idx := index.Int64s()
-	if err := g.firstBadIndex(op, idx, 0); err != nil {
-		return nil, nil, nil, err
-	}
-	out, _ = NewTensor(input.dtype, input.Shape()...)
-	gradInput, _ = NewTensor(input.dtype, input.Shape()...)
-	gradSrc, _ = NewTensor(input.dtype, src.Shape()...)
-	switch input.dtype {
-	case Float32:
-		refScatterBwd(input.Float32s, out.Float32s, gradInput.Float32s, gradSrc.Float32s, src.Float32s, gradOutput.Float32s, g, idx, reduce, includeSelf)
-	case Float64:
-		refScatterBwd(input.Float64s, out.Float64s, gradInput.Float64s, gradSrc.Float64s, src.Float64s, gradOutput.Float64s, g, idx, reduce, includeSelf)
-	}
-	return out, gradInput, gradSrc, nil
-}
-
-// refScatterBwd runs the reference backward on the element slices the
-// getters return and copies its results into out, gradInput and gradSrc.
-func refScatterBwd[T float32 | float64](input, out, gradInput, gradSrc, src, gradOutput func() []T,
-	g scatterGeom, idx []int64, reduce string, includeSelf bool) {
-	o, gi, gs := reference.ScatterReduceBackward(input(), g.inShape, g.dim, idx, g.idxShape,
-		src(), g.srcShape, reduce, includeSelf, gradOutput())
-	copy(out(), o)
-	copy(gradInput(), gi)
-	copy(gradSrc(), gs)
+	return d.steps(b.op, n, b.flag, func(limit, step int64) error {
+		return d.run(b.op, b.variant, plan, kernels.ScatterBwdPrefix{Gi: b.gi.raw(), Gs: b.gs.raw(), G: b.grad.raw(),
+			SelfIn: b.input.raw(), Aux: b.aux.raw(), Keys: keys, Perm: perm, Src: b.src.raw(), Err: b.flag.raw(), N: n,
+			IncludeSelf: b2i(b.includeSelf), Limit: limit, Step: step})
+	})
 }

@@ -4,10 +4,8 @@ import (
 	"fmt"
 	"math"
 	"math/big"
-	"os"
 
-	"github.com/accelkern/accel/host"
-	"github.com/accelkern/accel/reference"
+	"github.com/accelkern/accel/host/kernels"
 )
 
 // triLayout is the row structure of a tril/triu result that the kernels
@@ -129,27 +127,20 @@ func (d *Device) TriuIndicesInto(out *DeviceTensor, rows, cols, offset int64) er
 }
 
 func (d *Device) triIndices(rows, cols, offset int64, upper bool, dtype DType) (*DeviceTensor, error) {
-	out, _, err := d.triIndicesTimed(rows, cols, offset, upper, dtype)
-	return out, err
-}
-
-// triIndicesTimed is triIndices returning the kernel's device seconds too.
-func (d *Device) triIndicesTimed(rows, cols, offset int64, upper bool, dtype DType) (*DeviceTensor, float64, error) {
 	op := triOp(upper)
 	l, err := newTriLayout(op, rows, cols, offset, upper, dtype)
 	if err != nil {
-		return nil, 0, err
+		return nil, err
 	}
 	out, err := d.alloc(op, dtype, []int64{2, l.N})
 	if err != nil {
-		return nil, 0, err
+		return nil, err
 	}
-	secs, err := d.triRun(op, l, 0, out)
-	if err != nil {
+	if err := d.triRun(op, l, 0, out); err != nil {
 		out.Release()
-		return nil, 0, err
+		return nil, err
 	}
-	return out, secs, nil
+	return out, d.flush(op)
 }
 
 func (d *Device) triIndicesInto(out *DeviceTensor, rows, cols, offset int64, upper bool) error {
@@ -164,8 +155,10 @@ func (d *Device) triIndicesInto(out *DeviceTensor, rows, cols, offset int64, upp
 	if len(out.shape) != 2 || out.shape[0] != 2 || out.shape[1] != l.N {
 		return argErr(op, "out", fmt.Sprintf("shape %v", out.shape), fmt.Sprintf("shape [2 %d]", l.N), ErrInvalidArgument)
 	}
-	_, err = d.triRun(op, l, 0, out)
-	return err
+	if err := d.triRun(op, l, 0, out); err != nil {
+		return err
+	}
+	return d.flush(op)
 }
 
 // triWindow computes elements [k0, k0+count) of a tril/triu result into a
@@ -177,96 +170,23 @@ func (d *Device) triWindow(op string, l triLayout, k0, count int64, dtype DType)
 	if err != nil {
 		return nil, err
 	}
-	if _, err := d.triRun(op, l, k0, out); err != nil {
+	if err := d.triRun(op, l, k0, out); err != nil {
 		out.Release()
 		return nil, err
 	}
 	return out, nil
 }
 
-// triRun launches the kernel for the window [k0, k0+out.shape[1]) and
-// returns the kernel's device time in seconds.
-func (d *Device) triRun(op string, l triLayout, k0 int64, out *DeviceTensor) (float64, error) {
+// triRun queues the kernel for the window [k0, k0+out.shape[1]).
+func (d *Device) triRun(op string, l triLayout, k0 int64, out *DeviceTensor) error {
 	count := out.shape[1]
 	if count == 0 {
-		return 0, nil
+		return nil
 	}
 	variant := "i64"
 	if out.dtype == Int32 {
 		variant = "i32"
 	}
-	spec := host.KernelSpec{File: "tri_indices", Variant: variant, Entry: "tri_indices"}
-	plan := d.plan(host.PlanElementwise(op, d.caps, count))
-	secs, err := d.launch(spec, plan, host.BufArg(out.raw()), host.I64(count), host.I64(k0), host.I64(l.C),
-		host.I64(l.lead), host.I64(l.n), host.I64(l.a), host.I64(l.T), host.I64(b2i(l.upper)))
-	if err != nil {
-		return 0, fmt.Errorf("accel: %s: %w", op, err)
-	}
-	return secs, nil
-}
-
-func b2i(b bool) int64 {
-	if b {
-		return 1
-	}
-	return 0
-}
-
-// TrilIndices computes tril_indices on the host with the scalar reference
-// (see Device.TrilIndices for the semantics).
-func TrilIndices(rows, cols, offset int64, dtype DType) (*Tensor, error) {
-	return refTriIndices(rows, cols, offset, false, dtype)
-}
-
-// TriuIndices computes triu_indices on the host with the scalar reference.
-func TriuIndices(rows, cols, offset int64, dtype DType) (*Tensor, error) {
-	return refTriIndices(rows, cols, offset, true, dtype)
-}
-
-func refTriIndices(rows, cols, offset int64, upper bool, dtype DType) (*Tensor, error) {
-	l, err := newTriLayout(triOp(upper), rows, cols, offset, upper, dtype)
-	if err != nil {
-		return nil, err
-	}
-	if l.N > math.MaxInt32*4 {
-		return nil, argErr(triOp(upper), "row*col", l.N, "at most 2^33 elements for the host reference", ErrTooLarge)
-	}
-	r, c := reference.TriIndices(rows, cols, offset, upper)
-	out, err := NewTensor(dtype, 2, l.N)
-	if err != nil {
-		return nil, err
-	}
-	if dtype == Int64 {
-		v := out.Int64s()
-		copy(v, r)
-		copy(v[l.N:], c)
-	} else {
-		v := out.Int32s()
-		for i := range r {
-			v[i] = int32(r[i])
-			v[int(l.N)+i] = int32(c[i])
-		}
-	}
-	return out, nil
-}
-
-// plan applies a test's plan override, if any.
-func (d *Device) plan(p host.Plan) host.Plan {
-	if d.planHook != nil {
-		return d.planHook(p)
-	}
-	return p
-}
-
-// launch compiles (or takes from the cache) and runs one kernel.
-func (d *Device) launch(spec host.KernelSpec, plan host.Plan, args ...host.Arg) (float64, error) {
-	k, err := d.h.Kernel(spec, plan)
-	if err != nil {
-		return 0, err
-	}
-	dur, err := d.h.Launch(k, plan, args...)
-	if d.trace {
-		fmt.Fprintf(os.Stderr, "accel: %s %s.%s %s: %v\n", d.caps.ID(), spec.File, spec.Variant, plan, dur)
-	}
-	return dur.Seconds(), err
+	return d.run(op, variant, d.elementwise(op, count), kernels.TriIndicesRun{Dst: out.raw(), Count: count, K0: k0,
+		C: l.C, Lead: l.lead, N: l.n, A: l.a, T: l.T, Upper: b2i(l.upper)})
 }

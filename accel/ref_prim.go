@@ -6,8 +6,9 @@ import (
 	"github.com/accelkern/accel/reference"
 )
 
-// Host forms of the primitives, computed with the scalar reference: the
-// oracle of the tests and the CLI's reference backend.
+// The reference entry points of the primitives, computed on the host with
+// the scalar reference: the oracle of the tests and the CLI's reference
+// backend.
 
 func refWords[R any](x *Tensor, f32 func([]float32) R, f64 func([]float64) R, i32 func([]int32) R, i64 func([]int64) R,
 	u32 func([]uint32) R, u64 func([]uint64) R) R {
@@ -34,9 +35,9 @@ func tensorOf[T any](dt DType, v []T) *Tensor {
 	return t
 }
 
-// Cumsum computes the prefix sums of x (flattened) on the host, adding in
+// RefCumsum computes the prefix sums of x (flattened) on the host, adding in
 // order (see Device.Cumsum).
-func Cumsum(x *Tensor, exclusive bool) (*Tensor, error) {
+func RefCumsum(x *Tensor, exclusive bool) (*Tensor, error) {
 	if err := checkSortDType("cumsum", "x", x.dtype, false); err != nil {
 		return nil, err
 	}
@@ -50,9 +51,9 @@ func Cumsum(x *Tensor, exclusive bool) (*Tensor, error) {
 		func(v []uint64) *Tensor { return tensorOf(dt, reference.Cumsum(v, exclusive)) }), nil
 }
 
-// Compact selects the elements of x where mask is true on the host (see
+// RefCompact selects the elements of x where mask is true on the host (see
 // Device.Compact).
-func Compact(x, mask *Tensor) (out, index *Tensor, err error) {
+func RefCompact(x, mask *Tensor) (out, index *Tensor, err error) {
 	if mask.dtype != Bool {
 		return nil, nil, argErr("compact", "mask", "dtype "+mask.dtype.String(), "bool", ErrInvalidArgument)
 	}
@@ -83,9 +84,9 @@ func Compact(x, mask *Tensor) (out, index *Tensor, err error) {
 	return out, tensorOf(Int64, idx), nil
 }
 
-// Sort sorts keys (flattened) on the host with a stable sort in NumPy's
+// RefSort sorts keys (flattened) on the host with a stable sort in NumPy's
 // order (see Device.Sort).
-func Sort(keys *Tensor, descending bool) (sorted, perm *Tensor, err error) {
+func RefSort(keys *Tensor, descending bool) (sorted, perm *Tensor, err error) {
 	if err := checkSortDType("sort", "keys", keys.dtype, false); err != nil {
 		return nil, nil, err
 	}
@@ -107,9 +108,9 @@ func Sort(keys *Tensor, descending bool) (sorted, perm *Tensor, err error) {
 	return sorted, tensorOf(Int64, p), nil
 }
 
-// Unique computes the distinct values, inverse and counts of integer keys
+// RefUnique computes the distinct values, inverse and counts of integer keys
 // on the host (see Device.Unique).
-func Unique(x *Tensor) (values, inverse, counts *Tensor, err error) {
+func RefUnique(x *Tensor) (values, inverse, counts *Tensor, err error) {
 	if err := checkSortDType("unique", "x", x.dtype, true); err != nil {
 		return nil, nil, nil, err
 	}
@@ -128,32 +129,33 @@ func Unique(x *Tensor) (values, inverse, counts *Tensor, err error) {
 	return tensorOf(Uint64, v), tensorOf(Int64, inv), tensorOf(Int64, c), nil
 }
 
-// SegmentReduce reduces values by sorted segment id on the host, in order
-// (see Device.SegmentReduce).
-func SegmentReduce(values, segmentIDs *Tensor, reduce string, numSegments int64) (*Tensor, error) {
+// RefSegmentReduce reduces values by sorted segment id on the host, in
+// order (see Device.SegmentReduce).
+func RefSegmentReduce(values, segmentIDs *Tensor, reduce Reduction, numSegments int64) (*Tensor, error) {
 	const op = "segment_reduce"
 	if err := checkSegmentArgs(op, values.dtype, values.shape, segmentIDs.dtype, segmentIDs.shape, reduce, numSegments); err != nil {
 		return nil, err
 	}
 	ids := segmentIDs.Int64s()
+	red := segmentRefNames[reduce]
 	var out *Tensor
 	ok, bad := true, int64(0)
 	switch values.dtype {
 	case Int32:
 		var v []int32
-		v, ok, bad = reference.SegmentReduce(values.Int32s(), ids, reduce, numSegments)
+		v, ok, bad = reference.SegmentReduce(values.Int32s(), ids, red, numSegments)
 		out = tensorOf(Int32, v)
 	case Int64:
 		var v []int64
-		v, ok, bad = reference.SegmentReduce(values.Int64s(), ids, reduce, numSegments)
+		v, ok, bad = reference.SegmentReduce(values.Int64s(), ids, red, numSegments)
 		out = tensorOf(Int64, v)
 	case Float32:
 		var v []float32
-		v, ok, bad = reference.SegmentReduce(values.Float32s(), ids, reduce, numSegments)
+		v, ok, bad = reference.SegmentReduce(values.Float32s(), ids, red, numSegments)
 		out = tensorOf(Float32, v)
 	default:
 		var v []float64
-		v, ok, bad = reference.SegmentReduce(values.Float64s(), ids, reduce, numSegments)
+		v, ok, bad = reference.SegmentReduce(values.Float64s(), ids, red, numSegments)
 		out = tensorOf(Float64, v)
 	}
 	if !ok {

@@ -1,0 +1,120 @@
+package accel
+
+import (
+	"fmt"
+
+	"github.com/accelkern/accel/host"
+)
+
+// DeviceTensor is a tensor resident in device memory. Ops on the same device
+// take and return DeviceTensors, so chains run without host round trips.
+// Release it when done (Close on the device releases all).
+type DeviceTensor struct {
+	dev   *Device
+	buf   *host.PooledBuffer
+	dtype DType
+	shape []int64
+	n     int64
+}
+
+// DType returns the element type.
+func (t *DeviceTensor) DType() DType { return t.dtype }
+
+// Shape returns a copy of the shape.
+func (t *DeviceTensor) Shape() []int64 { return append([]int64(nil), t.shape...) }
+
+// Len returns the number of elements.
+func (t *DeviceTensor) Len() int64 { return t.n }
+
+// Device returns the device holding the tensor.
+func (t *DeviceTensor) Device() *Device { return t.dev }
+
+// raw returns the driver buffer (nil once released).
+func (t *DeviceTensor) raw() host.Buffer {
+	if t == nil || t.buf == nil {
+		return nil
+	}
+	return t.buf.Underlying()
+}
+
+// Release returns the tensor's memory to the device's pool, for reuse by
+// later outputs (work already queued on it finishes first). It is safe to
+// call more than once.
+func (t *DeviceTensor) Release() {
+	if t != nil && t.buf != nil {
+		t.buf.Release()
+		t.buf = nil
+	}
+}
+
+// ToHost copies the tensor to a new host Tensor, once the work queued to
+// produce it has finished.
+func (t *DeviceTensor) ToHost() (*Tensor, error) {
+	if t.buf == nil {
+		return nil, fmt.Errorf("accel: ToHost of a released tensor: %w", ErrClosed)
+	}
+	out, err := NewTensor(t.dtype, t.shape...)
+	if err != nil {
+		return nil, err
+	}
+	if err := t.dev.h.Download(t.raw(), 0, out.data); err != nil {
+		return nil, fmt.Errorf("accel: download %s: %w", out, err)
+	}
+	return out, nil
+}
+
+// Upload copies a host tensor to the device (the copy is queued; t may be
+// changed once Upload returns).
+func (d *Device) Upload(t *Tensor) (*DeviceTensor, error) {
+	dt, err := d.alloc("upload", t.dtype, t.shape)
+	if err != nil {
+		return nil, err
+	}
+	if err := d.h.Upload(dt.raw(), 0, t.data); err != nil {
+		dt.Release()
+		return nil, fmt.Errorf("accel: upload %s: %w", t, err)
+	}
+	return dt, d.flush("upload")
+}
+
+// Zeros returns a new tensor of dtype and shape filled with zero bits.
+func (d *Device) Zeros(dtype DType, shape ...int64) (*DeviceTensor, error) {
+	const op = "zeros"
+	t, err := d.alloc(op, dtype, shape)
+	if err != nil {
+		return nil, err
+	}
+	if t.n > 0 {
+		if err := d.h.Fill(t.raw(), 0, t.n*int64(dtype.Size()), []byte{0}); err != nil {
+			t.Release()
+			return nil, fmt.Errorf("accel: %s: %w", op, err)
+		}
+	}
+	return t, d.flush(op)
+}
+
+// Copy copies src into dst on the device: both tensors of this device,
+// of one dtype and element count (shapes may differ), and not the same
+// tensor.
+func (d *Device) Copy(dst, src *DeviceTensor) error {
+	const op = "copy"
+	if err := d.checkIn(op, "dst", dst); err != nil {
+		return err
+	}
+	if err := d.checkIn(op, "src", src); err != nil {
+		return err
+	}
+	if dst.dtype != src.dtype || dst.n != src.n {
+		return argErr(op, "dst", fmt.Sprintf("%s with %d elements", dst.dtype, dst.n),
+			fmt.Sprintf("src's dtype %s and element count %d", src.dtype, src.n), ErrInvalidArgument)
+	}
+	if dst.raw() == src.raw() {
+		return argErr(op, "dst", "src itself", "a different tensor from src", ErrInvalidArgument)
+	}
+	if dst.n > 0 {
+		if err := d.h.Copy(dst.raw(), 0, src.raw(), 0, dst.n*int64(dst.dtype.Size())); err != nil {
+			return fmt.Errorf("accel: %s: %w", op, err)
+		}
+	}
+	return d.flush(op)
+}

@@ -1,0 +1,163 @@
+package accel
+
+import (
+	"math/bits"
+
+	"github.com/accelkern/accel/host"
+	"github.com/accelkern/accel/host/kernels"
+)
+
+// The stable LSD radix sort of clkernels/common/radix_body.h, under Sort,
+// SortByKey, Unique and the bit-reproducible scatter.
+
+// sortKeys is the result of a radix sort: the keys' order bits, sorted,
+// and the permutation (int64). The caller releases both.
+type sortKeys struct {
+	keys *DeviceTensor // order bits (uint32 or uint64 words)
+	perm *DeviceTensor
+}
+
+func (s sortKeys) release() {
+	s.keys.Release()
+	s.perm.Release()
+}
+
+// radixSort sorts n keys of wordBytes each (stable, LSD), looking at the
+// low keyBits bits of their order bits (keys of a KindUnsigned sort with
+// keyBits < 8*wordBytes must be below 2^keyBits). kind (kernels.Kind*)
+// says how keys map to order bits; with initPerm the permutation starts
+// from its entries, which lie in [0, entryLimit), instead of the positions
+// (so a sort can carry an int64 payload). Nothing is read back.
+func (d *Device) radixSort(op string, keys host.Buffer, n int64, wordBytes int, kind int64, descending bool,
+	keyBits int, initPerm host.Buffer, entryLimit int64) (sortKeys, error) {
+	wdt, variant := Uint32, "k32"
+	if wordBytes == 8 {
+		wdt, variant = Uint64, "k64"
+	}
+	var res sortKeys
+	var outs temps
+	var err error
+	if res.keys, err = outs.alloc(d, op, wdt, n); err != nil {
+		return res, err
+	}
+	if res.perm, err = outs.alloc(d, op, Int64, n); err != nil {
+		outs.release()
+		return sortKeys{}, err
+	}
+	if n == 0 {
+		return res, nil
+	}
+	var tmp temps
+	defer tmp.release()
+	fail := func(err error) (sortKeys, error) {
+		outs.release()
+		return sortKeys{}, err
+	}
+	tmpK, err := tmp.alloc(d, op, wdt, n)
+	if err != nil {
+		return fail(err)
+	}
+	tmpP, err := tmp.alloc(d, op, Int64, n)
+	if err != nil {
+		return fail(err)
+	}
+	plan := host.PlanRadix(d.caps, n)
+	radixBits := int(plan.Knob("RADIX_BITS"))
+	items := plan.TotalGroups() * int64(plan.LocalSize)
+	chunk := (n + items - 1) / items
+	hist, err := tmp.alloc(d, op, Uint64, int64(1<<radixBits)*items)
+	if err != nil {
+		return fail(err)
+	}
+	// At least one pass, which also lays out the permutation.
+	passes := max((keyBits+radixBits-1)/radixBits, 1)
+	// keys and entries below 2^32 travel packed in one word between the
+	// passes (radix_body.h), through bufP
+	if initPerm == nil {
+		entryLimit = n
+	}
+	packed := (wordBytes == 4 || keyBits <= 32) && entryLimit <= 1<<32 && passes > 1
+	// Buffers alternate so that the last pass writes into res.
+	bufK := [2]host.Buffer{res.keys.raw(), tmpK.raw()}
+	bufP := [2]host.Buffer{res.perm.raw(), tmpP.raw()}
+	cur := passes % 2 // where pass 0's input lives
+	kin := keys
+	if kind != kernels.KindUnsigned || descending {
+		// order bits first, into the buffer pass 0 reads
+		if err := d.radixPrep(op, keys, bufK[cur], n, wordBytes, kind, descending); err != nil {
+			return fail(err)
+		}
+		kin = bufK[cur]
+	}
+	pin := initPerm
+	for pass := 0; pass < passes; pass++ {
+		out := 1 - cur
+		if pass == passes-1 {
+			out = 0
+		}
+		pack := int64(kernels.RadixUnpacked)
+		if packed {
+			switch pass {
+			case 0:
+				pack = kernels.RadixPackOut
+			case passes - 1:
+				pack = kernels.RadixUnpack
+			default:
+				pack = kernels.RadixPacked
+			}
+		}
+		shift := int64(pass * radixBits)
+		if err := d.run(op, variant, plan, kernels.RadixCount{Kin: kin, Pin: pin, Hist: hist.raw(), N: n, Chunk: chunk,
+			Shift: shift, Pack: pack}); err != nil {
+			return fail(err)
+		}
+		s, err := d.scanBuf(op, Uint64, hist.raw(), hist.raw(), hist.n, kernels.FlagNone, true)
+		if err != nil {
+			return fail(err)
+		}
+		s.release()
+		first := b2i(pass == 0 && initPerm == nil)
+		if err := d.run(op, variant, plan, kernels.RadixScatter{Kin: kin, Kout: bufK[out], Pin: pin, Pout: bufP[out],
+			Hist: hist.raw(), N: n, Chunk: chunk, Shift: shift, First: first, Pack: pack}); err != nil {
+			return fail(err)
+		}
+		kin, pin = bufK[out], bufP[out]
+		cur = out
+	}
+	return res, nil
+}
+
+// radixPrep writes the order bits of n keys of wordBytes each (the radix
+// sort's first step; for integer kinds also its inverse) from kin to kout.
+func (d *Device) radixPrep(op string, kin, kout host.Buffer, n int64, wordBytes int, kind int64, descending bool) error {
+	if n == 0 {
+		return nil
+	}
+	variant := "k32"
+	if wordBytes == 8 {
+		variant = "k64"
+	}
+	plan := host.PlanRadix(d.caps, n)
+	items := plan.TotalGroups() * int64(plan.LocalSize)
+	return d.run(op, variant, plan, kernels.RadixPrep{Kin: kin, Kout: kout, N: n, Chunk: (n + items - 1) / items,
+		Kind: kind, Descending: b2i(descending)})
+}
+
+// keyKind maps a key dtype to the radix sort's kind.
+func keyKind(dt DType) int64 {
+	switch dt {
+	case Int32, Int64:
+		return kernels.KindSigned
+	case Float32, Float64:
+		return kernels.KindFloat
+	}
+	return kernels.KindUnsigned
+}
+
+// keyBitsFor is how many low bits hold every value in [0, n).
+func keyBitsFor(n int64) int {
+	if n <= 1 {
+		return 0
+	}
+	return bits.Len64(uint64(n - 1))
+}

@@ -1,0 +1,188 @@
+package accel
+
+import (
+	"encoding/binary"
+	"fmt"
+
+	"github.com/accelkern/accel/host"
+	"github.com/accelkern/accel/host/kernels"
+)
+
+// Prefix sums: the reduce-then-scan of clkernels/common/scan_body.h, and
+// Cumsum on it.
+
+func scanVariant(dt DType) string {
+	switch dt {
+	case Int32, Uint32:
+		return "u32"
+	case Int64, Uint64:
+		return "u64"
+	case Float32:
+		return "f32"
+	}
+	return "f64"
+}
+
+// scanSubgroups says whether the device has the scan's subgroup variant
+// for dt (host.ScanSubgroups).
+func (d *Device) scanSubgroups(dt DType) bool {
+	return host.ScanSubgroups(d.caps, dt.Size(), dt == Int64 || dt == Uint64)
+}
+
+// scan is a prefix sum queued on the device: its partial sums stay until
+// release, so that its total can be read after the op has queued the
+// rest of its work.
+type scan struct {
+	d        *Device
+	dt       DType
+	partials *DeviceTensor // [groups+1]; the total at [groups]
+	groups   int64
+}
+
+// scanBuf queues the inclusive or exclusive prefix sums of n elements (or
+// of n flags of the given kind, kernels.Flag*) of x into y as dt (y may be
+// x). Release the returned scan when done.
+func (d *Device) scanBuf(op string, dt DType, x, y host.Buffer, n int64, kind int64, exclusive bool) (*scan, error) {
+	s := &scan{d: d, dt: dt}
+	if n == 0 {
+		return s, nil
+	}
+	plan := d.plan(host.PlanScan(d.caps, n, int64(dt.Size()), d.scanSubgroups(dt)))
+	variant := scanVariant(dt)
+	if plan.Knob("SCAN_SG") != 0 {
+		variant += "s"
+	}
+	s.groups = plan.TotalGroups()
+	var err error
+	if s.partials, err = d.alloc(op, dt, []int64{s.groups + 1}); err != nil {
+		return nil, err
+	}
+	one := plan
+	one.Groups = [3]int64{1, 1, 1}
+	for _, l := range []struct {
+		plan host.Plan
+		call host.Call
+	}{
+		{plan, kernels.ScanReduce{X: x, Partials: s.partials.raw(), N: n, Kind: kind}},
+		{one, kernels.ScanPartials{Partials: s.partials.raw(), Groups: s.groups}},
+		{plan, kernels.ScanApply{X: x, Y: y, Partials: s.partials.raw(), N: n, Kind: kind, Exclusive: b2i(exclusive)}},
+	} {
+		if err := d.run(op, variant, l.plan, l.call); err != nil {
+			s.release()
+			return nil, err
+		}
+	}
+	return s, nil
+}
+
+// total reads the scan's total (one wait for the work queued so far).
+func (s *scan) total(op string) (uint64, error) {
+	if s.partials == nil {
+		return 0, nil
+	}
+	size := int64(s.dt.Size())
+	b := make([]byte, size)
+	if err := s.d.h.Download(s.partials.raw(), s.groups*size, b); err != nil {
+		return 0, fmt.Errorf("accel: %s: read the scan's total: %w", op, err)
+	}
+	if size == 4 {
+		return uint64(binary.LittleEndian.Uint32(b)), nil
+	}
+	return binary.LittleEndian.Uint64(b), nil
+}
+
+func (s *scan) release() {
+	if s != nil {
+		s.partials.Release()
+	}
+}
+
+// Cumsum returns the prefix sums of x taken flattened, as a 1-D tensor of
+// x's dtype: inclusive (out[i] = x[0] + ... + x[i]) or exclusive (out[0] =
+// 0). Integer sums wrap around; float sums are added in a parallel order,
+// so they may differ from a sequential sum in the last bits.
+func (d *Device) Cumsum(x *DeviceTensor, exclusive bool) (*DeviceTensor, error) {
+	const op = "cumsum"
+	if err := d.checkIn(op, "x", x); err != nil {
+		return nil, err
+	}
+	if err := checkSortDType(op, "x", x.dtype, false); err != nil {
+		return nil, err
+	}
+	out, err := d.alloc(op, x.dtype, []int64{x.n})
+	if err != nil {
+		return nil, err
+	}
+	s, err := d.scanBuf(op, x.dtype, x.raw(), out.raw(), x.n, kernels.FlagNone, exclusive)
+	if err == nil {
+		s.release()
+		err = d.flush(op)
+	}
+	if err != nil {
+		out.Release()
+		return nil, err
+	}
+	return out, nil
+}
+
+// Compact returns the elements of x where mask (a Bool tensor of x's
+// shape) is true, and their flat positions (int64), in order: NumPy's
+// x[mask] and nonzero(mask) on the flattened tensors. It waits once, for
+// the number of elements kept.
+func (d *Device) Compact(x, mask *DeviceTensor) (out, index *DeviceTensor, err error) {
+	const op = "compact"
+	if err := d.checkIn(op, "x", x); err != nil {
+		return nil, nil, err
+	}
+	if err := d.checkIn(op, "mask", mask); err != nil {
+		return nil, nil, err
+	}
+	if mask.dtype != Bool {
+		return nil, nil, argErr(op, "mask", "dtype "+mask.dtype.String(), "bool", ErrInvalidArgument)
+	}
+	if !sameShape(mask.shape, x.shape) {
+		return nil, nil, argErr(op, "mask", fmt.Sprintf("shape %v", mask.shape), fmt.Sprintf("x's shape %v", x.shape), ErrInvalidArgument)
+	}
+	if x.dtype.Size() != 4 && x.dtype.Size() != 8 {
+		return nil, nil, argErr(op, "x", "dtype "+x.dtype.String(), "a 4- or 8-byte dtype", ErrUnsupported)
+	}
+	var tmp temps
+	defer tmp.release()
+	pos, err := tmp.alloc(d, op, Int64, x.n)
+	if err != nil {
+		return nil, nil, err
+	}
+	s, err := d.scanBuf(op, Int64, mask.raw(), pos.raw(), x.n, kernels.FlagMask8, true)
+	if err != nil {
+		return nil, nil, err
+	}
+	defer s.release()
+	total, err := s.total(op)
+	if err != nil {
+		return nil, nil, err
+	}
+	k := int64(total)
+	var outs temps
+	if out, err = outs.alloc(d, op, x.dtype, k); err == nil {
+		index, err = outs.alloc(d, op, Int64, k)
+	}
+	if err == nil && k > 0 {
+		err = d.run(op, wordVariant(x.dtype), d.elementwise(op, x.n), kernels.MoveCompact{Dst: out.raw(), Src: x.raw(),
+			Idx: index.raw(), Flags: mask.raw(), Pos: pos.raw(), N: x.n, Kind: kernels.FlagMask8, Add: 0, HasSrc: 1, HasIdx: 1})
+	}
+	if err == nil {
+		err = d.flush(op)
+	}
+	if err != nil {
+		outs.release()
+		return nil, nil, err
+	}
+	return out, index, nil
+}
+
+func wordVariant(dt DType) string {
+	if dt.Size() == 8 {
+		return "w64"
+	}
+	return "w32"
+}

@@ -1,0 +1,102 @@
+package accel
+
+import (
+	"fmt"
+
+	"github.com/accelkern/accel/host"
+	"github.com/accelkern/accel/host/kernels"
+)
+
+// The CPU drivers' strategies: one work-item per core walking positions
+// with plain loads and stores, validating as it goes (a bad index is
+// skipped and its tile flagged).
+
+// owned: each work-item owns a range of targets and folds them in index
+// order (the reference's bits), counting hits where the mean or a first
+// hit without the input needs them; the mean divides after.
+func (j *scatterJob) owned(plan host.Plan) error {
+	d, g := j.d, j.g
+	index, meta, count, rank, dim, dimSize, wrap := j.pos()
+	workers := plan.TotalGroups() * int64(plan.LocalSize)
+	var counts host.Buffer
+	if g.red == Mean || (!j.includeSelf && g.red != Assign) {
+		c, err := j.zeroed(Uint32, j.out.n)
+		if err != nil {
+			return err
+		}
+		counts = c
+	}
+	spare, err := j.tmp.alloc(d, j.op, Uint64, 2*kernels.ScSpare*workers)
+	if err != nil {
+		return err
+	}
+	variant := dtVariant(j.out.dtype)
+	if err := j.run(variant, plan, kernels.ScatterOwned{Dst: j.out.raw(), Src: j.src.raw(), Counts: counts,
+		Err: j.flag.raw(), Spare: spare.raw(), Index: index, Meta: meta, Count: count, Rank: rank, Dim: dim,
+		DimSize: dimSize, Wrap: wrap, OutN: j.out.n, Red: int64(g.red), IncludeSelf: b2i(j.includeSelf)}); err != nil {
+		return err
+	}
+	return j.mean(variant, counts)
+}
+
+// private: each work-item folds its chunk of positions into its own copy
+// of the output (filled with the identity), and a merge folds the copies
+// into out in work-item order (dividing the mean).
+func (j *scatterJob) private(plan host.Plan) error {
+	d, g := j.d, j.g
+	index, meta, count, rank, dim, dimSize, wrap := j.pos()
+	workers := plan.TotalGroups() * int64(plan.LocalSize)
+	counted := g.red == Mean || !j.includeSelf || g.red == Assign
+	var pcnt host.Buffer
+	if counted {
+		c, err := j.zeroed(Uint32, workers*j.out.n)
+		if err != nil {
+			return err
+		}
+		pcnt = c
+	}
+	priv, err := j.tmp.alloc(d, j.op, j.out.dtype, workers*j.out.n)
+	if err != nil {
+		return err
+	}
+	if err := d.h.Fill(priv.raw(), 0, priv.n*int64(j.out.dtype.Size()), privateFill(j.out.dtype, g.red)); err != nil {
+		return fmt.Errorf("accel: %s: %w", j.op, err)
+	}
+	variant := dtVariant(j.out.dtype)
+	if err := j.run(variant, plan, kernels.ScatterPrivate{Src: j.src.raw(), Pcnt: pcnt, Err: j.flag.raw(), Priv: priv.raw(),
+		Index: index, Meta: meta, Count: count, Rank: rank, Dim: dim, DimSize: dimSize, Wrap: wrap, OutN: j.out.n,
+		Counted: b2i(counted), Red: int64(g.red)}); err != nil {
+		return err
+	}
+	if j.out.n == 0 {
+		return nil
+	}
+	return j.run(variant, d.elementwise(j.op, j.out.n), kernels.ScatterMerge{Dst: j.out.raw(), Pcnt: pcnt, Priv: priv.raw(),
+		Count: j.out.n, Workers: workers, Counted: b2i(counted), Red: int64(g.red), IncludeSelf: b2i(j.includeSelf)})
+}
+
+// zeroed allocates a zero-filled scratch tensor.
+func (j *scatterJob) zeroed(dt DType, n int64) (host.Buffer, error) {
+	t, err := j.tmp.alloc(j.d, j.op, dt, n)
+	if err != nil {
+		return nil, err
+	}
+	if n > 0 {
+		if err := j.d.h.Fill(t.raw(), 0, n*int64(dt.Size()), make([]byte, dt.Size())); err != nil {
+			return nil, fmt.Errorf("accel: %s: %w", j.op, err)
+		}
+	}
+	return t.raw(), nil
+}
+
+// privateFill is the fill pattern of the private copies: the reduction's
+// identity, with -0.0 for float sums and means (x + -0.0 is x for every x,
+// so a target no worker hit keeps its bits).
+func privateFill(dt DType, reduce Reduction) []byte {
+	if (reduce == Sum || reduce == Mean) && (dt == Float32 || dt == Float64) {
+		b := make([]byte, dt.Size())
+		b[len(b)-1] = 0x80
+		return b
+	}
+	return identityBytes(dt, reduce)
+}

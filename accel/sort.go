@@ -1,0 +1,119 @@
+package accel
+
+import (
+	"fmt"
+
+	"github.com/accelkern/accel/host"
+	"github.com/accelkern/accel/host/kernels"
+)
+
+func checkSortDType(op, arg string, dt DType, ints bool) error {
+	switch dt {
+	case Int32, Int64, Uint32, Uint64:
+		return nil
+	case Float32, Float64:
+		if !ints {
+			return nil
+		}
+	}
+	want := "int32, int64, uint32, uint64, float32 or float64"
+	if ints {
+		want = "int32, int64, uint32 or uint64"
+	}
+	return argErr(op, arg, "dtype "+dt.String(), want, ErrUnsupported)
+}
+
+// Sort sorts keys (taken flattened) with a stable radix sort and returns
+// the sorted keys and the permutation (int64: sorted[i] = keys[perm[i]]).
+// Floats order as NumPy's: -inf < ... < +inf < NaN ascending, NaN first
+// descending, -0.0 equal to 0.0; equal keys keep their input order.
+func (d *Device) Sort(keys *DeviceTensor, descending bool) (sorted, perm *DeviceTensor, err error) {
+	sorted, _, perm, err = d.sortByKey("sort", keys, nil, descending)
+	return sorted, perm, err
+}
+
+// SortByKey sorts keys as Sort does and carries values (of any 4- or 8-byte
+// dtype and keys' length) along: sortedValues[i] = values[perm[i]].
+func (d *Device) SortByKey(keys, values *DeviceTensor, descending bool) (sortedKeys, sortedValues, perm *DeviceTensor, err error) {
+	return d.sortByKey("sort_by_key", keys, values, descending)
+}
+
+func (d *Device) sortByKey(op string, keys, values *DeviceTensor, descending bool) (sk, sv, perm *DeviceTensor, err error) {
+	if err := d.checkIn(op, "keys", keys); err != nil {
+		return nil, nil, nil, err
+	}
+	if err := checkSortDType(op, "keys", keys.dtype, false); err != nil {
+		return nil, nil, nil, err
+	}
+	if values != nil {
+		if err := d.checkIn(op, "values", values); err != nil {
+			return nil, nil, nil, err
+		}
+		if values.n != keys.n {
+			return nil, nil, nil, argErr(op, "values", fmt.Sprintf("%d elements", values.n), fmt.Sprintf("%d elements, as keys", keys.n), ErrInvalidArgument)
+		}
+		if values.dtype.Size() != 4 && values.dtype.Size() != 8 {
+			return nil, nil, nil, argErr(op, "values", "dtype "+values.dtype.String(), "a 4- or 8-byte dtype", ErrUnsupported)
+		}
+	}
+	w := keys.dtype.Size()
+	kind := keyKind(keys.dtype)
+	res, err := d.radixSort(op, keys.raw(), keys.n, w, kind, descending, 8*w, nil, 0)
+	if err != nil {
+		return nil, nil, nil, err
+	}
+	var outs temps
+	outs.add(res.perm)
+	fail := func(err error) (*DeviceTensor, *DeviceTensor, *DeviceTensor, error) {
+		res.keys.Release()
+		outs.release()
+		return nil, nil, nil, err
+	}
+	if kind == kernels.KindUnsigned && !descending {
+		// the order bits are the keys, of the same unsigned dtype
+		sk, res.keys = outs.add(res.keys), nil
+	} else {
+		if sk, err = outs.alloc(d, op, keys.dtype, keys.n); err != nil {
+			return fail(err)
+		}
+		if kind == kernels.KindFloat {
+			// Order bits fold -0.0 into 0.0 and every NaN into one: gather
+			// the keys themselves.
+			err = d.gather(op, w, keys.n, sk.raw(), keys.raw(), res.perm.raw())
+		} else {
+			// An integer key's order bits map back to it with the same map
+			// (a sign flip, a complement: both undo themselves), one
+			// sequential pass instead of a gather.
+			err = d.radixPrep(op, res.keys.raw(), sk.raw(), keys.n, w, kind, descending)
+		}
+		res.keys.Release()
+		res.keys = nil
+		if err != nil {
+			return fail(err)
+		}
+	}
+	if values != nil {
+		if sv, err = outs.alloc(d, op, values.dtype, values.n); err != nil {
+			return fail(err)
+		}
+		if err := d.gather(op, values.dtype.Size(), values.n, sv.raw(), values.raw(), res.perm.raw()); err != nil {
+			return fail(err)
+		}
+	}
+	if err := d.flush(op); err != nil {
+		return fail(err)
+	}
+	return sk, sv, res.perm, nil
+}
+
+// gather queues dst[i] = src[idx[i]] over n words of wordBytes each.
+func (d *Device) gather(op string, wordBytes int, n int64, dst, src, idx host.Buffer) error {
+	if n == 0 {
+		return nil
+	}
+	variant := "w32"
+	if wordBytes == 8 {
+		variant = "w64"
+	}
+	return d.run(op, variant, d.elementwise(op, n), kernels.MoveGather{Dst: dst, Src: src, Idx: idx, N: n})
+}
