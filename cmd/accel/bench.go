@@ -10,7 +10,10 @@ import (
 	"text/tabwriter"
 
 	"github.com/accelkern/accel/accel"
+	"github.com/accelkern/accel/cmd/accel/internal/bench"
+	"github.com/accelkern/accel/cmd/accel/internal/ops"
 	"github.com/accelkern/accel/host"
+	"github.com/accelkern/accel/reference"
 )
 
 func printJSON(v interface{}) int {
@@ -24,10 +27,12 @@ func printJSON(v interface{}) int {
 }
 
 func cmdBench(args []string) int {
-	fs := newFlagSet("bench", `accel bench [--op OP]... [--backend B]... [--device SEL] [--reps N] [--quick] [--json]
+	fs := newFlagSet("bench", `accel bench [--op OP]... [--backend B]... [--device SEL] [--reps N] [--quick] [--json] [--first-call]
 Measures each op's bench cases on each backend's device (default: opencl and
 vulkan, a backend without a device is skipped with a note) against the
-device's own buffer copy and the scalar reference on the host.`)
+device's own buffer copy and the scalar reference on the host. With
+--first-call it measures instead the first call of an op in a fresh process,
+with the drivers' disk caches cold and warm.`)
 	var ops, backends multi
 	fs.Var(&ops, "op", "op to measure (repeatable; default every op with bench cases)")
 	fs.Var(&backends, "backend", "opencl or vulkan (repeatable; default both)")
@@ -35,6 +40,7 @@ device's own buffer copy and the scalar reference on the host.`)
 	reps := fs.Int("reps", 5, "warm runs per case")
 	quick := fs.Bool("quick", false, "small cases only")
 	asJSON := fs.Bool("json", false, "print a JSON array of results")
+	first := fs.Bool("first-call", false, "measure first-call latency in fresh processes (driver caches cold and warm)")
 	pos, err := parseInterspersed(fs, args)
 	if err != nil {
 		return flagExit(err)
@@ -49,10 +55,24 @@ device's own buffer copy and the scalar reference on the host.`)
 			return 2
 		}
 	}
-	results, code := bench(backends, *device, accel.BenchOptions{Ops: ops, Reps: *reps, Quick: *quick})
+	if *first {
+		rs, code := firstCalls(backends, *device)
+		if *asJSON {
+			if rs == nil {
+				rs = []firstCall{}
+			}
+			if c := printJSON(rs); c != 0 {
+				return c
+			}
+		} else {
+			printFirstCalls(rs)
+		}
+		return code
+	}
+	results, code := benchAll(backends, *device, bench.Options{Ops: ops, Reps: *reps, Quick: *quick})
 	if *asJSON {
 		if results == nil {
-			results = []accel.BenchResult{}
+			results = []bench.Result{}
 		}
 		if c := printJSON(results); c != 0 {
 			return c
@@ -86,13 +106,13 @@ func openFor(b, device string) (*accel.Device, error) {
 	return openBackend(b, device)
 }
 
-// bench runs accel.Bench on each backend's device with one shared cache
+// benchAll runs bench.Run on each backend's device with one shared cache
 // of reference timings. A backend without a device is skipped with a note
 // on stderr, and is an error (status 1) when it was asked for by name.
-func bench(asked []string, device string, opts accel.BenchOptions) ([]accel.BenchResult, int) {
+func benchAll(asked []string, device string, opts bench.Options) ([]bench.Result, int) {
 	backends, explicit := chooseBackends(asked, device)
 	refCache := map[string]float64{}
-	var all []accel.BenchResult
+	var all []bench.Result
 	code := 0
 	for _, b := range backends {
 		dev, err := openFor(b, device)
@@ -106,7 +126,7 @@ func bench(asked []string, device string, opts accel.BenchOptions) ([]accel.Benc
 		if dev == nil {
 			continue
 		}
-		rs, err := accel.Bench(dev, opts, refCache)
+		rs, err := bench.Run(dev, opts, refCache)
 		all = append(all, rs...)
 		dev.Close()
 		if err != nil {
@@ -117,19 +137,19 @@ func bench(asked []string, device string, opts accel.BenchOptions) ([]accel.Benc
 	return all, code
 }
 
-func mkeys(r accel.BenchResult) string {
+func mkeys(r bench.Result) string {
 	if r.MItemsPerS == 0 {
 		return "-"
 	}
 	return fmt.Sprintf("%.0f", r.MItemsPerS)
 }
 
-func printBenchTable(rs []accel.BenchResult) {
+func printBenchTable(rs []bench.Result) {
 	w := tabwriter.NewWriter(os.Stdout, 2, 4, 2, ' ', tabwriter.AlignRight)
-	fmt.Fprintln(w, "op\tcase\tbackend\tdevice\tmedian ms\tGB/s\tcopy GB/s\t% copy\tref ms\tspeed-up\tcold ms\tMkeys/s\t")
+	fmt.Fprintln(w, "op\tcase\tbackend\tdevice\tmedian ms\twall ms\tsyncs\tGB/s\tcopy GB/s\t% copy\tref ms\tspeed-up\tcold ms\tMkeys/s\t")
 	for _, r := range rs {
-		fmt.Fprintf(w, "%s\t%s\t%s\t%.24s\t%.2f\t%.1f\t%.1f\t%.0f%%\t%.2f\t%.1fx\t%.1f\t%s\t\n", r.Op, r.Case, r.Backend, r.Device,
-			r.MedianS*1e3, r.GBps, r.CopyGBps, 100*r.FracCopy, r.RefMedianS*1e3, r.Speedup, r.ColdS*1e3, mkeys(r))
+		fmt.Fprintf(w, "%s\t%s\t%s\t%.24s\t%.2f\t%.2f\t%.1f\t%.1f\t%.1f\t%.0f%%\t%.2f\t%.1fx\t%.1f\t%s\t\n", r.Op, r.Case, r.Backend, r.Device,
+			r.MedianS*1e3, r.WallS*1e3, r.Syncs, r.GBps, r.CopyGBps, 100*r.FracCopy, r.RefMedianS*1e3, r.Speedup, r.ColdS*1e3, mkeys(r))
 	}
 	w.Flush()
 }
@@ -146,7 +166,7 @@ func selftestCases() []selftestCase {
 	var cs []selftestCase
 	// Every op without inputs whose parameters are row/col/offset/dtype
 	// (tril_indices, triu_indices) gets the same parameter sets.
-	for _, op := range accel.Ops() {
+	for _, op := range ops.Ops() {
 		if len(op.Inputs) > 0 || !hasParams(op, "row", "col", "offset", "dtype") {
 			continue
 		}
@@ -160,16 +180,25 @@ func selftestCases() []selftestCase {
 	rng := rand.New(rand.NewSource(1))
 	for _, c := range []struct {
 		shape           []int64
-		src             []int64
 		off, dim1, dim2 int64
 	}{
-		{[]int64{4, 4}, []int64{4}, 0, 0, 1}, {[]int64{3, 5}, []int64{3}, 1, 0, 1}, {[]int64{2, 3, 4}, []int64{4, 2}, -1, 0, 1},
-		{[]int64{64, 32, 32}, []int64{64, 32}, 0, -2, -1}, {[]int64{5, 3}, []int64{2}, 1, 1, 0},
+		{[]int64{4, 4}, 0, 0, 1}, {[]int64{3, 5}, 1, 0, 1}, {[]int64{2, 3, 4}, -1, 0, 1},
+		{[]int64{64, 32, 32}, 0, -2, -1}, {[]int64{5, 3}, 1, 1, 0}, {[]int64{3, 4, 5, 6}, -2, 3, 1},
 	} {
+		// src: the input's shape without the two dims, then the diagonal
+		r := int64(len(c.shape))
+		d1, d2 := (c.dim1+r)%r, (c.dim2+r)%r
+		var srcShape []int64
+		for k, n := range c.shape {
+			if int64(k) != d1 && int64(k) != d2 {
+				srcShape = append(srcShape, n)
+			}
+		}
+		srcShape = append(srcShape, reference.DiagLen(c.shape[d1], c.shape[d2], c.off))
 		for _, dt := range []accel.DType{accel.Float32, accel.Float64, accel.Int32, accel.Int64} {
 			in, _ := accel.NewTensor(dt, c.shape...)
 			rng.Read(in.Bytes())
-			src, _ := accel.NewTensor(dt, c.src...)
+			src, _ := accel.NewTensor(dt, srcShape...)
 			rng.Read(src.Bytes())
 			cs = append(cs, selftestCase{op: "diagonal_scatter",
 				params: map[string]string{"offset": fmt.Sprint(c.off), "dim1": fmt.Sprint(c.dim1), "dim2": fmt.Sprint(c.dim2)},
@@ -207,7 +236,7 @@ func selftestCases() []selftestCase {
 }
 
 // hasParams reports whether op takes every named parameter.
-func hasParams(op accel.OpSpec, names ...string) bool {
+func hasParams(op ops.OpSpec, names ...string) bool {
 	have := map[string]bool{}
 	for _, p := range op.Params {
 		have[p.Name] = true
@@ -275,7 +304,7 @@ tested.`)
 	}
 	refs := make([]refResult, len(cases))
 	for i, c := range cases {
-		refs[i].out, refs[i].err = accel.RunOp(nil, c.op, c.params, c.inputs)
+		refs[i].out, refs[i].err = ops.Run(nil, c.op, c.params, c.inputs)
 	}
 	type tally struct{ pass, fail int }
 	results := map[string]map[string]*tally{}
@@ -302,7 +331,7 @@ tested.`)
 			if results[c.op][id] == nil {
 				results[c.op][id] = &tally{}
 			}
-			got, gerr := accel.RunOp(dev, c.op, c.params, c.inputs)
+			got, gerr := ops.Run(dev, c.op, c.params, c.inputs)
 			if why := sameResult(got, gerr, refs[i].out, refs[i].err); why == "" {
 				results[c.op][id].pass++
 			} else {
@@ -340,7 +369,7 @@ tested.`)
 		b, _, _ := strings.Cut(id, " ")
 		benchBackends = append(benchBackends, b)
 	}
-	rs, code := bench(benchBackends, *device, accel.BenchOptions{Quick: *quick, Reps: 3})
+	rs, code := benchAll(benchBackends, *device, bench.Options{Quick: *quick, Reps: 3})
 	printBenchTable(rs)
 	if failed > 0 || code != 0 {
 		fmt.Printf("\nselftest: %d failures\n", failed+code)

@@ -4,7 +4,7 @@
 //	accel devices [--json]
 //	accel run OP --backend opencl|vulkan|reference [--device SEL] [--param k=v]... [--in NAME=FILE.npy]... --out DIR
 //	accel run --batch JOBS.jsonl --backend B [--device SEL]
-//	accel bench [--op OP]... [--backend B]... [--device SEL] [--reps N] [--quick] [--json]
+//	accel bench [--op OP]... [--backend B]... [--device SEL] [--reps N] [--quick] [--json] [--first-call]
 //	accel selftest [--backend B]... [--quick]
 package main
 
@@ -17,6 +17,7 @@ import (
 	"strings"
 
 	"github.com/accelkern/accel/accel"
+	"github.com/accelkern/accel/cmd/accel/internal/ops"
 	"github.com/accelkern/accel/host"
 )
 
@@ -29,7 +30,7 @@ func usage() {
   accel devices [--json] [--device SEL]
   accel run OP --backend opencl|vulkan|reference [--device SEL] [--param name=value]... [--in NAME=FILE.npy]... --out DIR
   accel run --batch JOBS.jsonl --backend B [--device SEL]
-  accel bench [--op OP]... [--backend B]... [--device SEL] [--reps N] [--quick] [--json]
+  accel bench [--op OP]... [--backend B]... [--device SEL] [--reps N] [--quick] [--json] [--first-call]
   accel selftest [--backend B]... [--quick]
 Devices are chosen by --device or $ACCEL_DEVICE: opencl:0, vulkan:llvmpipe, opencl:NVIDIA, ...
 `)
@@ -49,6 +50,8 @@ func run(args []string) int {
 		return cmdBench(args[1:])
 	case "selftest":
 		return cmdSelftest(args[1:])
+	case "firstcall":
+		return cmdFirstCall(args[1:])
 	case "help", "-h", "--help":
 		usage()
 		return 0
@@ -210,7 +213,7 @@ func yesNo(b bool) string {
 
 func opNames() string {
 	var n []string
-	for _, op := range accel.Ops() {
+	for _, op := range ops.Ops() {
 		n = append(n, op.Name)
 	}
 	sort.Strings(n)

@@ -10,6 +10,7 @@ import (
 	"strings"
 
 	"github.com/accelkern/accel/accel"
+	"github.com/accelkern/accel/cmd/accel/internal/ops"
 )
 
 // job is one line of a batch file, or the flags of a single run.
@@ -50,7 +51,7 @@ func cmdRun(args []string) int {
 		fmt.Fprintln(fs.Output(), strings.TrimSpace(runSynopsis))
 		fs.PrintDefaults()
 		fmt.Fprintln(fs.Output(), "ops (name: parameters; inputs -> outputs):")
-		for _, op := range accel.Ops() {
+		for _, op := range ops.Ops() {
 			var ps []string
 			for _, p := range op.Params {
 				switch {
@@ -197,7 +198,7 @@ func runJob(dev *accel.Device, j job) (jobResult, string) {
 		}
 		inputs[name] = t
 	}
-	outs, err := accel.RunOp(dev, j.Op, params, inputs)
+	outs, err := ops.Run(dev, j.Op, params, inputs)
 	if err != nil {
 		if rejected(err) {
 			return fail(jobRejected, err)

@@ -1,10 +1,17 @@
-package accel
+// Package ops is the command line's registry of ops: each op by name, with
+// its string parameters, named host inputs and outputs, run on a device
+// through the public API of package accel (or on the host with its
+// reference entry points). The CLI's single runs, batches, selftest and
+// bench table read it.
+package ops
 
 import (
 	"fmt"
 	"sort"
 	"strconv"
 	"strings"
+
+	"github.com/accelkern/accel/accel"
 )
 
 // ParamSpec describes one parameter of an op as the CLI and batch runner
@@ -25,7 +32,7 @@ type OpSpec struct {
 	Inputs  []string
 	Outputs []string
 
-	run func(dev *Device, p params, in map[string]*Tensor) (map[string]*Tensor, error)
+	run func(dev *accel.Device, p params, in map[string]*accel.Tensor) (map[string]*accel.Tensor, error)
 }
 
 var registry = map[string]*OpSpec{}
@@ -42,12 +49,13 @@ func Ops() []OpSpec {
 	return out
 }
 
-// RunOp runs the op called name on dev, or on the host with the scalar
+// Run runs the op called name on dev, or on the host with the scalar
 // reference when dev is nil, with string parameters and host inputs, and
 // returns its host outputs by name. Unknown ops, unknown or malformed
 // parameters and missing or extra inputs are errors wrapping
-// ErrInvalidArgument, reported before any device work.
-func RunOp(dev *Device, name string, args map[string]string, inputs map[string]*Tensor) (map[string]*Tensor, error) {
+// accel.ErrInvalidArgument, reported before any device work; the op itself
+// checks its inputs once they are uploaded, before any kernel runs.
+func Run(dev *accel.Device, name string, args map[string]string, inputs map[string]*accel.Tensor) (map[string]*accel.Tensor, error) {
 	op, ok := registry[name]
 	if !ok {
 		names := make([]string, 0, len(registry))
@@ -55,7 +63,7 @@ func RunOp(dev *Device, name string, args map[string]string, inputs map[string]*
 			names = append(names, n)
 		}
 		sort.Strings(names)
-		return nil, argErr("run", "op", strconv.Quote(name), "one of "+strings.Join(names, ", "), ErrInvalidArgument)
+		return nil, argErr("run", "op", strconv.Quote(name), "one of "+strings.Join(names, ", "), accel.ErrInvalidArgument)
 	}
 	p := params{op: name, vals: map[string]string{}}
 	known := map[string]bool{}
@@ -64,19 +72,19 @@ func RunOp(dev *Device, name string, args map[string]string, inputs map[string]*
 		if v, ok := args[ps.Name]; ok {
 			p.vals[ps.Name] = v
 		} else if ps.Required {
-			return nil, argErr(name, ps.Name, "missing", "given (required parameter)", ErrInvalidArgument)
+			return nil, argErr(name, ps.Name, "missing", "given (required parameter)", accel.ErrInvalidArgument)
 		} else if ps.Default != "" {
 			p.vals[ps.Name] = ps.Default
 		}
 	}
 	for k := range args {
 		if !known[k] {
-			return nil, argErr(name, k, args[k], "a parameter of "+name+" ("+paramNames(op)+")", ErrInvalidArgument)
+			return nil, argErr(name, k, args[k], "a parameter of "+name+" ("+paramNames(op)+")", accel.ErrInvalidArgument)
 		}
 	}
 	for _, in := range op.Inputs {
 		if inputs[in] == nil {
-			return nil, argErr(name, "input "+in, "missing", "given", ErrInvalidArgument)
+			return nil, argErr(name, "input "+in, "missing", "given", accel.ErrInvalidArgument)
 		}
 	}
 	for k := range inputs {
@@ -85,7 +93,7 @@ func RunOp(dev *Device, name string, args map[string]string, inputs map[string]*
 			found = found || in == k
 		}
 		if !found {
-			return nil, argErr(name, "input "+k, "given", "one of ["+strings.Join(op.Inputs, ", ")+"]", ErrInvalidArgument)
+			return nil, argErr(name, "input "+k, "given", "one of ["+strings.Join(op.Inputs, ", ")+"]", accel.ErrInvalidArgument)
 		}
 	}
 	return op.run(dev, p, inputs)
@@ -112,7 +120,7 @@ func (p params) int64(name string) (int64, error) {
 	v := strings.TrimSpace(p.vals[name])
 	n, err := strconv.ParseInt(v, 10, 64)
 	if err != nil {
-		return 0, argErr(p.op, name, strconv.Quote(v), "an integer in [-2^63, 2^63)", ErrInvalidArgument)
+		return 0, argErr(p.op, name, strconv.Quote(v), "an integer in [-2^63, 2^63)", accel.ErrInvalidArgument)
 	}
 	return n, nil
 }
@@ -125,19 +133,33 @@ func (p params) bool(name string) (bool, error) {
 	case "0", "false", "no", "":
 		return false, nil
 	}
-	return false, argErr(p.op, name, strconv.Quote(v), "true or false", ErrInvalidArgument)
+	return false, argErr(p.op, name, strconv.Quote(v), "true or false", accel.ErrInvalidArgument)
 }
 
-func (p params) dtype(name string) (DType, error) {
-	d, err := ParseDType(p.vals[name])
+func (p params) dtype(name string) (accel.DType, error) {
+	d, err := accel.ParseDType(p.vals[name])
 	if err != nil {
-		return 0, argErr(p.op, name, strconv.Quote(p.vals[name]), "a dtype name such as int64", ErrInvalidArgument)
+		return 0, argErr(p.op, name, strconv.Quote(p.vals[name]), "a dtype name such as int64", accel.ErrInvalidArgument)
 	}
 	return d, nil
 }
 
+// reduction parses a reduction parameter (accel.ParseReduction's names).
+func (p params) reduction(name string) (accel.Reduction, error) {
+	r, err := accel.ParseReduction(p.vals[name])
+	if err != nil {
+		return 0, argErr(p.op, name, strconv.Quote(p.vals[name]), "a reduction such as sum, prod, mean, amax, amin", accel.ErrInvalidArgument)
+	}
+	return r, nil
+}
+
+// argErr is accel's argument error, for the registry's own checks.
+func argErr(op, arg string, value any, bound string, sentinel error) error {
+	return &accel.ArgError{Op: op, Arg: arg, Value: fmt.Sprint(value), Bound: bound, Err: sentinel}
+}
+
 // download converts a device result to a host tensor and releases it.
-func download(t *DeviceTensor, err error) (*Tensor, error) {
+func download(t *accel.DeviceTensor, err error) (*accel.Tensor, error) {
 	if err != nil {
 		return nil, err
 	}
@@ -148,7 +170,7 @@ func download(t *DeviceTensor, err error) (*Tensor, error) {
 func init() {
 	for _, upper := range []bool{false, true} {
 		upper := upper
-		name := triOp(upper)
+		name := map[bool]string{false: "tril_indices", true: "triu_indices"}[upper]
 		register(&OpSpec{
 			Name: name,
 			Doc:  fmt.Sprintf("%s(row, col, offset): [2, N] indices of the %s triangle (PyTorch semantics)", name, map[bool]string{false: "lower", true: "upper"}[upper]),
@@ -159,7 +181,7 @@ func init() {
 				{Name: "dtype", Default: "int64", Doc: "int32 or int64"},
 			},
 			Outputs: []string{"out"},
-			run: func(dev *Device, p params, _ map[string]*Tensor) (map[string]*Tensor, error) {
+			run: func(dev *accel.Device, p params, _ map[string]*accel.Tensor) (map[string]*accel.Tensor, error) {
 				r, err := p.int64("row")
 				if err != nil {
 					return nil, err
@@ -176,10 +198,12 @@ func init() {
 				if err != nil {
 					return nil, err
 				}
-				var out *Tensor
+				var out *accel.Tensor
 				switch {
+				case dev == nil && upper:
+					out, err = accel.RefTriuIndices(r, c, o, dt)
 				case dev == nil:
-					out, err = refTriIndices(r, c, o, upper, dt)
+					out, err = accel.RefTrilIndices(r, c, o, dt)
 				case upper:
 					out, err = download(dev.TriuIndices(r, c, o, dt))
 				default:
@@ -188,7 +212,7 @@ func init() {
 				if err != nil {
 					return nil, err
 				}
-				return map[string]*Tensor{"out": out}, nil
+				return map[string]*accel.Tensor{"out": out}, nil
 			},
 		})
 	}

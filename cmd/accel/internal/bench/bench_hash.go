@@ -1,9 +1,10 @@
-package accel
+package bench
 
 import (
 	"fmt"
 	"math/rand"
 
+	"github.com/accelkern/accel/accel"
 	"github.com/accelkern/accel/host"
 	"github.com/accelkern/accel/reference"
 )
@@ -14,26 +15,26 @@ import (
 // half are in the table. Each warm run starts from an emptied table; the
 // reference is reference.HashTable (scalar open addressing, emptied in its
 // timed run too). --quick runs 1/16 of each.
-func hashBenchCases(quick bool) []benchCase {
+func hashCases(quick bool) []benchCase {
 	n, distinct, tag := int64(8<<20), int64(1<<20), "8M"
 	if quick {
 		n, distinct, tag = 512<<10, 64<<10, "512K_quick"
 	}
-	var keys, dupKeys, queries *Tensor
+	var keys, dupKeys, queries *accel.Tensor
 	prep := func() {
 		if keys != nil {
 			return
 		}
 		rng := rand.New(rand.NewSource(6))
-		keys, _ = NewTensor(Int64, n)
+		keys, _ = accel.NewTensor(accel.Int64, n)
 		for i := range keys.Int64s() {
 			keys.Int64s()[i] = int64(rng.Uint64())
 		}
-		dupKeys, _ = NewTensor(Int64, n)
+		dupKeys, _ = accel.NewTensor(accel.Int64, n)
 		for i := range dupKeys.Int64s() {
 			dupKeys.Int64s()[i] = keys.Int64s()[rng.Int63n(distinct)]
 		}
-		queries, _ = NewTensor(Int64, n)
+		queries, _ = accel.NewTensor(accel.Int64, n)
 		for i := range queries.Int64s() {
 			if i%2 == 0 {
 				queries.Int64s()[i] = keys.Int64s()[rng.Int63n(n)]
@@ -42,38 +43,37 @@ func hashBenchCases(quick bool) []benchCase {
 			}
 		}
 	}
-	plan := func(dev *Device) string {
-		p, budget := host.PlanHash(dev.caps, n)
-		return fmt.Sprintf("%s budget=%d", dev.plan(p), budget)
+	plan := func(dev *accel.Device) string {
+		p, budget := host.PlanHash(dev.Info(), n)
+		return fmt.Sprintf("%s budget=%d", p, budget)
 	}
 	// insertCase times an insert (dense or not) of x into an emptied table.
-	insertCase := func(name string, x func() *Tensor, dense bool) benchCase {
+	insertCase := func(name string, x func() *accel.Tensor, dense bool) benchCase {
 		return benchCase{
 			op: "hash_table", name: name, bytes: n * (8 + 16 + 8), items: n,
-			setup: func(dev *Device) (func() error, func() (float64, error), string, func(), error) {
+			setup: func(dev *accel.Device) (caseRun, error) {
 				prep()
 				dk, err := dev.Upload(x())
 				if err != nil {
-					return nil, nil, "", nil, err
+					return caseRun{}, err
 				}
 				tab, err := dev.NewHashTable(n)
 				if err != nil {
 					dk.Release()
-					return nil, nil, "", nil, err
+					return caseRun{}, err
 				}
-				run := func() (float64, error) {
-					if err := tab.Reset(); err != nil {
-						return 0, err
+				call := func() error {
+					if !dense {
+						return tab.Insert(dk)
 					}
-					ids, secs, err := tab.insert(dk, dense)
-					if ids != nil {
+					ids, _, err := tab.InsertDense(dk)
+					if err == nil {
 						ids.Release()
 					}
-					return secs, err
+					return err
 				}
-				cold := func() error { _, err := run(); return err }
 				done := func() { tab.Release(); dk.Release() }
-				return cold, run, plan(dev), done, nil
+				return caseRun{call: call, prep: tab.Reset, plan: plan(dev), done: done}, nil
 			},
 			ref: func() (func(), func()) {
 				prep()
@@ -90,39 +90,38 @@ func hashBenchCases(quick bool) []benchCase {
 		}
 	}
 	return []benchCase{
-		insertCase("insert"+tag, func() *Tensor { return keys }, false),
-		insertCase("insert_dense"+tag+"_dups", func() *Tensor { return dupKeys }, true),
+		insertCase("insert"+tag, func() *accel.Tensor { return keys }, false),
+		insertCase("insert_dense"+tag+"_dups", func() *accel.Tensor { return dupKeys }, true),
 		{
 			op: "hash_table", name: "lookup" + tag, bytes: n * (8 + 16 + 8), items: n,
-			setup: func(dev *Device) (func() error, func() (float64, error), string, func(), error) {
+			setup: func(dev *accel.Device) (caseRun, error) {
 				prep()
 				tab, err := dev.NewHashTable(n)
 				if err != nil {
-					return nil, nil, "", nil, err
+					return caseRun{}, err
 				}
 				dk, err := dev.Upload(keys)
 				if err == nil {
 					err = tab.Insert(dk)
 					dk.Release()
 				}
-				var dq *DeviceTensor
+				var dq *accel.DeviceTensor
 				if err == nil {
 					dq, err = dev.Upload(queries)
 				}
 				if err != nil {
 					tab.Release()
-					return nil, nil, "", nil, err
+					return caseRun{}, err
 				}
-				run := func() (float64, error) {
-					out, secs, err := tab.lookup(dq)
+				call := func() error {
+					out, err := tab.Lookup(dq)
 					if err == nil {
 						out.Release()
 					}
-					return secs, err
+					return err
 				}
-				cold := func() error { _, err := run(); return err }
 				done := func() { tab.Release(); dq.Release() }
-				return cold, run, plan(dev), done, nil
+				return caseRun{call: call, plan: plan(dev), done: done}, nil
 			},
 			ref: func() (func(), func()) {
 				prep()

@@ -1,9 +1,10 @@
-package accel
+package bench
 
 import (
 	"math/rand"
 	"slices"
 
+	"github.com/accelkern/accel/accel"
 	"github.com/accelkern/accel/host"
 )
 
@@ -11,19 +12,19 @@ import (
 // copy bandwidth), sort of 16M uint32 keys with their permutation (the
 // reference is Go's slices.Sort of the same keys), unique of 16M int64 keys
 // with 1M distinct values. --quick runs 1/16 of each.
-func primBenchCases(quick bool) []benchCase {
+func primCases(quick bool) []benchCase {
 	nScan, nSort, nUniq, distinct, tag := int64(64<<20), int64(16<<20), int64(16<<20), int64(1<<20), ""
 	if quick {
 		nScan, nSort, nUniq, distinct, tag = 4<<20, 1<<20, 1<<20, 64<<10, "_quick"
 	}
 	var cases []benchCase
 
-	var scanX *Tensor
+	var scanX *accel.Tensor
 	cases = append(cases, benchCase{
 		op: "cumsum", name: "int32_64M" + tag, bytes: 2 * 4 * nScan, items: nScan,
-		setup: func(dev *Device) (func() error, func() (float64, error), string, func(), error) {
+		setup: func(dev *accel.Device) (caseRun, error) {
 			if scanX == nil {
-				scanX, _ = NewTensor(Int32, nScan)
+				scanX, _ = accel.NewTensor(accel.Int32, nScan)
 				rng := rand.New(rand.NewSource(1))
 				for i := range scanX.Int32s() {
 					scanX.Int32s()[i] = int32(rng.Uint32())
@@ -31,17 +32,16 @@ func primBenchCases(quick bool) []benchCase {
 			}
 			dx, err := dev.Upload(scanX)
 			if err != nil {
-				return nil, nil, "", nil, err
+				return caseRun{}, err
 			}
-			run := func() (float64, error) {
-				out, secs, err := dev.cumsum(dx, false)
+			call := func() error {
+				out, err := dev.Cumsum(dx, false)
 				if err == nil {
 					out.Release()
 				}
-				return secs, err
+				return err
 			}
-			cold := func() error { _, err := run(); return err }
-			return cold, run, primPlan(dev, "scan", nScan, Int32), dx.Release, nil
+			return caseRun{call: call, plan: primPlan(dev, "scan", nScan, accel.Int32), done: dx.Release}, nil
 		},
 		ref: func() (func(), func()) {
 			out := make([]int32, nScan)
@@ -55,10 +55,10 @@ func primBenchCases(quick bool) []benchCase {
 		},
 	})
 
-	var sortKeys *Tensor
+	var sortKeys *accel.Tensor
 	makeSort := func() {
 		if sortKeys == nil {
-			sortKeys, _ = NewTensor(Uint32, nSort)
+			sortKeys, _ = accel.NewTensor(accel.Uint32, nSort)
 			rng := rand.New(rand.NewSource(2))
 			for i := range sortKeys.Uint32s() {
 				sortKeys.Uint32s()[i] = rng.Uint32()
@@ -67,22 +67,21 @@ func primBenchCases(quick bool) []benchCase {
 	}
 	cases = append(cases, benchCase{
 		op: "sort", name: "uint32_16M_perm" + tag, bytes: nSort * (4 + 4 + 8), items: nSort,
-		setup: func(dev *Device) (func() error, func() (float64, error), string, func(), error) {
+		setup: func(dev *accel.Device) (caseRun, error) {
 			makeSort()
 			dk, err := dev.Upload(sortKeys)
 			if err != nil {
-				return nil, nil, "", nil, err
+				return caseRun{}, err
 			}
-			run := func() (float64, error) {
-				s, _, p, secs, err := dev.sortByKey("sort", dk, nil, false)
+			call := func() error {
+				s, p, err := dev.Sort(dk, false)
 				if err == nil {
 					s.Release()
 					p.Release()
 				}
-				return secs, err
+				return err
 			}
-			cold := func() error { _, err := run(); return err }
-			return cold, run, primPlan(dev, "radix", nSort, Uint32), dk.Release, nil
+			return caseRun{call: call, plan: primPlan(dev, "radix", nSort, accel.Uint32), done: dk.Release}, nil
 		},
 		ref: func() (func(), func()) {
 			makeSort()
@@ -94,10 +93,10 @@ func primBenchCases(quick bool) []benchCase {
 		},
 	})
 
-	var uniqX *Tensor
+	var uniqX *accel.Tensor
 	makeUniq := func() {
 		if uniqX == nil {
-			uniqX, _ = NewTensor(Int64, nUniq)
+			uniqX, _ = accel.NewTensor(accel.Int64, nUniq)
 			rng := rand.New(rand.NewSource(3))
 			vals := make([]int64, distinct)
 			for i := range vals {
@@ -110,36 +109,35 @@ func primBenchCases(quick bool) []benchCase {
 	}
 	cases = append(cases, benchCase{
 		op: "unique", name: "int64_16M_1M" + tag, bytes: nUniq*(8+8) + 2*8*distinct, items: nUniq,
-		setup: func(dev *Device) (func() error, func() (float64, error), string, func(), error) {
+		setup: func(dev *accel.Device) (caseRun, error) {
 			makeUniq()
 			dx, err := dev.Upload(uniqX)
 			if err != nil {
-				return nil, nil, "", nil, err
+				return caseRun{}, err
 			}
-			run := func() (float64, error) {
-				v, inv, c, secs, err := dev.unique(dx)
+			call := func() error {
+				v, inv, c, err := dev.Unique(dx)
 				if err == nil {
 					v.Release()
 					inv.Release()
 					c.Release()
 				}
-				return secs, err
+				return err
 			}
-			cold := func() error { _, err := run(); return err }
-			return cold, run, primPlan(dev, "radix", nUniq, Int64), dx.Release, nil
+			return caseRun{call: call, plan: primPlan(dev, "radix", nUniq, accel.Int64), done: dx.Release}, nil
 		},
 		ref: func() (func(), func()) {
 			makeUniq()
-			return func() { Unique(uniqX) }, func() {}
+			return func() { accel.RefUnique(uniqX) }, func() {}
 		},
 	})
 	return cases
 }
 
 // primPlan prints the plan a primitive's main kernel runs with.
-func primPlan(dev *Device, kernel string, n int64, dt DType) string {
+func primPlan(dev *accel.Device, kernel string, n int64, dt accel.DType) string {
 	if kernel == "scan" {
-		return host.PlanScan(dev.caps, n, int64(dt.Size()), dev.scanSubgroups(dt)).String()
+		return host.PlanScan(dev.Info(), n, int64(dt.Size()), host.ScanSubgroups(dev.Info(), dt.Size(), dt == accel.Int64 || dt == accel.Uint64)).String()
 	}
-	return host.PlanRadix(dev.caps, n).String()
+	return host.PlanRadix(dev.Info(), n).String()
 }

@@ -1,0 +1,297 @@
+// Package bench measures the library's ops on a device: each op's cases
+// timed warm (device time from the device's counters, host wall time, and
+// the host round trips per call) against the device's own copy bandwidth
+// and the scalar reference, all in one run. `accel bench` prints it.
+package bench
+
+import (
+	"fmt"
+	"sort"
+	"time"
+
+	"github.com/accelkern/accel/accel"
+	"github.com/accelkern/accel/host"
+	"github.com/accelkern/accel/reference"
+)
+
+// Result is one row of `accel bench`: an op on one case on one device.
+type Result struct {
+	Op      string `json:"op"`
+	Case    string `json:"case"`
+	Backend string `json:"backend"`
+	Device  string `json:"device"`
+	// MedianS is the median device time of a warm call: the device's
+	// busy time (host.Stats.DeviceNs) over the call and a final Sync.
+	MedianS float64 `json:"median_s"`
+	// WallS is the median host wall time of a warm call, the final Sync
+	// included.
+	WallS float64 `json:"wall_s"`
+	// ColdS is the wall time of the first call (fresh outputs, kernels
+	// already compiled by an earlier case or compiled now), Sync included.
+	ColdS float64 `json:"cold_s"`
+	// Syncs, Submits and Launches are per warm call, the final Sync
+	// included: the host's waits for the device, the batches handed to
+	// it, and the kernels launched.
+	Syncs      float64 `json:"syncs"`
+	Submits    float64 `json:"submits"`
+	Launches   float64 `json:"launches"`
+	Reps       int     `json:"reps"`                  // warm calls measured
+	Bytes      int64   `json:"bytes"`                 // each input read once, each output written once
+	GBps       float64 `json:"gbps"`                  // Bytes / MedianS
+	CopyGBps   float64 `json:"copy_gbps"`             // the device's own buffer copy, read+write bytes / time
+	FracCopy   float64 `json:"frac_copy"`             // GBps / CopyGBps
+	RefMedianS float64 `json:"ref_median_s"`          // the scalar reference on the host, same machine and run
+	Speedup    float64 `json:"speedup"`               // RefMedianS / MedianS
+	Items      int64   `json:"items,omitempty"`       // keys or elements processed, where the rate is per item
+	MItemsPerS float64 `json:"mkeys_per_s,omitempty"` // Items / MedianS / 1e6
+	Plan       string  `json:"plan"`
+	host.PoolStats
+}
+
+// Options choose what Run measures.
+type Options struct {
+	Ops   []string // op names; empty means every op with bench cases
+	Reps  int      // warm calls per case (default 5)
+	Quick bool     // smaller cases only (for `make run` and tests)
+}
+
+// benchCase is one op on one input.
+type benchCase struct {
+	op, name string
+	bytes    int64
+	items    int64 // keys per call, for rows reported in Mkeys/s (0: none)
+	// setup prepares the case on dev.
+	setup func(dev *accel.Device) (caseRun, error)
+	// ref prepares the scalar reference and returns one run.
+	ref func() (run func(), done func())
+}
+
+func allCases(quick bool) []benchCase {
+	cases := triCases(quick)
+	cases = append(cases, diagCases(quick)...)
+	cases = append(cases, scatterCases(quick)...)
+	cases = append(cases, primCases(quick)...)
+	return append(cases, hashCases(quick)...)
+}
+
+func median(xs []float64) float64 {
+	if len(xs) == 0 {
+		return 0
+	}
+	s := append([]float64(nil), xs...)
+	sort.Float64s(s)
+	if len(s)%2 == 1 {
+		return s[len(s)/2]
+	}
+	return (s[len(s)/2-1] + s[len(s)/2]) / 2
+}
+
+// caseRun is a case set up on a device.
+type caseRun struct {
+	call func() error // one call of the op, its outputs released
+	prep func() error // if set, run before each call, untimed
+	plan string       // the plan text
+	done func()       // the cleanup
+}
+
+// measure is one call timed: device seconds, wall seconds and the
+// counters it moved.
+type measure struct {
+	dev, wall float64
+	stats     host.Stats
+}
+
+// timed runs call and then Sync, and returns what it cost.
+func timed(dev *accel.Device, call func() error) (measure, error) {
+	s0 := dev.Stats()
+	t0 := time.Now()
+	if err := call(); err != nil {
+		return measure{}, err
+	}
+	if err := dev.Sync(); err != nil {
+		return measure{}, err
+	}
+	m := measure{wall: time.Since(t0).Seconds(), stats: dev.Stats().Sub(s0)}
+	m.dev = float64(m.stats.DeviceNs) / 1e9
+	return m, nil
+}
+
+// CopyBandwidth measures the device's own buffer-to-buffer copy of size
+// bytes (warm buffers, median of reps) and returns GB/s counting the bytes
+// read plus the bytes written.
+func CopyBandwidth(dev *accel.Device, size int64, reps int) (float64, error) {
+	size = min(size, dev.Info().MaxAllocBytes) / 4
+	src, err := dev.Zeros(accel.Uint32, size)
+	if err != nil {
+		return 0, err
+	}
+	defer src.Release()
+	dst, err := dev.Zeros(accel.Uint32, size)
+	if err != nil {
+		return 0, err
+	}
+	defer dst.Release()
+	var ts []float64
+	for i := 0; i < reps+1; i++ {
+		m, err := timed(dev, func() error { return dev.Copy(dst, src) })
+		if err != nil {
+			return 0, err
+		}
+		if i > 0 { // the first copy warms caches and page tables
+			ts = append(ts, m.dev)
+		}
+	}
+	return 2 * float64(4*size) / median(ts) / 1e9, nil
+}
+
+// Run measures every selected op's cases on dev against the device's own
+// copy bandwidth and the scalar reference, all in this run. refCache, if
+// non-nil, keeps reference times across devices (key: op/case).
+func Run(dev *accel.Device, opts Options, refCache map[string]float64) ([]Result, error) {
+	reps := opts.Reps
+	if reps <= 0 {
+		reps = 5
+	}
+	want := map[string]bool{}
+	for _, o := range opts.Ops {
+		want[o] = true
+	}
+	copySize := int64(256 << 20)
+	if opts.Quick {
+		copySize = 64 << 20
+	}
+	copyGBps, err := CopyBandwidth(dev, copySize, reps)
+	if err != nil {
+		return nil, fmt.Errorf("bench: copy bandwidth: %w", err)
+	}
+	info := dev.Info()
+	var out []Result
+	for _, c := range allCases(opts.Quick) {
+		if len(want) > 0 && !want[c.op] {
+			continue
+		}
+		if c.bytes > info.MaxAllocBytes {
+			continue
+		}
+		r, err := runCase(dev, c, reps, refCache)
+		if err != nil {
+			return out, fmt.Errorf("bench %s %s: %w", c.op, c.name, err)
+		}
+		r.CopyGBps = copyGBps
+		if copyGBps > 0 {
+			r.FracCopy = r.GBps / copyGBps
+		}
+		out = append(out, r)
+	}
+	return out, nil
+}
+
+func runCase(dev *accel.Device, c benchCase, reps int, refCache map[string]float64) (Result, error) {
+	cr, err := c.setup(dev)
+	if err != nil {
+		return Result{}, err
+	}
+	defer cr.done()
+	call := func() (measure, error) {
+		if cr.prep != nil {
+			if err := cr.prep(); err != nil {
+				return measure{}, err
+			}
+			if err := dev.Sync(); err != nil {
+				return measure{}, err
+			}
+		}
+		return timed(dev, cr.call)
+	}
+	dev.TrimPool() // the cold call gets fresh buffers
+	cold, err := call()
+	if err != nil {
+		return Result{}, err
+	}
+	var devS, wallS []float64
+	var sum host.Stats
+	for i := 0; i < reps; i++ {
+		m, err := call()
+		if err != nil {
+			return Result{}, err
+		}
+		devS, wallS = append(devS, m.dev), append(wallS, m.wall)
+		sum = sum.Add(m.stats)
+	}
+	key := c.op + "/" + c.name
+	refS, ok := refCache[key]
+	if !ok {
+		run, rdone := c.ref()
+		run() // warm the reference's memory too
+		var rts []float64
+		for i := 0; i < min(reps, 3); i++ {
+			t := time.Now()
+			run()
+			rts = append(rts, time.Since(t).Seconds())
+		}
+		rdone()
+		refS = median(rts)
+		if refCache != nil {
+			refCache[key] = refS
+		}
+	}
+	info := dev.Info()
+	per := func(n int64) float64 { return float64(n) / float64(reps) }
+	r := Result{Op: c.op, Case: c.name, Backend: info.Backend, Device: info.Name,
+		MedianS: median(devS), WallS: median(wallS), ColdS: cold.wall, Reps: reps, Bytes: c.bytes, RefMedianS: refS,
+		Syncs: per(sum.Waits), Submits: per(sum.Submits), Launches: per(sum.Launches),
+		Plan: cr.plan, PoolStats: dev.PoolStats()}
+	if r.MedianS > 0 {
+		r.GBps = float64(r.Bytes) / r.MedianS / 1e9
+		r.Speedup = refS / r.MedianS
+		if c.items > 0 {
+			r.Items = c.items
+			r.MItemsPerS = float64(c.items) / r.MedianS / 1e6
+		}
+	}
+	return r, nil
+}
+
+func triCases(quick bool) []benchCase {
+	sizes := []int64{1000, 4000, 10000}
+	if quick {
+		sizes = []int64{1000, 3000}
+	}
+	var cases []benchCase
+	for _, upper := range []bool{false, true} {
+		for _, dt := range []accel.DType{accel.Int64, accel.Int32} {
+			for _, n := range sizes {
+				if dt == accel.Int32 && n != sizes[len(sizes)-1] {
+					continue
+				}
+				upper, dt, n := upper, dt, n
+				op := map[bool]string{false: "tril_indices", true: "triu_indices"}[upper]
+				count, _ := reference.TriCount(n, n, 0, upper)
+				cases = append(cases, benchCase{
+					op: op, name: fmt.Sprintf("%dx%d_%s", n, n, dt), bytes: 2 * count * int64(dt.Size()),
+					setup: func(dev *accel.Device) (caseRun, error) {
+						// each call: the op's ordinary output, taken from
+						// the pool once warm
+						call := func() error {
+							f := dev.TrilIndices
+							if upper {
+								f = dev.TriuIndices
+							}
+							out, err := f(n, n, 0, dt)
+							if err == nil {
+								out.Release()
+							}
+							return err
+						}
+						return caseRun{call: call, plan: host.PlanElementwise(op, dev.Info(), count).String(), done: func() {}}, nil
+					},
+					ref: func() (func(), func()) {
+						r, c := make([]int64, count), make([]int64, count)
+						return func() { reference.TriIndicesInto(n, n, 0, upper, r, c) }, func() {}
+					},
+				})
+			}
+		}
+	}
+	return cases
+}
