@@ -1,12 +1,13 @@
 package accel
 
 import (
-	"bytes"
-	"errors"
 	"fmt"
 	"math"
 	"math/rand"
 	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
 )
 
 // randTensor fills a tensor of dtype and shape with random bits, including
@@ -14,9 +15,7 @@ import (
 func randTensor(t *testing.T, rng *rand.Rand, dt DType, shape ...int64) *Tensor {
 	t.Helper()
 	x, err := NewTensor(dt, shape...)
-	if err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, err)
 	rng.Read(x.data)
 	if dt == Float32 && len(x.data) >= 8 {
 		v := x.Float32s()
@@ -56,57 +55,31 @@ func TestDiagonalScatterRandom(t *testing.T) {
 					name := fmt.Sprintf("%s%v/off%d/d%d,%d", dt, shape, offset, d1, d2)
 					in := randTensor(t, rng, dt, shape...)
 					g, err := newDiagGeom("t", shape, offset, d1, d2)
-					if err != nil {
-						t.Fatal(err)
-					}
+					require.NoError(t, err, name)
 					src := randTensor(t, rng, dt, g.diagShape...)
-					want, err := DiagonalScatter(in, src, offset, d1, d2)
-					if err != nil {
-						t.Fatal(name, err)
-					}
-					ts, release, err := uploadAll(d, in, src)
-					if err != nil {
-						t.Fatal(err)
-					}
+					want, err := RefDiagonalScatter(in, src, offset, d1, d2)
+					require.NoError(t, err, name)
+					ts, release := uploadAll(t, d, in, src)
 					out, err := d.DiagonalScatter(ts[0], ts[1], offset, d1, d2)
-					if err != nil {
-						t.Fatal(name, err)
-					}
-					got, err := out.ToHost()
-					out.Release()
-					if err != nil {
-						t.Fatal(err)
-					}
-					if !bytes.Equal(got.data, want.data) || !sameShape(got.shape, want.shape) {
-						t.Fatalf("%s: device result differs from the reference", name)
-					}
+					require.NoError(t, err, name)
+					got := mustHost(t, out)
+					require.Equal(t, want.shape, got.shape, "%s: shape", name)
+					require.Equal(t, want.data, got.data, "%s: device result differs from the reference", name)
 					// in place
-					if err := d.DiagonalScatterInPlace(ts[0], ts[1], offset, d1, d2); err != nil {
-						t.Fatal(name, err)
-					}
-					got, _ = ts[0].ToHost()
-					if !bytes.Equal(got.data, want.data) {
-						t.Fatalf("%s: in-place result differs from the reference", name)
-					}
+					require.NoError(t, d.DiagonalScatterInPlace(ts[0], ts[1], offset, d1, d2), name)
+					got, err = ts[0].ToHost()
+					require.NoError(t, err, name)
+					require.Equal(t, want.data, got.data, "%s: in-place result differs from the reference", name)
 					// backward
 					gi, gs, err := d.DiagonalScatterBackward(ts[0], offset, d1, d2)
-					if err != nil {
-						t.Fatal(name, err)
-					}
-					wgi, wgs, err := DiagonalScatterBackward(want, offset, d1, d2)
-					if err != nil {
-						t.Fatal(err)
-					}
-					hgi, _ := gi.ToHost()
-					hgs, _ := gs.ToHost()
-					gi.Release()
-					gs.Release()
-					if !bytes.Equal(hgi.data, wgi.data) || !bytes.Equal(hgs.data, wgs.data) || !sameShape(hgs.shape, wgs.shape) {
-						t.Fatalf("%s: backward differs from the reference", name)
-					}
-					if !bytes.Equal(hgs.data, src.data) {
-						t.Fatalf("%s: grad_src is not the scattered src", name)
-					}
+					require.NoError(t, err, name)
+					wgi, wgs, err := RefDiagonalScatterBackward(want, offset, d1, d2)
+					require.NoError(t, err, name)
+					hgi, hgs := mustHost(t, gi), mustHost(t, gs)
+					require.Equal(t, wgi.data, hgi.data, "%s: backward grad_input differs from the reference", name)
+					require.Equal(t, wgs.shape, hgs.shape, "%s: backward grad_src shape", name)
+					require.Equal(t, wgs.data, hgs.data, "%s: backward grad_src differs from the reference", name)
+					require.Equal(t, src.data, hgs.data, "%s: grad_src is not the scattered src", name)
 					release()
 				}
 			}
@@ -118,35 +91,24 @@ func TestDiagonalScatterRandom(t *testing.T) {
 func TestDiagonalScatterByHand(t *testing.T) {
 	in, _ := FromFloat32s([]int64{3, 3}, make([]float32, 9))
 	src, _ := FromFloat32s([]int64{2}, []float32{1, 1})
-	out, err := DiagonalScatter(in, src, 1, 0, 1) // torch.diagonal_scatter(zeros(3,3), ones(2), 1)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if fmt.Sprint(out.Float32s()) != "[0 1 0 0 0 1 0 0 0]" {
-		t.Fatalf("offset 1: %v", out.Float32s())
-	}
+	out, err := RefDiagonalScatter(in, src, 1, 0, 1) // torch.diagonal_scatter(zeros(3,3), ones(2), 1)
+	require.NoError(t, err)
+	assert.Equal(t, []float32{0, 1, 0, 0, 0, 1, 0, 0, 0}, out.Float32s(), "offset 1")
 	src3, _ := FromFloat32s([]int64{3}, []float32{1, 2, 3})
-	out, _ = DiagonalScatter(in, src3, 0, 0, 1)
-	if fmt.Sprint(out.Float32s()) != "[1 0 0 0 2 0 0 0 3]" {
-		t.Fatalf("offset 0: %v", out.Float32s())
-	}
+	out, err = RefDiagonalScatter(in, src3, 0, 0, 1)
+	require.NoError(t, err)
+	assert.Equal(t, []float32{1, 0, 0, 0, 2, 0, 0, 0, 3}, out.Float32s(), "offset 0")
 	in23, _ := FromInt64s([]int64{2, 3}, make([]int64, 6))
 	src2, _ := FromInt64s([]int64{2}, []int64{7, 8})
-	out, _ = DiagonalScatter(in23, src2, -1, 1, 0) // dim1 > dim2: elements (t+1, t) of the transpose
-	if fmt.Sprint(out.Int64s()) != "[0 7 0 0 0 8]" {
-		t.Fatalf("dims (1, 0) offset -1: %v", out.Int64s())
-	}
+	out, err = RefDiagonalScatter(in23, src2, -1, 1, 0) // dim1 > dim2: elements (t+1, t) of the transpose
+	require.NoError(t, err)
+	assert.Equal(t, []int64{0, 7, 0, 0, 0, 8}, out.Int64s(), "dims (1, 0) offset -1")
 }
 
 func TestDiagonalScatterErrors(t *testing.T) {
 	forEachDevice(t, func(t *testing.T, d *Device) {
 		mk := func(dt DType, shape ...int64) *DeviceTensor {
-			x, _ := NewTensor(dt, shape...)
-			dx, err := d.Upload(x)
-			if err != nil {
-				t.Fatal(err)
-			}
-			return dx
+			return mustUpload(t, d, hostZeros(dt, shape...))
 		}
 		in := mk(Float32, 3, 4)
 		src := mk(Float32, 3)
@@ -168,19 +130,15 @@ func TestDiagonalScatterErrors(t *testing.T) {
 		for i, c := range cases {
 			out, err := d.DiagonalScatter(c.in, c.src, c.off, c.d1, c.d2)
 			if c.arg == "" {
-				if err != nil {
-					t.Fatalf("case %d: %v", i, err)
-				}
+				require.NoError(t, err, "case %d", i)
 				out.Release()
 				continue
 			}
 			var ae *ArgError
-			if !errors.As(err, &ae) || ae.Arg != c.arg || !errors.Is(err, ErrInvalidArgument) {
-				t.Fatalf("case %d: %v, want an error on %q", i, err, c.arg)
-			}
+			require.ErrorAs(t, err, &ae, "case %d: want an error on %q", i, c.arg)
+			require.Equal(t, c.arg, ae.Arg, "case %d: %v", i, err)
+			require.ErrorIs(t, err, ErrInvalidArgument, "case %d", i)
 		}
-		if err := d.DiagonalScatterInPlace(src, src, 0, 0, 1); err == nil {
-			t.Fatal("rank-1 in place: no error")
-		}
+		require.Error(t, d.DiagonalScatterInPlace(src, src, 0, 0, 1), "rank-1 in place")
 	})
 }

@@ -1,6 +1,7 @@
 package accel
 
 import (
+	"fmt"
 	"go/ast"
 	"go/parser"
 	"go/token"
@@ -8,12 +9,16 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
 )
 
 // TestDocComments requires a doc comment on every exported name of every
 // non-test Go file in the module (the house rule; go vet does not check it).
 func TestDocComments(t *testing.T) {
 	fset := token.NewFileSet()
+	var missing []string
 	err := filepath.WalkDir("..", func(path string, e fs.DirEntry, err error) error {
 		if err != nil {
 			return err
@@ -29,25 +34,25 @@ func TestDocComments(t *testing.T) {
 			return err
 		}
 		if f.Doc == nil && f.Name.Name != "main" && !hasPackageDoc(filepath.Dir(path), fset) {
-			t.Errorf("%s: package %s has no doc comment", path, f.Name.Name)
+			missing = append(missing, fmt.Sprintf("%s: package %s has no doc comment", path, f.Name.Name))
 		}
 		for _, d := range f.Decls {
 			switch d := d.(type) {
 			case *ast.FuncDecl:
 				if d.Name.IsExported() && d.Doc == nil && (d.Recv == nil || exportedRecv(d.Recv)) {
-					t.Errorf("%s: func %s has no doc comment", fset.Position(d.Pos()), d.Name.Name)
+					missing = append(missing, fmt.Sprintf("%s: func %s has no doc comment", fset.Position(d.Pos()), d.Name.Name))
 				}
 			case *ast.GenDecl:
 				for _, s := range d.Specs {
 					switch s := s.(type) {
 					case *ast.TypeSpec:
 						if s.Name.IsExported() && s.Doc == nil && d.Doc == nil {
-							t.Errorf("%s: type %s has no doc comment", fset.Position(s.Pos()), s.Name.Name)
+							missing = append(missing, fmt.Sprintf("%s: type %s has no doc comment", fset.Position(s.Pos()), s.Name.Name))
 						}
 					case *ast.ValueSpec:
 						for _, n := range s.Names {
 							if n.IsExported() && s.Doc == nil && d.Doc == nil && s.Comment == nil {
-								t.Errorf("%s: %s has no doc comment", fset.Position(n.Pos()), n.Name)
+								missing = append(missing, fmt.Sprintf("%s: %s has no doc comment", fset.Position(n.Pos()), n.Name))
 							}
 						}
 					}
@@ -56,9 +61,8 @@ func TestDocComments(t *testing.T) {
 		}
 		return nil
 	})
-	if err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, err)
+	assert.Empty(t, missing, "exported names without a doc comment")
 }
 
 func exportedRecv(fl *ast.FieldList) bool {

@@ -9,8 +9,8 @@ import (
 )
 
 // Computes tril_indices on the host with the scalar reference.
-func ExampleTrilIndices() {
-	t, err := accel.TrilIndices(3, 3, 0, accel.Int64)
+func ExampleRefTrilIndices() {
+	t, err := accel.RefTrilIndices(3, 3, 0, accel.Int64)
 	if err != nil {
 		panic(err)
 	}
@@ -67,44 +67,13 @@ func ExampleDevice_TrilIndicesInto() {
 // Bad arguments are rejected before any device work, with an error naming
 // the argument and the bound.
 func ExampleArgError() {
-	_, err := accel.TrilIndices(-1, 3, 0, accel.Int64)
+	_, err := accel.RefTrilIndices(-1, 3, 0, accel.Int64)
 	var ae *accel.ArgError
 	fmt.Println(errors.Is(err, accel.ErrInvalidArgument), errors.As(err, &ae), ae.Arg)
 	fmt.Println(err)
 	// Output:
 	// true true row
 	// tril_indices: row = -1: must be >= 0: invalid argument
-}
-
-// Lists the ops the CLI and the batch runner accept.
-func ExampleOps() {
-	for _, op := range accel.Ops() {
-		fmt.Println(op.Name, op.Outputs)
-	}
-	// Output:
-	// compact [out index]
-	// cumsum [out]
-	// diagonal_scatter [out]
-	// put_along_axis [out taken]
-	// scatter [out]
-	// scatter_reduce [out]
-	// scatter_reduce_backward [out grad_input grad_src]
-	// segment_reduce [out]
-	// sort [keys perm]
-	// take_along_axis [out]
-	// tril_indices [out]
-	// triu_indices [out]
-	// unique [values inverse counts]
-}
-
-// Runs an op by name with string parameters, as `accel run` does.
-func ExampleRunOp() {
-	out, err := accel.RunOp(nil, "tril_indices", map[string]string{"row": "2", "col": "3", "offset": "1"}, nil)
-	if err != nil {
-		panic(err)
-	}
-	fmt.Println(out["out"].Shape(), out["out"].Int64s())
-	// Output: [2 5] [0 0 1 1 1 0 1 0 1 2]
 }
 
 // Sorts float keys on the default device: NaN last, equal keys in input
@@ -161,10 +130,10 @@ func ExampleDevice_Unique() {
 
 // Prefix sums on the host reference (the device's Cumsum is the same call
 // on a DeviceTensor).
-func ExampleCumsum() {
+func ExampleRefCumsum() {
 	x, _ := accel.FromInt32s([]int64{5}, []int32{1, 2, 3, 4, 5})
-	in, _ := accel.Cumsum(x, false)
-	ex, _ := accel.Cumsum(x, true)
+	in, _ := accel.RefCumsum(x, false)
+	ex, _ := accel.RefCumsum(x, true)
 	fmt.Println(in.Int32s(), ex.Int32s())
 	// Output: [1 3 6 10 15] [0 1 3 6 10]
 }
@@ -178,7 +147,7 @@ func ExampleDevice_ScatterReduceBackward() {
 	grad, _ := accel.FromFloat32s([]int64{3}, []float32{1, 1, 1})
 	dev, err := accel.Open("")
 	if err != nil { // no device here: the host form computes the same
-		out, gi, gs, err := accel.ScatterReduceBackward(input, 0, index, src, accel.ReduceAmax, true, grad)
+		out, gi, gs, err := accel.RefScatterReduceBackward(input, 0, index, src, accel.Amax, true, grad)
 		if err != nil {
 			panic(err)
 		}
@@ -193,7 +162,7 @@ func ExampleDevice_ScatterReduceBackward() {
 		}
 		defer ts[i].Release()
 	}
-	out, gi, gs, err := dev.ScatterReduceBackward(ts[0], 0, ts[1], ts[2], accel.ReduceAmax, true, ts[3])
+	out, gi, gs, err := dev.ScatterReduceBackward(ts[0], 0, ts[1], ts[2], accel.Amax, true, ts[3])
 	if err != nil {
 		panic(err)
 	}
@@ -206,4 +175,101 @@ func ExampleDevice_ScatterReduceBackward() {
 	}
 	fmt.Println(h[0].Float32s(), h[1].Float32s(), h[2].Float32s())
 	// Output: [3 5 7] [0 1 0] [0.5 0.5 0 1]
+}
+
+// Parses reductions by name: PyTorch's, Paddle's aliases and
+// segment_reduce's name the same Reduction.
+func ExampleParseReduction() {
+	for _, name := range []string{"sum", "add", "mul", "max", "amin"} {
+		r, err := accel.ParseReduction(name)
+		if err != nil {
+			panic(err)
+		}
+		fmt.Println(name, r, r == accel.Sum)
+	}
+	_, err := accel.ParseReduction("avg")
+	fmt.Println(errors.Is(err, accel.ErrInvalidArgument))
+	// Output:
+	// sum sum true
+	// add sum true
+	// mul prod false
+	// max amax false
+	// amin amin false
+	// true
+}
+
+// Chains ops on the device without waiting for it: the scatter waits once,
+// to report its index validation, the cumsum queues behind it, and
+// ToHost waits for the result. Stats counts the host's waits.
+func ExampleDevice_Stats() {
+	dev, err := accel.Open("")
+	if err != nil {
+		fmt.Println("[0 2 2 3]\nwaits: 2") // no device here
+		return
+	}
+	defer dev.Close()
+	in, _ := accel.FromInt64s([]int64{4}, []int64{0, 0, 0, 0})
+	idx, _ := accel.FromInt64s([]int64{3}, []int64{1, 1, 3})
+	src, _ := accel.FromInt64s([]int64{3}, []int64{1, 1, 1})
+	var ts []*accel.DeviceTensor
+	for _, h := range []*accel.Tensor{in, idx, src} {
+		t, err := dev.Upload(h)
+		if err != nil {
+			panic(err)
+		}
+		defer t.Release()
+		ts = append(ts, t)
+	}
+	before := dev.Stats()
+	sum, err := dev.ScatterReduce(ts[0], 0, ts[1], ts[2], accel.Sum, true) // [0 2 0 1]
+	if err != nil {
+		panic(err)
+	}
+	defer sum.Release()
+	scan, err := dev.Cumsum(sum, false) // queued behind the scatter
+	if err != nil {
+		panic(err)
+	}
+	defer scan.Release()
+	h, err := scan.ToHost()
+	if err != nil {
+		panic(err)
+	}
+	fmt.Println(h.Int64s())
+	fmt.Println("waits:", dev.Stats().Sub(before).Waits)
+	// Output:
+	// [0 2 2 3]
+	// waits: 2
+}
+
+// Copies a tensor on the device into a zero-filled one of the same dtype
+// and element count, and waits for both with Sync.
+func ExampleDevice_Copy() {
+	dev, err := accel.Open("")
+	if err != nil {
+		fmt.Println("[0 0 0 0 0 0] [1 2 3 4 5 6]") // no device here
+		return
+	}
+	defer dev.Close()
+	dst, err := dev.Zeros(accel.Int32, 2, 3)
+	if err != nil {
+		panic(err)
+	}
+	defer dst.Release()
+	z, _ := dst.ToHost()
+	src, _ := accel.FromInt32s([]int64{6}, []int32{1, 2, 3, 4, 5, 6})
+	s, err := dev.Upload(src)
+	if err != nil {
+		panic(err)
+	}
+	defer s.Release()
+	if err := dev.Copy(dst, s); err != nil {
+		panic(err)
+	}
+	if err := dev.Sync(); err != nil {
+		panic(err)
+	}
+	h, _ := dst.ToHost()
+	fmt.Println(z.Int32s(), h.Int32s())
+	// Output: [0 0 0 0 0 0] [1 2 3 4 5 6]
 }

@@ -1,11 +1,13 @@
 package accel
 
 import (
-	"errors"
 	"math"
 	"math/rand"
 	"strconv"
 	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
 
 	"github.com/accelkern/accel/reference"
 )
@@ -78,9 +80,7 @@ func fmix(k uint64) uint64 {
 func hostInt64s(t *testing.T, d *Device, v []int64) *DeviceTensor {
 	t.Helper()
 	x, err := FromInt64s([]int64{int64(len(v))}, v)
-	if err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, err)
 	return mustUpload(t, d, x)
 }
 
@@ -91,36 +91,21 @@ func checkInsertDense(t *testing.T, d *Device, tab *HashTable, ref *reference.Ha
 	dk := hostInt64s(t, d, keys)
 	defer dk.Release()
 	ids, u, err := tab.InsertDense(dk)
-	if err != nil {
-		t.Fatalf("%s: %v", what, err)
-	}
+	require.NoError(t, err, what)
 	got := mustHost(t, ids).Int64s()
 	want := make([]int64, len(keys))
-	if !ref.InsertDense(keys, want) {
-		t.Fatalf("%s: the reference is full", what)
-	}
-	if u != ref.Len() || tab.Len() != ref.Len() {
-		t.Fatalf("%s: unique %d, Len %d, want %d", what, u, tab.Len(), ref.Len())
-	}
-	for i := range want {
-		if got[i] != want[i] {
-			t.Fatalf("%s: ids[%d] (key %d) = %d, want %d (first occurrence order)", what, i, keys[i], got[i], want[i])
-		}
-	}
+	require.True(t, ref.InsertDense(keys, want), "%s: the reference is full", what)
+	require.Equal(t, ref.Len(), u, "%s: unique", what)
+	require.Equal(t, ref.Len(), tab.Len(), "%s: Len", what)
+	requireElems(t, want, got, "%s: ids (first occurrence order)", what)
 	dq := hostInt64s(t, d, queries)
 	defer dq.Release()
 	lk, err := tab.Lookup(dq)
-	if err != nil {
-		t.Fatalf("%s: lookup: %v", what, err)
-	}
+	require.NoError(t, err, "%s: lookup", what)
 	gl := mustHost(t, lk).Int64s()
 	wl := make([]int64, len(queries))
 	ref.Lookup(queries, wl)
-	for i := range wl {
-		if gl[i] != wl[i] {
-			t.Fatalf("%s: lookup[%d] (key %d) = %d, want %d", what, i, queries[i], gl[i], wl[i])
-		}
-	}
+	requireElems(t, wl, gl, "%s: lookup", what)
 }
 
 // absentMix returns keys followed by as many fresh random queries (mostly
@@ -141,9 +126,7 @@ func TestHashTableRandom(t *testing.T) {
 			u := distinctCount(keys)
 			for _, capacity := range []int64{u, 2*u + 3} {
 				tab, err := d.NewHashTable(capacity)
-				if err != nil {
-					t.Fatal(err)
-				}
+				require.NoError(t, err)
 				ref := reference.NewHashTable(capacity)
 				checkInsertDense(t, d, tab, ref, keys, absentMix(rng, keys[:min(n, 5000)]), "n="+itoa(n)+" capacity="+itoa(capacity))
 				tab.Release()
@@ -162,24 +145,18 @@ func TestHashTableIncremental(t *testing.T) {
 		all := hashKeys(rng, 30000)
 		capacity := distinctCount(all)
 		tab, err := d.NewHashTable(capacity)
-		if err != nil {
-			t.Fatal(err)
-		}
+		require.NoError(t, err)
 		defer tab.Release()
 		ref := reference.NewHashTable(capacity)
 		for i, part := range [][]int64{all[:1], all[1:100], all[100:100], all[100:20000], all[20000:]} {
 			checkInsertDense(t, d, tab, ref, part, absentMix(rng, all[:2000]), "part "+itoa(int64(i)))
 		}
 		// Insert (no ids) after a Reset numbers keys as InsertDense does.
-		if err := tab.Reset(); err != nil {
-			t.Fatal(err)
-		}
+		require.NoError(t, tab.Reset())
 		ref.Reset()
 		dk := hostInt64s(t, d, all)
 		defer dk.Release()
-		if err := tab.Insert(dk); err != nil {
-			t.Fatal(err)
-		}
+		require.NoError(t, tab.Insert(dk))
 		ref.InsertDense(all, nil)
 		checkInsertDense(t, d, tab, ref, all[:500], absentMix(rng, all), "after Insert")
 	})
@@ -196,9 +173,7 @@ func TestHashTableCollisions(t *testing.T) {
 		base := make([]int64, distinct)
 		for j := range base {
 			base[j] = int64(unfmix(uint64(j+1) << 40)) // low 40 hash bits zero: slot 0
-			if fmix(uint64(base[j]))&(1<<40-1) != 0 {
-				t.Fatal("unfmix does not invert the hash")
-			}
+			require.Zero(t, fmix(uint64(base[j]))&(1<<40-1), "unfmix does not invert the hash")
 		}
 		keys := make([]int64, 0, 4*distinct)
 		for r := 0; r < 4; r++ {
@@ -207,9 +182,7 @@ func TestHashTableCollisions(t *testing.T) {
 		rng.Shuffle(len(keys), func(i, j int) { keys[i], keys[j] = keys[j], keys[i] })
 		for _, budget := range []int64{0, 50000} {
 			tab, err := d.NewHashTable(distinct)
-			if err != nil {
-				t.Fatal(err)
-			}
+			require.NoError(t, err)
 			tab.budget = budget
 			ref := reference.NewHashTable(distinct)
 			// queries colliding too but absent: they probe the whole run
@@ -219,8 +192,8 @@ func TestHashTableCollisions(t *testing.T) {
 			}
 			checkInsertDense(t, d, tab, ref, keys, q, "budget "+itoa(budget))
 			t.Logf("budget %d: the lookup took %d launches", budget, tab.launches)
-			if budget > 0 && tab.launches < 2 {
-				t.Errorf("budget %d: lookup ran in %d launch(es), want several", budget, tab.launches)
+			if budget > 0 {
+				assert.GreaterOrEqual(t, tab.launches, 2, "budget %d: lookup launches, want several", budget)
 			}
 			tab.Release()
 		}
@@ -240,9 +213,7 @@ func TestHashTableTinyBudget(t *testing.T) {
 		keys = append(keys, -1, -1)
 		rng.Shuffle(len(keys), func(i, j int) { keys[i], keys[j] = keys[j], keys[i] })
 		tab, err := d.NewHashTable(41)
-		if err != nil {
-			t.Fatal(err)
-		}
+		require.NoError(t, err)
 		defer tab.Release()
 		tab.budget = 2
 		checkInsertDense(t, d, tab, reference.NewHashTable(41), keys, absentMix(rng, keys), "budget 2")
@@ -263,32 +234,22 @@ func TestHashTableFull(t *testing.T) {
 			}
 			keys = append(keys, keys...)
 			tab, err := d.NewHashTable(capacity)
-			if err != nil {
-				t.Fatal(err)
-			}
+			require.NoError(t, err)
 			ref := reference.NewHashTable(capacity)
 			checkInsertDense(t, d, tab, ref, keys, absentMix(rng, keys), "exactly full "+itoa(capacity))
 			one := hostInt64s(t, d, []int64{capacity + 7})
 			err = tab.Insert(one)
-			if !errors.Is(err, ErrTableFull) {
-				t.Fatalf("capacity %d: one key over: %v, want ErrTableFull", capacity, err)
-			}
+			require.ErrorIs(t, err, ErrTableFull, "capacity %d: one key over", capacity)
 			t.Logf("capacity %d: %v", capacity, err)
-			if _, err := tab.Lookup(one); !errors.Is(err, ErrTableFull) {
-				t.Fatalf("capacity %d: lookup in an overflowed table: %v, want ErrTableFull", capacity, err)
-			}
+			_, err = tab.Lookup(one)
+			require.ErrorIs(t, err, ErrTableFull, "capacity %d: lookup in an overflowed table", capacity)
 			// the same in one call: capacity+1 distinct keys into a new table
-			if err := tab.Reset(); err != nil {
-				t.Fatal(err)
-			}
+			require.NoError(t, tab.Reset())
 			over := hostInt64s(t, d, append(append([]int64(nil), keys...), capacity+7))
-			if _, _, err := tab.InsertDense(over); !errors.Is(err, ErrTableFull) {
-				t.Fatalf("capacity %d: capacity+1 keys in one call: %v, want ErrTableFull", capacity, err)
-			}
+			_, _, err = tab.InsertDense(over)
+			require.ErrorIs(t, err, ErrTableFull, "capacity %d: capacity+1 keys in one call", capacity)
 			// after Reset the table works again
-			if err := tab.Reset(); err != nil {
-				t.Fatal(err)
-			}
+			require.NoError(t, tab.Reset())
 			ref.Reset()
 			checkInsertDense(t, d, tab, ref, keys, absentMix(rng, keys), "after reset "+itoa(capacity))
 			over.Release()
@@ -297,9 +258,7 @@ func TestHashTableFull(t *testing.T) {
 		}
 		// 200000 distinct keys into a table for 100: an error, quickly
 		tab, err := d.NewHashTable(100)
-		if err != nil {
-			t.Fatal(err)
-		}
+		require.NoError(t, err)
 		defer tab.Release()
 		many := make([]int64, 200000)
 		for i := range many {
@@ -307,9 +266,7 @@ func TestHashTableFull(t *testing.T) {
 		}
 		dm := hostInt64s(t, d, many)
 		defer dm.Release()
-		if err := tab.Insert(dm); !errors.Is(err, ErrTableFull) {
-			t.Fatalf("far over capacity: %v, want ErrTableFull", err)
-		}
+		require.ErrorIs(t, tab.Insert(dm), ErrTableFull, "far over capacity")
 	})
 }
 
@@ -317,9 +274,7 @@ func TestHashTableFull(t *testing.T) {
 func TestHashTableArgs(t *testing.T) {
 	forEachDevice(t, func(t *testing.T, d *Device) {
 		tab, err := d.NewHashTable(8)
-		if err != nil {
-			t.Fatal(err)
-		}
+		require.NoError(t, err)
 		defer tab.Release()
 		u := []uint64{math.MaxUint64, 0, 1 << 63, math.MaxUint64, 5}
 		x, _ := NewTensor(Uint64, 5)
@@ -327,40 +282,27 @@ func TestHashTableArgs(t *testing.T) {
 		dx := mustUpload(t, d, x)
 		defer dx.Release()
 		ids, un, err := tab.InsertDense(dx)
-		if err != nil {
-			t.Fatal(err)
-		}
-		if got := mustHost(t, ids).Int64s(); un != 4 || got[0] != 0 || got[1] != 1 || got[2] != 2 || got[3] != 0 || got[4] != 3 {
-			t.Fatalf("uint64 keys: ids %v unique %d", got, un)
-		}
+		require.NoError(t, err)
+		require.Equal(t, int64(4), un, "uint64 keys: unique")
+		require.Equal(t, []int64{0, 1, 2, 0, 3}, mustHost(t, ids).Int64s(), "uint64 keys: ids")
 		f, _ := NewTensor(Float64, 3)
 		df := mustUpload(t, d, f)
 		defer df.Release()
-		if err := tab.Insert(df); !errors.Is(err, ErrInvalidArgument) {
-			t.Fatalf("float64 keys: %v, want ErrInvalidArgument", err)
-		}
-		if _, err := d.NewHashTable(-1); !errors.Is(err, ErrInvalidArgument) {
-			t.Fatalf("capacity -1: %v", err)
-		}
-		if _, err := d.NewHashTable(math.MaxInt64 / 2); !errors.Is(err, ErrTooLarge) {
-			t.Fatalf("huge capacity: %v", err)
-		}
+		require.ErrorIs(t, tab.Insert(df), ErrInvalidArgument, "float64 keys")
+		_, err = d.NewHashTable(-1)
+		require.ErrorIs(t, err, ErrInvalidArgument, "capacity -1")
+		_, err = d.NewHashTable(math.MaxInt64 / 2)
+		require.ErrorIs(t, err, ErrTooLarge, "huge capacity")
 		saved := d.caps.Int64Atomics
 		d.caps.Int64Atomics = false
 		_, err = d.NewHashTable(8)
 		d.caps.Int64Atomics = saved
-		if !errors.Is(err, ErrUnsupported) {
-			t.Fatalf("without 64-bit atomics: %v, want ErrUnsupported", err)
-		}
+		require.ErrorIs(t, err, ErrUnsupported, "without 64-bit atomics")
 		t.Log(err)
 		tab2, err := d.NewHashTable(1)
-		if err != nil {
-			t.Fatal(err)
-		}
+		require.NoError(t, err)
 		tab2.Release()
 		tab2.Release()
-		if err := tab2.Insert(dx); !errors.Is(err, ErrClosed) {
-			t.Fatalf("insert into a released table: %v", err)
-		}
+		require.ErrorIs(t, tab2.Insert(dx), ErrClosed, "insert into a released table")
 	})
 }

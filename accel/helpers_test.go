@@ -1,9 +1,12 @@
 package accel
 
 import (
+	"fmt"
 	"os"
 	"sync"
 	"testing"
+
+	"github.com/stretchr/testify/require"
 
 	"github.com/accelkern/accel/host"
 )
@@ -42,9 +45,7 @@ func forEachDevice(t *testing.T, f func(t *testing.T, d *Device)) {
 		t.Run(b, func(t *testing.T) {
 			d := devs[b]
 			if d == nil {
-				if os.Getenv("CI") == "true" {
-					t.Fatalf("no %s device in CI: %v", b, devErrs[b])
-				}
+				require.NotEqual(t, "true", os.Getenv("CI"), "no %s device in CI: %v", b, devErrs[b])
 				t.Skipf("no %s device: %v", b, devErrs[b])
 			}
 			f(t, d)
@@ -61,4 +62,75 @@ func TestMain(m *testing.M) {
 		}
 	}
 	os.Exit(code)
+}
+
+// uploadAll copies host inputs to d; the returned release frees them.
+func uploadAll(t *testing.T, d *Device, ts ...*Tensor) ([]*DeviceTensor, func()) {
+	t.Helper()
+	var out []*DeviceTensor
+	release := func() {
+		for _, x := range out {
+			x.Release()
+		}
+	}
+	for _, x := range ts {
+		dx, err := d.Upload(x)
+		if err != nil {
+			release()
+		}
+		require.NoError(t, err, "upload %s", x)
+		out = append(out, dx)
+	}
+	return out, release
+}
+
+// mustUpload copies x to d.
+func mustUpload(t *testing.T, d *Device, x *Tensor) *DeviceTensor {
+	t.Helper()
+	dx, err := d.Upload(x)
+	require.NoError(t, err, "upload %s", x)
+	return dx
+}
+
+// mustHost copies x to the host and releases it.
+func mustHost(t *testing.T, x *DeviceTensor) *Tensor {
+	t.Helper()
+	h, err := x.ToHost()
+	require.NoError(t, err)
+	x.Release()
+	return h
+}
+
+// must returns a check of an op's result: the tensor, or the test fails.
+func must(t *testing.T) func(x *DeviceTensor, err error) *DeviceTensor {
+	t.Helper()
+	return func(x *DeviceTensor, err error) *DeviceTensor {
+		t.Helper()
+		require.NoError(t, err)
+		return x
+	}
+}
+
+// hostZeros returns a zeroed host tensor (it panics on bad arguments:
+// test inputs only).
+func hostZeros(dt DType, shape ...int64) *Tensor {
+	t, err := NewTensor(dt, shape...)
+	if err != nil {
+		panic(err)
+	}
+	return t
+}
+
+// requireElems compares two slices element by element and reports the
+// first difference with its index (testify's diff of a long slice is
+// unreadable). what describes the comparison (a format and its args).
+func requireElems[T comparable](t *testing.T, want, got []T, what string, args ...any) {
+	t.Helper()
+	msg := fmt.Sprintf(what, args...)
+	require.Len(t, got, len(want), msg)
+	for i := range want {
+		if got[i] != want[i] {
+			require.Equal(t, want[i], got[i], "%s: element %d", msg, i)
+		}
+	}
 }

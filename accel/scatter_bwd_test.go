@@ -1,12 +1,12 @@
 package accel
 
 import (
-	"errors"
 	"fmt"
 	"math"
 	"math/rand"
-	"strings"
 	"testing"
+
+	"github.com/stretchr/testify/require"
 )
 
 // bwdShape is one scatter_reduce_backward geometry; with perm no target is
@@ -35,11 +35,11 @@ var bwdShapes = []bwdShape{
 // fillBwd fills with values that make the gradients' special cases common:
 // ties (small integers) and a NaN now and then for amax/amin, values near
 // 1 with zeros (and rarer NaN) for prod, mixed magnitudes for sum and mean.
-func fillBwd(rng *rand.Rand, x *Tensor, red string, zeroRate, nanRate int) {
+func fillBwd(rng *rand.Rand, x *Tensor, red Reduction, zeroRate, nanRate int) {
 	for i := int64(0); i < x.Len(); i++ {
 		f := rng.NormFloat64() * math.Pow(10, float64(rng.Intn(5)-2))
 		switch red {
-		case ReduceProd:
+		case Prod:
 			f = 1 + rng.NormFloat64()*0.01
 			if zeroRate > 0 && rng.Intn(zeroRate) == 0 {
 				f = 0
@@ -47,7 +47,7 @@ func fillBwd(rng *rand.Rand, x *Tensor, red string, zeroRate, nanRate int) {
 			if nanRate > 0 && rng.Intn(4*nanRate) == 0 {
 				f = math.NaN()
 			}
-		case ReduceAmax, ReduceAmin:
+		case Amax, Amin:
 			f = float64(rng.Intn(4))
 			if nanRate > 0 && rng.Intn(nanRate) == 0 {
 				f = math.NaN()
@@ -120,56 +120,43 @@ func closeTo(got, want *Tensor, rel float64) error {
 	return nil
 }
 
-// runBwd runs the device op and compares its three outputs with the
-// reference's.
 // bwdCase makes one backward case of shape s: input and src filled for red
 // (fillBwd with the given zero and NaN rates), a gradient without zeros or
 // NaNs, and an index.
-func bwdCase(rng *rand.Rand, s bwdShape, dt DType, red string, inZero, inNaN, srcZero, srcNaN int) (in, idx, src, grad *Tensor) {
+func bwdCase(rng *rand.Rand, s bwdShape, dt DType, red Reduction, inZero, inNaN, srcZero, srcNaN int) (in, idx, src, grad *Tensor) {
 	in, _ = NewTensor(dt, s.in...)
 	src, _ = NewTensor(dt, s.src...)
 	grad, _ = NewTensor(dt, s.in...)
 	fillBwd(rng, in, red, inZero, inNaN)
 	fillBwd(rng, src, red, srcZero, srcNaN)
-	fillBwd(rng, grad, ReduceSum, 0, 0)
+	fillBwd(rng, grad, Sum, 0, 0)
 	return in, bwdIndex(rng, s), src, grad
 }
 
-func runBwd(t *testing.T, d *Device, what string, in, idx, src, grad *Tensor, dim int64, red string, self bool) {
+// runBwd runs the device op and compares its three outputs with the
+// reference's.
+func runBwd(t *testing.T, d *Device, what string, in, idx, src, grad *Tensor, dim int64, red Reduction, self bool) {
 	t.Helper()
-	want, wgi, wgs, err := ScatterReduceBackward(in, dim, idx, src, red, self, grad)
-	if err != nil {
-		t.Fatalf("%s: reference: %v", what, err)
-	}
-	ts, release, err := uploadAll(d, in, idx, src, grad)
-	if err != nil {
-		t.Fatal(err)
-	}
+	want, wgi, wgs, err := RefScatterReduceBackward(in, dim, idx, src, red, self, grad)
+	require.NoError(t, err, "%s: reference", what)
+	ts, release := uploadAll(t, d, in, idx, src, grad)
 	defer release()
 	out, gi, gs, err := d.ScatterReduceBackward(ts[0], dim, ts[1], ts[2], red, self, ts[3])
-	if err != nil {
-		t.Fatalf("%s: %v", what, err)
-	}
+	require.NoError(t, err, what)
 	// the forward is bit-reproducible; sum, mean, amax and amin gradients
 	// are one operation each; prod's products run in the reference's order
 	// too, allowed a few ulps per element of the run
 	rel := 0.0
-	if red == ReduceProd {
+	if red == Prod {
 		eps := 0x1p-52
 		if in.dtype == Float32 {
 			eps = 0x1p-23
 		}
 		rel = 4 * eps * float64(idx.Len()+2)
 	}
-	if err := sameBits(mustHost(t, out), want); err != nil {
-		t.Fatalf("%s: out: %v", what, err)
-	}
-	if err := closeTo(mustHost(t, gi), wgi, rel); err != nil {
-		t.Fatalf("%s: grad_input: %v", what, err)
-	}
-	if err := closeTo(mustHost(t, gs), wgs, rel); err != nil {
-		t.Fatalf("%s: grad_src: %v", what, err)
-	}
+	require.NoError(t, sameBits(mustHost(t, out), want), "%s: out", what)
+	require.NoError(t, closeTo(mustHost(t, gi), wgi, rel), "%s: grad_input", what)
+	require.NoError(t, closeTo(mustHost(t, gs), wgs, rel), "%s: grad_src", what)
 }
 
 func TestScatterReduceBackward(t *testing.T) {
@@ -180,7 +167,7 @@ func TestScatterReduceBackward(t *testing.T) {
 				if !d.supports(dt) {
 					continue
 				}
-				for _, red := range []string{ReduceSum, ReduceProd, ReduceMean, ReduceAmax, ReduceAmin} {
+				for _, red := range []Reduction{Sum, Prod, Mean, Amax, Amin} {
 					for _, self := range []bool{true, false} {
 						in, idx, src, grad := bwdCase(rng, s, dt, red, 20, 30, 40, 60)
 						runBwd(t, d, fmt.Sprintf("shape %d %s %s self=%v", si, dt, red, self), in, idx, src, grad, s.dim, red, self)
@@ -201,10 +188,10 @@ func TestScatterReduceBackwardLongRuns(t *testing.T) {
 			if !d.supports(dt) {
 				continue
 			}
-			for _, red := range []string{ReduceSum, ReduceProd, ReduceMean, ReduceAmax, ReduceAmin} {
+			for _, red := range []Reduction{Sum, Prod, Mean, Amax, Amin} {
 				for _, self := range []bool{true, false} {
 					in, idx, src, grad := bwdCase(rng, s, dt, red, 0, 0, 0, 0)
-					if red == ReduceProd {
+					if red == Prod {
 						// one zero in target 0's run (only it gets a
 						// gradient), two in target 1's (all 0), none in target 2's
 						zeros := map[int64]int{0: 1, 1: 2}
@@ -234,73 +221,74 @@ func setF(x *Tensor, i int64, v float64) {
 // (the host form checks the same way); an out-of-range index is found on
 // the device and named by position.
 func TestScatterReduceBackwardErrors(t *testing.T) {
-	type call func(in, idx, src, grad *Tensor, dim int64, reduce string) error
-	host := func(in, idx, src, grad *Tensor, dim int64, reduce string) error {
-		_, _, _, err := ScatterReduceBackward(in, dim, idx, src, reduce, true, grad)
+	type call func(in, idx, src, grad *Tensor, dim int64, reduce Reduction) error
+	host := func(in, idx, src, grad *Tensor, dim int64, reduce Reduction) error {
+		_, _, _, err := RefScatterReduceBackward(in, dim, idx, src, reduce, true, grad)
 		return err
 	}
 	check := func(t *testing.T, run call) {
-		in, src, grad := mustTensor(Float32, 4, 5), mustTensor(Float32, 4, 5), mustTensor(Float32, 4, 5)
-		ok := mustTensor(Int64, 3, 5)
+		in, src, grad := hostZeros(Float32, 4, 5), hostZeros(Float32, 4, 5), hostZeros(Float32, 4, 5)
+		ok := hostZeros(Int64, 3, 5)
 		var ae *ArgError
 		bad := []struct {
 			in, idx, src, grad *Tensor
 			dim                int64
-			reduce, arg        string
+			reduce             Reduction
+			arg                string
 			sentinel           error
 			mention            string
 		}{
-			{mustTensor(Int32, 4, 5), ok, mustTensor(Int32, 4, 5), mustTensor(Int32, 4, 5), 0, ReduceSum, "input", ErrUnsupported, "float32 or float64"},
-			{mustTensor(Int64, 4, 5), ok, mustTensor(Int64, 4, 5), mustTensor(Int64, 4, 5), 0, ReduceAmax, "input", ErrUnsupported, "float32 or float64"},
-			{in, ok, src, mustTensor(Float32, 5, 4), 0, ReduceSum, "grad_output", ErrInvalidArgument, "[4 5]"},
-			{in, ok, src, mustTensor(Float32, 20), 0, ReduceSum, "grad_output", ErrInvalidArgument, "[4 5]"},
-			{in, ok, src, mustTensor(Float64, 4, 5), 0, ReduceSum, "grad_output", ErrInvalidArgument, "float32"},
-			{in, ok, src, grad, 0, ReduceAssign, "reduce", ErrInvalidArgument, "amin"},
-			{in, ok, src, grad, 0, "max", "reduce", ErrInvalidArgument, "amin"},
-			{in, ok, src, grad, -3, ReduceSum, "dim", ErrInvalidArgument, "[-2, 2)"},
-			{in, mustTensor(Int64, 5, 5), src, grad, 0, ReduceSum, "index", ErrInvalidArgument, "src"},
-			{in, mustTensor(Int32, 3, 5), src, grad, 0, ReduceSum, "index", ErrInvalidArgument, "int64"},
-			{in, ok, mustTensor(Float64, 4, 5), grad, 0, ReduceSum, "src", ErrInvalidArgument, "float32"},
+			{hostZeros(Int32, 4, 5), ok, hostZeros(Int32, 4, 5), hostZeros(Int32, 4, 5), 0, Sum, "input", ErrUnsupported, "float32 or float64"},
+			{hostZeros(Int64, 4, 5), ok, hostZeros(Int64, 4, 5), hostZeros(Int64, 4, 5), 0, Amax, "input", ErrUnsupported, "float32 or float64"},
+			{in, ok, src, hostZeros(Float32, 5, 4), 0, Sum, "grad_output", ErrInvalidArgument, "[4 5]"},
+			{in, ok, src, hostZeros(Float32, 20), 0, Sum, "grad_output", ErrInvalidArgument, "[4 5]"},
+			{in, ok, src, hostZeros(Float64, 4, 5), 0, Sum, "grad_output", ErrInvalidArgument, "float32"},
+			{in, ok, src, grad, 0, Assign, "reduce", ErrInvalidArgument, "Amin"},
+			{in, ok, src, grad, 0, Amin + 1, "reduce", ErrInvalidArgument, "Amin"}, // no such reduction
+			{in, ok, src, grad, -3, Sum, "dim", ErrInvalidArgument, "[-2, 2)"},
+			{in, hostZeros(Int64, 5, 5), src, grad, 0, Sum, "index", ErrInvalidArgument, "src"},
+			{in, hostZeros(Int32, 3, 5), src, grad, 0, Sum, "index", ErrInvalidArgument, "int64"},
+			{in, ok, hostZeros(Float64, 4, 5), grad, 0, Sum, "src", ErrInvalidArgument, "float32"},
 		}
 		for i, b := range bad {
 			err := run(b.in, b.idx, b.src, b.grad, b.dim, b.reduce)
-			if !errors.As(err, &ae) || ae.Arg != b.arg || !errors.Is(err, b.sentinel) || !strings.Contains(err.Error(), b.mention) {
-				t.Fatalf("case %d: %v, want an error on %q mentioning %q", i, err, b.arg, b.mention)
-			}
+			require.ErrorAs(t, err, &ae, "case %d: want an error on %q", i, b.arg)
+			require.Equal(t, b.arg, ae.Arg, "case %d: %v", i, err)
+			require.ErrorIs(t, err, b.sentinel, "case %d", i)
+			require.Contains(t, err.Error(), b.mention, "case %d", i)
 		}
-		idx := mustTensor(Int64, 3, 5)
+		idx := hostZeros(Int64, 3, 5)
 		idx.Int64s()[7] = 4 // position (1, 2): out of range for dim 0 (size 4)
 		idx.Int64s()[12] = -1
-		for _, red := range []string{ReduceSum, ReduceProd, ReduceMean, ReduceAmax, ReduceAmin} {
+		for _, red := range []Reduction{Sum, Prod, Mean, Amax, Amin} {
 			err := run(in, idx, src, grad, 0, red)
-			if !errors.As(err, &ae) || ae.Arg != "index[1, 2]" || !strings.Contains(err.Error(), "[0, 4)") {
-				t.Fatalf("%s: out-of-range index: %v", red, err)
-			}
+			require.ErrorAs(t, err, &ae, "%s: out-of-range index", red)
+			require.Equal(t, "index[1, 2]", ae.Arg, "%s: out-of-range index: %v", red, err)
+			require.Contains(t, err.Error(), "[0, 4)", "%s: out-of-range index", red)
 		}
-		big, bsrc, bin := mustTensor(Int64, 300000), mustTensor(Float64, 300000), mustTensor(Float64, 10)
+		big, bsrc, bin := hostZeros(Int64, 300000), hostZeros(Float64, 300000), hostZeros(Float64, 10)
 		big.Int64s()[234567] = 10
-		if err := run(bin, big, bsrc, mustTensor(Float64, 10), 0, ReduceAmin); !errors.As(err, &ae) || ae.Arg != "index[234567]" {
-			t.Fatalf("far bad index: %v", err)
-		}
+		err := run(bin, big, bsrc, hostZeros(Float64, 10), 0, Amin)
+		require.ErrorAs(t, err, &ae, "far bad index")
+		require.Equal(t, "index[234567]", ae.Arg, "far bad index: %v", err)
 	}
 	t.Run("host", func(t *testing.T) { check(t, host) })
 	forEachDevice(t, func(t *testing.T, d *Device) {
-		check(t, func(in, idx, src, grad *Tensor, dim int64, reduce string) error {
+		check(t, func(in, idx, src, grad *Tensor, dim int64, reduce Reduction) error {
 			if !d.supports(in.dtype) || !d.supports(src.dtype) || !d.supports(grad.dtype) {
 				return host(in, idx, src, grad, dim, reduce)
 			}
-			ts, release, err := uploadAll(d, in, idx, src, grad)
-			if err != nil {
-				t.Fatal(err)
-			}
+			ts, release := uploadAll(t, d, in, idx, src, grad)
 			defer release()
 			out, gi, gs, err := d.ScatterReduceBackward(ts[0], dim, ts[1], ts[2], reduce, true, ts[3])
 			if err == nil {
 				out.Release()
 				gi.Release()
 				gs.Release()
-			} else if out != nil || gi != nil || gs != nil {
-				t.Fatalf("an error with outputs: %v", err)
+			} else {
+				require.Nil(t, out, "an error with outputs: %v", err)
+				require.Nil(t, gi, "an error with outputs: %v", err)
+				require.Nil(t, gs, "an error with outputs: %v", err)
 			}
 			return err
 		})

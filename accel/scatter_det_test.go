@@ -1,11 +1,14 @@
 package accel
 
 import (
+	"fmt"
 	"math"
-
-	"github.com/accelkern/accel/host"
 	"math/rand"
 	"testing"
+
+	"github.com/stretchr/testify/require"
+
+	"github.com/accelkern/accel/host"
 )
 
 // The bit-reproducible mode gives the reference's bits (which reduces in
@@ -55,64 +58,54 @@ func forceScatter(d *Device, strategy string) func() {
 }
 
 func testScatterDeterministic(t *testing.T, d *Device) {
-	{
-		rng := rand.New(rand.NewSource(21))
-		type shp struct {
-			in, idx, src []int64
-			dim          int64
-		}
-		shapes := []shp{
-			{[]int64{1}, []int64{1}, []int64{1}, 0},
-			{[]int64{5}, []int64{0}, []int64{3}, 0},
-			{[]int64{7}, []int64{300}, []int64{301}, 0},
-			{[]int64{3, 9}, []int64{3, 40}, []int64{4, 41}, 1},
-			{[]int64{4, 5, 6}, []int64{2, 7, 3}, []int64{3, 8, 6}, -2},
-			{[]int64{16}, []int64{200003}, []int64{200003}, 0}, // hot: ~12500 per target
-			{[]int64{1000}, []int64{70001}, []int64{70001}, 0}, // ~70 per target
-			{[]int64{2}, []int64{140000}, []int64{140000}, 0},  // runs longer than llvmpipe's loop limit
-		}
-		for si, s := range shapes {
-			for _, dt := range []DType{Int32, Int64, Float32, Float64} {
-				if !d.supports(dt) {
-					continue
-				}
-				for _, red := range []string{ReduceAssign, ReduceSum, ReduceProd, ReduceMean, ReduceAmax, ReduceAmin} {
-					for _, self := range []bool{true, false} {
-						if red == ReduceAssign && !self {
-							continue
-						}
-						in, _ := NewTensor(dt, s.in...)
-						src, _ := NewTensor(dt, s.src...)
-						fillDet(rng, in, red)
-						fillDet(rng, src, red)
-						idx, _ := NewTensor(Int64, s.idx...)
-						dim := (s.dim + int64(len(s.in))) % int64(len(s.in))
-						for i := range idx.Int64s() {
-							idx.Int64s()[i] = rng.Int63n(s.in[dim])
-						}
-						want, err := ScatterReduce(in, s.dim, idx, src, red, self)
-						if err != nil {
-							t.Fatal(err)
-						}
-						ts, release, err := uploadAll(d, in, idx, src)
-						if err != nil {
-							t.Fatal(err)
-						}
-						var out *DeviceTensor
-						if red == ReduceAssign {
-							out, err = d.ScatterDeterministic(ts[0], s.dim, ts[1], ts[2])
-						} else {
-							out, err = d.ScatterReduceDeterministic(ts[0], s.dim, ts[1], ts[2], red, self)
-						}
-						if err != nil {
-							t.Fatal(err)
-						}
-						got := mustHost(t, out)
-						release()
-						if err := sameBits(got, want); err != nil {
-							t.Fatalf("shape %d %s %s self=%v: %v", si, dt, red, self, err)
-						}
+	rng := rand.New(rand.NewSource(21))
+	type shp struct {
+		in, idx, src []int64
+		dim          int64
+	}
+	shapes := []shp{
+		{[]int64{1}, []int64{1}, []int64{1}, 0},
+		{[]int64{5}, []int64{0}, []int64{3}, 0},
+		{[]int64{7}, []int64{300}, []int64{301}, 0},
+		{[]int64{3, 9}, []int64{3, 40}, []int64{4, 41}, 1},
+		{[]int64{4, 5, 6}, []int64{2, 7, 3}, []int64{3, 8, 6}, -2},
+		{[]int64{16}, []int64{200003}, []int64{200003}, 0}, // hot: ~12500 per target
+		{[]int64{1000}, []int64{70001}, []int64{70001}, 0}, // ~70 per target
+		{[]int64{2}, []int64{140000}, []int64{140000}, 0},  // runs longer than llvmpipe's loop limit
+	}
+	for si, s := range shapes {
+		for _, dt := range []DType{Int32, Int64, Float32, Float64} {
+			if !d.supports(dt) {
+				continue
+			}
+			for _, red := range []Reduction{Assign, Sum, Prod, Mean, Amax, Amin} {
+				for _, self := range []bool{true, false} {
+					if red == Assign && !self {
+						continue
 					}
+					name := fmt.Sprintf("shape %d %s %s self=%v", si, dt, red, self)
+					in, _ := NewTensor(dt, s.in...)
+					src, _ := NewTensor(dt, s.src...)
+					fillDet(rng, in, red)
+					fillDet(rng, src, red)
+					idx, _ := NewTensor(Int64, s.idx...)
+					dim := (s.dim + int64(len(s.in))) % int64(len(s.in))
+					for i := range idx.Int64s() {
+						idx.Int64s()[i] = rng.Int63n(s.in[dim])
+					}
+					want, err := RefScatterReduce(in, s.dim, idx, src, red, self)
+					require.NoError(t, err, name)
+					ts, release := uploadAll(t, d, in, idx, src)
+					var out *DeviceTensor
+					if red == Assign {
+						out, err = d.ScatterDeterministic(ts[0], s.dim, ts[1], ts[2])
+					} else {
+						out, err = d.ScatterReduceDeterministic(ts[0], s.dim, ts[1], ts[2], red, self)
+					}
+					require.NoError(t, err, name)
+					got := mustHost(t, out)
+					release()
+					require.NoError(t, sameBits(got, want), name)
 				}
 			}
 		}
@@ -122,13 +115,13 @@ func testScatterDeterministic(t *testing.T, d *Device) {
 // fillDet fills with values whose folds depend on the order: random floats
 // of mixed magnitude (products near 1 so they neither vanish nor overflow
 // at once), a NaN now and then for amax/amin, full-range integers.
-func fillDet(rng *rand.Rand, x *Tensor, red string) {
+func fillDet(rng *rand.Rand, x *Tensor, red Reduction) {
 	for i := int64(0); i < x.Len(); i++ {
 		f := rng.NormFloat64() * math.Pow(10, float64(rng.Intn(7)-3))
-		if red == ReduceProd {
+		if red == Prod {
 			f = 1 + rng.NormFloat64()*0.01
 		}
-		if (red == ReduceAmax || red == ReduceAmin) && rng.Intn(5000) == 0 {
+		if (red == Amax || red == Amin) && rng.Intn(5000) == 0 {
 			f = math.NaN()
 		}
 		switch x.dtype {

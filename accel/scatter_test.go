@@ -1,12 +1,12 @@
 package accel
 
 import (
-	"errors"
 	"fmt"
 	"math"
 	"math/rand"
-	"strings"
 	"testing"
+
+	"github.com/stretchr/testify/require"
 
 	"github.com/accelkern/accel/host"
 )
@@ -42,10 +42,17 @@ func randValues(rng *rand.Rand, t *Tensor, withNaN bool) {
 	}
 }
 
-// sameValues compares exactly, or for float sums, means and products
-// within a relative tolerance (atomics reduce in another order).
-func sameValues(got, want *Tensor, reduce string) error {
-	loose := reduce == ReduceSum || reduce == ReduceMean || reduce == ReduceProd
+// looseFor says whether results of reduce may differ from the reference's
+// in rounding: float sums, means and products, which atomics reduce in
+// another order.
+func looseFor(reduce Reduction) bool { return reduce == Sum || reduce == Mean || reduce == Prod }
+
+// sameValues compares exactly, or with loose floats within a relative
+// tolerance (see looseFor).
+func sameValues(got, want *Tensor, loose bool) error {
+	if got.dtype != want.dtype || got.Len() != want.Len() {
+		return fmt.Errorf("got %s, want %s", got, want)
+	}
 	for i := int64(0); i < want.Len(); i++ {
 		var g, w float64
 		switch want.dtype {
@@ -90,62 +97,50 @@ func TestScatterReduceRandom(t *testing.T) {
 }
 
 func testScatterReduceRandom(t *testing.T, d *Device) {
-	{
-		rng := rand.New(rand.NewSource(5))
-		type shapeCase struct {
-			in, idx, src []int64
-			dim          int64
-			maxIdx       int64 // index values drawn from [0, maxIdx): small means heavy collisions
-		}
-		cases := []shapeCase{
-			{[]int64{1}, []int64{1}, []int64{1}, 0, 1},
-			{[]int64{5}, []int64{0}, []int64{3}, 0, 5},
-			{[]int64{10}, []int64{40}, []int64{50}, 0, 3},
-			{[]int64{1000}, []int64{5000}, []int64{5000}, 0, 1000},
-			{[]int64{4, 6}, []int64{3, 5}, []int64{4, 6}, 0, 4},
-			{[]int64{4, 6}, []int64{4, 9}, []int64{5, 9}, -1, 2},
-			{[]int64{3, 4, 5}, []int64{2, 7, 5}, []int64{3, 7, 6}, 1, 4},
-			{[]int64{2, 3, 4, 5}, []int64{2, 3, 4, 2}, []int64{2, 3, 4, 5}, 3, 5},
-			{[]int64{0, 3}, []int64{0, 3}, []int64{0, 3}, 1, 3},
-			{[]int64{64, 16}, []int64{64, 64}, []int64{64, 64}, 1, 16},
-		}
-		for ci, c := range cases {
-			for _, dt := range []DType{Int32, Int64, Float32, Float64} {
-				for _, reduce := range []string{ReduceSum, ReduceProd, ReduceMean, ReduceAmax, ReduceAmin} {
-					for _, self := range []bool{true, false} {
-						in, _ := NewTensor(dt, c.in...)
-						src, _ := NewTensor(dt, c.src...)
-						randValues(rng, in, true)
-						randValues(rng, src, true)
-						if reduce == ReduceProd && (dt == Float32 || dt == Float64) {
-							// keep products of many factors finite and comparable
-							randValues(rng, in, false)
-							randValues(rng, src, false)
-						}
-						idx, _ := NewTensor(Int64, c.idx...)
-						for i := range idx.Int64s() {
-							idx.Int64s()[i] = rng.Int63n(c.maxIdx)
-						}
-						name := fmt.Sprintf("case%d/%s/%s/self=%v", ci, dt, reduce, self)
-						want, err := ScatterReduce(in, c.dim, idx, src, reduce, self)
-						if err != nil {
-							t.Fatal(name, err)
-						}
-						ts, release, err := uploadAll(d, in, idx, src)
-						if err != nil {
-							t.Fatal(err)
-						}
-						out, err := d.ScatterReduce(ts[0], c.dim, ts[1], ts[2], reduce, self)
-						if err != nil {
-							t.Fatal(name, err)
-						}
-						got, _ := out.ToHost()
-						out.Release()
-						release()
-						if err := sameValues(got, want, reduce); err != nil {
-							t.Fatalf("%s: %v", name, err)
-						}
+	rng := rand.New(rand.NewSource(5))
+	type shapeCase struct {
+		in, idx, src []int64
+		dim          int64
+		maxIdx       int64 // index values drawn from [0, maxIdx): small means heavy collisions
+	}
+	cases := []shapeCase{
+		{[]int64{1}, []int64{1}, []int64{1}, 0, 1},
+		{[]int64{5}, []int64{0}, []int64{3}, 0, 5},
+		{[]int64{10}, []int64{40}, []int64{50}, 0, 3},
+		{[]int64{1000}, []int64{5000}, []int64{5000}, 0, 1000},
+		{[]int64{4, 6}, []int64{3, 5}, []int64{4, 6}, 0, 4},
+		{[]int64{4, 6}, []int64{4, 9}, []int64{5, 9}, -1, 2},
+		{[]int64{3, 4, 5}, []int64{2, 7, 5}, []int64{3, 7, 6}, 1, 4},
+		{[]int64{2, 3, 4, 5}, []int64{2, 3, 4, 2}, []int64{2, 3, 4, 5}, 3, 5},
+		{[]int64{0, 3}, []int64{0, 3}, []int64{0, 3}, 1, 3},
+		{[]int64{64, 16}, []int64{64, 64}, []int64{64, 64}, 1, 16},
+	}
+	for ci, c := range cases {
+		for _, dt := range []DType{Int32, Int64, Float32, Float64} {
+			for _, reduce := range []Reduction{Sum, Prod, Mean, Amax, Amin} {
+				for _, self := range []bool{true, false} {
+					in, _ := NewTensor(dt, c.in...)
+					src, _ := NewTensor(dt, c.src...)
+					randValues(rng, in, true)
+					randValues(rng, src, true)
+					if reduce == Prod && (dt == Float32 || dt == Float64) {
+						// keep products of many factors finite and comparable
+						randValues(rng, in, false)
+						randValues(rng, src, false)
 					}
+					idx, _ := NewTensor(Int64, c.idx...)
+					for i := range idx.Int64s() {
+						idx.Int64s()[i] = rng.Int63n(c.maxIdx)
+					}
+					name := fmt.Sprintf("case%d/%s/%s/self=%v", ci, dt, reduce, self)
+					want, err := RefScatterReduce(in, c.dim, idx, src, reduce, self)
+					require.NoError(t, err, name)
+					ts, release := uploadAll(t, d, in, idx, src)
+					out, err := d.ScatterReduce(ts[0], c.dim, ts[1], ts[2], reduce, self)
+					require.NoError(t, err, name)
+					got := mustHost(t, out)
+					release()
+					require.NoError(t, sameValues(got, want, looseFor(reduce)), name)
 				}
 			}
 		}
@@ -164,31 +159,26 @@ func TestScatterAssignPermutation(t *testing.T) {
 }
 
 func testScatterAssignPermutation(t *testing.T, d *Device) {
-	{
-		rng := rand.New(rand.NewSource(6))
-		for _, n := range []int{1, 2, 1000, 100003} {
-			for _, dt := range []DType{Int32, Float32, Int64, Float64} {
-				in, _ := NewTensor(dt, int64(n))
-				src, _ := NewTensor(dt, int64(n))
-				randValues(rng, in, false)
-				randValues(rng, src, false)
-				idx, _ := NewTensor(Int64, int64(n))
-				for i, p := range rng.Perm(n) {
-					idx.Int64s()[i] = int64(p)
-				}
-				want, _ := Scatter(in, 0, idx, src)
-				ts, release, _ := uploadAll(d, in, idx, src)
-				out, err := d.Scatter(ts[0], 0, ts[1], ts[2])
-				if err != nil {
-					t.Fatal(err)
-				}
-				got, _ := out.ToHost()
-				out.Release()
-				release()
-				if err := sameValues(got, want, ReduceAssign); err != nil {
-					t.Fatalf("n=%d %s: %v", n, dt, err)
-				}
+	rng := rand.New(rand.NewSource(6))
+	for _, n := range []int{1, 2, 1000, 100003} {
+		for _, dt := range []DType{Int32, Float32, Int64, Float64} {
+			name := fmt.Sprintf("n=%d %s", n, dt)
+			in, _ := NewTensor(dt, int64(n))
+			src, _ := NewTensor(dt, int64(n))
+			randValues(rng, in, false)
+			randValues(rng, src, false)
+			idx, _ := NewTensor(Int64, int64(n))
+			for i, p := range rng.Perm(n) {
+				idx.Int64s()[i] = int64(p)
 			}
+			want, err := RefScatter(in, 0, idx, src)
+			require.NoError(t, err, name)
+			ts, release := uploadAll(t, d, in, idx, src)
+			out, err := d.Scatter(ts[0], 0, ts[1], ts[2])
+			require.NoError(t, err, name)
+			got := mustHost(t, out)
+			release()
+			require.NoError(t, sameValues(got, want, looseFor(Assign)), name)
 		}
 	}
 }
@@ -205,60 +195,70 @@ func TestScatterErrors(t *testing.T) {
 }
 
 func testScatterErrors(t *testing.T, d *Device) {
-	{
-		up := func(x *Tensor) *DeviceTensor {
-			dx, err := d.Upload(x)
-			if err != nil {
-				t.Fatal(err)
-			}
-			return dx
-		}
-		in, _ := NewTensor(Float32, 4, 5)
-		src, _ := NewTensor(Float32, 4, 5)
-		idx, _ := NewTensor(Int64, 3, 5)
-		idx.Int64s()[7] = 4 // position (1, 2): out of range for dim 0 (size 4)
-		idx.Int64s()[12] = -1
-		_, err := d.ScatterReduce(up(in), 0, up(idx), up(src), ReduceSum, true)
-		var ae *ArgError
-		if !errors.As(err, &ae) || ae.Arg != "index[1, 2]" || !strings.Contains(err.Error(), "[0, 4)") {
-			t.Fatalf("out-of-range index: %v", err)
-		}
-		// A bad index far into a large index tensor is found on the device.
-		big, _ := NewTensor(Int64, 300000)
-		bsrc, _ := NewTensor(Float32, 300000)
-		bin, _ := NewTensor(Float32, 10)
-		big.Int64s()[234567] = 10
-		_, err = d.ScatterReduce(up(bin), 0, up(big), up(bsrc), ReduceAmax, false)
-		if !errors.As(err, &ae) || ae.Arg != "index[234567]" {
-			t.Fatalf("far bad index: %v", err)
-		}
-		ok, _ := NewTensor(Int64, 3, 5)
-		bad := []struct {
-			in, idx, src *Tensor
-			dim          int64
-			reduce, arg  string
-		}{
-			{in, ok, src, 2, ReduceSum, "dim"},
-			{in, ok, src, 0, "max", "reduce"},
-			{in, mustTensor(Int64, 5, 5), src, 0, ReduceSum, "index"},                       // larger than src in dim 0
-			{in, mustTensor(Int64, 3, 6), mustTensor(Float32, 4, 6), 0, ReduceSum, "index"}, // larger than input in dim 1
-			{in, mustTensor(Int64, 3), src, 0, ReduceSum, "index"},                          // rank
-			{in, mustTensor(Int32, 3, 5), src, 0, ReduceSum, "index"},                       // dtype
-			{in, ok, mustTensor(Float64, 4, 5), 0, ReduceSum, "src"},                        // dtype
-		}
-		for i, b := range bad {
-			_, err := d.ScatterReduce(up(b.in), b.dim, up(b.idx), up(b.src), b.reduce, true)
-			if !errors.As(err, &ae) || ae.Arg != b.arg || !errors.Is(err, ErrInvalidArgument) {
-				t.Fatalf("case %d: %v, want an error on %q", i, err, b.arg)
-			}
-		}
+	up := func(x *Tensor) *DeviceTensor {
+		dx := mustUpload(t, d, x)
+		t.Cleanup(dx.Release)
+		return dx
+	}
+	in, _ := NewTensor(Float32, 4, 5)
+	src, _ := NewTensor(Float32, 4, 5)
+	idx, _ := NewTensor(Int64, 3, 5)
+	idx.Int64s()[7] = 4 // position (1, 2): out of range for dim 0 (size 4)
+	idx.Int64s()[12] = -1
+	_, err := d.ScatterReduce(up(in), 0, up(idx), up(src), Sum, true)
+	var ae *ArgError
+	require.ErrorAs(t, err, &ae, "out-of-range index")
+	require.Equal(t, "index[1, 2]", ae.Arg, "out-of-range index: %v", err)
+	require.Contains(t, err.Error(), "[0, 4)", "out-of-range index")
+	// A bad index far into a large index tensor is found on the device.
+	big, _ := NewTensor(Int64, 300000)
+	bsrc, _ := NewTensor(Float32, 300000)
+	bin, _ := NewTensor(Float32, 10)
+	big.Int64s()[234567] = 10
+	_, err = d.ScatterReduce(up(bin), 0, up(big), up(bsrc), Amax, false)
+	require.ErrorAs(t, err, &ae, "far bad index")
+	require.Equal(t, "index[234567]", ae.Arg, "far bad index: %v", err)
+	ok, _ := NewTensor(Int64, 3, 5)
+	bad := []struct {
+		in, idx, src *Tensor
+		dim          int64
+		reduce       Reduction
+		arg          string
+	}{
+		{in, ok, src, 2, Sum, "dim"},
+		{in, ok, src, 0, Amin + 1, "reduce"},                                    // no such reduction
+		{in, ok, src, 0, Reduction(-1), "reduce"},                               // no such reduction
+		{in, hostZeros(Int64, 5, 5), src, 0, Sum, "index"},                      // larger than src in dim 0
+		{in, hostZeros(Int64, 3, 6), hostZeros(Float32, 4, 6), 0, Sum, "index"}, // larger than input in dim 1
+		{in, hostZeros(Int64, 3), src, 0, Sum, "index"},                         // rank
+		{in, hostZeros(Int32, 3, 5), src, 0, Sum, "index"},                      // dtype
+		{in, ok, hostZeros(Float64, 4, 5), 0, Sum, "src"},                       // dtype
+	}
+	for i, b := range bad {
+		_, err := d.ScatterReduce(up(b.in), b.dim, up(b.idx), up(b.src), b.reduce, true)
+		require.ErrorAs(t, err, &ae, "case %d: want an error on %q", i, b.arg)
+		require.Equal(t, b.arg, ae.Arg, "case %d: %v", i, err)
+		require.ErrorIs(t, err, ErrInvalidArgument, "case %d", i)
 	}
 }
 
-func mustTensor(dt DType, shape ...int64) *Tensor {
-	t, err := NewTensor(dt, shape...)
-	if err != nil {
-		panic(err)
+// TestParseReduction checks the reductions' names: PyTorch's, Paddle's
+// aliases and segment_reduce's, and that String gives PyTorch's back.
+func TestParseReduction(t *testing.T) {
+	for name, want := range map[string]Reduction{"assign": Assign, "sum": Sum, "add": Sum, "prod": Prod, "mul": Prod,
+		"multiply": Prod, "mean": Mean, "amax": Amax, "max": Amax, "amin": Amin, "min": Amin, " Sum ": Sum} {
+		got, err := ParseReduction(name)
+		require.NoError(t, err, name)
+		require.Equal(t, want, got, name)
 	}
-	return t
+	for r, name := range map[Reduction]string{Assign: "assign", Sum: "sum", Prod: "prod", Mean: "mean", Amax: "amax", Amin: "amin"} {
+		require.Equal(t, name, r.String())
+		got, err := ParseReduction(name)
+		require.NoError(t, err, name)
+		require.Equal(t, r, got, name)
+	}
+	for _, name := range []string{"", "avg", "maximum", "sum2"} {
+		_, err := ParseReduction(name)
+		require.ErrorIs(t, err, ErrInvalidArgument, "%q", name)
+	}
 }

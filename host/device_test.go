@@ -1,238 +1,248 @@
-package host
+package host_test
 
 import (
 	"bytes"
-	"errors"
-	"fmt"
+	"encoding/binary"
 	"math/rand"
 	"os"
+	"slices"
 	"sync"
 	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/accelkern/accel/host"
+	"github.com/accelkern/accel/host/kernels"
 )
 
 // The backend-neutral device suite: every test here runs on each backend's
 // first usable device (PoCL and lavapipe in CI, Vulkan with validation).
+// It is an external test package because the kernel declarations it
+// launches (package host/kernels) import package host.
 
-func openBackend(t *testing.T, backend string) Device {
+func openBackend(t *testing.T, backend string) host.Device {
 	t.Helper()
-	d, err := Open(backend, Options{Validation: true})
+	d, err := host.Open(backend, host.Options{Validation: true})
 	if err != nil {
 		if os.Getenv("CI") == "true" {
-			t.Fatalf("no %s device in CI: %v", backend, err)
+			require.NoError(t, err, "no %s device in CI", backend)
 		}
 		t.Skipf("no %s device: %v", backend, err)
 	}
 	return d
 }
 
-func forBackends(t *testing.T, f func(t *testing.T, d Device)) {
-	for _, b := range []string{OpenCL, Vulkan} {
+func forBackends(t *testing.T, f func(t *testing.T, d host.Device)) {
+	for _, b := range []string{host.OpenCL, host.Vulkan} {
 		t.Run(b, func(t *testing.T) {
 			d := openBackend(t, b)
-			defer func() {
-				if err := d.Close(); err != nil {
-					t.Errorf("Close: %v", err)
-				}
-			}()
+			defer func() { assert.NoError(t, d.Close(), "Close") }()
 			f(t, d)
 		})
 	}
 }
 
+// firstDiff returns the first offset at which a and b differ (the shorter
+// length when one is a prefix of the other), or -1 when they are equal: a
+// comparison of megabytes that reports one number, not a dump.
+func firstDiff(a, b []byte) int {
+	for i := range min(len(a), len(b)) {
+		if a[i] != b[i] {
+			return i
+		}
+	}
+	if len(a) != len(b) {
+		return min(len(a), len(b))
+	}
+	return -1
+}
+
+func int64s(b []byte) []int64 {
+	v := make([]int64, len(b)/8)
+	for i := range v {
+		v[i] = int64(binary.LittleEndian.Uint64(b[8*i:]))
+	}
+	return v
+}
+
 func TestDeviceMemory(t *testing.T) {
-	forBackends(t, func(t *testing.T, d Device) {
+	forBackends(t, func(t *testing.T, d host.Device) {
 		rng := rand.New(rand.NewSource(1))
 		for _, size := range []int64{0, 1, 3, 8, 4096 + 5, 5<<20 + 7} {
 			b, err := d.Alloc(size)
-			if err != nil {
-				t.Fatalf("Alloc(%d): %v", size, err)
-			}
+			require.NoError(t, err, "Alloc(%d)", size)
 			src := make([]byte, size)
 			rng.Read(src)
-			if err := d.Upload(b, 0, src); err != nil {
-				t.Fatal(err)
-			}
+			require.NoError(t, d.Upload(b, 0, src))
 			got := make([]byte, size)
-			if err := d.Download(b, 0, got); err != nil {
-				t.Fatal(err)
-			}
-			if !bytes.Equal(got, src) {
-				t.Fatalf("round trip of %d bytes differs", size)
-			}
+			require.NoError(t, d.Download(b, 0, got))
+			require.Equal(t, -1, firstDiff(got, src), "round trip of %d bytes: first differing byte", size)
 			b.Release()
 			b.Release() // idempotent
 		}
-		if _, err := d.Alloc(d.Caps().MaxAllocBytes + 1); !errors.Is(err, ErrOutOfMemory) {
-			t.Fatalf("Alloc beyond MaxAllocBytes: %v, want ErrOutOfMemory", err)
-		}
+		_, err := d.Alloc(d.Caps().MaxAllocBytes + 1)
+		require.ErrorIs(t, err, host.ErrOutOfMemory, "Alloc beyond MaxAllocBytes")
 	})
 }
 
 func TestDeviceFillCopy(t *testing.T) {
-	forBackends(t, func(t *testing.T, d Device) {
+	forBackends(t, func(t *testing.T, d host.Device) {
 		const size = 1 << 16
 		a, err := d.Alloc(size)
-		if err != nil {
-			t.Fatal(err)
-		}
+		require.NoError(t, err)
 		defer a.Release()
 		c, err := d.Alloc(size)
-		if err != nil {
-			t.Fatal(err)
-		}
+		require.NoError(t, err)
 		defer c.Release()
 		for _, pat := range [][]byte{{7}, {1, 2}, {1, 2, 3, 4}, {1, 2, 3, 4, 5, 6, 7, 8}} {
 			want := make([]byte, size)
-			if err := d.Upload(a, 0, want); err != nil {
-				t.Fatal(err)
-			}
+			require.NoError(t, d.Upload(a, 0, want))
 			off, n := int64(8*3), int64(8*1000)
-			if err := d.Fill(a, off, n, pat); err != nil {
-				t.Fatalf("Fill %d-byte pattern: %v", len(pat), err)
-			}
+			require.NoError(t, d.Fill(a, off, n, pat), "Fill %d-byte pattern", len(pat))
 			for i := off; i < off+n; i++ {
 				want[i] = pat[(i-off)%int64(len(pat))]
 			}
-			if _, err := d.Copy(c, 0, a, 0, size); err != nil {
-				t.Fatal(err)
-			}
+			require.NoError(t, d.Copy(c, 0, a, 0, size))
 			got := make([]byte, size)
-			if err := d.Download(c, 0, got); err != nil {
-				t.Fatal(err)
-			}
-			if !bytes.Equal(got, want) {
-				t.Fatalf("fill with %d-byte pattern then copy: wrong bytes", len(pat))
-			}
+			require.NoError(t, d.Download(c, 0, got)) // waits for the queued fill and copy
+			require.Equal(t, -1, firstDiff(got, want), "fill with %d-byte pattern then copy: first wrong byte", len(pat))
 		}
 	})
 }
 
-// triArgs are the kernel arguments of tril_indices(4, 3, 0): N = 9.
-func triArgs(out Buffer) []Arg {
-	return []Arg{BufArg(out), I64(9), I64(0), I64(3), I64(0), I64(2), I64(1), I64(3), I64(0)}
+// triSpec is the kernel of tril_indices/triu_indices for int64 indices.
+var triSpec = host.KernelSpec{Entry: kernels.TriIndices.Entries[0], Variant: "i64"}
+
+// triCall is the launch of tril_indices(4, 3, 0) (N = 9) into out.
+func triCall(out host.Buffer) kernels.TriIndicesRun {
+	return kernels.TriIndicesRun{Dst: out, Count: 9, K0: 0, C: 3, Lead: 0, N: 2, A: 1, T: 3, Upper: 0}
 }
 
 var triWant = []int64{0, 1, 1, 2, 2, 2, 3, 3, 3, 0, 0, 1, 0, 1, 2, 0, 1, 2}
 
-func runTri(t *testing.T, d Device, plan Plan) {
+// runTri runs tril_indices(4, 3, 0) with plan into a poisoned buffer, once
+// through Kernel and Launch and once through Dispatch, and checks the rows
+// and columns each time.
+func runTri(t *testing.T, d host.Device, plan host.Plan) {
 	t.Helper()
-	spec := KernelSpec{File: "tri_indices", Variant: "i64", Entry: "tri_indices"}
-	k, err := d.Kernel(spec, plan)
-	if err != nil {
-		t.Fatal(err)
-	}
+	k, err := d.Kernel(triSpec, plan)
+	require.NoError(t, err)
+	require.Equal(t, triSpec, k.Spec())
 	out, err := d.Alloc(18 * 8)
-	if err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, err)
 	defer out.Release()
-	if err := d.Fill(out, 0, 18*8, []byte{0xAB, 0xAB, 0xAB, 0xAB, 0xAB, 0xAB, 0xAB, 0xAB}); err != nil {
-		t.Fatal(err)
-	}
-	if _, err := d.Launch(k, plan, triArgs(out)...); err != nil {
-		t.Fatal(err)
-	}
-	got := make([]byte, 18*8)
-	if err := d.Download(out, 0, got); err != nil {
-		t.Fatal(err)
-	}
-	for i, w := range triWant {
-		var v int64
-		for j := 7; j >= 0; j-- {
-			v = v<<8 | int64(got[8*i+j])
+	poison := bytes.Repeat([]byte{0xAB}, 8)
+	for _, via := range []string{"Launch", "Dispatch"} {
+		require.NoError(t, d.Fill(out, 0, 18*8, poison))
+		if via == "Launch" {
+			require.NoError(t, d.Launch(k, plan, triCall(out).AppendArgs(nil)))
+		} else {
+			require.NoError(t, host.Dispatch(d, "i64", plan, triCall(out)))
 		}
-		if v != w {
-			t.Fatalf("plan %v: element %d = %d, want %d", plan, i, v, w)
-		}
+		got := make([]byte, 18*8)
+		require.NoError(t, d.Download(out, 0, got))
+		require.Equal(t, triWant, int64s(got), "plan %v, through %s", plan, via)
 	}
 }
 
 func TestDeviceKernel(t *testing.T) {
-	forBackends(t, func(t *testing.T, d Device) {
-		plan := PlanElementwise("tri", d.Caps(), 9)
+	forBackends(t, func(t *testing.T, d host.Device) {
+		plan := host.PlanElementwise("tri", d.Caps(), 9)
 		runTri(t, d, plan)
-		spec := KernelSpec{File: "tri_indices", Variant: "i64", Entry: "tri_indices"}
-		k1, _ := d.Kernel(spec, plan)
-		k2, _ := d.Kernel(spec, plan)
-		if k1 != k2 {
-			t.Fatal("second Kernel() call built a new kernel: the cache missed")
-		}
+		k1, err := d.Kernel(triSpec, plan)
+		require.NoError(t, err)
+		before := d.Stats()
+		k2, err := d.Kernel(triSpec, plan)
+		require.NoError(t, err)
+		require.Same(t, k1, k2, "second Kernel() call built a new kernel: the cache missed")
+		s := d.Stats().Sub(before)
+		assert.Equal(t, int64(0), s.Compiles, "a cached kernel compiled again")
+		assert.Equal(t, int64(1), s.CacheHits, "a cached kernel's lookup")
+
 		odd := plan
 		odd.LocalSize = 8
-		odd.Knobs = []Knob{{Name: "ITEMS", ID: 1, Value: 1}, {Name: "CONTIG", ID: 2, Value: 0}}
+		odd.Knobs = []host.Knob{{Name: "ITEMS", Value: 1}, {Name: "CONTIG", Value: 0}}
 		odd.Groups = [3]int64{3, 2, 1}
 		runTri(t, d, odd)
-		if _, err := d.Launch(k1, plan, make([]Arg, MaxArgs+1)...); err == nil {
-			t.Fatal("launch with too many args: no error")
-		}
+
+		// A launch takes exactly the entry's declared slots: no more
+		// (MaxPushSlots+1 included, the old argument limit), no fewer, and
+		// no buffer where it declares a scalar.
+		out, err := d.Alloc(18 * 8)
+		require.NoError(t, err)
+		defer out.Release()
+		args := triCall(out).AppendArgs(nil)
+		require.Len(t, args, 9)
+		require.ErrorContains(t, d.Launch(k1, plan, make([]host.Arg, host.MaxPushSlots+1)), "takes 9 arguments",
+			"launch with too many args")
+		require.ErrorContains(t, d.Launch(k1, plan, append(slices.Clone(args), host.I64(0))), "takes 9 arguments",
+			"launch with an argument more than declared")
+		require.ErrorContains(t, d.Launch(k1, plan, args[:8]), "takes 9 arguments",
+			"launch with an argument fewer than declared")
+		bufInScalar := slices.Clone(args)
+		bufInScalar[1] = host.BufArg(out)
+		require.ErrorContains(t, d.Launch(k1, plan, bufInScalar), "is a scalar, got a buffer",
+			"launch with a buffer in a scalar slot")
+		require.NoError(t, d.Sync())
 	})
 }
 
 func TestDeviceConcurrent(t *testing.T) {
-	forBackends(t, func(t *testing.T, d Device) {
-		plan := PlanElementwise("tri", d.Caps(), 9)
+	forBackends(t, func(t *testing.T, d host.Device) {
+		plan := host.PlanElementwise("tri", d.Caps(), 9)
 		var wg sync.WaitGroup
-		errs := make(chan error, 8)
 		for g := 0; g < 8; g++ {
 			wg.Add(1)
-			go func() {
+			go func(g int) {
 				defer wg.Done()
+				// assert, not require: this is not the test's goroutine
 				for i := 0; i < 10; i++ {
-					spec := KernelSpec{File: "tri_indices", Variant: "i64", Entry: "tri_indices"}
-					k, err := d.Kernel(spec, plan)
-					if err != nil {
-						errs <- err
+					k, err := d.Kernel(triSpec, plan)
+					if !assert.NoError(t, err, "goroutine %d, launch %d", g, i) {
 						return
 					}
 					out, err := d.Alloc(18 * 8)
-					if err != nil {
-						errs <- err
+					if !assert.NoError(t, err, "goroutine %d, launch %d", g, i) {
 						return
 					}
-					if _, err := d.Launch(k, plan, triArgs(out)...); err != nil {
-						errs <- err
+					if !assert.NoError(t, d.Launch(k, plan, triCall(out).AppendArgs(nil)), "goroutine %d, launch %d", g, i) {
 						return
 					}
 					got := make([]byte, 18*8)
-					if err := d.Download(out, 0, got); err != nil {
-						errs <- err
+					if !assert.NoError(t, d.Download(out, 0, got), "goroutine %d, launch %d", g, i) {
 						return
 					}
 					out.Release()
-					if got[8*17] != 2 || got[8*8] != 3 {
-						errs <- fmt.Errorf("wrong result under concurrency")
+					if !assert.Equal(t, triWant, int64s(got), "goroutine %d, launch %d: wrong result under concurrency", g, i) {
 						return
 					}
 				}
-			}()
+			}(g)
 		}
 		wg.Wait()
-		close(errs)
-		for err := range errs {
-			t.Fatal(err)
-		}
 	})
 }
 
 func TestDeviceCloseReleasesAll(t *testing.T) {
-	for _, backend := range []string{OpenCL, Vulkan} {
+	for _, backend := range []string{host.OpenCL, host.Vulkan} {
 		t.Run(backend, func(t *testing.T) {
 			d := openBackend(t, backend)
 			b, err := d.Alloc(1 << 20)
-			if err != nil {
-				t.Fatal(err)
-			}
-			runTri(t, d, PlanElementwise("tri", d.Caps(), 9))
-			if err := d.Close(); err != nil {
-				t.Fatal(err)
-			}
+			require.NoError(t, err)
+			plan := host.PlanElementwise("tri", d.Caps(), 9)
+			runTri(t, d, plan)
+			// work queued and never waited for: Close waits for it
+			out, err := d.Alloc(18 * 8)
+			require.NoError(t, err)
+			require.NoError(t, d.Fill(out, 0, 18*8, []byte{0xAB}))
+			require.NoError(t, host.Dispatch(d, "i64", plan, triCall(out)))
+			require.NoError(t, d.Close())
 			b.Release() // after Close: must not crash
-			if _, err := d.Alloc(8); !errors.Is(err, ErrClosed) {
-				t.Fatalf("Alloc after Close: %v, want ErrClosed", err)
-			}
-			if err := d.Close(); err != nil {
-				t.Fatalf("second Close: %v", err)
-			}
+			_, err = d.Alloc(8)
+			require.ErrorIs(t, err, host.ErrClosed, "Alloc after Close")
+			require.ErrorIs(t, d.Sync(), host.ErrClosed, "Sync after Close")
+			require.NoError(t, d.Close(), "second Close")
 		})
 	}
 }
@@ -240,14 +250,15 @@ func TestDeviceCloseReleasesAll(t *testing.T) {
 // TestScatterVariantsBuild builds every scatter variant the device can run:
 // the FADD=1 ones too, which on OpenCL compile the native float add only
 // where the compiler announces it and the compare-and-swap loop elsewhere.
+// Every entry point of each is built (one program per variant on OpenCL,
+// one pipeline per entry on Vulkan).
 func TestScatterVariantsBuild(t *testing.T) {
-	forBackends(t, func(t *testing.T, d Device) {
+	forBackends(t, func(t *testing.T, d host.Device) {
 		c := d.Caps()
-		vs, err := Variants()
-		if err != nil {
-			t.Fatal(err)
-		}
-		plan := PlanElementwise("scatter", c, 1)
+		vs, err := host.Variants()
+		require.NoError(t, err)
+		plan := host.PlanElementwise("scatter", c, 1)
+		built := 0
 		for _, v := range vs {
 			if v.File != "scatter" {
 				continue
@@ -256,12 +267,15 @@ func TestScatterVariantsBuild(t *testing.T) {
 			if (f64 && !c.FP64) || ((v.Name == "i64" || f64) && !c.Int64Atomics) {
 				continue
 			}
-			if c.Backend == Vulkan && ((v.Name == "f32a" && !c.Float32Atomics) || (v.Name == "f64a" && !c.Float64Atomics)) {
+			if c.Backend == host.Vulkan && ((v.Name == "f32a" && !c.Float32Atomics) || (v.Name == "f64a" && !c.Float64Atomics)) {
 				continue
 			}
-			if _, err := d.Kernel(KernelSpec{File: "scatter", Variant: v.Name, Entry: "scatter"}, plan); err != nil {
-				t.Errorf("%s: %v", v.Name, err)
+			for _, e := range kernels.Scatter.Entries {
+				_, err := d.Kernel(host.KernelSpec{Entry: e, Variant: v.Name}, plan)
+				assert.NoError(t, err, "%s:%s", v.Name, e.Name)
 			}
+			built++
 		}
+		require.Positive(t, built, "no scatter variant runs on %s", c.Name)
 	})
 }

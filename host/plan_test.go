@@ -2,8 +2,10 @@ package host
 
 import (
 	"math/bits"
-	"strings"
 	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
 )
 
 func TestFoldGroups(t *testing.T) {
@@ -24,14 +26,11 @@ func TestFoldGroups(t *testing.T) {
 			if lim == 0 {
 				lim = 65535
 			}
-			if g[i] < 1 || g[i] > lim {
-				t.Fatalf("FoldGroups(%d, %v) = %v: dim %d outside [1, %d]", c.g, c.limits, g, i, lim)
-			}
+			require.GreaterOrEqual(t, g[i], int64(1), "FoldGroups(%d, %v) = %v: dim %d outside [1, %d]", c.g, c.limits, g, i, lim)
+			require.LessOrEqual(t, g[i], lim, "FoldGroups(%d, %v) = %v: dim %d outside [1, %d]", c.g, c.limits, g, i, lim)
 			capacity *= lim
 		}
-		if total < min(c.g, capacity) {
-			t.Fatalf("FoldGroups(%d, %v) = %v: %d groups < %d", c.g, c.limits, g, total, min(c.g, capacity))
-		}
+		require.GreaterOrEqual(t, total, min(c.g, capacity), "FoldGroups(%d, %v) = %v: too few groups", c.g, c.limits, g)
 	}
 }
 
@@ -45,23 +44,17 @@ func TestPlanElementwise(t *testing.T) {
 	for _, c := range []Caps{gpu, cpu, small} {
 		for _, n := range []int64{0, 1, 1000, 1 << 20, 1 << 40} {
 			p := PlanElementwise("k", c, n)
-			if err := p.Validate(c); err != nil {
-				t.Fatalf("%v: %v", p, err)
-			}
-			if p.Tiles*p.TileElems < n {
-				t.Fatalf("%v does not cover %d elements", p, n)
-			}
-			if !strings.Contains(p.String(), "groups=") {
-				t.Fatalf("plan prints as %q", p.String())
-			}
+			require.NoError(t, p.Validate(c), "%v", p)
+			require.GreaterOrEqual(t, p.Tiles*p.TileElems, n, "%v does not cover %d elements", p, n)
+			require.Contains(t, p.String(), "groups=", "plan prints as %q", p.String())
 		}
 	}
-	if p := PlanElementwise("k", cpu, 1<<20); p.Knobs[1].Value != 1 {
-		t.Fatalf("cpu opencl plan %v: want CONTIG=1", p)
-	}
-	if p := PlanElementwise("k", gpu, 1<<20); p.Knobs[1].Value != 0 {
-		t.Fatalf("gpu plan %v: want CONTIG=0", p)
-	}
+	p := PlanElementwise("k", cpu, 1<<20)
+	require.Equal(t, "CONTIG", p.Knobs[1].Name, "cpu opencl plan %v", p)
+	require.Equal(t, int64(1), p.Knobs[1].Value, "cpu opencl plan %v: want CONTIG=1", p)
+	p = PlanElementwise("k", gpu, 1<<20)
+	require.Equal(t, "CONTIG", p.Knobs[1].Name, "gpu plan %v", p)
+	require.Equal(t, int64(0), p.Knobs[1].Value, "gpu plan %v: want CONTIG=0", p)
 }
 
 func TestSelect(t *testing.T) {
@@ -76,14 +69,16 @@ func TestSelect(t *testing.T) {
 		"vulkan:llvmpipe": "vulkan:0", "opencl:portable": "opencl:0", "nvidia": "vulkan:1", "VULKAN:NVIDIA": "vulkan:1",
 	} {
 		c, err := Select(all, sel)
-		if err != nil || c.ID() != want {
-			t.Errorf("Select(%q) = %s, %v; want %s", sel, c.ID(), err, want)
+		if assert.NoError(t, err, "Select(%q)", sel) {
+			assert.Equal(t, want, c.ID(), "Select(%q)", sel)
 		}
 	}
-	for _, sel := range []string{"cuda:0", "opencl:7", "vulkan:amd", "opencl:1"} {
-		if _, err := Select(all, sel); err == nil {
-			t.Errorf("Select(%q): no error", sel)
-		}
+	for sel, want := range map[string]error{
+		"cuda:0": ErrNoDevice, "opencl:7": ErrNoDevice, "vulkan:amd": ErrNoDevice,
+		"opencl:1": ErrUnsupported, // matches only an unusable device
+	} {
+		_, err := Select(all, sel)
+		assert.ErrorIs(t, err, want, "Select(%q)", sel)
 	}
 }
 
@@ -118,21 +113,15 @@ func TestPlanScatter(t *testing.T) {
 		{"gpu without 64-bit atomics, 4-byte", noI64, 16 << 20, 1 << 20, 4, false, ScatterAtomic, 0},
 	} {
 		sp := PlanScatter(c.caps, c.n, c.targets, c.elem, c.det)
-		if sp.Strategy != c.want {
-			t.Errorf("%s: strategy %s, want %s (%s)", c.name, sp.Strategy, c.want, sp)
+		if !assert.Equal(t, c.want, sp.Strategy, "%s: strategy (%s)", c.name, sp) {
 			continue
 		}
-		if got := sp.Plan.TotalGroups() * int64(sp.Plan.LocalSize); got != c.workers {
-			t.Errorf("%s: %d work-items, want %d (%s)", c.name, got, c.workers, sp)
-		}
+		assert.Equal(t, c.workers, sp.Plan.TotalGroups()*int64(sp.Plan.LocalSize), "%s: work-items (%s)", c.name, sp)
 		if c.workers > 0 {
-			if err := sp.Plan.Validate(c.caps); err != nil {
-				t.Errorf("%s: %v", c.name, err)
-			}
+			assert.NoError(t, sp.Plan.Validate(c.caps), c.name)
 		}
-		if sp.String() == "" || sp.Reason == "" {
-			t.Errorf("%s: no reason printed", c.name)
-		}
+		assert.NotEmpty(t, sp.String(), "%s: no reason printed", c.name)
+		assert.NotEmpty(t, sp.Reason, "%s: no reason printed", c.name)
 	}
 }
 
@@ -148,34 +137,23 @@ func TestPlanHash(t *testing.T) {
 	} {
 		for _, n := range []int64{0, 1, 4097, 8 << 20} {
 			p, budget := PlanHash(c, n)
-			if err := p.Validate(c); err != nil {
-				t.Fatal(err)
-			}
-			items := int64(0)
-			for _, k := range p.Knobs {
-				if k.Name == "ITEMS" {
-					items = k.Value
-				}
-			}
-			if c.Type != TypeCPU && p.TotalGroups() > 8*int64(c.ComputeUnits) {
-				t.Fatalf("n=%d: %s: more than 8 groups per compute unit", n, p)
+			require.NoError(t, p.Validate(c))
+			items := p.Knob("ITEMS")
+			if c.Type != TypeCPU {
+				require.LessOrEqual(t, p.TotalGroups(), 8*int64(c.ComputeUnits), "n=%d: %s: more than 8 groups per compute unit", n, p)
 			}
 			if c.LoopLimit == 0 {
-				if budget != 0 {
-					t.Fatalf("%s %s: budget %d without a loop limit", c.Backend, c.Type, budget)
-				}
+				require.Zero(t, budget, "%s %s: budget without a loop limit", c.Backend, c.Type)
 				continue
 			}
-			if p.TotalGroups()*int64(p.LocalSize)*items < n {
-				t.Fatalf("n=%d: %s: fewer work-items than tiles under a loop limit", n, p)
-			}
+			require.GreaterOrEqual(t, p.TotalGroups()*int64(p.LocalSize)*items, n, "n=%d: %s: fewer work-items than tiles under a loop limit", n, p)
 			lanes := int64(c.SubgroupSize)
 			if lanes == 0 {
 				lanes = 16
 			}
-			if budget < 1 || budget*lanes+2*items > c.LoopLimit/2 {
-				t.Fatalf("%s n=%d: budget %d x %d lanes + %d items exceeds half the loop limit %d", p, n, budget, lanes, items, c.LoopLimit)
-			}
+			require.GreaterOrEqual(t, budget, int64(1), "%s n=%d: budget", p, n)
+			require.LessOrEqual(t, budget*lanes+2*items, c.LoopLimit/2,
+				"%s n=%d: budget %d x %d lanes + %d items exceeds half the loop limit %d", p, n, budget, lanes, items, c.LoopLimit)
 		}
 	}
 }
@@ -210,15 +188,13 @@ func TestPlanScan(t *testing.T) {
 		{"one element", lavapipe, 1, 4, true, 8, 2, 1024, 2},
 	} {
 		p := PlanScan(c.caps, c.n, c.elem, c.sub)
-		if p.LocalSize != c.local || p.Knob("SCAN_SG") != c.sg || p.Knob("ITEMS") != c.items {
-			t.Errorf("%s: %s; want local %d, SCAN_SG %d, ITEMS %d", c.name, p, c.local, c.sg, c.items)
-		}
-		if p.TileElems != int64(c.local)*c.items*c.unit {
-			t.Errorf("%s: tile of %d elements, want %d", c.name, p.TileElems, int64(c.local)*c.items*c.unit)
-		}
-		if g := p.TotalGroups(); g < 1 || g > max(p.Tiles, 1) {
-			t.Errorf("%s: %d groups for %d tiles", c.name, g, p.Tiles)
-		}
+		assert.Equal(t, c.local, p.LocalSize, "%s: %s: local size", c.name, p)
+		assert.Equal(t, c.sg, p.Knob("SCAN_SG"), "%s: %s: SCAN_SG", c.name, p)
+		assert.Equal(t, c.items, p.Knob("ITEMS"), "%s: %s: ITEMS", c.name, p)
+		assert.Equal(t, int64(c.local)*c.items*c.unit, p.TileElems, "%s: elements per tile", c.name)
+		g := p.TotalGroups()
+		assert.GreaterOrEqual(t, g, int64(1), "%s: %d groups for %d tiles", c.name, g, p.Tiles)
+		assert.LessOrEqual(t, g, max(p.Tiles, 1), "%s: %d groups for %d tiles", c.name, g, p.Tiles)
 		if c.caps.LoopLimit > 0 {
 			// each invocation's loops stay under the limit: tiles per
 			// group times the iterations per tile, and the partials loop
@@ -227,24 +203,47 @@ func TestPlanScan(t *testing.T) {
 			if c.sg != 0 {
 				perTile = 2*c.items + int64(c.local) + 2 // rows, subgroup sums
 			}
-			if it := perGroup * perTile; it > c.caps.LoopLimit/2 || p.TotalGroups() > c.caps.LoopLimit/2 {
-				t.Errorf("%s: %d iterations per invocation, %d groups: over the loop limit", c.name, it, p.TotalGroups())
-			}
+			assert.LessOrEqual(t, perGroup*perTile, c.caps.LoopLimit/2, "%s: iterations per invocation over the loop limit", c.name)
+			assert.LessOrEqual(t, p.TotalGroups(), c.caps.LoopLimit/2, "%s: groups over the loop limit", c.name)
 		}
 	}
 }
 
-func TestFold(t *testing.T) {
-	p := Plan{Kernel: "k", Knobs: []Knob{{Name: "A", ID: 1, Value: 2}}}
-	args := []Knob{{Name: "A", ID: 1, Value: 5}, {Name: "B", ID: 2, Value: 1}}
-	if got := Fold(Caps{}, p, args...); len(got.Knobs) != 1 {
-		t.Errorf("no FoldArgs: knobs %v, want the plan's alone", got.Knobs)
-	}
-	got := Fold(Caps{FoldArgs: true}, p, args...)
-	if len(got.Knobs) != 2 || got.Knob("A") != 2 || got.Knob("B") != 1 {
-		t.Errorf("FoldArgs: knobs %v, want A=2 (the plan's) and B=1", got.Knobs)
-	}
-	if len(p.Knobs) != 1 {
-		t.Errorf("Fold changed its input plan: %v", p.Knobs)
-	}
+// TestFoldArgs folds an entry's foldable arguments into knobs only where
+// the driver wants them (Caps.FoldArgs): a knob the plan already has keeps
+// the plan's value, arguments without a Fold knob and negative (run-time)
+// values stay arguments, and the input plan is left alone. The entry is a
+// declaration of the test's own: FoldArgs reads only its arguments' Fold
+// names.
+func TestFoldArgs(t *testing.T) {
+	f := (&FileDecl{Name: "fold_test", Entries: []*EntryDecl{{Name: "e", Args: []ArgDecl{
+		{Name: "dst", Kind: ArgBuf, Access: Out},
+		{Name: "a", Kind: ArgI64, Fold: "A"},
+		{Name: "b", Kind: ArgI64, Fold: "B"},
+		{Name: "c", Kind: ArgI64}, // not foldable
+		{Name: "z", Kind: ArgI64, Fold: "Z"},
+		{Name: "neg", Kind: ArgI64, Fold: "NEG"},
+	}}}}).Init()
+	e := f.Entries[0]
+	knobs := make([]Knob, 1, 8) // room to append: FoldArgs must copy, not append in place
+	knobs[0] = Knob{Name: "A", Value: 2}
+	p := Plan{Kernel: "k", Knobs: knobs}
+	args := []Arg{BufArg(nil), I64(5), I64(1), I64(9), I64(0), I64(-1)}
+
+	got := FoldArgs(Caps{}, p, e, args)
+	assert.Equal(t, p, got, "no FoldArgs: the plan unchanged, its knobs alone")
+
+	got = FoldArgs(Caps{FoldArgs: true}, p, e, args)
+	assert.Equal(t, []Knob{{Name: "A", Value: 2}, {Name: "B", Value: 1}, {Name: "Z", Value: 0}}, got.Knobs,
+		"FoldArgs: A=2 (the plan's), B=1 and Z=0 folded; c (no knob) and neg (run-time) not")
+	assert.Equal(t, int64(2), got.Knob("A"), "the plan's value of A")
+	got.Knobs[0].Value = 99
+	assert.Equal(t, []Knob{{Name: "A", Value: 2}}, p.Knobs, "FoldArgs changed its input plan")
+	assert.Equal(t, Knob{}, knobs[:2][1], "FoldArgs wrote into its input plan's spare capacity")
+
+	// nothing to fold: the plan as it was
+	got = FoldArgs(Caps{FoldArgs: true}, p, e, args[:2])
+	assert.Equal(t, p, got, "FoldArgs with only an argument the plan already folds")
+	assert.Equal(t, Plan{Kernel: "k"}, FoldArgs(Caps{FoldArgs: true}, Plan{Kernel: "k"}, e, []Arg{BufArg(nil), I64(-1)}),
+		"FoldArgs with only a run-time value")
 }

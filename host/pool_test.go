@@ -1,23 +1,27 @@
-package host
+package host_test
 
 import (
 	"bytes"
-	"fmt"
 	"sync"
 	"sync/atomic"
 	"testing"
 	"time"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/accelkern/accel/host"
 )
 
 // countingDevice counts live driver buffers, to prove the pool neither
 // leaks nor allocates when it should reuse.
 type countingDevice struct {
-	Device
+	host.Device
 	allocs, live atomic.Int64
 }
 
 type countedBuf struct {
-	Buffer
+	host.Buffer
 	d    *countingDevice
 	once sync.Once
 }
@@ -26,7 +30,7 @@ func (b *countedBuf) Release() {
 	b.once.Do(func() { b.d.live.Add(-1); b.Buffer.Release() })
 }
 
-func (d *countingDevice) Alloc(size int64) (Buffer, error) {
+func (d *countingDevice) Alloc(size int64) (host.Buffer, error) {
 	b, err := d.Device.Alloc(size)
 	if err != nil {
 		return nil, err
@@ -36,8 +40,8 @@ func (d *countingDevice) Alloc(size int64) (Buffer, error) {
 	return &countedBuf{Buffer: b, d: d}, nil
 }
 
-func unwrapCounted(b Buffer) Buffer {
-	if pb, ok := b.(*PooledBuffer); ok {
+func unwrapCounted(b host.Buffer) host.Buffer {
+	if pb, ok := b.(*host.PooledBuffer); ok {
 		b = pb.Underlying()
 	}
 	return b.(*countedBuf).Buffer
@@ -46,97 +50,86 @@ func unwrapCounted(b Buffer) Buffer {
 func TestSizeClass(t *testing.T) {
 	prev := int64(0)
 	for size := int64(0); size < 1<<20; size += 1 + size/7 {
-		c := sizeClass(size)
-		if c < size || c < prev || (size > 256 && float64(c) > 1.25*float64(size)+1) {
-			t.Fatalf("sizeClass(%d) = %d (previous %d)", size, c, prev)
+		c := host.SizeClass(size)
+		require.GreaterOrEqual(t, c, size, "sizeClass(%d) = %d (previous %d): below the size", size, c, prev)
+		require.GreaterOrEqual(t, c, prev, "sizeClass(%d) = %d (previous %d): not monotonic", size, c, prev)
+		if size > 256 {
+			require.LessOrEqual(t, float64(c), 1.25*float64(size)+1, "sizeClass(%d) = %d (previous %d): wastes over 25%%", size, c, prev)
 		}
 		prev = c
 	}
 }
 
 func TestPoolReuseCapAndClose(t *testing.T) {
-	forBackends(t, func(t *testing.T, dev Device) {
+	forBackends(t, func(t *testing.T, dev host.Device) {
 		d := &countingDevice{Device: dev}
-		p := NewPool(d, 64<<20)
+		p := host.NewPool(d, 64<<20)
 		for i := 0; i < 1000; i++ {
 			b, err := p.Alloc(3 << 20)
-			if err != nil {
-				t.Fatal(err)
-			}
+			require.NoError(t, err)
 			b.Release()
 			b.Release() // a second release must not return it twice
 		}
-		if n := d.allocs.Load(); n != 1 {
-			t.Fatalf("1000 alloc/release loops made %d driver allocations, want 1", n)
-		}
-		if s := p.Stats(); s.Hits != 999 || s.Misses != 1 || s.BytesInUse != 0 {
-			t.Fatalf("stats %+v", s)
-		}
+		require.Equal(t, int64(1), d.allocs.Load(), "driver allocations for 1000 alloc/release loops")
+		s := p.Stats()
+		require.Equal(t, int64(999), s.Hits, "stats %+v", s)
+		require.Equal(t, int64(1), s.Misses, "stats %+v", s)
+		require.Equal(t, int64(0), s.BytesInUse, "stats %+v", s)
 		// The cap: 40 live 3 MiB buffers returned to a 64 MiB pool keep <= 64 MiB idle.
-		var bufs []*PooledBuffer
+		var bufs []*host.PooledBuffer
 		for i := 0; i < 40; i++ {
 			b, err := p.Alloc(3 << 20)
-			if err != nil {
-				t.Fatal(err)
-			}
+			require.NoError(t, err)
 			bufs = append(bufs, b)
 		}
 		for _, b := range bufs {
 			b.Release()
 		}
-		if s := p.Stats(); s.BytesHeld > 64<<20 || s.BytesHeld == 0 {
-			t.Fatalf("held %d bytes with a cap of %d", s.BytesHeld, 64<<20)
-		}
+		s = p.Stats()
+		require.LessOrEqual(t, s.BytesHeld, int64(64<<20), "held bytes with a cap of %d", 64<<20)
+		require.NotZero(t, s.BytesHeld, "held bytes with a cap of %d", 64<<20)
 		// Idle trimming.
 		p.SetIdleTimeout(time.Nanosecond)
 		time.Sleep(time.Millisecond)
 		b, err := p.Alloc(1000)
-		if err != nil {
-			t.Fatal(err)
-		}
-		if s := p.Stats(); s.BytesHeld != 0 {
-			t.Fatalf("idle buffers not trimmed: %+v", s)
-		}
+		require.NoError(t, err)
+		s = p.Stats()
+		require.Zero(t, s.BytesHeld, "idle buffers not trimmed: %+v", s)
 		b.Release()
 		p.Close()
-		if n := d.live.Load(); n != 0 {
-			t.Fatalf("%d driver buffers live after Close", n)
-		}
+		require.Zero(t, d.live.Load(), "driver buffers live after Close")
 	})
 }
 
 // TestPoolNoAliasConcurrent: goroutines take buffers, stamp them with their
 // own pattern, yield, and check that nobody else wrote into them.
 func TestPoolNoAliasConcurrent(t *testing.T) {
-	forBackends(t, func(t *testing.T, dev Device) {
+	forBackends(t, func(t *testing.T, dev host.Device) {
 		d := &countingDevice{Device: dev}
-		p := NewPool(d, 16<<20)
+		p := host.NewPool(d, 16<<20)
 		var wg sync.WaitGroup
-		errs := make(chan error, 8)
 		for g := 0; g < 8; g++ {
 			wg.Add(1)
 			go func(g int) {
 				defer wg.Done()
+				// assert, not require: this is not the test's goroutine
 				for i := 0; i < 40; i++ {
 					size := int64(4096 * (1 + (g+i)%3))
 					b, err := p.Alloc(size)
-					if err != nil {
-						errs <- err
+					if !assert.NoError(t, err, "goroutine %d", g) {
 						return
 					}
 					pat := []byte{byte(g), byte(i), 0x5A, byte(g ^ i)}
-					if err := dev.Fill(unwrapCounted(b), 0, size, pat); err != nil {
-						errs <- err
+					if !assert.NoError(t, dev.Fill(unwrapCounted(b), 0, size, pat), "goroutine %d", g) {
 						return
 					}
 					time.Sleep(50 * time.Microsecond)
 					got := make([]byte, size)
-					if err := dev.Download(unwrapCounted(b), 0, got); err != nil {
-						errs <- err
+					if !assert.NoError(t, dev.Download(unwrapCounted(b), 0, got), "goroutine %d", g) {
 						return
 					}
-					if !bytes.Equal(got, bytes.Repeat(pat, int(size/4))) {
-						errs <- fmt.Errorf("goroutine %d: buffer written by another owner", g)
+					if !assert.Equal(t, -1, firstDiff(got, bytes.Repeat(pat, int(size/4))),
+						"goroutine %d: buffer written by another owner (first foreign byte)", g) {
 						return
 					}
 					b.Release()
@@ -144,13 +137,7 @@ func TestPoolNoAliasConcurrent(t *testing.T) {
 			}(g)
 		}
 		wg.Wait()
-		close(errs)
-		for err := range errs {
-			t.Fatal(err)
-		}
 		p.Close()
-		if n := d.live.Load(); n != 0 {
-			t.Fatalf("%d driver buffers live after Close", n)
-		}
+		require.Zero(t, d.live.Load(), "driver buffers live after Close")
 	})
 }

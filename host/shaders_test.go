@@ -7,6 +7,9 @@ import (
 	"path/filepath"
 	"testing"
 
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
 	"github.com/accelkern/accel/shaders"
 )
 
@@ -16,50 +19,36 @@ import (
 func TestSPIRVUpToDate(t *testing.T) {
 	if _, err := exec.LookPath("glslc"); err != nil {
 		if os.Getenv("CI") == "true" {
-			t.Fatal("glslc not found in CI (make deps installs it)")
+			require.NoError(t, err, "glslc not found in CI (make deps installs it)")
 		}
 		t.Skip("glslc not found; install glslc to check the committed SPIR-V")
 	}
 	dir := t.TempDir()
-	cmd := exec.Command("sh", "../shaders/build.sh", dir)
-	if out, err := cmd.CombinedOutput(); err != nil {
-		t.Fatalf("shaders/build.sh: %v\n%s", err, out)
-	}
+	out, err := exec.Command("sh", "../shaders/build.sh", dir).CombinedOutput()
+	require.NoError(t, err, "shaders/build.sh:\n%s", out)
 	vs, err := Variants()
-	if err != nil {
-		t.Fatal(err)
-	}
-	if len(vs) == 0 {
-		t.Fatal("no variants")
-	}
-	for key := range vs {
+	require.NoError(t, err)
+	require.NotEmpty(t, vs, "no variants")
+	for key, v := range vs {
 		want, err := os.ReadFile(filepath.Join(dir, key+".spv"))
-		if err != nil {
-			t.Fatal(err)
-		}
+		require.NoError(t, err)
 		got, err := shaders.FS.ReadFile(key + ".spv")
-		if err != nil {
-			t.Fatalf("%s.spv is not committed: run make shaders", key)
-		}
-		if !bytes.Equal(got, want) {
-			t.Errorf("shaders/%s.spv differs from glslc's output for its source: run make shaders", key)
-		}
+		require.NoError(t, err, "%s.spv is not committed: run make shaders", key)
+		assert.True(t, bytes.Equal(got, want), "shaders/%s.spv differs from glslc's output for its source: run make shaders", key)
+		// the backend loads exactly the committed code
+		code, err := SPIRV(v.File, v.Name)
+		require.NoError(t, err, "SPIRV(%q, %q)", v.File, v.Name)
+		assert.True(t, bytes.Equal(got, code), "SPIRV(%q, %q) differs from the committed %s.spv", v.File, v.Name, key)
 	}
 }
 
 // TestCLSourcesResolve checks that every OpenCL kernel's includes resolve.
 func TestCLSourcesResolve(t *testing.T) {
 	vs, err := Variants()
-	if err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, err)
 	for _, v := range vs {
 		src, err := CLSource(v.File)
-		if err != nil {
-			t.Fatal(err)
-		}
-		if bytes.Contains([]byte(src), []byte("#include")) {
-			t.Errorf("%s.cl: unresolved #include", v.File)
-		}
+		require.NoError(t, err, "%s.cl", v.File)
+		assert.NotContains(t, src, "#include", "%s.cl: unresolved #include", v.File)
 	}
 }

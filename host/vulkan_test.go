@@ -3,13 +3,16 @@ package host
 import (
 	"bytes"
 	"encoding/binary"
-	"errors"
 	"fmt"
 	"math/rand"
 	"os"
+	"slices"
 	"strings"
 	"sync"
 	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
 )
 
 // Tests of the Vulkan backend on a real driver (lavapipe in CI) with the
@@ -18,7 +21,28 @@ import (
 // backend-neutral suite in device_test.go) so that `go test -run Vulkan`
 // covers the whole backend.
 
-var vktTriSpec = KernelSpec{File: "tri_indices", Variant: "i64", Entry: "tri_indices"}
+// vktTriFile declares tri_indices as host/kernels does: package kernels
+// imports host, so these internal tests declare the one kernel they launch
+// themselves, and TestVulkanTriDeclMatchesKernels (decl_match_test.go)
+// checks this copy against kernels.TriIndices.
+var vktTriFile = (&FileDecl{
+	Name:  "tri_indices",
+	Knobs: []KnobDecl{{Name: "ITEMS", Default: 16}, {Name: "CONTIG", Default: 0}},
+	Entries: []*EntryDecl{{Name: "run", Args: []ArgDecl{
+		{Name: "dst", Kind: ArgBuf, Access: Out},
+		{Name: "count", Kind: ArgI64}, {Name: "k0", Kind: ArgI64}, {Name: "C", Kind: ArgI64},
+		{Name: "lead", Kind: ArgI64}, {Name: "n", Kind: ArgI64}, {Name: "a", Kind: ArgI64},
+		{Name: "T", Kind: ArgI64}, {Name: "upper", Kind: ArgI64},
+	}}},
+}).Init()
+
+var vktTriSpec = KernelSpec{Entry: vktTriFile.Entries[0], Variant: "i64"}
+
+// vktTriArgs are the arguments of tril_indices(4, 3, 0) (N = 9) into out:
+// output, count, k0, C, lead (empty rows), n (trapezoid rows), a, T, upper.
+func vktTriArgs(out Buffer) []Arg {
+	return []Arg{BufArg(out), I64(9), I64(0), I64(3), I64(0), I64(2), I64(1), I64(3), I64(0)}
+}
 
 // vktOpen opens the first usable Vulkan device with validation on. Without
 // one it skips, or fails when $CI is "true".
@@ -35,7 +59,7 @@ func vktOpen(t *testing.T) *vkDevice {
 	}
 	if err != nil {
 		if os.Getenv("CI") == "true" {
-			t.Fatalf("no usable Vulkan device in CI: %v", err)
+			require.NoError(t, err, "no usable Vulkan device in CI")
 		}
 		t.Skipf("no usable Vulkan device: %v", err)
 	}
@@ -45,9 +69,7 @@ func vktOpen(t *testing.T) *vkDevice {
 // vktClose closes d and fails the test on any error, leak reports included.
 func vktClose(t *testing.T, d *vkDevice) {
 	t.Helper()
-	if err := d.Close(); err != nil {
-		t.Errorf("Close: %v", err)
-	}
+	assert.NoError(t, d.Close(), "Close")
 }
 
 func vktInt64s(b []byte) []int64 {
@@ -58,89 +80,103 @@ func vktInt64s(b []byte) []int64 {
 	return v
 }
 
+// vktDiff returns the first offset at which a and b differ (the shorter
+// length when one is a prefix of the other), or -1 when they are equal.
+func vktDiff(a, b []byte) int {
+	for i := range min(len(a), len(b)) {
+		if a[i] != b[i] {
+			return i
+		}
+	}
+	if len(a) != len(b) {
+		return min(len(a), len(b))
+	}
+	return -1
+}
+
+// vktPipelines is the number of pipelines d has cached.
+func vktPipelines(d *vkDevice) int {
+	d.pipes.mu.Lock()
+	defer d.pipes.mu.Unlock()
+	return len(d.pipes.m)
+}
+
 // vktTril runs tril_indices(4, 3, 0) (N = 9) with plan into a poisoned
-// buffer and checks the rows and columns.
-func vktTril(d *vkDevice, plan Plan) error {
+// buffer and checks the rows and columns. It reports through assert, so
+// that goroutines may call it, and returns whether every check passed.
+func vktTril(t assert.TestingT, d *vkDevice, plan Plan) bool {
+	if h, ok := t.(interface{ Helper() }); ok {
+		h.Helper()
+	}
 	k, err := d.Kernel(vktTriSpec, plan)
-	if err != nil {
-		return err
+	if !assert.NoError(t, err, "plan %v", plan) {
+		return false
 	}
 	const n = 9
 	out, err := d.Alloc(2 * n * 8)
-	if err != nil {
-		return err
+	if !assert.NoError(t, err) {
+		return false
 	}
 	defer out.Release()
-	if err := d.Fill(out, 0, 2*n*8, bytes.Repeat([]byte{0xAB}, 8)); err != nil {
-		return err
-	}
-	// output, N, C, lead (empty rows), n (trapezoid rows), a, T, upper
-	args := []Arg{BufArg(out), I64(n), I64(0), I64(3), I64(0), I64(2), I64(1), I64(3), I64(0)}
-	if _, err := d.Launch(k, plan, args...); err != nil {
-		return err
+	if !assert.NoError(t, d.Fill(out, 0, 2*n*8, bytes.Repeat([]byte{0xAB}, 8))) ||
+		!assert.NoError(t, d.Launch(k, plan, vktTriArgs(out)), "plan %v", plan) {
+		return false
 	}
 	got := make([]byte, 2*n*8)
-	if err := d.Download(out, 0, got); err != nil {
-		return err
+	if !assert.NoError(t, d.Download(out, 0, got)) {
+		return false
 	}
 	want := []int64{0, 1, 1, 2, 2, 2, 3, 3, 3, 0, 0, 1, 0, 1, 2, 0, 1, 2}
-	if g := vktInt64s(got); fmt.Sprint(g) != fmt.Sprint(want) {
-		return fmt.Errorf("plan %v: tril_indices(4, 3, 0) = %v, want %v", plan, g, want)
-	}
-	return nil
+	return assert.Equal(t, want, vktInt64s(got), "plan %v: tril_indices(4, 3, 0)", plan)
 }
 
 func TestVulkanEnumerate(t *testing.T) {
 	caps, err := vulkanEnumerate(Options{})
 	if err != nil || len(caps) == 0 {
 		if os.Getenv("CI") == "true" {
-			t.Fatalf("no Vulkan device in CI: %v", err)
+			require.Fail(t, "no Vulkan device in CI", "%v", err)
 		}
 		t.Skipf("no Vulkan device: %v", err)
 	}
 	usable := 0
 	for i, c := range caps {
-		t.Logf("%s %q vendor=%s driver=%q platform=%q type=%s cu=%d wg=%d groups=%v local=%d subgroup=%d global=%d maxalloc=%d storage=%d fp64=%v int64=%v i64atomics=%v f32atomics=%v f64atomics=%v ts=%v period=%gns loop=%d exts=%d unusable=%q",
+		t.Logf("%s %q vendor=%s driver=%q platform=%q type=%s cu=%d wg=%d groups=%v local=%d subgroup=%d global=%d maxalloc=%d storage=%d fp64=%v int64=%v i64atomics=%v f32atomics=%v f64atomics=%v ts=%v period=%gns loop=%d fold=%v exts=%d unusable=%q",
 			c.ID(), c.Name, c.Vendor, c.Driver, c.Platform, c.Type, c.ComputeUnits, c.MaxWorkGroupSize, c.MaxWorkGroupCount,
 			c.LocalMemBytes, c.SubgroupSize, c.GlobalMemBytes, c.MaxAllocBytes, c.MaxStorageRange, c.FP64, c.Int64,
-			c.Int64Atomics, c.Float32Atomics, c.Float64Atomics, c.Timestamps, c.TimestampPeriodNs, c.LoopLimit,
+			c.Int64Atomics, c.Float32Atomics, c.Float64Atomics, c.Timestamps, c.TimestampPeriodNs, c.LoopLimit, c.FoldArgs,
 			len(c.Extensions), c.Unusable)
-		if c.Backend != Vulkan || c.Index != i || c.Name == "" || c.Vendor == "" || c.Driver == "" {
-			t.Errorf("device %d: incomplete identity: %+v", i, c)
-		}
-		if !strings.HasPrefix(c.Platform, "Vulkan 1.") {
-			t.Errorf("device %d: platform %q, want the API version", i, c.Platform)
-		}
+		assert.Equal(t, Vulkan, c.Backend, "device %d: incomplete identity: %+v", i, c)
+		assert.Equal(t, i, c.Index, "device %d: incomplete identity: %+v", i, c)
+		assert.NotEmpty(t, c.Name, "device %d: incomplete identity: %+v", i, c)
+		assert.NotEmpty(t, c.Vendor, "device %d: incomplete identity: %+v", i, c)
+		assert.NotEmpty(t, c.Driver, "device %d: incomplete identity: %+v", i, c)
+		assert.True(t, strings.HasPrefix(c.Platform, "Vulkan 1."), "device %d: platform %q, want the API version", i, c.Platform)
 		if c.Unusable != "" {
 			continue
 		}
 		usable++
-		if c.MaxWorkGroupSize < 1 || c.MaxWorkGroupCount[0] < 1 || c.ComputeUnits < 1 || c.LocalMemBytes < 1 ||
-			c.GlobalMemBytes < 1 || c.MaxAllocBytes < 1 || c.MaxStorageRange < 1 || !c.Int64 {
-			t.Errorf("device %d: implausible limits: %+v", i, c)
+		for what, v := range map[string]int64{
+			"max work-group size": int64(c.MaxWorkGroupSize), "max work-group count[0]": c.MaxWorkGroupCount[0],
+			"compute units": int64(c.ComputeUnits), "local memory": c.LocalMemBytes, "global memory": c.GlobalMemBytes,
+			"max allocation": c.MaxAllocBytes, "max storage range": c.MaxStorageRange,
+		} {
+			assert.Positive(t, v, "device %d: implausible %s: %+v", i, what, c)
 		}
-		if c.Timestamps && c.TimestampPeriodNs <= 0 {
-			t.Errorf("device %d: timestamps with period %g ns", i, c.TimestampPeriodNs)
+		assert.True(t, c.Int64, "device %d: usable without shaderInt64: %+v", i, c)
+		if c.Timestamps {
+			assert.Positive(t, c.TimestampPeriodNs, "device %d: timestamps with period %g ns", i, c.TimestampPeriodNs)
 		}
-		if c.Float32Atomics && !vktHas(c.Extensions, "VK_EXT_shader_atomic_float") {
-			t.Errorf("device %d: float atomics without VK_EXT_shader_atomic_float", i)
+		if c.Float32Atomics {
+			assert.Contains(t, c.Extensions, "VK_EXT_shader_atomic_float", "device %d: float atomics without VK_EXT_shader_atomic_float", i)
 		}
-		if c.Type == TypeCPU && strings.Contains(strings.ToLower(c.Name), "llvmpipe") && c.LoopLimit == 0 {
-			t.Errorf("device %d: llvmpipe without its loop limit", i)
-		}
-	}
-	if usable == 0 && os.Getenv("CI") == "true" {
-		t.Fatal("no usable Vulkan device in CI")
-	}
-}
-
-func vktHas(list []string, s string) bool {
-	for _, x := range list {
-		if x == s {
-			return true
+		if c.Type == TypeCPU && strings.Contains(strings.ToLower(c.Name), "llvmpipe") {
+			assert.NotZero(t, c.LoopLimit, "device %d: llvmpipe without its loop limit", i)
+			assert.True(t, c.FoldArgs, "device %d: llvmpipe without FoldArgs", i)
 		}
 	}
-	return false
+	if os.Getenv("CI") == "true" {
+		require.Positive(t, usable, "no usable Vulkan device in CI")
+	}
 }
 
 func TestVulkanMemory(t *testing.T) {
@@ -168,64 +204,40 @@ func vktMemory(t *testing.T, d *vkDevice) {
 	rng := rand.New(rand.NewSource(1))
 	for _, size := range []int64{0, 1, 3, 4, 4096 + 5, 5<<20 + 7} {
 		b, err := d.Alloc(size)
-		if err != nil {
-			t.Fatalf("Alloc(%d): %v", size, err)
-		}
-		if b.Size() != size {
-			t.Fatalf("Alloc(%d).Size() = %d", size, b.Size())
-		}
+		require.NoError(t, err, "Alloc(%d)", size)
+		require.Equal(t, size, b.Size(), "Alloc(%d).Size()", size)
 		src := make([]byte, size)
 		rng.Read(src)
-		if err := d.Upload(b, 0, src); err != nil {
-			t.Fatal(err)
-		}
+		require.NoError(t, d.Upload(b, 0, src))
 		got := make([]byte, size)
-		if err := d.Download(b, 0, got); err != nil {
-			t.Fatal(err)
-		}
-		if !bytes.Equal(got, src) {
-			t.Fatalf("round trip of %d bytes differs", size)
-		}
+		require.NoError(t, d.Download(b, 0, got))
+		require.Equal(t, -1, vktDiff(got, src), "round trip of %d bytes: first differing byte", size)
 		if size > 2 {
 			// A partial download at an odd offset.
 			part := make([]byte, size-2)
-			if err := d.Download(b, 1, part[:size-2]); err != nil {
-				t.Fatal(err)
-			}
-			if !bytes.Equal(part, src[1:size-1]) {
-				t.Fatalf("download of [1, %d) differs", size-1)
-			}
+			require.NoError(t, d.Download(b, 1, part[:size-2]))
+			require.Equal(t, -1, vktDiff(part, src[1:size-1]), "download of [1, %d): first differing byte", size-1)
 		}
-		if err := d.Upload(b, size, []byte{1}); err == nil {
-			t.Fatalf("upload past the end of %d bytes: no error", size)
-		}
+		require.Error(t, d.Upload(b, size, []byte{1}), "upload past the end of %d bytes", size)
 		b.Release()
 		b.Release() // idempotent
-		if err := d.Download(b, 0, got[:0]); !errors.Is(err, ErrClosed) {
-			t.Fatalf("download from a released buffer: %v, want ErrClosed", err)
-		}
+		require.ErrorIs(t, d.Download(b, 0, got[:0]), ErrClosed, "download from a released buffer")
 	}
-	max := d.Caps().MaxAllocBytes
-	_, err := d.Alloc(max + 1)
-	if !errors.Is(err, ErrOutOfMemory) || !strings.Contains(err.Error(), fmt.Sprint(max+1)) {
-		t.Fatalf("Alloc(MaxAllocBytes+1): %v, want ErrOutOfMemory naming the size", err)
-	}
-	if _, err := d.Alloc(-1); err == nil {
-		t.Fatal("Alloc(-1): no error")
-	}
+	maxAlloc := d.Caps().MaxAllocBytes
+	_, err := d.Alloc(maxAlloc + 1)
+	require.ErrorIs(t, err, ErrOutOfMemory, "Alloc(MaxAllocBytes+1)")
+	require.ErrorContains(t, err, fmt.Sprint(maxAlloc+1), "Alloc(MaxAllocBytes+1) must name the size")
+	_, err = d.Alloc(-1)
+	require.Error(t, err, "Alloc(-1)")
 }
 
 func vktFillCopy(t *testing.T, d *vkDevice) {
 	const size = 1<<16 + 13
 	a, err := d.Alloc(size)
-	if err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, err)
 	defer a.Release()
 	c, err := d.Alloc(size)
-	if err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, err)
 	defer c.Release()
 	cases := []struct {
 		pat       []byte
@@ -245,59 +257,43 @@ func vktFillCopy(t *testing.T, d *vkDevice) {
 	for _, tc := range cases {
 		want := make([]byte, size)
 		rand.New(rand.NewSource(tc.off)).Read(want)
-		if err := d.Upload(a, 0, want); err != nil {
-			t.Fatal(err)
-		}
-		if err := d.Fill(a, tc.off, tc.size, tc.pat); err != nil {
-			t.Fatalf("Fill(%d, %d, % x): %v", tc.off, tc.size, tc.pat, err)
-		}
+		require.NoError(t, d.Upload(a, 0, want))
+		require.NoError(t, d.Fill(a, tc.off, tc.size, tc.pat), "Fill(%d, %d, % x)", tc.off, tc.size, tc.pat)
 		for i := tc.off; i < tc.off+tc.size; i++ {
 			want[i] = tc.pat[(i-tc.off)%int64(len(tc.pat))]
 		}
 		got := make([]byte, size)
-		if err := d.Download(a, 0, got); err != nil {
-			t.Fatal(err)
+		require.NoError(t, d.Download(a, 0, got))
+		require.Equal(t, -1, vktDiff(got, want), "Fill(%d, %d, % x): first wrong byte", tc.off, tc.size, tc.pat)
+		// Copy all but the first and last bytes, at shifted offsets. The
+		// copy is queued: its device time shows in the counters once the
+		// download has waited for it.
+		require.NoError(t, d.Fill(c, 0, size, []byte{0}))
+		before := d.Stats()
+		require.NoError(t, d.Copy(c, 1, a, 3, size-4))
+		require.NoError(t, d.Download(c, 0, got))
+		s := d.Stats().Sub(before)
+		require.GreaterOrEqual(t, s.DeviceNs, int64(0), "Copy took %d ns", s.DeviceNs)
+		if d.Caps().Timestamps {
+			require.Positive(t, s.DeviceNs, "a timed batch with a copy took no device time: %+v", s)
 		}
-		if !bytes.Equal(got, want) {
-			t.Fatalf("Fill(%d, %d, % x): wrong bytes", tc.off, tc.size, tc.pat)
-		}
-		// Copy all but the first and last bytes, at shifted offsets.
-		if err := d.Fill(c, 0, size, []byte{0}); err != nil {
-			t.Fatal(err)
-		}
-		dur, err := d.Copy(c, 1, a, 3, size-4)
-		if err != nil {
-			t.Fatal(err)
-		}
-		if dur < 0 {
-			t.Fatalf("Copy took %v", dur)
-		}
-		if err := d.Download(c, 0, got); err != nil {
-			t.Fatal(err)
-		}
+		require.Equal(t, int64(2), s.Transfers, "a copy and a download: %+v", s)
+		require.Equal(t, int64(0), s.Launches, "%+v", s)
+		require.GreaterOrEqual(t, s.Waits, int64(1), "the download waits for the copy: %+v", s)
 		wantC := make([]byte, size)
 		copy(wantC[1:], want[3:size-1])
-		if !bytes.Equal(got, wantC) {
-			t.Fatalf("Copy after Fill(%d, %d, % x): wrong bytes", tc.off, tc.size, tc.pat)
-		}
+		require.Equal(t, -1, vktDiff(got, wantC), "Copy after Fill(%d, %d, % x): first wrong byte", tc.off, tc.size, tc.pat)
 	}
 	for _, bad := range []struct {
 		pat       []byte
 		off, size int64
 	}{{[]byte{1, 2, 3}, 0, 3}, {[]byte{1, 2}, 1, 2}, {[]byte{1, 2, 3, 4}, 0, 6}, {[]byte{1}, size - 1, 2}} {
-		if err := d.Fill(a, bad.off, bad.size, bad.pat); err == nil {
-			t.Fatalf("Fill(%d, %d, % x): no error", bad.off, bad.size, bad.pat)
-		}
+		require.Error(t, d.Fill(a, bad.off, bad.size, bad.pat), "Fill(%d, %d, % x)", bad.off, bad.size, bad.pat)
 	}
-	if _, err := d.Copy(a, 8, a, 0, 16); err == nil {
-		t.Fatal("overlapping Copy within one buffer: no error")
-	}
-	if _, err := d.Copy(a, 0, c, 1, size); err == nil {
-		t.Fatal("Copy past the end: no error")
-	}
-	if _, err := d.Copy(a, 16, a, 0, 16); err != nil {
-		t.Fatalf("adjacent Copy within one buffer: %v", err)
-	}
+	require.Error(t, d.Copy(a, 8, a, 0, 16), "overlapping Copy within one buffer")
+	require.Error(t, d.Copy(a, 0, c, 1, size), "Copy past the end")
+	require.NoError(t, d.Copy(a, 16, a, 0, 16), "adjacent Copy within one buffer")
+	require.NoError(t, d.Sync())
 }
 
 func TestVulkanKernel(t *testing.T) {
@@ -305,88 +301,82 @@ func TestVulkanKernel(t *testing.T) {
 	defer vktClose(t, d)
 	c := d.Caps()
 	plan := PlanElementwise("tri_indices", c, 9)
-	if err := vktTril(d, plan); err != nil {
-		t.Fatal(err)
-	}
+	require.True(t, vktTril(t, d, plan))
 	k1, err := d.Kernel(vktTriSpec, plan)
-	if err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, err)
+	before := d.Stats()
 	k2, err := d.Kernel(vktTriSpec, plan)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if k1 != k2 || len(d.kernels) != 1 {
-		t.Fatalf("second Kernel() call built a new pipeline (%d cached)", len(d.kernels))
-	}
+	require.NoError(t, err)
+	require.Same(t, k1, k2, "second Kernel() call built a new pipeline")
+	require.Equal(t, 1, vktPipelines(d), "pipelines cached")
+	s := d.Stats().Sub(before)
+	require.Equal(t, int64(0), s.Compiles, "a cached pipeline built again")
+	require.Equal(t, int64(1), s.CacheHits, "a cached pipeline's lookup")
 	// A tiny tile over a 3-D grid: 6 groups of 8 invocations, one element
 	// each, so the grid stride crosses all three dimensions.
 	odd := plan
 	odd.LocalSize = 8
-	odd.Knobs = []Knob{{Name: "ITEMS", ID: 1, Value: 1}, {Name: "CONTIG", ID: 2, Value: 0}}
+	odd.Knobs = []Knob{{Name: "ITEMS", Value: 1}, {Name: "CONTIG", Value: 0}}
 	odd.Groups = [3]int64{3, 2, 1}
-	if err := vktTril(d, odd); err != nil {
-		t.Fatal(err)
-	}
-	if k3, _ := d.Kernel(vktTriSpec, odd); k3 == k1 {
-		t.Fatal("a different local size and knobs hit the same pipeline")
-	}
+	require.True(t, vktTril(t, d, odd))
+	k3, err := d.Kernel(vktTriSpec, odd)
+	require.NoError(t, err)
+	require.NotSame(t, k1, k3, "a different local size and knobs hit the same pipeline")
 	// Fewer groups than tiles, contiguous runs: the stride loops.
 	one := odd
 	one.Groups = [3]int64{1, 1, 1}
-	one.Knobs = []Knob{{Name: "ITEMS", ID: 1, Value: 1}, {Name: "CONTIG", ID: 2, Value: 1}}
-	if err := vktTril(d, one); err != nil {
-		t.Fatal(err)
-	}
+	one.Knobs = []Knob{{Name: "ITEMS", Value: 1}, {Name: "CONTIG", Value: 1}}
+	require.True(t, vktTril(t, d, one))
 
-	if _, err := d.Launch(k1, plan, make([]Arg, MaxArgs+1)...); err == nil {
-		t.Fatal("launch with too many args: no error")
-	}
+	out, err := d.Alloc(18 * 8)
+	require.NoError(t, err)
+	defer out.Release()
+	args := vktTriArgs(out)
+	// A launch takes exactly the entry's declared slots.
+	require.ErrorContains(t, d.Launch(k1, plan, make([]Arg, MaxPushSlots+1)), "takes 9 arguments", "launch with too many args")
+	require.ErrorContains(t, d.Launch(k1, plan, append(slices.Clone(args), I64(0))), "takes 9 arguments",
+		"launch with an argument more than declared")
+	require.ErrorContains(t, d.Launch(k1, plan, args[:8]), "takes 9 arguments", "launch with an argument fewer than declared")
+	bufInScalar := slices.Clone(args)
+	bufInScalar[8] = BufArg(out)
+	require.ErrorContains(t, d.Launch(k1, plan, bufInScalar), "is a scalar, got a buffer", "launch with a buffer in a scalar slot")
 	bad := plan
 	bad.Groups = [3]int64{0, 1, 1}
-	if _, err := d.Launch(k1, bad, I64(0)); err == nil {
-		t.Fatal("launch with zero groups: no error")
-	}
+	require.ErrorContains(t, d.Launch(k1, bad, args), "groups[0] = 0", "launch with zero groups")
 	bad = plan
 	bad.LocalSize = c.MaxWorkGroupSize + 1
-	if _, err := d.Kernel(vktTriSpec, bad); err == nil {
-		t.Fatal("kernel with a local size above the device limit: no error")
-	}
+	_, err = d.Kernel(vktTriSpec, bad)
+	require.ErrorContains(t, err, "local size", "kernel with a local size above the device limit")
 	bad = plan
 	bad.LocalSize = plan.LocalSize / 2
-	if _, err := d.Launch(k1, bad, I64(0)); err == nil {
-		t.Fatal("launch with another local size than the kernel's: no error")
-	}
+	require.ErrorContains(t, d.Launch(k1, bad, args), "local size", "launch with another local size than the kernel's")
 	bad = plan
-	bad.Knobs = []Knob{{Name: "X", ID: 0, Value: 1}}
-	if _, err := d.Kernel(vktTriSpec, bad); err == nil {
-		t.Fatal("knob with constant id 0: no error")
-	}
-	bad.Knobs = []Knob{{Name: "X", ID: 1, Value: 1 << 40}}
-	if _, err := d.Kernel(vktTriSpec, bad); err == nil {
-		t.Fatal("knob beyond 32 bits: no error")
-	}
-	if _, err := d.Kernel(KernelSpec{File: "no_such_kernel", Variant: "i64"}, plan); err == nil {
-		t.Fatal("unknown kernel: no error")
-	}
+	bad.Knobs = []Knob{{Name: "X", Value: 1}}
+	_, err = d.Kernel(vktTriSpec, bad)
+	require.ErrorContains(t, err, "declares no knob X", "knob the kernel file does not declare")
+	bad.Knobs = []Knob{{Name: "ITEMS", Value: 1 << 40}}
+	_, err = d.Kernel(vktTriSpec, bad)
+	require.ErrorContains(t, err, "32-bit", "knob beyond 32 bits")
+	noSuch := (&FileDecl{Name: "no_such_kernel", Entries: []*EntryDecl{{Name: "run"}}}).Init()
+	_, err = d.Kernel(KernelSpec{Entry: noSuch.Entries[0], Variant: "i64"}, plan)
+	require.ErrorContains(t, err, "not listed in shaders/variants.txt", "unknown kernel")
+	_, err = d.Kernel(KernelSpec{Entry: vktTriFile.Entries[0], Variant: "i16"}, plan)
+	require.ErrorContains(t, err, "not listed in shaders/variants.txt", "unknown variant")
+	_, err = d.Kernel(KernelSpec{Variant: "i64"}, plan)
+	require.ErrorContains(t, err, "without an entry point", "kernel spec without an entry")
+	require.Equal(t, 3, vktPipelines(d), "pipelines of plan, odd and one; failed builds must not be cached")
 
 	// A kernel or buffer of another device is refused, not dereferenced.
 	other := vktOpen(t)
 	defer vktClose(t, other)
 	ko, err := other.Kernel(vktTriSpec, plan)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if _, err := d.Launch(ko, plan, I64(0)); err == nil {
-		t.Fatal("launch of another device's kernel: no error")
-	}
-	bo, err := other.Alloc(16)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if _, err := d.Launch(k1, plan, BufArg(bo)); err == nil {
-		t.Fatal("launch with another device's buffer: no error")
-	}
+	require.NoError(t, err)
+	require.ErrorContains(t, d.Launch(ko, plan, args), "another device", "launch of another device's kernel")
+	bo, err := other.Alloc(18 * 8)
+	require.NoError(t, err)
+	require.ErrorContains(t, d.Launch(k1, plan, vktTriArgs(bo)), "does not belong to this device",
+		"launch with another device's buffer")
+	require.NoError(t, d.Sync())
 }
 
 // TestVulkanBeyondStorageRange writes a buffer larger than
@@ -402,33 +392,19 @@ func TestVulkanBeyondStorageRange(t *testing.T) {
 	// tril_indices(n, 1, 0) has n elements: rows 0..n-1, all columns 0.
 	n := c.MaxStorageRange/8 + 4096 // the rows array alone exceeds the range
 	out, err := d.Alloc(2 * n * 8)
-	if err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, err)
 	defer out.Release()
-	if err := d.Fill(out, 0, 2*n*8, []byte{0xAB}); err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, d.Fill(out, 0, 2*n*8, []byte{0xAB}))
 	plan := PlanElementwise("tri_indices", c, n)
 	k, err := d.Kernel(vktTriSpec, plan)
-	if err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, err)
 	// C = 1: every row holds one element; no trapezoid (lead 0, n 0, a 0, T 0).
-	if _, err := d.Launch(k, plan, BufArg(out), I64(n), I64(0), I64(1), I64(0), I64(0), I64(0), I64(0), I64(0)); err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, d.Launch(k, plan, []Arg{BufArg(out), I64(n), I64(0), I64(1), I64(0), I64(0), I64(0), I64(0), I64(0)}))
 	got := make([]byte, 16)
 	for _, i := range []int64{0, 1, n / 2, n - 2, n - 1} {
-		if err := d.Download(out, i*8, got[:8]); err != nil {
-			t.Fatal(err)
-		}
-		if err := d.Download(out, (n+i)*8, got[8:]); err != nil {
-			t.Fatal(err)
-		}
-		if v := vktInt64s(got); v[0] != i || v[1] != 0 {
-			t.Fatalf("element %d: (row, col) = %v, want (%d, 0)", i, v, i)
-		}
+		require.NoError(t, d.Download(out, i*8, got[:8]))
+		require.NoError(t, d.Download(out, (n+i)*8, got[8:]))
+		require.Equal(t, []int64{i, 0}, vktInt64s(got), "element %d: (row, col)", i)
 	}
 }
 
@@ -437,47 +413,34 @@ func TestVulkanConcurrent(t *testing.T) {
 	defer vktClose(t, d)
 	plan := PlanElementwise("tri_indices", d.Caps(), 9)
 	var wg sync.WaitGroup
-	errs := make(chan error, 8)
 	for g := 0; g < 8; g++ {
 		wg.Add(1)
 		go func(g int) {
 			defer wg.Done()
+			// assert, not require: this is not the test's goroutine
 			for i := 0; i < 8; i++ {
-				if err := vktTril(d, plan); err != nil {
-					errs <- fmt.Errorf("goroutine %d, launch %d: %w", g, i, err)
+				if !vktTril(t, d, plan) {
+					assert.Fail(t, fmt.Sprintf("goroutine %d, launch %d: tril_indices failed", g, i))
 					return
 				}
 				b, err := d.Alloc(64)
-				if err != nil {
-					errs <- err
-					return
-				}
-				if err := d.Fill(b, 0, 64, []byte{byte(g)}); err != nil {
-					errs <- err
-					return
-				}
-				if _, err := d.Copy(b, 0, b, 32, 32); err != nil {
-					errs <- err
+				if !assert.NoError(t, err, "goroutine %d", g) ||
+					!assert.NoError(t, d.Fill(b, 0, 64, []byte{byte(g)}), "goroutine %d", g) ||
+					!assert.NoError(t, d.Copy(b, 0, b, 32, 32), "goroutine %d", g) {
 					return
 				}
 				got := make([]byte, 64)
-				if err := d.Download(b, 0, got); err != nil {
-					errs <- err
+				if !assert.NoError(t, d.Download(b, 0, got), "goroutine %d", g) {
 					return
 				}
 				b.Release()
-				if !bytes.Equal(got, bytes.Repeat([]byte{byte(g)}, 64)) {
-					errs <- fmt.Errorf("goroutine %d: fill/copy/download mixed up: % x", g, got)
+				if !assert.Equal(t, bytes.Repeat([]byte{byte(g)}, 64), got, "goroutine %d: fill/copy/download mixed up", g) {
 					return
 				}
 			}
 		}(g)
 	}
 	wg.Wait()
-	close(errs)
-	for err := range errs {
-		t.Error(err)
-	}
 }
 
 // TestVulkanValidationCatches proves that a validation message turns into
@@ -489,69 +452,61 @@ func TestVulkanValidationCatches(t *testing.T) {
 	bystander := vktOpen(t)
 	defer vktClose(t, bystander)
 	b, err := d.Alloc(64)
-	if err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, err)
 	defer b.Release()
-	if err := d.rawFill(b, 2, 8); !errors.Is(err, ErrValidation) {
-		t.Fatalf("unaligned fill: %v, want ErrValidation", err)
-	}
-	if len(d.ValidationMessages()) == 0 {
-		t.Fatal("no validation message recorded")
-	}
-	// The sink was drained: the next call is clean.
-	if err := d.Fill(b, 0, 64, []byte{1}); err != nil {
-		t.Fatalf("fill after the reported message: %v", err)
-	}
-	if _, err := bystander.Alloc(8); err != nil {
-		t.Fatalf("another device saw the message: %v", err)
-	}
-	if m := bystander.ValidationMessages(); len(m) != 0 {
-		t.Fatalf("another device recorded %q", m)
-	}
+	require.ErrorIs(t, d.rawFill(b, 2, 8), ErrValidation, "unaligned fill")
+	require.NotEmpty(t, d.ValidationMessages(), "no validation message recorded")
+	// The sink was drained: the next calls are clean.
+	require.NoError(t, d.Fill(b, 0, 64, []byte{1}), "fill after the reported message")
+	require.NoError(t, d.Sync(), "sync after the reported message")
+	_, err = bystander.Alloc(8)
+	require.NoError(t, err, "another device saw the message")
+	require.Empty(t, bystander.ValidationMessages(), "another device recorded a message")
 }
 
 func TestVulkanCloseReleasesAll(t *testing.T) {
 	d := vktOpen(t)
 	b, err := d.Alloc(1 << 20)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if _, err := d.Alloc(3); err != nil {
-		t.Fatal(err)
-	}
-	if err := vktTril(d, PlanElementwise("tri_indices", d.Caps(), 9)); err != nil {
-		t.Fatal(err)
-	}
-	k, err := d.Kernel(vktTriSpec, PlanElementwise("tri_indices", d.Caps(), 9))
-	if err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, err)
+	_, err = d.Alloc(3)
+	require.NoError(t, err)
+	plan := PlanElementwise("tri_indices", d.Caps(), 9)
+	require.True(t, vktTril(t, d, plan))
+	k, err := d.Kernel(vktTriSpec, plan)
+	require.NoError(t, err)
+	// Staging arenas: two staged uploads of one batch take an arena each
+	// (768 KiB do not fit twice into the smallest, 1 MiB, one); once they
+	// finished both are idle, and a third upload takes one of them into a
+	// batch left recording. Close then frees an idle arena, one held by an
+	// unsubmitted batch, the spare batches and the queued launch's.
+	d.noMap = true
+	piece := make([]byte, 768<<10)
+	require.NoError(t, d.Upload(b, 0, piece))
+	require.NoError(t, d.Upload(b, 256<<10, piece))
+	require.NoError(t, d.Sync())
 	d.mu.Lock()
-	_, err = d.stagingLocked()
+	idle := len(d.arenas)
 	d.mu.Unlock()
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := d.Close(); err != nil {
-		t.Fatalf("Close with live buffers, pipelines and staging: %v", err)
-	}
+	require.Equal(t, 2, idle, "idle arenas after two staged uploads finished")
+	require.NoError(t, d.Upload(b, 0, piece))
+	out, err := d.Alloc(18 * 8)
+	require.NoError(t, err)
+	require.NoError(t, d.Launch(k, plan, vktTriArgs(out)))
+	d.mu.Lock()
+	idle, recording := len(d.arenas), d.cur != nil
+	d.mu.Unlock()
+	require.Equal(t, 1, idle, "idle arenas while an upload holds one")
+	require.True(t, recording, "no batch left recording")
+	require.NoError(t, d.Close(), "Close with live buffers, pipelines, staging arenas and recorded work")
 	b.Release() // after Close: must not crash
-	if _, err := d.Alloc(8); !errors.Is(err, ErrClosed) {
-		t.Fatalf("Alloc after Close: %v, want ErrClosed", err)
-	}
-	if err := d.Upload(b, 0, []byte{1}); !errors.Is(err, ErrClosed) {
-		t.Fatalf("Upload after Close: %v, want ErrClosed", err)
-	}
-	if _, err := d.Launch(k, PlanElementwise("tri_indices", d.Caps(), 9)); !errors.Is(err, ErrClosed) {
-		t.Fatalf("Launch after Close: %v, want ErrClosed", err)
-	}
-	if _, err := d.Kernel(vktTriSpec, PlanElementwise("tri_indices", d.Caps(), 9)); !errors.Is(err, ErrClosed) {
-		t.Fatalf("Kernel after Close: %v, want ErrClosed", err)
-	}
-	if err := d.Close(); err != nil {
-		t.Fatalf("second Close: %v", err)
-	}
+	_, err = d.Alloc(8)
+	require.ErrorIs(t, err, ErrClosed, "Alloc after Close")
+	require.ErrorIs(t, d.Upload(b, 0, []byte{1}), ErrClosed, "Upload after Close")
+	require.ErrorIs(t, d.Launch(k, plan, vktTriArgs(out)), ErrClosed, "Launch after Close")
+	_, err = d.Kernel(vktTriSpec, plan)
+	require.ErrorIs(t, err, ErrClosed, "Kernel after Close")
+	require.ErrorIs(t, d.Sync(), ErrClosed, "Sync after Close")
+	require.NoError(t, d.Close(), "second Close")
 }
 
 // TestVulkanCloseReportsLeaks proves the leak check behind
@@ -559,17 +514,13 @@ func TestVulkanCloseReleasesAll(t *testing.T) {
 // makes the validation layer complain at vkDestroyDevice, and Close fail.
 func TestVulkanCloseReportsLeaks(t *testing.T) {
 	d := vktOpen(t)
-	if err := d.leakBufferForTest(); err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, d.leakBufferForTest())
 	err := d.Close()
-	if !errors.Is(err, ErrValidation) {
-		t.Fatalf("Close with a leaked VkBuffer: %v, want ErrValidation", err)
-	}
+	require.ErrorIs(t, err, ErrValidation, "Close with a leaked VkBuffer")
 	t.Logf("reported: %.200s", err)
 }
 
-// TestVulkanStagedChunks moves more than one staging buffer's worth of data
+// TestVulkanStagedChunks moves more than one staging piece's worth of data
 // through the staging path: uploads, downloads and 8-byte fills that take
 // several vkCmdCopyBuffer chunks.
 func TestVulkanStagedChunks(t *testing.T) {
@@ -579,33 +530,18 @@ func TestVulkanStagedChunks(t *testing.T) {
 	d.stagingBytes = 1 << 16
 	size := int64(2*d.stagingBytes + 24)
 	b, err := d.Alloc(size)
-	if err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, err)
 	defer b.Release()
 	src := make([]byte, size)
 	rand.New(rand.NewSource(2)).Read(src)
-	if err := d.Upload(b, 0, src); err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, d.Upload(b, 0, src))
 	got := make([]byte, size)
-	if err := d.Download(b, 0, got); err != nil {
-		t.Fatal(err)
-	}
-	if !bytes.Equal(got, src) {
-		t.Fatalf("staged round trip of %d bytes differs", size)
-	}
+	require.NoError(t, d.Download(b, 0, got))
+	require.Equal(t, -1, vktDiff(got, src), "staged round trip of %d bytes: first differing byte", size)
 	pat := []byte{1, 2, 3, 4, 5, 6, 7, 8}
-	if err := d.Fill(b, 8, size-16, pat); err != nil {
-		t.Fatal(err)
-	}
-	if err := d.Download(b, 0, got); err != nil {
-		t.Fatal(err)
-	}
-	if !bytes.Equal(got[:8], src[:8]) || !bytes.Equal(got[size-8:], src[size-8:]) {
-		t.Fatal("8-byte fill wrote outside its range")
-	}
-	if !bytes.Equal(got[8:size-8], bytes.Repeat(pat, int(size-16)/8)) {
-		t.Fatal("staged 8-byte fill: wrong bytes")
-	}
+	require.NoError(t, d.Fill(b, 8, size-16, pat))
+	require.NoError(t, d.Download(b, 0, got))
+	require.Equal(t, src[:8], got[:8], "8-byte fill wrote outside its range")
+	require.Equal(t, src[size-8:], got[size-8:], "8-byte fill wrote outside its range")
+	require.Equal(t, -1, vktDiff(got[8:size-8], bytes.Repeat(pat, int(size-16)/8)), "staged 8-byte fill: first wrong byte")
 }

@@ -3,6 +3,8 @@ package reference
 import (
 	"math/rand"
 	"testing"
+
+	"github.com/stretchr/testify/require"
 )
 
 // The oracle against a Go map: ids by first insertion, -1 when absent, the
@@ -28,34 +30,24 @@ func TestHashTableAgainstMap(t *testing.T) {
 			}
 			h := NewHashTable(int64(len(m)))
 			ids := make([]int64, n)
-			if !h.InsertDense(keys, ids) {
-				t.Fatalf("n=%d: full at capacity %d", n, len(m))
-			}
-			if h.Len() != int64(len(m)) {
-				t.Fatalf("n=%d: Len %d, want %d", n, h.Len(), len(m))
-			}
-			for i := range ids {
-				if ids[i] != want[i] {
-					t.Fatalf("n=%d: ids[%d] = %d, want %d", n, i, ids[i], want[i])
-				}
-			}
+			require.True(t, h.InsertDense(keys, ids), "n=%d: full at capacity %d", n, len(m))
+			require.Equal(t, int64(len(m)), h.Len(), "n=%d: Len", n)
+			require.Equal(t, want, ids, "n=%d: ids", n)
 			q := []int64{spread, -spread, -1, 0}
-			got := make([]int64, len(q))
-			h.Lookup(q, got)
+			wantQ := make([]int64, len(q))
 			for i, k := range q {
 				w, ok := m[k]
 				if !ok {
 					w = -1
 				}
-				if got[i] != w {
-					t.Fatalf("n=%d: Lookup(%d) = %d, want %d", n, k, got[i], w)
-				}
+				wantQ[i] = w
 			}
+			got := make([]int64, len(q))
+			h.Lookup(q, got)
+			require.Equal(t, wantQ, got, "n=%d: Lookup(%v)", n, q)
 			if len(m) > 0 {
 				h2 := NewHashTable(int64(len(m) - 1))
-				if h2.InsertDense(keys, nil) {
-					t.Fatalf("n=%d: %d keys fit a table for %d", n, len(m), len(m)-1)
-				}
+				require.False(t, h2.InsertDense(keys, nil), "n=%d: %d keys fit a table for %d", n, len(m), len(m)-1)
 			}
 		}
 	}

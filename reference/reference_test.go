@@ -3,6 +3,8 @@ package reference
 import (
 	"math/rand"
 	"testing"
+
+	"github.com/stretchr/testify/require"
 )
 
 // TestTriAgainstDefinition checks the reference against the definition
@@ -14,7 +16,7 @@ func TestTriAgainstDefinition(t *testing.T) {
 		rows, cols := rng.Int63n(40), rng.Int63n(40)
 		off := rng.Int63n(100) - 50
 		for _, upper := range []bool{false, true} {
-			var wr, wc []int64
+			wr, wc := []int64{}, []int64{}
 			for r := int64(0); r < rows; r++ {
 				for c := int64(0); c < cols; c++ {
 					if (!upper && c-r <= off) || (upper && c-r >= off) {
@@ -23,18 +25,14 @@ func TestTriAgainstDefinition(t *testing.T) {
 				}
 			}
 			gr, gc := TriIndices(rows, cols, off, upper)
-			if len(gr) != len(wr) {
-				t.Fatalf("(%d, %d, %d, upper=%v): %d elements, want %d", rows, cols, off, upper, len(gr), len(wr))
-			}
+			require.Equal(t, wr, gr, "(%d, %d, %d, upper=%v): rows", rows, cols, off, upper)
+			require.Equal(t, wc, gc, "(%d, %d, %d, upper=%v): columns", rows, cols, off, upper)
+			er, ec := make([]int64, len(wr)), make([]int64, len(wr))
 			for i := range wr {
-				if gr[i] != wr[i] || gc[i] != wc[i] {
-					t.Fatalf("(%d, %d, %d, upper=%v) element %d", rows, cols, off, upper, i)
-				}
-				er, ec := TriElement(rows, cols, off, upper, int64(i))
-				if er != wr[i] || ec != wc[i] {
-					t.Fatalf("TriElement(%d, %d, %d, %v, %d) = (%d, %d), want (%d, %d)", rows, cols, off, upper, i, er, ec, wr[i], wc[i])
-				}
+				er[i], ec[i] = TriElement(rows, cols, off, upper, int64(i))
 			}
+			require.Equal(t, wr, er, "TriElement(%d, %d, %d, %v, k) rows, k = 0 .. %d", rows, cols, off, upper, len(wr)-1)
+			require.Equal(t, wc, ec, "TriElement(%d, %d, %d, %v, k) columns, k = 0 .. %d", rows, cols, off, upper, len(wr)-1)
 		}
 	}
 }

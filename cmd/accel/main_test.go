@@ -3,16 +3,17 @@ package main
 import (
 	"bytes"
 	"encoding/json"
-	"errors"
 	"flag"
 	"fmt"
 	"io/fs"
 	"os"
 	"os/exec"
 	"path/filepath"
-	"reflect"
 	"strings"
 	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
 
 	"github.com/accelkern/accel/accel"
 )
@@ -26,9 +27,7 @@ var npyTestShapes = [][]int64{{}, {0}, {2, 0}, {3, 4}, {2, 1, 3}}
 func npyTestTensor(t *testing.T, dt accel.DType, shape []int64) *accel.Tensor {
 	t.Helper()
 	x, err := accel.NewTensor(dt, shape...)
-	if err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, err)
 	for i := range x.Bytes() {
 		x.Bytes()[i] = byte(i*7 + 1)
 		if dt == accel.Bool {
@@ -48,20 +47,19 @@ func TestNpyRoundTrip(t *testing.T) {
 		for _, shape := range npyTestShapes {
 			x := npyTestTensor(t, dt, shape)
 			p := filepath.Join(dir, npyName(dt, shape))
-			if err := writeNpy(p, x); err != nil {
-				t.Fatal(err)
-			}
+			require.NoError(t, writeNpy(p, x), "%s%v", dt, shape)
 			y, err := readNpy(p)
-			if err != nil {
-				t.Fatalf("%s%v: %v", dt, shape, err)
-			}
-			if y.DType() != dt || !reflect.DeepEqual(y.Shape(), x.Shape()) || !bytes.Equal(y.Bytes(), x.Bytes()) {
-				t.Fatalf("%s%v round trip gave %s %v", dt, shape, y.DType(), y.Shape())
-			}
-			data, _ := os.ReadFile(p)
-			if hdr := 10 + int(data[8]) + int(data[9])<<8; hdr%64 != 0 || data[hdr-1] != '\n' {
-				t.Fatalf("%s%v: header of %d bytes, want a multiple of 64 ending in newline", dt, shape, hdr)
-			}
+			require.NoError(t, err, "%s%v", dt, shape)
+			require.Equal(t, dt, y.DType(), "%s%v round trip: dtype", dt, shape)
+			require.Equal(t, x.Shape(), y.Shape(), "%s%v round trip: shape", dt, shape)
+			require.Equal(t, x.Bytes(), y.Bytes(), "%s%v round trip: bytes", dt, shape)
+			data, err := os.ReadFile(p)
+			require.NoError(t, err)
+			require.Greater(t, len(data), 10, "%s%v: file too short for a header", dt, shape)
+			hdr := 10 + int(data[8]) + int(data[9])<<8
+			require.Zero(t, hdr%64, "%s%v: header of %d bytes, want a multiple of 64", dt, shape, hdr)
+			require.LessOrEqual(t, hdr, len(data), "%s%v: header of %d bytes in a file of %d", dt, shape, hdr, len(data))
+			require.Equal(t, byte('\n'), data[hdr-1], "%s%v: header of %d bytes, want it to end in newline", dt, shape, hdr)
 		}
 	}
 }
@@ -79,10 +77,9 @@ func TestNpyNumPyReadsOurs(t *testing.T) {
 		for _, shape := range npyTestShapes {
 			x := npyTestTensor(t, dt, shape)
 			name := npyName(dt, shape)
-			if err := writeNpy(filepath.Join(dir, name), x); err != nil {
-				t.Fatal(err)
-			}
-			descr, _ := npyDescr(dt)
+			require.NoError(t, writeNpy(filepath.Join(dir, name), x), name)
+			descr, err := npyDescr(dt)
+			require.NoError(t, err, name)
 			js, _ := json.Marshal(append([]int64{}, x.Shape()...))
 			want[name] = fmt.Sprintf("%s|%s|%x", descr, js, x.Bytes())
 		}
@@ -94,18 +91,14 @@ for f in sorted(os.listdir(d)):
     assert a.flags.c_contiguous
     print(f + "|" + a.dtype.str + "|" + json.dumps(list(a.shape), separators=(",", ":")) + "|" + a.tobytes().hex())`
 	out, err := exec.Command(py, "-c", script, dir).CombinedOutput()
-	if err != nil {
-		t.Fatalf("numpy: %v\n%s", err, out)
-	}
+	require.NoError(t, err, "numpy:\n%s", out)
 	got := map[string]string{}
 	for _, line := range strings.Split(strings.TrimSpace(string(out)), "\n") {
 		name, rest, _ := strings.Cut(line, "|")
 		got[name] = rest
 	}
 	for name, w := range want {
-		if got[name] != w {
-			t.Errorf("%s: numpy read %q, want %q", name, got[name], w)
-		}
+		assert.Equal(t, w, got[name], "%s: what numpy read", name)
 	}
 }
 
@@ -113,15 +106,10 @@ for f in sorted(os.listdir(d)):
 func patchHeader(t *testing.T, path, old, new string) {
 	t.Helper()
 	data, err := os.ReadFile(path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if !bytes.Contains(data, []byte(old)) || len(old) != len(new) {
-		t.Fatalf("%s: cannot patch %q", path, old)
-	}
-	if err := os.WriteFile(path, bytes.Replace(data, []byte(old), []byte(new), 1), 0o644); err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, err)
+	require.Len(t, new, len(old), "%s: a patch must keep the header's length", path)
+	require.Contains(t, string(data), old, "%s: cannot patch %q", path, old)
+	require.NoError(t, os.WriteFile(path, bytes.Replace(data, []byte(old), []byte(new), 1), 0o644))
 }
 
 func TestNpyRejects(t *testing.T) {
@@ -132,29 +120,26 @@ func TestNpyRejects(t *testing.T) {
 		{"int16", "'<i4'", "'<i2'", "not supported"},
 	} {
 		p := filepath.Join(dir, c.name+".npy")
-		if err := writeNpy(p, npyTestTensor(t, accel.Int32, []int64{2, 3})); err != nil {
-			t.Fatal(err)
-		}
+		require.NoError(t, writeNpy(p, npyTestTensor(t, accel.Int32, []int64{2, 3})))
 		patchHeader(t, p, c.old, c.new)
-		_, err := readNpy(p)
-		if err == nil || !strings.Contains(err.Error(), c.want) || !errors.Is(err, errNpyFormat) {
-			t.Errorf("%s: got error %v, want one saying %q", c.name, err, c.want)
-		}
+		x, err := readNpy(p)
+		assert.ErrorIs(t, err, errNpyFormat, c.name)
+		assert.ErrorContains(t, err, c.want, c.name)
+		assert.Nil(t, x, c.name)
 	}
 	// A truncated payload and a missing file are failures, not format
 	// rejections.
 	p := filepath.Join(dir, "short.npy")
-	if err := writeNpy(p, npyTestTensor(t, accel.Int64, []int64{10})); err != nil {
-		t.Fatal(err)
+	require.NoError(t, writeNpy(p, npyTestTensor(t, accel.Int64, []int64{10})))
+	data, err := os.ReadFile(p)
+	require.NoError(t, err)
+	require.NoError(t, os.WriteFile(p, data[:len(data)-5], 0o644))
+	_, err = readNpy(p)
+	if assert.Error(t, err, "truncated file") {
+		assert.NotErrorIs(t, err, errNpyFormat, "truncated file")
 	}
-	data, _ := os.ReadFile(p)
-	os.WriteFile(p, data[:len(data)-5], 0o644)
-	if _, err := readNpy(p); err == nil || errors.Is(err, errNpyFormat) {
-		t.Errorf("truncated file: got %v", err)
-	}
-	if _, err := readNpy(filepath.Join(dir, "absent.npy")); err == nil || !errors.Is(err, fs.ErrNotExist) {
-		t.Errorf("missing file: got %v", err)
-	}
+	_, err = readNpy(filepath.Join(dir, "absent.npy"))
+	assert.ErrorIs(t, err, fs.ErrNotExist, "missing file")
 }
 
 func TestInterspersedFlags(t *testing.T) {
@@ -163,21 +148,25 @@ func TestInterspersedFlags(t *testing.T) {
 	var ps multi
 	fs.Var(&ps, "param", "")
 	pos, err := parseInterspersed(fs, []string{"--backend", "vulkan", "tril_indices", "--backend", "opencl", "--param", "row=3", "--param=col=4", "--", "-x"})
-	if err != nil || !reflect.DeepEqual(pos, []string{"tril_indices", "-x"}) || *b != "opencl" || !reflect.DeepEqual([]string(ps), []string{"row=3", "col=4"}) {
-		t.Fatalf("pos %q backend %q params %v err %v", pos, *b, ps, err)
-	}
+	require.NoError(t, err)
+	require.Equal(t, []string{"tril_indices", "-x"}, pos, "positional arguments")
+	require.Equal(t, "opencl", *b, "the last --backend wins")
+	require.Equal(t, []string{"row=3", "col=4"}, []string(ps), "--param values")
 	fs = flag.NewFlagSet("x", flag.ContinueOnError)
 	fs.SetOutput(new(bytes.Buffer))
-	if _, err := parseInterspersed(fs, []string{"op", "--nope"}); err == nil {
-		t.Fatal("unknown flag accepted")
-	}
+	_, err = parseInterspersed(fs, []string{"op", "--nope"})
+	require.Error(t, err, "unknown flag accepted")
 }
 
 func TestSingleJob(t *testing.T) {
 	j, err := singleJob([]string{"tril_indices"}, "o", []string{"row=3", "offset=-1", "dtype=int32"}, []string{"x=a=b.npy"})
-	if err != nil || j.Op != "tril_indices" || j.Params["offset"] != "-1" || j.Inputs["x"] != "a=b.npy" || j.Out != "o" {
-		t.Fatalf("%+v %v", j, err)
-	}
+	require.NoError(t, err)
+	require.Equal(t, job{
+		Op:     "tril_indices",
+		Params: map[string]interface{}{"row": "3", "offset": "-1", "dtype": "int32"},
+		Inputs: map[string]string{"x": "a=b.npy"},
+		Out:    "o",
+	}, j)
 	for _, bad := range []struct {
 		pos      []string
 		out      string
@@ -192,9 +181,8 @@ func TestSingleJob(t *testing.T) {
 		{[]string{"a"}, "o", []string{"row=1", "row=2"}, nil, "twice"},
 		{[]string{"a"}, "o", nil, []string{"x.npy"}, "NAME=FILE"},
 	} {
-		if _, err := singleJob(bad.pos, bad.out, bad.params, bad.inputs); err == nil || !strings.Contains(err.Error(), bad.mentions) {
-			t.Errorf("%+v: got %v, want an error mentioning %q", bad, err, bad.mentions)
-		}
+		_, err := singleJob(bad.pos, bad.out, bad.params, bad.inputs)
+		assert.ErrorContains(t, err, bad.mentions, "%+v", bad)
 	}
 }
 
@@ -207,71 +195,145 @@ func TestSelector(t *testing.T) {
 		{"opencl", "pthread", "opencl:pthread"},
 		{"vulkan", "vulkan:0", "vulkan:0"},
 	} {
-		if got := selector(c.backend, c.device); got != c.want {
-			t.Errorf("selector(%q, %q) = %q, want %q", c.backend, c.device, got, c.want)
-		}
+		assert.Equal(t, c.want, selector(c.backend, c.device), "selector(%q, %q)", c.backend, c.device)
 	}
-	if bs, explicit := chooseBackends(nil, "vulkan:0"); !reflect.DeepEqual(bs, []string{"vulkan"}) || !explicit {
-		t.Errorf("chooseBackends(nil, vulkan:0) = %v %v", bs, explicit)
-	}
-	if bs, explicit := chooseBackends(nil, ""); len(bs) != 2 || explicit {
-		t.Errorf("chooseBackends(nil, \"\") = %v %v", bs, explicit)
-	}
+	bs, explicit := chooseBackends(nil, "vulkan:0")
+	assert.Equal(t, []string{"vulkan"}, bs, "chooseBackends(nil, vulkan:0)")
+	assert.True(t, explicit, "chooseBackends(nil, vulkan:0): explicit")
+	bs, explicit = chooseBackends(nil, "")
+	assert.Equal(t, []string{"opencl", "vulkan"}, bs, "chooseBackends(nil, \"\")")
+	assert.False(t, explicit, "chooseBackends(nil, \"\"): explicit")
 }
 
 func TestParamString(t *testing.T) {
 	dec := json.NewDecoder(strings.NewReader(`{"a": 9007199254740993, "b": -9223372036854775808, "c": true, "d": "x", "e": null, "f": 1.5}`))
 	dec.UseNumber()
 	var m map[string]interface{}
-	if err := dec.Decode(&m); err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, dec.Decode(&m))
 	want := map[string]string{"a": "9007199254740993", "b": "-9223372036854775808", "c": "true", "d": "x", "e": "none", "f": "1.5"}
 	for k, w := range want {
-		if got, err := paramString(m[k]); err != nil || got != w {
-			t.Errorf("%s: got %q %v, want %q", k, got, err, w)
+		got, err := paramString(m[k])
+		if assert.NoError(t, err, k) {
+			assert.Equal(t, w, got, k)
 		}
 	}
-	if _, err := paramString([]interface{}{1}); err == nil {
-		t.Error("a JSON array was accepted as a parameter")
-	}
+	_, err := paramString([]interface{}{1})
+	assert.Error(t, err, "a JSON array was accepted as a parameter")
+}
+
+// captureOutput runs f with os.Stdout and os.Stderr sent to files, and
+// returns what it wrote to each.
+func captureOutput(t *testing.T, f func()) (stdout, stderr string) {
+	t.Helper()
+	dir := t.TempDir()
+	outF, err := os.Create(filepath.Join(dir, "stdout"))
+	require.NoError(t, err)
+	errF, err := os.Create(filepath.Join(dir, "stderr"))
+	require.NoError(t, err)
+	oldOut, oldErr := os.Stdout, os.Stderr
+	os.Stdout, os.Stderr = outF, errF
+	defer func() {
+		os.Stdout, os.Stderr = oldOut, oldErr
+		outF.Close()
+		errF.Close()
+	}()
+	f()
+	o, err := os.ReadFile(outF.Name())
+	require.NoError(t, err)
+	e, err := os.ReadFile(errF.Name())
+	require.NoError(t, err)
+	return string(o), string(e)
 }
 
 func TestHelpExitsZero(t *testing.T) {
 	for _, cmd := range []string{"devices", "run", "bench", "selftest"} {
-		stderr := os.Stderr
-		null, _ := os.Open(os.DevNull)
-		os.Stderr = null
-		code := run([]string{cmd, "--help"})
-		os.Stderr = stderr
-		null.Close()
-		if code != 0 {
-			t.Errorf("accel %s --help: exit %d", cmd, code)
-		}
+		var code int
+		_, stderr := captureOutput(t, func() { code = run([]string{cmd, "--help"}) })
+		assert.Equal(t, 0, code, "accel %s --help: exit status", cmd)
+		assert.Contains(t, stderr, "usage: accel "+cmd, "accel %s --help", cmd)
 	}
-	if code := run([]string{"run", "tril_indices", "--out", t.TempDir()}); code != 2 {
-		t.Errorf("run without --backend: exit %d, want 2", code)
+	var code int
+	captureOutput(t, func() { code = run([]string{"run", "tril_indices", "--out", t.TempDir()}) })
+	assert.Equal(t, 2, code, "run without --backend: exit status")
+}
+
+// TestExitCodes checks the exit status of usage errors (2) and of single
+// runs on the reference: 0 with the outputs written, 1 with error.txt
+// for a rejected input.
+func TestExitCodes(t *testing.T) {
+	dir := t.TempDir()
+	for _, c := range []struct {
+		args []string
+		want int
+	}{
+		{nil, 2},
+		{[]string{"help"}, 0},
+		{[]string{"frobnicate"}, 2},
+		{[]string{"devices", "extra"}, 2},
+		{[]string{"devices", "--nope"}, 2},
+		{[]string{"run", "tril_indices", "--backend", "cuda", "--out", dir}, 2},
+		{[]string{"run", "--backend", "reference", "--out", dir}, 2},
+		{[]string{"run", "tril_indices", "--backend", "reference"}, 2},
+		{[]string{"run", "tril_indices", "--backend", "reference", "--param", "row", "--out", dir}, 2},
+		{[]string{"run", "--batch", "jobs.jsonl", "--backend", "reference", "--out", dir}, 2},
+		{[]string{"run", "--batch", filepath.Join(dir, "absent.jsonl"), "--backend", "reference"}, 1},
+		{[]string{"run", "tril_indices", "--backend", "opencl", "--device", "vulkan:0", "--param", "row=1", "--param", "col=1", "--out", dir}, 1},
+		{[]string{"bench", "--backend", "cuda"}, 2},
+		{[]string{"bench", "tril_indices"}, 2},
+		{[]string{"selftest", "--backend", "reference"}, 2},
+		{[]string{"selftest", "extra"}, 2},
+	} {
+		var code int
+		captureOutput(t, func() { code = run(c.args) })
+		assert.Equal(t, c.want, code, "accel %q: exit status", c.args)
 	}
+
+	ok := filepath.Join(dir, "ok")
+	var code int
+	_, stderr := captureOutput(t, func() {
+		code = run([]string{"run", "tril_indices", "--backend", "reference", "--param", "row=3", "--param", "col=3", "--param", "dtype=int32", "--out", ok})
+	})
+	require.Equal(t, 0, code, "single run: exit status; stderr:\n%s", stderr)
+	out, err := readNpy(filepath.Join(ok, "out.npy"))
+	require.NoError(t, err)
+	require.Equal(t, accel.Int32, out.DType())
+	require.Equal(t, []int64{2, 6}, out.Shape())
+	require.Equal(t, []int32{0, 1, 1, 2, 2, 2, 0, 0, 1, 0, 1, 2}, out.Int32s())
+	require.NoFileExists(t, filepath.Join(ok, "error.txt"))
+
+	// A rejection in the same directory: exit 1, error.txt with the
+	// message (also on stderr), and the earlier arrays gone.
+	_, stderr = captureOutput(t, func() {
+		code = run([]string{"run", "tril_indices", "--backend", "reference", "--param", "row=-1", "--param", "col=3", "--out", ok})
+	})
+	require.Equal(t, 1, code, "rejected single run: exit status")
+	msg, err := os.ReadFile(filepath.Join(ok, "error.txt"))
+	require.NoError(t, err, "rejected single run: no error.txt")
+	require.NotEmpty(t, bytes.TrimSpace(msg), "rejected single run: empty error.txt")
+	assert.Contains(t, stderr, strings.TrimSpace(string(msg)), "the message on stderr")
+	arrays, err := filepath.Glob(filepath.Join(ok, "*.npy"))
+	require.NoError(t, err)
+	require.Empty(t, arrays, "rejected single run left arrays")
+
+	// Success again removes the stale error.txt.
+	captureOutput(t, func() {
+		code = run([]string{"run", "tril_indices", "--backend", "reference", "--param", "row=3", "--param", "col=3", "--out", ok})
+	})
+	require.Equal(t, 0, code, "single run after a rejection: exit status")
+	require.FileExists(t, filepath.Join(ok, "out.npy"))
+	require.NoFileExists(t, filepath.Join(ok, "error.txt"), "stale error.txt after a successful run")
 }
 
 func TestBatchRejection(t *testing.T) {
 	dir := t.TempDir()
 	// Relative paths in jobs are relative to the current directory.
 	wd, err := os.Getwd()
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := os.Chdir(dir); err != nil {
-		t.Fatal(err)
-	}
-	defer os.Chdir(wd)
-	if err := writeNpy("in.npy", npyTestTensor(t, accel.Float32, []int64{4, 4})); err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, err)
+	require.NoError(t, os.Chdir(dir))
+	t.Cleanup(func() { require.NoError(t, os.Chdir(wd)) })
+	require.NoError(t, writeNpy("in.npy", npyTestTensor(t, accel.Float32, []int64{4, 4})))
 	be := "be.npy"
-	if err := writeNpy(be, npyTestTensor(t, accel.Int32, []int64{3})); err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, writeNpy(be, npyTestTensor(t, accel.Int32, []int64{3})))
 	patchHeader(t, be, "'<i4'", "'>i4'")
 	jobs := `{"op": "tril_indices", "params": {"row": 3, "col": 3}, "out": "ok"}
 
@@ -280,41 +342,46 @@ func TestBatchRejection(t *testing.T) {
 {"op": "no_such_op", "params": {}, "out": "bad3"}
 {"op": "take_along_axis", "params": {"axis": 0}, "inputs": {"arr": "be.npy", "indices": "be.npy"}, "out": "bad4"}
 `
-	if err := os.WriteFile("jobs.jsonl", []byte(jobs), 0o644); err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, os.WriteFile("jobs.jsonl", []byte(jobs), 0o644))
 	// A leftover array from an earlier run must go when the job is rejected.
-	os.MkdirAll("bad", 0o755)
-	os.WriteFile(filepath.Join("bad", "out.npy"), []byte("stale"), 0o644)
-	if code := runBatch(nil, "jobs.jsonl"); code != 0 {
-		t.Fatalf("batch exit %d, want 0 (every job ended in outputs or a rejection)", code)
+	require.NoError(t, os.MkdirAll("bad", 0o755))
+	require.NoError(t, os.WriteFile(filepath.Join("bad", "out.npy"), []byte("stale"), 0o644))
+	var code int
+	stdout, stderr := captureOutput(t, func() { code = runBatch(nil, "jobs.jsonl") })
+	require.Equal(t, 0, code, "batch exit status: want 0 (every job ended in outputs or a rejection); stderr:\n%s", stderr)
+	assert.Contains(t, stdout, "5 jobs: 1 ok, 4 rejected, 0 failed", "batch summary")
+	for _, line := range []int{3, 4, 5, 6} {
+		assert.Contains(t, stderr, fmt.Sprintf("jobs.jsonl:%d: rejected: ", line), "stderr names each rejected line")
 	}
 	out, err := readNpy(filepath.Join("ok", "out.npy"))
-	if err != nil || !reflect.DeepEqual(out.Shape(), []int64{2, 6}) {
-		t.Fatalf("ok/out.npy: %v %v", out, err)
-	}
+	require.NoError(t, err, "ok/out.npy")
+	require.Equal(t, accel.Int64, out.DType(), "ok/out.npy: dtype")
+	require.Equal(t, []int64{2, 6}, out.Shape(), "ok/out.npy: shape")
+	require.Equal(t, []int64{0, 1, 1, 2, 2, 2, 0, 0, 1, 0, 1, 2}, out.Int64s(), "ok/out.npy: tril_indices(3, 3)")
+	require.NoFileExists(t, filepath.Join("ok", "error.txt"))
 	for _, bad := range []string{"bad", "bad2", "bad3", "bad4"} {
 		msg, err := os.ReadFile(filepath.Join(bad, "error.txt"))
-		if err != nil || len(bytes.TrimSpace(msg)) == 0 {
-			t.Fatalf("%s: no error.txt: %v", bad, err)
-		}
-		if m, _ := filepath.Glob(filepath.Join(bad, "*.npy")); len(m) > 0 {
-			t.Fatalf("%s: rejected job left arrays %v", bad, m)
-		}
+		require.NoError(t, err, "%s: no error.txt", bad)
+		require.NotEmpty(t, bytes.TrimSpace(msg), "%s: empty error.txt", bad)
+		m, err := filepath.Glob(filepath.Join(bad, "*.npy"))
+		require.NoError(t, err)
+		require.Empty(t, m, "%s: rejected job left arrays", bad)
 	}
 	// A malformed line or an unreadable input fails the batch, and the
 	// other jobs still run.
 	for _, c := range []string{"{not json\n", `{"op": "take_along_axis", "params": {"axis": 0}, "inputs": {"arr": "absent.npy", "indices": "in.npy"}, "out": "bad5"}` + "\n"} {
-		os.RemoveAll("ok")
-		os.WriteFile("jobs.jsonl", []byte(c+`{"op": "tril_indices", "params": {"row": 3, "col": 3}, "out": "ok"}`+"\n"), 0o644)
-		if code := runBatch(nil, "jobs.jsonl"); code == 0 {
-			t.Fatalf("batch %q: exit 0", c)
-		}
-		if _, err := os.Stat(filepath.Join("ok", "out.npy")); err != nil {
-			t.Fatalf("batch %q stopped early: %v", c, err)
-		}
+		require.NoError(t, os.RemoveAll("ok"))
+		require.NoError(t, os.WriteFile("jobs.jsonl", []byte(c+`{"op": "tril_indices", "params": {"row": 3, "col": 3}, "out": "ok"}`+"\n"), 0o644))
+		stdout, _ := captureOutput(t, func() { code = runBatch(nil, "jobs.jsonl") })
+		require.NotEqual(t, 0, code, "batch %q: exit status", c)
+		assert.Contains(t, stdout, "2 jobs: 1 ok, 0 rejected, 1 failed", "batch %q: summary", c)
+		_, err := os.Stat(filepath.Join("ok", "out.npy"))
+		require.NoError(t, err, "batch %q stopped early", c)
 	}
-	if code := runBatch(nil, "absent.jsonl"); code == 0 {
-		t.Fatal("missing batch file: exit 0")
-	}
+	// The unreadable input's job still leaves its error.txt.
+	msg, err := os.ReadFile(filepath.Join("bad5", "error.txt"))
+	require.NoError(t, err, "bad5: no error.txt")
+	require.NotEmpty(t, bytes.TrimSpace(msg), "bad5: empty error.txt")
+	captureOutput(t, func() { code = runBatch(nil, "absent.jsonl") })
+	require.NotEqual(t, 0, code, "missing batch file: exit status")
 }

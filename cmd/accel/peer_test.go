@@ -3,7 +3,9 @@ package main
 import (
 	"bytes"
 	"encoding/json"
+	"errors"
 	"fmt"
+	"io/fs"
 	"math"
 	"os"
 	"os/exec"
@@ -14,7 +16,11 @@ import (
 	"sync"
 	"testing"
 
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
 	"github.com/accelkern/accel/accel"
+	"github.com/accelkern/accel/cmd/accel/internal/ops"
 )
 
 // The peer cases under testdata/peer-cases (computed by PyTorch and NumPy,
@@ -40,32 +46,27 @@ func buildAccel(t *testing.T) string {
 		return bin
 	}
 	bin := filepath.Join(t.TempDir(), "accel")
-	cmd := exec.Command("go", "build", "-o", bin, ".")
-	if out, err := cmd.CombinedOutput(); err != nil {
-		t.Fatalf("go build: %v\n%s", err, out)
-	}
+	out, err := exec.Command("go", "build", "-o", bin, ".").CombinedOutput()
+	require.NoError(t, err, "go build:\n%s", out)
 	return bin
 }
 
 func peerCases(t *testing.T) map[string]manifest {
 	t.Helper()
 	root := "../../testdata/peer-cases"
-	dirs, _ := filepath.Glob(filepath.Join(root, "*", "*", "manifest.json"))
-	if len(dirs) == 0 {
-		t.Fatal("no peer cases under testdata/peer-cases")
-	}
+	dirs, err := filepath.Glob(filepath.Join(root, "*", "*", "manifest.json"))
+	require.NoError(t, err)
+	require.NotEmpty(t, dirs, "no peer cases under testdata/peer-cases")
 	cases := map[string]manifest{}
 	for _, m := range dirs {
 		data, err := os.ReadFile(m)
-		if err != nil {
-			t.Fatal(err)
-		}
+		require.NoError(t, err)
 		var mf manifest
 		dec := json.NewDecoder(bytes.NewReader(data))
 		dec.UseNumber()
-		if err := dec.Decode(&mf); err != nil {
-			t.Fatalf("%s: %v", m, err)
-		}
+		require.NoError(t, dec.Decode(&mf), m)
+		require.NotEmpty(t, mf.Op, "%s: no op", m)
+		require.True(t, mf.ExpectError || len(mf.Outputs) > 0, "%s: neither outputs nor expect_error", m)
 		cases[filepath.Dir(m)] = mf
 	}
 	return cases
@@ -96,43 +97,64 @@ func (m manifest) args(dir, out, backend string) []string {
 	return a
 }
 
-// checkCase compares out with the case's expectations.
-func checkCase(dir string, m manifest, out string) error {
-	arrays, _ := filepath.Glob(filepath.Join(out, "*.npy"))
-	if m.ExpectError {
-		if _, err := os.Stat(filepath.Join(out, "error.txt")); err != nil {
-			return fmt.Errorf("want a rejection (error.txt), got none")
-		}
-		if len(arrays) > 0 {
-			return fmt.Errorf("rejected case wrote arrays %v", arrays)
-		}
-		return nil
+// checkCase checks the outputs a run left in out against the case's
+// expectations: for a rejection, a non-empty error.txt and no arrays;
+// otherwise no error.txt and each output with the wanted dtype, shape and
+// values (within the case's tolerance for floats, exact otherwise). It
+// uses assert only, so it may run on any goroutine; what names the run in
+// the messages.
+func checkCase(t *testing.T, what, dir string, m manifest, out string) {
+	t.Helper()
+	arrays, err := filepath.Glob(filepath.Join(out, "*.npy"))
+	if !assert.NoError(t, err, what) {
+		return
 	}
-	if msg, err := os.ReadFile(filepath.Join(out, "error.txt")); err == nil {
-		return fmt.Errorf("unexpected error: %s", msg)
+	msg, err := os.ReadFile(filepath.Join(out, "error.txt"))
+	if m.ExpectError {
+		if assert.NoError(t, err, "%s: want a rejection (error.txt), got none", what) {
+			assert.NotEmpty(t, bytes.TrimSpace(msg), "%s: empty error.txt", what)
+		}
+		assert.Empty(t, arrays, "%s: rejected case wrote arrays", what)
+		return
+	}
+	if !assert.ErrorIs(t, err, fs.ErrNotExist, "%s: unexpected error: %s", what, msg) {
+		return
 	}
 	for _, name := range m.Outputs {
 		want, err := readNpy(filepath.Join(dir, "want_"+name+".npy"))
-		if err != nil {
-			return err
+		if !assert.NoError(t, err, "%s: %s: the case's expectation", what, name) {
+			continue
 		}
 		got, err := readNpy(filepath.Join(out, name+".npy"))
-		if err != nil {
-			return err
+		if !assert.NoError(t, err, "%s: %s", what, name) {
+			continue
 		}
-		if got.DType() != want.DType() || fmt.Sprint(got.Shape()) != fmt.Sprint(want.Shape()) {
-			return fmt.Errorf("%s: got %s, want %s", name, got, want)
+		if !assert.Equal(t, want.DType(), got.DType(), "%s: %s: dtype", what, name) ||
+			!assert.Equal(t, want.Shape(), got.Shape(), "%s: %s: shape", what, name) {
+			continue
 		}
-		if !closeEnough(got, want, m.Tolerance.Rtol, m.Tolerance.Atol) {
-			return fmt.Errorf("%s: values differ", name)
+		assert.Empty(t, mismatch(got, want, m.Tolerance.Rtol, m.Tolerance.Atol), "%s: %s: values differ", what, name)
+	}
+	// exactly the op's outputs, one array each
+	var written, declared []string
+	for _, a := range arrays {
+		written = append(written, strings.TrimSuffix(filepath.Base(a), ".npy"))
+	}
+	for _, op := range ops.Ops() {
+		if op.Name == m.Op {
+			declared = op.Outputs
 		}
 	}
-	return nil
+	assert.ElementsMatch(t, declared, written, "%s: arrays written", what)
 }
 
-func closeEnough(got, want *accel.Tensor, rtol, atol float64) bool {
+// mismatch compares got with want (same dtype and shape): "" when they
+// have the same bytes, or, for floats, every element is within
+// atol+rtol*|want| (NaN matching NaN); otherwise the first element that
+// differs. Integers and bools are exact.
+func mismatch(got, want *accel.Tensor, rtol, atol float64) string {
 	if bytes.Equal(got.Bytes(), want.Bytes()) {
-		return true
+		return ""
 	}
 	var g, w []float64
 	switch want.DType() {
@@ -144,17 +166,17 @@ func closeEnough(got, want *accel.Tensor, rtol, atol float64) bool {
 	case accel.Float64:
 		g, w = got.Float64s(), want.Float64s()
 	default:
-		return false // integers are exact
+		return fmt.Sprintf("%s values differ (integers are exact)", want.DType())
 	}
 	for i := range w {
 		if math.IsNaN(w[i]) && math.IsNaN(g[i]) {
 			continue
 		}
-		if math.Abs(g[i]-w[i]) > atol+rtol*math.Abs(w[i]) {
-			return false
+		if !(math.Abs(g[i]-w[i]) <= atol+rtol*math.Abs(w[i])) {
+			return fmt.Sprintf("element %d: got %v, want %v (rtol %g, atol %g)", i, g[i], w[i], rtol, atol)
 		}
 	}
-	return true
+	return ""
 }
 
 // pythonWithNumPy returns a python3 that can import numpy, or "".
@@ -177,11 +199,25 @@ func requireDevice(t *testing.T, backend string) {
 	d, err := accel.Open(backend)
 	if err != nil {
 		if os.Getenv("CI") == "true" {
-			t.Fatalf("no %s device in CI: %v", backend, err)
+			require.NoError(t, err, "no %s device in CI", backend)
 		}
 		t.Skipf("no %s device: %v", backend, err)
 	}
-	d.Close()
+	require.NoError(t, d.Close())
+}
+
+// exitCode is a finished command's exit status (0 for a nil error); an
+// error that is not an exit status fails the test.
+func exitCode(t assert.TestingT, err error) int {
+	var ee *exec.ExitError
+	switch {
+	case err == nil:
+		return 0
+	case errors.As(err, &ee):
+		return ee.ExitCode()
+	}
+	assert.Fail(t, "command did not run", "%v", err)
+	return -1
 }
 
 func TestPeerCasesThroughCLI(t *testing.T) {
@@ -191,8 +227,12 @@ func TestPeerCasesThroughCLI(t *testing.T) {
 	bin := buildAccel(t)
 	cases := peerCases(t)
 	dirs := make([]string, 0, len(cases))
-	for dir := range cases {
+	rejections := 0
+	for dir, m := range cases {
 		dirs = append(dirs, dir)
+		if m.ExpectError {
+			rejections++
+		}
 	}
 	sort.Strings(dirs)
 	py := pythonWithNumPy()
@@ -206,7 +246,8 @@ func TestPeerCasesThroughCLI(t *testing.T) {
 			requireDevice(t, backend)
 			outRoot := t.TempDir()
 			// One process per case, a few at a time: each pays the
-			// driver's start-up, which dominates on the CPU drivers.
+			// driver's start-up, which dominates on the CPU drivers. The
+			// goroutines report with assert only.
 			sem := make(chan struct{}, 4)
 			var wg sync.WaitGroup
 			for _, dir := range dirs {
@@ -219,51 +260,42 @@ func TestPeerCasesThroughCLI(t *testing.T) {
 					cmd := exec.Command(bin, m.args(dir, out, backend)...)
 					cmd.Env = env
 					output, err := cmd.CombinedOutput()
-					if (err != nil) != m.ExpectError {
-						t.Errorf("%s: exit %v, expect_error %v\n%s", name, err, m.ExpectError, output)
+					// 0 with the outputs, 1 for a rejected input
+					want := 0
+					if m.ExpectError {
+						want = 1
+					}
+					if !assert.Equal(t, want, exitCode(t, err), "%s: exit status (expect_error %v)\n%s", name, m.ExpectError, output) {
 						return
 					}
-					if err := checkCase(dir, m, out); err != nil {
-						t.Errorf("%s (single run): %v", name, err)
-					}
+					checkCase(t, name+" (single run)", dir, m, out)
 				}()
 			}
 			wg.Wait()
 			var jobs []string
 			for _, dir := range dirs {
 				line, err := json.Marshal(cases[dir].job(dir, filepath.Join(outRoot, "batch", caseName(dir))))
-				if err != nil {
-					t.Fatal(err)
-				}
+				require.NoError(t, err)
 				jobs = append(jobs, string(line))
 			}
 			batch := filepath.Join(outRoot, "jobs.jsonl")
-			if err := os.WriteFile(batch, []byte(strings.Join(jobs, "\n")+"\n"), 0o644); err != nil {
-				t.Fatal(err)
-			}
+			require.NoError(t, os.WriteFile(batch, []byte(strings.Join(jobs, "\n")+"\n"), 0o644))
 			cmd := exec.Command(bin, "run", "--batch", batch, "--backend", backend)
 			cmd.Env = env
 			output, err := cmd.CombinedOutput()
-			if err != nil {
-				t.Fatalf("batch: %v\n%s", err, output)
-			}
-			summary := fmt.Sprintf("%d jobs: ", len(dirs))
-			if !strings.Contains(string(output), summary) || !strings.Contains(string(output), " 0 failed") {
-				t.Errorf("batch summary: want %q... 0 failed, got\n%s", summary, output)
-			}
+			require.NoError(t, err, "batch:\n%s", output)
+			summary := fmt.Sprintf("%d jobs: %d ok, %d rejected, 0 failed", len(dirs), len(dirs)-rejections, rejections)
+			assert.Contains(t, string(output), summary, "batch summary")
 			for _, dir := range dirs {
-				if err := checkCase(dir, cases[dir], filepath.Join(outRoot, "batch", caseName(dir))); err != nil {
-					t.Errorf("%s (batch): %v", caseName(dir), err)
-				}
+				checkCase(t, caseName(dir)+" (batch)", dir, cases[dir], filepath.Join(outRoot, "batch", caseName(dir)))
 			}
 			// The peers' own checker, where NumPy is installed.
 			if py != "" {
 				impl := filepath.Join(outRoot, "batch")
 				out, err := exec.Command(py, "../../testdata/peer-cases/check.py", "--all", "../../testdata/peer-cases", impl).CombinedOutput()
 				want := fmt.Sprintf("%d passed, 0 failed", len(dirs))
-				if err != nil || !strings.Contains(string(out), want) {
-					t.Errorf("check.py: want %q, got %v\n%s", want, err, out)
-				}
+				assert.NoError(t, err, "check.py:\n%s", out)
+				assert.Contains(t, string(out), want, "check.py")
 			}
 		})
 	}
