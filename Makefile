@@ -10,7 +10,7 @@ export CGO_CFLAGS ?= -O2 -g -DCL_TARGET_OPENCL_VERSION=120
 APT_PACKAGES = pocl-opencl-icd ocl-icd-opencl-dev opencl-headers clinfo mesa-vulkan-drivers \
 	libvulkan-dev vulkan-tools vulkan-validationlayers glslc spirv-tools gcc make ca-certificates
 
-.PHONY: deps build run test test-race shaders bench vet fmt-check clean
+.PHONY: deps build run test test-race shaders generate bench vet fmt-check clean
 
 deps:
 	@set -e; if [ "$$(id -u)" -eq 0 ]; then SUDO=; else SUDO=sudo; fi; \
@@ -42,10 +42,16 @@ fmt-check:
 # validation layer); under CI=true a missing device fails instead of skipping.
 test: fmt-check vet
 	$(GO) test -count=1 -timeout 20m ./...
-	$(GO) test -count=1 -race -timeout 20m -run 'Concurrent|Race|Pool' ./host/ ./accel/
+	$(GO) test -count=1 -race -timeout 20m -run 'Concurrent|Race|Pool' ./host/ ./host/kernels/ ./accel/
 	GOEXPERIMENT=cgocheck2 $(GO) test -count=1 -timeout 20m ./host/ ./accel/
 
 shaders:
+	sh shaders/build.sh
+
+# Rewrite the kernel interfaces generated from host/kernels/decl.go, then
+# the SPIR-V that includes them.
+generate:
+	$(GO) generate ./host/kernels
 	sh shaders/build.sh
 
 bench: build
