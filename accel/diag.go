@@ -81,6 +81,19 @@ func checkDiagSrc(op string, g diagGeom, inDType DType, srcDType DType, srcShape
 	return nil
 }
 
+// diagScatterGeom checks diagonal_scatter's arguments (dtypes, dims,
+// src's shape) and returns the diagonal's geometry.
+func diagScatterGeom(op string, inDT DType, inShape []int64, srcDT DType, srcShape []int64, offset, dim1, dim2 int64) (diagGeom, error) {
+	if err := checkDiagDType(op, inDT); err != nil {
+		return diagGeom{}, err
+	}
+	g, err := newDiagGeom(op, inShape, offset, dim1, dim2)
+	if err != nil {
+		return g, err
+	}
+	return g, checkDiagSrc(op, g, inDT, srcDT, srcShape)
+}
+
 func checkDiagDType(op string, dt DType) error {
 	switch dt {
 	case Int32, Int64, Float32, Float64, Uint32, Uint64:
@@ -153,14 +166,8 @@ func (d *Device) diagonalScatter(input, src *DeviceTensor, offset, dim1, dim2 in
 	if err := d.checkIn(op, "src", src); err != nil {
 		return nil, err
 	}
-	if err := checkDiagDType(op, input.dtype); err != nil {
-		return nil, err
-	}
-	g, err := newDiagGeom(op, input.shape, offset, dim1, dim2)
+	g, err := diagScatterGeom(op, input.dtype, input.shape, src.dtype, src.shape, offset, dim1, dim2)
 	if err != nil {
-		return nil, err
-	}
-	if err := checkDiagSrc(op, g, input.dtype, src.dtype, src.shape); err != nil {
 		return nil, err
 	}
 	if inPlace && src.raw() == input.raw() && g.count > 0 {

@@ -63,15 +63,8 @@ func words[T uint32 | uint64](t *Tensor) []T {
 // RefDiagonalScatter computes diagonal_scatter on the host with the scalar
 // reference (see Device.DiagonalScatter).
 func RefDiagonalScatter(input, src *Tensor, offset, dim1, dim2 int64) (*Tensor, error) {
-	const op = "diagonal_scatter"
-	if err := checkDiagDType(op, input.dtype); err != nil {
-		return nil, err
-	}
-	g, err := newDiagGeom(op, input.shape, offset, dim1, dim2)
+	g, err := diagScatterGeom("diagonal_scatter", input.dtype, input.shape, src.dtype, src.shape, offset, dim1, dim2)
 	if err != nil {
-		return nil, err
-	}
-	if err := checkDiagSrc(op, g, input.dtype, src.dtype, src.shape); err != nil {
 		return nil, err
 	}
 	out := &Tensor{dtype: input.dtype, shape: input.Shape(), data: alignedBytes(int64(len(input.data)))}
