@@ -227,10 +227,11 @@ type Stats struct {
 	Launches  int64 `json:"launches"`  // kernel launches recorded
 	Transfers int64 `json:"transfers"` // copies, fills, uploads and downloads recorded
 	Barriers  int64 `json:"barriers"`  // Vulkan: pipeline barriers between dependent commands
-	// DeviceNs is the device time of the completed work, in nanoseconds:
-	// per batch from its first command's start to its last command's end
-	// (Vulkan timestamps), or the sum of the commands' profiled times
-	// (OpenCL). Commands of one batch that overlap count once.
+	// DeviceNs is the device time of the completed work, in nanoseconds,
+	// where the device was opened with Options.Timing: per batch from its
+	// first command's start to its last command's end (Vulkan
+	// timestamps), or the sum of the commands' profiled times (OpenCL).
+	// Commands of one batch that overlap count once.
 	DeviceNs  int64 `json:"device_ns"`
 	Compiles  int64 `json:"compiles"`   // programs or pipelines built
 	CompileNs int64 `json:"compile_ns"` // wall time spent building them

@@ -119,13 +119,14 @@ func openclCaps(index int, p *cl.Platform, d *cl.Device) Caps {
 }
 
 type clDevice struct {
-	caps  Caps
-	ctx   *cl.Context
-	dev   *cl.Device
-	queue *cl.CommandQueue
-	rawQ  unsafe.Pointer // the queue's cl_command_queue, for clFlush
-	trace bool
-	disk  *diskCache // program binaries across processes (nil: off)
+	caps   Caps
+	ctx    *cl.Context
+	dev    *cl.Device
+	queue  *cl.CommandQueue
+	rawQ   unsafe.Pointer // the queue's cl_command_queue, for clFlush
+	trace  bool
+	timing bool       // a profiling queue (Options.Timing)
+	disk   *diskCache // program binaries across processes (nil: off)
 
 	// life is held shared by builds, which run outside mu, and
 	// exclusively by Close.
@@ -206,7 +207,11 @@ func openclOpen(index int, opts Options) (Device, error) {
 	if err != nil {
 		return nil, fmt.Errorf("opencl:%d: create context: %v: %w", index, err, ErrDriver)
 	}
-	q, err := ctx.CreateCommandQueue(pd.device, cl.CommandQueueProfilingEnable)
+	var props cl.CommandQueueProperty
+	if opts.timing() {
+		props = cl.CommandQueueProfilingEnable
+	}
+	q, err := ctx.CreateCommandQueue(pd.device, props)
 	if err != nil {
 		ctx.Release()
 		return nil, fmt.Errorf("opencl:%d: create queue: %v: %w", index, err, ErrDriver)
@@ -217,7 +222,7 @@ func openclOpen(index int, opts Options) (Device, error) {
 		ctx.Release()
 		return nil, fmt.Errorf("opencl:%d: the binding's queue handle does not name its device (go-opencl's layout changed?): %w", index, ErrDriver)
 	}
-	return &clDevice{caps: caps, ctx: ctx, dev: pd.device, queue: q, rawQ: raw, trace: opts.trace(),
+	return &clDevice{caps: caps, ctx: ctx, dev: pd.device, queue: q, rawQ: raw, trace: opts.trace(), timing: opts.timing(),
 		disk: openDiskCache(OpenCL), bufs: map[*clBuffer]struct{}{}}, nil
 }
 
@@ -336,8 +341,12 @@ func (d *clDevice) traceWait(commands int) {
 // finished (an in-order queue after a blocking call). Callers hold d.mu.
 func (d *clDevice) retireLocked() {
 	for _, p := range d.pending {
-		start, err1 := p.ev.GetEventProfilingInfo(cl.ProfilingInfoCommandStart)
-		end, err2 := p.ev.GetEventProfilingInfo(cl.ProfilingInfoCommandEnd)
+		var start, end int64
+		var err1, err2 error = ErrUnsupported, nil
+		if d.timing {
+			start, err1 = p.ev.GetEventProfilingInfo(cl.ProfilingInfoCommandStart)
+			end, err2 = p.ev.GetEventProfilingInfo(cl.ProfilingInfoCommandEnd)
+		}
 		if err1 == nil && err2 == nil && end >= start {
 			d.stats.DeviceNs += end - start
 			if p.label != "" {

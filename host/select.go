@@ -18,6 +18,12 @@ type Options struct {
 	// Trace prints every command with its plan and device time to stderr
 	// as it finishes. ACCEL_TRACE=1 in the environment turns it on too.
 	Trace bool
+	// Timing measures the device time of the work (Stats.DeviceNs):
+	// timestamps around each Vulkan batch, profiling events on the OpenCL
+	// queue. It is off by default because it is not free: lavapipe's
+	// timestamps cost ~0.2 ms a batch, which is most of a small op there.
+	// ACCEL_TIMING=1 in the environment turns it on too, and so does Trace.
+	Timing bool
 }
 
 func (o Options) validation() bool {
@@ -26,6 +32,10 @@ func (o Options) validation() bool {
 
 func (o Options) trace() bool {
 	return o.Trace || os.Getenv("ACCEL_TRACE") != ""
+}
+
+func (o Options) timing() bool {
+	return o.Timing || os.Getenv("ACCEL_TIMING") == "1" || o.trace()
 }
 
 // Enumerate lists every OpenCL device on every platform, then every Vulkan

@@ -252,6 +252,7 @@ type vkDevice struct {
 	caps       Caps
 	validation bool
 	trace      bool
+	timing     bool // timestamps around each batch (Options.Timing)
 
 	// life is held shared by pipeline builds, which run outside mu, and
 	// exclusively by Close.
@@ -393,7 +394,7 @@ func vulkanOpen(index int, opts Options) (Device, error) {
 		vkDropInstance(vi)
 		return nil, fmt.Errorf("vulkan:%d: %s: %w", index, C.GoString(&cerr[0]), ErrDriver)
 	}
-	d := &vkDevice{caps: caps, inst: vi, d: dev, validation: validation, trace: opts.trace(),
+	d := &vkDevice{caps: caps, inst: vi, d: dev, validation: validation, trace: opts.trace(), timing: opts.timing(),
 		bufs: map[*vkBuffer]struct{}{}, stagingBytes: vkStagingBytes}
 	d.mu.Lock()
 	err = d.check("open")
@@ -513,8 +514,9 @@ func mapped(b C.vks_buffer, off, n int64) []byte {
 // piece; larger ones go through in pieces of it, with a wait per piece.
 const vkStagingBytes = 64 << 20
 
-// Batch limits: a batch is submitted once it holds maxBatchCmds commands,
-// and holds timestamps around every command when tracing.
+// Batch limits: a batch is submitted once it holds maxBatchCmds commands;
+// it holds two timestamps when timing and two around every command when
+// tracing.
 const (
 	maxBatchCmds    = 256
 	batchQueries    = 2
@@ -538,9 +540,12 @@ func (d *vkDevice) batchLocked() (*vkBatch, error) {
 		b, d.spare = d.spare[n-1], d.spare[:n-1]
 	} else {
 		b = &vkBatch{}
-		q := C.uint32_t(batchQueries)
-		if d.trace {
+		q := C.uint32_t(0)
+		switch {
+		case d.trace:
 			q = tracedQueries
+		case d.timing:
+			q = batchQueries
 		}
 		if r := C.vks_batch_new(d.d, q, &b.c); r != 0 {
 			return nil, vkResult("new batch", r)

@@ -55,7 +55,7 @@ func vktOpen(t *testing.T) *vkDevice {
 	}
 	var d Device
 	if err == nil {
-		d, err = vulkanOpen(c.Index, Options{Validation: true})
+		d, err = vulkanOpen(c.Index, Options{Validation: true, Timing: true})
 	}
 	if err != nil {
 		if os.Getenv("CI") == "true" {

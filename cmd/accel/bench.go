@@ -103,7 +103,7 @@ func openFor(b, device string) (*accel.Device, error) {
 	if other, _, ok := strings.Cut(strings.ToLower(device), ":"); ok && b != "reference" && other != b && (other == host.OpenCL || other == host.Vulkan) {
 		return nil, fmt.Errorf("--device %s is not a %s device: %w", device, b, accel.ErrNoDevice)
 	}
-	return openBackend(b, device)
+	return openBackendWith(b, device, accel.Options{Timing: true})
 }
 
 // benchAll runs bench.Run on each backend's device with one shared cache

@@ -125,11 +125,16 @@ func selector(backend, device string) string {
 
 // openBackend opens the device for a backend name; "reference" gives nil.
 func openBackend(backend, device string) (*accel.Device, error) {
+	return openBackendWith(backend, device, accel.Options{})
+}
+
+// openBackendWith is openBackend with options (the bench times the device).
+func openBackendWith(backend, device string, opts accel.Options) (*accel.Device, error) {
 	switch backend {
 	case "reference":
 		return nil, nil
 	case host.OpenCL, host.Vulkan:
-		return accel.Open(selector(backend, device))
+		return accel.OpenWith(selector(backend, device), opts)
 	}
 	return nil, fmt.Errorf("--backend %q: must be opencl, vulkan or reference", backend)
 }

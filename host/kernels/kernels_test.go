@@ -326,3 +326,38 @@ func TestOpenCLDiskCache(t *testing.T) {
 	assert.Equal(t, int64(0), run(t).DiskHits)
 	assert.Empty(t, entries(), "ACCEL_DISK_CACHE=0 stores nothing")
 }
+
+// TestTiming checks Options.Timing: without it the device measures no
+// device time (and Vulkan batches carry no timestamps); with it the same
+// work is timed.
+func TestTiming(t *testing.T) {
+	t.Setenv("ACCEL_TIMING", "")
+	t.Setenv("ACCEL_TRACE", "")
+	for _, b := range []string{host.OpenCL, host.Vulkan} {
+		t.Run(b, func(t *testing.T) {
+			for _, timing := range []bool{false, true} {
+				d, err := host.Open(b, host.Options{Validation: true, Timing: timing})
+				if err != nil {
+					if os.Getenv("CI") == "true" {
+						t.Fatalf("no %s device in CI: %v", b, err)
+					}
+					t.Skipf("no %s device: %v", b, err)
+				}
+				out, err := d.Alloc(8 * 2 * 4096)
+				require.NoError(t, err)
+				plan := host.PlanElementwise("tri", d.Caps(), 4096)
+				require.NoError(t, host.Dispatch(d, "i64", plan, kernels.TriIndicesRun{Dst: out, Count: 4096, K0: 0,
+					C: 100, Lead: 0, N: 100, A: 1, T: 5050, Upper: 0}))
+				require.NoError(t, d.Sync())
+				s := d.Stats()
+				out.Release()
+				require.NoError(t, d.Close())
+				if !timing {
+					assert.Equal(t, int64(0), s.DeviceNs, "timing off")
+				} else if d.Caps().Timestamps {
+					assert.Positive(t, s.DeviceNs, "timing on")
+				}
+			}
+		})
+	}
+}

@@ -6,6 +6,7 @@ package bench
 
 import (
 	"fmt"
+	"math"
 	"sort"
 	"time"
 
@@ -145,8 +146,10 @@ func CopyBandwidth(dev *accel.Device, size int64, reps int) (float64, error) {
 }
 
 // Run measures every selected op's cases on dev against the device's own
-// copy bandwidth and the scalar reference, all in this run. refCache, if
-// non-nil, keeps reference times across devices (key: op/case).
+// copy bandwidth and the scalar reference, all in this run. dev must be
+// opened with accel.Options{Timing: true} (device time is not measured
+// otherwise). refCache, if non-nil, keeps reference times across devices
+// (key: op/case).
 func Run(dev *accel.Device, opts Options, refCache map[string]float64) ([]Result, error) {
 	reps := opts.Reps
 	if reps <= 0 {
@@ -163,6 +166,9 @@ func Run(dev *accel.Device, opts Options, refCache map[string]float64) ([]Result
 	copyGBps, err := CopyBandwidth(dev, copySize, reps)
 	if err != nil {
 		return nil, fmt.Errorf("bench: copy bandwidth: %w", err)
+	}
+	if math.IsInf(copyGBps, 0) || math.IsNaN(copyGBps) {
+		return nil, fmt.Errorf("bench: %s measured no device time: open it with accel.Options{Timing: true}: %w", dev, accel.ErrUnsupported)
 	}
 	info := dev.Info()
 	var out []Result

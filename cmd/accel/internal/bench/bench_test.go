@@ -22,7 +22,7 @@ func openDevice(b string, validation bool) (*accel.Device, error) {
 	if env := os.Getenv("ACCEL_TEST_" + b); env != "" {
 		sel = env
 	}
-	return accel.OpenWith(sel, accel.Options{Validation: validation})
+	return accel.OpenWith(sel, accel.Options{Validation: validation, Timing: true})
 }
 
 // needDevice fails (under CI=true) or skips tb when its backend's device
