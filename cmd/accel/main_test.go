@@ -385,3 +385,27 @@ func TestBatchRejection(t *testing.T) {
 	captureOutput(t, func() { code = runBatch(nil, "absent.jsonl") })
 	require.NotEqual(t, 0, code, "missing batch file: exit status")
 }
+
+// TestParamStringLists checks that a batch job's JSON array parameter
+// becomes the command line's comma-separated form, and that nested lists
+// and objects are refused.
+func TestParamStringLists(t *testing.T) {
+	for _, c := range []struct {
+		json string
+		want string
+	}{
+		{`[3, 3, 3]`, "3,3,3"}, {`[]`, ""}, {`[-1]`, "-1"}, {`["a", true]`, "a,true"}, {`[12345678901234567]`, "12345678901234567"},
+	} {
+		dec := json.NewDecoder(strings.NewReader(c.json))
+		dec.UseNumber()
+		var v interface{}
+		require.NoError(t, dec.Decode(&v))
+		got, err := paramString(v)
+		require.NoError(t, err, c.json)
+		assert.Equal(t, c.want, got, c.json)
+	}
+	for _, bad := range []interface{}{[]interface{}{[]interface{}{json.Number("1")}}, map[string]interface{}{}} {
+		_, err := paramString(bad)
+		assert.Error(t, err, "%v", bad)
+	}
+}

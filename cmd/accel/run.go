@@ -157,6 +157,20 @@ func paramString(v interface{}) (string, error) {
 		return fmt.Sprint(x), nil
 	case nil:
 		return "none", nil // e.g. axis: null (NumPy's axis=None)
+	case []interface{}:
+		// a list parameter: the comma-separated form of the command line
+		parts := make([]string, len(x))
+		for i, e := range x {
+			if _, nested := e.([]interface{}); nested {
+				return "", fmt.Errorf("nested list %v", v)
+			}
+			s, err := paramString(e)
+			if err != nil {
+				return "", err
+			}
+			parts[i] = s
+		}
+		return strings.Join(parts, ","), nil
 	}
 	return "", fmt.Errorf("unsupported JSON value %v", v)
 }

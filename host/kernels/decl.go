@@ -82,8 +82,17 @@ var (
 		{Name: "MORE", Value: 3, Doc: "32-bit word: some work-item ran out of probes"}}}
 )
 
-// Groups lists every code group, for the generator.
+// Groups lists every code group, for the generator. Groups declared in
+// other files of the package add themselves with registerCodes.
 var Groups = []*host.CodeGroup{Reduce, Flag, Err, Key, Pack, ScatterCodes, HashCodes, HashMeta}
+
+// register adds kernel files declared in other files of the package (one
+// file per op family: decl_FAMILY.go, calling it from an init function)
+// to Files.
+func register(fs ...*host.FileDecl) { Files = append(Files, fs...) }
+
+// registerCodes adds code groups declared in other files to Groups.
+func registerCodes(gs ...*host.CodeGroup) { Groups = append(Groups, gs...) }
 
 // TriIndices is tril_indices/triu_indices (tri_indices_body.h).
 var TriIndices = (&host.FileDecl{
@@ -361,5 +370,9 @@ var Probe = (&host.FileDecl{
 	Entries: []*host.EntryDecl{{Name: "args", Doc: "echoes its arguments", Args: probeKernelArgs()}},
 }).Init()
 
-// Files lists every kernel file, for the generator and the tests.
+// Files lists every kernel file, for the generator and the tests; files
+// declared in other files of the package add themselves with register.
 var Files = []*host.FileDecl{TriIndices, Diag, Scatter, Scan, Radix, Move, Segment, ScatterBwd, Hash, Probe}
+
+var _ = register // used by the decl_*.go files of op families
+var _ = registerCodes

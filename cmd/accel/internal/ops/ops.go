@@ -125,6 +125,27 @@ func (p params) int64(name string) (int64, error) {
 	return n, nil
 }
 
+// int64s parses a list parameter: integers separated by commas on the
+// command line (--param ksize=3,3,3), a JSON array in a batch job (which
+// the batch runner passes in the same form). An empty value is an empty
+// list.
+func (p params) int64s(name string) ([]int64, error) {
+	v := strings.TrimSpace(p.vals[name])
+	if v == "" {
+		return []int64{}, nil
+	}
+	parts := strings.Split(v, ",")
+	out := make([]int64, len(parts))
+	for i, s := range parts {
+		n, err := strconv.ParseInt(strings.TrimSpace(s), 10, 64)
+		if err != nil {
+			return nil, argErr(p.op, name, strconv.Quote(v), "a comma-separated list of integers", accel.ErrInvalidArgument)
+		}
+		out[i] = n
+	}
+	return out, nil
+}
+
 func (p params) bool(name string) (bool, error) {
 	v := strings.TrimSpace(p.vals[name])
 	switch strings.ToLower(v) {
