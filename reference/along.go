@@ -12,9 +12,13 @@ func alongWalk(arrShape, idxShape, valShape []int64, indices []int64, axis int,
 	r := len(arrShape)
 	loop := make([]int64, r)
 	for d := 0; d < r; d++ {
-		loop[d] = max(arrShape[d], idxShape[d])
-		if d == axis {
+		// NumPy broadcasting: a size-1 dim takes the other's size, 0
+		// included (1 against 0 is 0, not max's 1).
+		switch {
+		case d == axis || arrShape[d] == 1:
 			loop[d] = idxShape[d]
+		default:
+			loop[d] = arrShape[d]
 		}
 	}
 	total := int64(1)
