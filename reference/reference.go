@@ -9,7 +9,8 @@ package reference
 // col-row >= offset) for a rows x cols matrix, and ok=false when that count
 // does not fit in an int64. rows and cols must be >= 0.
 func TriCount(rows, cols, offset int64, upper bool) (n int64, ok bool) {
-	for r := int64(0); r < rows; r++ {
+	first, end := triRows(rows, cols, offset, upper)
+	for r := first; r < end; r++ {
 		l := triRowLen(r, cols, offset, upper)
 		if n > (1<<63-1)-l {
 			return 0, false
@@ -17,6 +18,33 @@ func TriCount(rows, cols, offset int64, upper bool) (n int64, ok bool) {
 		n += l
 	}
 	return n, true
+}
+
+// triRows returns the range [first, end) of rows that can hold elements:
+// every row outside it is empty (tril's rows above the diagonal's start,
+// triu's rows below its end), so the walks cost the rows that hold
+// elements, not rows (2^32 rows with 8 columns hold a few hundred).
+func triRows(rows, cols, offset int64, upper bool) (first, end int64) {
+	if cols <= 0 {
+		return 0, 0
+	}
+	end = rows
+	if upper {
+		// row r is empty when r+offset >= cols, that is r >= cols-offset.
+		// (cols-offset overflows only when it exceeds every row.)
+		if offset >= cols-(1<<63-1) && cols-offset < end {
+			end = max(cols-offset, 0)
+		}
+		return 0, end
+	}
+	// row r is empty when r+offset+1 <= 0, that is r < -offset.
+	if offset < 0 {
+		if offset <= -rows {
+			return rows, rows
+		}
+		first = -offset
+	}
+	return first, end
 }
 
 // triRowLen is the number of elements of row r (0 <= r < rows), from the
@@ -55,7 +83,8 @@ func TriIndices(rows, cols, offset int64, upper bool) (rowIdx, colIdx []int64) {
 // triu_indices into rowIdx and colIdx, which must hold TriCount elements.
 func TriIndicesInto(rows, cols, offset int64, upper bool, rowIdx, colIdx []int64) {
 	k := 0
-	for r := int64(0); r < rows; r++ {
+	first, end := triRows(rows, cols, offset, upper)
+	for r := first; r < end; r++ {
 		l := triRowLen(r, cols, offset, upper)
 		first := int64(0)
 		if upper {
