@@ -46,7 +46,14 @@ layout(buffer_reference, std430, buffer_reference_align = BYTES) buffer TRef { T
 #define SG_LANE I64C(gl_SubgroupInvocationID)
 #define SG_COUNT I64C(gl_NumSubgroups)
 #define SG_ADD(v) subgroupAdd(v)
+#if DT >= 3
+// Floats: the exclusive scan itself. Inclusive minus v is not it in float
+// (NaN or inf in v poisons the lane; x + v - v rounds), a fuzzer's find.
+#define SG_EXCL(v) subgroupExclusiveAdd(v)
+#else
+// Integers wrap, so inclusive minus v is exact, and needs one scan.
 #define SG_EXCL(v) (subgroupInclusiveAdd(v) - (v))
+#endif
 #if BYTES == 4
 // 32-bit elements move in pairs, as one 64-bit word.
 layout(buffer_reference, std430, buffer_reference_align = 8) buffer PairRef { uint64_t x; };
