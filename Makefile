@@ -2,6 +2,7 @@
 #   make deps   install drivers and tools (Debian 12, as root or with sudo)
 #   make run    list the devices, check every op on every device, short speed table
 #   make test   vet, format check, SPIR-V freshness and the whole test suite
+#   make fuzz   run every fuzz target for FUZZTIME each (make test replays their corpus)
 
 GO ?= $(shell command -v go 2>/dev/null || ls -d /usr/local/go/bin/go /usr/lib/go-1.2[2-9]/bin/go 2>/dev/null | tail -n 1)
 # The OpenCL headers warn at every cgo compile unless a target version is set.
@@ -10,7 +11,7 @@ export CGO_CFLAGS ?= -O2 -g -DCL_TARGET_OPENCL_VERSION=120
 APT_PACKAGES = pocl-opencl-icd ocl-icd-opencl-dev opencl-headers clinfo mesa-vulkan-drivers \
 	libvulkan-dev vulkan-tools vulkan-validationlayers glslc spirv-tools gcc make ca-certificates
 
-.PHONY: deps build run test test-race shaders generate bench vet fmt-check clean
+.PHONY: deps build run test test-race fuzz shaders generate bench vet fmt-check clean
 
 deps:
 	@set -e; if [ "$$(id -u)" -eq 0 ]; then SUDO=; else SUDO=sudo; fi; \
@@ -42,8 +43,19 @@ fmt-check:
 # validation layer); under CI=true a missing device fails instead of skipping.
 test: fmt-check vet
 	$(GO) test -count=1 -timeout 20m ./...
-	$(GO) test -count=1 -race -timeout 20m -run 'Concurrent|Race|Pool' ./host/ ./host/kernels/ ./accel/
+	$(GO) test -count=1 -race -timeout 20m -run 'Concurrent|Race|Pool|Lifecycle|CloseWhile' ./host/ ./host/kernels/ ./accel/
 	GOEXPERIMENT=cgocheck2 $(GO) test -count=1 -timeout 20m ./host/ ./accel/
+
+# Each fuzz target (one per op family, in cmd/accel/internal/ops) runs for
+# FUZZTIME on both devices; a finding is written to that package's
+# testdata/fuzz, which make test then replays.
+FUZZTIME ?= 1m
+FUZZPKG = ./cmd/accel/internal/ops
+fuzz:
+	@set -e; for f in $$($(GO) test -list '^Fuzz' $(FUZZPKG) | grep '^Fuzz'); do \
+		echo "== $$f ($(FUZZTIME))"; \
+		$(GO) test -run '^$$' -fuzz "^$$f\$$" -fuzztime $(FUZZTIME) -parallel $${FUZZPARALLEL:-1} $(FUZZPKG); \
+	done
 
 shaders:
 	sh shaders/build.sh
