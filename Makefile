@@ -46,15 +46,17 @@ test: fmt-check vet
 	$(GO) test -count=1 -race -timeout 20m -run 'Concurrent|Race|Pool|Lifecycle|CloseWhile' ./host/ ./host/kernels/ ./accel/
 	GOEXPERIMENT=cgocheck2 $(GO) test -count=1 -timeout 20m ./host/ ./accel/
 
-# Each fuzz target (one per op family, in cmd/accel/internal/ops) runs for
-# FUZZTIME on both devices; a finding is written to that package's
-# testdata/fuzz, which make test then replays.
+# Each fuzz target (one per op family: the ops' in cmd/accel/internal/ops,
+# the hash table's in accel) runs for FUZZTIME on both devices; a finding
+# is written to its package's testdata/fuzz, which make test then replays.
 FUZZTIME ?= 1m
-FUZZPKG = ./cmd/accel/internal/ops
+FUZZPKGS = ./cmd/accel/internal/ops ./accel
 fuzz:
-	@set -e; for f in $$($(GO) test -list '^Fuzz' $(FUZZPKG) | grep '^Fuzz'); do \
-		echo "== $$f ($(FUZZTIME))"; \
-		$(GO) test -run '^$$' -fuzz "^$$f\$$" -fuzztime $(FUZZTIME) -parallel $${FUZZPARALLEL:-1} $(FUZZPKG); \
+	@set -e; for p in $(FUZZPKGS); do \
+		for f in $$($(GO) test -list '^Fuzz' $$p | grep '^Fuzz'); do \
+			echo "== $$p $$f ($(FUZZTIME))"; \
+			$(GO) test -run '^$$' -fuzz "^$$f\$$" -fuzztime $(FUZZTIME) -parallel $${FUZZPARALLEL:-1} $$p; \
+		done; \
 	done
 
 shaders:

@@ -391,8 +391,11 @@ func distinctAlong(z *fuzzBytes, idx *accel.Tensor, dim int, n int64) {
 }
 
 func decodeScatter(z *fuzzBytes) fuzzCase {
-	op := z.pick("scatter", "scatter_reduce", "put_along_axis", "take_along_axis")
+	op := z.pick("scatter", "scatter_reduce", "put_along_axis", "take_along_axis", "scatter_reduce_backward")
 	dt := z.dtype(allDTypes...)
+	if op == "scatter_reduce_backward" && !z.oneIn(8) {
+		dt = z.dtype(accel.Float32, accel.Float64) // its dtypes, mostly
+	}
 	in := z.shape(1, 3, 5)
 	rank := len(in)
 	dim := int64(z.intn(2*rank+2) - rank - 1)
@@ -426,6 +429,12 @@ func decodeScatter(z *fuzzBytes) fuzzCase {
 		c.params["reduce"] = reduce
 		c.params["include_self"] = z.pick("true", "false")
 		c.params["deterministic"] = z.pick("false", "true")
+	case "scatter_reduce_backward":
+		// Bit-reproducible: any values, exact outputs.
+		reduce = z.pick("sum", "prod", "mean", "amax", "amin")
+		c.params["reduce"] = reduce
+		c.params["include_self"] = z.pick("true", "false")
+		c.params["deterministic"] = "true"
 	case "put_along_axis":
 		reduce = z.pick("assign", "add", "mul", "mean", "amax", "amin")
 		c.params["reduce"] = reduce
@@ -460,11 +469,22 @@ func decodeScatter(z *fuzzBytes) fuzzCase {
 		c.params["dim"] = itoa(dim)
 		c.inputs = map[string]*accel.Tensor{"input": z.tensor(dt, in, kind), "index": idx, "src": z.tensor(z.maybeOther(dt), srcShape, kind)}
 	}
+	if op == "scatter_reduce_backward" {
+		delete(c.params, "deterministic")
+		c.exact = true
+		gshape := in
+		if z.oneIn(12) {
+			gshape = z.shape(1, 3, 5)
+		}
+		c.inputs["input"] = z.tensor(dt, in, valuesAny)
+		c.inputs["src"] = z.tensor(z.maybeOther(dt), srcShape, valuesAny)
+		c.inputs["grad_output"] = z.tensor(z.maybeOther(dt), gshape, valuesAny)
+	}
 	return c
 }
 
-// FuzzScatter fuzzes scatter, scatter_reduce, put_along_axis and
-// take_along_axis.
+// FuzzScatter fuzzes scatter, scatter_reduce, put_along_axis,
+// take_along_axis and scatter_reduce_backward.
 func FuzzScatter(f *testing.F) {
 	for _, seed := range [][]byte{{}, {1, 0, 0, 0, 1, 0, 4, 0, 1, 0, 3, 0, 2, 0}, {2, 0, 1, 0, 2, 0, 3, 0, 4, 0, 2, 0, 3, 0, 3, 0, 1, 0},
 		{3, 0, 3, 0, 1, 0, 5, 0, 0, 0, 4, 0}, {0, 0, 2, 0, 2, 0, 3, 0, 3, 0, 1, 0, 2, 0, 2, 0}} {
@@ -563,7 +583,7 @@ func TestFuzzDecoders(t *testing.T) {
 			seen[dec(&fuzzBytes{b: b}).op]++
 		}
 		want := map[string][]string{"tri": {"tril_indices", "triu_indices"}, "diag": {"diagonal_scatter"},
-			"scatter": {"scatter", "scatter_reduce", "put_along_axis", "take_along_axis"},
+			"scatter": {"scatter", "scatter_reduce", "put_along_axis", "take_along_axis", "scatter_reduce_backward"},
 			"prim":    {"cumsum", "compact", "sort", "unique", "segment_reduce"}}[name]
 		delete(seen, "") // skipped inputs
 		for _, op := range want {
