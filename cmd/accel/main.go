@@ -6,6 +6,7 @@
 //	accel run --batch JOBS.jsonl --backend B [--device SEL]
 //	accel bench [--op OP]... [--backend B]... [--device SEL] [--reps N] [--quick] [--json] [--first-call]
 //	accel selftest [--backend B]... [--quick]
+//	accel soak [--duration D] [--goroutines G] [--backend B]... [--json FILE]
 package main
 
 import (
@@ -32,6 +33,7 @@ func usage() {
   accel run --batch JOBS.jsonl --backend B [--device SEL]
   accel bench [--op OP]... [--backend B]... [--device SEL] [--reps N] [--quick] [--json] [--first-call]
   accel selftest [--backend B]... [--quick]
+  accel soak [--duration D] [--goroutines G] [--backend B]... [--check-every N] [--report D] [--json FILE]
 Devices are chosen by --device or $ACCEL_DEVICE: opencl:0, vulkan:llvmpipe, opencl:NVIDIA, ...
 `)
 }
@@ -50,6 +52,8 @@ func run(args []string) int {
 		return cmdBench(args[1:])
 	case "selftest":
 		return cmdSelftest(args[1:])
+	case "soak":
+		return cmdSoak(args[1:])
 	case "firstcall":
 		return cmdFirstCall(args[1:])
 	case "help", "-h", "--help":

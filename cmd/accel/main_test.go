@@ -246,7 +246,7 @@ func captureOutput(t *testing.T, f func()) (stdout, stderr string) {
 }
 
 func TestHelpExitsZero(t *testing.T) {
-	for _, cmd := range []string{"devices", "run", "bench", "selftest"} {
+	for _, cmd := range []string{"devices", "run", "bench", "selftest", "soak"} {
 		var code int
 		_, stderr := captureOutput(t, func() { code = run([]string{cmd, "--help"}) })
 		assert.Equal(t, 0, code, "accel %s --help: exit status", cmd)
