@@ -37,6 +37,9 @@ type Device struct {
 	mu     sync.Mutex
 	closed bool
 
+	// guard is the guard band past every tensor (Options.GuardBytes).
+	guard int64
+
 	// poison, when non-nil, is written over every fresh output buffer
 	// before its kernel runs (tests set it so an unwritten element shows).
 	poison []byte
@@ -68,7 +71,7 @@ func OpenWith(selector string, opts Options) (*Device, error) {
 		h.Close()
 		return nil, fmt.Errorf("accel: open %q: %w: %w", selector, err, ErrInvalidArgument)
 	}
-	return &Device{h: h, caps: h.Caps(), pool: host.NewPool(h, capBytes)}, nil
+	return &Device{h: h, caps: h.Caps(), pool: host.NewPool(h, capBytes), guard: opts.GuardBand()}, nil
 }
 
 // PoolStats returns the counters of the device's buffer pool: hits, misses
@@ -126,11 +129,17 @@ func (d *Device) alloc(op string, dtype DType, shape []int64) (*DeviceTensor, er
 		return nil, argErr(op, "output", fmt.Sprintf("%s%v (%d elements)", dtype, shape, n),
 			fmt.Sprintf("at most %d bytes, the device's largest allocation", d.caps.MaxAllocBytes), ErrTooLarge)
 	}
-	buf, err := d.pool.Alloc(n * size)
+	buf, err := d.pool.Alloc(n*size + guardAt(n*size, d.guard))
 	if err != nil {
 		return nil, fmt.Errorf("accel: %s: allocate %s%v: %w", op, dtype, shape, err)
 	}
 	t := &DeviceTensor{dev: d, buf: buf, dtype: dtype, shape: append([]int64(nil), shape...), n: n}
+	if d.guard > 0 {
+		if err := d.h.Fill(t.raw(), alignUp4(n*size), d.guard, guardPattern); err != nil {
+			t.Release()
+			return nil, fmt.Errorf("accel: %s: guard band of %s%v: %w", op, dtype, shape, err)
+		}
+	}
 	if d.poison != nil && n > 0 {
 		pat := d.poison
 		if int64(len(pat)) > size {
@@ -142,6 +151,40 @@ func (d *Device) alloc(op string, dtype DType, shape []int64) (*DeviceTensor, er
 		}
 	}
 	return t, nil
+}
+
+// guardPattern fills guard bands (Options.GuardBytes).
+var guardPattern = []byte{0x5b, 0xa4, 0x3c, 0xc3}
+
+func alignUp4(b int64) int64 { return (b + 3) &^ 3 }
+
+// guardAt returns the bytes to allocate past a tensor of size bytes for a
+// guard band of guard bytes: the band starts at the next multiple of 4.
+func guardAt(size, guard int64) int64 {
+	if guard <= 0 {
+		return 0
+	}
+	return alignUp4(size) - size + guard
+}
+
+// checkGuard reads t's guard band back and fails with ErrGuardBand where a
+// kernel wrote into it.
+func (t *DeviceTensor) checkGuard() error {
+	g := t.dev.guard
+	if g <= 0 {
+		return nil
+	}
+	band := make([]byte, g)
+	at := alignUp4(t.n * int64(t.dtype.Size()))
+	if err := t.dev.h.Download(t.raw(), at, band); err != nil {
+		return fmt.Errorf("accel: download the guard band of %s%v: %w", t.dtype, t.shape, err)
+	}
+	for i, b := range band {
+		if b != guardPattern[i%len(guardPattern)] {
+			return fmt.Errorf("accel: %s%v: byte %d past its end was overwritten (%#02x): %w", t.dtype, t.shape, at+int64(i)-t.n*int64(t.dtype.Size()), b, ErrGuardBand)
+		}
+	}
+	return nil
 }
 
 // supports reports whether kernels of this dtype can run on the device.

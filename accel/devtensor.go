@@ -48,7 +48,8 @@ func (t *DeviceTensor) Release() {
 }
 
 // ToHost copies the tensor to a new host Tensor, once the work queued to
-// produce it has finished.
+// produce it has finished. With Options.GuardBytes it also checks the
+// tensor's guard band (ErrGuardBand).
 func (t *DeviceTensor) ToHost() (*Tensor, error) {
 	if t.buf == nil {
 		return nil, fmt.Errorf("accel: ToHost of a released tensor: %w", ErrClosed)
@@ -59,6 +60,9 @@ func (t *DeviceTensor) ToHost() (*Tensor, error) {
 	}
 	if err := t.dev.h.Download(t.raw(), 0, out.data); err != nil {
 		return nil, fmt.Errorf("accel: download %s: %w", out, err)
+	}
+	if err := t.checkGuard(); err != nil {
+		return nil, err
 	}
 	return out, nil
 }

@@ -24,6 +24,9 @@ var (
 	ErrOutOfMemory = host.ErrOutOfMemory
 	// ErrClosed: use of a closed device or a released tensor.
 	ErrClosed = host.ErrClosed
+	// ErrGuardBand: a kernel wrote past the end of a tensor, into the guard
+	// band Options.GuardBytes puts there (a bug in the library: report it).
+	ErrGuardBand = errors.New("write past the end of a tensor")
 )
 
 // ArgError describes a rejected argument: which op, which argument, its

@@ -13,7 +13,8 @@ import (
 
 // The devices every test runs on: the first usable OpenCL device and the
 // first usable Vulkan device (PoCL and lavapipe in CI), Vulkan with the
-// Khronos validation layer on. A missing backend fails the test under
+// Khronos validation layer on, every tensor with a guard band that ToHost
+// checks. A missing backend fails the test under
 // CI=true and skips it otherwise.
 var (
 	devOnce sync.Once
@@ -27,7 +28,7 @@ func openTestDevices() {
 		if env := os.Getenv("ACCEL_TEST_" + b); env != "" {
 			sel = env
 		}
-		d, err := OpenWith(sel, Options{Validation: true})
+		d, err := OpenWith(sel, Options{Validation: true, GuardBytes: 64})
 		if err != nil {
 			devErrs[b] = err
 			continue

@@ -20,11 +20,17 @@ import (
 // lifecycle tests close theirs), failing under CI=true when there is none.
 func openOwnDevice(t *testing.T, b string) *Device {
 	t.Helper()
+	return openOwnDeviceWith(t, b, Options{Validation: true})
+}
+
+// openOwnDeviceWith is openOwnDevice with options.
+func openOwnDeviceWith(t *testing.T, b string, opts Options) *Device {
+	t.Helper()
 	sel := b
 	if env := os.Getenv("ACCEL_TEST_" + b); env != "" {
 		sel = env
 	}
-	d, err := OpenWith(sel, Options{Validation: true})
+	d, err := OpenWith(sel, opts)
 	if err != nil {
 		require.NotEqual(t, "true", os.Getenv("CI"), "no %s device in CI: %v", b, err)
 		t.Skipf("no %s device: %v", b, err)

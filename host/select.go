@@ -24,6 +24,26 @@ type Options struct {
 	// timestamps cost ~0.2 ms a batch, which is most of a small op there.
 	// ACCEL_TIMING=1 in the environment turns it on too, and so does Trace.
 	Timing bool
+	// GuardBytes, when > 0, gives every tensor a device allocates that many
+	// poisoned bytes past its end (from the next multiple of 4 bytes), and
+	// reading the tensor back checks them: a kernel that wrote past the end
+	// of its output fails the read (accel.ErrGuardBand). A testing aid: the
+	// fuzz targets and the soak run with it. ACCEL_GUARD_BYTES=N in the
+	// environment sets it too.
+	GuardBytes int64
+}
+
+// GuardBand returns the guard band in bytes (Options.GuardBytes, else
+// $ACCEL_GUARD_BYTES), a multiple of 4.
+func (o Options) GuardBand() int64 {
+	g := o.GuardBytes
+	if g <= 0 {
+		g, _ = strconv.ParseInt(os.Getenv("ACCEL_GUARD_BYTES"), 10, 64)
+	}
+	if g <= 0 {
+		return 0
+	}
+	return (g + 3) &^ 3
 }
 
 func (o Options) validation() bool {

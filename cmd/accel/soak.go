@@ -70,6 +70,9 @@ func errKind(err error) string {
 	if errors.Is(err, accel.ErrClosed) {
 		return "closed"
 	}
+	if errors.Is(err, accel.ErrGuardBand) {
+		return "guard band"
+	}
 	return "unexpected"
 }
 
@@ -92,6 +95,7 @@ type soakSummary struct {
 	Goroutines      int              `json:"goroutines"`
 	Devices         []string         `json:"devices"`
 	Validation      bool             `json:"validation"`
+	GuardBytes      int64            `json:"guard_bytes"`
 	Seed            int64            `json:"seed"`
 	Ops             int64            `json:"ops"`
 	Checked         int64            `json:"checked_against_reference"`
@@ -118,6 +122,7 @@ checking a sample against the reference, and reports leaks.`)
 	checkEvery := fs.Int("check-every", 4, "compare one op in N with the reference")
 	report := fs.Duration("report", time.Minute, "interval between readings")
 	validation := fs.Bool("validation", true, "Vulkan validation layer on")
+	guard := fs.Int64("guard-bytes", 64, "poisoned bytes past every tensor, checked when it is read back (0: none)")
 	slopeBound := fs.Float64("rss-slope-bound", 2, "largest RSS growth over the second half, MB per minute, that passes")
 	seed := fs.Int64("seed", 1, "random seed")
 	jsonOut := fs.String("json", "", "write the summary as JSON to this file")
@@ -129,7 +134,7 @@ checking a sample against the reference, and reports leaks.`)
 	}
 	var devs []*soakDevice
 	for _, b := range backends {
-		d, err := openBackendWith(b, *device, accel.Options{Validation: *validation})
+		d, err := openBackendWith(b, *device, accel.Options{Validation: *validation, GuardBytes: *guard})
 		if err != nil || d == nil {
 			fmt.Fprintf(os.Stderr, "accel soak: %s: %v\n", b, err)
 			return 1
@@ -138,7 +143,7 @@ checking a sample against the reference, and reports leaks.`)
 		devs = append(devs, &soakDevice{name: b, dev: d})
 	}
 	st := &soakStats{errs: map[string]int64{}}
-	sum := soakSummary{Goroutines: *goroutines, Validation: *validation, Seed: *seed, RSSSlopeBound: *slopeBound}
+	sum := soakSummary{Goroutines: *goroutines, Validation: *validation, GuardBytes: *guard, Seed: *seed, RSSSlopeBound: *slopeBound}
 	for _, d := range devs {
 		sum.Devices = append(sum.Devices, d.name+" "+d.dev.Info().Name)
 	}
@@ -216,6 +221,9 @@ checking a sample against the reference, and reports leaks.`)
 	}
 	if n := st.errs["unexpected"]; n > 0 {
 		bad = append(bad, fmt.Sprintf("%d errors wrapping no sentinel", n))
+	}
+	if n := st.errs["guard band"]; n > 0 {
+		bad = append(bad, fmt.Sprintf("%d writes past the end of a tensor", n))
 	}
 	if n := st.errs["panic"]; n > 0 {
 		bad = append(bad, fmt.Sprintf("%d panics", n))

@@ -215,6 +215,9 @@ func Sentinel(err error) error {
 	return nil
 }
 
+// DecodeTri decodes tril_indices or triu_indices: sizes, offsets and dtypes
+// in range and not; huge valid triangles are device-only (must be rejected)
+// or skipped (Op "").
 func DecodeTri(z *Bytes) Case {
 	op := z.pick("tril_indices", "triu_indices")
 	row, col, off := z.scalar(40), z.scalar(40), z.scalar(45)
@@ -260,6 +263,8 @@ func wrapDim(d int64, rank int) int {
 
 var allDTypes = []accel.DType{accel.Float32, accel.Float64, accel.Int32, accel.Int64}
 
+// DecodeDiag decodes diagonal_scatter on 1-D to 4-D tensors: dims, offsets
+// and src shapes, mostly the right ones.
 func DecodeDiag(z *Bytes) Case {
 	dt := z.dtype(allDTypes...)
 	in := z.shape(1, 4, 5)
@@ -322,6 +327,10 @@ func distinctAlong(z *Bytes, idx *accel.Tensor, dim int, n int64) {
 	}
 }
 
+// DecodeScatter decodes scatter, scatter_reduce, put_along_axis,
+// take_along_axis and scatter_reduce_backward: shapes, dims, reductions,
+// index values in and out of range (distinct per target where the op
+// assigns, whose winner is otherwise undefined).
 func DecodeScatter(z *Bytes) Case {
 	op := z.pick("scatter", "scatter_reduce", "put_along_axis", "take_along_axis", "scatter_reduce_backward")
 	dt := z.dtype(allDTypes...)
@@ -415,6 +424,7 @@ func DecodeScatter(z *Bytes) Case {
 	return c
 }
 
+// DecodePrim decodes cumsum, compact, sort, unique and segment_reduce.
 func DecodePrim(z *Bytes) Case {
 	op := z.pick("cumsum", "compact", "sort", "unique", "segment_reduce")
 	shape := z.shape(0, 2, 40)
