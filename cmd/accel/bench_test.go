@@ -89,6 +89,11 @@ func TestBenchJSON(t *testing.T) {
 				assert.Greater(t, r.CopyGBps, 0.0, "%s: copy_gbps", what)
 				assert.Equal(t, rs[0].CopyGBps, r.CopyGBps, "%s: one copy measurement per device", what)
 				assert.InEpsilon(t, r.GBps/r.CopyGBps, r.FracCopy, 1e-9, "%s: frac_copy", what)
+				assert.GreaterOrEqual(t, r.CeilingGBps, r.CopyGBps, "%s: the ceiling is at least the device's copy", what)
+				if r.HostCopyGBps > 0 {
+					assert.GreaterOrEqual(t, r.CeilingGBps, r.HostCopyGBps, "%s: the ceiling is at least the host copy", what)
+				}
+				assert.InEpsilon(t, r.GBps/r.CeilingGBps, r.FracCeiling, 1e-9, "%s: frac_ceiling", what)
 				assert.Greater(t, r.RefMedianS, 0.0, "%s: ref_median_s", what)
 				assert.InEpsilon(t, r.RefMedianS/r.MedianS, r.Speedup, 1e-9, "%s: speedup", what)
 				assert.NotEmpty(t, r.Plan, "%s: plan", what)

@@ -7,7 +7,9 @@ package bench
 import (
 	"fmt"
 	"math"
+	"runtime"
 	"sort"
+	"sync"
 	"time"
 
 	"github.com/accelkern/accel/accel"
@@ -33,19 +35,27 @@ type Result struct {
 	// Syncs, Submits and Launches are per warm call, the final Sync
 	// included: the host's waits for the device, the batches handed to
 	// it, and the kernels launched.
-	Syncs      float64 `json:"syncs"`
-	Submits    float64 `json:"submits"`
-	Launches   float64 `json:"launches"`
-	Reps       int     `json:"reps"`                  // warm calls measured
-	Bytes      int64   `json:"bytes"`                 // each input read once, each output written once
-	GBps       float64 `json:"gbps"`                  // Bytes / MedianS
-	CopyGBps   float64 `json:"copy_gbps"`             // the device's own buffer copy, read+write bytes / time
-	FracCopy   float64 `json:"frac_copy"`             // GBps / CopyGBps
-	RefMedianS float64 `json:"ref_median_s"`          // the scalar reference on the host, same machine and run
-	Speedup    float64 `json:"speedup"`               // RefMedianS / MedianS
-	Items      int64   `json:"items,omitempty"`       // keys or elements processed, where the rate is per item
-	MItemsPerS float64 `json:"mkeys_per_s,omitempty"` // Items / MedianS / 1e6
-	Plan       string  `json:"plan"`
+	Syncs    float64 `json:"syncs"`
+	Submits  float64 `json:"submits"`
+	Launches float64 `json:"launches"`
+	Reps     int     `json:"reps"`      // warm calls measured
+	Bytes    int64   `json:"bytes"`     // each input read once, each output written once
+	GBps     float64 `json:"gbps"`      // Bytes / MedianS
+	CopyGBps float64 `json:"copy_gbps"` // the device's own buffer copy, read+write bytes / time
+	FracCopy float64 `json:"frac_copy"` // GBps / CopyGBps
+	// HostCopyGBps is a plain Go copy over every core, on CPU devices
+	// only (their memory is the host's); CeilingGBps is the best of it and
+	// CopyGBps (a GPU's ceiling is its own copy), and FracCeiling is GBps
+	// against it: PoCL's buffer copy reaches about half of what the memory
+	// does on a CPU, so frac_copy flatters CPU rows.
+	HostCopyGBps float64 `json:"host_copy_gbps,omitempty"`
+	CeilingGBps  float64 `json:"ceiling_gbps"`
+	FracCeiling  float64 `json:"frac_ceiling"`
+	RefMedianS   float64 `json:"ref_median_s"`          // the scalar reference on the host, same machine and run
+	Speedup      float64 `json:"speedup"`               // RefMedianS / MedianS
+	Items        int64   `json:"items,omitempty"`       // keys or elements processed, where the rate is per item
+	MItemsPerS   float64 `json:"mkeys_per_s,omitempty"` // Items / MedianS / 1e6
+	Plan         string  `json:"plan"`
 	host.PoolStats
 }
 
@@ -145,6 +155,49 @@ func CopyBandwidth(dev *accel.Device, size int64, reps int) (float64, error) {
 	return 2 * float64(4*size) / median(ts) / 1e9, nil
 }
 
+// HostCopyBandwidth measures a plain Go copy of size bytes split over
+// every core (warm pages, median of reps) and returns GB/s counting the
+// bytes read plus the bytes written: the memory's ceiling as a CPU driver's
+// kernels see it. It is measured once per size in a process.
+func HostCopyBandwidth(size int64, reps int) float64 {
+	hostCopyMu.Lock()
+	defer hostCopyMu.Unlock()
+	if v, ok := hostCopyCache[size]; ok {
+		return v
+	}
+	src, dst := make([]byte, size), make([]byte, size)
+	for i := range src {
+		src[i] = byte(i)
+	}
+	workers := int64(runtime.NumCPU())
+	chunk := (size + workers - 1) / workers
+	var ts []float64
+	for i := 0; i < reps+1; i++ {
+		t0 := time.Now()
+		var wg sync.WaitGroup
+		for w := int64(0); w < workers; w++ {
+			lo, hi := min(w*chunk, size), min((w+1)*chunk, size)
+			wg.Add(1)
+			go func() {
+				defer wg.Done()
+				copy(dst[lo:hi], src[lo:hi])
+			}()
+		}
+		wg.Wait()
+		if i > 0 { // the first copy faults the destination's pages in
+			ts = append(ts, time.Since(t0).Seconds())
+		}
+	}
+	v := 2 * float64(size) / median(ts) / 1e9
+	hostCopyCache[size] = v
+	return v
+}
+
+var (
+	hostCopyMu    sync.Mutex
+	hostCopyCache = map[int64]float64{}
+)
+
 // Run measures every selected op's cases on dev against the device's own
 // copy bandwidth and the scalar reference, all in this run. dev must be
 // opened with accel.Options{Timing: true} (device time is not measured
@@ -171,6 +224,11 @@ func Run(dev *accel.Device, opts Options, refCache map[string]float64) ([]Result
 		return nil, fmt.Errorf("bench: %s measured no device time: open it with accel.Options{Timing: true}: %w", dev, accel.ErrUnsupported)
 	}
 	info := dev.Info()
+	ceiling, hostCopy := copyGBps, 0.0
+	if info.Type == host.TypeCPU {
+		hostCopy = HostCopyBandwidth(copySize, reps)
+		ceiling = max(ceiling, hostCopy)
+	}
 	var out []Result
 	for _, c := range allCases(opts.Quick) {
 		if len(want) > 0 && !want[c.op] {
@@ -183,9 +241,12 @@ func Run(dev *accel.Device, opts Options, refCache map[string]float64) ([]Result
 		if err != nil {
 			return out, fmt.Errorf("bench %s %s: %w", c.op, c.name, err)
 		}
-		r.CopyGBps = copyGBps
+		r.CopyGBps, r.HostCopyGBps, r.CeilingGBps = copyGBps, hostCopy, ceiling
 		if copyGBps > 0 {
 			r.FracCopy = r.GBps / copyGBps
+		}
+		if ceiling > 0 {
+			r.FracCeiling = r.GBps / ceiling
 		}
 		out = append(out, r)
 	}

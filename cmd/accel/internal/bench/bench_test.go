@@ -139,6 +139,11 @@ func TestRunQuick(t *testing.T) {
 				assert.InEpsilon(t, float64(r.Bytes)/r.MedianS/1e9, r.GBps, 1e-9, "%s: gbps", what)
 				assert.Greater(t, r.CopyGBps, 0.0, "%s: copy_gbps", what)
 				assert.InEpsilon(t, r.GBps/r.CopyGBps, r.FracCopy, 1e-9, "%s: frac_copy", what)
+				assert.GreaterOrEqual(t, r.CeilingGBps, r.CopyGBps, "%s: the ceiling is at least the device's copy", what)
+				if r.HostCopyGBps > 0 {
+					assert.GreaterOrEqual(t, r.CeilingGBps, r.HostCopyGBps, "%s: the ceiling is at least the host copy", what)
+				}
+				assert.InEpsilon(t, r.GBps/r.CeilingGBps, r.FracCeiling, 1e-9, "%s: frac_ceiling", what)
 				assert.Greater(t, r.RefMedianS, 0.0, "%s: ref_median_s", what)
 				assert.InEpsilon(t, r.RefMedianS/r.MedianS, r.Speedup, 1e-9, "%s: speedup", what)
 				assert.Zero(t, r.Items, "%s: items (tril_indices is not rated per key)", what)
