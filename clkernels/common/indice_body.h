@@ -1,0 +1,291 @@
+/* indice_body.h: sparse convolution's index pairs (get_indice_pairs),
+ * shared by clkernels/indice.cl and shaders/indice.comp (entry points,
+ * knobs and the IP_* codes declared in host/kernels: gen/indice.h). The
+ * wrappers define ATOM_MIN_U32(p, i, v).
+ *
+ * A site is a row (batch, c_0 .. c_{D-1}) of int32; its key over a spatial
+ * shape X is the row-major ravel ((batch*X_0 + c_0)*X_1 + c_1)... as a
+ * 64-bit word, so keys sort as the rows do, lexicographically. params is
+ * the int64 parameter block (IP_P_*): D, batch, K, the input shape, the
+ * rule's target shape, ksize, stride, padding, dilation.
+ *
+ * A candidate is a pair (offset k, query row q), numbered p = k*n + q, so
+ * that the candidates of an offset are consecutive and in row order. Its
+ * rule (IP_RULE_*) gives the target site of q through offset k, or none:
+ *   CONV   out*stride = in + padding - kidx*dilation, out inside the shape
+ *   TCONV  out = in*stride - padding + kidx*dilation, out inside the shape
+ *   SUBM   out = in - (kidx - ksize/2)*dilation, then looked up among the
+ *          sites (sorted keys)
+ *   INV    in = out*stride - padding + kidx*dilation from a forward output
+ *          q, then looked up among the forward's input sites
+ *
+ *   indice_keys     checks each row (batch in [0, batch), coordinates in
+ *                   [0, shape)) and writes its key; a bad row records its
+ *                   tile (row >> ERR_TILE_SHIFT) into err[0]
+ *   indice_dups     sorted keys: an equal neighbour records its tile
+ *   indice_expand   the candidates' flags cnt[p] (and found rows orow[p]
+ *                   for the looked-up rules), with the work split between
+ *                   work-groups (jobs) and their work-items (cores) by the
+ *                   split policy (IP_SPLIT_*) over this launch's rows
+ *   indice_compact  CONV/TCONV: the target key of valid candidate p into
+ *                   ckey[pos[p]] (pos: the exclusive scan of cnt)
+ *   indice_outs     the first of each run of equal sorted target keys
+ *                   writes its site into out_indices[seg - 1]
+ *   indice_write    every candidate writes one column of its offset: a
+ *                   valid one (q, target row) at pos[p] - pos[k*n], an
+ *                   invalid one -1 at num[k] + (its rank among the invalid
+ *                   ones), so each offset's pairs are in row order and its
+ *                   tail is -1; num[k] = pos[(k+1)*n] - pos[k*n].
+ * outs and write do nothing when err[0] is set, so a rejected input leaves
+ * the outputs unwritten. */
+#ifndef ACCEL_INDICE_BODY_H
+#define ACCEL_INDICE_BODY_H
+
+#include "elementwise.h"
+
+#define IP_MAXD 4
+
+i64 ip_param(BPTR params, int at) {
+	return CAST(i64, LD64(params, at));
+}
+
+u64 ip_pos(BPTR pos, i64 i, i64 wide) {
+	if (wide != I64C(0)) {
+		return LD64(pos, i);
+	}
+	return CAST(u64, LD32(pos, i));
+}
+
+/* The target key of row q (coordinates x, batch b) through offset k under
+ * rule, or -1 where the rule gives no target inside the target shape. */
+i64 ip_target(BPTR params, i64 rule, i64 D, i64 b, i64 x0, i64 x1, i64 x2, i64 x3, i64 k) {
+	i64 key = b;
+	i64 rest = k;
+	/* kernel offsets ravel row-major over ksize: the last dim varies fastest */
+	i64 kd[IP_MAXD];
+	for (int d = IP_MAXD - 1; d >= 0; d--) {
+		kd[d] = I64C(0);
+		if (I64C(d) < D) {
+			const i64 ks = ip_param(params, IP_P_KSIZE + d);
+			kd[d] = rest % ks;
+			rest = rest / ks;
+		}
+	}
+	for (int d = 0; d < IP_MAXD; d++) {
+		if (I64C(d) >= D) {
+			break;
+		}
+		const i64 x = d == 0 ? x0 : (d == 1 ? x1 : (d == 2 ? x2 : x3));
+		const i64 st = ip_param(params, IP_P_STRIDE + d);
+		const i64 pad = ip_param(params, IP_P_PAD + d);
+		const i64 dil = ip_param(params, IP_P_DIL + d);
+		const i64 lim = ip_param(params, IP_P_OUT + d);
+		i64 o;
+		if (rule == I64C(IP_RULE_CONV)) {
+			const i64 num = x + pad - kd[d] * dil;
+			if (num < I64C(0) || num % st != I64C(0)) {
+				return I64C(-1);
+			}
+			o = num / st;
+		} else if (rule == I64C(IP_RULE_SUBM)) {
+			o = x - (kd[d] - ip_param(params, IP_P_KSIZE + d) / I64C(2)) * dil;
+		} else {
+			o = x * st - pad + kd[d] * dil;
+		}
+		if (o < I64C(0) || o >= lim) {
+			return I64C(-1);
+		}
+		key = key * lim + o;
+	}
+	return key;
+}
+
+void indice_keys(INDICE_KEYS_PARAMS) {
+	const i64 D = ip_param(params, IP_P_D);
+	const i64 w = D + I64C(1);
+	const i64 batch = ip_param(params, IP_P_BATCH);
+	EW_FOR(n, i)
+		const i64 b = CAST(i64, CAST(i32, LD32(indices, i * w)));
+		bool bad = b < I64C(0) || b >= batch;
+		i64 key = b;
+		for (int d = 0; d < IP_MAXD; d++) {
+			if (I64C(d) >= D) {
+				break;
+			}
+			const i64 x = CAST(i64, CAST(i32, LD32(indices, i * w + I64C(1 + d))));
+			const i64 s = ip_param(params, IP_P_SHAPE + d);
+			bad = bad || x < I64C(0) || x >= s;
+			key = key * s + x;
+		}
+		if (bad) {
+			ATOM_MIN_U32(err, 0, CAST(u32, i >> ERR_TILE_SHIFT));
+			key = I64C(0);
+		}
+		ST64(keys, i, CAST(u64, key));
+	EW_END
+}
+
+void indice_dups(INDICE_DUPS_PARAMS) {
+	EW_FOR(n, i)
+		if (i > I64C(0) && LD64(keys, i) == LD64(keys, i - I64C(1))) {
+			ATOM_MIN_U32(err, 0, CAST(u32, i >> ERR_TILE_SHIFT));
+		}
+	EW_END
+}
+
+void indice_expand(INDICE_EXPAND_PARAMS) {
+	const i64 g = GROUP_LINEAR_ID();
+	if (g >= jobs) {
+		return; /* a surplus group of the folded grid */
+	}
+	const i64 D = ip_param(params, IP_P_D);
+	const i64 K = ip_param(params, IP_P_K);
+	const i64 w = D + I64C(1);
+	const i64 cores = I64C(LOCAL_SIZE);
+	const i64 c = LOCAL_ID();
+	const i64 sp = split;
+	const i64 rl = rule;
+	const bool look = rl == I64C(IP_RULE_SUBM) || rl == I64C(IP_RULE_INV);
+	const bool wd = wide != I64C(0);
+	/* this work-item's rows [r_lo, r_hi) of the launch's and its offsets
+	 * k0, k0 + kstep, ... */
+	i64 r_lo = I64C(0);
+	i64 r_hi = rows_n;
+	i64 k0 = I64C(0);
+	i64 kstep = I64C(1);
+	if (sp == I64C(IP_SPLIT_LL)) {
+		const i64 chunk = (rows_n + jobs * cores - I64C(1)) / (jobs * cores);
+		r_lo = (g * cores + c) * chunk;
+		r_hi = r_lo + chunk;
+	} else if (sp == I64C(IP_SPLIT_LK)) {
+		const i64 chunk = (rows_n + jobs - I64C(1)) / jobs;
+		r_lo = g * chunk;
+		r_hi = r_lo + chunk;
+		k0 = c;
+		kstep = cores;
+	} else if (sp == I64C(IP_SPLIT_KL)) {
+		const i64 chunk = (rows_n + cores - I64C(1)) / cores;
+		r_lo = c * chunk;
+		r_hi = r_lo + chunk;
+		k0 = g;
+		kstep = jobs;
+	} else {
+		k0 = g * cores + c;
+		kstep = jobs * cores;
+	}
+	r_hi = min64(r_hi, rows_n);
+	for (i64 r = r_lo; r < r_hi; r++) {
+		const i64 q = row0 + r;
+		const i64 b = CAST(i64, CAST(i32, LD32(rows, q * w)));
+		const i64 x0 = CAST(i64, CAST(i32, LD32(rows, q * w + I64C(1))));
+		const i64 x1 = D > I64C(1) ? CAST(i64, CAST(i32, LD32(rows, q * w + I64C(2)))) : I64C(0);
+		const i64 x2 = D > I64C(2) ? CAST(i64, CAST(i32, LD32(rows, q * w + I64C(3)))) : I64C(0);
+		const i64 x3 = D > I64C(3) ? CAST(i64, CAST(i32, LD32(rows, q * w + I64C(4)))) : I64C(0);
+		for (i64 k = k0; k < K; k += kstep) {
+			const i64 p = k * n + q;
+			i64 key = ip_target(params, rl, D, b, x0, x1, x2, x3, k);
+			if (look) {
+				i64 found = I64C(-1);
+				if (key >= I64C(0)) {
+					/* lower bound of key among the sorted site keys */
+					i64 lo = I64C(0);
+					i64 hi = nkeys;
+					while (lo < hi) {
+						const i64 mid = (lo + hi) >> 1;
+						if (LD64(skeys, mid) < CAST(u64, key)) {
+							lo = mid + I64C(1);
+						} else {
+							hi = mid;
+						}
+					}
+					if (lo < nkeys && LD64(skeys, lo) == CAST(u64, key)) {
+						found = CAST(i64, LD64(sperm, lo));
+					}
+				}
+				ST32(orow, p, CAST(u32, CAST(i32, found)));
+				key = found;
+			}
+			if (wd) {
+				ST64(cnt, p, key >= I64C(0) ? CAST(u64, 1) : CAST(u64, 0));
+			} else {
+				ST32(cnt, p, key >= I64C(0) ? 1u : 0u);
+			}
+		}
+	}
+}
+
+void indice_compact(INDICE_COMPACT_PARAMS) {
+	const i64 D = ip_param(params, IP_P_D);
+	const i64 w = D + I64C(1);
+	const i64 rl = rule;
+	const i64 wd = wide;
+	EW_FOR(count, p)
+		const u64 at = ip_pos(pos, p, wd);
+		if (ip_pos(pos, p + I64C(1), wd) == at) {
+			continue;
+		}
+		const i64 k = p / n;
+		const i64 q = p - k * n;
+		const i64 b = CAST(i64, CAST(i32, LD32(rows, q * w)));
+		const i64 x0 = CAST(i64, CAST(i32, LD32(rows, q * w + I64C(1))));
+		const i64 x1 = D > I64C(1) ? CAST(i64, CAST(i32, LD32(rows, q * w + I64C(2)))) : I64C(0);
+		const i64 x2 = D > I64C(2) ? CAST(i64, CAST(i32, LD32(rows, q * w + I64C(3)))) : I64C(0);
+		const i64 x3 = D > I64C(3) ? CAST(i64, CAST(i32, LD32(rows, q * w + I64C(4)))) : I64C(0);
+		ST64(ckey, at, CAST(u64, ip_target(params, rl, D, b, x0, x1, x2, x3, k)));
+	EW_END
+}
+
+void indice_outs(INDICE_OUTS_PARAMS) {
+	if (LD32(err, 0) != ERR_NONE) {
+		return;
+	}
+	const i64 D = ip_param(params, IP_P_D);
+	const i64 w = D + I64C(1);
+	EW_FOR(n, j)
+		const u64 key = LD64(skeys, j);
+		if (j > I64C(0) && LD64(skeys, j - I64C(1)) == key) {
+			continue;
+		}
+		const i64 row = CAST(i64, LD64(seg, j)) - I64C(1);
+		i64 rest = CAST(i64, key);
+		for (int d = IP_MAXD - 1; d >= 0; d--) {
+			if (I64C(d) < D) {
+				const i64 lim = ip_param(params, IP_P_OUT + d);
+				ST32(outs, row * w + I64C(1 + d), CAST(u32, CAST(i32, rest % lim)));
+				rest = rest / lim;
+			}
+		}
+		ST32(outs, row * w, CAST(u32, CAST(i32, rest)));
+	EW_END
+}
+
+void indice_write(INDICE_WRITE_PARAMS) {
+	if (LD32(err, 0) != ERR_NONE) {
+		return;
+	}
+	const i64 wd = wide;
+	const bool look = lookup != I64C(0);
+	EW_FOR(count, p)
+		const i64 k = p / n;
+		const i64 q = p - k * n;
+		const i64 start = CAST(i64, ip_pos(pos, k * n, wd));
+		const i64 at = CAST(i64, ip_pos(pos, p, wd));
+		const i64 col = at - start;
+		const i64 base = I64C(2) * k * n;
+		if (CAST(i64, ip_pos(pos, p + I64C(1), wd)) > at) {
+			const i64 o = look ? CAST(i64, CAST(i32, LD32(orow, p))) : CAST(i64, LD64(crow, at));
+			ST32(pairs, base + col, CAST(u32, CAST(i32, q)));
+			ST32(pairs, base + n + col, CAST(u32, CAST(i32, o)));
+		} else {
+			const i64 cnt = CAST(i64, ip_pos(pos, (k + I64C(1)) * n, wd)) - start;
+			const i64 tail = cnt + (q - col);
+			ST32(pairs, base + tail, 0xffffffffu);
+			ST32(pairs, base + n + tail, 0xffffffffu);
+		}
+		if (q == I64C(0)) {
+			ST32(num, k, CAST(u32, CAST(i32, CAST(i64, ip_pos(pos, (k + I64C(1)) * n, wd)) - start)));
+		}
+	EW_END
+}
+
+#endif
