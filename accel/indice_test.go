@@ -153,3 +153,122 @@ func TestIndicePairsRandom(t *testing.T) {
 		}
 	})
 }
+
+// TestIndicePairsSplits forces every split policy on one case of each
+// mode, large enough that a loop-limited driver cuts the KK and KL
+// expansions into several launches: the same bytes as the reference.
+func TestIndicePairsSplits(t *testing.T) {
+	rng := rand.New(rand.NewSource(14))
+	shape := []int64{9, 40, 40}
+	idx := randSites(rng, 3, shape, 3000)
+	k3 := []int64{3, 3, 3}
+	modes := []SparseConvParams{
+		{BatchSize: 3, SpatialShape: shape, KSize: k3, Subm: true},
+		{BatchSize: 3, SpatialShape: shape, KSize: k3, Stride: []int64{2, 2, 2}, Padding: []int64{0, 1, 1}},
+		{BatchSize: 3, SpatialShape: shape, KSize: []int64{2, 3, 2}, Stride: []int64{2, 1, 2}, Transpose: true},
+		{BatchSize: 3, SpatialShape: shape, KSize: k3, Stride: []int64{2, 2, 2}, Padding: []int64{1, 1, 1}, Inverse: true},
+	}
+	forEachDevice(t, func(t *testing.T, d *Device) {
+		for i, p := range modes {
+			for _, s := range append([]IndiceSplit{SplitAuto}, host.IndiceSplits...) {
+				p.Split = s
+				checkIP(t, d, ipCase{name: fmt.Sprintf("mode %d split %s", i, s), idx: idx, p: p})
+			}
+		}
+	})
+}
+
+// TestIndicePairsEdges: a single site, every site in one batch with the
+// other batches empty, sites on the grid's corners with kernels larger
+// than the grid, even kernels and dilations in every mode.
+func TestIndicePairsEdges(t *testing.T) {
+	rows := func(shape []int64, v ...int32) *Tensor {
+		return mustTensor(FromInt32s([]int64{int64(len(v)) / shape[1], shape[1]}, v))
+	}
+	var cs []ipCase
+	for _, mode := range []int{0, 1, 2, 3} {
+		base := SparseConvParams{BatchSize: 4, SpatialShape: []int64{5, 6, 7}, KSize: []int64{4, 3, 5}, Dilation: []int64{1, 2, 1},
+			Padding: []int64{3, 1, 0}, Subm: mode == 1, Transpose: mode == 2, Inverse: mode == 3}
+		name := []string{"conv", "subm", "tconv", "inv"}[mode]
+		cs = append(cs,
+			ipCase{name + "/single", rows([]int64{1, 4}, 2, 4, 5, 6), base},
+			ipCase{name + "/corners-one-batch", rows([]int64{8, 4},
+				3, 0, 0, 0, 3, 4, 0, 0, 3, 0, 5, 0, 3, 0, 0, 6, 3, 4, 5, 0, 3, 4, 0, 6, 3, 0, 5, 6, 3, 4, 5, 6), base})
+	}
+	one := SparseConvParams{BatchSize: 1, SpatialShape: []int64{1}, KSize: []int64{5}, Padding: []int64{2}}
+	cs = append(cs, ipCase{"1x1-grid", rows([]int64{1, 2}, 0, 0), one})
+	one.Subm = true
+	cs = append(cs, ipCase{"1x1-grid-subm", rows([]int64{1, 2}, 0, 0), one})
+	forEachDevice(t, func(t *testing.T, d *Device) {
+		for _, c := range cs {
+			checkIP(t, d, c)
+		}
+	})
+}
+
+// TestIndicePairsBadInput: every rejected input is an *ArgError naming the
+// argument (and the row), with the reference's message, and the device
+// result stays unset.
+func TestIndicePairsBadInput(t *testing.T) {
+	sh := []int64{8, 9, 10}
+	k3 := []int64{3, 3, 3}
+	ok := SparseConvParams{BatchSize: 2, SpatialShape: sh, KSize: k3}
+	good := mustTensor(FromInt32s([]int64{3, 4}, []int32{0, 1, 2, 3, 1, 7, 8, 9, 0, 0, 0, 0}))
+	with := func(f func(p *SparseConvParams)) SparseConvParams {
+		p := ok
+		f(&p)
+		return p
+	}
+	cases := []struct {
+		name, arg, has string
+		idx            *Tensor
+		p              SparseConvParams
+	}{
+		{"rank", "indices", "rank 1", mustTensor(FromInt32s([]int64{4}, []int32{0, 1, 2, 3})), ok},
+		{"width", "indices", "[L, 4]", mustTensor(FromInt32s([]int64{2, 3}, []int32{0, 1, 2, 0, 1, 3})), ok},
+		{"dtype", "indices", "int64", mustTensor(FromInt64s([]int64{1, 4}, []int64{0, 1, 2, 3})), ok},
+		{"batch-high", "indices", "row 1", mustTensor(FromInt32s([]int64{2, 4}, []int32{0, 1, 2, 3, 2, 1, 2, 3})), ok},
+		{"batch-neg", "indices", "row 0", mustTensor(FromInt32s([]int64{2, 4}, []int32{-1, 1, 2, 3, 0, 1, 2, 3})), ok},
+		{"coord-equal", "indices", "spatial_shape[2] = 10", mustTensor(FromInt32s([]int64{2, 4}, []int32{0, 1, 2, 3, 0, 1, 2, 10})), ok},
+		{"coord-neg", "indices", "dim 1", mustTensor(FromInt32s([]int64{1, 4}, []int32{1, 1, -2, 3})), ok},
+		{"duplicate", "indices", "row 2 = [1 7 8 9], the same site as row 1",
+			mustTensor(FromInt32s([]int64{3, 4}, []int32{0, 1, 2, 3, 1, 7, 8, 9, 1, 7, 8, 9})), ok},
+		{"dims", "spatial_shape", "5 dims", good, with(func(p *SparseConvParams) { p.SpatialShape = []int64{1, 2, 3, 4, 5} })},
+		{"ksize-len", "ksize", "2 entries", good, with(func(p *SparseConvParams) { p.KSize = []int64{3, 3} })},
+		{"ksize-zero", "ksize", "dim 1: 0", good, with(func(p *SparseConvParams) { p.KSize = []int64{3, 0, 3} })},
+		{"stride-zero", "stride", "dim 0: 0", good, with(func(p *SparseConvParams) { p.Stride = []int64{0, 1, 1} })},
+		{"dilation-neg", "dilation", "dim 2: -1", good, with(func(p *SparseConvParams) { p.Dilation = []int64{1, 1, -1} })},
+		{"padding-neg", "padding", "dim 0: -1", good, with(func(p *SparseConvParams) { p.Padding = []int64{-1, 0, 0} })},
+		{"stride-and-dilation", "dilation", "stride", good, with(func(p *SparseConvParams) {
+			p.Stride, p.Dilation = []int64{2, 1, 1}, []int64{1, 1, 2}
+		})},
+		{"subm-transpose", "transpose", "subm", good, with(func(p *SparseConvParams) { p.Subm, p.Transpose = true, true })},
+		{"subm-stride", "stride", "subm", good, with(func(p *SparseConvParams) { p.Subm, p.Stride = true, []int64{1, 2, 1} })},
+		{"inverse-subm", "inverse", "regular", good, with(func(p *SparseConvParams) { p.Subm, p.Inverse = true, true })},
+		{"batch-size", "batch_size", "0", good, with(func(p *SparseConvParams) { p.BatchSize = 0 })},
+		{"no-output", "spatial_shape", "along dim 0", good, with(func(p *SparseConvParams) { p.KSize = []int64{11, 3, 3} })},
+		{"out-padding", "out_padding", "dim 1", good, with(func(p *SparseConvParams) {
+			p.Transpose, p.Stride, p.OutPadding = true, []int64{2, 2, 2}, []int64{1, 2, 0}
+		})},
+		{"key-space", "spatial_shape", "2^62", mustTensor(FromInt32s([]int64{1, 5}, []int32{0, 0, 0, 0, 0})), SparseConvParams{
+			BatchSize: 2, SpatialShape: []int64{1 << 30, 1 << 30, 1 << 30, 2}, KSize: []int64{1, 1, 1, 1}}},
+	}
+	forEachDevice(t, func(t *testing.T, d *Device) {
+		for _, c := range cases {
+			_, wantErr := RefIndicePairs(c.idx, c.p)
+			require.Error(t, wantErr, c.name)
+			var ae *ArgError
+			require.ErrorAs(t, wantErr, &ae, c.name)
+			require.Equal(t, c.arg, ae.Arg, "%s: %v", c.name, wantErr)
+			require.Contains(t, wantErr.Error(), c.has, c.name)
+			di := mustUpload(t, d, c.idx)
+			res := &IndicePairs{}
+			err := d.IndicePairsInto(res, di, c.p)
+			di.Release()
+			require.Error(t, err, c.name)
+			require.Equal(t, wantErr.Error(), err.Error(), c.name)
+			require.Nil(t, res.Pairs, c.name)
+			require.Nil(t, res.OutIndices, c.name)
+		}
+	})
+}

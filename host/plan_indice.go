@@ -70,8 +70,8 @@ type IndicePlan struct {
 	// WorkspaceBytes is the expansion's own workspace: the candidates'
 	// flags (scanned in place into positions) and, for looked-up rules,
 	// their found rows; O(rows x offsets), never the output grid.
-	WorkspaceBytes int64 `json:"workspace_bytes"`
-	Plan           Plan  `json:"plan"` // the expand launch (Groups >= Jobs)
+	WorkspaceBytes int64  `json:"workspace_bytes"`
+	Plan           Plan   `json:"plan"` // the expand launch (Groups >= Jobs)
 	Reason         string `json:"reason"`
 }
 

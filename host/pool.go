@@ -51,7 +51,7 @@ type PoolStats struct {
 	// PeakBytes is the most requested bytes on loan at once (the sizes
 	// asked for, not their classes) since the pool was made or ResetPeak.
 	PeakBytes int64 `json:"pool_peak_bytes"`
-	CapBytes   int64 `json:"pool_cap_bytes"`
+	CapBytes  int64 `json:"pool_cap_bytes"`
 }
 
 // DefaultPoolFraction is the inverse share of the device's memory a pool

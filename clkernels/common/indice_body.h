@@ -92,7 +92,7 @@ i64 ip_target(BPTR params, i64 rule, i64 D, i64 b, i64 x0, i64 x1, i64 x2, i64 x
 		} else {
 			o = x * st - pad + kd[d] * dil;
 		}
-		if (o < I64C(0) || o >= lim) {
+		if (CAST(u64, o) >= CAST(u64, lim)) { /* o < 0 or o >= lim (see indice_keys) */
 			return I64C(-1);
 		}
 		key = key * lim + o;
@@ -106,7 +106,9 @@ void indice_keys(INDICE_KEYS_PARAMS) {
 	const i64 batch = ip_param(params, IP_P_BATCH);
 	EW_FOR(n, i)
 		const i64 b = CAST(i64, CAST(i32, LD32(indices, i * w)));
-		bool bad = b < I64C(0) || b >= batch;
+		/* one unsigned compare per bound (0 <= v < limit, limit > 0):
+		 * lavapipe loses the sign test of `v < 0 || v >= limit` on int64 */
+		bool bad = CAST(u64, b) >= CAST(u64, batch);
 		i64 key = b;
 		for (int d = 0; d < IP_MAXD; d++) {
 			if (I64C(d) >= D) {
@@ -114,7 +116,9 @@ void indice_keys(INDICE_KEYS_PARAMS) {
 			}
 			const i64 x = CAST(i64, CAST(i32, LD32(indices, i * w + I64C(1 + d))));
 			const i64 s = ip_param(params, IP_P_SHAPE + d);
-			bad = bad || x < I64C(0) || x >= s;
+			if (CAST(u64, x) >= CAST(u64, s)) {
+				bad = true;
+			}
 			key = key * s + x;
 		}
 		if (bad) {
