@@ -686,3 +686,13 @@ func (r *ipRun) write(outs *temps, pos host.Buffer, wide int64, orow, crow *Devi
 	}
 	return pairs, num, nil
 }
+
+// ParseIndiceSplit parses a split policy's name: auto (or empty), LL, LK,
+// KL or KK, in any case.
+func ParseIndiceSplit(s string) (IndiceSplit, error) {
+	sp, err := host.ParseIndiceSplit(s)
+	if err != nil {
+		return 0, fmt.Errorf("%w: %w", err, ErrInvalidArgument)
+	}
+	return sp, nil
+}
