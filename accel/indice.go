@@ -680,7 +680,11 @@ func (r *ipRun) write(outs *temps, pos host.Buffer, wide int64, orow, crow *Devi
 		cb = crow.raw()
 	}
 	count := n * g.k
-	if err := d.run(r.op, "any", d.elementwise(r.op, count), kernels.IndiceWrite{Pos: pos, Orow: ob, Crow: cb, Pairs: pairs.raw(),
+	// tiles never straddle two offsets (indice_body.h): K times the tiles
+	// of n, one per group under a loop limit
+	plan := d.elementwise(r.op, count)
+	plan = d.elementwise(r.op, g.k*((n+plan.TileElems-1)/plan.TileElems)*plan.TileElems)
+	if err := d.run(r.op, "any", plan, kernels.IndiceWrite{Pos: pos, Orow: ob, Crow: cb, Pairs: pairs.raw(),
 		Num: num.raw(), Err: r.flag.raw(), N: n, Count: count, Lookup: b2i(look), Wide: wide}); err != nil {
 		return nil, nil, err
 	}

@@ -65,7 +65,9 @@ type IndicePlan struct {
 	// Search is how targets become output rows: "sort+unique" (regular
 	// and transposed conv: the candidates' target keys radix-sorted and
 	// numbered by run) or "sort+search" (submanifold and inverse: a binary
-	// search among the sorted keys of the sites). No dense grid.
+	// search among the sorted keys of the sites; a submanifold conv walks
+	// the sites in key order and gallops from a cursor per offset). No
+	// dense grid.
 	Search string `json:"search"`
 	// WorkspaceBytes is the expansion's own workspace: the candidates'
 	// flags (scanned in place into positions) and, for looked-up rules,
@@ -148,14 +150,15 @@ func PlanIndicePairs(caps Caps, n, k int64, lookup bool, nkeys int64, split Indi
 		return r, ceilDiv(k, jobs*c)
 	}
 	// Loop iterations: per row 1 + 4 (its coordinates), per candidate 1 +
-	// 8 (offset and rule loops over up to 4 dims) + the binary search.
+	// 8 (offset and rule loops over up to 4 dims) + the search.
 	perCand := int64(9)
 	if lookup {
-		perCand += int64(bits.Len64(uint64(max(nkeys, 1)))) + 2
+		// a binary search, or a gallop and a binary search
+		perCand += 2*int64(bits.Len64(uint64(max(nkeys, 1)))) + 2
 	}
 	cost := func(r int64) int64 {
 		rows, offs := share(r)
-		return rows * (5 + offs*perCand)
+		return rows*(5+offs*perCand) + 130 // and the cursors' set-up
 	}
 	lc := loopCap(caps)
 	p.Rows = n

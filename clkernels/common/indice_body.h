@@ -44,6 +44,7 @@
 #include "elementwise.h"
 
 #define IP_MAXD 4
+#define IP_CURSORS 128 /* offsets one work-item may keep cursors for */
 
 i64 ip_param(BPTR params, int at) {
 	return CAST(i64, LD64(params, at));
@@ -178,8 +179,17 @@ void indice_expand(INDICE_EXPAND_PARAMS) {
 		kstep = jobs * cores;
 	}
 	r_hi = min64(r_hi, rows_n);
+	/* SUBM walks the sites in key order (launch row r is sorted position
+	 * row0 + r): for a fixed offset the targets (key + a constant) then
+	 * only grow, so each offset keeps a cursor into the sorted keys and
+	 * gallops forward from it (a few steps, not a binary search). */
+	const bool merge = rl == I64C(IP_RULE_SUBM) && (K - k0 + kstep - I64C(1)) / kstep <= I64C(IP_CURSORS);
+	i64 cur[IP_CURSORS];
+	for (int s = 0; s < IP_CURSORS; s++) {
+		cur[s] = I64C(-1);
+	}
 	for (i64 r = r_lo; r < r_hi; r++) {
-		const i64 q = row0 + r;
+		const i64 q = merge ? CAST(i64, LD64(sperm, row0 + r)) : row0 + r;
 		const i64 b = CAST(i64, CAST(i32, LD32(rows, q * w)));
 		const i64 x0 = CAST(i64, CAST(i32, LD32(rows, q * w + I64C(1))));
 		const i64 x1 = D > I64C(1) ? CAST(i64, CAST(i32, LD32(rows, q * w + I64C(2)))) : I64C(0);
@@ -191,9 +201,23 @@ void indice_expand(INDICE_EXPAND_PARAMS) {
 			if (look) {
 				i64 found = I64C(-1);
 				if (key >= I64C(0)) {
-					/* lower bound of key among the sorted site keys */
+					/* lower bound of key among the sorted site keys: in
+					 * [0, nkeys), or galloping from the offset's cursor */
 					i64 lo = I64C(0);
 					i64 hi = nkeys;
+					const int slot = CAST(int, (k - k0) / kstep);
+					if (merge && cur[slot] >= I64C(0)) {
+						lo = cur[slot];
+						i64 step = I64C(1);
+						while (lo + step < nkeys && LD64(skeys, lo + step) < CAST(u64, key)) {
+							lo += step;
+							step += step;
+						}
+						hi = min64(lo + step, nkeys);
+						if (lo < nkeys && LD64(skeys, lo) < CAST(u64, key)) {
+							lo++;
+						}
+					}
 					while (lo < hi) {
 						const i64 mid = (lo + hi) >> 1;
 						if (LD64(skeys, mid) < CAST(u64, key)) {
@@ -201,6 +225,9 @@ void indice_expand(INDICE_EXPAND_PARAMS) {
 						} else {
 							hi = mid;
 						}
+					}
+					if (merge) {
+						cur[slot] = lo;
 					}
 					if (lo < nkeys && LD64(skeys, lo) == CAST(u64, key)) {
 						found = CAST(i64, LD64(sperm, lo));
@@ -269,27 +296,38 @@ void indice_write(INDICE_WRITE_PARAMS) {
 	}
 	const i64 wd = wide;
 	const bool look = lookup != I64C(0);
-	EW_FOR(count, p)
-		const i64 k = p / n;
-		const i64 q = p - k * n;
+	/* tiles never straddle two offsets: an offset's start and count are
+	 * loaded once per tile */
+	const i64 per = ew_tiles(n);
+	const i64 K = count / n;
+	for (i64 tile = GROUP_LINEAR_ID(); tile < K * per; tile += GROUP_TOTAL()) {
+		const i64 k = tile / per;
+		const i64 t = tile - k * per;
 		const i64 start = CAST(i64, ip_pos(pos, k * n, wd));
-		const i64 at = CAST(i64, ip_pos(pos, p, wd));
-		const i64 col = at - start;
+		const i64 cnt = CAST(i64, ip_pos(pos, (k + I64C(1)) * n, wd)) - start;
 		const i64 base = I64C(2) * k * n;
-		if (CAST(i64, ip_pos(pos, p + I64C(1), wd)) > at) {
-			const i64 o = look ? CAST(i64, CAST(i32, LD32(orow, p))) : CAST(i64, LD64(crow, at));
-			ST32(pairs, base + col, CAST(u32, CAST(i32, q)));
-			ST32(pairs, base + n + col, CAST(u32, CAST(i32, o)));
-		} else {
-			const i64 cnt = CAST(i64, ip_pos(pos, (k + I64C(1)) * n, wd)) - start;
-			const i64 tail = cnt + (q - col);
-			ST32(pairs, base + tail, 0xffffffffu);
-			ST32(pairs, base + n + tail, 0xffffffffu);
+		if (t == I64C(0) && LOCAL_ID() == I64C(0)) {
+			ST32(num, k, CAST(u32, CAST(i32, cnt)));
 		}
-		if (q == I64C(0)) {
-			ST32(num, k, CAST(u32, CAST(i32, CAST(i64, ip_pos(pos, (k + I64C(1)) * n, wd)) - start)));
+		for (i64 j = I64C(0); j < I64C(ITEMS); j++) {
+			const i64 q = ew_index(t, j);
+			if (q >= n) {
+				continue;
+			}
+			const i64 p = k * n + q;
+			const i64 at = CAST(i64, ip_pos(pos, p, wd));
+			const i64 col = at - start;
+			if (CAST(i64, ip_pos(pos, p + I64C(1), wd)) > at) {
+				const i64 o = look ? CAST(i64, CAST(i32, LD32(orow, p))) : CAST(i64, LD64(crow, at));
+				ST32(pairs, base + col, CAST(u32, CAST(i32, q)));
+				ST32(pairs, base + n + col, CAST(u32, CAST(i32, o)));
+			} else {
+				const i64 tail = cnt + (q - col);
+				ST32(pairs, base + tail, 0xffffffffu);
+				ST32(pairs, base + n + tail, 0xffffffffu);
+			}
 		}
-	EW_END
+	}
 }
 
 #endif
