@@ -259,9 +259,10 @@ func (g convGeom) checkSites(op string, idx []int32) error {
 	return nil
 }
 
-// params is the kernels' parameter block (IP_P_*) with target shape t.
-func (g convGeom) params(t []int64) []byte {
-	v := make([]int64, kernels.IpPLen)
+// params is the kernels' parameter block (IP_P_*) with target shape t,
+// then the offsets' table of rule (indice_body.h, ip_target).
+func (g convGeom) params(t []int64, rule int64) []byte {
+	v := make([]int64, kernels.IpPLen+8*g.k)
 	v[kernels.IpPD], v[kernels.IpPBatch], v[kernels.IpPK] = int64(g.d), g.p.BatchSize, g.k
 	for d := 0; d < g.d; d++ {
 		v[kernels.IpPShape+d] = g.p.SpatialShape[d]
@@ -270,6 +271,32 @@ func (g convGeom) params(t []int64) []byte {
 		v[kernels.IpPStride+d] = g.p.Stride[d]
 		v[kernels.IpPPad+d] = g.p.Padding[d]
 		v[kernels.IpPDil+d] = g.p.Dilation[d]
+	}
+	if rule == kernels.IpRuleSubm {
+		for d := 0; d < g.d; d++ {
+			v[kernels.IpPStride+d], v[kernels.IpPPad+d] = 1, 0
+		}
+	}
+	for k := int64(0); k < g.k; k++ {
+		kidx := make([]int64, g.d)
+		for d, rest := g.d-1, k; d >= 0; d-- {
+			kidx[d], rest = rest%g.p.KSize[d], rest/g.p.KSize[d]
+		}
+		for d, kd := range kidx {
+			st, dil := g.p.Stride[d], g.p.Dilation[d]
+			var kq, kr int64
+			switch {
+			case rule == kernels.IpRuleSubm:
+				kq = -(kd - g.p.KSize[d]/2) * dil
+			case rule != kernels.IpRuleConv:
+				kq = kd * dil
+			case st == 1:
+				kq = kd * dil
+			default: // stride > 1 comes with dilation 1
+				kq, kr = kd/st, kd%st
+			}
+			v[kernels.IpPLen+8*k+int64(2*d)], v[kernels.IpPLen+8*k+int64(2*d)+1] = kq, kr
+		}
 	}
 	b := make([]byte, 8*len(v))
 	for i, x := range v {
@@ -404,7 +431,11 @@ func (d *Device) indicePairs(op string, indices *DeviceTensor, g convGeom, split
 		return fail(err)
 	}
 	run.tmp.add(run.flag)
-	inParams, err := run.upload(g.params(g.p.SpatialShape))
+	inRule := int64(kernels.IpRuleInv)
+	if g.p.Subm {
+		inRule = kernels.IpRuleSubm
+	}
+	inParams, err := run.upload(g.params(g.p.SpatialShape, inRule))
 	if err != nil {
 		return fail(err)
 	}
@@ -451,7 +482,7 @@ func (d *Device) indicePairs(op string, indices *DeviceTensor, g convGeom, split
 	if g.p.Transpose {
 		rule = kernels.IpRuleTconv
 	}
-	outParams, err := run.upload(g.params(g.target))
+	outParams, err := run.upload(g.params(g.target, rule))
 	if err != nil {
 		return fail(err)
 	}

@@ -57,41 +57,52 @@ u64 ip_pos(BPTR pos, i64 i, i64 wide) {
 	return CAST(u64, LD32(pos, i));
 }
 
-/* The target key of row q (coordinates x, batch b) through offset k under
- * rule, or -1 where the rule gives no target inside the target shape. */
-i64 ip_target(BPTR params, i64 rule, i64 D, i64 b, i64 x0, i64 x1, i64 x2, i64 x3, i64 k) {
-	i64 key = b;
-	i64 rest = k;
-	/* kernel offsets ravel row-major over ksize: the last dim varies fastest */
-	i64 kd[IP_MAXD];
-	for (int d = IP_MAXD - 1; d >= 0; d--) {
-		kd[d] = I64C(0);
-		if (I64C(d) < D) {
-			const i64 ks = ip_param(params, IP_P_KSIZE + d);
-			kd[d] = rest % ks;
-			rest = rest / ks;
-		}
+/* A target coordinate splits into a part of the row, computed once per
+ * row and dim, and a part of the offset, from the host's table after the
+ * parameter block (params[IP_P_LEN + 8*k + 2*d] and the word after it):
+ *   CONV   (x + pad) = v*stride + r: the offset (kq, kr) reaches o = v - kq
+ *          where kr == r (stride > 1, so dilation 1: kq = kidx/stride, kr =
+ *          kidx%stride; stride 1: kq = kidx*dilation, kr = 0)
+ *   others v = x*stride - pad, o = v + kq (TCONV, INV: kq = kidx*dilation;
+ *          SUBM, whose block holds stride 1 and padding 0: kq =
+ *          -(kidx - ksize/2)*dilation)
+ * so no division runs per candidate. */
+i64 ip_rowv(BPTR params, i64 rule, i64 x, int d) {
+	const i64 st = ip_param(params, IP_P_STRIDE + d);
+	const i64 pad = ip_param(params, IP_P_PAD + d);
+	if (rule == I64C(IP_RULE_CONV)) {
+		return (x + pad) / st;
 	}
+	return x * st - pad;
+}
+
+i64 ip_rowr(BPTR params, i64 rule, i64 x, int d) {
+	if (rule == I64C(IP_RULE_CONV)) {
+		return (x + ip_param(params, IP_P_PAD + d)) % ip_param(params, IP_P_STRIDE + d);
+	}
+	return I64C(0);
+}
+
+/* The target key of a row (batch b, row parts v and r per dim) through
+ * offset k under rule, or -1 where the target lies outside the target
+ * shape. */
+i64 ip_target(BPTR params, i64 rule, i64 D, i64 b, i64 v0, i64 v1, i64 v2, i64 v3, i64 r0, i64 r1, i64 r2, i64 r3, i64 k) {
+	i64 key = b;
+	const bool conv = rule == I64C(IP_RULE_CONV);
 	for (int d = 0; d < IP_MAXD; d++) {
 		if (I64C(d) >= D) {
 			break;
 		}
-		const i64 x = d == 0 ? x0 : (d == 1 ? x1 : (d == 2 ? x2 : x3));
-		const i64 st = ip_param(params, IP_P_STRIDE + d);
-		const i64 pad = ip_param(params, IP_P_PAD + d);
-		const i64 dil = ip_param(params, IP_P_DIL + d);
+		const i64 v = d == 0 ? v0 : (d == 1 ? v1 : (d == 2 ? v2 : v3));
+		const i64 kq = CAST(i64, LD64(params, I64C(IP_P_LEN) + I64C(8) * k + I64C(2 * d)));
 		const i64 lim = ip_param(params, IP_P_OUT + d);
-		i64 o;
-		if (rule == I64C(IP_RULE_CONV)) {
-			const i64 num = x + pad - kd[d] * dil;
-			if (num < I64C(0) || num % st != I64C(0)) {
+		i64 o = v + kq;
+		if (conv) {
+			const i64 r = d == 0 ? r0 : (d == 1 ? r1 : (d == 2 ? r2 : r3));
+			if (CAST(i64, LD64(params, I64C(IP_P_LEN) + I64C(8) * k + I64C(2 * d + 1))) != r) {
 				return I64C(-1);
 			}
-			o = num / st;
-		} else if (rule == I64C(IP_RULE_SUBM)) {
-			o = x - (kd[d] - ip_param(params, IP_P_KSIZE + d) / I64C(2)) * dil;
-		} else {
-			o = x * st - pad + kd[d] * dil;
+			o = v - kq;
 		}
 		if (CAST(u64, o) >= CAST(u64, lim)) { /* o < 0 or o >= lim (see indice_keys) */
 			return I64C(-1);
@@ -100,6 +111,33 @@ i64 ip_target(BPTR params, i64 rule, i64 D, i64 b, i64 x0, i64 x1, i64 x2, i64 x
 	}
 	return key;
 }
+
+/* Loads row q's batch and row parts (ip_rowv, ip_rowr) into b, v0..v3,
+ * r0..r3 (a macro: portable code has no out-parameters). */
+#define IP_LOAD_ROW(rows, params, rl, D, w, q) \
+	const i64 b = CAST(i64, CAST(i32, LD32(rows, (q) * (w)))); \
+	i64 v0 = I64C(0), v1 = I64C(0), v2 = I64C(0), v3 = I64C(0); \
+	i64 r0 = I64C(0), r1 = I64C(0), r2 = I64C(0), r3 = I64C(0); \
+	{ \
+		const i64 x0_ = CAST(i64, CAST(i32, LD32(rows, (q) * (w) + I64C(1)))); \
+		v0 = ip_rowv(params, rl, x0_, 0); \
+		r0 = ip_rowr(params, rl, x0_, 0); \
+		if ((D) > I64C(1)) { \
+			const i64 x1_ = CAST(i64, CAST(i32, LD32(rows, (q) * (w) + I64C(2)))); \
+			v1 = ip_rowv(params, rl, x1_, 1); \
+			r1 = ip_rowr(params, rl, x1_, 1); \
+		} \
+		if ((D) > I64C(2)) { \
+			const i64 x2_ = CAST(i64, CAST(i32, LD32(rows, (q) * (w) + I64C(3)))); \
+			v2 = ip_rowv(params, rl, x2_, 2); \
+			r2 = ip_rowr(params, rl, x2_, 2); \
+		} \
+		if ((D) > I64C(3)) { \
+			const i64 x3_ = CAST(i64, CAST(i32, LD32(rows, (q) * (w) + I64C(4)))); \
+			v3 = ip_rowv(params, rl, x3_, 3); \
+			r3 = ip_rowr(params, rl, x3_, 3); \
+		} \
+	}
 
 void indice_keys(INDICE_KEYS_PARAMS) {
 	const i64 D = ip_param(params, IP_P_D);
@@ -190,14 +228,10 @@ void indice_expand(INDICE_EXPAND_PARAMS) {
 	}
 	for (i64 r = r_lo; r < r_hi; r++) {
 		const i64 q = merge ? CAST(i64, LD64(sperm, row0 + r)) : row0 + r;
-		const i64 b = CAST(i64, CAST(i32, LD32(rows, q * w)));
-		const i64 x0 = CAST(i64, CAST(i32, LD32(rows, q * w + I64C(1))));
-		const i64 x1 = D > I64C(1) ? CAST(i64, CAST(i32, LD32(rows, q * w + I64C(2)))) : I64C(0);
-		const i64 x2 = D > I64C(2) ? CAST(i64, CAST(i32, LD32(rows, q * w + I64C(3)))) : I64C(0);
-		const i64 x3 = D > I64C(3) ? CAST(i64, CAST(i32, LD32(rows, q * w + I64C(4)))) : I64C(0);
+		IP_LOAD_ROW(rows, params, rl, D, w, q)
 		for (i64 k = k0; k < K; k += kstep) {
 			const i64 p = k * n + q;
-			i64 key = ip_target(params, rl, D, b, x0, x1, x2, x3, k);
+			i64 key = ip_target(params, rl, D, b, v0, v1, v2, v3, r0, r1, r2, r3, k);
 			if (look) {
 				i64 found = I64C(-1);
 				if (key >= I64C(0)) {
@@ -257,12 +291,8 @@ void indice_compact(INDICE_COMPACT_PARAMS) {
 		}
 		const i64 k = p / n;
 		const i64 q = p - k * n;
-		const i64 b = CAST(i64, CAST(i32, LD32(rows, q * w)));
-		const i64 x0 = CAST(i64, CAST(i32, LD32(rows, q * w + I64C(1))));
-		const i64 x1 = D > I64C(1) ? CAST(i64, CAST(i32, LD32(rows, q * w + I64C(2)))) : I64C(0);
-		const i64 x2 = D > I64C(2) ? CAST(i64, CAST(i32, LD32(rows, q * w + I64C(3)))) : I64C(0);
-		const i64 x3 = D > I64C(3) ? CAST(i64, CAST(i32, LD32(rows, q * w + I64C(4)))) : I64C(0);
-		ST64(ckey, at, CAST(u64, ip_target(params, rl, D, b, x0, x1, x2, x3, k)));
+		IP_LOAD_ROW(rows, params, rl, D, w, q)
+		ST64(ckey, at, CAST(u64, ip_target(params, rl, D, b, v0, v1, v2, v3, r0, r1, r2, r3, k)));
 	EW_END
 }
 
