@@ -566,7 +566,7 @@ func (d *Device) indicePairs(op string, indices *DeviceTensor, g convGeom, split
 		}
 	}
 	if !g.p.Inverse {
-		pairs, num, err := run.write(&outs, pos.raw(), wide, nil, crow, g.l, false)
+		pairs, num, err := run.write(&outs, pos.raw(), wide, nil, nil, crow, g.l, false)
 		if err != nil {
 			return fail(err)
 		}
@@ -631,6 +631,22 @@ func (r *ipRun) check() error {
 // the in-place exclusive scan of the candidates' flags: pos holds n*K+1
 // words (64-bit where wide), the last one the total.
 func (r *ipRun) expand(rows host.Buffer, n int64, params host.Buffer, rule int64, orow *DeviceTensor) (*DeviceTensor, int64, *scan, error) {
+	pos, wide, s, _, err := r.expandSorted(rows, n, params, rule, orow)
+	return pos, wide, s, err
+}
+
+// tilePlan is the plan of an elementwise pass over count = n*K candidates
+// whose tiles never straddle two offsets (indice_body.h): K times the
+// tiles of n, one per group under a loop limit.
+func (r *ipRun) tilePlan(n int64) host.Plan {
+	plan := r.d.elementwise(r.op, n*r.g.k)
+	return r.d.elementwise(r.op, r.g.k*((n+plan.TileElems-1)/plan.TileElems)*plan.TileElems)
+}
+
+// expandSorted is expand; a submanifold conv whose cores keep a cursor per
+// offset walks the sites in key order, stores orow by sorted position and
+// returns the rows' sorted positions (rank, a temporary).
+func (r *ipRun) expandSorted(rows host.Buffer, n int64, params host.Buffer, rule int64, orow *DeviceTensor) (*DeviceTensor, int64, *scan, *DeviceTensor, error) {
 	d, g := r.d, r.g
 	count := n * g.k
 	dt, wide := Uint32, int64(0)
@@ -639,32 +655,51 @@ func (r *ipRun) expand(rows host.Buffer, n int64, params host.Buffer, rule int64
 	}
 	pos, err := r.tmp.alloc(d, r.op, dt, count+1)
 	if err != nil {
-		return nil, 0, nil, err
+		return nil, 0, nil, nil, err
 	}
 	if err := d.h.Fill(pos.raw(), count*int64(dt.Size()), int64(dt.Size()), []byte{0, 0, 0, 0}); err != nil {
-		return nil, 0, nil, fmt.Errorf("accel: %s: %w", r.op, err)
+		return nil, 0, nil, nil, fmt.Errorf("accel: %s: %w", r.op, err)
 	}
 	look := orow != nil
 	plan := host.PlanIndicePairs(d.caps, n, g.k, look, g.l, r.split)
 	lp := plan.Plan
 	lp.Reason = plan.String()
-	var orowBuf host.Buffer
+	var orowBuf, rankBuf host.Buffer
+	var rank *DeviceTensor
 	if look {
 		orowBuf = orow.raw()
 	}
+	sorted := rule == kernels.IpRuleSubm && plan.OffsetsPerCore <= ipCursors
+	if sorted {
+		if rank, err = r.tmp.alloc(d, r.op, Int32, n); err != nil {
+			return nil, 0, nil, nil, err
+		}
+		rankBuf = rank.raw()
+	}
 	for row0 := int64(0); row0 < n; row0 += plan.Rows {
 		if err := d.run(r.op, "any", lp, kernels.IndiceExpand{Rows: rows, Params: params, Skeys: r.sites.keys.raw(),
-			Sperm: r.sites.perm.raw(), Cnt: pos.raw(), Orow: orowBuf, N: n, Nkeys: g.l, Row0: row0,
-			RowsN: min(plan.Rows, n-row0), Jobs: plan.Jobs, Rule: rule, Split: int64(plan.Split) - 1, Wide: wide}); err != nil {
-			return nil, 0, nil, err
+			Sperm: r.sites.perm.raw(), Cnt: pos.raw(), Orow: orowBuf, Rank: rankBuf, N: n, Nkeys: g.l, Row0: row0,
+			RowsN: min(plan.Rows, n-row0), Jobs: plan.Jobs, Rule: rule, Split: int64(plan.Split) - 1, Wide: wide,
+			Sorted: b2i(sorted)}); err != nil {
+			return nil, 0, nil, nil, err
+		}
+	}
+	if sorted {
+		if err := d.run(r.op, "any", r.tilePlan(n), kernels.IndiceFlags{Orow: orowBuf, Rank: rankBuf, Cnt: pos.raw(), N: n,
+			Count: count, Wide: wide}); err != nil {
+			return nil, 0, nil, nil, err
 		}
 	}
 	s, err := d.scanBuf(r.op, dt, pos.raw(), pos.raw(), count+1, kernels.FlagNone, true)
 	if err != nil {
-		return nil, 0, nil, err
+		return nil, 0, nil, nil, err
 	}
-	return pos, wide, s, nil
+	return pos, wide, s, rank, nil
 }
+
+// ipCursors is IP_CURSORS of indice_body.h: the offsets a core keeps
+// cursors for.
+const ipCursors = 128
 
 // lookup runs a looked-up rule (submanifold, inverse) over n query rows:
 // expansion, scan and the pairs' write.
@@ -686,16 +721,16 @@ func (r *ipRun) lookup(outs *temps, rows host.Buffer, n int64, params host.Buffe
 	if err != nil {
 		return nil, nil, err
 	}
-	pos, wide, s, err := r.expand(rows, n, params, rule, orow)
+	pos, wide, s, rank, err := r.expandSorted(rows, n, params, rule, orow)
 	if err != nil {
 		return nil, nil, err
 	}
 	s.release()
-	return r.write(outs, pos.raw(), wide, orow, nil, n, true)
+	return r.write(outs, pos.raw(), wide, orow, rank, nil, n, true)
 }
 
 // write queues the pairs' write over n query rows x K offsets.
-func (r *ipRun) write(outs *temps, pos host.Buffer, wide int64, orow, crow *DeviceTensor, n int64, look bool) (pairs, num *DeviceTensor, err error) {
+func (r *ipRun) write(outs *temps, pos host.Buffer, wide int64, orow, rank, crow *DeviceTensor, n int64, look bool) (pairs, num *DeviceTensor, err error) {
 	d, g := r.d, r.g
 	if pairs, err = outs.alloc(d, r.op, Int32, g.k, 2, n); err != nil {
 		return nil, nil, err
@@ -703,20 +738,20 @@ func (r *ipRun) write(outs *temps, pos host.Buffer, wide int64, orow, crow *Devi
 	if num, err = outs.alloc(d, r.op, Int32, g.k); err != nil {
 		return nil, nil, err
 	}
-	var ob, cb host.Buffer
+	var ob, cb, rb host.Buffer
+	lookup := b2i(look)
 	if orow != nil {
 		ob = orow.raw()
+	}
+	if rank != nil {
+		rb, lookup = rank.raw(), 2
 	}
 	if crow != nil {
 		cb = crow.raw()
 	}
 	count := n * g.k
-	// tiles never straddle two offsets (indice_body.h): K times the tiles
-	// of n, one per group under a loop limit
-	plan := d.elementwise(r.op, count)
-	plan = d.elementwise(r.op, g.k*((n+plan.TileElems-1)/plan.TileElems)*plan.TileElems)
-	if err := d.run(r.op, "any", plan, kernels.IndiceWrite{Pos: pos, Orow: ob, Crow: cb, Pairs: pairs.raw(),
-		Num: num.raw(), Err: r.flag.raw(), N: n, Count: count, Lookup: b2i(look), Wide: wide}); err != nil {
+	if err := d.run(r.op, "any", r.tilePlan(n), kernels.IndiceWrite{Pos: pos, Orow: ob, Rank: rb, Crow: cb, Pairs: pairs.raw(),
+		Num: num.raw(), Err: r.flag.raw(), N: n, Count: count, Lookup: lookup, Wide: wide}); err != nil {
 		return nil, nil, err
 	}
 	return pairs, num, nil

@@ -27,6 +27,10 @@
  *                   for the looked-up rules), with the work split between
  *                   work-groups (jobs) and their work-items (cores) by the
  *                   split policy (IP_SPLIT_*) over this launch's rows
+ *                   (sorted: SUBM over the sites in key order, found rows
+ *                   stored by sorted position j at k*n + j, and rank[q] =
+ *                   j)
+ *   indice_flags    sorted: cnt[k*n + q] from orow[k*n + rank[q]]
  *   indice_compact  CONV/TCONV: the target key of valid candidate p into
  *                   ckey[pos[p]] (pos: the exclusive scan of cnt)
  *   indice_outs     the first of each run of equal sorted target keys
@@ -221,16 +225,22 @@ void indice_expand(INDICE_EXPAND_PARAMS) {
 	 * row0 + r): for a fixed offset the targets (key + a constant) then
 	 * only grow, so each offset keeps a cursor into the sorted keys and
 	 * gallops forward from it (a few steps, not a binary search). */
-	const bool merge = rl == I64C(IP_RULE_SUBM) && (K - k0 + kstep - I64C(1)) / kstep <= I64C(IP_CURSORS);
+	const bool merge = sorted != I64C(0); /* the host checks the offsets per core <= IP_CURSORS */
 	i64 cur[IP_CURSORS];
 	for (int s = 0; s < IP_CURSORS; s++) {
 		cur[s] = I64C(-1);
 	}
 	for (i64 r = r_lo; r < r_hi; r++) {
 		const i64 q = merge ? CAST(i64, LD64(sperm, row0 + r)) : row0 + r;
+		if (merge && k0 == I64C(0)) {
+			ST32(rank, q, CAST(u32, row0 + r)); /* once per row: the core with offset 0 */
+		}
 		IP_LOAD_ROW(rows, params, rl, D, w, q)
 		for (i64 k = k0; k < K; k += kstep) {
-			const i64 p = k * n + q;
+			/* sorted: the found rows by sorted position, k*n + j, so that
+			 * each offset's stores run in order; cnt comes from
+			 * indice_flags */
+			const i64 p = k * n + (merge ? row0 + r : q);
 			i64 key = ip_target(params, rl, D, b, v0, v1, v2, v3, r0, r1, r2, r3, k);
 			if (look) {
 				i64 found = I64C(-1);
@@ -270,10 +280,35 @@ void indice_expand(INDICE_EXPAND_PARAMS) {
 				ST32(orow, p, CAST(u32, CAST(i32, found)));
 				key = found;
 			}
+			if (merge) {
+				continue;
+			}
 			if (wd) {
 				ST64(cnt, p, key >= I64C(0) ? CAST(u64, 1) : CAST(u64, 0));
 			} else {
 				ST32(cnt, p, key >= I64C(0) ? 1u : 0u);
+			}
+		}
+	}
+}
+
+void indice_flags(INDICE_FLAGS_PARAMS) {
+	const i64 wd = wide;
+	const i64 per = ew_tiles(n);
+	const i64 K = count / n;
+	for (i64 tile = GROUP_LINEAR_ID(); tile < K * per; tile += GROUP_TOTAL()) {
+		const i64 k = tile / per;
+		const i64 t = tile - k * per;
+		for (i64 j = I64C(0); j < I64C(ITEMS); j++) {
+			const i64 q = ew_index(t, j);
+			if (q >= n) {
+				continue;
+			}
+			const bool found = CAST(i32, LD32(orow, k * n + CAST(i64, LD32(rank, q)))) >= 0;
+			if (wd != I64C(0)) {
+				ST64(cnt, k * n + q, found ? CAST(u64, 1) : CAST(u64, 0));
+			} else {
+				ST32(cnt, k * n + q, found ? 1u : 0u);
 			}
 		}
 	}
@@ -348,7 +383,14 @@ void indice_write(INDICE_WRITE_PARAMS) {
 			const i64 at = CAST(i64, ip_pos(pos, p, wd));
 			const i64 col = at - start;
 			if (CAST(i64, ip_pos(pos, p + I64C(1), wd)) > at) {
-				const i64 o = look ? CAST(i64, CAST(i32, LD32(orow, p))) : CAST(i64, LD64(crow, at));
+				i64 o;
+				if (lookup == I64C(2)) {
+					o = CAST(i64, CAST(i32, LD32(orow, k * n + CAST(i64, LD32(rank, q)))));
+				} else if (look) {
+					o = CAST(i64, CAST(i32, LD32(orow, p)));
+				} else {
+					o = CAST(i64, LD64(crow, at));
+				}
 				ST32(pairs, base + col, CAST(u32, CAST(i32, q)));
 				ST32(pairs, base + n + col, CAST(u32, CAST(i32, o)));
 			} else {

@@ -931,8 +931,9 @@ type IndiceExpand struct {
 	Params host.Buffer // in: int64 parameter block
 	Skeys  host.Buffer // in: sorted uint64 site keys (looked-up rules)
 	Sperm  host.Buffer // in: int64 rows of the sorted keys
-	Cnt    host.Buffer // out: the candidates' flags (32- or 64-bit words)
+	Cnt    host.Buffer // out: the candidates' flags (32- or 64-bit words; not sorted)
 	Orow   host.Buffer // out: int32 found rows (looked-up rules)
+	Rank   host.Buffer // out: int32 sorted position of each row (sorted)
 	N      int64       // rows
 	Nkeys  int64       // sorted keys
 	Row0   int64       // this launch's first row
@@ -941,6 +942,7 @@ type IndiceExpand struct {
 	Rule   int64       // folds into IP_RULE: IP_RULE_*
 	Split  int64       // folds into IP_SPLIT: IP_SPLIT_*
 	Wide   int64       // folds into IP_WIDE: 1: 64-bit cnt words
+	Sorted int64       // folds into IP_SORTED: 1: SUBM over the sites in key order, galloping, orow by sorted position
 }
 
 // Entry returns the declaration of indice_expand_k.
@@ -948,7 +950,25 @@ func (IndiceExpand) Entry() *host.EntryDecl { return Indice.Entries[2] }
 
 // AppendArgs appends the argument slots in declaration order.
 func (a IndiceExpand) AppendArgs(dst []host.Arg) []host.Arg {
-	return append(dst, host.BufArg(a.Rows), host.BufArg(a.Params), host.BufArg(a.Skeys), host.BufArg(a.Sperm), host.BufArg(a.Cnt), host.BufArg(a.Orow), host.I64(a.N), host.I64(a.Nkeys), host.I64(a.Row0), host.I64(a.RowsN), host.I64(a.Jobs), host.I64(a.Rule), host.I64(a.Split), host.I64(a.Wide))
+	return append(dst, host.BufArg(a.Rows), host.BufArg(a.Params), host.BufArg(a.Skeys), host.BufArg(a.Sperm), host.BufArg(a.Cnt), host.BufArg(a.Orow), host.BufArg(a.Rank), host.I64(a.N), host.I64(a.Nkeys), host.I64(a.Row0), host.I64(a.RowsN), host.I64(a.Jobs), host.I64(a.Rule), host.I64(a.Split), host.I64(a.Wide), host.I64(a.Sorted))
+}
+
+// IndiceFlags is a launch of indice_flags_k (indice): sorted expansion: cnt[k*n + q] = 1 where orow[k*n + rank[q]] >= 0, else 0.
+type IndiceFlags struct {
+	Orow  host.Buffer // in: int32 found rows by sorted position
+	Rank  host.Buffer // in: int32 sorted position of each row
+	Cnt   host.Buffer // out: the candidates' flags
+	N     int64       // rows
+	Count int64       // candidates n*K
+	Wide  int64       // folds into IP_WIDE: 1: 64-bit cnt words
+}
+
+// Entry returns the declaration of indice_flags_k.
+func (IndiceFlags) Entry() *host.EntryDecl { return Indice.Entries[3] }
+
+// AppendArgs appends the argument slots in declaration order.
+func (a IndiceFlags) AppendArgs(dst []host.Arg) []host.Arg {
+	return append(dst, host.BufArg(a.Orow), host.BufArg(a.Rank), host.BufArg(a.Cnt), host.I64(a.N), host.I64(a.Count), host.I64(a.Wide))
 }
 
 // IndiceCompact is a launch of indice_compact_k (indice): regular and transposed rules: the target key of each valid candidate p into ckey[pos[p]].
@@ -964,7 +984,7 @@ type IndiceCompact struct {
 }
 
 // Entry returns the declaration of indice_compact_k.
-func (IndiceCompact) Entry() *host.EntryDecl { return Indice.Entries[3] }
+func (IndiceCompact) Entry() *host.EntryDecl { return Indice.Entries[4] }
 
 // AppendArgs appends the argument slots in declaration order.
 func (a IndiceCompact) AppendArgs(dst []host.Arg) []host.Arg {
@@ -982,7 +1002,7 @@ type IndiceOuts struct {
 }
 
 // Entry returns the declaration of indice_outs_k.
-func (IndiceOuts) Entry() *host.EntryDecl { return Indice.Entries[4] }
+func (IndiceOuts) Entry() *host.EntryDecl { return Indice.Entries[5] }
 
 // AppendArgs appends the argument slots in declaration order.
 func (a IndiceOuts) AppendArgs(dst []host.Arg) []host.Arg {
@@ -993,20 +1013,21 @@ func (a IndiceOuts) AppendArgs(dst []host.Arg) []host.Arg {
 type IndiceWrite struct {
 	Pos    host.Buffer // in: exclusive scan of the candidates' flags (count+1 words)
 	Orow   host.Buffer // in: int32 found rows (looked-up rules)
+	Rank   host.Buffer // in: int32 sorted position of each row (lookup 2)
 	Crow   host.Buffer // in: int64 target rows by compacted candidate (other rules)
 	Pairs  host.Buffer // out: int32 [K, 2, n]
 	Num    host.Buffer // out: int32 [K]
 	Err    host.Buffer // in: the validation flag (skip when set)
 	N      int64       // rows
 	Count  int64       // candidates n*K
-	Lookup int64       // folds into IP_LOOKUP: 1: rows through orow
+	Lookup int64       // folds into IP_LOOKUP: 1: rows through orow, 2: through orow by sorted position (rank)
 	Wide   int64       // folds into IP_WIDE: 1: 64-bit pos words
 }
 
 // Entry returns the declaration of indice_write_k.
-func (IndiceWrite) Entry() *host.EntryDecl { return Indice.Entries[5] }
+func (IndiceWrite) Entry() *host.EntryDecl { return Indice.Entries[6] }
 
 // AppendArgs appends the argument slots in declaration order.
 func (a IndiceWrite) AppendArgs(dst []host.Arg) []host.Arg {
-	return append(dst, host.BufArg(a.Pos), host.BufArg(a.Orow), host.BufArg(a.Crow), host.BufArg(a.Pairs), host.BufArg(a.Num), host.BufArg(a.Err), host.I64(a.N), host.I64(a.Count), host.I64(a.Lookup), host.I64(a.Wide))
+	return append(dst, host.BufArg(a.Pos), host.BufArg(a.Orow), host.BufArg(a.Rank), host.BufArg(a.Crow), host.BufArg(a.Pairs), host.BufArg(a.Num), host.BufArg(a.Err), host.I64(a.N), host.I64(a.Count), host.I64(a.Lookup), host.I64(a.Wide))
 }
