@@ -161,6 +161,17 @@ func PlanIndicePairs(caps Caps, n, k int64, lookup bool, nkeys int64, split Indi
 		return rows*(5+offs*perCand) + 130 // and the cursors' set-up
 	}
 	lc := loopCap(caps)
+	if caps.LoopLimit > 0 && (p.Split == SplitLL || p.Split == SplitLK) {
+		// more jobs rather than more launches: each core's rows stay
+		// under the limit in one launch where the grid allows
+		_, offs := share(n)
+		rowsMax := max((lc-130)/(5+offs*perCand), 1)
+		if p.Split == SplitLL {
+			jobs = max(jobs, min(ceilDiv(n, rowsMax*c), maxGroups))
+		} else {
+			jobs = max(jobs, min(ceilDiv(n, rowsMax), maxGroups))
+		}
+	}
 	p.Rows = n
 	if cost(n) > lc {
 		// the largest launch under the cap, by bisection over rows
