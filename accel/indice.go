@@ -464,16 +464,9 @@ func (d *Device) indicePairs(op string, indices *DeviceTensor, g convGeom, split
 		if err := run.check(); err != nil {
 			return fail(err)
 		}
-		if res.OutIndices, err = outs.alloc(d, op, Int32, g.l, w); err != nil {
+		if err := run.sitesOut(&outs, res, pairs, num); err != nil {
 			return fail(err)
 		}
-		if err := d.h.Copy(res.OutIndices.raw(), 0, indices.raw(), 0, 4*g.l*w); err != nil {
-			return fail(fmt.Errorf("accel: %s: %w", op, err))
-		}
-		if err := d.flush(op); err != nil {
-			return fail(err)
-		}
-		res.Pairs, res.Num = pairs, num
 		return res, nil
 	}
 	// regular or transposed conv: expand, compact, sort and number the
@@ -582,17 +575,29 @@ func (d *Device) indicePairs(op string, indices *DeviceTensor, g convGeom, split
 	if err != nil {
 		return fail(err)
 	}
-	if res.OutIndices, err = outs.alloc(d, op, Int32, g.l, w); err != nil {
+	if err := run.sitesOut(&outs, res, pairs, num); err != nil {
 		return fail(err)
 	}
-	if err := d.h.Copy(res.OutIndices.raw(), 0, indices.raw(), 0, 4*g.l*w); err != nil {
-		return fail(fmt.Errorf("accel: %s: %w", op, err))
+	return res, nil
+}
+
+// sitesOut completes a submanifold or inverse result, whose outputs are
+// the input sites (copied), and hands the work to the device.
+func (r *ipRun) sitesOut(outs *temps, res *IndicePairs, pairs, num *DeviceTensor) error {
+	d, g := r.d, r.g
+	w := int64(g.d + 1)
+	var err error
+	if res.OutIndices, err = outs.alloc(d, r.op, Int32, g.l, w); err != nil {
+		return err
 	}
-	if err := d.flush(op); err != nil {
-		return fail(err)
+	if err := d.h.Copy(res.OutIndices.raw(), 0, r.indices.raw(), 0, 4*g.l*w); err != nil {
+		return fmt.Errorf("accel: %s: %w", r.op, err)
+	}
+	if err := d.flush(r.op); err != nil {
+		return err
 	}
 	res.Pairs, res.Num = pairs, num
-	return res, nil
+	return nil
 }
 
 func (r *ipRun) upload(b []byte) (host.Buffer, error) {
