@@ -132,9 +132,13 @@ func PlanIndicePairs(caps Caps, n, k int64, lookup bool, nkeys int64, split Indi
 		c = min(c, k)
 		jobs = (k + c - 1) / c
 	}
-	maxGroups := caps.MaxWorkGroupCount[0] * max(caps.MaxWorkGroupCount[1], 1) * max(caps.MaxWorkGroupCount[2], 1)
-	if maxGroups <= 0 {
-		maxGroups = 65535 * 65535
+	// the groups a folded grid can hold (FoldGroups), saturating at 2^40
+	maxGroups := int64(1)
+	for _, l := range caps.MaxWorkGroupCount {
+		if l <= 0 {
+			l = 65535
+		}
+		maxGroups = min(maxGroups*min(l, 1<<20), 1<<40)
 	}
 	jobs = min(jobs, maxGroups)
 	// A core's share of a launch of r rows.
