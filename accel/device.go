@@ -78,6 +78,10 @@ func OpenWith(selector string, opts Options) (*Device, error) {
 // (driver allocations), bytes held idle and in use.
 func (d *Device) PoolStats() host.PoolStats { return d.pool.Stats() }
 
+// ResetPoolPeak starts the pool's peak (PoolStats().PeakBytes: the most
+// bytes held in tensors at once) again from the bytes held now.
+func (d *Device) ResetPoolPeak() { d.pool.ResetPeak() }
+
 // TrimPool frees every idle pooled buffer and returns the bytes freed.
 func (d *Device) TrimPool() int64 { return d.pool.Trim(0) }
 

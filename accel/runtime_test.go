@@ -131,6 +131,26 @@ func TestSyncBounds(t *testing.T) {
 		if d.caps.LoopLimit == 0 {
 			assert.Equal(t, int64(1), w, "segment_reduce waits once")
 		}
+
+		// get_indice_pairs waits once for the rows' check (submanifold),
+		// or for the check and the candidates' count, then the outputs'
+		// count (regular, inverse); its result needs no further wait.
+		sites := mustUpload(t, d, ipSyncSites())
+		defer sites.Release()
+		for _, c := range ipSyncCases {
+			var r *IndicePairs
+			w, err := waits(d, func() error {
+				var err error
+				r, err = d.IndicePairs(sites, c.p)
+				return err
+			})
+			require.NoError(t, err, c.name)
+			assert.Equal(t, c.waits, w, "get_indice_pairs %s waits", c.name)
+			w, err = waits(d, func() error { _, err := r.Pairs.ToHost(); return err })
+			require.NoError(t, err)
+			assert.LessOrEqual(t, w, int64(1), "get_indice_pairs %s: its result is ready", c.name)
+			r.Release()
+		}
 	})
 }
 
@@ -291,6 +311,8 @@ func faultCases(t *testing.T, d *Device) []faultCase {
 		return m
 	}())
 	full := upload(t, d, Float32, []int64{40, 50}, f32[:2000])
+	sites := mustUpload(t, d, ipSyncSites())
+	t.Cleanup(sites.Release)
 	diag := upload(t, d, Float32, []int64{40}, f32[:40])
 	cases := []faultCase{
 		{"upload", func() error { return one(d.Upload(mustTensor(FromFloat32s([]int64{targets}, f32[:targets])))) }},
@@ -321,6 +343,9 @@ func faultCases(t *testing.T, d *Device) []faultCase {
 			}
 			return err
 		}},
+		{"get_indice_pairs", func() error { return ipFault(d, sites, ipSyncCases[0].p) }},
+		{"get_indice_pairs", func() error { return ipFault(d, sites, ipSyncCases[1].p) }},
+		{"get_indice_pairs", func() error { return ipFault(d, sites, ipSyncCases[2].p) }},
 		{"unique", func() error {
 			a, b, c, err := d.Unique(keys)
 			if err == nil {
@@ -456,4 +481,30 @@ func TestConcurrentMixedOps(t *testing.T) {
 		}
 		require.NoError(t, d.Sync())
 	})
+}
+
+// ipSyncSites are 500 sites of a 2 x 9x20x20 grid.
+func ipSyncSites() *Tensor {
+	return randSites(rand.New(rand.NewSource(5)), 2, []int64{9, 20, 20}, 500)
+}
+
+// ipSyncCases are get_indice_pairs calls on ipSyncSites, with the host
+// waits each makes: the rows' check (subm); the check with the candidates'
+// count, then the outputs' count (regular, inverse).
+var ipSyncCases = []struct {
+	name  string
+	p     SparseConvParams
+	waits int64
+}{
+	{"subm", SparseConvParams{BatchSize: 2, SpatialShape: []int64{9, 20, 20}, KSize: []int64{3, 3, 3}, Subm: true}, 1},
+	{"conv", SparseConvParams{BatchSize: 2, SpatialShape: []int64{9, 20, 20}, KSize: []int64{3, 3, 3}, Stride: []int64{2, 2, 2},
+		Padding: []int64{0, 1, 1}}, 2},
+	{"inverse", SparseConvParams{BatchSize: 2, SpatialShape: []int64{9, 20, 20}, KSize: []int64{3, 3, 3}, Stride: []int64{2, 2, 2},
+		Padding: []int64{0, 1, 1}, Inverse: true}, 2},
+}
+
+func ipFault(d *Device, sites *DeviceTensor, p SparseConvParams) error {
+	r, err := d.IndicePairs(sites, p)
+	r.Release()
+	return err
 }

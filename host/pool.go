@@ -30,6 +30,8 @@ type Pool struct {
 	free   map[int64][]idleBuf    // by class size
 	held   int64                  // bytes idle in free lists
 	inUse  int64                  // bytes of class capacity handed out
+	used   int64                  // requested bytes handed out
+	peak   int64                  // the most requested bytes on loan at once since ResetPeak
 	stats  PoolStats
 	closed bool
 }
@@ -46,7 +48,10 @@ type PoolStats struct {
 	Frees      int64 `json:"pool_frees"`        // driver buffers freed (eviction, trim, close)
 	BytesHeld  int64 `json:"pool_bytes_held"`   // idle bytes kept for reuse
 	BytesInUse int64 `json:"pool_bytes_in_use"` // class bytes handed out and not yet returned
-	CapBytes   int64 `json:"pool_cap_bytes"`
+	// PeakBytes is the most requested bytes on loan at once (the sizes
+	// asked for, not their classes) since the pool was made or ResetPeak.
+	PeakBytes int64 `json:"pool_peak_bytes"`
+	CapBytes  int64 `json:"pool_cap_bytes"`
 }
 
 // DefaultPoolFraction is the inverse share of the device's memory a pool
@@ -125,7 +130,7 @@ func (b *PooledBuffer) Release() {
 	b.buf = nil
 	b.mu.Unlock()
 	if buf != nil {
-		b.pool.put(buf, b.class)
+		b.pool.put(buf, b.class, b.size)
 	}
 }
 
@@ -158,6 +163,7 @@ func (p *Pool) Alloc(size int64) (*PooledBuffer, error) {
 		p.free[class] = l[:len(l)-1]
 		p.held -= class
 		p.inUse += class
+		p.lend(size)
 		p.stats.Hits++
 		p.mu.Unlock()
 		return &PooledBuffer{pool: p, buf: ib.buf, size: size, class: class}, nil
@@ -176,13 +182,28 @@ func (p *Pool) Alloc(size int64) (*PooledBuffer, error) {
 	}
 	p.mu.Lock()
 	p.inUse += class
+	p.lend(size)
 	p.mu.Unlock()
 	return &PooledBuffer{pool: p, buf: buf, size: size, class: class}, nil
 }
 
-func (p *Pool) put(buf Buffer, class int64) {
+// lend counts size requested bytes on loan (p.mu held).
+func (p *Pool) lend(size int64) {
+	p.used += size
+	p.peak = max(p.peak, p.used)
+}
+
+// ResetPeak starts PoolStats.PeakBytes again from the bytes on loan now.
+func (p *Pool) ResetPeak() {
+	p.mu.Lock()
+	p.peak = p.used
+	p.mu.Unlock()
+}
+
+func (p *Pool) put(buf Buffer, class, size int64) {
 	p.mu.Lock()
 	p.inUse -= class
+	p.used -= size
 	if p.closed || class > p.cap {
 		p.stats.Frees++
 		p.mu.Unlock()
@@ -273,7 +294,7 @@ func (p *Pool) Stats() PoolStats {
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	s := p.stats
-	s.BytesHeld, s.BytesInUse, s.CapBytes = p.held, p.inUse, p.cap
+	s.BytesHeld, s.BytesInUse, s.CapBytes, s.PeakBytes = p.held, p.inUse, p.cap, p.peak
 	return s
 }
 

@@ -96,6 +96,46 @@ const (
 	HtMetaMore = 3
 )
 
+// Codes IP_*: get_indice_pairs rules, splits and parameter block.
+const (
+	// IpRuleConv is IP_RULE_CONV: regular conv from an input: out*stride = in + padding - kidx*dilation.
+	IpRuleConv = 0
+	// IpRuleTconv is IP_RULE_TCONV: transposed conv from an input: out = in*stride - padding + kidx*dilation.
+	IpRuleTconv = 1
+	// IpRuleSubm is IP_RULE_SUBM: submanifold from an input: out = in - (kidx - ksize/2)*dilation, looked up.
+	IpRuleSubm = 2
+	// IpRuleInv is IP_RULE_INV: inverse from a forward output: in = out*stride - padding + kidx*dilation, looked up.
+	IpRuleInv = 3
+	// IpSplitLl is IP_SPLIT_LL: jobs split the rows, cores split the rows.
+	IpSplitLl = 0
+	// IpSplitLk is IP_SPLIT_LK: jobs split the rows, cores split the offsets.
+	IpSplitLk = 1
+	// IpSplitKl is IP_SPLIT_KL: jobs split the offsets, cores split the rows.
+	IpSplitKl = 2
+	// IpSplitKk is IP_SPLIT_KK: jobs and cores split the offsets.
+	IpSplitKk = 3
+	// IpPD is IP_P_D: params[IP_P_D]: spatial dims D.
+	IpPD = 0
+	// IpPBatch is IP_P_BATCH: params[IP_P_BATCH]: batch size.
+	IpPBatch = 1
+	// IpPK is IP_P_K: params[IP_P_K]: kernel volume K.
+	IpPK = 2
+	// IpPShape is IP_P_SHAPE: params[IP_P_SHAPE + d]: the input spatial shape.
+	IpPShape = 4
+	// IpPOut is IP_P_OUT: params[IP_P_OUT + d]: the rule's target spatial shape.
+	IpPOut = 8
+	// IpPKsize is IP_P_KSIZE: params[IP_P_KSIZE + d]: kernel size.
+	IpPKsize = 12
+	// IpPStride is IP_P_STRIDE: params[IP_P_STRIDE + d]: stride.
+	IpPStride = 16
+	// IpPPad is IP_P_PAD: params[IP_P_PAD + d]: padding.
+	IpPPad = 20
+	// IpPDil is IP_P_DIL: params[IP_P_DIL + d]: dilation.
+	IpPDil = 24
+	// IpPLen is IP_P_LEN: params holds IP_P_LEN int64 words.
+	IpPLen = 28
+)
+
 // TriIndicesRun is a launch of tri_indices_run_k (tri_indices): writes elements k0 .. k0+count-1.
 type TriIndicesRun struct {
 	Dst   host.Buffer // out: [2, count]: rows, then columns
@@ -851,4 +891,143 @@ func (ProbeArgs) Entry() *host.EntryDecl { return Probe.Entries[0] }
 // AppendArgs appends the argument slots in declaration order.
 func (a ProbeArgs) AppendArgs(dst []host.Arg) []host.Arg {
 	return append(dst, host.BufArg(a.Dst), host.BufArg(a.Src), host.I64(a.Ax), host.I64(a.Bx), host.I64(a.Cx), host.I64(a.Dx), host.I64(a.Ex), host.I64(a.Fx), host.I64(a.Gx), host.I64(a.Hx), host.I64(a.Ix), host.I64(a.Jx), host.I64(a.Kx), host.I64(a.Lx), host.I64(a.Mx), host.I64(a.Nx), host.I64(a.Ox), host.I64(a.Px), host.I64(a.Qx), host.I64(a.Rx), host.I64(a.Sx), host.I64(a.Tx))
+}
+
+// IndiceKeys is a launch of indice_keys_k (indice): checks row i of indices (batch and coordinates in range) and writes its site key; a bad row records its tile in err[0].
+type IndiceKeys struct {
+	Indices host.Buffer // in: int32 [n, 1+D] rows
+	Params  host.Buffer // in: int64 parameter block (IP_P_*)
+	Keys    host.Buffer // out: uint64 site keys over the input shape
+	Err     host.Buffer // inout: the validation flag
+	N       int64       // rows
+}
+
+// Entry returns the declaration of indice_keys_k.
+func (IndiceKeys) Entry() *host.EntryDecl { return Indice.Entries[0] }
+
+// AppendArgs appends the argument slots in declaration order.
+func (a IndiceKeys) AppendArgs(dst []host.Arg) []host.Arg {
+	return append(dst, host.BufArg(a.Indices), host.BufArg(a.Params), host.BufArg(a.Keys), host.BufArg(a.Err), host.I64(a.N))
+}
+
+// IndiceDups is a launch of indice_dups_k (indice): sorted site keys: a key equal to its predecessor records its tile in err[0].
+type IndiceDups struct {
+	Keys host.Buffer // in: sorted uint64 site keys
+	Err  host.Buffer // inout: the validation flag
+	N    int64       // keys
+}
+
+// Entry returns the declaration of indice_dups_k.
+func (IndiceDups) Entry() *host.EntryDecl { return Indice.Entries[1] }
+
+// AppendArgs appends the argument slots in declaration order.
+func (a IndiceDups) AppendArgs(dst []host.Arg) []host.Arg {
+	return append(dst, host.BufArg(a.Keys), host.BufArg(a.Err), host.I64(a.N))
+}
+
+// IndiceExpand is a launch of indice_expand_k (indice): the candidates (offset k, row q) of this launch's rows: cnt[k*n + q] = 1 where the rule gives a target (found in the sorted keys for the looked-up rules), else 0; orow[k*n + q] = the found row (looked-up rules).
+type IndiceExpand struct {
+	Rows   host.Buffer // in: int32 [n, 1+D] query rows
+	Params host.Buffer // in: int64 parameter block
+	Skeys  host.Buffer // in: sorted uint64 site keys (looked-up rules)
+	Sperm  host.Buffer // in: int64 rows of the sorted keys
+	Cnt    host.Buffer // out: the candidates' flags (32- or 64-bit words; not sorted)
+	Orow   host.Buffer // out: int32 found rows (looked-up rules)
+	Rank   host.Buffer // out: int32 sorted position of each row (sorted)
+	N      int64       // rows
+	Nkeys  int64       // sorted keys
+	Row0   int64       // this launch's first row
+	RowsN  int64       // this launch's rows
+	Jobs   int64       // work-groups that take work
+	Rule   int64       // folds into IP_RULE: IP_RULE_*
+	Split  int64       // folds into IP_SPLIT: IP_SPLIT_*
+	Wide   int64       // folds into IP_WIDE: 1: 64-bit cnt words
+	Sorted int64       // folds into IP_SORTED: 1: SUBM over the sites in key order, galloping, orow by sorted position
+}
+
+// Entry returns the declaration of indice_expand_k.
+func (IndiceExpand) Entry() *host.EntryDecl { return Indice.Entries[2] }
+
+// AppendArgs appends the argument slots in declaration order.
+func (a IndiceExpand) AppendArgs(dst []host.Arg) []host.Arg {
+	return append(dst, host.BufArg(a.Rows), host.BufArg(a.Params), host.BufArg(a.Skeys), host.BufArg(a.Sperm), host.BufArg(a.Cnt), host.BufArg(a.Orow), host.BufArg(a.Rank), host.I64(a.N), host.I64(a.Nkeys), host.I64(a.Row0), host.I64(a.RowsN), host.I64(a.Jobs), host.I64(a.Rule), host.I64(a.Split), host.I64(a.Wide), host.I64(a.Sorted))
+}
+
+// IndiceFlags is a launch of indice_flags_k (indice): sorted expansion: cnt[k*n + q] = 1 where orow[k*n + rank[q]] >= 0, else 0.
+type IndiceFlags struct {
+	Orow  host.Buffer // in: int32 found rows by sorted position
+	Rank  host.Buffer // in: int32 sorted position of each row
+	Cnt   host.Buffer // out: the candidates' flags
+	N     int64       // rows
+	Count int64       // candidates n*K
+	Wide  int64       // folds into IP_WIDE: 1: 64-bit cnt words
+}
+
+// Entry returns the declaration of indice_flags_k.
+func (IndiceFlags) Entry() *host.EntryDecl { return Indice.Entries[3] }
+
+// AppendArgs appends the argument slots in declaration order.
+func (a IndiceFlags) AppendArgs(dst []host.Arg) []host.Arg {
+	return append(dst, host.BufArg(a.Orow), host.BufArg(a.Rank), host.BufArg(a.Cnt), host.I64(a.N), host.I64(a.Count), host.I64(a.Wide))
+}
+
+// IndiceCompact is a launch of indice_compact_k (indice): regular and transposed rules: the target key of each valid candidate p into ckey[pos[p]].
+type IndiceCompact struct {
+	Rows   host.Buffer // in: int32 [n, 1+D] rows
+	Params host.Buffer // in: int64 parameter block
+	Pos    host.Buffer // in: exclusive scan of the candidates' flags
+	Ckey   host.Buffer // out: uint64 target keys
+	N      int64       // rows
+	Count  int64       // candidates n*K
+	Rule   int64       // folds into IP_RULE: IP_RULE_*
+	Wide   int64       // folds into IP_WIDE: 1: 64-bit pos words
+}
+
+// Entry returns the declaration of indice_compact_k.
+func (IndiceCompact) Entry() *host.EntryDecl { return Indice.Entries[4] }
+
+// AppendArgs appends the argument slots in declaration order.
+func (a IndiceCompact) AppendArgs(dst []host.Arg) []host.Arg {
+	return append(dst, host.BufArg(a.Rows), host.BufArg(a.Params), host.BufArg(a.Pos), host.BufArg(a.Ckey), host.I64(a.N), host.I64(a.Count), host.I64(a.Rule), host.I64(a.Wide))
+}
+
+// IndiceOuts is a launch of indice_outs_k (indice): sorted target keys: the first of each run writes its site into out_indices[seg[j]-1].
+type IndiceOuts struct {
+	Skeys  host.Buffer // in: sorted uint64 target keys
+	Seg    host.Buffer // in: int64 1-based run ids
+	Params host.Buffer // in: int64 parameter block
+	Outs   host.Buffer // out: int32 [M, 1+D] sites
+	Err    host.Buffer // in: the validation flag (skip when set)
+	N      int64       // keys
+}
+
+// Entry returns the declaration of indice_outs_k.
+func (IndiceOuts) Entry() *host.EntryDecl { return Indice.Entries[5] }
+
+// AppendArgs appends the argument slots in declaration order.
+func (a IndiceOuts) AppendArgs(dst []host.Arg) []host.Arg {
+	return append(dst, host.BufArg(a.Skeys), host.BufArg(a.Seg), host.BufArg(a.Params), host.BufArg(a.Outs), host.BufArg(a.Err), host.I64(a.N))
+}
+
+// IndiceWrite is a launch of indice_write_k (indice): candidate p = k*n + q: a valid one writes (q, its target's row) at column pos[p] - pos[k*n] of offset k, an invalid one -1 at a column past num[k]; num[k] = pos[(k+1)*n] - pos[k*n].
+type IndiceWrite struct {
+	Pos    host.Buffer // in: exclusive scan of the candidates' flags (count+1 words)
+	Orow   host.Buffer // in: int32 found rows (looked-up rules)
+	Rank   host.Buffer // in: int32 sorted position of each row (lookup 2)
+	Crow   host.Buffer // in: int64 target rows by compacted candidate (other rules)
+	Pairs  host.Buffer // out: int32 [K, 2, n]
+	Num    host.Buffer // out: int32 [K]
+	Err    host.Buffer // in: the validation flag (skip when set)
+	N      int64       // rows
+	Count  int64       // candidates n*K
+	Lookup int64       // folds into IP_LOOKUP: 1: rows through orow, 2: through orow by sorted position (rank)
+	Wide   int64       // folds into IP_WIDE: 1: 64-bit pos words
+}
+
+// Entry returns the declaration of indice_write_k.
+func (IndiceWrite) Entry() *host.EntryDecl { return Indice.Entries[6] }
+
+// AppendArgs appends the argument slots in declaration order.
+func (a IndiceWrite) AppendArgs(dst []host.Arg) []host.Arg {
+	return append(dst, host.BufArg(a.Pos), host.BufArg(a.Orow), host.BufArg(a.Rank), host.BufArg(a.Crow), host.BufArg(a.Pairs), host.BufArg(a.Num), host.BufArg(a.Err), host.I64(a.N), host.I64(a.Count), host.I64(a.Lookup), host.I64(a.Wide))
 }

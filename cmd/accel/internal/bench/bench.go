@@ -56,6 +56,9 @@ type Result struct {
 	Items        int64   `json:"items,omitempty"`       // keys or elements processed, where the rate is per item
 	MItemsPerS   float64 `json:"mkeys_per_s,omitempty"` // Items / MedianS / 1e6
 	Plan         string  `json:"plan"`
+	// PeakBytes is the most device memory a warm call held at once in
+	// tensors: its inputs, outputs and workspace.
+	PeakBytes int64 `json:"peak_bytes"`
 	host.PoolStats
 }
 
@@ -82,7 +85,8 @@ func allCases(quick bool) []benchCase {
 	cases = append(cases, diagCases(quick)...)
 	cases = append(cases, scatterCases(quick)...)
 	cases = append(cases, primCases(quick)...)
-	return append(cases, hashCases(quick)...)
+	cases = append(cases, hashCases(quick)...)
+	return append(cases, indiceCases(quick)...)
 }
 
 func median(xs []float64) float64 {
@@ -277,11 +281,14 @@ func runCase(dev *accel.Device, c benchCase, reps int, refCache map[string]float
 	}
 	var devS, wallS []float64
 	var sum host.Stats
+	var peak int64
 	for i := 0; i < reps; i++ {
+		dev.ResetPoolPeak()
 		m, err := call()
 		if err != nil {
 			return Result{}, err
 		}
+		peak = max(peak, dev.PoolStats().PeakBytes)
 		devS, wallS = append(devS, m.dev), append(wallS, m.wall)
 		sum = sum.Add(m.stats)
 	}
@@ -307,7 +314,7 @@ func runCase(dev *accel.Device, c benchCase, reps int, refCache map[string]float
 	r := Result{Op: c.op, Case: c.name, Backend: info.Backend, Device: info.Name,
 		MedianS: median(devS), WallS: median(wallS), ColdS: cold.wall, Reps: reps, Bytes: c.bytes, RefMedianS: refS,
 		Syncs: per(sum.Waits), Submits: per(sum.Submits), Launches: per(sum.Launches),
-		Plan: cr.plan, PoolStats: dev.PoolStats()}
+		Plan: cr.plan, PeakBytes: peak, PoolStats: dev.PoolStats()}
 	if r.MedianS > 0 {
 		r.GBps = float64(r.Bytes) / r.MedianS / 1e9
 		r.Speedup = refS / r.MedianS

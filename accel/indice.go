@@ -1,0 +1,773 @@
+package accel
+
+import (
+	"encoding/binary"
+	"fmt"
+	"math"
+	"slices"
+
+	"github.com/accelkern/accel/host"
+	"github.com/accelkern/accel/host/kernels"
+	"github.com/accelkern/accel/reference"
+)
+
+// IndiceSplit is how get_indice_pairs splits its candidates (rows x kernel
+// offsets) over the device: what work-groups split, then what their
+// work-items split (host.PlanIndicePairs). Every policy gives the same
+// bytes.
+type IndiceSplit = host.IndiceSplit
+
+// The split policies of get_indice_pairs.
+const (
+	SplitAuto = host.SplitAuto // the planner's choice for the device
+	SplitLL   = host.SplitLL   // rows across work-groups and work-items
+	SplitLK   = host.SplitLK   // rows across work-groups, offsets across work-items
+	SplitKL   = host.SplitKL   // offsets across work-groups, rows across work-items
+	SplitKK   = host.SplitKK   // offsets across both
+)
+
+// SparseConvParams are the parameters of a sparse convolution's index
+// pairs (spconv/mmcv's get_indice_pairs). The slices have one entry per
+// spatial dim D (1 to 4); nil Stride and Dilation mean 1, nil Padding and
+// OutPadding 0.
+type SparseConvParams struct {
+	BatchSize    int64
+	SpatialShape []int64
+	KSize        []int64
+	Stride       []int64
+	Padding      []int64
+	Dilation     []int64
+	OutPadding   []int64 // transposed conv only
+	// Subm: a submanifold conv: the outputs are the input sites in input
+	// order, stride 1, and offsets are centred on every dilation (in = out
+	// + (kidx - ksize/2)*dilation; spconv centres only for dilation 1).
+	// Padding is unused.
+	Subm bool
+	// Transpose: a transposed conv, out = in*stride - padding +
+	// kidx*dilation inside (s-1)*stride - 2p + dil*(k-1) + out_padding + 1
+	// (spconv's getIndicePairsDeConv rule).
+	Transpose bool
+	// Inverse: the pairs of a SparseInverseConv that undoes the regular
+	// conv with these parameters. Pass the forward conv's input sites
+	// (its indices) and its parameters: the result's OutIndices are those
+	// sites (in their order), its Pairs have one column per row of the
+	// forward's OutIndices (which this library orders the same on every
+	// call and device) and pair (forward output row, forward input row).
+	Inverse bool
+	// Split forces a split policy of the candidate expansion; SplitAuto
+	// (the zero value) lets the planner choose. The result is the same.
+	Split IndiceSplit
+}
+
+// IndicePairs are the device outputs of get_indice_pairs. Pairs is int32
+// [K, 2, N], K the kernel volume and N the conv's input rows: for offset k
+// (the row-major ravel of the kernel index over KSize) the first Num[k]
+// columns hold (input row, output row) in ascending input row, the rest -1.
+// OutIndices is int32 [M, 1+D], the output sites (batch, coords): sorted
+// by (batch, coords) for regular and transposed convs, the input sites for
+// submanifold and inverse ones. Num is int32 [K].
+type IndicePairs struct {
+	Pairs           *DeviceTensor
+	OutIndices      *DeviceTensor
+	Num             *DeviceTensor
+	OutSpatialShape []int64
+}
+
+// Release frees the result's device tensors. It is safe to call more than
+// once.
+func (r *IndicePairs) Release() {
+	if r == nil {
+		return
+	}
+	for _, t := range []*DeviceTensor{r.Pairs, r.OutIndices, r.Num} {
+		t.Release()
+	}
+	r.Pairs, r.OutIndices, r.Num = nil, nil, nil
+}
+
+// HostIndicePairs is RefIndicePairs' result, the host form of IndicePairs.
+type HostIndicePairs struct {
+	Pairs           *Tensor
+	OutIndices      *Tensor
+	Num             *Tensor
+	OutSpatialShape []int64
+}
+
+// convGeom is a checked get_indice_pairs call: its normalized parameters,
+// shapes and the kernels' parameter block.
+type convGeom struct {
+	p        reference.SparseConv
+	d        int
+	l, k     int64
+	outShape []int64 // the result's spatial shape
+	target   []int64 // the expansion's target shape (regular, transposed)
+	inBits   int     // key bits of the input sites
+	outBits  int     // key bits of the targets
+}
+
+func onesOr(v []int64, d int, fill int64) []int64 {
+	if v != nil {
+		return slices.Clone(v)
+	}
+	out := make([]int64, d)
+	for i := range out {
+		out[i] = fill
+	}
+	return out
+}
+
+// keySpace returns batch*prod(shape) and whether it stays below 2^62.
+func keySpace(batch int64, shape []int64) (int64, bool) {
+	s := batch
+	for _, v := range shape {
+		if v <= 0 || s > (1<<62)/v {
+			return 0, false
+		}
+		s *= v
+	}
+	return s, true
+}
+
+// newConvGeom checks everything but the rows' values: indices' dtype and
+// shape, the parameters and the output shape.
+func newConvGeom(op string, dt DType, shape []int64, q SparseConvParams) (convGeom, error) {
+	var g convGeom
+	D := len(q.SpatialShape)
+	if D < 1 || D > 4 {
+		return g, argErr(op, "spatial_shape", fmt.Sprintf("%v (%d dims)", q.SpatialShape, D), "1 to 4 spatial dims", ErrInvalidArgument)
+	}
+	if dt != Int32 {
+		return g, argErr(op, "indices", "dtype "+dt.String(), "int32", ErrInvalidArgument)
+	}
+	if len(shape) != 2 {
+		return g, argErr(op, "indices", fmt.Sprintf("rank %d (shape %v)", len(shape), shape), "rank 2: [L, 1+D] rows (batch, coords)", ErrInvalidArgument)
+	}
+	if shape[1] != int64(1+D) {
+		return g, argErr(op, "indices", fmt.Sprintf("shape %v", shape), fmt.Sprintf("[L, %d]: 1+D columns, D = len(spatial_shape) = %d", 1+D, D), ErrInvalidArgument)
+	}
+	if shape[0] > math.MaxInt32 {
+		return g, argErr(op, "indices", fmt.Sprintf("%d rows", shape[0]), fmt.Sprintf("at most %d rows (int32 row numbers)", math.MaxInt32), ErrTooLarge)
+	}
+	if q.BatchSize < 1 || q.BatchSize > math.MaxInt32 {
+		return g, argErr(op, "batch_size", q.BatchSize, fmt.Sprintf("in [1, %d]", math.MaxInt32), ErrInvalidArgument)
+	}
+	p := reference.SparseConv{BatchSize: q.BatchSize, SpatialShape: slices.Clone(q.SpatialShape), KSize: slices.Clone(q.KSize),
+		Stride: onesOr(q.Stride, D, 1), Padding: onesOr(q.Padding, D, 0), Dilation: onesOr(q.Dilation, D, 1),
+		OutPadding: onesOr(q.OutPadding, D, 0), Subm: q.Subm, Transpose: q.Transpose, Inverse: q.Inverse}
+	lists := []struct {
+		name string
+		v    []int64
+		min  int64
+	}{{"spatial_shape", p.SpatialShape, 1}, {"ksize", p.KSize, 1}, {"stride", p.Stride, 1}, {"padding", p.Padding, 0},
+		{"dilation", p.Dilation, 1}, {"out_padding", p.OutPadding, 0}}
+	for _, l := range lists {
+		if len(l.v) != D {
+			return g, argErr(op, l.name, fmt.Sprintf("%v (%d entries)", l.v, len(l.v)), fmt.Sprintf("%d entries, one per spatial dim", D), ErrInvalidArgument)
+		}
+		for d, v := range l.v {
+			if v < l.min || v > math.MaxInt32 {
+				return g, argErr(op, l.name, fmt.Sprintf("%v (dim %d: %d)", l.v, d, v), fmt.Sprintf("in [%d, %d] in every dim", l.min, math.MaxInt32), ErrInvalidArgument)
+			}
+		}
+	}
+	if slices.ContainsFunc(p.Stride, func(v int64) bool { return v > 1 }) && slices.ContainsFunc(p.Dilation, func(v int64) bool { return v > 1 }) {
+		return g, argErr(op, "dilation", fmt.Sprintf("%v with stride %v", p.Dilation, p.Stride), "1 in every dim when a stride is > 1 (spconv's rule)", ErrInvalidArgument)
+	}
+	switch {
+	case p.Subm && p.Transpose:
+		return g, argErr(op, "transpose", true, "false with subm (a submanifold conv has no transposed form)", ErrInvalidArgument)
+	case p.Inverse && (p.Subm || p.Transpose):
+		return g, argErr(op, "inverse", true, "false with subm or transpose (it inverts a regular conv)", ErrInvalidArgument)
+	case p.Subm && slices.ContainsFunc(p.Stride, func(v int64) bool { return v != 1 }):
+		return g, argErr(op, "stride", fmt.Sprint(p.Stride), "1 in every dim with subm", ErrInvalidArgument)
+	}
+	if p.Transpose {
+		for d := range D {
+			if p.OutPadding[d] >= max(p.Stride[d], p.Dilation[d]) {
+				return g, argErr(op, "out_padding", fmt.Sprintf("%v (dim %d: %d)", p.OutPadding, d, p.OutPadding[d]),
+					fmt.Sprintf("smaller than stride or dilation (%d) in every dim", max(p.Stride[d], p.Dilation[d])), ErrInvalidArgument)
+			}
+		}
+	}
+	g.p, g.d, g.l = p, D, shape[0]
+	g.k = 1
+	for _, v := range p.KSize {
+		if g.k > math.MaxInt32/v {
+			return g, argErr(op, "ksize", fmt.Sprint(p.KSize), fmt.Sprintf("a kernel volume of at most %d", math.MaxInt32), ErrTooLarge)
+		}
+		g.k *= v
+	}
+	g.target = slices.Clone(p.SpatialShape)
+	if !p.Subm {
+		g.target = reference.ConvOutShape(p, p.Transpose)
+		for d, o := range g.target {
+			rule := "(s + 2*padding - dilation*(ksize-1) - 1)/stride + 1"
+			if p.Transpose {
+				rule = "(s-1)*stride - 2*padding + dilation*(ksize-1) + out_padding + 1"
+			}
+			if o < 1 {
+				return g, argErr(op, "spatial_shape", fmt.Sprintf("%v: output size %d along dim %d by %s", p.SpatialShape, o, d, rule),
+					"large enough for an output size >= 1 in every dim", ErrInvalidArgument)
+			}
+			if o > math.MaxInt32 {
+				return g, argErr(op, "spatial_shape", fmt.Sprintf("%v: output size %d along dim %d by %s", p.SpatialShape, o, d, rule),
+					fmt.Sprintf("small enough for output sizes <= %d (int32 coordinates)", math.MaxInt32), ErrTooLarge)
+			}
+		}
+	}
+	g.outShape = g.target
+	if p.Inverse {
+		g.outShape = slices.Clone(p.SpatialShape)
+	}
+	in, ok1 := keySpace(p.BatchSize, p.SpatialShape)
+	out, ok2 := keySpace(p.BatchSize, g.target)
+	if !ok1 || !ok2 {
+		return g, argErr(op, "spatial_shape", fmt.Sprintf("%v (output %v) with batch_size %d", p.SpatialShape, g.target, p.BatchSize),
+			"batch_size * prod(shape) below 2^62 for the input and the output", ErrTooLarge)
+	}
+	g.inBits, g.outBits = keyBitsFor(in), keyBitsFor(out)
+	return g, nil
+}
+
+// checkSites checks the rows of indices: batch in [0, batch_size),
+// coordinates in [0, spatial_shape), no site twice. It names the first bad
+// row (range errors before duplicates).
+func (g convGeom) checkSites(op string, idx []int32) error {
+	w := g.d + 1
+	for r := int64(0); r < g.l; r++ {
+		row := idx[r*int64(w) : (r+1)*int64(w)]
+		if b := int64(row[0]); b < 0 || b >= g.p.BatchSize {
+			return argErr(op, "indices", fmt.Sprintf("row %d = %v: batch %d", r, row, b), fmt.Sprintf("in [0, batch_size = %d)", g.p.BatchSize), ErrInvalidArgument)
+		}
+		for d := 0; d < g.d; d++ {
+			if c := int64(row[1+d]); c < 0 || c >= g.p.SpatialShape[d] {
+				return argErr(op, "indices", fmt.Sprintf("row %d = %v: coordinate %d along dim %d", r, row, c, d),
+					fmt.Sprintf("in [0, spatial_shape[%d] = %d)", d, g.p.SpatialShape[d]), ErrInvalidArgument)
+			}
+		}
+	}
+	seen := make(map[[5]int32]int64, g.l)
+	for r := int64(0); r < g.l; r++ {
+		var key [5]int32
+		copy(key[:], idx[r*int64(w):(r+1)*int64(w)])
+		if j, ok := seen[key]; ok {
+			return argErr(op, "indices", fmt.Sprintf("row %d = %v, the same site as row %d", r, key[:w], j),
+				"distinct sites (spconv gives ill-defined pairs for duplicates)", ErrInvalidArgument)
+		}
+		seen[key] = r
+	}
+	return nil
+}
+
+// params is the kernels' parameter block (IP_P_*) with target shape t,
+// then the offsets' table of rule (indice_body.h, ip_target).
+func (g convGeom) params(t []int64, rule int64) []byte {
+	v := make([]int64, kernels.IpPLen+8*g.k)
+	v[kernels.IpPD], v[kernels.IpPBatch], v[kernels.IpPK] = int64(g.d), g.p.BatchSize, g.k
+	for d := 0; d < g.d; d++ {
+		v[kernels.IpPShape+d] = g.p.SpatialShape[d]
+		v[kernels.IpPOut+d] = t[d]
+		v[kernels.IpPKsize+d] = g.p.KSize[d]
+		v[kernels.IpPStride+d] = g.p.Stride[d]
+		v[kernels.IpPPad+d] = g.p.Padding[d]
+		v[kernels.IpPDil+d] = g.p.Dilation[d]
+	}
+	if rule == kernels.IpRuleSubm {
+		for d := 0; d < g.d; d++ {
+			v[kernels.IpPStride+d], v[kernels.IpPPad+d] = 1, 0
+		}
+	}
+	for k := int64(0); k < g.k; k++ {
+		kidx := make([]int64, g.d)
+		for d, rest := g.d-1, k; d >= 0; d-- {
+			kidx[d], rest = rest%g.p.KSize[d], rest/g.p.KSize[d]
+		}
+		for d, kd := range kidx {
+			st, dil := g.p.Stride[d], g.p.Dilation[d]
+			var kq, kr int64
+			switch {
+			case rule == kernels.IpRuleSubm:
+				kq = -(kd - g.p.KSize[d]/2) * dil
+			case rule != kernels.IpRuleConv:
+				kq = kd * dil
+			case st == 1:
+				kq = kd * dil
+			default: // stride > 1 comes with dilation 1
+				kq, kr = kd/st, kd%st
+			}
+			v[kernels.IpPLen+8*k+int64(2*d)], v[kernels.IpPLen+8*k+int64(2*d)+1] = kq, kr
+		}
+	}
+	b := make([]byte, 8*len(v))
+	for i, x := range v {
+		binary.LittleEndian.PutUint64(b[8*i:], uint64(x))
+	}
+	return b
+}
+
+// RefIndicePairs computes get_indice_pairs on the host with the scalar
+// reference (see Device.IndicePairs), with the same checks and errors.
+func RefIndicePairs(indices *Tensor, p SparseConvParams) (*HostIndicePairs, error) {
+	const op = "get_indice_pairs"
+	g, err := newConvGeom(op, indices.dtype, indices.shape, p)
+	if err != nil {
+		return nil, err
+	}
+	idx := indices.Int32s()
+	if err := g.checkSites(op, idx); err != nil {
+		return nil, err
+	}
+	r := reference.IndicePairs(idx, g.p)
+	if r.M > math.MaxInt32 {
+		return nil, argErr(op, "out_indices", fmt.Sprintf("%d rows", r.M), fmt.Sprintf("at most %d rows", math.MaxInt32), ErrTooLarge)
+	}
+	n := g.l
+	if p.Inverse {
+		n = int64(len(r.Pairs)) / (2 * g.k)
+	}
+	res := &HostIndicePairs{OutSpatialShape: r.OutShape}
+	if res.Pairs, err = FromInt32s([]int64{g.k, 2, n}, r.Pairs); err != nil {
+		return nil, err
+	}
+	if res.OutIndices, err = FromInt32s([]int64{int64(len(r.OutIndices)) / int64(g.d+1), int64(g.d + 1)}, r.OutIndices); err != nil {
+		return nil, err
+	}
+	if res.Num, err = FromInt32s([]int64{g.k}, r.Num); err != nil {
+		return nil, err
+	}
+	return res, nil
+}
+
+// IndicePairs computes the index pairs of a sparse convolution (spconv's
+// get_indice_pairs) over the active sites indices (int32 [L, 1+D] rows
+// (batch, coords), distinct), with the same bytes on every device and
+// split policy: regular and transposed convs' output sites sorted by
+// (batch, coords), and each offset's pairs in ascending input row. The
+// workspace is O(L*K) (no grid over the output space). Bad input (see
+// RefIndicePairs: rank, width, dtype, batch or coordinate out of range,
+// duplicate sites, bad parameters) is an *ArgError naming the argument,
+// row and bound; the rows are checked on the device, read once. A regular
+// or transposed conv waits twice more (the candidates', then the outputs'
+// count); a submanifold one waits once.
+func (d *Device) IndicePairs(indices *DeviceTensor, p SparseConvParams) (*IndicePairs, error) {
+	res := &IndicePairs{}
+	if err := d.IndicePairsInto(res, indices, p); err != nil {
+		return nil, err
+	}
+	return res, nil
+}
+
+// IndicePairsInto is IndicePairs writing into res: it releases res's
+// tensors (to the device's pool) and sets new ones, so a network's layer
+// loop allocates nothing from the driver after its first pass. On error
+// res is left empty.
+func (d *Device) IndicePairsInto(res *IndicePairs, indices *DeviceTensor, p SparseConvParams) error {
+	const op = "get_indice_pairs"
+	if res == nil {
+		return argErr(op, "res", "nil", "a result to fill", ErrInvalidArgument)
+	}
+	res.Release()
+	res.OutSpatialShape = nil
+	if err := d.checkIn(op, "indices", indices); err != nil {
+		return err
+	}
+	g, err := newConvGeom(op, indices.dtype, indices.shape, p)
+	if err != nil {
+		return err
+	}
+	if !d.caps.Int64 {
+		return argErr(op, "device", d.caps.ID()+" "+d.caps.Name+" without 64-bit integers", "a device with 64-bit integers", ErrUnsupported)
+	}
+	r, err := d.indicePairs(op, indices, g, p.Split)
+	if err != nil {
+		return err
+	}
+	*res = *r
+	return nil
+}
+
+// ipRun is one get_indice_pairs call's device state.
+type ipRun struct {
+	d       *Device
+	op      string
+	g       convGeom
+	split   IndiceSplit
+	tmp     temps
+	flag    *DeviceTensor
+	sites   sortKeys // the input sites' keys, sorted, and their rows
+	indices *DeviceTensor
+}
+
+func (d *Device) indicePairs(op string, indices *DeviceTensor, g convGeom, split IndiceSplit) (*IndicePairs, error) {
+	var outs temps
+	fail := func(err error) (*IndicePairs, error) {
+		outs.release()
+		return nil, err
+	}
+	w := int64(g.d + 1)
+	res := &IndicePairs{OutSpatialShape: g.outShape}
+	if g.l == 0 {
+		var err error
+		if res.Pairs, err = outs.alloc(d, op, Int32, g.k, 2, 0); err == nil {
+			if res.OutIndices, err = outs.alloc(d, op, Int32, 0, w); err == nil {
+				res.Num, err = outs.alloc(d, op, Int32, g.k)
+			}
+		}
+		if err == nil {
+			err = d.h.Fill(res.Num.raw(), 0, 4*g.k, []byte{0, 0, 0, 0})
+		}
+		if err == nil {
+			err = d.flush(op)
+		}
+		if err != nil {
+			return fail(err)
+		}
+		return res, nil
+	}
+	run := &ipRun{d: d, op: op, g: g, split: split, indices: indices}
+	defer run.tmp.release()
+	var err error
+	if run.flag, err = d.newFlag(op); err != nil {
+		return fail(err)
+	}
+	run.tmp.add(run.flag)
+	inRule := int64(kernels.IpRuleInv)
+	if g.p.Subm {
+		inRule = kernels.IpRuleSubm
+	}
+	inParams, err := run.upload(g.params(g.p.SpatialShape, inRule))
+	if err != nil {
+		return fail(err)
+	}
+	// the sites' keys (checking each row), sorted, and their duplicates
+	keys, err := run.tmp.alloc(d, op, Uint64, g.l)
+	if err != nil {
+		return fail(err)
+	}
+	if err := d.run(op, "any", d.elementwise(op, g.l), kernels.IndiceKeys{Indices: indices.raw(), Params: inParams,
+		Keys: keys.raw(), Err: run.flag.raw(), N: g.l}); err != nil {
+		return fail(err)
+	}
+	if run.sites, err = d.radixSort(op, keys.raw(), g.l, 8, kernels.KindUnsigned, false, g.inBits, nil, 0); err != nil {
+		return fail(err)
+	}
+	run.tmp.add(run.sites.keys)
+	run.tmp.add(run.sites.perm)
+	if err := d.run(op, "any", d.elementwise(op, g.l), kernels.IndiceDups{Keys: run.sites.keys.raw(), Err: run.flag.raw(), N: g.l}); err != nil {
+		return fail(err)
+	}
+	if g.p.Subm {
+		pairs, num, err := run.lookup(&outs, indices.raw(), g.l, inParams, kernels.IpRuleSubm)
+		if err != nil {
+			return fail(err)
+		}
+		if err := run.check(); err != nil {
+			return fail(err)
+		}
+		if err := run.sitesOut(&outs, res, pairs, num); err != nil {
+			return fail(err)
+		}
+		return res, nil
+	}
+	// regular or transposed conv: expand, compact, sort and number the
+	// targets
+	rule := int64(kernels.IpRuleConv)
+	if g.p.Transpose {
+		rule = kernels.IpRuleTconv
+	}
+	outParams, err := run.upload(g.params(g.target, rule))
+	if err != nil {
+		return fail(err)
+	}
+	pos, wide, s, err := run.expand(indices.raw(), g.l, outParams, rule, nil)
+	if err != nil {
+		return fail(err)
+	}
+	defer s.release()
+	if err := d.flush(op); err != nil {
+		return fail(err)
+	}
+	if err := run.check(); err != nil {
+		return fail(err)
+	}
+	v64, err := s.total(op)
+	if err != nil {
+		return fail(err)
+	}
+	v := int64(v64)
+	var outIdx, crow *DeviceTensor
+	if v > 0 {
+		ckey, err := run.tmp.alloc(d, op, Uint64, v)
+		if err != nil {
+			return fail(err)
+		}
+		count := g.l * g.k
+		if err := d.run(op, "any", d.elementwise(op, count), kernels.IndiceCompact{Rows: indices.raw(), Params: outParams,
+			Pos: pos.raw(), Ckey: ckey.raw(), N: g.l, Count: count, Rule: rule, Wide: wide}); err != nil {
+			return fail(err)
+		}
+		sk, err := d.radixSort(op, ckey.raw(), v, 8, kernels.KindUnsigned, false, g.outBits, nil, 0)
+		if err != nil {
+			return fail(err)
+		}
+		run.tmp.add(sk.keys)
+		run.tmp.add(sk.perm)
+		seg, err := run.tmp.alloc(d, op, Int64, v)
+		if err != nil {
+			return fail(err)
+		}
+		ss, err := d.scanBuf(op, Int64, sk.keys.raw(), seg.raw(), v, kernels.FlagHead64, false)
+		if err != nil {
+			return fail(err)
+		}
+		defer ss.release()
+		if crow, err = run.tmp.alloc(d, op, Int64, v); err != nil {
+			return fail(err)
+		}
+		if err := d.run(op, "w64", d.elementwise(op, v), kernels.MoveScatter{Dst: crow.raw(), Src: seg.raw(), Idx: sk.perm.raw(),
+			N: v, Add: -1}); err != nil {
+			return fail(err)
+		}
+		if err := d.flush(op); err != nil {
+			return fail(err)
+		}
+		m, err := ss.total(op)
+		if err != nil {
+			return fail(err)
+		}
+		if m > math.MaxInt32 {
+			return fail(argErr(op, "out_indices", fmt.Sprintf("%d rows", m), fmt.Sprintf("at most %d rows (int32 row numbers)", math.MaxInt32), ErrTooLarge))
+		}
+		oa := &outs
+		if g.p.Inverse {
+			oa = &run.tmp
+		}
+		if outIdx, err = oa.alloc(d, op, Int32, int64(m), w); err != nil {
+			return fail(err)
+		}
+		if err := d.run(op, "any", d.elementwise(op, v), kernels.IndiceOuts{Skeys: sk.keys.raw(), Seg: seg.raw(), Params: outParams,
+			Outs: outIdx.raw(), Err: run.flag.raw(), N: v}); err != nil {
+			return fail(err)
+		}
+	} else {
+		oa := &outs
+		if g.p.Inverse {
+			oa = &run.tmp
+		}
+		if outIdx, err = oa.alloc(d, op, Int32, 0, w); err != nil {
+			return fail(err)
+		}
+	}
+	if !g.p.Inverse {
+		pairs, num, err := run.write(&outs, pos.raw(), wide, nil, nil, crow, g.l, false)
+		if err != nil {
+			return fail(err)
+		}
+		if err := d.flush(op); err != nil {
+			return fail(err)
+		}
+		res.Pairs, res.OutIndices, res.Num = pairs, outIdx, num
+		return res, nil
+	}
+	// inverse: from each forward output, its inputs among the sites
+	m := outIdx.shape[0]
+	pairs, num, err := run.lookup(&outs, outIdx.raw(), m, inParams, kernels.IpRuleInv)
+	if err != nil {
+		return fail(err)
+	}
+	if err := run.sitesOut(&outs, res, pairs, num); err != nil {
+		return fail(err)
+	}
+	return res, nil
+}
+
+// sitesOut completes a submanifold or inverse result, whose outputs are
+// the input sites (copied), and hands the work to the device.
+func (r *ipRun) sitesOut(outs *temps, res *IndicePairs, pairs, num *DeviceTensor) error {
+	d, g := r.d, r.g
+	w := int64(g.d + 1)
+	var err error
+	if res.OutIndices, err = outs.alloc(d, r.op, Int32, g.l, w); err != nil {
+		return err
+	}
+	if err := d.h.Copy(res.OutIndices.raw(), 0, r.indices.raw(), 0, 4*g.l*w); err != nil {
+		return fmt.Errorf("accel: %s: %w", r.op, err)
+	}
+	if err := d.flush(r.op); err != nil {
+		return err
+	}
+	res.Pairs, res.Num = pairs, num
+	return nil
+}
+
+func (r *ipRun) upload(b []byte) (host.Buffer, error) {
+	t, err := r.tmp.alloc(r.d, r.op, Int64, int64(len(b)/8))
+	if err != nil {
+		return nil, err
+	}
+	if err := r.d.h.Upload(t.raw(), 0, b); err != nil {
+		return nil, fmt.Errorf("accel: %s: %w", r.op, err)
+	}
+	return t.raw(), nil
+}
+
+// check reads the validation flag (a wait for the work queued so far) and
+// on a flagged row names it, from the rows read back.
+func (r *ipRun) check() error {
+	tile, err := r.d.flaggedTile(r.op, r.flag)
+	if err != nil {
+		return err
+	}
+	if tile < 0 {
+		return nil
+	}
+	h, err := r.indices.ToHost()
+	if err != nil {
+		return err
+	}
+	if err := r.g.checkSites(r.op, h.Int32s()); err != nil {
+		return err
+	}
+	return fmt.Errorf("accel: %s: the device flagged row %d or later, the host finds it valid: %w", r.op, tile, host.ErrDriver)
+}
+
+// expand queues the expansion of n rows x K offsets under rule (sorted
+// site keys for the looked-up rules, whose found rows go into orow) and
+// the in-place exclusive scan of the candidates' flags: pos holds n*K+1
+// words (64-bit where wide), the last one the total.
+func (r *ipRun) expand(rows host.Buffer, n int64, params host.Buffer, rule int64, orow *DeviceTensor) (*DeviceTensor, int64, *scan, error) {
+	pos, wide, s, _, err := r.expandSorted(rows, n, params, rule, orow)
+	return pos, wide, s, err
+}
+
+// tilePlan is the plan of an elementwise pass over count = n*K candidates
+// whose tiles never straddle two offsets (indice_body.h): K times the
+// tiles of n, one per group under a loop limit.
+func (r *ipRun) tilePlan(n int64) host.Plan {
+	plan := r.d.elementwise(r.op, n*r.g.k)
+	return r.d.elementwise(r.op, r.g.k*((n+plan.TileElems-1)/plan.TileElems)*plan.TileElems)
+}
+
+// expandSorted is expand; a submanifold conv whose cores keep a cursor per
+// offset walks the sites in key order, stores orow by sorted position and
+// returns the rows' sorted positions (rank, a temporary).
+func (r *ipRun) expandSorted(rows host.Buffer, n int64, params host.Buffer, rule int64, orow *DeviceTensor) (*DeviceTensor, int64, *scan, *DeviceTensor, error) {
+	d, g := r.d, r.g
+	count := n * g.k
+	dt, wide := Uint32, int64(0)
+	if count+1 >= 1<<32 {
+		dt, wide = Uint64, 1
+	}
+	pos, err := r.tmp.alloc(d, r.op, dt, count+1)
+	if err != nil {
+		return nil, 0, nil, nil, err
+	}
+	if err := d.h.Fill(pos.raw(), count*int64(dt.Size()), int64(dt.Size()), []byte{0, 0, 0, 0}); err != nil {
+		return nil, 0, nil, nil, fmt.Errorf("accel: %s: %w", r.op, err)
+	}
+	look := orow != nil
+	plan := host.PlanIndicePairs(d.caps, n, g.k, look, g.l, r.split)
+	lp := plan.Plan
+	lp.Reason = plan.String()
+	var orowBuf, rankBuf host.Buffer
+	var rank *DeviceTensor
+	if look {
+		orowBuf = orow.raw()
+	}
+	sorted := rule == kernels.IpRuleSubm && plan.OffsetsPerCore <= ipCursors
+	if sorted {
+		if rank, err = r.tmp.alloc(d, r.op, Int32, n); err != nil {
+			return nil, 0, nil, nil, err
+		}
+		rankBuf = rank.raw()
+	}
+	for row0 := int64(0); row0 < n; row0 += plan.Rows {
+		if err := d.run(r.op, "any", lp, kernels.IndiceExpand{Rows: rows, Params: params, Skeys: r.sites.keys.raw(),
+			Sperm: r.sites.perm.raw(), Cnt: pos.raw(), Orow: orowBuf, Rank: rankBuf, N: n, Nkeys: g.l, Row0: row0,
+			RowsN: min(plan.Rows, n-row0), Jobs: plan.Jobs, Rule: rule, Split: int64(plan.Split) - 1, Wide: wide,
+			Sorted: b2i(sorted)}); err != nil {
+			return nil, 0, nil, nil, err
+		}
+	}
+	if sorted {
+		if err := d.run(r.op, "any", r.tilePlan(n), kernels.IndiceFlags{Orow: orowBuf, Rank: rankBuf, Cnt: pos.raw(), N: n,
+			Count: count, Wide: wide}); err != nil {
+			return nil, 0, nil, nil, err
+		}
+	}
+	s, err := d.scanBuf(r.op, dt, pos.raw(), pos.raw(), count+1, kernels.FlagNone, true)
+	if err != nil {
+		return nil, 0, nil, nil, err
+	}
+	return pos, wide, s, rank, nil
+}
+
+// ipCursors is IP_CURSORS of indice_body.h: the offsets a core keeps
+// cursors for.
+const ipCursors = 128
+
+// lookup runs a looked-up rule (submanifold, inverse) over n query rows:
+// expansion, scan and the pairs' write.
+func (r *ipRun) lookup(outs *temps, rows host.Buffer, n int64, params host.Buffer, rule int64) (pairs, num *DeviceTensor, err error) {
+	d, g := r.d, r.g
+	if n == 0 {
+		if pairs, err = outs.alloc(d, r.op, Int32, g.k, 2, 0); err != nil {
+			return nil, nil, err
+		}
+		if num, err = outs.alloc(d, r.op, Int32, g.k); err != nil {
+			return nil, nil, err
+		}
+		if err := d.h.Fill(num.raw(), 0, 4*g.k, []byte{0, 0, 0, 0}); err != nil {
+			return nil, nil, fmt.Errorf("accel: %s: %w", r.op, err)
+		}
+		return pairs, num, nil
+	}
+	orow, err := r.tmp.alloc(d, r.op, Int32, n*g.k)
+	if err != nil {
+		return nil, nil, err
+	}
+	pos, wide, s, rank, err := r.expandSorted(rows, n, params, rule, orow)
+	if err != nil {
+		return nil, nil, err
+	}
+	s.release()
+	return r.write(outs, pos.raw(), wide, orow, rank, nil, n, true)
+}
+
+// write queues the pairs' write over n query rows x K offsets.
+func (r *ipRun) write(outs *temps, pos host.Buffer, wide int64, orow, rank, crow *DeviceTensor, n int64, look bool) (pairs, num *DeviceTensor, err error) {
+	d, g := r.d, r.g
+	if pairs, err = outs.alloc(d, r.op, Int32, g.k, 2, n); err != nil {
+		return nil, nil, err
+	}
+	if num, err = outs.alloc(d, r.op, Int32, g.k); err != nil {
+		return nil, nil, err
+	}
+	var ob, cb, rb host.Buffer
+	lookup := b2i(look)
+	if orow != nil {
+		ob = orow.raw()
+	}
+	if rank != nil {
+		rb, lookup = rank.raw(), 2
+	}
+	if crow != nil {
+		cb = crow.raw()
+	}
+	count := n * g.k
+	if err := d.run(r.op, "any", r.tilePlan(n), kernels.IndiceWrite{Pos: pos, Orow: ob, Rank: rb, Crow: cb, Pairs: pairs.raw(),
+		Num: num.raw(), Err: r.flag.raw(), N: n, Count: count, Lookup: lookup, Wide: wide}); err != nil {
+		return nil, nil, err
+	}
+	return pairs, num, nil
+}
+
+// ParseIndiceSplit parses a split policy's name: auto (or empty), LL, LK,
+// KL or KK, in any case.
+func ParseIndiceSplit(s string) (IndiceSplit, error) {
+	sp, err := host.ParseIndiceSplit(s)
+	if err != nil {
+		return 0, fmt.Errorf("%w: %w", err, ErrInvalidArgument)
+	}
+	return sp, nil
+}

@@ -1,0 +1,405 @@
+/* indice_body.h: sparse convolution's index pairs (get_indice_pairs),
+ * shared by clkernels/indice.cl and shaders/indice.comp (entry points,
+ * knobs and the IP_* codes declared in host/kernels: gen/indice.h). The
+ * wrappers define ATOM_MIN_U32(p, i, v).
+ *
+ * A site is a row (batch, c_0 .. c_{D-1}) of int32; its key over a spatial
+ * shape X is the row-major ravel ((batch*X_0 + c_0)*X_1 + c_1)... as a
+ * 64-bit word, so keys sort as the rows do, lexicographically. params is
+ * the int64 parameter block (IP_P_*): D, batch, K, the input shape, the
+ * rule's target shape, ksize, stride, padding, dilation.
+ *
+ * A candidate is a pair (offset k, query row q), numbered p = k*n + q, so
+ * that the candidates of an offset are consecutive and in row order. Its
+ * rule (IP_RULE_*) gives the target site of q through offset k, or none:
+ *   CONV   out*stride = in + padding - kidx*dilation, out inside the shape
+ *   TCONV  out = in*stride - padding + kidx*dilation, out inside the shape
+ *   SUBM   out = in - (kidx - ksize/2)*dilation, then looked up among the
+ *          sites (sorted keys)
+ *   INV    in = out*stride - padding + kidx*dilation from a forward output
+ *          q, then looked up among the forward's input sites
+ *
+ *   indice_keys     checks each row (batch in [0, batch), coordinates in
+ *                   [0, shape)) and writes its key; a bad row records its
+ *                   tile (row >> ERR_TILE_SHIFT) into err[0]
+ *   indice_dups     sorted keys: an equal neighbour records its tile
+ *   indice_expand   the candidates' flags cnt[p] (and found rows orow[p]
+ *                   for the looked-up rules), with the work split between
+ *                   work-groups (jobs) and their work-items (cores) by the
+ *                   split policy (IP_SPLIT_*) over this launch's rows
+ *                   (sorted: SUBM over the sites in key order, found rows
+ *                   stored by sorted position j at k*n + j, and rank[q] =
+ *                   j)
+ *   indice_flags    sorted: cnt[k*n + q] from orow[k*n + rank[q]]
+ *   indice_compact  CONV/TCONV: the target key of valid candidate p into
+ *                   ckey[pos[p]] (pos: the exclusive scan of cnt)
+ *   indice_outs     the first of each run of equal sorted target keys
+ *                   writes its site into out_indices[seg - 1]
+ *   indice_write    every candidate writes one column of its offset: a
+ *                   valid one (q, target row) at pos[p] - pos[k*n], an
+ *                   invalid one -1 at num[k] + (its rank among the invalid
+ *                   ones), so each offset's pairs are in row order and its
+ *                   tail is -1; num[k] = pos[(k+1)*n] - pos[k*n].
+ * outs and write do nothing when err[0] is set, so a rejected input leaves
+ * the outputs unwritten. */
+#ifndef ACCEL_INDICE_BODY_H
+#define ACCEL_INDICE_BODY_H
+
+#include "elementwise.h"
+
+#define IP_MAXD 4
+#define IP_CURSORS 128 /* offsets one work-item may keep cursors for */
+
+i64 ip_param(BPTR params, int at) {
+	return CAST(i64, LD64(params, at));
+}
+
+u64 ip_pos(BPTR pos, i64 i, i64 wide) {
+	if (wide != I64C(0)) {
+		return LD64(pos, i);
+	}
+	return CAST(u64, LD32(pos, i));
+}
+
+/* A target coordinate splits into a part of the row, computed once per
+ * row and dim, and a part of the offset, from the host's table after the
+ * parameter block (params[IP_P_LEN + 8*k + 2*d] and the word after it):
+ *   CONV   (x + pad) = v*stride + r: the offset (kq, kr) reaches o = v - kq
+ *          where kr == r (stride > 1, so dilation 1: kq = kidx/stride, kr =
+ *          kidx%stride; stride 1: kq = kidx*dilation, kr = 0)
+ *   others v = x*stride - pad, o = v + kq (TCONV, INV: kq = kidx*dilation;
+ *          SUBM, whose block holds stride 1 and padding 0: kq =
+ *          -(kidx - ksize/2)*dilation)
+ * so no division runs per candidate. */
+i64 ip_rowv(BPTR params, i64 rule, i64 x, int d) {
+	const i64 st = ip_param(params, IP_P_STRIDE + d);
+	const i64 pad = ip_param(params, IP_P_PAD + d);
+	if (rule == I64C(IP_RULE_CONV)) {
+		return (x + pad) / st;
+	}
+	return x * st - pad;
+}
+
+i64 ip_rowr(BPTR params, i64 rule, i64 x, int d) {
+	if (rule == I64C(IP_RULE_CONV)) {
+		return (x + ip_param(params, IP_P_PAD + d)) % ip_param(params, IP_P_STRIDE + d);
+	}
+	return I64C(0);
+}
+
+/* The target key of a row (batch b, row parts v and r per dim) through
+ * offset k under rule, or -1 where the target lies outside the target
+ * shape. */
+i64 ip_target(BPTR params, i64 rule, i64 D, i64 b, i64 v0, i64 v1, i64 v2, i64 v3, i64 r0, i64 r1, i64 r2, i64 r3, i64 k) {
+	i64 key = b;
+	const bool conv = rule == I64C(IP_RULE_CONV);
+	for (int d = 0; d < IP_MAXD; d++) {
+		if (I64C(d) >= D) {
+			break;
+		}
+		const i64 v = d == 0 ? v0 : (d == 1 ? v1 : (d == 2 ? v2 : v3));
+		const i64 kq = CAST(i64, LD64(params, I64C(IP_P_LEN) + I64C(8) * k + I64C(2 * d)));
+		const i64 lim = ip_param(params, IP_P_OUT + d);
+		i64 o = v + kq;
+		if (conv) {
+			const i64 r = d == 0 ? r0 : (d == 1 ? r1 : (d == 2 ? r2 : r3));
+			if (CAST(i64, LD64(params, I64C(IP_P_LEN) + I64C(8) * k + I64C(2 * d + 1))) != r) {
+				return I64C(-1);
+			}
+			o = v - kq;
+		}
+		if (CAST(u64, o) >= CAST(u64, lim)) { /* o < 0 or o >= lim (see indice_keys) */
+			return I64C(-1);
+		}
+		key = key * lim + o;
+	}
+	return key;
+}
+
+/* Loads row q's batch and row parts (ip_rowv, ip_rowr) into b, v0..v3,
+ * r0..r3 (a macro: portable code has no out-parameters). */
+#define IP_LOAD_ROW(rows, params, rl, D, w, q) \
+	const i64 b = CAST(i64, CAST(i32, LD32(rows, (q) * (w)))); \
+	i64 v0 = I64C(0), v1 = I64C(0), v2 = I64C(0), v3 = I64C(0); \
+	i64 r0 = I64C(0), r1 = I64C(0), r2 = I64C(0), r3 = I64C(0); \
+	{ \
+		const i64 x0_ = CAST(i64, CAST(i32, LD32(rows, (q) * (w) + I64C(1)))); \
+		v0 = ip_rowv(params, rl, x0_, 0); \
+		r0 = ip_rowr(params, rl, x0_, 0); \
+		if ((D) > I64C(1)) { \
+			const i64 x1_ = CAST(i64, CAST(i32, LD32(rows, (q) * (w) + I64C(2)))); \
+			v1 = ip_rowv(params, rl, x1_, 1); \
+			r1 = ip_rowr(params, rl, x1_, 1); \
+		} \
+		if ((D) > I64C(2)) { \
+			const i64 x2_ = CAST(i64, CAST(i32, LD32(rows, (q) * (w) + I64C(3)))); \
+			v2 = ip_rowv(params, rl, x2_, 2); \
+			r2 = ip_rowr(params, rl, x2_, 2); \
+		} \
+		if ((D) > I64C(3)) { \
+			const i64 x3_ = CAST(i64, CAST(i32, LD32(rows, (q) * (w) + I64C(4)))); \
+			v3 = ip_rowv(params, rl, x3_, 3); \
+			r3 = ip_rowr(params, rl, x3_, 3); \
+		} \
+	}
+
+void indice_keys(INDICE_KEYS_PARAMS) {
+	const i64 D = ip_param(params, IP_P_D);
+	const i64 w = D + I64C(1);
+	const i64 batch = ip_param(params, IP_P_BATCH);
+	EW_FOR(n, i)
+		const i64 b = CAST(i64, CAST(i32, LD32(indices, i * w)));
+		/* one unsigned compare per bound (0 <= v < limit, limit > 0):
+		 * lavapipe loses the sign test of `v < 0 || v >= limit` on int64 */
+		bool bad = CAST(u64, b) >= CAST(u64, batch);
+		i64 key = b;
+		for (int d = 0; d < IP_MAXD; d++) {
+			if (I64C(d) >= D) {
+				break;
+			}
+			const i64 x = CAST(i64, CAST(i32, LD32(indices, i * w + I64C(1 + d))));
+			const i64 s = ip_param(params, IP_P_SHAPE + d);
+			if (CAST(u64, x) >= CAST(u64, s)) {
+				bad = true;
+			}
+			key = key * s + x;
+		}
+		if (bad) {
+			ATOM_MIN_U32(err, 0, CAST(u32, i >> ERR_TILE_SHIFT));
+			key = I64C(0);
+		}
+		ST64(keys, i, CAST(u64, key));
+	EW_END
+}
+
+void indice_dups(INDICE_DUPS_PARAMS) {
+	EW_FOR(n, i)
+		if (i > I64C(0) && LD64(keys, i) == LD64(keys, i - I64C(1))) {
+			ATOM_MIN_U32(err, 0, CAST(u32, i >> ERR_TILE_SHIFT));
+		}
+	EW_END
+}
+
+void indice_expand(INDICE_EXPAND_PARAMS) {
+	const i64 g = GROUP_LINEAR_ID();
+	if (g >= jobs) {
+		return; /* a surplus group of the folded grid */
+	}
+	const i64 D = ip_param(params, IP_P_D);
+	const i64 K = ip_param(params, IP_P_K);
+	const i64 w = D + I64C(1);
+	const i64 cores = I64C(LOCAL_SIZE);
+	const i64 c = LOCAL_ID();
+	const i64 sp = split;
+	const i64 rl = rule;
+	const bool look = rl == I64C(IP_RULE_SUBM) || rl == I64C(IP_RULE_INV);
+	const bool wd = wide != I64C(0);
+	/* this work-item's rows [r_lo, r_hi) of the launch's and its offsets
+	 * k0, k0 + kstep, ... */
+	i64 r_lo = I64C(0);
+	i64 r_hi = rows_n;
+	i64 k0 = I64C(0);
+	i64 kstep = I64C(1);
+	if (sp == I64C(IP_SPLIT_LL)) {
+		const i64 chunk = (rows_n + jobs * cores - I64C(1)) / (jobs * cores);
+		r_lo = (g * cores + c) * chunk;
+		r_hi = r_lo + chunk;
+	} else if (sp == I64C(IP_SPLIT_LK)) {
+		const i64 chunk = (rows_n + jobs - I64C(1)) / jobs;
+		r_lo = g * chunk;
+		r_hi = r_lo + chunk;
+		k0 = c;
+		kstep = cores;
+	} else if (sp == I64C(IP_SPLIT_KL)) {
+		const i64 chunk = (rows_n + cores - I64C(1)) / cores;
+		r_lo = c * chunk;
+		r_hi = r_lo + chunk;
+		k0 = g;
+		kstep = jobs;
+	} else {
+		k0 = g * cores + c;
+		kstep = jobs * cores;
+	}
+	r_hi = min64(r_hi, rows_n);
+	/* SUBM walks the sites in key order (launch row r is sorted position
+	 * row0 + r): for a fixed offset the targets (key + a constant) then
+	 * only grow, so each offset keeps a cursor into the sorted keys and
+	 * gallops forward from it (a few steps, not a binary search). */
+	const bool merge = sorted != I64C(0); /* the host checks the offsets per core <= IP_CURSORS */
+	i64 cur[IP_CURSORS];
+	for (int s = 0; s < IP_CURSORS; s++) {
+		cur[s] = I64C(-1);
+	}
+	for (i64 r = r_lo; r < r_hi; r++) {
+		const i64 q = merge ? CAST(i64, LD64(sperm, row0 + r)) : row0 + r;
+		if (merge && k0 == I64C(0)) {
+			ST32(rank, q, CAST(u32, row0 + r)); /* once per row: the core with offset 0 */
+		}
+		IP_LOAD_ROW(rows, params, rl, D, w, q)
+		for (i64 k = k0; k < K; k += kstep) {
+			/* sorted: the found rows by sorted position, k*n + j, so that
+			 * each offset's stores run in order; cnt comes from
+			 * indice_flags */
+			const i64 p = k * n + (merge ? row0 + r : q);
+			i64 key = ip_target(params, rl, D, b, v0, v1, v2, v3, r0, r1, r2, r3, k);
+			if (look) {
+				i64 found = I64C(-1);
+				if (key >= I64C(0)) {
+					/* lower bound of key among the sorted site keys: in
+					 * [0, nkeys), or galloping from the offset's cursor */
+					i64 lo = I64C(0);
+					i64 hi = nkeys;
+					const int slot = CAST(int, (k - k0) / kstep);
+					if (merge && cur[slot] >= I64C(0)) {
+						lo = cur[slot];
+						i64 step = I64C(1);
+						while (lo + step < nkeys && LD64(skeys, lo + step) < CAST(u64, key)) {
+							lo += step;
+							step += step;
+						}
+						hi = min64(lo + step, nkeys);
+						if (lo < nkeys && LD64(skeys, lo) < CAST(u64, key)) {
+							lo++;
+						}
+					}
+					while (lo < hi) {
+						const i64 mid = (lo + hi) >> 1;
+						if (LD64(skeys, mid) < CAST(u64, key)) {
+							lo = mid + I64C(1);
+						} else {
+							hi = mid;
+						}
+					}
+					if (merge) {
+						cur[slot] = lo;
+					}
+					if (lo < nkeys && LD64(skeys, lo) == CAST(u64, key)) {
+						found = CAST(i64, LD64(sperm, lo));
+					}
+				}
+				ST32(orow, p, CAST(u32, CAST(i32, found)));
+				key = found;
+			}
+			if (merge) {
+				continue;
+			}
+			if (wd) {
+				ST64(cnt, p, key >= I64C(0) ? CAST(u64, 1) : CAST(u64, 0));
+			} else {
+				ST32(cnt, p, key >= I64C(0) ? 1u : 0u);
+			}
+		}
+	}
+}
+
+void indice_flags(INDICE_FLAGS_PARAMS) {
+	const i64 wd = wide;
+	const i64 per = ew_tiles(n);
+	const i64 K = count / n;
+	for (i64 tile = GROUP_LINEAR_ID(); tile < K * per; tile += GROUP_TOTAL()) {
+		const i64 k = tile / per;
+		const i64 t = tile - k * per;
+		for (i64 j = I64C(0); j < I64C(ITEMS); j++) {
+			const i64 q = ew_index(t, j);
+			if (q >= n) {
+				continue;
+			}
+			const bool found = CAST(i32, LD32(orow, k * n + CAST(i64, LD32(rank, q)))) >= 0;
+			if (wd != I64C(0)) {
+				ST64(cnt, k * n + q, found ? CAST(u64, 1) : CAST(u64, 0));
+			} else {
+				ST32(cnt, k * n + q, found ? 1u : 0u);
+			}
+		}
+	}
+}
+
+void indice_compact(INDICE_COMPACT_PARAMS) {
+	const i64 D = ip_param(params, IP_P_D);
+	const i64 w = D + I64C(1);
+	const i64 rl = rule;
+	const i64 wd = wide;
+	EW_FOR(count, p)
+		const u64 at = ip_pos(pos, p, wd);
+		if (ip_pos(pos, p + I64C(1), wd) == at) {
+			continue;
+		}
+		const i64 k = p / n;
+		const i64 q = p - k * n;
+		IP_LOAD_ROW(rows, params, rl, D, w, q)
+		ST64(ckey, at, CAST(u64, ip_target(params, rl, D, b, v0, v1, v2, v3, r0, r1, r2, r3, k)));
+	EW_END
+}
+
+void indice_outs(INDICE_OUTS_PARAMS) {
+	if (LD32(err, 0) != ERR_NONE) {
+		return;
+	}
+	const i64 D = ip_param(params, IP_P_D);
+	const i64 w = D + I64C(1);
+	EW_FOR(n, j)
+		const u64 key = LD64(skeys, j);
+		if (j > I64C(0) && LD64(skeys, j - I64C(1)) == key) {
+			continue;
+		}
+		const i64 row = CAST(i64, LD64(seg, j)) - I64C(1);
+		i64 rest = CAST(i64, key);
+		for (int d = IP_MAXD - 1; d >= 0; d--) {
+			if (I64C(d) < D) {
+				const i64 lim = ip_param(params, IP_P_OUT + d);
+				ST32(outs, row * w + I64C(1 + d), CAST(u32, CAST(i32, rest % lim)));
+				rest = rest / lim;
+			}
+		}
+		ST32(outs, row * w, CAST(u32, CAST(i32, rest)));
+	EW_END
+}
+
+void indice_write(INDICE_WRITE_PARAMS) {
+	if (LD32(err, 0) != ERR_NONE) {
+		return;
+	}
+	const i64 wd = wide;
+	const bool look = lookup != I64C(0);
+	/* tiles never straddle two offsets: an offset's start and count are
+	 * loaded once per tile */
+	const i64 per = ew_tiles(n);
+	const i64 K = count / n;
+	for (i64 tile = GROUP_LINEAR_ID(); tile < K * per; tile += GROUP_TOTAL()) {
+		const i64 k = tile / per;
+		const i64 t = tile - k * per;
+		const i64 start = CAST(i64, ip_pos(pos, k * n, wd));
+		const i64 cnt = CAST(i64, ip_pos(pos, (k + I64C(1)) * n, wd)) - start;
+		const i64 base = I64C(2) * k * n;
+		if (t == I64C(0) && LOCAL_ID() == I64C(0)) {
+			ST32(num, k, CAST(u32, CAST(i32, cnt)));
+		}
+		for (i64 j = I64C(0); j < I64C(ITEMS); j++) {
+			const i64 q = ew_index(t, j);
+			if (q >= n) {
+				continue;
+			}
+			const i64 p = k * n + q;
+			const i64 at = CAST(i64, ip_pos(pos, p, wd));
+			const i64 col = at - start;
+			if (CAST(i64, ip_pos(pos, p + I64C(1), wd)) > at) {
+				i64 o;
+				if (lookup == I64C(2)) {
+					o = CAST(i64, CAST(i32, LD32(orow, k * n + CAST(i64, LD32(rank, q)))));
+				} else if (look) {
+					o = CAST(i64, CAST(i32, LD32(orow, p)));
+				} else {
+					o = CAST(i64, LD64(crow, at));
+				}
+				ST32(pairs, base + col, CAST(u32, CAST(i32, q)));
+				ST32(pairs, base + n + col, CAST(u32, CAST(i32, o)));
+			} else {
+				const i64 tail = cnt + (q - col);
+				ST32(pairs, base + tail, 0xffffffffu);
+				ST32(pairs, base + n + tail, 0xffffffffu);
+			}
+		}
+	}
+}
+
+#endif

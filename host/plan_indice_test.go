@@ -1,0 +1,87 @@
+package host
+
+import (
+	"math/bits"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+)
+
+// TestPlanIndicePairs checks get_indice_pairs' plans as data: every split
+// on a CPU driver, a GPU and a loop-limited driver covers every candidate
+// (jobs x cores x a core's chunk), keeps a core's loops under half the
+// limit by repeating over the rows, and reports an O(L*K) workspace.
+func TestPlanIndicePairs(t *testing.T) {
+	pocl := Caps{Backend: OpenCL, Type: TypeCPU, ComputeUnits: 2, MaxWorkGroupSize: 4096, LocalMemBytes: 4 << 20}
+	lavapipe := pocl
+	lavapipe.Backend, lavapipe.LoopLimit, lavapipe.MaxWorkGroupCount = Vulkan, 65535, [3]int64{65535, 65535, 65535}
+	gpu := Caps{Backend: Vulkan, Type: TypeDiscreteGPU, ComputeUnits: 132, MaxWorkGroupSize: 1024,
+		MaxWorkGroupCount: [3]int64{1 << 31, 65535, 65535}}
+	for _, dev := range []struct {
+		name string
+		caps Caps
+	}{{"pocl", pocl}, {"lavapipe", lavapipe}, {"gpu", gpu}} {
+		for _, c := range []struct{ n, k int64 }{{1, 1}, {7, 27}, {248636, 27}, {149100, 27}, {100000, 625}, {3, 125}} {
+			for _, look := range []bool{false, true} {
+				for _, split := range append([]IndiceSplit{SplitAuto}, IndiceSplits...) {
+					p := PlanIndicePairs(dev.caps, c.n, c.k, look, c.n, split)
+					what := p.String()
+					require.NotEqual(t, SplitAuto, p.Split, what)
+					if split != SplitAuto {
+						assert.Equal(t, split, p.Split, what)
+					} else {
+						assert.Equal(t, SplitLL, p.Split, what)
+					}
+					require.Positive(t, p.Jobs, what)
+					require.Positive(t, p.Cores, what)
+					assert.Equal(t, int(p.Cores), p.Plan.LocalSize, what)
+					assert.GreaterOrEqual(t, p.Plan.TotalGroups(), p.Jobs, what)
+					// every candidate of a launch is some core's
+					rows, offs := p.Jobs*p.Cores*p.RowsPerCore, p.OffsetsPerCore
+					switch p.Split {
+					case SplitLK:
+						rows, offs = p.Jobs*p.RowsPerCore, p.Cores*p.OffsetsPerCore
+					case SplitKL:
+						rows, offs = p.Cores*p.RowsPerCore, p.Jobs*p.OffsetsPerCore
+					case SplitKK:
+						rows, offs = p.RowsPerCore, p.Jobs*p.Cores*p.OffsetsPerCore
+					}
+					assert.GreaterOrEqual(t, rows, p.Rows, what)
+					assert.GreaterOrEqual(t, offs, c.k, what)
+					assert.GreaterOrEqual(t, p.Rows*p.Repeats, c.n, what)
+					assert.Less(t, (p.Repeats-1)*p.Rows, c.n, what)
+					if dev.caps.LoopLimit > 0 {
+						perCand := int64(9)
+						if look {
+							perCand += 2*int64(bits.Len64(uint64(c.n))) + 2
+						}
+						iters := p.RowsPerCore*(5+p.OffsetsPerCore*perCand) + 130
+						assert.LessOrEqual(t, iters, dev.caps.LoopLimit/2, what)
+					} else {
+						assert.Equal(t, int64(1), p.Repeats, what)
+					}
+					assert.Equal(t, (c.n*c.k+1)*4+map[bool]int64{false: 0, true: c.n * c.k * 4}[look], p.WorkspaceBytes, what)
+				}
+			}
+		}
+	}
+	// the CPU drivers: groups of one SIMD vector, a few jobs per core
+	p := PlanIndicePairs(pocl, 248636, 27, true, 248636, SplitAuto)
+	assert.Equal(t, int64(8), p.Cores)
+	assert.Equal(t, int64(32), p.Jobs)
+	// a GPU: one row per core
+	p = PlanIndicePairs(gpu, 248636, 27, true, 248636, SplitLL)
+	assert.Equal(t, int64(64), p.Cores)
+	assert.Equal(t, int64(1), p.RowsPerCore)
+	// lavapipe's KK walks every row per core: many launches
+	p = PlanIndicePairs(lavapipe, 248636, 27, true, 248636, SplitKK)
+	assert.Greater(t, p.Repeats, int64(100))
+
+	for _, s := range []string{"auto", "", "LL", "lk", "Kl", "KK"} {
+		_, err := ParseIndiceSplit(s)
+		assert.NoError(t, err, s)
+	}
+	_, err := ParseIndiceSplit("LX")
+	assert.Error(t, err)
+}

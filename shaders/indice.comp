@@ -1,0 +1,16 @@
+#version 460
+// Sparse convolution index pairs (get_indice_pairs) for Vulkan: a thin
+// wrapper over clkernels/common/indice_body.h (shared with
+// clkernels/indice.cl), whose entry points and knobs are declared in
+// host/kernels (clkernels/common/gen/indice.h). Variant: any.
+#extension GL_EXT_shader_explicit_arithmetic_types_int64 : require
+#extension GL_EXT_buffer_reference : require
+#extension GL_GOOGLE_include_directive : require
+#include "portable.h"
+#include "memory.h"
+#define ATOM_MIN_U32(p, i, v) atomicMin(Mem32((p) + uint64_t(i) * 4ul).x, (v))
+
+#include "gen/indice.h"
+#include "indice_body.h"
+
+INDICE_ENTRIES
