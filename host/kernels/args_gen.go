@@ -96,6 +96,24 @@ const (
 	HtMetaMore = 3
 )
 
+// Codes SP_*: sparse ops and flag words.
+const (
+	// SpAdd is SP_ADD: add.
+	SpAdd = 0
+	// SpSub is SP_SUB: sub.
+	SpSub = 1
+	// SpMul is SP_MUL: mul.
+	SpMul = 2
+	// SpDiv is SP_DIV: div.
+	SpDiv = 3
+	// SpFlagXUnsorted is SP_FLAG_X_UNSORTED: flag word: x's keys are not strictly ascending.
+	SpFlagXUnsorted = 2
+	// SpFlagYUnsorted is SP_FLAG_Y_UNSORTED: flag word: y's keys are not strictly ascending.
+	SpFlagYUnsorted = 3
+	// SpFlagWords is SP_FLAG_WORDS: words of the flag buffer (0: validation, 1: unfinished run).
+	SpFlagWords = 4
+)
+
 // TriIndicesRun is a launch of tri_indices_run_k (tri_indices): writes elements k0 .. k0+count-1.
 type TriIndicesRun struct {
 	Dst   host.Buffer // out: [2, count]: rows, then columns
@@ -851,4 +869,246 @@ func (ProbeArgs) Entry() *host.EntryDecl { return Probe.Entries[0] }
 // AppendArgs appends the argument slots in declaration order.
 func (a ProbeArgs) AppendArgs(dst []host.Arg) []host.Arg {
 	return append(dst, host.BufArg(a.Dst), host.BufArg(a.Src), host.I64(a.Ax), host.I64(a.Bx), host.I64(a.Cx), host.I64(a.Dx), host.I64(a.Ex), host.I64(a.Fx), host.I64(a.Gx), host.I64(a.Hx), host.I64(a.Ix), host.I64(a.Jx), host.I64(a.Kx), host.I64(a.Lx), host.I64(a.Mx), host.I64(a.Nx), host.I64(a.Ox), host.I64(a.Px), host.I64(a.Qx), host.I64(a.Rx), host.I64(a.Sx), host.I64(a.Tx))
+}
+
+// SparseCooKeys is a launch of sparse_coo_keys_k (sparse): keys[k] = the row-major linear index of COO entry k; an index out of the shape flags its tile.
+type SparseCooKeys struct {
+	Indices host.Buffer // in: [ndim, nnz] int32 or int64
+	Keys    host.Buffer // out: int64 keys
+	Err     host.Buffer // inout: flag words: [0] the validation flag (atomic min of the tile), [2..3] unsorted marks
+	Shape   host.Buffer // in: int64 [ndim]
+	Ndim    int64       // dimensions
+	Nnz     int64       // entries
+	Wide    int64       // folds into SP_WIDE: 1: int64 indices, 0: int32
+}
+
+// Entry returns the declaration of sparse_coo_keys_k.
+func (SparseCooKeys) Entry() *host.EntryDecl { return Sparse.Entries[0] }
+
+// AppendArgs appends the argument slots in declaration order.
+func (a SparseCooKeys) AppendArgs(dst []host.Arg) []host.Arg {
+	return append(dst, host.BufArg(a.Indices), host.BufArg(a.Keys), host.BufArg(a.Err), host.BufArg(a.Shape), host.I64(a.Ndim), host.I64(a.Nnz), host.I64(a.Wide))
+}
+
+// SparseCsrTotals is a launch of sparse_csr_totals_k (sparse): tot[b] = crow[b*(R+1)+R] (each batch's entry count).
+type SparseCsrTotals struct {
+	Crow  host.Buffer // in: row pointers
+	Tot   host.Buffer // out: int64 [batch]
+	Batch int64       // batches
+	Rows  int64       // rows per batch
+	Wide  int64       // folds into SP_WIDE: 1: int64 indices, 0: int32
+}
+
+// Entry returns the declaration of sparse_csr_totals_k.
+func (SparseCsrTotals) Entry() *host.EntryDecl { return Sparse.Entries[1] }
+
+// AppendArgs appends the argument slots in declaration order.
+func (a SparseCsrTotals) AppendArgs(dst []host.Arg) []host.Arg {
+	return append(dst, host.BufArg(a.Crow), host.BufArg(a.Tot), host.I64(a.Batch), host.I64(a.Rows), host.I64(a.Wide))
+}
+
+// SparseCsrPtrs is a launch of sparse_csr_ptrs_k (sparse): gptr[b*R+r] = off[b] + crow[b*(R+1)+r] and gptr[B*R] = the total; a bad pointer flags tile 0.
+type SparseCsrPtrs struct {
+	Crow   host.Buffer // in: row pointers
+	Off    host.Buffer // in: int64 batch offsets (has_off)
+	Gptr   host.Buffer // out: int64 [B*R+1]
+	Err    host.Buffer // inout: flag words: [0] the validation flag (atomic min of the tile), [2..3] unsorted marks
+	Batch  int64       // batches
+	Rows   int64       // rows per batch
+	Nnz    int64       // entries
+	Wide   int64       // folds into SP_WIDE: 1: int64 indices, 0: int32
+	HasOff int64       // 1: off holds the batches' offsets, 0: one batch
+}
+
+// Entry returns the declaration of sparse_csr_ptrs_k.
+func (SparseCsrPtrs) Entry() *host.EntryDecl { return Sparse.Entries[2] }
+
+// AppendArgs appends the argument slots in declaration order.
+func (a SparseCsrPtrs) AppendArgs(dst []host.Arg) []host.Arg {
+	return append(dst, host.BufArg(a.Crow), host.BufArg(a.Off), host.BufArg(a.Gptr), host.BufArg(a.Err), host.I64(a.Batch), host.I64(a.Rows), host.I64(a.Nnz), host.I64(a.Wide), host.I64(a.HasOff))
+}
+
+// SparseCsrKeys is a launch of sparse_csr_keys_k (sparse): keys[k] = g*C + cols[k] for entry k of global row g (a binary search of gptr); a bad column flags its tile.
+type SparseCsrKeys struct {
+	Gptr  host.Buffer // in: int64 [G+1] global row pointers
+	Cols  host.Buffer // in: columns
+	Keys  host.Buffer // out: int64 keys
+	Err   host.Buffer // inout: flag words: [0] the validation flag (atomic min of the tile), [2..3] unsorted marks
+	Grows int64       // G: batch*rows
+	ColsN int64       // columns
+	Nnz   int64       // entries
+	Wide  int64       // folds into SP_WIDE: 1: int64 indices, 0: int32
+}
+
+// Entry returns the declaration of sparse_csr_keys_k.
+func (SparseCsrKeys) Entry() *host.EntryDecl { return Sparse.Entries[3] }
+
+// AppendArgs appends the argument slots in declaration order.
+func (a SparseCsrKeys) AppendArgs(dst []host.Arg) []host.Arg {
+	return append(dst, host.BufArg(a.Gptr), host.BufArg(a.Cols), host.BufArg(a.Keys), host.BufArg(a.Err), host.I64(a.Grows), host.I64(a.ColsN), host.I64(a.Nnz), host.I64(a.Wide))
+}
+
+// SparseSorted is a launch of sparse_sorted_k (sparse): err[slot] = 1 where keys[k] <= keys[k-1].
+type SparseSorted struct {
+	Keys host.Buffer // in: int64 keys
+	Err  host.Buffer // inout: flag words: [0] the validation flag (atomic min of the tile), [2..3] unsorted marks
+	N    int64       // keys
+	Slot int64       // the flag word
+}
+
+// Entry returns the declaration of sparse_sorted_k.
+func (SparseSorted) Entry() *host.EntryDecl { return Sparse.Entries[4] }
+
+// AppendArgs appends the argument slots in declaration order.
+func (a SparseSorted) AppendArgs(dst []host.Arg) []host.Arg {
+	return append(dst, host.BufArg(a.Keys), host.BufArg(a.Err), host.I64(a.N), host.I64(a.Slot))
+}
+
+// SparseRuns is a launch of sparse_runs_k (sparse): over sorted keys with seg their inclusive run-start scan: rid[i] = seg[i]-1; run starts write ukeys.
+type SparseRuns struct {
+	Keys  host.Buffer // in: sorted keys
+	Seg   host.Buffer // in: int64 1-based run ids
+	Rid   host.Buffer // out: int64 0-based run ids
+	Ukeys host.Buffer // out: the distinct keys
+	N     int64       // keys
+}
+
+// Entry returns the declaration of sparse_runs_k.
+func (SparseRuns) Entry() *host.EntryDecl { return Sparse.Entries[5] }
+
+// AppendArgs appends the argument slots in declaration order.
+func (a SparseRuns) AppendArgs(dst []host.Arg) []host.Arg {
+	return append(dst, host.BufArg(a.Keys), host.BufArg(a.Seg), host.BufArg(a.Rid), host.BufArg(a.Ukeys), host.I64(a.N))
+}
+
+// SparseMerge is a launch of sparse_merge_k (sparse): merge path of two ascending key lists (x first on ties): mk the merged keys, ms their sources.
+type SparseMerge struct {
+	Kx    host.Buffer // in: x's keys
+	Ky    host.Buffer // in: y's keys
+	Mk    host.Buffer // out: merged keys
+	Ms    host.Buffer // out: int64 sources: i for x[i], nx+j for y[j]
+	Nx    int64       // x's keys
+	Ny    int64       // y's keys
+	Chunk int64       // merged positions per work-item
+}
+
+// Entry returns the declaration of sparse_merge_k.
+func (SparseMerge) Entry() *host.EntryDecl { return Sparse.Entries[6] }
+
+// AppendArgs appends the argument slots in declaration order.
+func (a SparseMerge) AppendArgs(dst []host.Arg) []host.Arg {
+	return append(dst, host.BufArg(a.Kx), host.BufArg(a.Ky), host.BufArg(a.Mk), host.BufArg(a.Ms), host.I64(a.Nx), host.I64(a.Ny), host.I64(a.Chunk))
+}
+
+// SparseCombine is a launch of sparse_combine_k (sparse): at each union run start p (seg: inclusive scan of run starts of mk): the result's key, coordinates and value (and gradients).
+type SparseCombine struct {
+	Mk    host.Buffer // in: merged keys
+	Ms    host.Buffer // in: merged sources
+	Seg   host.Buffer // in: int64 1-based run ids
+	Xv    host.Buffer // in: x's values
+	Yv    host.Buffer // in: y's values
+	Gout  host.Buffer // in: the result's gradient (grad)
+	Ukeys host.Buffer // out: the result's keys
+	Uidx  host.Buffer // out: [ndim, u] coordinates
+	Uval  host.Buffer // out: the result's values
+	Gx    host.Buffer // out: grad x (grad)
+	Gy    host.Buffer // out: grad y (grad)
+	Shape host.Buffer // in: int64 [ndim] (the trailing dims written)
+	Ndim  int64       // coordinates written
+	N     int64       // merged positions
+	Nx    int64       // x's entries
+	U     int64       // union entries
+	Op    int64       // folds into SP_OP: SP_ADD .. SP_DIV
+	Grad  int64       // folds into SP_GRAD: 1: write the gradients
+}
+
+// Entry returns the declaration of sparse_combine_k.
+func (SparseCombine) Entry() *host.EntryDecl { return Sparse.Entries[7] }
+
+// AppendArgs appends the argument slots in declaration order.
+func (a SparseCombine) AppendArgs(dst []host.Arg) []host.Arg {
+	return append(dst, host.BufArg(a.Mk), host.BufArg(a.Ms), host.BufArg(a.Seg), host.BufArg(a.Xv), host.BufArg(a.Yv), host.BufArg(a.Gout), host.BufArg(a.Ukeys), host.BufArg(a.Uidx), host.BufArg(a.Uval), host.BufArg(a.Gx), host.BufArg(a.Gy), host.BufArg(a.Shape), host.I64(a.Ndim), host.I64(a.N), host.I64(a.Nx), host.I64(a.U), host.I64(a.Op), host.I64(a.Grad))
+}
+
+// SparseUnkey is a launch of sparse_unkey_k (sparse): idx[d*n+k] = coordinate d of keys[k].
+type SparseUnkey struct {
+	Keys  host.Buffer // in: int64 keys
+	Idx   host.Buffer // out: [ndim, n]
+	Shape host.Buffer // in: int64 [ndim]
+	Ndim  int64       // dimensions
+	N     int64       // keys
+}
+
+// Entry returns the declaration of sparse_unkey_k.
+func (SparseUnkey) Entry() *host.EntryDecl { return Sparse.Entries[8] }
+
+// AppendArgs appends the argument slots in declaration order.
+func (a SparseUnkey) AppendArgs(dst []host.Arg) []host.Arg {
+	return append(dst, host.BufArg(a.Keys), host.BufArg(a.Idx), host.BufArg(a.Shape), host.I64(a.Ndim), host.I64(a.N))
+}
+
+// SparseCrows is a launch of sparse_crows_k (sparse): crow[b*(R+1)+r] = entries of batch b before row r (binary searches of the sorted keys).
+type SparseCrows struct {
+	Keys  host.Buffer // in: sorted unique keys
+	Crow  host.Buffer // out: int64 [B*(R+1)]
+	N     int64       // keys
+	Batch int64       // batches
+	Rows  int64       // rows per batch
+	ColsN int64       // columns
+}
+
+// Entry returns the declaration of sparse_crows_k.
+func (SparseCrows) Entry() *host.EntryDecl { return Sparse.Entries[9] }
+
+// AppendArgs appends the argument slots in declaration order.
+func (a SparseCrows) AppendArgs(dst []host.Arg) []host.Arg {
+	return append(dst, host.BufArg(a.Keys), host.BufArg(a.Crow), host.I64(a.N), host.I64(a.Batch), host.I64(a.Rows), host.I64(a.ColsN))
+}
+
+// SparseToDense is a launch of sparse_to_dense_k (sparse): dense[keys[k]] = vals[k].
+type SparseToDense struct {
+	Keys  host.Buffer // in: unique keys
+	Vals  host.Buffer // in: values
+	Dense host.Buffer // inout: the dense tensor
+	N     int64       // keys
+}
+
+// Entry returns the declaration of sparse_to_dense_k.
+func (SparseToDense) Entry() *host.EntryDecl { return Sparse.Entries[10] }
+
+// AppendArgs appends the argument slots in declaration order.
+func (a SparseToDense) AppendArgs(dst []host.Arg) []host.Arg {
+	return append(dst, host.BufArg(a.Keys), host.BufArg(a.Vals), host.BufArg(a.Dense), host.I64(a.N))
+}
+
+// SparseNonzero is a launch of sparse_nonzero_k (sparse): nz[i] = dense[i] != 0 (int64).
+type SparseNonzero struct {
+	Dense host.Buffer // in: the dense tensor
+	Nz    host.Buffer // out: int64 flags
+	N     int64       // elements
+}
+
+// Entry returns the declaration of sparse_nonzero_k.
+func (SparseNonzero) Entry() *host.EntryDecl { return Sparse.Entries[11] }
+
+// AppendArgs appends the argument slots in declaration order.
+func (a SparseNonzero) AppendArgs(dst []host.Arg) []host.Arg {
+	return append(dst, host.BufArg(a.Dense), host.BufArg(a.Nz), host.I64(a.N))
+}
+
+// SparseFromDense is a launch of sparse_from_dense_k (sparse): where dense[i] != 0: keys[pos[i]] = i, vals[pos[i]] = dense[i].
+type SparseFromDense struct {
+	Dense host.Buffer // in: the dense tensor
+	Pos   host.Buffer // in: exclusive scan of the flags
+	Keys  host.Buffer // out: int64 keys
+	Vals  host.Buffer // out: values
+	N     int64       // elements
+}
+
+// Entry returns the declaration of sparse_from_dense_k.
+func (SparseFromDense) Entry() *host.EntryDecl { return Sparse.Entries[12] }
+
+// AppendArgs appends the argument slots in declaration order.
+func (a SparseFromDense) AppendArgs(dst []host.Arg) []host.Arg {
+	return append(dst, host.BufArg(a.Dense), host.BufArg(a.Pos), host.BufArg(a.Keys), host.BufArg(a.Vals), host.I64(a.N))
 }
