@@ -131,6 +131,7 @@ func TestSyncBounds(t *testing.T) {
 		if d.caps.LoopLimit == 0 {
 			assert.Equal(t, int64(1), w, "segment_reduce waits once")
 		}
+		sparseSyncBounds(t, d)
 	})
 }
 
@@ -339,6 +340,7 @@ func faultCases(t *testing.T, d *Device) []faultCase {
 			return one(d.ScatterReduce(in, 0, idx, src, Sum, false))
 		}})
 	}
+	cases = append(cases, sparseFaultCases(t, d)...)
 	if d.caps.Int64Atomics {
 		cases = append(cases,
 			faultCase{"hash_table", func() error {

@@ -72,7 +72,8 @@ func allCases(quick bool) []benchCase {
 	cases = append(cases, diagCases(quick)...)
 	cases = append(cases, scatterCases(quick)...)
 	cases = append(cases, primCases(quick)...)
-	return append(cases, hashCases(quick)...)
+	cases = append(cases, hashCases(quick)...)
+	return append(cases, sparseCases(quick)...)
 }
 
 func median(xs []float64) float64 {
