@@ -302,9 +302,10 @@ func (d *Device) uploadInt64s(op string, tmp *temps, v []int64) (*DeviceTensor, 
 
 func wide(dt DType) int64 { return b2i(dt == Int64) }
 
-// keyOperand queues the keys of an operand, its validation into flag[0]
-// and (unless known coalesced) its sortedness check into flag[slot].
-func (d *Device) keyOperand(op string, o *spOperand, slot int64, flag *DeviceTensor, tmp *temps) error {
+// keyOperand queues the keys of an operand and its validation into
+// flag[0]; with check (and unless known coalesced), its sortedness check
+// into flag[slot] (binary ops check the order in their merge instead).
+func (d *Device) keyOperand(op string, o *spOperand, slot int64, flag *DeviceTensor, tmp *temps, check bool) error {
 	var err error
 	if o.keys, err = tmp.alloc(d, op, Int64, o.n); err != nil {
 		return err
@@ -356,16 +357,64 @@ func (d *Device) keyOperand(op string, o *spOperand, slot int64, flag *DeviceTen
 			return err
 		}
 		if o.n > 0 {
-			if err := d.run(op, "f32", d.elementwise(op, o.n), kernels.SparseCsrKeys{Gptr: gptr.raw(), Cols: c.Cols.raw(), Keys: o.keys.raw(),
-				Err: flag.raw(), Grows: b * r, ColsN: cols, Nnz: o.n, Wide: wide(c.Cols.dtype)}); err != nil {
+			if err := d.rowMerge(op, 0, gptr, c.Cols.raw(), o.keys, gptr, flag, b*r, cols, o.n, wide(c.Cols.dtype)); err != nil {
 				return err
 			}
 		}
 	}
-	if !o.sorted && o.n > 1 {
+	if check && !o.sorted && o.n > 1 {
 		return d.run(op, "f32", d.elementwise(op, o.n), kernels.SparseSorted{Keys: o.keys.raw(), Err: flag.raw(), N: o.n, Slot: slot})
 	}
 	return nil
+}
+
+// spChunk is how many merged positions (or rows and entries) a work-item
+// of a merge path walks: CPU drivers with a loop limit give each
+// invocation ITEMS chunks, which must stay under it.
+func (d *Device) spChunk() int64 {
+	if d.caps.LoopLimit > 0 {
+		return 16
+	}
+	return 128
+}
+
+// chunkPlan is the plan of a merge path over chunks of spChunk positions,
+// each costing about cost loop iterations: the elementwise plan with few
+// chunks per work-item, so that the chunks spread over every core (and,
+// under a loop limit, an invocation's iterations stay well under it).
+func (d *Device) chunkPlan(op string, chunks, cost int64) host.Plan {
+	p := host.PlanElementwise(op, d.caps, chunks)
+	items := int64(4)
+	if d.caps.LoopLimit > 0 {
+		items = 1
+		for items*2*cost <= d.caps.LoopLimit/4 {
+			items *= 2
+		}
+	}
+	for i := range p.Knobs {
+		if p.Knobs[i].Name == "ITEMS" {
+			p.Knobs[i].Value = items
+		}
+	}
+	p.TileElems = int64(p.LocalSize) * items
+	p.Tiles = (chunks + p.TileElems - 1) / p.TileElems
+	groups := p.Tiles
+	if limit := int64(max(d.caps.ComputeUnits, 1)) * 32; groups > limit && d.caps.LoopLimit == 0 {
+		groups = limit
+	}
+	p.Groups = host.FoldGroups(max(groups, 1), d.caps.MaxWorkGroupCount)
+	return d.plan(p)
+}
+
+// rowMerge queues a merge path of G rows with n entries (mode 0: the keys
+// of CSR entries from the global row pointers gptr and the columns; mode
+// 1: the global row starts gstart of sorted keys).
+func (d *Device) rowMerge(op string, mode int64, gptr *DeviceTensor, cols host.Buffer, keys, gstart, flag *DeviceTensor,
+	grows, colsN, n, wideIdx int64) error {
+	chunk := d.spChunk()
+	total := grows + n + mode
+	return d.run(op, "f32", d.chunkPlan(op, (total+chunk-1)/chunk, 2*chunk+64), kernels.SparseRowmerge{Gptr: gptr.raw(), Cols: cols,
+		Keys: keys.raw(), Gstart: gstart.raw(), Err: flag.raw(), Grows: grows, ColsN: colsN, N: n, Chunk: chunk, Wide: wideIdx, Mode: mode})
 }
 
 // prepare keys, validates and coalesces the operands: on return each
@@ -378,7 +427,7 @@ func (d *Device) prepare(op string, ops []*spOperand, tmp *temps) (*DeviceTensor
 		return nil, err
 	}
 	for i, o := range ops {
-		if err := d.keyOperand(op, o, spFlagSlot(i), flag, tmp); err != nil {
+		if err := d.keyOperand(op, o, spFlagSlot(i), flag, tmp, true); err != nil {
 			return nil, err
 		}
 	}
@@ -517,107 +566,152 @@ type spResult struct {
 // spAlloc allocates an output (or returns a reusable one).
 type spAlloc func(name string, dt DType, shape ...int64) (*DeviceTensor, error)
 
-// union merges two prepared operands (one wait, for the union's size) and
-// queues the result's keys, coordinates (only the columns with cols),
-// values and, with gradOut, the gradients.
-func (d *Device) union(op string, sop SparseOp, x, y *spOperand, cols bool, gradOut *DeviceTensor, alloc spAlloc, tmp *temps) (spResult, error) {
+// binary keys and validates two operands and counts their union by a
+// merge path, which also checks that each operand's keys ascend; it waits
+// once for the flags and the count, and where an operand turns out
+// unsorted, coalesces it (a wait for its count) and counts again (one
+// more). Then it queues the result's keys, coordinates (only the columns
+// with cols), values and, with gradOut, the gradients.
+func (d *Device) binary(op string, sop SparseOp, x, y *spOperand, cols bool, gradOut *DeviceTensor, alloc spAlloc, tmp *temps) (spResult, error) {
 	var r spResult
+	flag, err := d.newSparseFlag(op, tmp)
+	if err != nil {
+		return r, err
+	}
+	for i, o := range []*spOperand{x, y} {
+		if err := d.keyOperand(op, o, spFlagSlot(i), flag, tmp, false); err != nil {
+			return r, err
+		}
+	}
+	off, w, err := d.countUnion(op, x, y, flag, tmp)
+	if err != nil {
+		return r, err
+	}
+	if w[0] != kernels.ErrNone {
+		return r, d.sparseBadEntry(op, []*spOperand{x, y})
+	}
+	if w[spFlagSlot(0)] != 0 || w[spFlagSlot(1)] != 0 {
+		for i, o := range []*spOperand{x, y} {
+			if w[spFlagSlot(i)] != 0 {
+				if err := d.coalesceOperand(op, o, flag, tmp); err != nil {
+					return r, err
+				}
+			}
+		}
+		if off, w, err = d.countUnion(op, x, y, flag, tmp); err != nil {
+			return r, err
+		}
+	}
+	r.u = int64(w[kernels.SpFlagTotal]) | int64(w[kernels.SpFlagTotal+1])<<32
+	return r, d.emitUnion(op, sop, x, y, off, cols, gradOut, alloc, tmp, &r)
+}
+
+// countUnion queues the merge path's count of union entries per chunk
+// and its exclusive scan, whose total it copies into the flag words, and
+// reads the flag words (one wait).
+func (d *Device) countUnion(op string, x, y *spOperand, flag *DeviceTensor, tmp *temps) (*DeviceTensor, []uint32, error) {
+	for _, o := range []*spOperand{x, y} {
+		if err := d.nonEmpty(op, o, tmp); err != nil {
+			return nil, nil, err
+		}
+	}
+	chunk := d.spChunk()
+	n := x.n + y.n
+	chunks := (n + chunk - 1) / chunk
+	off, err := tmp.alloc(d, op, Int64, chunks)
+	if err != nil {
+		return nil, nil, err
+	}
+	if n > 0 {
+		if err := d.run(op, "f32", d.chunkPlan(op, chunks, 2*chunk+64), kernels.SparseCount{Kx: x.keys.raw(), Ky: y.keys.raw(), Cnt: off.raw(),
+			Err: flag.raw(), Nx: x.n, Ny: y.n, Chunk: chunk}); err != nil {
+			return nil, nil, err
+		}
+		s, err := d.scanBuf(op, Int64, off.raw(), off.raw(), chunks, kernels.FlagNone, true)
+		if err != nil {
+			return nil, nil, err
+		}
+		err = d.h.Copy(flag.raw(), 4*kernels.SpFlagTotal, s.partials.raw(), s.groups*8, 8)
+		s.release()
+		if err != nil {
+			return nil, nil, fmt.Errorf("accel: %s: %w", op, err)
+		}
+	}
+	if err := d.flush(op); err != nil {
+		return nil, nil, err
+	}
+	w, err := d.readSparseFlag(op, flag)
+	return off, w, err
+}
+
+// emitUnion allocates the result and queues its entries.
+func (d *Device) emitUnion(op string, sop SparseOp, x, y *spOperand, off *DeviceTensor, cols bool, gradOut *DeviceTensor,
+	alloc spAlloc, tmp *temps, r *spResult) error {
 	shape := x.shape()
 	ndim := len(shape)
 	if cols {
 		ndim = 1
 	}
 	dt := x.dtype()
-	n := x.n + y.n
-	mk, err := tmp.alloc(d, op, Int64, n)
-	if err != nil {
-		return r, err
-	}
-	ms, err := tmp.alloc(d, op, Int64, n)
-	if err != nil {
-		return r, err
-	}
-	seg, err := tmp.alloc(d, op, Int64, n)
-	if err != nil {
-		return r, err
-	}
-	// merged positions per work-item: a CPU driver's invocation takes
-	// ITEMS chunks, which must stay under a loop limit
-	chunk := int64(64)
-	if d.caps.LoopLimit > 0 {
-		chunk = 16
-	}
-	if n > 0 {
-		if err := d.nonEmpty(op, x, tmp); err != nil {
-			return r, err
-		}
-		if err := d.nonEmpty(op, y, tmp); err != nil {
-			return r, err
-		}
-		if err := d.run(op, "f32", d.elementwise(op, (n+chunk-1)/chunk), kernels.SparseMerge{Kx: x.keys.raw(), Ky: y.keys.raw(),
-			Mk: mk.raw(), Ms: ms.raw(), Nx: x.n, Ny: y.n, Chunk: chunk}); err != nil {
-			return r, err
-		}
-	}
-	s, err := d.scanBuf(op, Int64, mk.raw(), seg.raw(), n, kernels.FlagHead64, false)
-	if err != nil {
-		return r, err
-	}
-	defer s.release()
-	if err := d.flush(op); err != nil {
-		return r, err
-	}
-	u64, err := s.total(op)
-	if err != nil {
-		return r, err
-	}
-	r.u = int64(u64)
 	if gradOut != nil && gradOut.n != r.u {
-		return r, argErr(op, "grad_out", fmt.Sprintf("%d values", gradOut.n), fmt.Sprintf("the result's %d entries (its union pattern)", r.u), ErrInvalidArgument)
+		return argErr(op, "grad_out", fmt.Sprintf("%d values", gradOut.n), fmt.Sprintf("the result's %d entries (its union pattern)", r.u), ErrInvalidArgument)
 	}
 	sh, err := d.uploadInt64s(op, tmp, shape[len(shape)-ndim:])
 	if err != nil {
-		return r, err
+		return err
 	}
 	if r.keys, err = tmp.alloc(d, op, Int64, r.u); err != nil {
-		return r, err
+		return err
 	}
 	idxShape := []int64{int64(ndim), r.u}
 	if cols {
 		idxShape = idxShape[1:]
 	}
 	if r.idx, err = alloc("indices", Int64, idxShape...); err != nil {
-		return r, err
+		return err
 	}
 	if r.vals, err = alloc("values", dt, r.u); err != nil {
-		return r, err
+		return err
 	}
 	var g, gx, gy host.Buffer
 	if gradOut != nil {
 		if r.gx, err = alloc("grad_x", dt, r.u); err != nil {
-			return r, err
+			return err
 		}
 		if r.gy, err = alloc("grad_y", dt, r.u); err != nil {
-			return r, err
+			return err
 		}
 		g, gx, gy = gradOut.raw(), r.gx.raw(), r.gy.raw()
 	}
-	if n == 0 {
-		return r, nil
+	if r.u == 0 {
+		return nil
 	}
-	return r, d.run(op, dtVariant(dt), d.elementwise(op, n), kernels.SparseCombine{Mk: mk.raw(), Ms: ms.raw(), Seg: seg.raw(),
+	chunk := d.spChunk()
+	chunks := (x.n + y.n + chunk - 1) / chunk
+	return d.run(op, dtVariant(dt), d.chunkPlan(op, chunks, int64(3+ndim)*chunk+64), kernels.SparseEmit{Kx: x.keys.raw(), Ky: y.keys.raw(), Off: off.raw(),
 		Xv: x.vals, Yv: y.vals, Gout: g, Ukeys: r.keys.raw(), Uidx: r.idx.raw(), Uval: r.vals.raw(), Gx: gx, Gy: gy,
-		Shape: sh.raw(), Ndim: int64(ndim), N: n, Nx: x.n, U: r.u, Op: int64(sop), Grad: b2i(gradOut != nil)})
+		Shape: sh.raw(), Ndim: int64(ndim), Nx: x.n, Ny: y.n, U: r.u, Chunk: chunk, Op: int64(sop), Grad: b2i(gradOut != nil)})
 }
 
 // crowsOf queues the row pointers of sorted unique keys of a CSR shape.
-func (d *Device) crowsOf(op string, keys *DeviceTensor, n int64, shape []int64, crows *DeviceTensor) error {
+func (d *Device) crowsOf(op string, keys *DeviceTensor, n int64, shape []int64, crows *DeviceTensor, tmp *temps) error {
 	b, r, c := reference.CSRDims(shape)
 	if b*(r+1) == 0 {
 		return nil
 	}
-	return d.run(op, "f32", d.elementwise(op, b*(r+1)), kernels.SparseCrows{Keys: keys.raw(), Crow: crows.raw(), N: n,
-		Batch: b, Rows: r, ColsN: c})
+	gstart, err := tmp.alloc(d, op, Int64, b*r+1)
+	if err != nil {
+		return err
+	}
+	if n == 0 {
+		err = d.h.Fill(gstart.raw(), 0, (b*r+1)*8, []byte{0})
+	} else {
+		err = d.rowMerge(op, 1, gstart, nil, keys, gstart, gstart, b*r, c, n, 1)
+	}
+	if err != nil {
+		return err
+	}
+	return d.run(op, "f32", d.elementwise(op, b*(r+1)), kernels.SparseCrows{Gstart: gstart.raw(), Crow: crows.raw(), Batch: b, Rows: r})
 }
 
 // crowShape is the shape of a CSR shape's row pointers: [rows+1] or
@@ -693,10 +787,7 @@ func (d *Device) binaryCOO(sop SparseOp, x, y *SparseCOO, gradOut *DeviceTensor,
 	var tmp, outs temps
 	defer tmp.release()
 	ops := cooOperands(x, y)
-	if _, err := d.prepare(op, ops, &tmp); err != nil {
-		return nil, spResult{}, err
-	}
-	r, err := d.union(op, sop, ops[0], ops[1], false, gradOut, alloc(&outs), &tmp)
+	r, err := d.binary(op, sop, ops[0], ops[1], false, gradOut, alloc(&outs), &tmp)
 	if err == nil {
 		err = d.flush(op)
 	}
@@ -743,17 +834,14 @@ func (d *Device) binaryCSR(sop SparseOp, x, y *SparseCSR, gradOut *DeviceTensor,
 	var tmp, outs temps
 	defer tmp.release()
 	ops := csrOperands(x, y)
-	if _, err := d.prepare(op, ops, &tmp); err != nil {
-		return nil, spResult{}, err
-	}
 	al := alloc(&outs)
-	r, err := d.union(op, sop, ops[0], ops[1], true, gradOut, al, &tmp)
+	r, err := d.binary(op, sop, ops[0], ops[1], true, gradOut, al, &tmp)
 	var crows *DeviceTensor
 	if err == nil {
 		crows, err = al("crows", Int64, crowShape(x.Shape)...)
 	}
 	if err == nil {
-		err = d.crowsOf(op, r.keys, r.u, x.Shape, crows)
+		err = d.crowsOf(op, r.keys, r.u, x.Shape, crows, &tmp)
 	}
 	if err == nil {
 		err = d.flush(op)

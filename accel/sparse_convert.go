@@ -158,7 +158,7 @@ func (d *Device) emitCSR(op string, o *spOperand, outs, tmp *temps) (*SparseCSR,
 	}
 	crows, err := outs.alloc(d, op, Int64, crowShape(shape)...)
 	if err == nil {
-		err = d.crowsOf(op, o.keys, o.n, shape, crows)
+		err = d.crowsOf(op, o.keys, o.n, shape, crows, tmp)
 	}
 	if err == nil {
 		err = d.flush(op)

@@ -13,17 +13,21 @@
  *                      pointers restart at 0); a pointer that does not start
  *                      a batch at 0, decreases, or a total other than nnz
  *                      flags tile 0
- *   sparse_csr_keys    keys of CSR entries: the entry's global row by a
- *                      binary search of the row pointers (so any mix of long
- *                      and empty rows balances: one entry per position)
+ *   sparse_rowmerge    a merge path of the rows with the entries (so any mix
+ *                      of long and empty rows balances: each work-item takes
+ *                      `chunk` rows and entries together): mode 0, the keys
+ *                      of CSR entries (a bad column flags its tile); mode 1,
+ *                      where each row starts in sorted keys
  *   sparse_sorted      marks keys that are not strictly ascending
  *   sparse_runs        0-based run ids and the distinct keys of sorted keys
- *   sparse_merge       merge path of two ascending key lists, x first on
- *                      ties: each work-item finds its diagonal's split by a
- *                      binary search and merges `chunk` positions
- *   sparse_combine     one union entry per run of merged keys: its key,
- *                      coordinates, op(x, y) with a missing operand read as
- *                      0, and the gradients
+ *   sparse_count       a merge path of two ascending key lists (x first on
+ *                      ties): each work-item finds its chunk's split by a
+ *                      binary search, walks `chunk` merged positions and
+ *                      counts the union entries starting there; keys that
+ *                      do not ascend set the unsorted marks
+ *   sparse_emit        the same walk, after a scan of the counts: each union
+ *                      entry's key, coordinates, op(x, y) with a missing
+ *                      operand read as 0, and the gradients
  *   sparse_unkey, sparse_crows, sparse_to_dense, sparse_nonzero,
  *   sparse_from_dense  the conversions */
 #ifndef ACCEL_SPARSE_BODY_H
@@ -41,6 +45,9 @@ i64 sp_ld(BPTR p, i64 i, i64 wide) {
 
 i64 sp_key(BPTR p, i64 i) { return CAST(i64, LD64(p, i)); }
 
+/* i clamped into [0, n) (0 when n is 0: buffers hold at least one word) */
+i64 sp_clamp(i64 i, i64 n) { return max64(min64(i, n - I64C(1)), I64C(0)); }
+
 void sp_flag(BPTR err, i64 k) { ATOM_MIN_U32(err, 0, CAST(u32, k >> ERR_TILE_SHIFT)); }
 
 /* Writes key's coordinates (the last ndim dims of shape) into column k of
@@ -51,21 +58,6 @@ void sp_unkey(i64 key, BPTR idx, BPTR shape, i64 ndim, i64 k, i64 n) {
 		ST64(idx, d * n + k, CAST(u64, key % s));
 		key /= s;
 	}
-}
-
-/* The first position in keys [0, n) whose key is >= t. */
-i64 sp_lower(BPTR keys, i64 n, i64 t) {
-	i64 lo = I64C(0);
-	i64 hi = n;
-	while (lo < hi) {
-		const i64 mid = (lo + hi) >> 1;
-		if (sp_key(keys, mid) < t) {
-			lo = mid + I64C(1);
-		} else {
-			hi = mid;
-		}
-	}
-	return lo;
 }
 
 void sparse_coo_keys(SPARSE_COO_KEYS_PARAMS) {
@@ -114,26 +106,51 @@ void sparse_csr_ptrs(SPARSE_CSR_PTRS_PARAMS) {
 	EW_END
 }
 
-void sparse_csr_keys(SPARSE_CSR_KEYS_PARAMS) {
-	if (grows == I64C(0)) {
-		return; /* no rows: nnz must be 0, which csr_ptrs checks */
-	}
-	EW_FOR(nnz, k)
-		i64 lo = I64C(0);
-		i64 hi = grows - I64C(1);
-		while (lo < hi) { /* the last row whose pointer is <= k */
-			const i64 mid = (lo + hi + I64C(1)) >> 1;
-			if (sp_key(gptr, mid) <= k) {
-				lo = mid;
+/* Sequence A of a row merge: mode 0, the rows' ends gptr[i+1]; mode 1, the
+ * rows' first keys i*cols_n. Sequence B: mode 0, the entry positions j;
+ * mode 1, the sorted keys. */
+i64 sp_row_a(BPTR gptr, i64 i, i64 cols_n, i64 mode) {
+	return mode == I64C(0) ? sp_key(gptr, i + I64C(1)) : i * cols_n;
+}
+
+i64 sp_row_b(BPTR keys, i64 j, i64 mode) { return mode == I64C(0) ? j : sp_key(keys, j); }
+
+void sparse_rowmerge(SPARSE_ROWMERGE_PARAMS) {
+	const i64 na = mode == I64C(0) ? grows : grows + I64C(1);
+	const i64 total = na + n;
+	EW_FOR((total + chunk - I64C(1)) / chunk, c)
+		const i64 d0 = c * chunk;
+		const i64 d1 = min64(d0 + chunk, total);
+		i64 lo = max64(I64C(0), d0 - n);
+		i64 hi = min64(d0, na);
+		while (lo < hi) { /* merge path: A first on ties */
+			const i64 mid = (lo + hi) >> 1;
+			if (sp_row_a(gptr, mid, cols_n, mode) <= sp_row_b(keys, d0 - I64C(1) - mid, mode)) {
+				lo = mid + I64C(1);
 			} else {
-				hi = mid - I64C(1);
+				hi = mid;
 			}
 		}
-		const i64 c = sp_ld(cols, k, wide);
-		if (c < I64C(0) || c >= cols_n) {
-			sp_flag(err, k);
+		i64 i = lo;
+		i64 j = d0 - lo;
+		for (i64 p = d0; p < d1; p++) {
+			const i64 a = sp_row_a(gptr, sp_clamp(i, na), cols_n, mode);
+			if (i < na && (j >= n || a <= sp_row_b(keys, sp_clamp(j, n), mode))) {
+				if (mode != I64C(0)) {
+					ST64(gstart, i, CAST(u64, j)); /* row i starts at entry j */
+				}
+				i++;
+			} else {
+				if (mode == I64C(0)) { /* entry j lies in row i */
+					const i64 col = sp_ld(cols, j, wide);
+					if (col < I64C(0) || col >= cols_n) {
+						sp_flag(err, j);
+					}
+					ST64(keys, j, CAST(u64, i * cols_n + col));
+				}
+				j++;
+			}
 		}
-		ST64(keys, k, CAST(u64, lo * cols_n + c));
 	EW_END
 }
 
@@ -155,33 +172,61 @@ void sparse_runs(SPARSE_RUNS_PARAMS) {
 	EW_END
 }
 
-void sparse_merge(SPARSE_MERGE_PARAMS) {
+/* The split of merged position d0 of two ascending key lists (x first on
+ * ties): how many of x's keys come before it. */
+i64 sp_split(BPTR kx, BPTR ky, i64 nx, i64 ny, i64 d0) {
+	i64 lo = max64(I64C(0), d0 - ny);
+	i64 hi = min64(d0, nx);
+	while (lo < hi) {
+		const i64 mid = (lo + hi) >> 1;
+		if (sp_key(kx, mid) <= sp_key(ky, d0 - I64C(1) - mid)) {
+			lo = mid + I64C(1);
+		} else {
+			hi = mid;
+		}
+	}
+	return lo;
+}
+
+/* The merged key before position i + j (-1 at the start; keys are >= 0). */
+i64 sp_prev(BPTR kx, BPTR ky, i64 i, i64 j) {
+	const i64 a = i > I64C(0) ? sp_key(kx, max64(i - I64C(1), I64C(0))) : I64C(-1);
+	const i64 b = j > I64C(0) ? sp_key(ky, max64(j - I64C(1), I64C(0))) : I64C(-1);
+	return max64(a, b);
+}
+
+void sparse_count(SPARSE_COUNT_PARAMS) {
 	const i64 n = nx + ny;
 	EW_FOR((n + chunk - I64C(1)) / chunk, c)
 		const i64 d0 = c * chunk;
 		const i64 d1 = min64(d0 + chunk, n);
-		i64 lo = max64(I64C(0), d0 - ny);
-		i64 hi = min64(d0, nx);
-		while (lo < hi) {
-			const i64 mid = (lo + hi) >> 1;
-			if (sp_key(kx, mid) <= sp_key(ky, d0 - I64C(1) - mid)) {
-				lo = mid + I64C(1);
-			} else {
-				hi = mid;
-			}
-		}
-		i64 i = lo;
-		i64 j = d0 - lo;
+		i64 i = sp_split(kx, ky, nx, ny, d0);
+		i64 j = d0 - i;
+		i64 prev = sp_prev(kx, ky, i, j);
+		i64 heads = I64C(0);
+		bool unx = false;
+		bool uny = false;
 		for (i64 p = d0; p < d1; p++) {
-			if (j >= ny || (i < nx && sp_key(kx, min64(i, nx - I64C(1))) <= sp_key(ky, min64(j, ny - I64C(1))))) {
-				ST64(mk, p, LD64(kx, min64(i, nx - I64C(1))));
-				ST64(ms, p, CAST(u64, i));
+			const i64 a = sp_key(kx, sp_clamp(i, nx));
+			const i64 b = sp_key(ky, sp_clamp(j, ny));
+			i64 key = b;
+			if (j >= ny || (i < nx && a <= b)) {
+				key = a;
+				unx = unx || (i > I64C(0) && a <= sp_key(kx, max64(i - I64C(1), I64C(0))));
 				i++;
 			} else {
-				ST64(mk, p, LD64(ky, min64(j, ny - I64C(1))));
-				ST64(ms, p, CAST(u64, nx + j));
+				uny = uny || (j > I64C(0) && b <= sp_key(ky, max64(j - I64C(1), I64C(0))));
 				j++;
 			}
+			heads += key != prev ? I64C(1) : I64C(0);
+			prev = key;
+		}
+		ST64(cnt, c, CAST(u64, heads));
+		if (unx) {
+			ST32(err, SP_FLAG_X_UNSORTED, 1u);
+		}
+		if (uny) {
+			ST32(err, SP_FLAG_Y_UNSORTED, 1u);
 		}
 	EW_END
 }
@@ -199,45 +244,59 @@ T sp_apply(i64 op, T a, T b) {
 	return a / b;
 }
 
-void sparse_combine(SPARSE_COMBINE_PARAMS) {
-	EW_FOR(n, p)
-		const u64 key = LD64(mk, p);
-		if (p > I64C(0) && LD64(mk, max64(p - I64C(1), I64C(0))) == key) {
-			continue; /* not a run start */
-		}
-		const i64 r = sp_key(seg, p) - I64C(1);
-		const i64 s = sp_key(ms, p);
-		i64 xi = I64C(-1);
-		i64 yi = s - nx;
-		if (s < nx) {
-			xi = s;
-			const i64 q = min64(p + I64C(1), n - I64C(1));
-			yi = (p + I64C(1) < n && LD64(mk, q) == key) ? sp_key(ms, q) - nx : I64C(-1);
-		}
-		/* loads at clamped positions: drivers that run both sides of a
-		 * branch must not read out of bounds (the operands are never
-		 * empty buffers, see union in accel/sparse.go) */
-		const T a = xi >= I64C(0) ? LDV(xv, max64(xi, I64C(0))) : CAST(T, 0);
-		const T b = yi >= I64C(0) ? LDV(yv, max64(yi, I64C(0))) : CAST(T, 0);
-		const T v = sp_apply(op, a, b);
-		STV(uval, r, v);
-		ST64(ukeys, r, key);
-		sp_unkey(CAST(i64, key), uidx, shape, ndim, r, u);
-		if (grad != I64C(0)) {
-			const T g = LDV(gout, r);
-			T ga = g;
-			T gb = g;
-			if (op == I64C(SP_SUB)) {
-				gb = -g;
-			} else if (op == I64C(SP_MUL)) {
-				ga = g * b;
-				gb = g * a;
-			} else if (op == I64C(SP_DIV)) {
-				ga = g / b;
-				gb = -g * (v / b);
+void sparse_emit(SPARSE_EMIT_PARAMS) {
+	const i64 n = nx + ny;
+	EW_FOR((n + chunk - I64C(1)) / chunk, c)
+		const i64 d0 = c * chunk;
+		const i64 d1 = min64(d0 + chunk, n);
+		i64 i = sp_split(kx, ky, nx, ny, d0);
+		i64 j = d0 - i;
+		i64 prev = sp_prev(kx, ky, i, j);
+		i64 r = sp_key(off, c);
+		for (i64 p = d0; p < d1; p++) {
+			const i64 ka = sp_key(kx, sp_clamp(i, nx));
+			const i64 kb = sp_key(ky, sp_clamp(j, ny));
+			const bool fromx = j >= ny || (i < nx && ka <= kb);
+			const i64 key = fromx ? ka : kb;
+			/* a head from x pairs with y's equal key, the next position */
+			const bool pair = fromx && j < ny && kb == ka;
+			const i64 xi = i;
+			const i64 yj = j;
+			if (fromx) {
+				i++;
+			} else {
+				j++;
 			}
-			STV(gx, r, ga);
-			STV(gy, r, gb);
+			if (key == prev) {
+				continue; /* y's half of a pair, written with its head */
+			}
+			prev = key;
+			/* loads at clamped positions: drivers that run both sides of
+			 * a branch must not read out of bounds (the operands are
+			 * never empty buffers, see union in accel/sparse.go) */
+			const T a = fromx ? LDV(xv, sp_clamp(xi, nx)) : CAST(T, 0);
+			const T b = (!fromx || pair) ? LDV(yv, sp_clamp(yj, ny)) : CAST(T, 0);
+			const T v = sp_apply(op, a, b);
+			STV(uval, r, v);
+			ST64(ukeys, r, CAST(u64, key));
+			sp_unkey(key, uidx, shape, ndim, r, u);
+			if (grad != I64C(0)) {
+				const T g = LDV(gout, r);
+				T ga = g;
+				T gb = g;
+				if (op == I64C(SP_SUB)) {
+					gb = -g;
+				} else if (op == I64C(SP_MUL)) {
+					ga = g * b;
+					gb = g * a;
+				} else if (op == I64C(SP_DIV)) {
+					ga = g / b;
+					gb = -g * (v / b);
+				}
+				STV(gx, r, ga);
+				STV(gy, r, gb);
+			}
+			r++;
 		}
 	EW_END
 }
@@ -253,8 +312,7 @@ void sparse_crows(SPARSE_CROWS_PARAMS) {
 	EW_FOR(batch * per, q)
 		const i64 b = q / per;
 		const i64 r = q - b * per;
-		const i64 start = sp_lower(keys, n, b * rows * cols_n);
-		ST64(crow, q, CAST(u64, sp_lower(keys, n, (b * rows + r) * cols_n) - start));
+		ST64(crow, q, CAST(u64, sp_key(gstart, b * rows + r) - sp_key(gstart, b * rows)));
 	EW_END
 }
 

@@ -110,8 +110,10 @@ const (
 	SpFlagXUnsorted = 2
 	// SpFlagYUnsorted is SP_FLAG_Y_UNSORTED: flag word: y's keys are not strictly ascending.
 	SpFlagYUnsorted = 3
+	// SpFlagTotal is SP_FLAG_TOTAL: flag words 4-5: the union's size (a copy of the scan's total).
+	SpFlagTotal = 4
 	// SpFlagWords is SP_FLAG_WORDS: words of the flag buffer (0: validation, 1: unfinished run).
-	SpFlagWords = 4
+	SpFlagWords = 6
 )
 
 // TriIndicesRun is a launch of tri_indices_run_k (tri_indices): writes elements k0 .. k0+count-1.
@@ -875,7 +877,7 @@ func (a ProbeArgs) AppendArgs(dst []host.Arg) []host.Arg {
 type SparseCooKeys struct {
 	Indices host.Buffer // in: [ndim, nnz] int32 or int64
 	Keys    host.Buffer // out: int64 keys
-	Err     host.Buffer // inout: flag words: [0] the validation flag (atomic min of the tile), [2..3] unsorted marks
+	Err     host.Buffer // inout: flag words: [0] the validation flag (atomic min of the tile), [2..3] unsorted marks (SP_FLAG_*)
 	Shape   host.Buffer // in: int64 [ndim]
 	Ndim    int64       // dimensions
 	Nnz     int64       // entries
@@ -912,7 +914,7 @@ type SparseCsrPtrs struct {
 	Crow   host.Buffer // in: row pointers
 	Off    host.Buffer // in: int64 batch offsets (has_off)
 	Gptr   host.Buffer // out: int64 [B*R+1]
-	Err    host.Buffer // inout: flag words: [0] the validation flag (atomic min of the tile), [2..3] unsorted marks
+	Err    host.Buffer // inout: flag words: [0] the validation flag (atomic min of the tile), [2..3] unsorted marks (SP_FLAG_*)
 	Batch  int64       // batches
 	Rows   int64       // rows per batch
 	Nnz    int64       // entries
@@ -928,30 +930,33 @@ func (a SparseCsrPtrs) AppendArgs(dst []host.Arg) []host.Arg {
 	return append(dst, host.BufArg(a.Crow), host.BufArg(a.Off), host.BufArg(a.Gptr), host.BufArg(a.Err), host.I64(a.Batch), host.I64(a.Rows), host.I64(a.Nnz), host.I64(a.Wide), host.I64(a.HasOff))
 }
 
-// SparseCsrKeys is a launch of sparse_csr_keys_k (sparse): keys[k] = g*C + cols[k] for entry k of global row g (a binary search of gptr); a bad column flags its tile.
-type SparseCsrKeys struct {
-	Gptr  host.Buffer // in: int64 [G+1] global row pointers
-	Cols  host.Buffer // in: columns
-	Keys  host.Buffer // out: int64 keys
-	Err   host.Buffer // inout: flag words: [0] the validation flag (atomic min of the tile), [2..3] unsorted marks
-	Grows int64       // G: batch*rows
-	ColsN int64       // columns
-	Nnz   int64       // entries
-	Wide  int64       // folds into SP_WIDE: 1: int64 indices, 0: int32
+// SparseRowmerge is a launch of sparse_rowmerge_k (sparse): a merge path of rows and entries: mode 0, keys[j] = row*C + cols[j] (a bad column flags its tile); mode 1, gstart[g] = the first entry of row g in sorted keys.
+type SparseRowmerge struct {
+	Gptr   host.Buffer // in: int64 [G+1] global row pointers (mode 0)
+	Cols   host.Buffer // in: columns (mode 0)
+	Keys   host.Buffer // inout: int64 keys: written (mode 0) or sorted unique (mode 1)
+	Gstart host.Buffer // out: int64 [G+1] (mode 1)
+	Err    host.Buffer // inout: flag words: [0] the validation flag (atomic min of the tile), [2..3] unsorted marks (SP_FLAG_*)
+	Grows  int64       // G: batch*rows
+	ColsN  int64       // columns
+	N      int64       // entries
+	Chunk  int64       // rows and entries per work-item
+	Wide   int64       // folds into SP_WIDE: 1: int64 indices, 0: int32
+	Mode   int64       // folds into SP_MODE: 0: keys of CSR entries, 1: row starts of keys
 }
 
-// Entry returns the declaration of sparse_csr_keys_k.
-func (SparseCsrKeys) Entry() *host.EntryDecl { return Sparse.Entries[3] }
+// Entry returns the declaration of sparse_rowmerge_k.
+func (SparseRowmerge) Entry() *host.EntryDecl { return Sparse.Entries[3] }
 
 // AppendArgs appends the argument slots in declaration order.
-func (a SparseCsrKeys) AppendArgs(dst []host.Arg) []host.Arg {
-	return append(dst, host.BufArg(a.Gptr), host.BufArg(a.Cols), host.BufArg(a.Keys), host.BufArg(a.Err), host.I64(a.Grows), host.I64(a.ColsN), host.I64(a.Nnz), host.I64(a.Wide))
+func (a SparseRowmerge) AppendArgs(dst []host.Arg) []host.Arg {
+	return append(dst, host.BufArg(a.Gptr), host.BufArg(a.Cols), host.BufArg(a.Keys), host.BufArg(a.Gstart), host.BufArg(a.Err), host.I64(a.Grows), host.I64(a.ColsN), host.I64(a.N), host.I64(a.Chunk), host.I64(a.Wide), host.I64(a.Mode))
 }
 
 // SparseSorted is a launch of sparse_sorted_k (sparse): err[slot] = 1 where keys[k] <= keys[k-1].
 type SparseSorted struct {
 	Keys host.Buffer // in: int64 keys
-	Err  host.Buffer // inout: flag words: [0] the validation flag (atomic min of the tile), [2..3] unsorted marks
+	Err  host.Buffer // inout: flag words: [0] the validation flag (atomic min of the tile), [2..3] unsorted marks (SP_FLAG_*)
 	N    int64       // keys
 	Slot int64       // the flag word
 }
@@ -981,30 +986,30 @@ func (a SparseRuns) AppendArgs(dst []host.Arg) []host.Arg {
 	return append(dst, host.BufArg(a.Keys), host.BufArg(a.Seg), host.BufArg(a.Rid), host.BufArg(a.Ukeys), host.I64(a.N))
 }
 
-// SparseMerge is a launch of sparse_merge_k (sparse): merge path of two ascending key lists (x first on ties): mk the merged keys, ms their sources.
-type SparseMerge struct {
+// SparseCount is a launch of sparse_count_k (sparse): a merge path of two ascending key lists: cnt[c] = union entries starting in chunk c; keys out of order set the unsorted marks.
+type SparseCount struct {
 	Kx    host.Buffer // in: x's keys
 	Ky    host.Buffer // in: y's keys
-	Mk    host.Buffer // out: merged keys
-	Ms    host.Buffer // out: int64 sources: i for x[i], nx+j for y[j]
+	Cnt   host.Buffer // out: int64 per chunk
+	Err   host.Buffer // inout: flag words: [0] the validation flag (atomic min of the tile), [2..3] unsorted marks (SP_FLAG_*)
 	Nx    int64       // x's keys
 	Ny    int64       // y's keys
 	Chunk int64       // merged positions per work-item
 }
 
-// Entry returns the declaration of sparse_merge_k.
-func (SparseMerge) Entry() *host.EntryDecl { return Sparse.Entries[6] }
+// Entry returns the declaration of sparse_count_k.
+func (SparseCount) Entry() *host.EntryDecl { return Sparse.Entries[6] }
 
 // AppendArgs appends the argument slots in declaration order.
-func (a SparseMerge) AppendArgs(dst []host.Arg) []host.Arg {
-	return append(dst, host.BufArg(a.Kx), host.BufArg(a.Ky), host.BufArg(a.Mk), host.BufArg(a.Ms), host.I64(a.Nx), host.I64(a.Ny), host.I64(a.Chunk))
+func (a SparseCount) AppendArgs(dst []host.Arg) []host.Arg {
+	return append(dst, host.BufArg(a.Kx), host.BufArg(a.Ky), host.BufArg(a.Cnt), host.BufArg(a.Err), host.I64(a.Nx), host.I64(a.Ny), host.I64(a.Chunk))
 }
 
-// SparseCombine is a launch of sparse_combine_k (sparse): at each union run start p (seg: inclusive scan of run starts of mk): the result's key, coordinates and value (and gradients).
-type SparseCombine struct {
-	Mk    host.Buffer // in: merged keys
-	Ms    host.Buffer // in: merged sources
-	Seg   host.Buffer // in: int64 1-based run ids
+// SparseEmit is a launch of sparse_emit_k (sparse): the same walk after an exclusive scan of the counts: each union entry's key, coordinates, value and gradients.
+type SparseEmit struct {
+	Kx    host.Buffer // in: x's keys
+	Ky    host.Buffer // in: y's keys
+	Off   host.Buffer // in: int64 exclusive scan of the counts
 	Xv    host.Buffer // in: x's values
 	Yv    host.Buffer // in: y's values
 	Gout  host.Buffer // in: the result's gradient (grad)
@@ -1015,19 +1020,20 @@ type SparseCombine struct {
 	Gy    host.Buffer // out: grad y (grad)
 	Shape host.Buffer // in: int64 [ndim] (the trailing dims written)
 	Ndim  int64       // coordinates written
-	N     int64       // merged positions
 	Nx    int64       // x's entries
+	Ny    int64       // y's entries
 	U     int64       // union entries
+	Chunk int64       // merged positions per work-item
 	Op    int64       // folds into SP_OP: SP_ADD .. SP_DIV
 	Grad  int64       // folds into SP_GRAD: 1: write the gradients
 }
 
-// Entry returns the declaration of sparse_combine_k.
-func (SparseCombine) Entry() *host.EntryDecl { return Sparse.Entries[7] }
+// Entry returns the declaration of sparse_emit_k.
+func (SparseEmit) Entry() *host.EntryDecl { return Sparse.Entries[7] }
 
 // AppendArgs appends the argument slots in declaration order.
-func (a SparseCombine) AppendArgs(dst []host.Arg) []host.Arg {
-	return append(dst, host.BufArg(a.Mk), host.BufArg(a.Ms), host.BufArg(a.Seg), host.BufArg(a.Xv), host.BufArg(a.Yv), host.BufArg(a.Gout), host.BufArg(a.Ukeys), host.BufArg(a.Uidx), host.BufArg(a.Uval), host.BufArg(a.Gx), host.BufArg(a.Gy), host.BufArg(a.Shape), host.I64(a.Ndim), host.I64(a.N), host.I64(a.Nx), host.I64(a.U), host.I64(a.Op), host.I64(a.Grad))
+func (a SparseEmit) AppendArgs(dst []host.Arg) []host.Arg {
+	return append(dst, host.BufArg(a.Kx), host.BufArg(a.Ky), host.BufArg(a.Off), host.BufArg(a.Xv), host.BufArg(a.Yv), host.BufArg(a.Gout), host.BufArg(a.Ukeys), host.BufArg(a.Uidx), host.BufArg(a.Uval), host.BufArg(a.Gx), host.BufArg(a.Gy), host.BufArg(a.Shape), host.I64(a.Ndim), host.I64(a.Nx), host.I64(a.Ny), host.I64(a.U), host.I64(a.Chunk), host.I64(a.Op), host.I64(a.Grad))
 }
 
 // SparseUnkey is a launch of sparse_unkey_k (sparse): idx[d*n+k] = coordinate d of keys[k].
@@ -1047,14 +1053,12 @@ func (a SparseUnkey) AppendArgs(dst []host.Arg) []host.Arg {
 	return append(dst, host.BufArg(a.Keys), host.BufArg(a.Idx), host.BufArg(a.Shape), host.I64(a.Ndim), host.I64(a.N))
 }
 
-// SparseCrows is a launch of sparse_crows_k (sparse): crow[b*(R+1)+r] = entries of batch b before row r (binary searches of the sorted keys).
+// SparseCrows is a launch of sparse_crows_k (sparse): crow[b*(R+1)+r] = gstart[b*R+r] - gstart[b*R] (each batch's pointers restart at 0).
 type SparseCrows struct {
-	Keys  host.Buffer // in: sorted unique keys
-	Crow  host.Buffer // out: int64 [B*(R+1)]
-	N     int64       // keys
-	Batch int64       // batches
-	Rows  int64       // rows per batch
-	ColsN int64       // columns
+	Gstart host.Buffer // in: int64 [B*R+1] global row starts
+	Crow   host.Buffer // out: int64 [B*(R+1)]
+	Batch  int64       // batches
+	Rows   int64       // rows per batch
 }
 
 // Entry returns the declaration of sparse_crows_k.
@@ -1062,7 +1066,7 @@ func (SparseCrows) Entry() *host.EntryDecl { return Sparse.Entries[9] }
 
 // AppendArgs appends the argument slots in declaration order.
 func (a SparseCrows) AppendArgs(dst []host.Arg) []host.Arg {
-	return append(dst, host.BufArg(a.Keys), host.BufArg(a.Crow), host.I64(a.N), host.I64(a.Batch), host.I64(a.Rows), host.I64(a.ColsN))
+	return append(dst, host.BufArg(a.Gstart), host.BufArg(a.Crow), host.I64(a.Batch), host.I64(a.Rows))
 }
 
 // SparseToDense is a launch of sparse_to_dense_k (sparse): dense[keys[k]] = vals[k].

@@ -28,7 +28,8 @@
 #define SP_DIV 3
 #define SP_FLAG_X_UNSORTED 2 /* flag word: x's keys are not strictly ascending */
 #define SP_FLAG_Y_UNSORTED 3 /* flag word: y's keys are not strictly ascending */
-#define SP_FLAG_WORDS 4 /* words of the flag buffer (0: validation, 1: unfinished run) */
+#define SP_FLAG_TOTAL 4 /* flag words 4-5: the union's size (a copy of the scan's total) */
+#define SP_FLAG_WORDS 6 /* words of the flag buffer (0: validation, 1: unfinished run) */
 #endif
 
 /* Knobs: -D options in OpenCL C, specialization constants in GLSL (id 0 is
@@ -43,6 +44,9 @@
 #ifndef SP_WIDE
 #define SP_WIDE -1 /* folded argument wide (-1: the run-time value) */
 #endif
+#ifndef SP_MODE
+#define SP_MODE -1 /* folded argument mode (-1: the run-time value) */
+#endif
 #ifndef SP_OP
 #define SP_OP -1 /* folded argument op (-1: the run-time value) */
 #endif
@@ -55,8 +59,9 @@ layout(constant_id = 1) const int ENTRY = 0;
 layout(constant_id = 2) const int ITEMS = 16; /* elements per work-item per tile */
 layout(constant_id = 3) const int CONTIG = 0; /* 1: each work-item takes ITEMS consecutive elements (CPU drivers); 0: interleaved (GPUs) */
 layout(constant_id = 4) const int SP_WIDE = -1; /* folded argument wide (-1: the run-time value) */
-layout(constant_id = 5) const int SP_OP = -1; /* folded argument op (-1: the run-time value) */
-layout(constant_id = 6) const int SP_GRAD = -1; /* folded argument grad (-1: the run-time value) */
+layout(constant_id = 5) const int SP_MODE = -1; /* folded argument mode (-1: the run-time value) */
+layout(constant_id = 6) const int SP_OP = -1; /* folded argument op (-1: the run-time value) */
+layout(constant_id = 7) const int SP_GRAD = -1; /* folded argument grad (-1: the run-time value) */
 #define LOCAL_SIZE gl_WorkGroupSize.x
 #endif
 
@@ -64,13 +69,13 @@ layout(constant_id = 6) const int SP_GRAD = -1; /* folded argument grad (-1: the
 #define SPARSE_COO_KEYS_PARAMS BPTR indices, BPTR keys, BPTR err, BPTR shape, i64 ndim, i64 nnz, i64 wide
 #define SPARSE_CSR_TOTALS_PARAMS BPTR crow, BPTR tot, i64 batch, i64 rows, i64 wide
 #define SPARSE_CSR_PTRS_PARAMS BPTR crow, BPTR off, BPTR gptr, BPTR err, i64 batch, i64 rows, i64 nnz, i64 wide, i64 has_off
-#define SPARSE_CSR_KEYS_PARAMS BPTR gptr, BPTR cols, BPTR keys, BPTR err, i64 grows, i64 cols_n, i64 nnz, i64 wide
+#define SPARSE_ROWMERGE_PARAMS BPTR gptr, BPTR cols, BPTR keys, BPTR gstart, BPTR err, i64 grows, i64 cols_n, i64 n, i64 chunk, i64 wide, i64 mode
 #define SPARSE_SORTED_PARAMS BPTR keys, BPTR err, i64 n, i64 slot
 #define SPARSE_RUNS_PARAMS BPTR keys, BPTR seg, BPTR rid, BPTR ukeys, i64 n
-#define SPARSE_MERGE_PARAMS BPTR kx, BPTR ky, BPTR mk, BPTR ms, i64 nx, i64 ny, i64 chunk
-#define SPARSE_COMBINE_PARAMS BPTR mk, BPTR ms, BPTR seg, BPTR xv, BPTR yv, BPTR gout, BPTR ukeys, BPTR uidx, BPTR uval, BPTR gx, BPTR gy, BPTR shape, i64 ndim, i64 n, i64 nx, i64 u, i64 op, i64 grad
+#define SPARSE_COUNT_PARAMS BPTR kx, BPTR ky, BPTR cnt, BPTR err, i64 nx, i64 ny, i64 chunk
+#define SPARSE_EMIT_PARAMS BPTR kx, BPTR ky, BPTR off, BPTR xv, BPTR yv, BPTR gout, BPTR ukeys, BPTR uidx, BPTR uval, BPTR gx, BPTR gy, BPTR shape, i64 ndim, i64 nx, i64 ny, i64 u, i64 chunk, i64 op, i64 grad
 #define SPARSE_UNKEY_PARAMS BPTR keys, BPTR idx, BPTR shape, i64 ndim, i64 n
-#define SPARSE_CROWS_PARAMS BPTR keys, BPTR crow, i64 n, i64 batch, i64 rows, i64 cols_n
+#define SPARSE_CROWS_PARAMS BPTR gstart, BPTR crow, i64 batch, i64 rows
 #define SPARSE_TO_DENSE_PARAMS BPTR keys, BPTR vals, BPTR dense, i64 n
 #define SPARSE_NONZERO_PARAMS BPTR dense, BPTR nz, i64 n
 #define SPARSE_FROM_DENSE_PARAMS BPTR dense, BPTR pos, BPTR keys, BPTR vals, i64 n
@@ -91,8 +96,8 @@ layout(constant_id = 6) const int SP_GRAD = -1; /* folded argument grad (-1: the
 		sparse_csr_ptrs(crow, off, gptr, err, batch, rows, nnz, FOLD(SP_WIDE, wide), has_off); \
 	} \
 	__kernel __attribute__((reqd_work_group_size(LOCAL_SIZE, 1, 1))) \
-	void sparse_csr_keys_k(__global uchar* gptr, __global uchar* cols, __global uchar* keys, __global uchar* err, long grows, long cols_n, long nnz, long wide) { \
-		sparse_csr_keys(gptr, cols, keys, err, grows, cols_n, nnz, FOLD(SP_WIDE, wide)); \
+	void sparse_rowmerge_k(__global uchar* gptr, __global uchar* cols, __global uchar* keys, __global uchar* gstart, __global uchar* err, long grows, long cols_n, long n, long chunk, long wide, long mode) { \
+		sparse_rowmerge(gptr, cols, keys, gstart, err, grows, cols_n, n, chunk, FOLD(SP_WIDE, wide), FOLD(SP_MODE, mode)); \
 	} \
 	__kernel __attribute__((reqd_work_group_size(LOCAL_SIZE, 1, 1))) \
 	void sparse_sorted_k(__global uchar* keys, __global uchar* err, long n, long slot) { \
@@ -103,20 +108,20 @@ layout(constant_id = 6) const int SP_GRAD = -1; /* folded argument grad (-1: the
 		sparse_runs(keys, seg, rid, ukeys, n); \
 	} \
 	__kernel __attribute__((reqd_work_group_size(LOCAL_SIZE, 1, 1))) \
-	void sparse_merge_k(__global uchar* kx, __global uchar* ky, __global uchar* mk, __global uchar* ms, long nx, long ny, long chunk) { \
-		sparse_merge(kx, ky, mk, ms, nx, ny, chunk); \
+	void sparse_count_k(__global uchar* kx, __global uchar* ky, __global uchar* cnt, __global uchar* err, long nx, long ny, long chunk) { \
+		sparse_count(kx, ky, cnt, err, nx, ny, chunk); \
 	} \
 	__kernel __attribute__((reqd_work_group_size(LOCAL_SIZE, 1, 1))) \
-	void sparse_combine_k(__global uchar* mk, __global uchar* ms, __global uchar* seg, __global uchar* xv, __global uchar* yv, __global uchar* gout, __global uchar* ukeys, __global uchar* uidx, __global uchar* uval, __global uchar* gx, __global uchar* gy, __global uchar* shape, long ndim, long n, long nx, long u, long op, long grad) { \
-		sparse_combine(mk, ms, seg, xv, yv, gout, ukeys, uidx, uval, gx, gy, shape, ndim, n, nx, u, FOLD(SP_OP, op), FOLD(SP_GRAD, grad)); \
+	void sparse_emit_k(__global uchar* kx, __global uchar* ky, __global uchar* off, __global uchar* xv, __global uchar* yv, __global uchar* gout, __global uchar* ukeys, __global uchar* uidx, __global uchar* uval, __global uchar* gx, __global uchar* gy, __global uchar* shape, long ndim, long nx, long ny, long u, long chunk, long op, long grad) { \
+		sparse_emit(kx, ky, off, xv, yv, gout, ukeys, uidx, uval, gx, gy, shape, ndim, nx, ny, u, chunk, FOLD(SP_OP, op), FOLD(SP_GRAD, grad)); \
 	} \
 	__kernel __attribute__((reqd_work_group_size(LOCAL_SIZE, 1, 1))) \
 	void sparse_unkey_k(__global uchar* keys, __global uchar* idx, __global uchar* shape, long ndim, long n) { \
 		sparse_unkey(keys, idx, shape, ndim, n); \
 	} \
 	__kernel __attribute__((reqd_work_group_size(LOCAL_SIZE, 1, 1))) \
-	void sparse_crows_k(__global uchar* keys, __global uchar* crow, long n, long batch, long rows, long cols_n) { \
-		sparse_crows(keys, crow, n, batch, rows, cols_n); \
+	void sparse_crows_k(__global uchar* gstart, __global uchar* crow, long batch, long rows) { \
+		sparse_crows(gstart, crow, batch, rows); \
 	} \
 	__kernel __attribute__((reqd_work_group_size(LOCAL_SIZE, 1, 1))) \
 	void sparse_to_dense_k(__global uchar* keys, __global uchar* vals, __global uchar* dense, long n) { \
@@ -146,19 +151,19 @@ layout(push_constant) uniform AccelPush { uint64_t params; } accel_push;
 		} else if (ENTRY == 2) { \
 			sparse_csr_ptrs(accel_args.s[0], accel_args.s[1], accel_args.s[2], accel_args.s[3], int64_t(accel_args.s[4]), int64_t(accel_args.s[5]), int64_t(accel_args.s[6]), FOLD(SP_WIDE, int64_t(accel_args.s[7])), int64_t(accel_args.s[8])); \
 		} else if (ENTRY == 3) { \
-			sparse_csr_keys(accel_args.s[0], accel_args.s[1], accel_args.s[2], accel_args.s[3], int64_t(accel_args.s[4]), int64_t(accel_args.s[5]), int64_t(accel_args.s[6]), FOLD(SP_WIDE, int64_t(accel_args.s[7]))); \
+			sparse_rowmerge(accel_args.s[0], accel_args.s[1], accel_args.s[2], accel_args.s[3], accel_args.s[4], int64_t(accel_args.s[5]), int64_t(accel_args.s[6]), int64_t(accel_args.s[7]), int64_t(accel_args.s[8]), FOLD(SP_WIDE, int64_t(accel_args.s[9])), FOLD(SP_MODE, int64_t(accel_args.s[10]))); \
 		} else if (ENTRY == 4) { \
 			sparse_sorted(accel_args.s[0], accel_args.s[1], int64_t(accel_args.s[2]), int64_t(accel_args.s[3])); \
 		} else if (ENTRY == 5) { \
 			sparse_runs(accel_args.s[0], accel_args.s[1], accel_args.s[2], accel_args.s[3], int64_t(accel_args.s[4])); \
 		} else if (ENTRY == 6) { \
-			sparse_merge(accel_args.s[0], accel_args.s[1], accel_args.s[2], accel_args.s[3], int64_t(accel_args.s[4]), int64_t(accel_args.s[5]), int64_t(accel_args.s[6])); \
+			sparse_count(accel_args.s[0], accel_args.s[1], accel_args.s[2], accel_args.s[3], int64_t(accel_args.s[4]), int64_t(accel_args.s[5]), int64_t(accel_args.s[6])); \
 		} else if (ENTRY == 7) { \
-			sparse_combine(accel_args.s[0], accel_args.s[1], accel_args.s[2], accel_args.s[3], accel_args.s[4], accel_args.s[5], accel_args.s[6], accel_args.s[7], accel_args.s[8], accel_args.s[9], accel_args.s[10], accel_args.s[11], int64_t(accel_args.s[12]), int64_t(accel_args.s[13]), int64_t(accel_args.s[14]), int64_t(accel_args.s[15]), FOLD(SP_OP, int64_t(accel_args.s[16])), FOLD(SP_GRAD, int64_t(accel_args.s[17]))); \
+			sparse_emit(accel_args.s[0], accel_args.s[1], accel_args.s[2], accel_args.s[3], accel_args.s[4], accel_args.s[5], accel_args.s[6], accel_args.s[7], accel_args.s[8], accel_args.s[9], accel_args.s[10], accel_args.s[11], int64_t(accel_args.s[12]), int64_t(accel_args.s[13]), int64_t(accel_args.s[14]), int64_t(accel_args.s[15]), int64_t(accel_args.s[16]), FOLD(SP_OP, int64_t(accel_args.s[17])), FOLD(SP_GRAD, int64_t(accel_args.s[18]))); \
 		} else if (ENTRY == 8) { \
 			sparse_unkey(accel_args.s[0], accel_args.s[1], accel_args.s[2], int64_t(accel_args.s[3]), int64_t(accel_args.s[4])); \
 		} else if (ENTRY == 9) { \
-			sparse_crows(accel_args.s[0], accel_args.s[1], int64_t(accel_args.s[2]), int64_t(accel_args.s[3]), int64_t(accel_args.s[4]), int64_t(accel_args.s[5])); \
+			sparse_crows(accel_args.s[0], accel_args.s[1], int64_t(accel_args.s[2]), int64_t(accel_args.s[3])); \
 		} else if (ENTRY == 10) { \
 			sparse_to_dense(accel_args.s[0], accel_args.s[1], accel_args.s[2], int64_t(accel_args.s[3])); \
 		} else if (ENTRY == 11) { \
