@@ -375,7 +375,7 @@ func (d *Device) spChunk() int64 {
 	if d.caps.LoopLimit > 0 {
 		return 16
 	}
-	return 128
+	return 512
 }
 
 // chunkPlan is the plan of a merge path over chunks of spChunk positions,

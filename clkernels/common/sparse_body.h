@@ -203,29 +203,29 @@ void sparse_count(SPARSE_COUNT_PARAMS) {
 		i64 i = sp_split(kx, ky, nx, ny, d0);
 		i64 j = d0 - i;
 		i64 prev = sp_prev(kx, ky, i, j);
+		/* the last key taken from each side, for the order check */
+		i64 lastx = i > I64C(0) ? sp_key(kx, sp_clamp(i - I64C(1), nx)) : I64C(-1);
+		i64 lasty = j > I64C(0) ? sp_key(ky, sp_clamp(j - I64C(1), ny)) : I64C(-1);
 		i64 heads = I64C(0);
-		bool unx = false;
-		bool uny = false;
-		for (i64 p = d0; p < d1; p++) {
+		i64 bad = I64C(0);
+		for (i64 p = d0; p < d1; p++) { /* branch-free steps */
 			const i64 a = sp_key(kx, sp_clamp(i, nx));
 			const i64 b = sp_key(ky, sp_clamp(j, ny));
-			i64 key = b;
-			if (j >= ny || (i < nx && a <= b)) {
-				key = a;
-				unx = unx || (i > I64C(0) && a <= sp_key(kx, max64(i - I64C(1), I64C(0))));
-				i++;
-			} else {
-				uny = uny || (j > I64C(0) && b <= sp_key(ky, max64(j - I64C(1), I64C(0))));
-				j++;
-			}
+			const bool fromx = j >= ny || (i < nx && a <= b);
+			const i64 key = fromx ? a : b;
+			bad |= fromx ? (a <= lastx ? I64C(1) : I64C(0)) : (b <= lasty ? I64C(2) : I64C(0));
+			lastx = fromx ? a : lastx;
+			lasty = fromx ? lasty : b;
+			i += fromx ? I64C(1) : I64C(0);
+			j += fromx ? I64C(0) : I64C(1);
 			heads += key != prev ? I64C(1) : I64C(0);
 			prev = key;
 		}
 		ST64(cnt, c, CAST(u64, heads));
-		if (unx) {
+		if ((bad & I64C(1)) != I64C(0)) {
 			ST32(err, SP_FLAG_X_UNSORTED, 1u);
 		}
-		if (uny) {
+		if ((bad & I64C(2)) != I64C(0)) {
 			ST32(err, SP_FLAG_Y_UNSORTED, 1u);
 		}
 	EW_END
@@ -262,11 +262,8 @@ void sparse_emit(SPARSE_EMIT_PARAMS) {
 			const bool pair = fromx && j < ny && kb == ka;
 			const i64 xi = i;
 			const i64 yj = j;
-			if (fromx) {
-				i++;
-			} else {
-				j++;
-			}
+			i += fromx ? I64C(1) : I64C(0);
+			j += fromx ? I64C(0) : I64C(1);
 			if (key == prev) {
 				continue; /* y's half of a pair, written with its head */
 			}
