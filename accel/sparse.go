@@ -767,21 +767,10 @@ func checkSparseOp(op string, sop SparseOp) error {
 // binaryCOO is SparseBinary and its Into and backward forms.
 func (d *Device) binaryCOO(sop SparseOp, x, y *SparseCOO, gradOut *DeviceTensor, alloc func(*temps) spAlloc) (*SparseCOO, spResult, error) {
 	op := sparseOpName(sop, gradOut != nil)
-	if err := checkSparseOp(op, sop); err != nil {
-		return nil, spResult{}, err
+	check := func(arg string) (spArrays, error) {
+		return d.checkCOO(op, arg, map[string]*SparseCOO{"x": x, "y": y}[arg])
 	}
-	xa, err := d.checkCOO(op, "x", x)
-	if err != nil {
-		return nil, spResult{}, err
-	}
-	ya, err := d.checkCOO(op, "y", y)
-	if err != nil {
-		return nil, spResult{}, err
-	}
-	if err := checkPair(op, xa, ya); err != nil {
-		return nil, spResult{}, err
-	}
-	if err := d.checkGradOut(op, gradOut, xa.values); err != nil {
+	if err := d.checkBinary(op, sop, check, gradOut); err != nil {
 		return nil, spResult{}, err
 	}
 	var tmp, outs temps
@@ -796,6 +785,26 @@ func (d *Device) binaryCOO(sop SparseOp, x, y *SparseCOO, gradOut *DeviceTensor,
 		return nil, spResult{}, err
 	}
 	return &SparseCOO{Indices: r.idx, Values: r.vals, Shape: slices.Clone(x.Shape), Coalesced: true}, r, nil
+}
+
+// checkBinary checks a binary op's arguments on the host: the op, each
+// operand's structure (check), that they match, and gradOut.
+func (d *Device) checkBinary(op string, sop SparseOp, check func(arg string) (spArrays, error), gradOut *DeviceTensor) error {
+	if err := checkSparseOp(op, sop); err != nil {
+		return err
+	}
+	xa, err := check("x")
+	if err != nil {
+		return err
+	}
+	ya, err := check("y")
+	if err != nil {
+		return err
+	}
+	if err := checkPair(op, xa, ya); err != nil {
+		return err
+	}
+	return d.checkGradOut(op, gradOut, xa.values)
 }
 
 func (d *Device) checkGradOut(op string, g *DeviceTensor, dt DType) error {
@@ -814,21 +823,10 @@ func (d *Device) checkGradOut(op string, g *DeviceTensor, dt DType) error {
 // binaryCSR is SparseBinaryCSR and its Into and backward forms.
 func (d *Device) binaryCSR(sop SparseOp, x, y *SparseCSR, gradOut *DeviceTensor, alloc func(*temps) spAlloc) (*SparseCSR, spResult, error) {
 	op := sparseOpName(sop, gradOut != nil)
-	if err := checkSparseOp(op, sop); err != nil {
-		return nil, spResult{}, err
+	check := func(arg string) (spArrays, error) {
+		return d.checkCSR(op, arg, map[string]*SparseCSR{"x": x, "y": y}[arg])
 	}
-	xa, err := d.checkCSR(op, "x", x)
-	if err != nil {
-		return nil, spResult{}, err
-	}
-	ya, err := d.checkCSR(op, "y", y)
-	if err != nil {
-		return nil, spResult{}, err
-	}
-	if err := checkPair(op, xa, ya); err != nil {
-		return nil, spResult{}, err
-	}
-	if err := d.checkGradOut(op, gradOut, xa.values); err != nil {
+	if err := d.checkBinary(op, sop, check, gradOut); err != nil {
 		return nil, spResult{}, err
 	}
 	var tmp, outs temps

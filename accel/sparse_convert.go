@@ -98,10 +98,34 @@ func (s *SparseCSR) ToHost() (HostCSR, error) {
 	return HostCSR{Crows: ts[0], Cols: ts[1], Values: ts[2], Shape: slices.Clone(s.Shape)}, nil
 }
 
-// one prepares a single operand: validated, keyed and coalesced.
-func (d *Device) one(op string, o *spOperand, tmp *temps) error {
-	_, err := d.prepare(op, []*spOperand{o}, tmp)
-	return err
+// one returns the preparation of a single operand: validated, keyed and
+// coalesced.
+func (d *Device) one(op string, o *spOperand) func(tmp *temps) (*spOperand, error) {
+	return func(tmp *temps) (*spOperand, error) {
+		_, err := d.prepare(op, []*spOperand{o}, tmp)
+		return o, err
+	}
+}
+
+func cooOperand(x *SparseCOO) *spOperand { return &spOperand{arg: "x", coo: x, n: x.Values.Len()} }
+func csrOperand(x *SparseCSR) *spOperand { return &spOperand{arg: "x", csr: x, n: x.Values.Len()} }
+
+// convert prepares an operand and writes it out in another form; the
+// outputs are released on failure.
+func convert[T any](op string, prep func(tmp *temps) (*spOperand, error), emit func(op string, o *spOperand, outs, tmp *temps) (T, error)) (T, error) {
+	var zero T
+	var tmp, outs temps
+	defer tmp.release()
+	o, err := prep(&tmp)
+	if err != nil {
+		return zero, err
+	}
+	out, err := emit(op, o, &outs, &tmp)
+	if err != nil {
+		outs.release()
+		return zero, err
+	}
+	return out, nil
 }
 
 // emit queues a coalesced operand's coordinates (the last ndim dims of
@@ -177,17 +201,7 @@ func (d *Device) Coalesce(x *SparseCOO) (*SparseCOO, error) {
 	if _, err := d.checkCOO(op, "x", x); err != nil {
 		return nil, err
 	}
-	var tmp, outs temps
-	defer tmp.release()
-	o := &spOperand{arg: "x", coo: x, n: x.Values.Len()}
-	if err := d.one(op, o, &tmp); err != nil {
-		return nil, err
-	}
-	out, err := d.emitCOO(op, o, &outs, &tmp)
-	if err != nil {
-		outs.release()
-	}
-	return out, err
+	return convert(op, d.one(op, cooOperand(x)), d.emitCOO)
 }
 
 // COOToCSR converts a 2-D or 3-D (batched) COO tensor to CSR, coalescing it.
@@ -199,17 +213,7 @@ func (d *Device) COOToCSR(x *SparseCOO) (*SparseCSR, error) {
 	if len(x.Shape) != 2 && len(x.Shape) != 3 {
 		return nil, argErr(op, "x.shape", fmt.Sprint(x.Shape), "of rank 2 or 3 (CSR)", ErrInvalidArgument)
 	}
-	var tmp, outs temps
-	defer tmp.release()
-	o := &spOperand{arg: "x", coo: x, n: x.Values.Len()}
-	if err := d.one(op, o, &tmp); err != nil {
-		return nil, err
-	}
-	out, err := d.emitCSR(op, o, &outs, &tmp)
-	if err != nil {
-		outs.release()
-	}
-	return out, err
+	return convert(op, d.one(op, cooOperand(x)), d.emitCSR)
 }
 
 // CSRToCOO converts a CSR tensor to COO, coalescing it.
@@ -218,21 +222,11 @@ func (d *Device) CSRToCOO(x *SparseCSR) (*SparseCOO, error) {
 	if _, err := d.checkCSR(op, "x", x); err != nil {
 		return nil, err
 	}
-	var tmp, outs temps
-	defer tmp.release()
-	o := &spOperand{arg: "x", csr: x, n: x.Values.Len()}
-	if err := d.one(op, o, &tmp); err != nil {
-		return nil, err
-	}
-	out, err := d.emitCOO(op, o, &outs, &tmp)
-	if err != nil {
-		outs.release()
-	}
-	return out, err
+	return convert(op, d.one(op, csrOperand(x)), d.emitCOO)
 }
 
 // toDense writes a prepared operand into a new dense tensor.
-func (d *Device) toDense(op string, o *spOperand) (*DeviceTensor, error) {
+func (d *Device) toDense(op string, o *spOperand, _, _ *temps) (*DeviceTensor, error) {
 	dt := o.dtype()
 	out, err := d.alloc(op, dt, o.shape())
 	if err != nil {
@@ -261,13 +255,7 @@ func (d *Device) SparseToDense(x *SparseCOO) (*DeviceTensor, error) {
 	if _, err := d.checkCOO(op, "x", x); err != nil {
 		return nil, err
 	}
-	var tmp temps
-	defer tmp.release()
-	o := &spOperand{arg: "x", coo: x, n: x.Values.Len()}
-	if err := d.one(op, o, &tmp); err != nil {
-		return nil, err
-	}
-	return d.toDense(op, o)
+	return convert(op, d.one(op, cooOperand(x)), d.toDense)
 }
 
 // SparseCSRToDense returns the dense form of a CSR tensor.
@@ -276,13 +264,7 @@ func (d *Device) SparseCSRToDense(x *SparseCSR) (*DeviceTensor, error) {
 	if _, err := d.checkCSR(op, "x", x); err != nil {
 		return nil, err
 	}
-	var tmp temps
-	defer tmp.release()
-	o := &spOperand{arg: "x", csr: x, n: x.Values.Len()}
-	if err := d.one(op, o, &tmp); err != nil {
-		return nil, err
-	}
-	return d.toDense(op, o)
+	return convert(op, d.one(op, csrOperand(x)), d.toDense)
 }
 
 // fromDense keys the entries of a dense tensor other than 0 (NaN included;
@@ -342,17 +324,7 @@ func (d *Device) fromDense(op string, dense *DeviceTensor, tmp *temps) (*spOpera
 // than 0 (NaN is stored, +0 and -0 are not), coalesced.
 func (d *Device) DenseToCOO(dense *DeviceTensor) (*SparseCOO, error) {
 	const op = "dense_to_coo"
-	var tmp, outs temps
-	defer tmp.release()
-	o, err := d.fromDense(op, dense, &tmp)
-	if err != nil {
-		return nil, err
-	}
-	out, err := d.emitCOO(op, o, &outs, &tmp)
-	if err != nil {
-		outs.release()
-	}
-	return out, err
+	return convert(op, func(tmp *temps) (*spOperand, error) { return d.fromDense(op, dense, tmp) }, d.emitCOO)
 }
 
 // DenseToCSR returns the CSR form of a 2-D or 3-D (batched) dense tensor
@@ -362,15 +334,5 @@ func (d *Device) DenseToCSR(dense *DeviceTensor) (*SparseCSR, error) {
 	if dense != nil && len(dense.shape) != 2 && len(dense.shape) != 3 {
 		return nil, argErr(op, "dense", fmt.Sprintf("shape %v", dense.shape), "of rank 2 or 3 (CSR)", ErrInvalidArgument)
 	}
-	var tmp, outs temps
-	defer tmp.release()
-	o, err := d.fromDense(op, dense, &tmp)
-	if err != nil {
-		return nil, err
-	}
-	out, err := d.emitCSR(op, o, &outs, &tmp)
-	if err != nil {
-		outs.release()
-	}
-	return out, err
+	return convert(op, func(tmp *temps) (*spOperand, error) { return d.fromDense(op, dense, tmp) }, d.emitCSR)
 }

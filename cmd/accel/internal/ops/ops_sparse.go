@@ -175,20 +175,11 @@ func runSparseBinary(dev *accel.Device, p params, in map[string]*accel.Tensor, s
 			rel.coo(dy)
 			var r *accel.SparseCOO
 			if backward {
-				dg, err := dev.Upload(g)
+				err := o.grads(dev, rel, g, func(dg *accel.DeviceTensor) (gx, gy *accel.DeviceTensor, err error) {
+					r, gx, gy, err = dev.SparseBinaryBackward(sop, dx, dy, dg)
+					return gx, gy, err
+				})
 				if err != nil {
-					return err
-				}
-				rel.t(dg)
-				var gx, gy *accel.DeviceTensor
-				if r, gx, gy, err = dev.SparseBinaryBackward(sop, dx, dy, dg); err != nil {
-					return err
-				}
-				rel.t(gx, gy)
-				if o["grad_x"], err = gx.ToHost(); err != nil {
-					return err
-				}
-				if o["grad_y"], err = gy.ToHost(); err != nil {
 					return err
 				}
 			} else if r, err = dev.SparseBinary(sop, dx, dy); err != nil {
@@ -198,12 +189,7 @@ func runSparseBinary(dev *accel.Device, p params, in map[string]*accel.Tensor, s
 			if err := o.deviceCOO("", r); err != nil {
 				return err
 			}
-			dense, err := dev.SparseToDense(r)
-			if err != nil {
-				return err
-			}
-			rel.t(dense)
-			if o["dense"], err = dense.ToHost(); err != nil {
+			if err := o.dense(rel)(dev.SparseToDense(r)); err != nil {
 				return err
 			}
 			if backward {
@@ -254,20 +240,11 @@ func runSparseBinary(dev *accel.Device, p params, in map[string]*accel.Tensor, s
 		rel.csr(dy)
 		var r *accel.SparseCSR
 		if backward {
-			dg, err := dev.Upload(g)
+			err := o.grads(dev, rel, g, func(dg *accel.DeviceTensor) (gx, gy *accel.DeviceTensor, err error) {
+				r, gx, gy, err = dev.SparseBinaryBackwardCSR(sop, dx, dy, dg)
+				return gx, gy, err
+			})
 			if err != nil {
-				return err
-			}
-			rel.t(dg)
-			var gx, gy *accel.DeviceTensor
-			if r, gx, gy, err = dev.SparseBinaryBackwardCSR(sop, dx, dy, dg); err != nil {
-				return err
-			}
-			rel.t(gx, gy)
-			if o["grad_x"], err = gx.ToHost(); err != nil {
-				return err
-			}
-			if o["grad_y"], err = gy.ToHost(); err != nil {
 				return err
 			}
 		} else if r, err = dev.SparseBinaryCSR(sop, dx, dy); err != nil {
@@ -277,14 +254,39 @@ func runSparseBinary(dev *accel.Device, p params, in map[string]*accel.Tensor, s
 		if err := o.deviceCSR(r); err != nil {
 			return err
 		}
-		dense, err := dev.SparseCSRToDense(r)
+		return o.dense(rel)(dev.SparseCSRToDense(r))
+	}))
+}
+
+// grads uploads g, runs a backward op on it and downloads its gradients.
+func (o outs) grads(dev *accel.Device, rel *releaser, g *accel.Tensor, f func(dg *accel.DeviceTensor) (gx, gy *accel.DeviceTensor, err error)) error {
+	dg, err := dev.Upload(g)
+	if err != nil {
+		return err
+	}
+	rel.t(dg)
+	gx, gy, err := f(dg)
+	if err != nil {
+		return err
+	}
+	rel.t(gx, gy)
+	if o["grad_x"], err = gx.ToHost(); err != nil {
+		return err
+	}
+	o["grad_y"], err = gy.ToHost()
+	return err
+}
+
+// dense downloads a dense result as the output "dense".
+func (o outs) dense(rel *releaser) func(t *accel.DeviceTensor, err error) error {
+	return func(t *accel.DeviceTensor, err error) error {
 		if err != nil {
 			return err
 		}
-		rel.t(dense)
-		o["dense"], err = dense.ToHost()
+		rel.t(t)
+		o["dense"], err = t.ToHost()
 		return err
-	}))
+	}
 }
 
 // or returns the outputs, or nil with err.
