@@ -151,6 +151,7 @@ func TestSyncBounds(t *testing.T) {
 			assert.LessOrEqual(t, w, int64(1), "get_indice_pairs %s: its result is ready", c.name)
 			r.Release()
 		}
+		sparseSyncBounds(t, d)
 	})
 }
 
@@ -364,6 +365,7 @@ func faultCases(t *testing.T, d *Device) []faultCase {
 			return one(d.ScatterReduce(in, 0, idx, src, Sum, false))
 		}})
 	}
+	cases = append(cases, sparseFaultCases(t, d)...)
 	if d.caps.Int64Atomics {
 		cases = append(cases,
 			faultCase{"hash_table", func() error {

@@ -136,6 +136,26 @@ const (
 	IpPLen = 28
 )
 
+// Codes SP_*: sparse ops and flag words.
+const (
+	// SpAdd is SP_ADD: add.
+	SpAdd = 0
+	// SpSub is SP_SUB: sub.
+	SpSub = 1
+	// SpMul is SP_MUL: mul.
+	SpMul = 2
+	// SpDiv is SP_DIV: div.
+	SpDiv = 3
+	// SpFlagXUnsorted is SP_FLAG_X_UNSORTED: flag word: x's keys are not strictly ascending.
+	SpFlagXUnsorted = 2
+	// SpFlagYUnsorted is SP_FLAG_Y_UNSORTED: flag word: y's keys are not strictly ascending.
+	SpFlagYUnsorted = 3
+	// SpFlagTotal is SP_FLAG_TOTAL: flag words 4-5: the union's size (a copy of the scan's total).
+	SpFlagTotal = 4
+	// SpFlagWords is SP_FLAG_WORDS: words of the flag buffer (0: validation, 1: unfinished run).
+	SpFlagWords = 6
+)
+
 // TriIndicesRun is a launch of tri_indices_run_k (tri_indices): writes elements k0 .. k0+count-1.
 type TriIndicesRun struct {
 	Dst   host.Buffer // out: [2, count]: rows, then columns
@@ -1030,4 +1050,248 @@ func (IndiceWrite) Entry() *host.EntryDecl { return Indice.Entries[6] }
 // AppendArgs appends the argument slots in declaration order.
 func (a IndiceWrite) AppendArgs(dst []host.Arg) []host.Arg {
 	return append(dst, host.BufArg(a.Pos), host.BufArg(a.Orow), host.BufArg(a.Rank), host.BufArg(a.Crow), host.BufArg(a.Pairs), host.BufArg(a.Num), host.BufArg(a.Err), host.I64(a.N), host.I64(a.Count), host.I64(a.Lookup), host.I64(a.Wide))
+}
+
+// SparseCooKeys is a launch of sparse_coo_keys_k (sparse): keys[k] = the row-major linear index of COO entry k; an index out of the shape flags its tile.
+type SparseCooKeys struct {
+	Indices host.Buffer // in: [ndim, nnz] int32 or int64
+	Keys    host.Buffer // out: int64 keys
+	Err     host.Buffer // inout: flag words: [0] the validation flag (atomic min of the tile), [2..3] unsorted marks (SP_FLAG_*)
+	Shape   host.Buffer // in: int64 [ndim]
+	Ndim    int64       // dimensions
+	Nnz     int64       // entries
+	Wide    int64       // folds into SP_WIDE: 1: int64 indices, 0: int32
+}
+
+// Entry returns the declaration of sparse_coo_keys_k.
+func (SparseCooKeys) Entry() *host.EntryDecl { return Sparse.Entries[0] }
+
+// AppendArgs appends the argument slots in declaration order.
+func (a SparseCooKeys) AppendArgs(dst []host.Arg) []host.Arg {
+	return append(dst, host.BufArg(a.Indices), host.BufArg(a.Keys), host.BufArg(a.Err), host.BufArg(a.Shape), host.I64(a.Ndim), host.I64(a.Nnz), host.I64(a.Wide))
+}
+
+// SparseCsrTotals is a launch of sparse_csr_totals_k (sparse): tot[b] = crow[b*(R+1)+R] (each batch's entry count).
+type SparseCsrTotals struct {
+	Crow  host.Buffer // in: row pointers
+	Tot   host.Buffer // out: int64 [batch]
+	Batch int64       // batches
+	Rows  int64       // rows per batch
+	Wide  int64       // folds into SP_WIDE: 1: int64 indices, 0: int32
+}
+
+// Entry returns the declaration of sparse_csr_totals_k.
+func (SparseCsrTotals) Entry() *host.EntryDecl { return Sparse.Entries[1] }
+
+// AppendArgs appends the argument slots in declaration order.
+func (a SparseCsrTotals) AppendArgs(dst []host.Arg) []host.Arg {
+	return append(dst, host.BufArg(a.Crow), host.BufArg(a.Tot), host.I64(a.Batch), host.I64(a.Rows), host.I64(a.Wide))
+}
+
+// SparseCsrPtrs is a launch of sparse_csr_ptrs_k (sparse): gptr[b*R+r] = off[b] + crow[b*(R+1)+r] and gptr[B*R] = the total; a bad pointer flags tile 0.
+type SparseCsrPtrs struct {
+	Crow   host.Buffer // in: row pointers
+	Off    host.Buffer // in: int64 batch offsets (has_off)
+	Gptr   host.Buffer // out: int64 [B*R+1]
+	Err    host.Buffer // inout: flag words: [0] the validation flag (atomic min of the tile), [2..3] unsorted marks (SP_FLAG_*)
+	Batch  int64       // batches
+	Rows   int64       // rows per batch
+	Nnz    int64       // entries
+	Wide   int64       // folds into SP_WIDE: 1: int64 indices, 0: int32
+	HasOff int64       // 1: off holds the batches' offsets, 0: one batch
+}
+
+// Entry returns the declaration of sparse_csr_ptrs_k.
+func (SparseCsrPtrs) Entry() *host.EntryDecl { return Sparse.Entries[2] }
+
+// AppendArgs appends the argument slots in declaration order.
+func (a SparseCsrPtrs) AppendArgs(dst []host.Arg) []host.Arg {
+	return append(dst, host.BufArg(a.Crow), host.BufArg(a.Off), host.BufArg(a.Gptr), host.BufArg(a.Err), host.I64(a.Batch), host.I64(a.Rows), host.I64(a.Nnz), host.I64(a.Wide), host.I64(a.HasOff))
+}
+
+// SparseRowmerge is a launch of sparse_rowmerge_k (sparse): a merge path of rows and entries: mode 0, keys[j] = row*C + cols[j] (a bad column flags its tile); mode 1, gstart[g] = the first entry of row g in sorted keys.
+type SparseRowmerge struct {
+	Gptr   host.Buffer // in: int64 [G+1] global row pointers (mode 0)
+	Cols   host.Buffer // in: columns (mode 0)
+	Keys   host.Buffer // inout: int64 keys: written (mode 0) or sorted unique (mode 1)
+	Gstart host.Buffer // out: int64 [G+1] (mode 1)
+	Err    host.Buffer // inout: flag words: [0] the validation flag (atomic min of the tile), [2..3] unsorted marks (SP_FLAG_*)
+	Grows  int64       // G: batch*rows
+	ColsN  int64       // columns
+	N      int64       // entries
+	Chunk  int64       // rows and entries per work-item
+	Wide   int64       // folds into SP_WIDE: 1: int64 indices, 0: int32
+	Mode   int64       // folds into SP_MODE: 0: keys of CSR entries, 1: row starts of keys
+}
+
+// Entry returns the declaration of sparse_rowmerge_k.
+func (SparseRowmerge) Entry() *host.EntryDecl { return Sparse.Entries[3] }
+
+// AppendArgs appends the argument slots in declaration order.
+func (a SparseRowmerge) AppendArgs(dst []host.Arg) []host.Arg {
+	return append(dst, host.BufArg(a.Gptr), host.BufArg(a.Cols), host.BufArg(a.Keys), host.BufArg(a.Gstart), host.BufArg(a.Err), host.I64(a.Grows), host.I64(a.ColsN), host.I64(a.N), host.I64(a.Chunk), host.I64(a.Wide), host.I64(a.Mode))
+}
+
+// SparseSorted is a launch of sparse_sorted_k (sparse): err[slot] = 1 where keys[k] <= keys[k-1].
+type SparseSorted struct {
+	Keys host.Buffer // in: int64 keys
+	Err  host.Buffer // inout: flag words: [0] the validation flag (atomic min of the tile), [2..3] unsorted marks (SP_FLAG_*)
+	N    int64       // keys
+	Slot int64       // the flag word
+}
+
+// Entry returns the declaration of sparse_sorted_k.
+func (SparseSorted) Entry() *host.EntryDecl { return Sparse.Entries[4] }
+
+// AppendArgs appends the argument slots in declaration order.
+func (a SparseSorted) AppendArgs(dst []host.Arg) []host.Arg {
+	return append(dst, host.BufArg(a.Keys), host.BufArg(a.Err), host.I64(a.N), host.I64(a.Slot))
+}
+
+// SparseRuns is a launch of sparse_runs_k (sparse): over sorted keys with seg their inclusive run-start scan: rid[i] = seg[i]-1; run starts write ukeys.
+type SparseRuns struct {
+	Keys  host.Buffer // in: sorted keys
+	Seg   host.Buffer // in: int64 1-based run ids
+	Rid   host.Buffer // out: int64 0-based run ids
+	Ukeys host.Buffer // out: the distinct keys
+	N     int64       // keys
+}
+
+// Entry returns the declaration of sparse_runs_k.
+func (SparseRuns) Entry() *host.EntryDecl { return Sparse.Entries[5] }
+
+// AppendArgs appends the argument slots in declaration order.
+func (a SparseRuns) AppendArgs(dst []host.Arg) []host.Arg {
+	return append(dst, host.BufArg(a.Keys), host.BufArg(a.Seg), host.BufArg(a.Rid), host.BufArg(a.Ukeys), host.I64(a.N))
+}
+
+// SparseCount is a launch of sparse_count_k (sparse): a merge path of two ascending key lists: cnt[c] = union entries starting in chunk c; keys out of order set the unsorted marks.
+type SparseCount struct {
+	Kx    host.Buffer // in: x's keys
+	Ky    host.Buffer // in: y's keys
+	Cnt   host.Buffer // out: int64 per chunk
+	Err   host.Buffer // inout: flag words: [0] the validation flag (atomic min of the tile), [2..3] unsorted marks (SP_FLAG_*)
+	Nx    int64       // x's keys
+	Ny    int64       // y's keys
+	Chunk int64       // merged positions per work-item
+}
+
+// Entry returns the declaration of sparse_count_k.
+func (SparseCount) Entry() *host.EntryDecl { return Sparse.Entries[6] }
+
+// AppendArgs appends the argument slots in declaration order.
+func (a SparseCount) AppendArgs(dst []host.Arg) []host.Arg {
+	return append(dst, host.BufArg(a.Kx), host.BufArg(a.Ky), host.BufArg(a.Cnt), host.BufArg(a.Err), host.I64(a.Nx), host.I64(a.Ny), host.I64(a.Chunk))
+}
+
+// SparseEmit is a launch of sparse_emit_k (sparse): the same walk after an exclusive scan of the counts: each union entry's key, coordinates, value and gradients.
+type SparseEmit struct {
+	Kx    host.Buffer // in: x's keys
+	Ky    host.Buffer // in: y's keys
+	Off   host.Buffer // in: int64 exclusive scan of the counts
+	Xv    host.Buffer // in: x's values
+	Yv    host.Buffer // in: y's values
+	Gout  host.Buffer // in: the result's gradient (grad)
+	Ukeys host.Buffer // out: the result's keys
+	Uidx  host.Buffer // out: [ndim, u] coordinates
+	Uval  host.Buffer // out: the result's values
+	Gx    host.Buffer // out: grad x (grad)
+	Gy    host.Buffer // out: grad y (grad)
+	Shape host.Buffer // in: int64 [ndim] (the trailing dims written)
+	Ndim  int64       // coordinates written
+	Nx    int64       // x's entries
+	Ny    int64       // y's entries
+	U     int64       // union entries
+	Chunk int64       // merged positions per work-item
+	Op    int64       // folds into SP_OP: SP_ADD .. SP_DIV
+	Grad  int64       // folds into SP_GRAD: 1: write the gradients
+}
+
+// Entry returns the declaration of sparse_emit_k.
+func (SparseEmit) Entry() *host.EntryDecl { return Sparse.Entries[7] }
+
+// AppendArgs appends the argument slots in declaration order.
+func (a SparseEmit) AppendArgs(dst []host.Arg) []host.Arg {
+	return append(dst, host.BufArg(a.Kx), host.BufArg(a.Ky), host.BufArg(a.Off), host.BufArg(a.Xv), host.BufArg(a.Yv), host.BufArg(a.Gout), host.BufArg(a.Ukeys), host.BufArg(a.Uidx), host.BufArg(a.Uval), host.BufArg(a.Gx), host.BufArg(a.Gy), host.BufArg(a.Shape), host.I64(a.Ndim), host.I64(a.Nx), host.I64(a.Ny), host.I64(a.U), host.I64(a.Chunk), host.I64(a.Op), host.I64(a.Grad))
+}
+
+// SparseUnkey is a launch of sparse_unkey_k (sparse): idx[d*n+k] = coordinate d of keys[k].
+type SparseUnkey struct {
+	Keys  host.Buffer // in: int64 keys
+	Idx   host.Buffer // out: [ndim, n]
+	Shape host.Buffer // in: int64 [ndim]
+	Ndim  int64       // dimensions
+	N     int64       // keys
+}
+
+// Entry returns the declaration of sparse_unkey_k.
+func (SparseUnkey) Entry() *host.EntryDecl { return Sparse.Entries[8] }
+
+// AppendArgs appends the argument slots in declaration order.
+func (a SparseUnkey) AppendArgs(dst []host.Arg) []host.Arg {
+	return append(dst, host.BufArg(a.Keys), host.BufArg(a.Idx), host.BufArg(a.Shape), host.I64(a.Ndim), host.I64(a.N))
+}
+
+// SparseCrows is a launch of sparse_crows_k (sparse): crow[b*(R+1)+r] = gstart[b*R+r] - gstart[b*R] (each batch's pointers restart at 0).
+type SparseCrows struct {
+	Gstart host.Buffer // in: int64 [B*R+1] global row starts
+	Crow   host.Buffer // out: int64 [B*(R+1)]
+	Batch  int64       // batches
+	Rows   int64       // rows per batch
+}
+
+// Entry returns the declaration of sparse_crows_k.
+func (SparseCrows) Entry() *host.EntryDecl { return Sparse.Entries[9] }
+
+// AppendArgs appends the argument slots in declaration order.
+func (a SparseCrows) AppendArgs(dst []host.Arg) []host.Arg {
+	return append(dst, host.BufArg(a.Gstart), host.BufArg(a.Crow), host.I64(a.Batch), host.I64(a.Rows))
+}
+
+// SparseToDense is a launch of sparse_to_dense_k (sparse): dense[keys[k]] = vals[k].
+type SparseToDense struct {
+	Keys  host.Buffer // in: unique keys
+	Vals  host.Buffer // in: values
+	Dense host.Buffer // inout: the dense tensor
+	N     int64       // keys
+}
+
+// Entry returns the declaration of sparse_to_dense_k.
+func (SparseToDense) Entry() *host.EntryDecl { return Sparse.Entries[10] }
+
+// AppendArgs appends the argument slots in declaration order.
+func (a SparseToDense) AppendArgs(dst []host.Arg) []host.Arg {
+	return append(dst, host.BufArg(a.Keys), host.BufArg(a.Vals), host.BufArg(a.Dense), host.I64(a.N))
+}
+
+// SparseNonzero is a launch of sparse_nonzero_k (sparse): nz[i] = dense[i] != 0 (int64).
+type SparseNonzero struct {
+	Dense host.Buffer // in: the dense tensor
+	Nz    host.Buffer // out: int64 flags
+	N     int64       // elements
+}
+
+// Entry returns the declaration of sparse_nonzero_k.
+func (SparseNonzero) Entry() *host.EntryDecl { return Sparse.Entries[11] }
+
+// AppendArgs appends the argument slots in declaration order.
+func (a SparseNonzero) AppendArgs(dst []host.Arg) []host.Arg {
+	return append(dst, host.BufArg(a.Dense), host.BufArg(a.Nz), host.I64(a.N))
+}
+
+// SparseFromDense is a launch of sparse_from_dense_k (sparse): where dense[i] != 0: keys[pos[i]] = i, vals[pos[i]] = dense[i].
+type SparseFromDense struct {
+	Dense host.Buffer // in: the dense tensor
+	Pos   host.Buffer // in: exclusive scan of the flags
+	Keys  host.Buffer // out: int64 keys
+	Vals  host.Buffer // out: values
+	N     int64       // elements
+}
+
+// Entry returns the declaration of sparse_from_dense_k.
+func (SparseFromDense) Entry() *host.EntryDecl { return Sparse.Entries[12] }
+
+// AppendArgs appends the argument slots in declaration order.
+func (a SparseFromDense) AppendArgs(dst []host.Arg) []host.Arg {
+	return append(dst, host.BufArg(a.Dense), host.BufArg(a.Pos), host.BufArg(a.Keys), host.BufArg(a.Vals), host.I64(a.N))
 }

@@ -86,6 +86,7 @@ func allCases(quick bool) []benchCase {
 	cases = append(cases, scatterCases(quick)...)
 	cases = append(cases, primCases(quick)...)
 	cases = append(cases, hashCases(quick)...)
+	cases = append(cases, sparseCases(quick)...)
 	return append(cases, indiceCases(quick)...)
 }
 

@@ -31,6 +31,10 @@ type OpSpec struct {
 	Params  []ParamSpec
 	Inputs  []string
 	Outputs []string
+	// IO, when set, gives the inputs an invocation takes and the outputs
+	// it writes for its parameters (ops whose arrays depend on one, such
+	// as a sparse format); Inputs and Outputs then list every name.
+	IO func(args map[string]string) (inputs, outputs []string)
 
 	run func(dev *accel.Device, p params, in map[string]*accel.Tensor) (map[string]*accel.Tensor, error)
 }
@@ -82,21 +86,31 @@ func Run(dev *accel.Device, name string, args map[string]string, inputs map[stri
 			return nil, argErr(name, k, args[k], "a parameter of "+name+" ("+paramNames(op)+")", accel.ErrInvalidArgument)
 		}
 	}
-	for _, in := range op.Inputs {
+	ins, _ := op.IOFor(args)
+	for _, in := range ins {
 		if inputs[in] == nil {
 			return nil, argErr(name, "input "+in, "missing", "given", accel.ErrInvalidArgument)
 		}
 	}
 	for k := range inputs {
 		found := false
-		for _, in := range op.Inputs {
+		for _, in := range ins {
 			found = found || in == k
 		}
 		if !found {
-			return nil, argErr(name, "input "+k, "given", "one of ["+strings.Join(op.Inputs, ", ")+"]", accel.ErrInvalidArgument)
+			return nil, argErr(name, "input "+k, "given", "one of ["+strings.Join(ins, ", ")+"]", accel.ErrInvalidArgument)
 		}
 	}
 	return op.run(dev, p, inputs)
+}
+
+// IOFor returns the inputs an invocation of the op with args takes and
+// the outputs it writes.
+func (op OpSpec) IOFor(args map[string]string) (inputs, outputs []string) {
+	if op.IO != nil {
+		return op.IO(args)
+	}
+	return op.Inputs, op.Outputs
 }
 
 func paramNames(op *OpSpec) string {

@@ -1,0 +1,532 @@
+package accel
+
+import (
+	"errors"
+	"fmt"
+	"math"
+	"math/rand"
+	"slices"
+	"sort"
+	"testing"
+
+	"github.com/stretchr/testify/require"
+
+	"github.com/accelkern/accel/reference"
+)
+
+// spGen describes a random sparse operand.
+type spGen struct {
+	nnz      int
+	dups     bool // repeat some coordinates
+	unsorted bool // shuffle the entries
+	specials bool // NaN, +-inf, +-0 among the values
+	pattern  []int64
+}
+
+var spSpecials = []float64{0, math.Copysign(0, -1), math.Inf(1), math.Inf(-1), math.NaN()}
+
+// spValue is a random value, or a special one.
+func spValue(rng *rand.Rand, specials bool) float64 {
+	if specials && rng.Intn(3) == 0 {
+		return spSpecials[rng.Intn(len(spSpecials))]
+	}
+	return math.Round(rng.NormFloat64()*1e3) / 64
+}
+
+// spKeys returns g.nnz linear keys below size: sorted unique unless asked
+// otherwise (or the given pattern).
+func spKeys(rng *rand.Rand, size int64, g spGen) []int64 {
+	if g.pattern != nil {
+		return slices.Clone(g.pattern)
+	}
+	if size == 0 {
+		return []int64{}
+	}
+	set := map[int64]bool{}
+	var keys []int64
+	for len(keys) < g.nnz && int64(len(set)) < size {
+		k := rng.Int63n(size)
+		if !set[k] {
+			set[k] = true
+			keys = append(keys, k)
+		}
+	}
+	if g.dups {
+		for i := 0; i < g.nnz/5+1 && len(keys) > 0; i++ {
+			keys = append(keys, keys[rng.Intn(len(keys))])
+		}
+	}
+	if !g.unsorted {
+		sort.Slice(keys, func(a, b int) bool { return keys[a] < keys[b] })
+	} else {
+		rng.Shuffle(len(keys), func(a, b int) { keys[a], keys[b] = keys[b], keys[a] })
+	}
+	if keys == nil {
+		keys = []int64{}
+	}
+	return keys
+}
+
+func spValues(rng *rand.Rand, dt DType, n int, specials bool) *Tensor {
+	v := make([]float64, n)
+	for i := range v {
+		v[i] = spValue(rng, specials)
+	}
+	if dt == Float32 {
+		f := make([]float32, n)
+		for i, x := range v {
+			f[i] = float32(x)
+		}
+		return tensorOf(Float32, f)
+	}
+	return tensorOf(Float64, v)
+}
+
+func spIndexTensor(idt DType, shape []int64, v []int64) *Tensor {
+	if idt == Int64 {
+		t, _ := fromSlice(Int64, shape, v)
+		return t
+	}
+	w := make([]int32, len(v))
+	for i, x := range v {
+		w[i] = int32(x)
+	}
+	t, _ := fromSlice(Int32, shape, w)
+	return t
+}
+
+func genCOO(rng *rand.Rand, shape []int64, dt, idt DType, g spGen) HostCOO {
+	size, _ := reference.SparseSize(shape)
+	keys := spKeys(rng, size, g)
+	n := int64(len(keys))
+	idx := make([]int64, int64(len(shape))*n)
+	for k, key := range keys {
+		for d := len(shape) - 1; d >= 0; d-- {
+			idx[int64(d)*n+int64(k)] = key % shape[d]
+			key /= shape[d]
+		}
+	}
+	return HostCOO{Indices: spIndexTensor(idt, []int64{int64(len(shape)), n}, idx), Values: spValues(rng, dt, len(keys), g.specials), Shape: shape}
+}
+
+// genCSR builds a CSR operand: rows in order, columns within a row
+// shuffled when unsorted.
+func genCSR(rng *rand.Rand, shape []int64, dt, idt DType, g spGen) HostCSR {
+	uns := g.unsorted
+	g.unsorted = false
+	size, _ := reference.SparseSize(shape)
+	keys := spKeys(rng, size, g)
+	if g.dups {
+		sort.Slice(keys, func(a, b int) bool { return keys[a] < keys[b] })
+	}
+	b, r, c := reference.CSRDims(shape)
+	crows := make([]int64, b*(r+1))
+	cols := make([]int64, len(keys))
+	for k, key := range keys {
+		row := key / c
+		cols[k] = key % c
+		crows[(row/r)*(r+1)+row%r+1]++
+	}
+	for bi := int64(0); bi < b; bi++ {
+		for i := int64(1); i <= r; i++ {
+			crows[bi*(r+1)+i] += crows[bi*(r+1)+i-1]
+		}
+	}
+	if uns { // shuffle within rows
+		off := int64(0)
+		for bi := int64(0); bi < b; bi++ {
+			for i := int64(0); i < r; i++ {
+				row := cols[off+crows[bi*(r+1)+i] : off+crows[bi*(r+1)+i+1]]
+				rng.Shuffle(len(row), func(a, b int) { row[a], row[b] = row[b], row[a] })
+			}
+			off += crows[bi*(r+1)+r]
+		}
+	}
+	return HostCSR{Crows: spIndexTensor(idt, crowShape(shape), crows), Cols: spIndexTensor(idt, []int64{int64(len(cols))}, cols),
+		Values: spValues(rng, dt, len(keys), g.specials), Shape: shape}
+}
+
+// sameFloats compares float tensors bit for bit, any NaN equal to any NaN.
+func sameFloats(t *testing.T, want, got *Tensor, what string) {
+	t.Helper()
+	require.Equal(t, want.dtype, got.dtype, what)
+	require.Equal(t, want.Len(), got.Len(), what)
+	f := func(x *Tensor, i int) (uint64, bool) {
+		if x.dtype == Float32 {
+			v := x.Float32s()[i]
+			return uint64(math.Float32bits(v)), v != v
+		}
+		v := x.Float64s()[i]
+		return math.Float64bits(v), v != v
+	}
+	for i := 0; i < int(want.Len()); i++ {
+		wb, wn := f(want, i)
+		gb, gn := f(got, i)
+		if wn && gn {
+			continue
+		}
+		if wb != gb {
+			require.Failf(t, "values differ", "%s: element %d: want bits %#x, got %#x", what, i, wb, gb)
+		}
+	}
+}
+
+func sameCOO(t *testing.T, want HostCOO, got *SparseCOO, what string) {
+	t.Helper()
+	h, err := got.ToHost()
+	require.NoError(t, err, what)
+	require.Equal(t, want.Shape, h.Shape, what)
+	require.True(t, got.Coalesced, what)
+	requireElems(t, want.Indices.Int64s(), h.Indices.Int64s(), "%s: indices", what)
+	require.Equal(t, want.Indices.shape, h.Indices.shape, what)
+	sameFloats(t, want.Values, h.Values, what+": values")
+}
+
+func sameCSR(t *testing.T, want HostCSR, got *SparseCSR, what string) {
+	t.Helper()
+	h, err := got.ToHost()
+	require.NoError(t, err, what)
+	require.Equal(t, want.Shape, h.Shape, what)
+	requireElems(t, want.Crows.Int64s(), h.Crows.Int64s(), "%s: crows", what)
+	require.Equal(t, want.Crows.shape, h.Crows.shape, what)
+	requireElems(t, want.Cols.Int64s(), h.Cols.Int64s(), "%s: cols", what)
+	sameFloats(t, want.Values, h.Values, what+": values")
+}
+
+var spOps = []SparseOp{SparseAddOp, SparseSubOp, SparseMulOp, SparseDivOp}
+
+// spCase is a pair of operand generators under a name.
+type spCase struct {
+	name string
+	x, y spGen
+}
+
+func spCases(size int) []spCase {
+	n := size / 3
+	return []spCase{
+		{"random", spGen{nnz: n, specials: true}, spGen{nnz: n, specials: true}},
+		{"unsorted_dups", spGen{nnz: n, dups: true, unsorted: true, specials: true}, spGen{nnz: n, dups: true, unsorted: true}},
+		{"both_empty", spGen{}, spGen{}},
+		{"x_empty", spGen{}, spGen{nnz: n}},
+		{"y_empty", spGen{nnz: n, specials: true}, spGen{}},
+		{"dense", spGen{nnz: size, specials: true}, spGen{nnz: size, specials: true}},
+	}
+}
+
+func TestSparseBinaryCOO(t *testing.T) {
+	forEachDevice(t, func(t *testing.T, d *Device) {
+		rng := rand.New(rand.NewSource(41))
+		shapes := [][]int64{{7}, {5, 6}, {3, 4, 5}, {2, 3, 2, 4}, {0, 4}, {1, 1}, {40, 1000}}
+		for _, shape := range shapes {
+			size, _ := reference.SparseSize(shape)
+			for ci, c := range spCases(int(size)) {
+				dt := []DType{Float32, Float64}[ci%2]
+				idt := []DType{Int64, Int32}[(ci/2)%2]
+				x := genCOO(rng, shape, dt, idt, c.x)
+				y := genCOO(rng, shape, dt, idt, c.y)
+				if c.name == "dense" { // identical patterns
+					y = HostCOO{Indices: x.Indices, Values: spValues(rng, dt, int(x.Values.Len()), true), Shape: shape}
+				}
+				dx, err := d.UploadCOO(x)
+				require.NoError(t, err)
+				dy, err := d.UploadCOO(y)
+				require.NoError(t, err)
+				for _, op := range spOps {
+					what := fmt.Sprintf("%v %s %s %s", shape, c.name, dt, op)
+					want, err := RefSparseBinary(op, x, y)
+					require.NoError(t, err, what)
+					got, err := d.SparseBinary(op, dx, dy)
+					require.NoError(t, err, what)
+					sameCOO(t, want, got, what)
+					got.Release()
+				}
+				// the gradients, on the union pattern
+				want, err := RefSparseBinary(SparseDivOp, x, y)
+				require.NoError(t, err)
+				g := spValues(rng, dt, int(want.Values.Len()), false)
+				dg := mustUpload(t, d, g)
+				for _, op := range spOps {
+					what := fmt.Sprintf("%v %s %s %s backward", shape, c.name, dt, op)
+					wo, wx, wy, err := RefSparseBinaryBackward(op, x, y, g)
+					require.NoError(t, err, what)
+					out, gx, gy, err := d.SparseBinaryBackward(op, dx, dy, dg)
+					require.NoError(t, err, what)
+					sameCOO(t, wo, out, what)
+					sameFloats(t, wx, mustHost(t, gx), what+": grad_x")
+					sameFloats(t, wy, mustHost(t, gy), what+": grad_y")
+					out.Release()
+				}
+				dg.Release()
+				dx.Release()
+				dy.Release()
+			}
+		}
+	})
+}
+
+func TestSparseBinaryCSR(t *testing.T) {
+	forEachDevice(t, func(t *testing.T, d *Device) {
+		rng := rand.New(rand.NewSource(42))
+		shapes := [][]int64{{6, 7}, {3, 5, 6}, {1, 1}, {0, 3}, {4, 0}, {2, 0, 3}, {64, 300}, {5, 8, 40}}
+		for _, shape := range shapes {
+			size, _ := reference.SparseSize(shape)
+			for ci, c := range spCases(int(size)) {
+				dt := []DType{Float32, Float64}[ci%2]
+				idt := []DType{Int64, Int32}[(ci/2)%2]
+				x := genCSR(rng, shape, dt, idt, c.x)
+				y := genCSR(rng, shape, dt, idt, c.y)
+				dx, err := d.UploadCSR(x)
+				require.NoError(t, err)
+				dy, err := d.UploadCSR(y)
+				require.NoError(t, err)
+				for _, op := range spOps {
+					what := fmt.Sprintf("%v %s %s %s", shape, c.name, dt, op)
+					want, err := RefSparseBinaryCSR(op, x, y)
+					require.NoError(t, err, what)
+					got, err := d.SparseBinaryCSR(op, dx, dy)
+					require.NoError(t, err, what)
+					sameCSR(t, want, got, what)
+					got.Release()
+					if op == SparseDivOp {
+						g := spValues(rng, dt, int(want.Values.Len()), false)
+						dg := mustUpload(t, d, g)
+						wo, wx, wy, err := RefSparseBinaryBackwardCSR(op, x, y, g)
+						require.NoError(t, err, what)
+						out, gx, gy, err := d.SparseBinaryBackwardCSR(op, dx, dy, dg)
+						require.NoError(t, err, what)
+						sameCSR(t, wo, out, what+" backward")
+						sameFloats(t, wx, mustHost(t, gx), what+": grad_x")
+						sameFloats(t, wy, mustHost(t, gy), what+": grad_y")
+						out.Release()
+						dg.Release()
+					}
+				}
+				dx.Release()
+				dy.Release()
+			}
+		}
+	})
+}
+
+// Rows with very many entries beside empty ones, and a disjoint pair: the
+// merge balances by positions, not rows.
+func TestSparseSkewedRows(t *testing.T) {
+	forEachDevice(t, func(t *testing.T, d *Device) {
+		rng := rand.New(rand.NewSource(43))
+		shape := []int64{300, 20000}
+		var kx, ky []int64
+		for c := int64(0); c < 20000; c += 2 { // row 7: 10000 entries each, disjoint
+			kx = append(kx, 7*20000+c)
+			ky = append(ky, 7*20000+c+1)
+		}
+		kx = append(kx, 299*20000+5)
+		x := genCSR(rng, shape, Float32, Int64, spGen{pattern: kx, specials: true})
+		y := genCSR(rng, shape, Float32, Int64, spGen{pattern: ky})
+		dx, err := d.UploadCSR(x)
+		require.NoError(t, err)
+		defer dx.Release()
+		dy, err := d.UploadCSR(y)
+		require.NoError(t, err)
+		defer dy.Release()
+		want, err := RefSparseBinaryCSR(SparseDivOp, x, y)
+		require.NoError(t, err)
+		got, err := d.SparseDivideCSR(dx, dy)
+		require.NoError(t, err)
+		sameCSR(t, want, got, "skewed")
+		got.Release()
+	})
+}
+
+// Coalescing (and the conversions) give the reference's bits on every
+// device: duplicates are summed in input order.
+func TestSparseCoalesceAndConvert(t *testing.T) {
+	results := map[string][]byte{}
+	forEachDevice(t, func(t *testing.T, d *Device) {
+		rng := rand.New(rand.NewSource(44))
+		for _, shape := range [][]int64{{9}, {6, 5}, {3, 4, 5}, {2, 2, 3, 3}, {120, 170}} {
+			size, _ := reference.SparseSize(shape)
+			for _, dt := range []DType{Float32, Float64} {
+				what := fmt.Sprintf("%v %s", shape, dt)
+				x := genCOO(rng, shape, dt, Int64, spGen{nnz: int(size) / 2, dups: true, unsorted: true, specials: true})
+				// many duplicates of one entry, in an order that rounds
+				dx, err := d.UploadCOO(x)
+				require.NoError(t, err)
+				want, err := RefCoalesce(x)
+				require.NoError(t, err)
+				got, err := d.Coalesce(dx)
+				require.NoError(t, err, what)
+				sameCOO(t, want, got, what+" coalesce")
+				h, err := got.Values.ToHost()
+				require.NoError(t, err)
+				key := what
+				if prev, ok := results[key]; ok {
+					require.Equal(t, prev, h.Bytes(), "%s: coalesced bits differ between backends", what)
+				}
+				results[key] = slices.Clone(h.Bytes())
+				got.Release()
+
+				wantDense, err := RefSparseToDense(x)
+				require.NoError(t, err)
+				dense, err := d.SparseToDense(dx)
+				require.NoError(t, err)
+				dh := mustHost(t, dense)
+				sameFloats(t, wantDense, dh, what+" to dense")
+
+				ddense := mustUpload(t, d, dh)
+				back, err := d.DenseToCOO(ddense)
+				require.NoError(t, err)
+				var wantBack HostCOO
+				if dt == Float32 {
+					wantBack = hostCOO(dt, reference.DenseToCOO(dh.Float32s(), shape))
+				} else {
+					wantBack = hostCOO(dt, reference.DenseToCOO(dh.Float64s(), shape))
+				}
+				sameCOO(t, wantBack, back, what+" from dense")
+				back.Release()
+
+				if len(shape) == 2 || len(shape) == 3 {
+					wantCSR, err := RefCOOToCSR(x)
+					require.NoError(t, err)
+					csr, err := d.COOToCSR(dx)
+					require.NoError(t, err)
+					sameCSR(t, wantCSR, csr, what+" to csr")
+					coo, err := d.CSRToCOO(csr)
+					require.NoError(t, err)
+					sameCOO(t, want, coo, what+" csr to coo")
+					dcsr, err := d.SparseCSRToDense(csr)
+					require.NoError(t, err)
+					sameFloats(t, wantDense, mustHost(t, dcsr), what+" csr to dense")
+					fromDense, err := d.DenseToCSR(ddense)
+					require.NoError(t, err)
+					wantFD, err := RefCOOToCSR(wantBack)
+					require.NoError(t, err)
+					sameCSR(t, wantFD, fromDense, what+" dense to csr")
+					fromDense.Release()
+					coo.Release()
+					csr.Release()
+				}
+				ddense.Release()
+				dx.Release()
+			}
+		}
+	})
+}
+
+// Into reuses the outputs of the same pattern.
+func TestSparseInto(t *testing.T) {
+	forEachDevice(t, func(t *testing.T, d *Device) {
+		rng := rand.New(rand.NewSource(45))
+		x := genCSR(rng, []int64{30, 40}, Float32, Int64, spGen{nnz: 200})
+		y := genCSR(rng, []int64{30, 40}, Float32, Int64, spGen{nnz: 200})
+		dx, err := d.UploadCSR(x)
+		require.NoError(t, err)
+		defer dx.Release()
+		dy, err := d.UploadCSR(y)
+		require.NoError(t, err)
+		defer dy.Release()
+		dst := &SparseCSR{}
+		require.NoError(t, d.SparseBinaryCSRInto(dst, SparseMulOp, dx, dy))
+		vals := dst.Values
+		require.NoError(t, d.SparseBinaryCSRInto(dst, SparseDivOp, dx, dy))
+		require.Same(t, vals, dst.Values, "the values are reused")
+		want, err := RefSparseBinaryCSR(SparseDivOp, x, y)
+		require.NoError(t, err)
+		sameCSR(t, want, dst, "into")
+		dst.Release()
+
+		xc, yc := genCOO(rng, []int64{5, 6}, Float64, Int64, spGen{nnz: 10}), genCOO(rng, []int64{5, 6}, Float64, Int64, spGen{nnz: 10})
+		dxc, err := d.UploadCOO(xc)
+		require.NoError(t, err)
+		defer dxc.Release()
+		dyc, err := d.UploadCOO(yc)
+		require.NoError(t, err)
+		defer dyc.Release()
+		dc := &SparseCOO{}
+		require.NoError(t, d.SparseBinaryInto(dc, SparseSubOp, dxc, dyc))
+		wc, err := RefSparseBinary(SparseSubOp, xc, yc)
+		require.NoError(t, err)
+		sameCOO(t, wc, dc, "into coo")
+		dc.Release()
+	})
+}
+
+// Every bad input is an error naming the argument and its first bad entry.
+func TestSparseBadInputs(t *testing.T) {
+	forEachDevice(t, func(t *testing.T, d *Device) {
+		i64 := func(shape []int64, v ...int64) *Tensor { t, _ := fromSlice(Int64, shape, v); return t }
+		f32 := func(v ...float32) *Tensor { return tensorOf(Float32, v) }
+		coo := func(shape []int64, idx *Tensor, vals *Tensor) *SparseCOO {
+			s, err := d.UploadCOO(HostCOO{Indices: idx, Values: vals, Shape: shape})
+			require.NoError(t, err)
+			return s
+		}
+		csr := func(shape []int64, crows, cols []int64, vals *Tensor) *SparseCSR {
+			s, err := d.UploadCSR(HostCSR{Crows: i64(crowShape(shape), crows...), Cols: i64([]int64{int64(len(cols))}, cols...), Values: vals, Shape: shape})
+			require.NoError(t, err)
+			return s
+		}
+		good := coo([]int64{3, 4}, i64([]int64{2, 2}, 0, 2, 1, 3), f32(1, 2))
+		defer good.Release()
+		expect := func(err error, sentinel error, parts ...string) {
+			t.Helper()
+			require.Error(t, err)
+			require.True(t, errors.Is(err, sentinel), "%v", err)
+			for _, p := range parts {
+				require.Contains(t, err.Error(), p)
+			}
+		}
+		// entries: on the device
+		bad := coo([]int64{3, 4}, i64([]int64{2, 3}, 0, 2, 1, 3, 4, 0), f32(1, 2, 3))
+		_, err := d.SparseDivide(good, bad)
+		expect(err, ErrInvalidArgument, "y.indices[1][1]", "= 4", "[0, 4)")
+		neg := coo([]int64{3, 4}, i64([]int64{2, 2}, 0, -1, 1, 3), f32(1, 2))
+		_, err = d.Coalesce(neg)
+		expect(err, ErrInvalidArgument, "x.indices[0][1]", "-1")
+		bad.Release()
+		neg.Release()
+		gc := csr([]int64{2, 3}, []int64{0, 1, 2}, []int64{0, 2}, f32(1, 2))
+		defer gc.Release()
+		for _, c := range []struct {
+			crows, cols []int64
+			want        string
+		}{
+			{[]int64{1, 1, 2}, []int64{0, 2}, "y.crows[0]"},
+			{[]int64{0, 2, 1}, []int64{0, 2}, "y.crows[2]"},
+			{[]int64{0, 1, 1}, []int64{0, 2}, "y.crows[2]"},
+			{[]int64{0, 1, 2}, []int64{0, 3}, "y.cols[1]"},
+			{[]int64{0, 1, 2}, []int64{-1, 0}, "y.cols[0]"},
+		} {
+			b := csr([]int64{2, 3}, c.crows, c.cols, f32(1, 2))
+			_, err := d.SparseDivideCSR(gc, b)
+			expect(err, ErrInvalidArgument, c.want)
+			b.Release()
+		}
+		bb := csr([]int64{2, 1, 3}, []int64{0, 1, 1, 1}, []int64{0, 2}, f32(1, 2))
+		gb := csr([]int64{2, 1, 3}, []int64{0, 1, 0, 1}, []int64{0, 2}, f32(1, 2))
+		_, err = d.SparseBinaryCSR(SparseAddOp, gb, bb)
+		expect(err, ErrInvalidArgument, "y.crows[2]")
+		bb.Release()
+		gb.Release()
+		// structure: on the host
+		_, err = d.UploadCOO(HostCOO{Indices: i64([]int64{2, 3}, 0, 0, 0, 0, 0, 0), Values: f32(1, 2), Shape: []int64{3, 4}})
+		expect(err, ErrInvalidArgument, "x.indices", "[ndim, nnz]")
+		_, err = d.UploadCOO(HostCOO{Indices: i64([]int64{1, 1}, 0), Values: tensorOf(Int32, []int32{1}), Shape: []int64{3}})
+		expect(err, ErrUnsupported, "x.values", "int32")
+		_, err = d.UploadCOO(HostCOO{Indices: tensorOf(Float32, []float32{0}), Values: f32(1), Shape: []int64{3}})
+		expect(err, ErrInvalidArgument, "x.indices", "float32")
+		_, err = d.UploadCSR(HostCSR{Crows: i64([]int64{2}, 0, 1), Cols: i64([]int64{1}, 0), Values: f32(1), Shape: []int64{2, 3}})
+		expect(err, ErrInvalidArgument, "x.crows", "batch*(rows+1)")
+		other := coo([]int64{3, 5}, i64([]int64{2, 2}, 0, 2, 1, 3), f32(1, 2))
+		_, err = d.SparseMultiply(good, other)
+		expect(err, ErrInvalidArgument, "y.shape", "[3 5]", "[3 4]")
+		other.Release()
+		f64 := coo([]int64{3, 4}, i64([]int64{2, 1}, 0, 1), tensorOf(Float64, []float64{1}))
+		_, err = d.SparseAdd(good, f64)
+		expect(err, ErrInvalidArgument, "y.values", "float64", "float32")
+		f64.Release()
+		_, err = d.SparseBinary(SparseOp(7), good, good)
+		expect(err, ErrInvalidArgument, "op")
+		_, _, _, err = d.SparseBinaryBackward(SparseDivOp, good, good, mustUpload(t, d, f32(1, 2, 3)))
+		expect(err, ErrInvalidArgument, "grad_out", "2 entries")
+	})
+}
