@@ -12,9 +12,12 @@ import (
 	"fmt"
 	"math"
 	"math/big"
+	"slices"
 	"strconv"
+	"strings"
 
 	"github.com/accelkern/accel/accel"
+	"github.com/accelkern/accel/cmd/accel/internal/ops"
 	"github.com/accelkern/accel/reference"
 )
 
@@ -195,6 +198,7 @@ func (c Case) Representable() bool {
 // Families are the decoders by op family.
 var Families = map[string]func(*Bytes) Case{
 	"tri": DecodeTri, "diag": DecodeDiag, "scatter": DecodeScatter, "prim": DecodePrim,
+	"sparse": DecodeSparse, "indice": DecodeIndice,
 }
 
 // New returns a decoder of b; past its end it reads zeros, so every input
@@ -269,6 +273,12 @@ func DecodeDiag(z *Bytes) Case {
 	dt := z.dtype(allDTypes...)
 	in := z.shape(1, 4, 5)
 	off, d1, d2 := z.scalar(6), int64(z.intn(11)-5), int64(z.intn(11)-5)
+	if r := len(in); r >= 2 && !z.oneIn(8) {
+		// mostly two distinct dims in range, either sign
+		a := z.intn(r)
+		b := (a + 1 + z.intn(r-1)) % r
+		d1, d2 = int64(a-r*z.intn(2)), int64(b-r*z.intn(2))
+	}
 	// The src shape diagonal_scatter needs, then sometimes a wrong one.
 	var src []int64
 	a, b := wrapDim(d1, len(in)), wrapDim(d2, len(in))
@@ -551,4 +561,277 @@ func floats(x *accel.Tensor) []float64 {
 		f = append(f, float64(v))
 	}
 	return f
+}
+
+func joinInts(v []int64) string {
+	s := make([]string, len(v))
+	for i, x := range v {
+		s[i] = itoa(x)
+	}
+	return strings.Join(s, ",")
+}
+
+// sparseOperand returns the arrays of a COO (format "coo") or CSR operand
+// of shape with about nnz entries, named with prefix: indices in range
+// (duplicates and any order), now and then out of range, row pointers
+// now and then broken, index dtype now and then int32.
+func (z *Bytes) sparseOperand(format, prefix string, shape []int64, dt accel.DType) map[string]*accel.Tensor {
+	for _, s := range shape {
+		if s < 0 || s > 64 {
+			return map[string]*accel.Tensor{prefix + "values": nil}
+		}
+	}
+	nnz := int64(z.intn(24))
+	idxDT := accel.Int64
+	if z.oneIn(12) {
+		idxDT = accel.Int32
+	}
+	coord := func(n int64) int64 {
+		if z.oneIn(40) {
+			return []int64{-1, n, n + 3}[z.intn(3)]
+		}
+		if n <= 0 {
+			return 0
+		}
+		return int64(z.intn(int(n)))
+	}
+	out := map[string]*accel.Tensor{prefix + "values": z.tensor(dt, []int64{nnz}, valuesAny)}
+	put := func(name string, v []int64, shape ...int64) {
+		x, err := accel.NewTensor(idxDT, shape...)
+		if err != nil {
+			out[name] = nil
+			return
+		}
+		for i, e := range v {
+			if idxDT == accel.Int32 {
+				x.Int32s()[i] = int32(e)
+			} else {
+				x.Int64s()[i] = e
+			}
+		}
+		out[name] = x
+	}
+	if format == "coo" {
+		nd := int64(len(shape))
+		v := make([]int64, nd*nnz)
+		for k := int64(0); k < nnz; k++ {
+			for d := int64(0); d < nd; d++ {
+				v[d*nnz+k] = coord(shape[d])
+			}
+		}
+		put(prefix+"indices", v, nd, nnz)
+		return out
+	}
+	// CSR: batches (1 for 2-D) of rows with row pointers from 0 to the
+	// batch's entries; nnz splits over the batches.
+	batches, rows, cols := int64(1), shape[0], shape[1]
+	if len(shape) == 3 {
+		batches, rows, cols = shape[0], shape[1], shape[2]
+	}
+	var crow, col []int64
+	for b := int64(0); b < batches; b++ {
+		per := nnz / max(batches, 1)
+		if b == batches-1 {
+			per = nnz - per*(batches-1)
+		}
+		cuts := make([]int64, rows+1)
+		if rows == 0 {
+			cuts[0] = per // no rows: entries cannot fit (an error unless per is 0)
+		} else {
+			for r := int64(1); r < rows; r++ {
+				cuts[r] = int64(z.intn(int(per) + 1))
+			}
+			cuts[rows] = per
+			slices.Sort(cuts[1:rows])
+		}
+		if z.oneIn(30) && rows > 1 {
+			cuts[1], cuts[rows-1] = cuts[rows-1]+1, cuts[1] // decreasing pointers
+		}
+		crow = append(crow, cuts...)
+		for k := int64(0); k < per; k++ {
+			col = append(col, coord(cols))
+		}
+	}
+	put(prefix+"crow", crow, int64(len(crow)))
+	put(prefix+"col", col, int64(len(col)))
+	out[prefix+"values"] = z.tensor(dt, []int64{int64(len(col))}, valuesAny)
+	return out
+}
+
+// DecodeSparse decodes the sparse ops: sparse_div, sparse_add, sparse_sub,
+// sparse_mul (COO of rank 1 to 4, CSR 2-D and batched), sparse_div_backward,
+// sparse_coalesce, sparse_to_csr and sparse_to_coo. Their results are the
+// reference's bits on every device (coalescing sums in input order).
+func DecodeSparse(z *Bytes) Case {
+	op := z.pick("sparse_div", "sparse_add", "sparse_sub", "sparse_mul", "sparse_div_backward", "sparse_coalesce", "sparse_to_csr", "sparse_to_coo")
+	dt := z.dtype(accel.Float32, accel.Float32, accel.Float64)
+	if z.oneIn(16) {
+		dt = accel.Int32
+	}
+	c := Case{Op: op, Exact: true, Params: map[string]string{}, Inputs: map[string]*accel.Tensor{}}
+	switch op {
+	case "sparse_coalesce", "sparse_to_csr":
+		shape := z.shape(1, 4, 6)
+		if op == "sparse_to_csr" && !z.oneIn(8) {
+			shape = z.shape(2, 3, 6)
+		}
+		c.Params["shape"] = joinInts(shape)
+		for k, v := range z.sparseOperand("coo", "", shape, dt) {
+			c.Inputs[k] = v
+		}
+		return c
+	case "sparse_to_coo":
+		shape := z.shape(2, 3, 6)
+		c.Params["shape"] = joinInts(shape)
+		for k, v := range z.sparseOperand("csr", "", shape, dt) {
+			c.Inputs[k] = v
+		}
+		return c
+	}
+	format := z.pick("coo", "coo", "csr", "csr_batched")
+	var shape []int64
+	switch format {
+	case "coo":
+		shape = z.shape(1, 4, 6)
+	case "csr":
+		shape = z.shape(2, 2, 6)
+	default:
+		shape = z.shape(3, 3, 5)
+	}
+	c.Params["format"], c.Params["shape"] = format, joinInts(shape)
+	if z.oneIn(20) {
+		c.Params["format"] = "bogus"
+	}
+	yShape := shape
+	if z.oneIn(16) {
+		delete(c.Params, "shape")
+		yShape = z.shape(len(shape), len(shape), 6)
+		c.Params["x_shape"], c.Params["y_shape"] = joinInts(shape), joinInts(yShape)
+	}
+	for k, v := range z.sparseOperand(format, "x_", shape, dt) {
+		c.Inputs[k] = v
+	}
+	if z.oneIn(6) {
+		// identical patterns
+		for k, v := range c.Inputs {
+			if k != "x_values" {
+				c.Inputs["y_"+k[2:]] = v
+			}
+		}
+		if x := c.Inputs["x_values"]; x != nil {
+			c.Inputs["y_values"] = z.tensor(dt, x.Shape(), valuesAny)
+		}
+	} else {
+		for k, v := range z.sparseOperand(format, "y_", yShape, z.maybeOther(dt)) {
+			c.Inputs[k] = v
+		}
+	}
+	if op == "sparse_div_backward" && c.Representable() {
+		// grad_out on the result's pattern: as many values as the forward
+		// result has (now and then not).
+		fwd := map[string]string{}
+		for k, v := range c.Params {
+			fwd[k] = v
+		}
+		n := int64(z.intn(8))
+		if r, err := sparseForwardNNZ(fwd, c.Inputs); err == nil && !z.oneIn(10) {
+			n = r
+		}
+		c.Inputs["grad_out_values"] = z.tensor(dt, []int64{n}, valuesAny)
+	}
+	return c
+}
+
+// sparseForwardNNZ is the entry count of sparse_div's result on the host.
+func sparseForwardNNZ(params map[string]string, in map[string]*accel.Tensor) (int64, error) {
+	out, err := ops.Run(nil, "sparse_div", params, in)
+	if err != nil {
+		return 0, err
+	}
+	return out["values"].Len(), nil
+}
+
+// DecodeIndice decodes get_indice_pairs: D = 1..4 (now and then 0 or 5),
+// sites in range (now and then out of it or repeated), every mode and
+// split policy, kernel sizes, strides, paddings and dilations in range and
+// not. Its outputs are the same bytes on every device.
+func DecodeIndice(z *Bytes) Case {
+	D := 1 + z.intn(4)
+	if z.oneIn(20) {
+		D = []int{0, 5}[z.intn(2)]
+	}
+	bs := int64(1 + z.intn(3))
+	spatial := make([]int64, D)
+	for i := range spatial {
+		spatial[i] = int64(1 + z.intn(9))
+	}
+	list := func(lo, hi int) []int64 {
+		v := make([]int64, D)
+		for i := range v {
+			v[i] = int64(lo + z.intn(hi-lo+1))
+		}
+		if z.oneIn(25) && D > 0 {
+			v[z.intn(D)] = []int64{0, -1, 1 << 40}[z.intn(3)]
+		}
+		return v
+	}
+	p := map[string]string{"batch_size": itoa(bs), "spatial_shape": joinInts(spatial), "ksize": joinInts(list(1, 5))}
+	mode := z.pick("conv", "conv", "subm", "subm", "transpose", "inverse")
+	switch mode {
+	case "subm":
+		p["subm"] = "true"
+		if z.bool() {
+			p["dilation"] = joinInts(list(1, 2))
+		}
+	case "transpose":
+		p["transpose"] = "true"
+		p["stride"], p["padding"] = joinInts(list(1, 3)), joinInts(list(0, 2))
+		if z.bool() {
+			p["out_padding"] = joinInts(list(0, 1))
+		}
+	default:
+		if mode == "inverse" {
+			p["inverse"] = "true"
+		}
+		p["stride"], p["padding"] = joinInts(list(1, 3)), joinInts(list(0, 2))
+		if z.oneIn(3) {
+			p["dilation"] = joinInts(list(1, 2))
+		}
+	}
+	if z.oneIn(30) {
+		p["subm"], p["transpose"] = "true", "true" // rejected together
+	}
+	p["split"] = z.pick("auto", "LL", "LK", "KL", "KK")
+	if z.oneIn(40) {
+		p["batch_size"] = itoa([]int64{0, -1}[z.intn(2)])
+	}
+	L := int64(z.intn(40))
+	x, err := accel.NewTensor(accel.Int32, L, int64(1+D))
+	if err != nil {
+		return Case{Op: "get_indice_pairs", Params: p, Inputs: map[string]*accel.Tensor{"indices": nil}}
+	}
+	v := x.Int32s()
+	seen := map[string]bool{}
+	for r := int64(0); r < L; r++ {
+		for try := 0; try < 8; try++ {
+			row := v[r*int64(1+D) : (r+1)*int64(1+D)]
+			row[0] = int32(z.intn(int(bs)))
+			for d := 0; d < D; d++ {
+				row[1+d] = int32(z.intn(int(spatial[d])))
+			}
+			if z.oneIn(60) {
+				row[z.intn(1+D)] = []int32{-1, 1 << 20}[z.intn(2)] // out of range
+			}
+			key := fmt.Sprint(row)
+			if !seen[key] || z.oneIn(40) { // distinct sites, now and then a duplicate
+				seen[key] = true
+				break
+			}
+		}
+	}
+	if z.oneIn(30) {
+		y, _ := accel.NewTensor(accel.Int64, L, int64(1+D)) // the wrong dtype
+		x = y
+	}
+	return Case{Op: "get_indice_pairs", Exact: true, Params: p, Inputs: map[string]*accel.Tensor{"indices": x}}
 }

@@ -104,7 +104,9 @@ func FuzzPrimitives(f *testing.F) {
 func TestFuzzDecoders(t *testing.T) {
 	want := map[string][]string{"tri": {"tril_indices", "triu_indices"}, "diag": {"diagonal_scatter"},
 		"scatter": {"scatter", "scatter_reduce", "put_along_axis", "take_along_axis", "scatter_reduce_backward"},
-		"prim":    {"cumsum", "compact", "sort", "unique", "segment_reduce"}}
+		"prim":    {"cumsum", "compact", "sort", "unique", "segment_reduce"},
+		"sparse":  {"sparse_div", "sparse_add", "sparse_sub", "sparse_mul", "sparse_div_backward", "sparse_coalesce", "sparse_to_csr", "sparse_to_coo"},
+		"indice":  {"get_indice_pairs"}}
 	require.Len(t, fuzzgen.Families, len(want))
 	for name, dec := range fuzzgen.Families {
 		rng := rand.New(rand.NewSource(3))
@@ -118,4 +120,23 @@ func TestFuzzDecoders(t *testing.T) {
 			assert.Greater(t, seen[op], 20, "%s: %s decoded %d times in 400", name, op, seen[op])
 		}
 	}
+}
+
+// FuzzSparse fuzzes the sparse ops: divide, add, subtract, multiply (COO
+// and CSR), the divide's gradients, coalescing and the conversions.
+func FuzzSparse(f *testing.F) {
+	for _, seed := range [][]byte{{}, {0, 0, 0, 0, 0, 0, 3, 0, 2, 0, 4, 0, 5, 0, 9, 0}, {2, 0, 2, 0, 2, 0, 4, 0, 5, 0, 7, 0, 3, 0, 3, 0},
+		{4, 0, 1, 0, 0, 0, 2, 0, 3, 0, 3, 0, 6, 0, 1, 0}, {5, 0, 0, 0, 2, 0, 3, 0, 3, 0, 8, 0}, {7, 0, 0, 0, 2, 0, 4, 0, 4, 0, 9, 0}} {
+		f.Add(seed)
+	}
+	f.Fuzz(func(t *testing.T, data []byte) { checkFuzzCase(t, fuzzgen.DecodeSparse(fuzzgen.New(data))) })
+}
+
+// FuzzIndicePairs fuzzes get_indice_pairs.
+func FuzzIndicePairs(f *testing.F) {
+	for _, seed := range [][]byte{{}, {2, 0, 1, 0, 3, 0, 4, 0, 5, 0, 2, 0, 1, 0, 0, 0, 20, 0}, {0, 0, 0, 0, 7, 0, 2, 0, 2, 0, 2, 0, 2, 0, 0, 0, 30, 0},
+		{1, 0, 2, 0, 3, 0, 3, 0, 3, 0, 1, 0, 4, 0, 1, 0, 9, 0}} {
+		f.Add(seed)
+	}
+	f.Fuzz(func(t *testing.T, data []byte) { checkFuzzCase(t, fuzzgen.DecodeIndice(fuzzgen.New(data))) })
 }
