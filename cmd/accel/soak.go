@@ -269,7 +269,11 @@ type heldTensor struct {
 
 // soakWorker runs ops until the deadline, then releases what it holds.
 func soakWorker(rng *rand.Rand, devs []*soakDevice, st *soakStats, deadline time.Time, checkEvery int) {
-	families := []string{"tri", "diag", "scatter", "prim"}
+	var families []string
+	for f := range fuzzgen.Families {
+		families = append(families, f)
+	}
+	sort.Strings(families) // the seed decides the sequence
 	var held []heldTensor
 	defer func() {
 		for _, h := range held {
