@@ -530,3 +530,47 @@ func TestSparseBadInputs(t *testing.T) {
 		expect(err, ErrInvalidArgument, "grad_out", "2 entries")
 	})
 }
+
+// TestSparseSoakFinds: the soak's two finds on lavapipe. Negative int32
+// indices were read as large positive ones and passed the range check; and
+// an unsorted operand went unnoticed when the merge path's short chunks
+// (lavapipe's loop limit) skipped the entries out of order, so it was not
+// coalesced. Both backends must give the reference's result or error.
+func TestSparseSoakFinds(t *testing.T) {
+	forEachDevice(t, func(t *testing.T, d *Device) {
+		for _, v := range []int32{-1, -2147483648, 3} {
+			idx := mustTensor(FromInt32s([]int64{1, 2}, []int32{0, v}))
+			x, err := d.UploadCOO(HostCOO{Indices: idx, Values: mustTensor(FromFloat32s([]int64{2}, []float32{1, 2})), Shape: []int64{3}})
+			require.NoError(t, err)
+			_, err = d.Coalesce(x)
+			require.ErrorIs(t, err, ErrInvalidArgument, "int32 index %d", v)
+			require.ErrorContains(t, err, fmt.Sprintf("x.indices[0][1] = %d", v))
+			x.Indices.Release()
+			x.Values.Release()
+		}
+		xh := HostCOO{Indices: mustTensor(FromInt64s([]int64{1, 9}, []int64{1, 0, 0, 0, 0, 2, 1, 0, 0})),
+			Values: mustTensor(FromFloat32s([]int64{9}, []float32{1, 2, 3, 4, 5, 6, 7, 8, 9})), Shape: []int64{3}}
+		for _, k := range []int64{15, 16, 17, 40, 300} {
+			yh := HostCOO{Indices: mustTensor(NewTensor(Int64, 1, k)), Values: mustTensor(NewTensor(Float32, k)), Shape: []int64{3}}
+			for i := range yh.Values.Float32s() {
+				yh.Values.Float32s()[i] = 1
+			}
+			want, err := RefSparseBinary(SparseAddOp, xh, yh)
+			require.NoError(t, err)
+			x, err := d.UploadCOO(xh)
+			require.NoError(t, err)
+			y, err := d.UploadCOO(yh)
+			require.NoError(t, err)
+			r, err := d.SparseAdd(x, y)
+			require.NoError(t, err, "y: %d equal keys", k)
+			got, err := r.ToHost()
+			require.NoError(t, err)
+			require.Equal(t, want.Indices.Int64s(), got.Indices.Int64s(), "y: %d equal keys: indices", k)
+			require.Equal(t, want.Values.Float32s(), got.Values.Float32s(), "y: %d equal keys: values", k)
+			for _, s := range []*SparseCOO{x, y, r} {
+				s.Indices.Release()
+				s.Values.Release()
+			}
+		}
+	})
+}

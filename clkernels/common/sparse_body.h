@@ -23,8 +23,9 @@
  *   sparse_count       a merge path of two ascending key lists (x first on
  *                      ties): each work-item finds its chunk's split by a
  *                      binary search, walks `chunk` merged positions and
- *                      counts the union entries starting there; keys that
- *                      do not ascend set the unsorted marks
+ *                      counts the union entries starting there; the same
+ *                      positions of x then y, by index, are checked for
+ *                      ascent and set the unsorted marks
  *   sparse_emit        the same walk, after a scan of the counts: each union
  *                      entry's key, coordinates, op(x, y) with a missing
  *                      operand read as 0, and the gradients
@@ -40,7 +41,13 @@ i64 sp_ld(BPTR p, i64 i, i64 wide) {
 	if (wide != I64C(0)) {
 		return CAST(i64, LD64(p, i));
 	}
-	return CAST(i64, CAST(i32, LD32(p, i)));
+	/* Sign-extend by arithmetic from the zero-extended word: lavapipe
+	 * (Mesa 22.3) turned int64_t(int(w)) into a zero extension here, so a
+	 * negative int32 index read as a large positive one (an earlier
+	 * version missed every negative int32 index on Vulkan: the soak's
+	 * find). */
+	const i64 u = CAST(i64, LD32(p, i));
+	return u >= (I64C(1) << 31) ? u - (I64C(1) << 32) : u;
 }
 
 i64 sp_key(BPTR p, i64 i) { return CAST(i64, LD64(p, i)); }
@@ -203,9 +210,6 @@ void sparse_count(SPARSE_COUNT_PARAMS) {
 		i64 i = sp_split(kx, ky, nx, ny, d0);
 		i64 j = d0 - i;
 		i64 prev = sp_prev(kx, ky, i, j);
-		/* the last key taken from each side, for the order check */
-		i64 lastx = i > I64C(0) ? sp_key(kx, sp_clamp(i - I64C(1), nx)) : I64C(-1);
-		i64 lasty = j > I64C(0) ? sp_key(ky, sp_clamp(j - I64C(1), ny)) : I64C(-1);
 		i64 heads = I64C(0);
 		i64 bad = I64C(0);
 		for (i64 p = d0; p < d1; p++) { /* branch-free steps */
@@ -213,9 +217,16 @@ void sparse_count(SPARSE_COUNT_PARAMS) {
 			const i64 b = sp_key(ky, sp_clamp(j, ny));
 			const bool fromx = j >= ny || (i < nx && a <= b);
 			const i64 key = fromx ? a : b;
-			bad |= fromx ? (a <= lastx ? I64C(1) : I64C(0)) : (b <= lasty ? I64C(2) : I64C(0));
-			lastx = fromx ? a : lastx;
-			lasty = fromx ? lasty : b;
+			/* The order check goes by index, not along the merge: on keys
+			 * that do not ascend, the chunks' merge-path splits disagree and
+			 * a walk may skip the very entries out of order (lavapipe's
+			 * short chunks missed them: the soak's find). Position p checks
+			 * entry p of the concatenation x then y against its predecessor. */
+			const bool inx = p < nx;
+			const i64 t = inx ? p : p - nx;
+			const i64 cur = inx ? sp_key(kx, sp_clamp(t, nx)) : sp_key(ky, sp_clamp(t, ny));
+			const i64 pre = inx ? sp_key(kx, sp_clamp(t - I64C(1), nx)) : sp_key(ky, sp_clamp(t - I64C(1), ny));
+			bad |= (t > I64C(0) && cur <= pre) ? (inx ? I64C(1) : I64C(2)) : I64C(0);
 			i += fromx ? I64C(1) : I64C(0);
 			j += fromx ? I64C(0) : I64C(1);
 			heads += key != prev ? I64C(1) : I64C(0);
