@@ -119,25 +119,25 @@ i64 ip_target(BPTR params, i64 rule, i64 D, i64 b, i64 v0, i64 v1, i64 v2, i64 v
 /* Loads row q's batch and row parts (ip_rowv, ip_rowr) into b, v0..v3,
  * r0..r3 (a macro: portable code has no out-parameters). */
 #define IP_LOAD_ROW(rows, params, rl, D, w, q) \
-	const i64 b = CAST(i64, CAST(i32, LD32(rows, (q) * (w)))); \
+	const i64 b = LD32S(rows, (q) * (w)); \
 	i64 v0 = I64C(0), v1 = I64C(0), v2 = I64C(0), v3 = I64C(0); \
 	i64 r0 = I64C(0), r1 = I64C(0), r2 = I64C(0), r3 = I64C(0); \
 	{ \
-		const i64 x0_ = CAST(i64, CAST(i32, LD32(rows, (q) * (w) + I64C(1)))); \
+		const i64 x0_ = LD32S(rows, (q) * (w) + I64C(1)); \
 		v0 = ip_rowv(params, rl, x0_, 0); \
 		r0 = ip_rowr(params, rl, x0_, 0); \
 		if ((D) > I64C(1)) { \
-			const i64 x1_ = CAST(i64, CAST(i32, LD32(rows, (q) * (w) + I64C(2)))); \
+			const i64 x1_ = LD32S(rows, (q) * (w) + I64C(2)); \
 			v1 = ip_rowv(params, rl, x1_, 1); \
 			r1 = ip_rowr(params, rl, x1_, 1); \
 		} \
 		if ((D) > I64C(2)) { \
-			const i64 x2_ = CAST(i64, CAST(i32, LD32(rows, (q) * (w) + I64C(3)))); \
+			const i64 x2_ = LD32S(rows, (q) * (w) + I64C(3)); \
 			v2 = ip_rowv(params, rl, x2_, 2); \
 			r2 = ip_rowr(params, rl, x2_, 2); \
 		} \
 		if ((D) > I64C(3)) { \
-			const i64 x3_ = CAST(i64, CAST(i32, LD32(rows, (q) * (w) + I64C(4)))); \
+			const i64 x3_ = LD32S(rows, (q) * (w) + I64C(4)); \
 			v3 = ip_rowv(params, rl, x3_, 3); \
 			r3 = ip_rowr(params, rl, x3_, 3); \
 		} \
@@ -148,7 +148,7 @@ void indice_keys(INDICE_KEYS_PARAMS) {
 	const i64 w = D + I64C(1);
 	const i64 batch = ip_param(params, IP_P_BATCH);
 	EW_FOR(n, i)
-		const i64 b = CAST(i64, CAST(i32, LD32(indices, i * w)));
+		const i64 b = LD32S(indices, i * w);
 		/* one unsigned compare per bound (0 <= v < limit, limit > 0):
 		 * lavapipe loses the sign test of `v < 0 || v >= limit` on int64 */
 		bool bad = CAST(u64, b) >= CAST(u64, batch);
@@ -157,7 +157,7 @@ void indice_keys(INDICE_KEYS_PARAMS) {
 			if (I64C(d) >= D) {
 				break;
 			}
-			const i64 x = CAST(i64, CAST(i32, LD32(indices, i * w + I64C(1 + d))));
+			const i64 x = LD32S(indices, i * w + I64C(1 + d));
 			const i64 s = ip_param(params, IP_P_SHAPE + d);
 			if (CAST(u64, x) >= CAST(u64, s)) {
 				bad = true;
@@ -304,7 +304,7 @@ void indice_flags(INDICE_FLAGS_PARAMS) {
 			if (q >= n) {
 				continue;
 			}
-			const bool found = CAST(i32, LD32(orow, k * n + CAST(i64, LD32(rank, q)))) >= 0;
+			const bool found = LD32S(orow, k * n + CAST(i64, LD32(rank, q))) >= I64C(0);
 			if (wd != I64C(0)) {
 				ST64(cnt, k * n + q, found ? CAST(u64, 1) : CAST(u64, 0));
 			} else {
@@ -385,9 +385,9 @@ void indice_write(INDICE_WRITE_PARAMS) {
 			if (CAST(i64, ip_pos(pos, p + I64C(1), wd)) > at) {
 				i64 o;
 				if (lookup == I64C(2)) {
-					o = CAST(i64, CAST(i32, LD32(orow, k * n + CAST(i64, LD32(rank, q)))));
+					o = LD32S(orow, k * n + CAST(i64, LD32(rank, q)));
 				} else if (look) {
-					o = CAST(i64, CAST(i32, LD32(orow, p)));
+					o = LD32S(orow, p);
 				} else {
 					o = CAST(i64, LD64(crow, at));
 				}

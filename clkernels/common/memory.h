@@ -25,4 +25,12 @@ layout(buffer_reference, std430, buffer_reference_align = 8) buffer Mem64 { uint
 #define LOCAL_BARRIER() memoryBarrierShared(); barrier()
 #endif
 
+/* A 32-bit word read as a signed int64 (int32 indices). The sign is
+ * extended by arithmetic from the zero-extended word: lavapipe (Mesa 22.3)
+ * compiled int64_t(int(w)) to a zero extension in places, so the sparse
+ * kernels read an index of -1 as 4294967295 and let it pass their range
+ * check (the soak's find). */
+i64 ld32s_extend(i64 u) { return u >= (I64C(1) << 31) ? u - (I64C(1) << 32) : u; }
+#define LD32S(p, i) ld32s_extend(CAST(i64, LD32(p, i)))
+
 #endif

@@ -41,13 +41,7 @@ i64 sp_ld(BPTR p, i64 i, i64 wide) {
 	if (wide != I64C(0)) {
 		return CAST(i64, LD64(p, i));
 	}
-	/* Sign-extend by arithmetic from the zero-extended word: lavapipe
-	 * (Mesa 22.3) turned int64_t(int(w)) into a zero extension here, so a
-	 * negative int32 index read as a large positive one (an earlier
-	 * version missed every negative int32 index on Vulkan: the soak's
-	 * find). */
-	const i64 u = CAST(i64, LD32(p, i));
-	return u >= (I64C(1) << 31) ? u - (I64C(1) << 32) : u;
+	return LD32S(p, i);
 }
 
 i64 sp_key(BPTR p, i64 i) { return CAST(i64, LD64(p, i)); }
