@@ -11,6 +11,7 @@ import (
 
 	"github.com/stretchr/testify/require"
 
+	"github.com/accelkern/accel/host"
 	"github.com/accelkern/accel/reference"
 )
 
@@ -213,8 +214,32 @@ func spCases(size int) []spCase {
 	}
 }
 
+// forEachSparsePlan runs f on d under each union plan: the device's own,
+// the GPU-shaped merge path, and the CPU-shaped rows with chunks of 7
+// positions (rows split across chunks, pairs straddle their ends).
+func forEachSparsePlan(t *testing.T, d *Device, f func(t *testing.T)) {
+	defer func() { d.sparseHook = nil }()
+	for _, p := range []struct {
+		name string
+		hook func(sp host.SparsePlan, total int64) host.SparsePlan
+	}{
+		{"default", nil},
+		{"mergepath", func(host.SparsePlan, int64) host.SparsePlan { return host.SparsePlan{Strategy: host.SparseMergePath} }},
+		{"rows7", func(_ host.SparsePlan, total int64) host.SparsePlan { return host.PlanSparseRows(d.caps, total, 7) }},
+	} {
+		d.sparseHook = p.hook
+		t.Run(p.name, f)
+	}
+}
+
 func TestSparseBinaryCOO(t *testing.T) {
 	forEachDevice(t, func(t *testing.T, d *Device) {
+		forEachSparsePlan(t, d, func(t *testing.T) { testSparseBinaryCOO(t, d) })
+	})
+}
+
+func testSparseBinaryCOO(t *testing.T, d *Device) {
+	{
 		rng := rand.New(rand.NewSource(41))
 		shapes := [][]int64{{7}, {5, 6}, {3, 4, 5}, {2, 3, 2, 4}, {0, 4}, {1, 1}, {40, 1000}}
 		for _, shape := range shapes {
@@ -261,11 +286,17 @@ func TestSparseBinaryCOO(t *testing.T) {
 				dy.Release()
 			}
 		}
-	})
+	}
 }
 
 func TestSparseBinaryCSR(t *testing.T) {
 	forEachDevice(t, func(t *testing.T, d *Device) {
+		forEachSparsePlan(t, d, func(t *testing.T) { testSparseBinaryCSR(t, d) })
+	})
+}
+
+func testSparseBinaryCSR(t *testing.T, d *Device) {
+	{
 		rng := rand.New(rand.NewSource(42))
 		shapes := [][]int64{{6, 7}, {3, 5, 6}, {1, 1}, {0, 3}, {4, 0}, {2, 0, 3}, {64, 300}, {5, 8, 40}}
 		for _, shape := range shapes {
@@ -305,7 +336,7 @@ func TestSparseBinaryCSR(t *testing.T) {
 				dy.Release()
 			}
 		}
-	})
+	}
 }
 
 // Rows with very many entries beside empty ones, and a disjoint pair: the

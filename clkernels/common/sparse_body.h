@@ -29,6 +29,20 @@
  *   sparse_emit        the same walk, after a scan of the counts: each union
  *                      entry's key, coordinates, op(x, y) with a missing
  *                      operand read as 0, and the gradients
+ *   sparse_rcount      the CPU-shaped union of two row-sorted operands (CSR
+ *                      rows, or COO keys as one row): a sequence of each
+ *                      row's marker then its x and y entries, cut into
+ *                      chunks of `chunk` positions (one per work-item, so a
+ *                      long row splits and empty rows cost a step each);
+ *                      each chunk finds its start and end by a search over
+ *                      the rows and one merge-path search inside the row,
+ *                      then runs a plain two-pointer merge per row and
+ *                      counts the union entries; its share of each
+ *                      operand's entries, by index, is checked for range
+ *                      and ascent within its row (the unsorted marks)
+ *   sparse_remit       the same walk after a scan of the counts: each union
+ *                      entry's column (or coordinates), value and gradients,
+ *                      and where each row starts in the result
  *   sparse_unkey, sparse_crows, sparse_to_dense, sparse_nonzero,
  *   sparse_from_dense  the conversions */
 #ifndef ACCEL_SPARSE_BODY_H
@@ -300,6 +314,201 @@ void sparse_emit(SPARSE_EMIT_PARAMS) {
 			}
 			r++;
 		}
+	EW_END
+}
+
+/* The row union (sparse_rcount, sparse_remit). Row r's x entries are
+ * [gx[r], gx[r+1]) of cx (pointers clamped into [0, nx], so bad pointers
+ * cannot read out of bounds); its marker sits at position
+ * f(r) = gx[r] + gy[r] + r of the sequence, followed by its merged
+ * entries. */
+i64 sp_rp(BPTR g, i64 r, i64 n) { return sp_clamp(sp_key(g, r), n + I64C(1)); }
+
+i64 sp_rf(BPTR gx, BPTR gy, i64 r, i64 nx, i64 ny) { return sp_rp(gx, r, nx) + sp_rp(gy, r, ny) + r; }
+
+/* The row of position d: the last r in [0, g] with f(r) <= d. */
+i64 sp_rrow(BPTR gx, BPTR gy, i64 g, i64 nx, i64 ny, i64 d) {
+	i64 lo = I64C(0);
+	i64 hi = g;
+	while (lo < hi) {
+		const i64 mid = (lo + hi + I64C(1)) >> 1;
+		if (sp_rf(gx, gy, mid, nx, ny) <= d) {
+			lo = mid;
+		} else {
+			hi = mid - I64C(1);
+		}
+	}
+	return lo;
+}
+
+/* How many of row r's first m merged entries come from x (x first on
+ * ties); the row's x entries start at xa (nxr of them), y's at ya. */
+i64 sp_rsplit(BPTR cx, i64 wx, BPTR cy, i64 wy, i64 xa, i64 nxr, i64 ya, i64 nyr, i64 m, i64 nx, i64 ny) {
+	i64 lo = max64(I64C(0), m - nyr);
+	i64 hi = max64(min64(m, nxr), lo);
+	while (lo < hi) {
+		const i64 mid = (lo + hi) >> 1;
+		if (sp_ld(cx, sp_clamp(xa + mid, nx), wx) <= sp_ld(cy, sp_clamp(ya + m - I64C(1) - mid, ny), wy)) {
+			lo = mid + I64C(1);
+		} else {
+			hi = mid;
+		}
+	}
+	return lo;
+}
+
+/* Checks entries [k0, k1) of one operand by index: a column outside
+ * [0, cols_n) (cols_n > 0) flags its tile; a column not above its
+ * predecessor in the same row sets flag word slot. A row starts at k when
+ * some g[r] == k (searched only where the order breaks). */
+void sp_rcheck(BPTR c, i64 w, BPTR gp, i64 g, i64 n, i64 k0, i64 k1, i64 cols_n, BPTR err, i64 slot) {
+	bool unsorted = false;
+	i64 prev = k0 > I64C(0) ? sp_ld(c, sp_clamp(k0 - I64C(1), n), w) : I64C(-1);
+	for (i64 k = k0; k < k1; k++) {
+		const i64 v = sp_ld(c, k, w);
+		if (cols_n > I64C(0) && (v < I64C(0) || v >= cols_n)) {
+			sp_flag(err, k);
+		}
+		if (k > I64C(0) && v <= prev && !unsorted) {
+			i64 lo = I64C(0);
+			i64 hi = g;
+			while (lo < hi) { /* the first r with g[r] >= k */
+				const i64 mid = (lo + hi) >> 1;
+				if (sp_rp(gp, mid, n) < k) {
+					lo = mid + I64C(1);
+				} else {
+					hi = mid;
+				}
+			}
+			unsorted = sp_rp(gp, lo, n) != k;
+		}
+		prev = v;
+	}
+	if (unsorted) {
+		ST32(err, slot, 1u);
+	}
+}
+
+/* The walk of chunk c: counts its union entries and, with emit, writes
+ * them from position pos0 on (columns, or with ndim > 1 the coordinates of
+ * keys in shape), their values and gradients, and each row's start in
+ * gstart. Returns the count. */
+i64 sp_rwalk(BPTR gx, BPTR gy, BPTR cx, BPTR cy, i64 wx, i64 wy, BPTR xv, BPTR yv, BPTR gout, BPTR uidx, BPTR uval,
+	BPTR gxo, BPTR gyo, BPTR gstart, BPTR shape, i64 ndim, i64 g, i64 nx, i64 ny, i64 u, i64 chunk, i64 c,
+	i64 emit, i64 op, i64 grad, i64 pos0) {
+	const i64 total = nx + ny + g;
+	const i64 d0 = c * chunk;
+	const i64 d1 = min64(d0 + chunk, total);
+	const i64 rs = sp_rrow(gx, gy, g, nx, ny, d0);
+	const i64 re = sp_rrow(gx, gy, g, nx, ny, d1);
+	const i64 f0 = sp_rf(gx, gy, rs, nx, ny);
+	const i64 fe = sp_rf(gx, gy, re, nx, ny);
+	/* the end inside row re */
+	i64 ie = sp_rp(gx, re, nx);
+	i64 je = sp_rp(gy, re, ny);
+	if (d1 > fe && re < g) {
+		const i64 m = d1 - fe - I64C(1);
+		const i64 t = sp_rsplit(cx, wx, cy, wy, ie, sp_rp(gx, re + I64C(1), nx) - ie, je,
+			sp_rp(gy, re + I64C(1), ny) - je, m, nx, ny);
+		ie += t;
+		je += m - t;
+	}
+	i64 pos = pos0;
+	i64 steps = d1 - d0; /* a bound on the walk when pointers are bad */
+	for (i64 r = rs; r <= re && r < g && steps > I64C(0); r++) {
+		i64 i = sp_rp(gx, r, nx);
+		i64 j = sp_rp(gy, r, ny);
+		const i64 xr = sp_rp(gx, r + I64C(1), nx);
+		const i64 yr = sp_rp(gy, r + I64C(1), ny);
+		i64 prev = I64C(-1);
+		bool marker = r < re || d1 > fe;
+		if (r == rs) {
+			marker = d0 == f0;
+			if (d0 > f0) { /* start inside row rs */
+				const i64 m = d0 - f0 - I64C(1);
+				const i64 t = sp_rsplit(cx, wx, cy, wy, i, xr - i, j, yr - j, m, nx, ny);
+				const i64 a = t > I64C(0) ? sp_ld(cx, sp_clamp(i + t - I64C(1), nx), wx) : I64C(-1);
+				const i64 b = m - t > I64C(0) ? sp_ld(cy, sp_clamp(j + m - t - I64C(1), ny), wy) : I64C(-1);
+				prev = max64(a, b);
+				i += t;
+				j += m - t;
+			}
+		}
+		if (marker) {
+			steps--;
+			if (emit != I64C(0)) {
+				ST64(gstart, r, CAST(u64, pos));
+			}
+		}
+		const i64 xe = r == re ? ie : xr;
+		const i64 ye = r == re ? je : yr;
+		while ((i < xe || j < ye) && steps > I64C(0)) {
+			steps--;
+			const i64 a = sp_ld(cx, sp_clamp(i, nx), wx);
+			const i64 b = sp_ld(cy, sp_clamp(j, ny), wy);
+			const bool fromx = j >= ye || (i < xe && a <= b);
+			const i64 col = fromx ? a : b;
+			if (col != prev && emit != I64C(0)) {
+				/* a head from x pairs with y's equal column, the next
+				 * position (perhaps in the next chunk) */
+				const bool pair = fromx && j < yr && b == a;
+				const T va = fromx ? LDV(xv, sp_clamp(i, nx)) : CAST(T, 0);
+				const T vb = (!fromx || pair) ? LDV(yv, sp_clamp(j, ny)) : CAST(T, 0);
+				const T v = sp_apply(op, va, vb);
+				STV(uval, pos, v);
+				if (ndim == I64C(1)) {
+					ST64(uidx, pos, CAST(u64, col));
+				} else {
+					sp_unkey(col, uidx, shape, ndim, pos, u);
+				}
+				if (grad != I64C(0)) {
+					const T gv = LDV(gout, pos);
+					T ga = gv;
+					T gb = gv;
+					if (op == I64C(SP_SUB)) {
+						gb = -gv;
+					} else if (op == I64C(SP_MUL)) {
+						ga = gv * vb;
+						gb = gv * va;
+					} else if (op == I64C(SP_DIV)) {
+						ga = gv / vb;
+						gb = -gv * (v / vb);
+					}
+					STV(gxo, pos, ga);
+					STV(gyo, pos, gb);
+				}
+			}
+			pos += col != prev ? I64C(1) : I64C(0);
+			prev = col;
+			i += fromx ? I64C(1) : I64C(0);
+			j += fromx ? I64C(0) : I64C(1);
+		}
+	}
+	if (emit != I64C(0) && d1 == total) {
+		ST64(gstart, g, CAST(u64, pos));
+	}
+	return pos - pos0;
+}
+
+void sparse_rcount(SPARSE_RCOUNT_PARAMS) {
+	const i64 total = nx + ny + g;
+	const i64 chunks = max64((total + chunk - I64C(1)) / chunk, I64C(1)); /* one for an empty sequence */
+	EW_FOR(chunks, c)
+		ST64(cnt, c, CAST(u64, sp_rwalk(gx, gy, cx, cy, wide_x, wide_y, cx, cy, cx, cx, cx, cx, cx, cx, cx, I64C(1),
+			g, nx, ny, I64C(0), chunk, c, I64C(0), I64C(0), I64C(0), I64C(0))));
+		/* each chunk checks its share of x's and of y's entries by index */
+		const i64 px = (nx + chunks - I64C(1)) / chunks;
+		const i64 py = (ny + chunks - I64C(1)) / chunks;
+		sp_rcheck(cx, wide_x, gx, g, nx, min64(c * px, nx), min64(c * px + px, nx), cols_n, err, I64C(SP_FLAG_X_UNSORTED));
+		sp_rcheck(cy, wide_y, gy, g, ny, min64(c * py, ny), min64(c * py + py, ny), cols_n, err, I64C(SP_FLAG_Y_UNSORTED));
+	EW_END
+}
+
+void sparse_remit(SPARSE_REMIT_PARAMS) {
+	const i64 total = nx + ny + g;
+	EW_FOR(max64((total + chunk - I64C(1)) / chunk, I64C(1)), c)
+		sp_rwalk(gx, gy, cx, cy, wide_x, wide_y, xv, yv, gout, uidx, uval, gxo, gyo, gstart, shape, ndim,
+			g, nx, ny, u, chunk, c, I64C(1), op, grad, sp_key(off, c));
 	EW_END
 }
 

@@ -16,6 +16,11 @@ var spErr = inout("err", "flag words: [0] the validation flag (atomic min of the
 
 var spWide = folded("wide", "SP_WIDE", "1: int64 indices, 0: int32")
 
+var (
+	spWideX = folded("wide_x", "SP_WIDE_X", "1: x's columns are int64, 0: int32")
+	spWideY = folded("wide_y", "SP_WIDE_Y", "1: y's columns are int64, 0: int32")
+)
+
 // Sparse is the sparse COO/CSR tensors and their elementwise ops
 // (sparse_body.h).
 var Sparse = (&host.FileDecl{
@@ -54,6 +59,21 @@ var Sparse = (&host.FileDecl{
 				out("gx", "grad x (grad)"), out("gy", "grad y (grad)"), in("shape", "int64 [ndim] (the trailing dims written)"),
 				i64("ndim", "coordinates written"), i64("nx", "x's entries"), i64("ny", "y's entries"), i64("u", "union entries"),
 				i64("chunk", "merged positions per work-item"),
+				folded("op", "SP_OP", "SP_ADD .. SP_DIV"), folded("grad", "SP_GRAD", "1: write the gradients")}},
+		{Name: "rcount", Doc: "the CPU-shaped row union: cnt[c] = union entries of chunk c of the rows' markers and entries; its share of each operand's entries checked for range and ascent within rows",
+			Args: []host.ArgDecl{in("gx", "int64 [G+1] x's global row pointers"), in("gy", "int64 [G+1] y's"),
+				in("cx", "x's columns (or keys)"), in("cy", "y's columns (or keys)"), out("cnt", "int64 per chunk"), spErr,
+				i64("g", "G: rows"), i64("nx", "x's entries"), i64("ny", "y's entries"), i64("chunk", "positions per work-item"),
+				i64("cols_n", "columns (> 0: checked)"), spWideX, spWideY}},
+		{Name: "remit", Doc: "the same walk after an exclusive scan of the counts: each union entry's column (or coordinates), value and gradients, and gstart[r] = where row r starts",
+			Args: []host.ArgDecl{in("gx", "int64 [G+1] x's global row pointers"), in("gy", "int64 [G+1] y's"),
+				in("cx", "x's columns (or keys)"), in("cy", "y's columns (or keys)"), in("off", "int64 exclusive scan of the counts"),
+				in("xv", "x's values"), in("yv", "y's values"), in("gout", "the result's gradient (grad)"),
+				out("uidx", "[ndim, u] columns or coordinates"), out("uval", "the result's values"),
+				out("gxo", "grad x (grad)"), out("gyo", "grad y (grad)"), out("gstart", "int64 [G+1] row starts"),
+				in("shape", "int64 [ndim] (ndim > 1: the keys' coordinates)"), i64("ndim", "coordinates written"),
+				i64("g", "G: rows"), i64("nx", "x's entries"), i64("ny", "y's entries"), i64("u", "union entries"),
+				i64("chunk", "positions per work-item"), spWideX, spWideY,
 				folded("op", "SP_OP", "SP_ADD .. SP_DIV"), folded("grad", "SP_GRAD", "1: write the gradients")}},
 		{Name: "unkey", Doc: "idx[d*n+k] = coordinate d of keys[k]",
 			Args: []host.ArgDecl{in("keys", "int64 keys"), out("idx", "[ndim, n]"), in("shape", "int64 [ndim]"),
