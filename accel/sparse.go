@@ -469,6 +469,13 @@ func (d *Device) prepare(op string, ops []*spOperand, tmp *temps) (*DeviceTensor
 // equal keys in input order (one wait, for the count of distinct keys).
 func (d *Device) coalesceOperand(op string, o *spOperand, flag *DeviceTensor, tmp *temps) error {
 	size, _ := reference.SparseSize(o.shape())
+	cp := host.PlanCoalesce(d.caps, o.n, keyBitsFor(size))
+	if d.coalesceHook != nil {
+		cp = d.coalesceHook(cp, o.n, keyBitsFor(size))
+	}
+	if cp.Strategy == host.CoalesceBuckets {
+		return d.coalesceBuckets(op, o, cp, keyBitsFor(size), flag, tmp)
+	}
 	res, err := d.radixSort(op, o.keys.raw(), o.n, 8, kernels.KindUnsigned, false, keyBitsFor(size), nil, 0)
 	if err != nil {
 		return err

@@ -148,3 +148,79 @@ func (d *Device) rowBinary(op string, sop SparseOp, x, y *spOperand, cols bool, 
 		Gstart: r.gstart.raw(), Shape: sh.raw(), Ndim: int64(ndim), G: g, Nx: x.n, Ny: y.n, U: r.u, Chunk: sp.Plan.TileElems,
 		WideX: vx.wide, WideY: vy.wide, Op: int64(sop), Grad: b2i(gradOut != nil)})
 }
+
+// coalesceBuckets is coalesceOperand on the host.CoalesceBuckets plan: it
+// counts the keys per bucket of their high bits, scatters them (with
+// their input positions and values) into their buckets, sorts each
+// bucket by (key, position), and sums each key's values in input order
+// from -0, the scalar reference's bits (one wait, for the count of
+// distinct keys).
+func (d *Device) coalesceBuckets(op string, o *spOperand, cp host.CoalescePlan, keyBits int, flag *DeviceTensor, tmp *temps) error {
+	bb := min(cp.BucketBits, keyBits)
+	nb, shift := int64(1)<<bb, int64(keyBits-bb)
+	dt := o.dtype()
+	cnt, err := tmp.alloc(d, op, Uint32, nb)
+	if err != nil {
+		return err
+	}
+	start, err := tmp.alloc(d, op, Uint32, nb)
+	if err != nil {
+		return err
+	}
+	sk, err := tmp.alloc(d, op, Int64, o.n)
+	if err != nil {
+		return err
+	}
+	si, err := tmp.alloc(d, op, Uint32, o.n)
+	if err != nil {
+		return err
+	}
+	sv, err := tmp.alloc(d, op, dt, o.n)
+	if err != nil {
+		return err
+	}
+	ucnt, err := tmp.alloc(d, op, Int64, nb)
+	if err != nil {
+		return err
+	}
+	if err := d.h.Fill(cnt.raw(), 0, nb*4, []byte{0}); err != nil {
+		return fmt.Errorf("accel: %s: %w", op, err)
+	}
+	v := dtVariant(dt)
+	if err := d.run(op, "f32", d.elementwise(op, o.n), kernels.SparseBhist{Keys: o.keys.raw(), Cnt: cnt.raw(), N: o.n, Shift: shift}); err != nil {
+		return err
+	}
+	s, err := d.scanBuf(op, Uint32, cnt.raw(), start.raw(), nb, kernels.FlagNone, true)
+	if err != nil {
+		return err
+	}
+	s.release()
+	if err := d.run(op, v, d.elementwise(op, o.n), kernels.SparseBscatter{Keys: o.keys.raw(), Vals: o.vals, Start: start.raw(),
+		Cnt: cnt.raw(), Sk: sk.raw(), Si: si.raw(), Sv: sv.raw(), N: o.n, Shift: shift}); err != nil {
+		return err
+	}
+	bp := d.chunkPlan(op, nb, 256) // few buckets per invocation under a loop limit
+	if err := d.run(op, v, bp, kernels.SparseBsort{Start: start.raw(), Sk: sk.raw(), Si: si.raw(), Sv: sv.raw(), Ucnt: ucnt.raw(),
+		Nb: nb, N: o.n}); err != nil {
+		return err
+	}
+	w, err := d.scanCounts(op, ucnt, nb, flag)
+	if err != nil {
+		return err
+	}
+	u := int64(w[kernels.SpFlagTotal]) | int64(w[kernels.SpFlagTotal+1])<<32
+	ukeys, err := tmp.alloc(d, op, Int64, u)
+	if err != nil {
+		return err
+	}
+	uvals, err := tmp.alloc(d, op, dt, u)
+	if err != nil {
+		return err
+	}
+	if err := d.run(op, v, bp, kernels.SparseBsum{Start: start.raw(), Sk: sk.raw(), Sv: sv.raw(), Uoff: ucnt.raw(),
+		Ukeys: ukeys.raw(), Uvals: uvals.raw(), Nb: nb, N: o.n}); err != nil {
+		return err
+	}
+	o.keys, o.vals, o.n, o.sorted = ukeys, uvals.raw(), u, true
+	return nil
+}

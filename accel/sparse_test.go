@@ -214,20 +214,31 @@ func spCases(size int) []spCase {
 	}
 }
 
-// forEachSparsePlan runs f on d under each union plan: the device's own,
-// the GPU-shaped merge path, and the CPU-shaped rows with chunks of 7
-// positions (rows split across chunks, pairs straddle their ends).
+// forEachSparsePlan runs f on d under each union and coalescing plan: the
+// device's own; the GPU-shaped merge path with the radix sort; the
+// CPU-shaped rows in chunks of 7 positions (rows split across chunks,
+// pairs straddle their ends) with buckets (of a few high bits where no
+// loop limit forbids long buckets: they take the heapsort).
 func forEachSparsePlan(t *testing.T, d *Device, f func(t *testing.T)) {
-	defer func() { d.sparseHook = nil }()
+	defer func() { d.sparseHook, d.coalesceHook = nil, nil }()
 	for _, p := range []struct {
 		name string
 		hook func(sp host.SparsePlan, total int64) host.SparsePlan
+		co   func(cp host.CoalescePlan, n int64, keyBits int) host.CoalescePlan
 	}{
-		{"default", nil},
-		{"mergepath", func(host.SparsePlan, int64) host.SparsePlan { return host.SparsePlan{Strategy: host.SparseMergePath} }},
-		{"rows7", func(_ host.SparsePlan, total int64) host.SparsePlan { return host.PlanSparseRows(d.caps, total, 7) }},
+		{"default", nil, nil},
+		{"mergepath_radix", func(host.SparsePlan, int64) host.SparsePlan { return host.SparsePlan{Strategy: host.SparseMergePath} },
+			func(host.CoalescePlan, int64, int) host.CoalescePlan { return host.CoalescePlan{Strategy: host.CoalesceRadix} }},
+		{"rows7_buckets", func(_ host.SparsePlan, total int64) host.SparsePlan { return host.PlanSparseRows(d.caps, total, 7) },
+			func(_ host.CoalescePlan, n int64, keyBits int) host.CoalescePlan {
+				cp := host.PlanCoalesceBuckets(n, keyBits)
+				if d.caps.LoopLimit == 0 { // a long bucket's heapsort would pass a loop limit
+					cp.BucketBits = min(cp.BucketBits, 2)
+				}
+				return cp
+			}},
 	} {
-		d.sparseHook = p.hook
+		d.sparseHook, d.coalesceHook = p.hook, p.co
 		t.Run(p.name, f)
 	}
 }

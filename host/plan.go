@@ -474,3 +474,42 @@ func PlanSparseRows(caps Caps, total, chunk int64) SparsePlan {
 	p.Groups = FoldGroups((chunks+int64(local)-1)/int64(local), caps.MaxWorkGroupCount)
 	return SparsePlan{Strategy: SparseRows, Plan: p, Reason: reason}
 }
+
+// Coalescing strategies of sparse COO keys, chosen by PlanCoalesce.
+const (
+	// CoalesceBuckets counts the keys per bucket of their high bits
+	// (atomics), scatters them into their buckets, sorts each bucket by
+	// (key, input position) and sums each key's values in input order.
+	CoalesceBuckets = "buckets"
+	// CoalesceRadix sorts the keys by a stable radix sort over their
+	// significant bits and sums the runs by the in-order segmented sum.
+	CoalesceRadix = "radix"
+)
+
+// CoalescePlan is how n sparse keys of keyBits significant bits are
+// coalesced: the strategy and, for CoalesceBuckets, the bucket bits.
+type CoalescePlan struct {
+	Strategy   string `json:"strategy"`
+	BucketBits int    `json:"bucket_bits"`
+	Reason     string `json:"reason"`
+}
+
+// PlanCoalesce plans the coalescing of n keys of keyBits significant bits.
+// CPU drivers without a loop limit take CoalesceBuckets (for n below
+// 2^31): about 8 keys per bucket, so that one pass scatters the keys
+// near their place and each core sorts short buckets in cache. Elsewhere
+// (a GPU, a loop limit that a long bucket's sort could pass) the radix
+// sort.
+func PlanCoalesce(caps Caps, n int64, keyBits int) CoalescePlan {
+	if caps.Type != TypeCPU || caps.LoopLimit > 0 || n >= 1<<31 {
+		return CoalescePlan{Strategy: CoalesceRadix, Reason: "stable radix sort of the significant key bits"}
+	}
+	return PlanCoalesceBuckets(n, keyBits)
+}
+
+// PlanCoalesceBuckets is CoalesceBuckets with about 8 keys per bucket.
+func PlanCoalesceBuckets(n int64, keyBits int) CoalescePlan {
+	b := min(max(bits.Len64(uint64(n/8)), 1), max(keyBits, 1))
+	return CoalescePlan{Strategy: CoalesceBuckets, BucketBits: b,
+		Reason: fmt.Sprintf("cpu: %d buckets of the keys' high bits, each sorted in cache", 1<<b)}
+}

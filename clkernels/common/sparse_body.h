@@ -4,7 +4,7 @@
  * key, the row-major linear index of its coordinates in the tensor's shape
  * (64-bit; the host checks that the shape's size fits). Include after
  * dtypes.h, memory.h and the wrapper's LDV/STV (elements of T on a BPTR)
- * and ATOM_MIN_U32.
+ * and ATOM_MIN_U32, ATOM_ADD_U32 (returning the old value).
  *
  *   sparse_coo_keys    keys of COO entries; a coordinate outside the shape
  *                      flags the entry's tile (err[0], atomic min)
@@ -43,6 +43,17 @@
  *   sparse_remit       the same walk after a scan of the counts: each union
  *                      entry's column (or coordinates), value and gradients,
  *                      and where each row starts in the result
+ *   sparse_bhist       the CPU-shaped coalescing: counts keys per bucket
+ *                      (the keys' high bits, key >> shift; atomic adds)
+ *   sparse_bscatter    scatters each key, its input position and value into
+ *                      its bucket (after an exclusive scan of the counts;
+ *                      in any order inside the bucket)
+ *   sparse_bsort       sorts each bucket by (key, input position):
+ *                      insertion sort, heapsort for long buckets; counts
+ *                      its distinct keys
+ *   sparse_bsum        after a scan of those counts: each distinct key and
+ *                      its values summed in input order from -0 (the
+ *                      reference's bits)
  *   sparse_unkey, sparse_crows, sparse_to_dense, sparse_nonzero,
  *   sparse_from_dense  the conversions */
 #ifndef ACCEL_SPARSE_BODY_H
@@ -509,6 +520,123 @@ void sparse_remit(SPARSE_REMIT_PARAMS) {
 	EW_FOR(max64((total + chunk - I64C(1)) / chunk, I64C(1)), c)
 		sp_rwalk(gx, gy, cx, cy, wide_x, wide_y, xv, yv, gout, uidx, uval, gxo, gyo, gstart, shape, ndim,
 			g, nx, ny, u, chunk, c, I64C(1), op, grad, sp_key(off, c));
+	EW_END
+}
+
+/* The bucket coalescing (sparse_bhist .. sparse_bsum): sk, si, sv hold the
+ * entries' keys, input positions (uint32) and values by bucket. */
+i64 sp_bucket(i64 key, i64 shift) { return CAST(i64, CAST(u64, key) >> CAST(u64, shift)); }
+
+void sparse_bhist(SPARSE_BHIST_PARAMS) {
+	EW_FOR(n, i)
+		ATOM_ADD_U32(cnt, sp_bucket(sp_key(keys, i), shift), 1u);
+	EW_END
+}
+
+void sparse_bscatter(SPARSE_BSCATTER_PARAMS) {
+	EW_FOR(n, i)
+		const i64 key = sp_key(keys, i);
+		const i64 b = sp_bucket(key, shift);
+		const u32 old = ATOM_ADD_U32(cnt, b, 0xffffffffu); /* fills each bucket from its end */
+		const i64 p = sp_clamp(CAST(i64, LD32(start, b)) + CAST(i64, old) - I64C(1), n);
+		ST64(sk, p, CAST(u64, key));
+		ST32(si, p, CAST(u32, i));
+		STV(sv, p, LDV(vals, i));
+	EW_END
+}
+
+/* Entry p before entry q: by key, then by input position. */
+bool sp_bless(BPTR sk, BPTR si, i64 p, i64 q) {
+	const u64 a = LD64(sk, p);
+	const u64 b = LD64(sk, q);
+	return a < b || (a == b && LD32(si, p) < LD32(si, q));
+}
+
+void sp_bswap(BPTR sk, BPTR si, BPTR sv, i64 p, i64 q) {
+	const u64 k = LD64(sk, p);
+	const u32 x = LD32(si, p);
+	const T v = LDV(sv, p);
+	ST64(sk, p, LD64(sk, q));
+	ST32(si, p, LD32(si, q));
+	STV(sv, p, LDV(sv, q));
+	ST64(sk, q, k);
+	ST32(si, q, x);
+	STV(sv, q, v);
+}
+
+/* Sifts entry s+root down the max-heap of the len entries from s. */
+void sp_bsift(BPTR sk, BPTR si, BPTR sv, i64 s, i64 root, i64 len) {
+	i64 r = root;
+	while (I64C(2) * r + I64C(1) < len) {
+		i64 c = I64C(2) * r + I64C(1);
+		if (c + I64C(1) < len && sp_bless(sk, si, s + c, s + c + I64C(1))) {
+			c++;
+		}
+		if (!sp_bless(sk, si, s + r, s + c)) {
+			break;
+		}
+		sp_bswap(sk, si, sv, s + r, s + c);
+		r = c;
+	}
+}
+
+i64 sp_bend(BPTR start, i64 b, i64 nb, i64 n) { return b + I64C(1) < nb ? CAST(i64, LD32(start, b + I64C(1))) : n; }
+
+void sparse_bsort(SPARSE_BSORT_PARAMS) {
+	EW_FOR(nb, b)
+		const i64 s = CAST(i64, LD32(start, b));
+		const i64 e = min64(sp_bend(start, b, nb, n), n);
+		const i64 len = e - s;
+		if (len <= I64C(32)) {
+			for (i64 a = s + I64C(1); a < e; a++) {
+				const u64 k = LD64(sk, a);
+				const u32 x = LD32(si, a);
+				const T v = LDV(sv, a);
+				i64 q = a - I64C(1);
+				while (q >= s && (LD64(sk, max64(q, s)) > k || (LD64(sk, max64(q, s)) == k && LD32(si, max64(q, s)) > x))) {
+					ST64(sk, q + I64C(1), LD64(sk, q));
+					ST32(si, q + I64C(1), LD32(si, q));
+					STV(sv, q + I64C(1), LDV(sv, q));
+					q--;
+				}
+				ST64(sk, q + I64C(1), k);
+				ST32(si, q + I64C(1), x);
+				STV(sv, q + I64C(1), v);
+			}
+		} else {
+			for (i64 r = len / I64C(2) - I64C(1); r >= I64C(0); r--) {
+				sp_bsift(sk, si, sv, s, r, len);
+			}
+			for (i64 m = len - I64C(1); m > I64C(0); m--) {
+				sp_bswap(sk, si, sv, s, s + m);
+				sp_bsift(sk, si, sv, s, I64C(0), m);
+			}
+		}
+		i64 distinct = I64C(0);
+		for (i64 p = s; p < e; p++) {
+			distinct += (p == s || LD64(sk, p) != LD64(sk, max64(p - I64C(1), I64C(0)))) ? I64C(1) : I64C(0);
+		}
+		ST64(ucnt, b, CAST(u64, distinct));
+	EW_END
+}
+
+void sparse_bsum(SPARSE_BSUM_PARAMS) {
+	EW_FOR(nb, b)
+		const i64 s = CAST(i64, LD32(start, b));
+		const i64 e = min64(sp_bend(start, b, nb, n), n);
+		i64 o = sp_key(uoff, b);
+		i64 p = s;
+		while (p < e) {
+			const u64 key = LD64(sk, p);
+			T acc = -CAST(T, 0);
+			while (p < e && LD64(sk, min64(p, e - I64C(1))) == key) {
+				acc = acc + LDV(sv, p);
+				p++;
+			}
+			ST64(ukeys, o, key);
+			STV(uvals, o, acc);
+			o++;
+		}
 	EW_END
 }
 
