@@ -368,35 +368,66 @@ i64 sp_rsplit(BPTR cx, i64 wx, BPTR cy, i64 wy, i64 xa, i64 nxr, i64 ya, i64 nyr
 	return lo;
 }
 
-/* Checks entries [k0, k1) of one operand by index: a column outside
- * [0, cols_n) (cols_n > 0) flags its tile; a column not above its
- * predecessor in the same row sets flag word slot. A row starts at k when
- * some g[r] == k (searched only where the order breaks). */
+/* Checks entries [k0, k1) of one operand by index, row by row (the row of
+ * k0 found by a search): a column outside [0, cols_n) (cols_n > 0) flags
+ * its tile; a column not above its predecessor in the same row sets flag
+ * word slot. */
 void sp_rcheck(BPTR c, i64 w, BPTR gp, i64 g, i64 n, i64 k0, i64 k1, i64 cols_n, BPTR err, i64 slot) {
+	i64 lo = I64C(0);
+	i64 hi = max64(g - I64C(1), I64C(0));
+	while (lo < hi) { /* the last r with gp[r] <= k0 */
+		const i64 mid = (lo + hi + I64C(1)) >> 1;
+		if (sp_rp(gp, mid, n) <= k0) {
+			lo = mid;
+		} else {
+			hi = mid - I64C(1);
+		}
+	}
 	bool unsorted = false;
-	i64 prev = k0 > I64C(0) ? sp_ld(c, sp_clamp(k0 - I64C(1), n), w) : I64C(-1);
-	for (i64 k = k0; k < k1; k++) {
-		const i64 v = sp_ld(c, k, w);
-		if (cols_n > I64C(0) && (v < I64C(0) || v >= cols_n)) {
-			sp_flag(err, k);
-		}
-		if (k > I64C(0) && v <= prev && !unsorted) {
-			i64 lo = I64C(0);
-			i64 hi = g;
-			while (lo < hi) { /* the first r with g[r] >= k */
-				const i64 mid = (lo + hi) >> 1;
-				if (sp_rp(gp, mid, n) < k) {
-					lo = mid + I64C(1);
-				} else {
-					hi = mid;
-				}
+	i64 k = k0;
+	for (i64 r = lo; r < g && k < k1; r++) {
+		const i64 e = min64(sp_rp(gp, r + I64C(1), n), k1);
+		i64 prev = k > sp_rp(gp, r, n) ? sp_ld(c, sp_clamp(k - I64C(1), n), w) : I64C(-1);
+		for (; k < e; k++) {
+			const i64 v = sp_ld(c, k, w);
+			if (cols_n > I64C(0) && (v < I64C(0) || v >= cols_n)) {
+				sp_flag(err, k);
 			}
-			unsorted = sp_rp(gp, lo, n) != k;
+			unsorted = unsorted || v <= prev;
+			prev = v;
 		}
-		prev = v;
 	}
 	if (unsorted) {
 		ST32(err, slot, 1u);
+	}
+}
+
+/* Writes union entry pos: its column (or with ndim > 1 the coordinates of
+ * its key), op(va, vb) and, with grad, the gradients. */
+void sp_rput(i64 col, T va, T vb, BPTR gout, BPTR uidx, BPTR uval, BPTR gxo, BPTR gyo, BPTR shape, i64 ndim, i64 u, i64 op,
+	i64 grad, i64 pos) {
+	const T v = sp_apply(op, va, vb);
+	STV(uval, pos, v);
+	if (ndim == I64C(1)) {
+		ST64(uidx, pos, CAST(u64, col));
+	} else {
+		sp_unkey(col, uidx, shape, ndim, pos, u);
+	}
+	if (grad != I64C(0)) {
+		const T gv = LDV(gout, pos);
+		T ga = gv;
+		T gb = gv;
+		if (op == I64C(SP_SUB)) {
+			gb = -gv;
+		} else if (op == I64C(SP_MUL)) {
+			ga = gv * vb;
+			gb = gv * va;
+		} else if (op == I64C(SP_DIV)) {
+			ga = gv / vb;
+			gb = -gv * (v / vb);
+		}
+		STV(gxo, pos, ga);
+		STV(gyo, pos, gb);
 	}
 }
 
@@ -453,46 +484,31 @@ i64 sp_rwalk(BPTR gx, BPTR gy, BPTR cx, BPTR cy, i64 wx, i64 wy, BPTR xv, BPTR y
 		}
 		const i64 xe = r == re ? ie : xr;
 		const i64 ye = r == re ? je : yr;
-		while ((i < xe || j < ye) && steps > I64C(0)) {
+		/* the y half of a pair whose x head ended the previous chunk */
+		if (j < ye && prev >= I64C(0) && sp_ld(cy, sp_clamp(j, ny), wy) == prev) {
+			j++;
 			steps--;
+		}
+		/* a step takes x's column, y's or an equal pair; one value of a
+		 * one-sided entry is a selected 0, never a literal one (lavapipe
+		 * folds 0 * v to 0, which must be NaN for v = inf or NaN) */
+		while ((i < xe || j < ye) && steps > I64C(0)) {
 			const i64 a = sp_ld(cx, sp_clamp(i, nx), wx);
 			const i64 b = sp_ld(cy, sp_clamp(j, ny), wy);
-			const bool fromx = j >= ye || (i < xe && a <= b);
-			const i64 col = fromx ? a : b;
-			if (col != prev && emit != I64C(0)) {
-				/* a head from x pairs with y's equal column, the next
-				 * position (perhaps in the next chunk) */
-				const bool pair = fromx && j < yr && b == a;
-				const T va = fromx ? LDV(xv, sp_clamp(i, nx)) : CAST(T, 0);
-				const T vb = (!fromx || pair) ? LDV(yv, sp_clamp(j, ny)) : CAST(T, 0);
-				const T v = sp_apply(op, va, vb);
-				STV(uval, pos, v);
-				if (ndim == I64C(1)) {
-					ST64(uidx, pos, CAST(u64, col));
-				} else {
-					sp_unkey(col, uidx, shape, ndim, pos, u);
-				}
-				if (grad != I64C(0)) {
-					const T gv = LDV(gout, pos);
-					T ga = gv;
-					T gb = gv;
-					if (op == I64C(SP_SUB)) {
-						gb = -gv;
-					} else if (op == I64C(SP_MUL)) {
-						ga = gv * vb;
-						gb = gv * va;
-					} else if (op == I64C(SP_DIV)) {
-						ga = gv / vb;
-						gb = -gv * (v / vb);
-					}
-					STV(gxo, pos, ga);
-					STV(gyo, pos, gb);
-				}
+			const bool tx = i < xe && (j >= ye || a <= b);
+			const bool ty = j < ye && (i >= xe || b <= a);
+			if (emit != I64C(0)) {
+				/* x's head pairs with y's equal column: the same step, or
+				 * the next chunk's first */
+				const bool pair = tx && j < yr && b == a;
+				const T va = tx ? LDV(xv, sp_clamp(i, nx)) : CAST(T, 0);
+				const T vb = (ty || pair) ? LDV(yv, sp_clamp(j, ny)) : CAST(T, 0);
+				sp_rput(tx ? a : b, va, vb, gout, uidx, uval, gxo, gyo, shape, ndim, u, op, grad, pos);
 			}
-			pos += col != prev ? I64C(1) : I64C(0);
-			prev = col;
-			i += fromx ? I64C(1) : I64C(0);
-			j += fromx ? I64C(0) : I64C(1);
+			pos++;
+			steps -= (tx && ty) ? I64C(2) : I64C(1);
+			i += tx ? I64C(1) : I64C(0);
+			j += ty ? I64C(1) : I64C(0);
 		}
 	}
 	if (emit != I64C(0) && d1 == total) {
