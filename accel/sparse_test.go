@@ -228,7 +228,9 @@ func forEachSparsePlan(t *testing.T, d *Device, f func(t *testing.T)) {
 	}{
 		{"default", nil, nil},
 		{"mergepath_radix", func(host.SparsePlan, int64) host.SparsePlan { return host.SparsePlan{Strategy: host.SparseMergePath} },
-			func(host.CoalescePlan, int64, int) host.CoalescePlan { return host.CoalescePlan{Strategy: host.CoalesceRadix} }},
+			func(host.CoalescePlan, int64, int) host.CoalescePlan {
+				return host.CoalescePlan{Strategy: host.CoalesceRadix}
+			}},
 		{"rows7_buckets", func(_ host.SparsePlan, total int64) host.SparsePlan { return host.PlanSparseRows(d.caps, total, 7) },
 			func(_ host.CoalescePlan, n int64, keyBits int) host.CoalescePlan {
 				cp := host.PlanCoalesceBuckets(n, keyBits)
