@@ -52,6 +52,15 @@ type Device struct {
 	// host.PlanScatter's choice and arguments (tests run every strategy on
 	// every device with it).
 	scatterHook func(sp host.ScatterPlan, n, targets int64, elemBytes int, det bool) host.ScatterPlan
+
+	// sparseHook, when non-nil, may rewrite a sparse union's plan, given
+	// host.PlanSparse's choice and the positions (tests run both
+	// strategies on every device with it).
+	sparseHook func(sp host.SparsePlan, total int64) host.SparsePlan
+
+	// coalesceHook, when non-nil, may rewrite the coalescing plan of n
+	// sparse keys of keyBits bits, given host.PlanCoalesce's choice.
+	coalesceHook func(cp host.CoalescePlan, n int64, keyBits int) host.CoalescePlan
 }
 
 // Open opens a device by selector: "" (then $ACCEL_DEVICE, then the default:

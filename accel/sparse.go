@@ -327,33 +327,8 @@ func (d *Device) keyOperand(op string, o *spOperand, slot int64, flag *DeviceTen
 		c := o.csr
 		o.vals, o.sorted = c.Values.raw(), c.Coalesced
 		b, r, cols := reference.CSRDims(shape)
-		w := wide(c.Crows.dtype)
-		gptr, err := tmp.alloc(d, op, Int64, b*r+1)
+		gptr, err := d.csrPtrs(op, o, flag, tmp)
 		if err != nil {
-			return err
-		}
-		off, hasOff := c.Crows.raw(), false // a buffer the kernel may read
-		if b > 1 {
-			tot, err := tmp.alloc(d, op, Int64, b)
-			if err == nil {
-				err = d.run(op, "f32", d.elementwise(op, b), kernels.SparseCsrTotals{Crow: c.Crows.raw(), Tot: tot.raw(), Batch: b, Rows: r, Wide: w})
-			}
-			if err != nil {
-				return err
-			}
-			s, err := d.scanBuf(op, Int64, tot.raw(), tot.raw(), b, kernels.FlagNone, true)
-			if err != nil {
-				return err
-			}
-			s.release()
-			off, hasOff = tot.raw(), true
-		}
-		if b*(r+1) == 0 {
-			if err := d.h.Fill(gptr.raw(), 0, 8, []byte{0}); err != nil {
-				return fmt.Errorf("accel: %s: %w", op, err)
-			}
-		} else if err := d.run(op, "f32", d.elementwise(op, b*(r+1)), kernels.SparseCsrPtrs{Crow: c.Crows.raw(), Off: off, Gptr: gptr.raw(),
-			Err: flag.raw(), Batch: b, Rows: r, Nnz: o.n, Wide: w, HasOff: b2i(hasOff)}); err != nil {
 			return err
 		}
 		if o.n > 0 {
@@ -366,6 +341,44 @@ func (d *Device) keyOperand(op string, o *spOperand, slot int64, flag *DeviceTen
 		return d.run(op, "f32", d.elementwise(op, o.n), kernels.SparseSorted{Keys: o.keys.raw(), Err: flag.raw(), N: o.n, Slot: slot})
 	}
 	return nil
+}
+
+// csrPtrs queues a CSR operand's global row pointers (int64 [B*R+1], the
+// batches' pointers offset by the entries before them) and their
+// validation into flag[0].
+func (d *Device) csrPtrs(op string, o *spOperand, flag *DeviceTensor, tmp *temps) (*DeviceTensor, error) {
+	c := o.csr
+	b, r, _ := reference.CSRDims(c.Shape)
+	w := wide(c.Crows.dtype)
+	gptr, err := tmp.alloc(d, op, Int64, b*r+1)
+	if err != nil {
+		return nil, err
+	}
+	off, hasOff := c.Crows.raw(), false // a buffer the kernel may read
+	if b > 1 {
+		tot, err := tmp.alloc(d, op, Int64, b)
+		if err == nil {
+			err = d.run(op, "f32", d.elementwise(op, b), kernels.SparseCsrTotals{Crow: c.Crows.raw(), Tot: tot.raw(), Batch: b, Rows: r, Wide: w})
+		}
+		if err != nil {
+			return nil, err
+		}
+		s, err := d.scanBuf(op, Int64, tot.raw(), tot.raw(), b, kernels.FlagNone, true)
+		if err != nil {
+			return nil, err
+		}
+		s.release()
+		off, hasOff = tot.raw(), true
+	}
+	if b*(r+1) == 0 {
+		if err := d.h.Fill(gptr.raw(), 0, 8, []byte{0}); err != nil {
+			return nil, fmt.Errorf("accel: %s: %w", op, err)
+		}
+	} else if err := d.run(op, "f32", d.elementwise(op, b*(r+1)), kernels.SparseCsrPtrs{Crow: c.Crows.raw(), Off: off, Gptr: gptr.raw(),
+		Err: flag.raw(), Batch: b, Rows: r, Nnz: o.n, Wide: w, HasOff: b2i(hasOff)}); err != nil {
+		return nil, err
+	}
+	return gptr, nil
 }
 
 // spChunk is how many merged positions (or rows and entries) a work-item
@@ -456,6 +469,13 @@ func (d *Device) prepare(op string, ops []*spOperand, tmp *temps) (*DeviceTensor
 // equal keys in input order (one wait, for the count of distinct keys).
 func (d *Device) coalesceOperand(op string, o *spOperand, flag *DeviceTensor, tmp *temps) error {
 	size, _ := reference.SparseSize(o.shape())
+	cp := host.PlanCoalesce(d.caps, o.n, keyBitsFor(size))
+	if d.coalesceHook != nil {
+		cp = d.coalesceHook(cp, o.n, keyBitsFor(size))
+	}
+	if cp.Strategy == host.CoalesceBuckets {
+		return d.coalesceBuckets(op, o, cp, keyBitsFor(size), flag, tmp)
+	}
 	res, err := d.radixSort(op, o.keys.raw(), o.n, 8, kernels.KindUnsigned, false, keyBitsFor(size), nil, 0)
 	if err != nil {
 		return err
@@ -555,24 +575,40 @@ func int64sOf(t *Tensor) []int64 {
 
 // spResult is the union of two prepared operands.
 type spResult struct {
-	keys *DeviceTensor // int64 [u], ascending
-	idx  *DeviceTensor // [ndim, u] coordinates (COO) or [u] columns (CSR)
-	vals *DeviceTensor
-	gx   *DeviceTensor
-	gy   *DeviceTensor
-	u    int64
+	keys   *DeviceTensor // int64 [u], ascending (merge path)
+	gstart *DeviceTensor // int64 [G+1], where each global row starts (rows plan)
+	idx    *DeviceTensor // [ndim, u] coordinates (COO) or [u] columns (CSR)
+	vals   *DeviceTensor
+	gx     *DeviceTensor
+	gy     *DeviceTensor
+	u      int64
 }
 
 // spAlloc allocates an output (or returns a reusable one).
 type spAlloc func(name string, dt DType, shape ...int64) (*DeviceTensor, error)
 
-// binary keys and validates two operands and counts their union by a
+// binary is the union of two operands on the plan host.PlanSparse picks
+// (see sparse_rows.go for the CPU-shaped one). On the merge path it keys
+// and validates two operands and counts their union by a
 // merge path, which also checks that each operand's keys ascend; it waits
 // once for the flags and the count, and where an operand turns out
 // unsorted, coalesces it (a wait for its count) and counts again (one
 // more). Then it queues the result's keys, coordinates (only the columns
 // with cols), values and, with gradOut, the gradients.
 func (d *Device) binary(op string, sop SparseOp, x, y *spOperand, cols bool, gradOut *DeviceTensor, alloc spAlloc, tmp *temps) (spResult, error) {
+	g := int64(1)
+	if x.csr != nil {
+		b, rows, _ := reference.CSRDims(x.csr.Shape)
+		g = b * rows
+	}
+	if d.sparsePlan(x.n+y.n+g).Strategy == host.SparseRows {
+		return d.rowBinary(op, sop, x, y, cols, gradOut, alloc, tmp)
+	}
+	return d.mergeBinary(op, sop, x, y, cols, gradOut, alloc, tmp)
+}
+
+// mergeBinary is binary on the host.SparseMergePath plan.
+func (d *Device) mergeBinary(op string, sop SparseOp, x, y *spOperand, cols bool, gradOut *DeviceTensor, alloc spAlloc, tmp *temps) (spResult, error) {
 	var r spResult
 	flag, err := d.newSparseFlag(op, tmp)
 	if err != nil {
@@ -627,21 +663,29 @@ func (d *Device) countUnion(op string, x, y *spOperand, flag *DeviceTensor, tmp 
 			Err: flag.raw(), Nx: x.n, Ny: y.n, Chunk: chunk}); err != nil {
 			return nil, nil, err
 		}
-		s, err := d.scanBuf(op, Int64, off.raw(), off.raw(), chunks, kernels.FlagNone, true)
+	}
+	w, err := d.scanCounts(op, off, chunks, flag)
+	return off, w, err
+}
+
+// scanCounts queues the exclusive scan of n per-chunk counts in off (in
+// place), copies its total into the flag words and reads them (one wait).
+func (d *Device) scanCounts(op string, off *DeviceTensor, n int64, flag *DeviceTensor) ([]uint32, error) {
+	if n > 0 {
+		s, err := d.scanBuf(op, Int64, off.raw(), off.raw(), n, kernels.FlagNone, true)
 		if err != nil {
-			return nil, nil, err
+			return nil, err
 		}
 		err = d.h.Copy(flag.raw(), 4*kernels.SpFlagTotal, s.partials.raw(), s.groups*8, 8)
 		s.release()
 		if err != nil {
-			return nil, nil, fmt.Errorf("accel: %s: %w", op, err)
+			return nil, fmt.Errorf("accel: %s: %w", op, err)
 		}
 	}
 	if err := d.flush(op); err != nil {
-		return nil, nil, err
+		return nil, err
 	}
-	w, err := d.readSparseFlag(op, flag)
-	return off, w, err
+	return d.readSparseFlag(op, flag)
 }
 
 // emitUnion allocates the result and queues its entries.
@@ -653,8 +697,8 @@ func (d *Device) emitUnion(op string, sop SparseOp, x, y *spOperand, off *Device
 		ndim = 1
 	}
 	dt := x.dtype()
-	if gradOut != nil && gradOut.n != r.u {
-		return argErr(op, "grad_out", fmt.Sprintf("%d values", gradOut.n), fmt.Sprintf("the result's %d entries (its union pattern)", r.u), ErrInvalidArgument)
+	if err := d.allocResult(op, dt, ndim, cols, gradOut, alloc, r); err != nil {
+		return err
 	}
 	sh, err := d.uploadInt64s(op, tmp, shape[len(shape)-ndim:])
 	if err != nil {
@@ -663,24 +707,8 @@ func (d *Device) emitUnion(op string, sop SparseOp, x, y *spOperand, off *Device
 	if r.keys, err = tmp.alloc(d, op, Int64, r.u); err != nil {
 		return err
 	}
-	idxShape := []int64{int64(ndim), r.u}
-	if cols {
-		idxShape = idxShape[1:]
-	}
-	if r.idx, err = alloc("indices", Int64, idxShape...); err != nil {
-		return err
-	}
-	if r.vals, err = alloc("values", dt, r.u); err != nil {
-		return err
-	}
 	var g, gx, gy host.Buffer
 	if gradOut != nil {
-		if r.gx, err = alloc("grad_x", dt, r.u); err != nil {
-			return err
-		}
-		if r.gy, err = alloc("grad_y", dt, r.u); err != nil {
-			return err
-		}
 		g, gx, gy = gradOut.raw(), r.gx.raw(), r.gy.raw()
 	}
 	if r.u == 0 {
@@ -693,14 +721,48 @@ func (d *Device) emitUnion(op string, sop SparseOp, x, y *spOperand, off *Device
 		Shape: sh.raw(), Ndim: int64(ndim), Nx: x.n, Ny: y.n, U: r.u, Chunk: chunk, Op: int64(sop), Grad: b2i(gradOut != nil)})
 }
 
-// crowsOf queues the row pointers of sorted unique keys of a CSR shape.
-func (d *Device) crowsOf(op string, keys *DeviceTensor, n int64, shape []int64, crows *DeviceTensor, tmp *temps) error {
+// allocResult checks gradOut against the union's size r.u and allocates
+// the result's coordinates ([ndim, u], or [u] columns with cols), values
+// and, with gradOut, gradients.
+func (d *Device) allocResult(op string, dt DType, ndim int, cols bool, gradOut *DeviceTensor, alloc spAlloc, r *spResult) error {
+	if gradOut != nil && gradOut.n != r.u {
+		return argErr(op, "grad_out", fmt.Sprintf("%d values", gradOut.n), fmt.Sprintf("the result's %d entries (its union pattern)", r.u), ErrInvalidArgument)
+	}
+	idxShape := []int64{int64(ndim), r.u}
+	if cols {
+		idxShape = idxShape[1:]
+	}
+	var err error
+	if r.idx, err = alloc("indices", Int64, idxShape...); err != nil {
+		return err
+	}
+	if r.vals, err = alloc("values", dt, r.u); err != nil {
+		return err
+	}
+	if gradOut != nil {
+		if r.gx, err = alloc("grad_x", dt, r.u); err != nil {
+			return err
+		}
+		if r.gy, err = alloc("grad_y", dt, r.u); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// crowsOf queues the row pointers of a CSR shape's union: from its row
+// starts (rows plan), else from its sorted unique keys.
+func (d *Device) crowsOf(op string, u spResult, shape []int64, crows *DeviceTensor, tmp *temps) error {
 	b, r, c := reference.CSRDims(shape)
 	if b*(r+1) == 0 {
 		return nil
 	}
-	gstart, err := tmp.alloc(d, op, Int64, b*r+1)
-	if err != nil {
+	gstart, keys, n := u.gstart, u.keys, u.u
+	var err error
+	if gstart != nil {
+		return d.run(op, "f32", d.elementwise(op, b*(r+1)), kernels.SparseCrows{Gstart: gstart.raw(), Crow: crows.raw(), Batch: b, Rows: r})
+	}
+	if gstart, err = tmp.alloc(d, op, Int64, b*r+1); err != nil {
 		return err
 	}
 	if n == 0 {
@@ -839,7 +901,7 @@ func (d *Device) binaryCSR(sop SparseOp, x, y *SparseCSR, gradOut *DeviceTensor,
 		crows, err = al("crows", Int64, crowShape(x.Shape)...)
 	}
 	if err == nil {
-		err = d.crowsOf(op, r.keys, r.u, x.Shape, crows, &tmp)
+		err = d.crowsOf(op, r, x.Shape, crows, &tmp)
 	}
 	if err == nil {
 		err = d.flush(op)

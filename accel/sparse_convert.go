@@ -182,7 +182,7 @@ func (d *Device) emitCSR(op string, o *spOperand, outs, tmp *temps) (*SparseCSR,
 	}
 	crows, err := outs.alloc(d, op, Int64, crowShape(shape)...)
 	if err == nil {
-		err = d.crowsOf(op, o.keys, o.n, shape, crows, tmp)
+		err = d.crowsOf(op, spResult{keys: o.keys, u: o.n}, shape, crows, tmp)
 	}
 	if err == nil {
 		err = d.flush(op)

@@ -11,6 +11,7 @@ import (
 
 	"github.com/stretchr/testify/require"
 
+	"github.com/accelkern/accel/host"
 	"github.com/accelkern/accel/reference"
 )
 
@@ -213,8 +214,45 @@ func spCases(size int) []spCase {
 	}
 }
 
+// forEachSparsePlan runs f on d under each union and coalescing plan: the
+// device's own; the GPU-shaped merge path with the radix sort; the
+// CPU-shaped rows in chunks of 7 positions (rows split across chunks,
+// pairs straddle their ends) with buckets (of a few high bits where no
+// loop limit forbids long buckets: they take the heapsort).
+func forEachSparsePlan(t *testing.T, d *Device, f func(t *testing.T)) {
+	defer func() { d.sparseHook, d.coalesceHook = nil, nil }()
+	for _, p := range []struct {
+		name string
+		hook func(sp host.SparsePlan, total int64) host.SparsePlan
+		co   func(cp host.CoalescePlan, n int64, keyBits int) host.CoalescePlan
+	}{
+		{"default", nil, nil},
+		{"mergepath_radix", func(host.SparsePlan, int64) host.SparsePlan { return host.SparsePlan{Strategy: host.SparseMergePath} },
+			func(host.CoalescePlan, int64, int) host.CoalescePlan {
+				return host.CoalescePlan{Strategy: host.CoalesceRadix}
+			}},
+		{"rows7_buckets", func(_ host.SparsePlan, total int64) host.SparsePlan { return host.PlanSparseRows(d.caps, total, 7) },
+			func(_ host.CoalescePlan, n int64, keyBits int) host.CoalescePlan {
+				cp := host.PlanCoalesceBuckets(n, keyBits)
+				if d.caps.LoopLimit == 0 { // a long bucket's heapsort would pass a loop limit
+					cp.BucketBits = min(cp.BucketBits, 2)
+				}
+				return cp
+			}},
+	} {
+		d.sparseHook, d.coalesceHook = p.hook, p.co
+		t.Run(p.name, f)
+	}
+}
+
 func TestSparseBinaryCOO(t *testing.T) {
 	forEachDevice(t, func(t *testing.T, d *Device) {
+		forEachSparsePlan(t, d, func(t *testing.T) { testSparseBinaryCOO(t, d) })
+	})
+}
+
+func testSparseBinaryCOO(t *testing.T, d *Device) {
+	{
 		rng := rand.New(rand.NewSource(41))
 		shapes := [][]int64{{7}, {5, 6}, {3, 4, 5}, {2, 3, 2, 4}, {0, 4}, {1, 1}, {40, 1000}}
 		for _, shape := range shapes {
@@ -261,11 +299,17 @@ func TestSparseBinaryCOO(t *testing.T) {
 				dy.Release()
 			}
 		}
-	})
+	}
 }
 
 func TestSparseBinaryCSR(t *testing.T) {
 	forEachDevice(t, func(t *testing.T, d *Device) {
+		forEachSparsePlan(t, d, func(t *testing.T) { testSparseBinaryCSR(t, d) })
+	})
+}
+
+func testSparseBinaryCSR(t *testing.T, d *Device) {
+	{
 		rng := rand.New(rand.NewSource(42))
 		shapes := [][]int64{{6, 7}, {3, 5, 6}, {1, 1}, {0, 3}, {4, 0}, {2, 0, 3}, {64, 300}, {5, 8, 40}}
 		for _, shape := range shapes {
@@ -305,7 +349,7 @@ func TestSparseBinaryCSR(t *testing.T) {
 				dy.Release()
 			}
 		}
-	})
+	}
 }
 
 // Rows with very many entries beside empty ones, and a disjoint pair: the

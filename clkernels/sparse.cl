@@ -8,6 +8,7 @@
 #define LDV(p, i) (((__global T*)(p))[(i)])
 #define STV(p, i, v) (((__global T*)(p))[(i)] = (v))
 #define ATOM_MIN_U32(p, i, v) atomic_min(&((volatile __global uint*)(p))[(i)], (v))
+#define ATOM_ADD_U32(p, i, v) atomic_add(&((volatile __global uint*)(p))[(i)], (v))
 
 #include "gen/sparse.h"
 #include "sparse_body.h"

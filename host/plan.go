@@ -416,3 +416,100 @@ func PlanHash(caps Caps, n int64) (Plan, int64) {
 	p.Reason += fmt.Sprintf("; %d keys per work-item, %d probes per launch", items, budget)
 	return p, budget
 }
+
+// Union strategies of the sparse elementwise ops, chosen by PlanSparse.
+const (
+	// SparseRows is the CPU-shaped union: each work-item takes a chunk of
+	// a sequence of the rows' markers and entries (long rows split, empty
+	// rows cost a step) and merges row by row with two plain pointers,
+	// reading the columns as they are stored (no keys).
+	SparseRows = "rows"
+	// SparseMergePath is the GPU-shaped union: every entry gets its 64-bit
+	// key, and short chunks of the merged keys find their splits by binary
+	// search and walk in lock-step branch-free steps.
+	SparseMergePath = "mergepath"
+)
+
+// SparsePlan is how a sparse elementwise op merges its operands: the
+// strategy and, for SparseRows, the launch (one chunk of TileElems
+// positions per work-item).
+type SparsePlan struct {
+	Strategy string `json:"strategy"`
+	Plan     Plan   `json:"plan"`
+	Reason   string `json:"reason"`
+}
+
+// PlanSparse plans the union of two sparse operands whose row-union
+// sequence (rows' markers plus both operands' entries) has total
+// positions: SparseRows on CPU drivers (PlanSparseRows), whose cores run
+// long plain loops over the columns as stored; SparseMergePath on GPUs.
+func PlanSparse(caps Caps, total int64) SparsePlan {
+	if caps.Type != TypeCPU {
+		return SparsePlan{Strategy: SparseMergePath, Reason: "gpu: keys merged in lock-step chunks"}
+	}
+	return PlanSparseRows(caps, total, 0)
+}
+
+// PlanSparseRows plans SparseRows with chunks of chunk positions, or with
+// chunk 0 of about total/(64 per compute unit) positions (at least 4096),
+// so that rows of any length balance over the cores; under a loop limit
+// at most 2048, well under it.
+func PlanSparseRows(caps Caps, total, chunk int64) SparsePlan {
+	cu := max(int64(caps.ComputeUnits), 1)
+	local := 1
+	reason := "chunks of rows and entries per work-item, plain merges"
+	if chunk <= 0 {
+		chunk = max((total+64*cu-1)/(64*cu), 4096)
+		if caps.LoopLimit > 0 {
+			chunk = min(2048, loopCap(caps)/8)
+		}
+	}
+	if caps.LoopLimit > 0 {
+		local = pow2Local(caps, 8, 0)
+		reason += fmt.Sprintf("; loop limit %d: %d positions per invocation", caps.LoopLimit, chunk)
+	}
+	chunks := max((total+chunk-1)/chunk, 1)
+	p := Plan{Kernel: "sparse_rows", LocalSize: local, Knobs: []Knob{{Name: "ITEMS", Value: 1}, {Name: "CONTIG", Value: 1}},
+		Tiles: chunks, TileElems: chunk, Reason: fmt.Sprintf("%s; %d chunks of %d", reason, chunks, chunk)}
+	p.Groups = FoldGroups((chunks+int64(local)-1)/int64(local), caps.MaxWorkGroupCount)
+	return SparsePlan{Strategy: SparseRows, Plan: p, Reason: reason}
+}
+
+// Coalescing strategies of sparse COO keys, chosen by PlanCoalesce.
+const (
+	// CoalesceBuckets counts the keys per bucket of their high bits
+	// (atomics), scatters them into their buckets, sorts each bucket by
+	// (key, input position) and sums each key's values in input order.
+	CoalesceBuckets = "buckets"
+	// CoalesceRadix sorts the keys by a stable radix sort over their
+	// significant bits and sums the runs by the in-order segmented sum.
+	CoalesceRadix = "radix"
+)
+
+// CoalescePlan is how n sparse keys of keyBits significant bits are
+// coalesced: the strategy and, for CoalesceBuckets, the bucket bits.
+type CoalescePlan struct {
+	Strategy   string `json:"strategy"`
+	BucketBits int    `json:"bucket_bits"`
+	Reason     string `json:"reason"`
+}
+
+// PlanCoalesce plans the coalescing of n keys of keyBits significant bits.
+// CPU drivers without a loop limit take CoalesceBuckets (for n below
+// 2^31): about 8 keys per bucket, so that one pass scatters the keys
+// near their place and each core sorts short buckets in cache. Elsewhere
+// (a GPU, a loop limit that a long bucket's sort could pass) the radix
+// sort.
+func PlanCoalesce(caps Caps, n int64, keyBits int) CoalescePlan {
+	if caps.Type != TypeCPU || caps.LoopLimit > 0 || n >= 1<<31 {
+		return CoalescePlan{Strategy: CoalesceRadix, Reason: "stable radix sort of the significant key bits"}
+	}
+	return PlanCoalesceBuckets(n, keyBits)
+}
+
+// PlanCoalesceBuckets is CoalesceBuckets with about 8 keys per bucket.
+func PlanCoalesceBuckets(n int64, keyBits int) CoalescePlan {
+	b := min(max(bits.Len64(uint64(n/8)), 1), max(keyBits, 1))
+	return CoalescePlan{Strategy: CoalesceBuckets, BucketBits: b,
+		Reason: fmt.Sprintf("cpu: %d buckets of the keys' high bits, each sorted in cache", 1<<b)}
+}

@@ -14,6 +14,7 @@ layout(buffer_reference, std430, buffer_reference_align = BYTES) buffer VRef { T
 #define LDV(p, i) (VRef((p) + uint64_t(i) * uint64_t(BYTES)).x)
 #define STV(p, i, v) (VRef((p) + uint64_t(i) * uint64_t(BYTES)).x = (v))
 #define ATOM_MIN_U32(p, i, v) atomicMin(Mem32((p) + uint64_t(i) * 4ul).x, (v))
+#define ATOM_ADD_U32(p, i, v) atomicAdd(Mem32((p) + uint64_t(i) * 4ul).x, (v))
 
 #include "gen/sparse.h"
 #include "sparse_body.h"

@@ -4,7 +4,7 @@
  * key, the row-major linear index of its coordinates in the tensor's shape
  * (64-bit; the host checks that the shape's size fits). Include after
  * dtypes.h, memory.h and the wrapper's LDV/STV (elements of T on a BPTR)
- * and ATOM_MIN_U32.
+ * and ATOM_MIN_U32, ATOM_ADD_U32 (returning the old value).
  *
  *   sparse_coo_keys    keys of COO entries; a coordinate outside the shape
  *                      flags the entry's tile (err[0], atomic min)
@@ -29,6 +29,31 @@
  *   sparse_emit        the same walk, after a scan of the counts: each union
  *                      entry's key, coordinates, op(x, y) with a missing
  *                      operand read as 0, and the gradients
+ *   sparse_rcount      the CPU-shaped union of two row-sorted operands (CSR
+ *                      rows, or COO keys as one row): a sequence of each
+ *                      row's marker then its x and y entries, cut into
+ *                      chunks of `chunk` positions (one per work-item, so a
+ *                      long row splits and empty rows cost a step each);
+ *                      each chunk finds its start and end by a search over
+ *                      the rows and one merge-path search inside the row,
+ *                      then runs a plain two-pointer merge per row and
+ *                      counts the union entries; its share of each
+ *                      operand's entries, by index, is checked for range
+ *                      and ascent within its row (the unsorted marks)
+ *   sparse_remit       the same walk after a scan of the counts: each union
+ *                      entry's column (or coordinates), value and gradients,
+ *                      and where each row starts in the result
+ *   sparse_bhist       the CPU-shaped coalescing: counts keys per bucket
+ *                      (the keys' high bits, key >> shift; atomic adds)
+ *   sparse_bscatter    scatters each key, its input position and value into
+ *                      its bucket (after an exclusive scan of the counts;
+ *                      in any order inside the bucket)
+ *   sparse_bsort       sorts each bucket by (key, input position):
+ *                      insertion sort, heapsort for long buckets; counts
+ *                      its distinct keys
+ *   sparse_bsum        after a scan of those counts: each distinct key and
+ *                      its values summed in input order from -0 (the
+ *                      reference's bits)
  *   sparse_unkey, sparse_crows, sparse_to_dense, sparse_nonzero,
  *   sparse_from_dense  the conversions */
 #ifndef ACCEL_SPARSE_BODY_H
@@ -299,6 +324,334 @@ void sparse_emit(SPARSE_EMIT_PARAMS) {
 				STV(gy, r, gb);
 			}
 			r++;
+		}
+	EW_END
+}
+
+/* The row union (sparse_rcount, sparse_remit). Row r's x entries are
+ * [gx[r], gx[r+1]) of cx (pointers clamped into [0, nx], so bad pointers
+ * cannot read out of bounds); its marker sits at position
+ * f(r) = gx[r] + gy[r] + r of the sequence, followed by its merged
+ * entries. */
+i64 sp_rp(BPTR g, i64 r, i64 n) { return sp_clamp(sp_key(g, r), n + I64C(1)); }
+
+i64 sp_rf(BPTR gx, BPTR gy, i64 r, i64 nx, i64 ny) { return sp_rp(gx, r, nx) + sp_rp(gy, r, ny) + r; }
+
+/* The row of position d: the last r in [0, g] with f(r) <= d. */
+i64 sp_rrow(BPTR gx, BPTR gy, i64 g, i64 nx, i64 ny, i64 d) {
+	i64 lo = I64C(0);
+	i64 hi = g;
+	while (lo < hi) {
+		const i64 mid = (lo + hi + I64C(1)) >> 1;
+		if (sp_rf(gx, gy, mid, nx, ny) <= d) {
+			lo = mid;
+		} else {
+			hi = mid - I64C(1);
+		}
+	}
+	return lo;
+}
+
+/* How many of row r's first m merged entries come from x (x first on
+ * ties); the row's x entries start at xa (nxr of them), y's at ya. */
+i64 sp_rsplit(BPTR cx, i64 wx, BPTR cy, i64 wy, i64 xa, i64 nxr, i64 ya, i64 nyr, i64 m, i64 nx, i64 ny) {
+	i64 lo = max64(I64C(0), m - nyr);
+	i64 hi = max64(min64(m, nxr), lo);
+	while (lo < hi) {
+		const i64 mid = (lo + hi) >> 1;
+		if (sp_ld(cx, sp_clamp(xa + mid, nx), wx) <= sp_ld(cy, sp_clamp(ya + m - I64C(1) - mid, ny), wy)) {
+			lo = mid + I64C(1);
+		} else {
+			hi = mid;
+		}
+	}
+	return lo;
+}
+
+/* Checks entries [k0, k1) of one operand by index, row by row (the row of
+ * k0 found by a search): a column outside [0, cols_n) (cols_n > 0) flags
+ * its tile; a column not above its predecessor in the same row sets flag
+ * word slot. */
+void sp_rcheck(BPTR c, i64 w, BPTR gp, i64 g, i64 n, i64 k0, i64 k1, i64 cols_n, BPTR err, i64 slot) {
+	i64 lo = I64C(0);
+	i64 hi = max64(g - I64C(1), I64C(0));
+	while (lo < hi) { /* the last r with gp[r] <= k0 */
+		const i64 mid = (lo + hi + I64C(1)) >> 1;
+		if (sp_rp(gp, mid, n) <= k0) {
+			lo = mid;
+		} else {
+			hi = mid - I64C(1);
+		}
+	}
+	bool unsorted = false;
+	i64 k = k0;
+	for (i64 r = lo; r < g && k < k1; r++) {
+		const i64 e = min64(sp_rp(gp, r + I64C(1), n), k1);
+		i64 prev = k > sp_rp(gp, r, n) ? sp_ld(c, sp_clamp(k - I64C(1), n), w) : I64C(-1);
+		for (; k < e; k++) {
+			const i64 v = sp_ld(c, k, w);
+			if (cols_n > I64C(0) && (v < I64C(0) || v >= cols_n)) {
+				sp_flag(err, k);
+			}
+			unsorted = unsorted || v <= prev;
+			prev = v;
+		}
+	}
+	if (unsorted) {
+		ST32(err, slot, 1u);
+	}
+}
+
+/* Writes union entry pos: its column (or with ndim > 1 the coordinates of
+ * its key), op(va, vb) and, with grad, the gradients. */
+void sp_rput(i64 col, T va, T vb, BPTR gout, BPTR uidx, BPTR uval, BPTR gxo, BPTR gyo, BPTR shape, i64 ndim, i64 u, i64 op,
+	i64 grad, i64 pos) {
+	const T v = sp_apply(op, va, vb);
+	STV(uval, pos, v);
+	if (ndim == I64C(1)) {
+		ST64(uidx, pos, CAST(u64, col));
+	} else {
+		sp_unkey(col, uidx, shape, ndim, pos, u);
+	}
+	if (grad != I64C(0)) {
+		const T gv = LDV(gout, pos);
+		T ga = gv;
+		T gb = gv;
+		if (op == I64C(SP_SUB)) {
+			gb = -gv;
+		} else if (op == I64C(SP_MUL)) {
+			ga = gv * vb;
+			gb = gv * va;
+		} else if (op == I64C(SP_DIV)) {
+			ga = gv / vb;
+			gb = -gv * (v / vb);
+		}
+		STV(gxo, pos, ga);
+		STV(gyo, pos, gb);
+	}
+}
+
+/* The walk of chunk c: counts its union entries and, with emit, writes
+ * them from position pos0 on (columns, or with ndim > 1 the coordinates of
+ * keys in shape), their values and gradients, and each row's start in
+ * gstart. Returns the count. */
+i64 sp_rwalk(BPTR gx, BPTR gy, BPTR cx, BPTR cy, i64 wx, i64 wy, BPTR xv, BPTR yv, BPTR gout, BPTR uidx, BPTR uval,
+	BPTR gxo, BPTR gyo, BPTR gstart, BPTR shape, i64 ndim, i64 g, i64 nx, i64 ny, i64 u, i64 chunk, i64 c,
+	i64 emit, i64 op, i64 grad, i64 pos0) {
+	const i64 total = nx + ny + g;
+	const i64 d0 = c * chunk;
+	const i64 d1 = min64(d0 + chunk, total);
+	const i64 rs = sp_rrow(gx, gy, g, nx, ny, d0);
+	const i64 re = sp_rrow(gx, gy, g, nx, ny, d1);
+	const i64 f0 = sp_rf(gx, gy, rs, nx, ny);
+	const i64 fe = sp_rf(gx, gy, re, nx, ny);
+	/* the end inside row re */
+	i64 ie = sp_rp(gx, re, nx);
+	i64 je = sp_rp(gy, re, ny);
+	if (d1 > fe && re < g) {
+		const i64 m = d1 - fe - I64C(1);
+		const i64 t = sp_rsplit(cx, wx, cy, wy, ie, sp_rp(gx, re + I64C(1), nx) - ie, je,
+			sp_rp(gy, re + I64C(1), ny) - je, m, nx, ny);
+		ie += t;
+		je += m - t;
+	}
+	i64 pos = pos0;
+	i64 steps = d1 - d0; /* a bound on the walk when pointers are bad */
+	for (i64 r = rs; r <= re && r < g && steps > I64C(0); r++) {
+		i64 i = sp_rp(gx, r, nx);
+		i64 j = sp_rp(gy, r, ny);
+		const i64 xr = sp_rp(gx, r + I64C(1), nx);
+		const i64 yr = sp_rp(gy, r + I64C(1), ny);
+		i64 prev = I64C(-1);
+		bool marker = r < re || d1 > fe;
+		if (r == rs) {
+			marker = d0 == f0;
+			if (d0 > f0) { /* start inside row rs */
+				const i64 m = d0 - f0 - I64C(1);
+				const i64 t = sp_rsplit(cx, wx, cy, wy, i, xr - i, j, yr - j, m, nx, ny);
+				const i64 a = t > I64C(0) ? sp_ld(cx, sp_clamp(i + t - I64C(1), nx), wx) : I64C(-1);
+				const i64 b = m - t > I64C(0) ? sp_ld(cy, sp_clamp(j + m - t - I64C(1), ny), wy) : I64C(-1);
+				prev = max64(a, b);
+				i += t;
+				j += m - t;
+			}
+		}
+		if (marker) {
+			steps--;
+			if (emit != I64C(0)) {
+				ST64(gstart, r, CAST(u64, pos));
+			}
+		}
+		const i64 xe = r == re ? ie : xr;
+		const i64 ye = r == re ? je : yr;
+		/* the y half of a pair whose x head ended the previous chunk */
+		if (j < ye && prev >= I64C(0) && sp_ld(cy, sp_clamp(j, ny), wy) == prev) {
+			j++;
+			steps--;
+		}
+		/* a step takes x's column, y's or an equal pair; one value of a
+		 * one-sided entry is a selected 0, never a literal one (lavapipe
+		 * folds 0 * v to 0, which must be NaN for v = inf or NaN) */
+		while ((i < xe || j < ye) && steps > I64C(0)) {
+			const i64 a = sp_ld(cx, sp_clamp(i, nx), wx);
+			const i64 b = sp_ld(cy, sp_clamp(j, ny), wy);
+			const bool tx = i < xe && (j >= ye || a <= b);
+			const bool ty = j < ye && (i >= xe || b <= a);
+			if (emit != I64C(0)) {
+				/* x's head pairs with y's equal column: the same step, or
+				 * the next chunk's first */
+				const bool pair = tx && j < yr && b == a;
+				const T va = tx ? LDV(xv, sp_clamp(i, nx)) : CAST(T, 0);
+				const T vb = (ty || pair) ? LDV(yv, sp_clamp(j, ny)) : CAST(T, 0);
+				sp_rput(tx ? a : b, va, vb, gout, uidx, uval, gxo, gyo, shape, ndim, u, op, grad, pos);
+			}
+			pos++;
+			steps -= (tx && ty) ? I64C(2) : I64C(1);
+			i += tx ? I64C(1) : I64C(0);
+			j += ty ? I64C(1) : I64C(0);
+		}
+	}
+	if (emit != I64C(0) && d1 == total) {
+		ST64(gstart, g, CAST(u64, pos));
+	}
+	return pos - pos0;
+}
+
+void sparse_rcount(SPARSE_RCOUNT_PARAMS) {
+	const i64 total = nx + ny + g;
+	const i64 chunks = max64((total + chunk - I64C(1)) / chunk, I64C(1)); /* one for an empty sequence */
+	EW_FOR(chunks, c)
+		ST64(cnt, c, CAST(u64, sp_rwalk(gx, gy, cx, cy, wide_x, wide_y, cx, cy, cx, cx, cx, cx, cx, cx, cx, I64C(1),
+			g, nx, ny, I64C(0), chunk, c, I64C(0), I64C(0), I64C(0), I64C(0))));
+		/* each chunk checks its share of x's and of y's entries by index */
+		const i64 px = (nx + chunks - I64C(1)) / chunks;
+		const i64 py = (ny + chunks - I64C(1)) / chunks;
+		sp_rcheck(cx, wide_x, gx, g, nx, min64(c * px, nx), min64(c * px + px, nx), cols_n, err, I64C(SP_FLAG_X_UNSORTED));
+		sp_rcheck(cy, wide_y, gy, g, ny, min64(c * py, ny), min64(c * py + py, ny), cols_n, err, I64C(SP_FLAG_Y_UNSORTED));
+	EW_END
+}
+
+void sparse_remit(SPARSE_REMIT_PARAMS) {
+	const i64 total = nx + ny + g;
+	EW_FOR(max64((total + chunk - I64C(1)) / chunk, I64C(1)), c)
+		sp_rwalk(gx, gy, cx, cy, wide_x, wide_y, xv, yv, gout, uidx, uval, gxo, gyo, gstart, shape, ndim,
+			g, nx, ny, u, chunk, c, I64C(1), op, grad, sp_key(off, c));
+	EW_END
+}
+
+/* The bucket coalescing (sparse_bhist .. sparse_bsum): sk, si, sv hold the
+ * entries' keys, input positions (uint32) and values by bucket. */
+i64 sp_bucket(i64 key, i64 shift) { return CAST(i64, CAST(u64, key) >> CAST(u64, shift)); }
+
+void sparse_bhist(SPARSE_BHIST_PARAMS) {
+	EW_FOR(n, i)
+		ATOM_ADD_U32(cnt, sp_bucket(sp_key(keys, i), shift), 1u);
+	EW_END
+}
+
+void sparse_bscatter(SPARSE_BSCATTER_PARAMS) {
+	EW_FOR(n, i)
+		const i64 key = sp_key(keys, i);
+		const i64 b = sp_bucket(key, shift);
+		const u32 old = ATOM_ADD_U32(cnt, b, 0xffffffffu); /* fills each bucket from its end */
+		const i64 p = sp_clamp(CAST(i64, LD32(start, b)) + CAST(i64, old) - I64C(1), n);
+		ST64(sk, p, CAST(u64, key));
+		ST32(si, p, CAST(u32, i));
+		STV(sv, p, LDV(vals, i));
+	EW_END
+}
+
+/* Entry p before entry q: by key, then by input position. */
+bool sp_bless(BPTR sk, BPTR si, i64 p, i64 q) {
+	const u64 a = LD64(sk, p);
+	const u64 b = LD64(sk, q);
+	return a < b || (a == b && LD32(si, p) < LD32(si, q));
+}
+
+void sp_bswap(BPTR sk, BPTR si, BPTR sv, i64 p, i64 q) {
+	const u64 k = LD64(sk, p);
+	const u32 x = LD32(si, p);
+	const T v = LDV(sv, p);
+	ST64(sk, p, LD64(sk, q));
+	ST32(si, p, LD32(si, q));
+	STV(sv, p, LDV(sv, q));
+	ST64(sk, q, k);
+	ST32(si, q, x);
+	STV(sv, q, v);
+}
+
+/* Sifts entry s+root down the max-heap of the len entries from s. */
+void sp_bsift(BPTR sk, BPTR si, BPTR sv, i64 s, i64 root, i64 len) {
+	i64 r = root;
+	while (I64C(2) * r + I64C(1) < len) {
+		i64 c = I64C(2) * r + I64C(1);
+		if (c + I64C(1) < len && sp_bless(sk, si, s + c, s + c + I64C(1))) {
+			c++;
+		}
+		if (!sp_bless(sk, si, s + r, s + c)) {
+			break;
+		}
+		sp_bswap(sk, si, sv, s + r, s + c);
+		r = c;
+	}
+}
+
+i64 sp_bend(BPTR start, i64 b, i64 nb, i64 n) { return b + I64C(1) < nb ? CAST(i64, LD32(start, b + I64C(1))) : n; }
+
+void sparse_bsort(SPARSE_BSORT_PARAMS) {
+	EW_FOR(nb, b)
+		const i64 s = CAST(i64, LD32(start, b));
+		const i64 e = min64(sp_bend(start, b, nb, n), n);
+		const i64 len = e - s;
+		if (len <= I64C(32)) {
+			for (i64 a = s + I64C(1); a < e; a++) {
+				const u64 k = LD64(sk, a);
+				const u32 x = LD32(si, a);
+				const T v = LDV(sv, a);
+				i64 q = a - I64C(1);
+				while (q >= s && (LD64(sk, max64(q, s)) > k || (LD64(sk, max64(q, s)) == k && LD32(si, max64(q, s)) > x))) {
+					ST64(sk, q + I64C(1), LD64(sk, q));
+					ST32(si, q + I64C(1), LD32(si, q));
+					STV(sv, q + I64C(1), LDV(sv, q));
+					q--;
+				}
+				ST64(sk, q + I64C(1), k);
+				ST32(si, q + I64C(1), x);
+				STV(sv, q + I64C(1), v);
+			}
+		} else {
+			for (i64 r = len / I64C(2) - I64C(1); r >= I64C(0); r--) {
+				sp_bsift(sk, si, sv, s, r, len);
+			}
+			for (i64 m = len - I64C(1); m > I64C(0); m--) {
+				sp_bswap(sk, si, sv, s, s + m);
+				sp_bsift(sk, si, sv, s, I64C(0), m);
+			}
+		}
+		i64 distinct = I64C(0);
+		for (i64 p = s; p < e; p++) {
+			distinct += (p == s || LD64(sk, p) != LD64(sk, max64(p - I64C(1), I64C(0)))) ? I64C(1) : I64C(0);
+		}
+		ST64(ucnt, b, CAST(u64, distinct));
+	EW_END
+}
+
+void sparse_bsum(SPARSE_BSUM_PARAMS) {
+	EW_FOR(nb, b)
+		const i64 s = CAST(i64, LD32(start, b));
+		const i64 e = min64(sp_bend(start, b, nb, n), n);
+		i64 o = sp_key(uoff, b);
+		i64 p = s;
+		while (p < e) {
+			const u64 key = LD64(sk, p);
+			T acc = -CAST(T, 0);
+			while (p < e && LD64(sk, min64(p, e - I64C(1))) == key) {
+				acc = acc + LDV(sv, p);
+				p++;
+			}
+			ST64(ukeys, o, key);
+			STV(uvals, o, acc);
+			o++;
 		}
 	EW_END
 }

@@ -1215,6 +1215,143 @@ func (a SparseEmit) AppendArgs(dst []host.Arg) []host.Arg {
 	return append(dst, host.BufArg(a.Kx), host.BufArg(a.Ky), host.BufArg(a.Off), host.BufArg(a.Xv), host.BufArg(a.Yv), host.BufArg(a.Gout), host.BufArg(a.Ukeys), host.BufArg(a.Uidx), host.BufArg(a.Uval), host.BufArg(a.Gx), host.BufArg(a.Gy), host.BufArg(a.Shape), host.I64(a.Ndim), host.I64(a.Nx), host.I64(a.Ny), host.I64(a.U), host.I64(a.Chunk), host.I64(a.Op), host.I64(a.Grad))
 }
 
+// SparseRcount is a launch of sparse_rcount_k (sparse): the CPU-shaped row union: cnt[c] = union entries of chunk c of the rows' markers and entries; its share of each operand's entries checked for range and ascent within rows.
+type SparseRcount struct {
+	Gx    host.Buffer // in: int64 [G+1] x's global row pointers
+	Gy    host.Buffer // in: int64 [G+1] y's
+	Cx    host.Buffer // in: x's columns (or keys)
+	Cy    host.Buffer // in: y's columns (or keys)
+	Cnt   host.Buffer // out: int64 per chunk
+	Err   host.Buffer // inout: flag words: [0] the validation flag (atomic min of the tile), [2..3] unsorted marks (SP_FLAG_*)
+	G     int64       // G: rows
+	Nx    int64       // x's entries
+	Ny    int64       // y's entries
+	Chunk int64       // positions per work-item
+	ColsN int64       // columns (> 0: checked)
+	WideX int64       // folds into SP_WIDE_X: 1: x's columns are int64, 0: int32
+	WideY int64       // folds into SP_WIDE_Y: 1: y's columns are int64, 0: int32
+}
+
+// Entry returns the declaration of sparse_rcount_k.
+func (SparseRcount) Entry() *host.EntryDecl { return Sparse.Entries[8] }
+
+// AppendArgs appends the argument slots in declaration order.
+func (a SparseRcount) AppendArgs(dst []host.Arg) []host.Arg {
+	return append(dst, host.BufArg(a.Gx), host.BufArg(a.Gy), host.BufArg(a.Cx), host.BufArg(a.Cy), host.BufArg(a.Cnt), host.BufArg(a.Err), host.I64(a.G), host.I64(a.Nx), host.I64(a.Ny), host.I64(a.Chunk), host.I64(a.ColsN), host.I64(a.WideX), host.I64(a.WideY))
+}
+
+// SparseRemit is a launch of sparse_remit_k (sparse): the same walk after an exclusive scan of the counts: each union entry's column (or coordinates), value and gradients, and gstart[r] = where row r starts.
+type SparseRemit struct {
+	Gx     host.Buffer // in: int64 [G+1] x's global row pointers
+	Gy     host.Buffer // in: int64 [G+1] y's
+	Cx     host.Buffer // in: x's columns (or keys)
+	Cy     host.Buffer // in: y's columns (or keys)
+	Off    host.Buffer // in: int64 exclusive scan of the counts
+	Xv     host.Buffer // in: x's values
+	Yv     host.Buffer // in: y's values
+	Gout   host.Buffer // in: the result's gradient (grad)
+	Uidx   host.Buffer // out: [ndim, u] columns or coordinates
+	Uval   host.Buffer // out: the result's values
+	Gxo    host.Buffer // out: grad x (grad)
+	Gyo    host.Buffer // out: grad y (grad)
+	Gstart host.Buffer // out: int64 [G+1] row starts
+	Shape  host.Buffer // in: int64 [ndim] (ndim > 1: the keys' coordinates)
+	Ndim   int64       // coordinates written
+	G      int64       // G: rows
+	Nx     int64       // x's entries
+	Ny     int64       // y's entries
+	U      int64       // union entries
+	Chunk  int64       // positions per work-item
+	WideX  int64       // folds into SP_WIDE_X: 1: x's columns are int64, 0: int32
+	WideY  int64       // folds into SP_WIDE_Y: 1: y's columns are int64, 0: int32
+	Op     int64       // folds into SP_OP: SP_ADD .. SP_DIV
+	Grad   int64       // folds into SP_GRAD: 1: write the gradients
+}
+
+// Entry returns the declaration of sparse_remit_k.
+func (SparseRemit) Entry() *host.EntryDecl { return Sparse.Entries[9] }
+
+// AppendArgs appends the argument slots in declaration order.
+func (a SparseRemit) AppendArgs(dst []host.Arg) []host.Arg {
+	return append(dst, host.BufArg(a.Gx), host.BufArg(a.Gy), host.BufArg(a.Cx), host.BufArg(a.Cy), host.BufArg(a.Off), host.BufArg(a.Xv), host.BufArg(a.Yv), host.BufArg(a.Gout), host.BufArg(a.Uidx), host.BufArg(a.Uval), host.BufArg(a.Gxo), host.BufArg(a.Gyo), host.BufArg(a.Gstart), host.BufArg(a.Shape), host.I64(a.Ndim), host.I64(a.G), host.I64(a.Nx), host.I64(a.Ny), host.I64(a.U), host.I64(a.Chunk), host.I64(a.WideX), host.I64(a.WideY), host.I64(a.Op), host.I64(a.Grad))
+}
+
+// SparseBhist is a launch of sparse_bhist_k (sparse): cnt[keys[i] >> shift] += 1 (uint32 atomics).
+type SparseBhist struct {
+	Keys  host.Buffer // in: int64 keys
+	Cnt   host.Buffer // inout: uint32 [buckets] counts
+	N     int64       // keys
+	Shift int64       // bits below the bucket
+}
+
+// Entry returns the declaration of sparse_bhist_k.
+func (SparseBhist) Entry() *host.EntryDecl { return Sparse.Entries[10] }
+
+// AppendArgs appends the argument slots in declaration order.
+func (a SparseBhist) AppendArgs(dst []host.Arg) []host.Arg {
+	return append(dst, host.BufArg(a.Keys), host.BufArg(a.Cnt), host.I64(a.N), host.I64(a.Shift))
+}
+
+// SparseBscatter is a launch of sparse_bscatter_k (sparse): each key, its position and value into its bucket, at start[b] + (the bucket's count, decremented).
+type SparseBscatter struct {
+	Keys  host.Buffer // in: int64 keys
+	Vals  host.Buffer // in: values
+	Start host.Buffer // in: uint32 [buckets] exclusive scan of the counts
+	Cnt   host.Buffer // inout: uint32 [buckets] counts (decremented to 0)
+	Sk    host.Buffer // out: int64 keys by bucket
+	Si    host.Buffer // out: uint32 input positions by bucket
+	Sv    host.Buffer // out: values by bucket
+	N     int64       // keys
+	Shift int64       // bits below the bucket
+}
+
+// Entry returns the declaration of sparse_bscatter_k.
+func (SparseBscatter) Entry() *host.EntryDecl { return Sparse.Entries[11] }
+
+// AppendArgs appends the argument slots in declaration order.
+func (a SparseBscatter) AppendArgs(dst []host.Arg) []host.Arg {
+	return append(dst, host.BufArg(a.Keys), host.BufArg(a.Vals), host.BufArg(a.Start), host.BufArg(a.Cnt), host.BufArg(a.Sk), host.BufArg(a.Si), host.BufArg(a.Sv), host.I64(a.N), host.I64(a.Shift))
+}
+
+// SparseBsort is a launch of sparse_bsort_k (sparse): sorts each bucket by (key, position); ucnt[b] = its distinct keys.
+type SparseBsort struct {
+	Start host.Buffer // in: uint32 [buckets] bucket starts
+	Sk    host.Buffer // inout: keys by bucket
+	Si    host.Buffer // inout: positions by bucket
+	Sv    host.Buffer // inout: values by bucket
+	Ucnt  host.Buffer // out: int64 [buckets] distinct keys
+	Nb    int64       // buckets
+	N     int64       // keys
+}
+
+// Entry returns the declaration of sparse_bsort_k.
+func (SparseBsort) Entry() *host.EntryDecl { return Sparse.Entries[12] }
+
+// AppendArgs appends the argument slots in declaration order.
+func (a SparseBsort) AppendArgs(dst []host.Arg) []host.Arg {
+	return append(dst, host.BufArg(a.Start), host.BufArg(a.Sk), host.BufArg(a.Si), host.BufArg(a.Sv), host.BufArg(a.Ucnt), host.I64(a.Nb), host.I64(a.N))
+}
+
+// SparseBsum is a launch of sparse_bsum_k (sparse): each distinct key of the sorted buckets and its values summed in input order from -0, from uoff[b] on.
+type SparseBsum struct {
+	Start host.Buffer // in: uint32 [buckets] bucket starts
+	Sk    host.Buffer // in: sorted keys
+	Sv    host.Buffer // in: values beside them
+	Uoff  host.Buffer // in: int64 exclusive scan of the distinct counts
+	Ukeys host.Buffer // out: the distinct keys
+	Uvals host.Buffer // out: their sums
+	Nb    int64       // buckets
+	N     int64       // keys
+}
+
+// Entry returns the declaration of sparse_bsum_k.
+func (SparseBsum) Entry() *host.EntryDecl { return Sparse.Entries[13] }
+
+// AppendArgs appends the argument slots in declaration order.
+func (a SparseBsum) AppendArgs(dst []host.Arg) []host.Arg {
+	return append(dst, host.BufArg(a.Start), host.BufArg(a.Sk), host.BufArg(a.Sv), host.BufArg(a.Uoff), host.BufArg(a.Ukeys), host.BufArg(a.Uvals), host.I64(a.Nb), host.I64(a.N))
+}
+
 // SparseUnkey is a launch of sparse_unkey_k (sparse): idx[d*n+k] = coordinate d of keys[k].
 type SparseUnkey struct {
 	Keys  host.Buffer // in: int64 keys
@@ -1225,7 +1362,7 @@ type SparseUnkey struct {
 }
 
 // Entry returns the declaration of sparse_unkey_k.
-func (SparseUnkey) Entry() *host.EntryDecl { return Sparse.Entries[8] }
+func (SparseUnkey) Entry() *host.EntryDecl { return Sparse.Entries[14] }
 
 // AppendArgs appends the argument slots in declaration order.
 func (a SparseUnkey) AppendArgs(dst []host.Arg) []host.Arg {
@@ -1241,7 +1378,7 @@ type SparseCrows struct {
 }
 
 // Entry returns the declaration of sparse_crows_k.
-func (SparseCrows) Entry() *host.EntryDecl { return Sparse.Entries[9] }
+func (SparseCrows) Entry() *host.EntryDecl { return Sparse.Entries[15] }
 
 // AppendArgs appends the argument slots in declaration order.
 func (a SparseCrows) AppendArgs(dst []host.Arg) []host.Arg {
@@ -1257,7 +1394,7 @@ type SparseToDense struct {
 }
 
 // Entry returns the declaration of sparse_to_dense_k.
-func (SparseToDense) Entry() *host.EntryDecl { return Sparse.Entries[10] }
+func (SparseToDense) Entry() *host.EntryDecl { return Sparse.Entries[16] }
 
 // AppendArgs appends the argument slots in declaration order.
 func (a SparseToDense) AppendArgs(dst []host.Arg) []host.Arg {
@@ -1272,7 +1409,7 @@ type SparseNonzero struct {
 }
 
 // Entry returns the declaration of sparse_nonzero_k.
-func (SparseNonzero) Entry() *host.EntryDecl { return Sparse.Entries[11] }
+func (SparseNonzero) Entry() *host.EntryDecl { return Sparse.Entries[17] }
 
 // AppendArgs appends the argument slots in declaration order.
 func (a SparseNonzero) AppendArgs(dst []host.Arg) []host.Arg {
@@ -1289,7 +1426,7 @@ type SparseFromDense struct {
 }
 
 // Entry returns the declaration of sparse_from_dense_k.
-func (SparseFromDense) Entry() *host.EntryDecl { return Sparse.Entries[12] }
+func (SparseFromDense) Entry() *host.EntryDecl { return Sparse.Entries[18] }
 
 // AppendArgs appends the argument slots in declaration order.
 func (a SparseFromDense) AppendArgs(dst []host.Arg) []host.Arg {

@@ -16,6 +16,11 @@ var spErr = inout("err", "flag words: [0] the validation flag (atomic min of the
 
 var spWide = folded("wide", "SP_WIDE", "1: int64 indices, 0: int32")
 
+var (
+	spWideX = folded("wide_x", "SP_WIDE_X", "1: x's columns are int64, 0: int32")
+	spWideY = folded("wide_y", "SP_WIDE_Y", "1: y's columns are int64, 0: int32")
+)
+
 // Sparse is the sparse COO/CSR tensors and their elementwise ops
 // (sparse_body.h).
 var Sparse = (&host.FileDecl{
@@ -55,6 +60,34 @@ var Sparse = (&host.FileDecl{
 				i64("ndim", "coordinates written"), i64("nx", "x's entries"), i64("ny", "y's entries"), i64("u", "union entries"),
 				i64("chunk", "merged positions per work-item"),
 				folded("op", "SP_OP", "SP_ADD .. SP_DIV"), folded("grad", "SP_GRAD", "1: write the gradients")}},
+		{Name: "rcount", Doc: "the CPU-shaped row union: cnt[c] = union entries of chunk c of the rows' markers and entries; its share of each operand's entries checked for range and ascent within rows",
+			Args: []host.ArgDecl{in("gx", "int64 [G+1] x's global row pointers"), in("gy", "int64 [G+1] y's"),
+				in("cx", "x's columns (or keys)"), in("cy", "y's columns (or keys)"), out("cnt", "int64 per chunk"), spErr,
+				i64("g", "G: rows"), i64("nx", "x's entries"), i64("ny", "y's entries"), i64("chunk", "positions per work-item"),
+				i64("cols_n", "columns (> 0: checked)"), spWideX, spWideY}},
+		{Name: "remit", Doc: "the same walk after an exclusive scan of the counts: each union entry's column (or coordinates), value and gradients, and gstart[r] = where row r starts",
+			Args: []host.ArgDecl{in("gx", "int64 [G+1] x's global row pointers"), in("gy", "int64 [G+1] y's"),
+				in("cx", "x's columns (or keys)"), in("cy", "y's columns (or keys)"), in("off", "int64 exclusive scan of the counts"),
+				in("xv", "x's values"), in("yv", "y's values"), in("gout", "the result's gradient (grad)"),
+				out("uidx", "[ndim, u] columns or coordinates"), out("uval", "the result's values"),
+				out("gxo", "grad x (grad)"), out("gyo", "grad y (grad)"), out("gstart", "int64 [G+1] row starts"),
+				in("shape", "int64 [ndim] (ndim > 1: the keys' coordinates)"), i64("ndim", "coordinates written"),
+				i64("g", "G: rows"), i64("nx", "x's entries"), i64("ny", "y's entries"), i64("u", "union entries"),
+				i64("chunk", "positions per work-item"), spWideX, spWideY,
+				folded("op", "SP_OP", "SP_ADD .. SP_DIV"), folded("grad", "SP_GRAD", "1: write the gradients")}},
+		{Name: "bhist", Doc: "cnt[keys[i] >> shift] += 1 (uint32 atomics)",
+			Args: []host.ArgDecl{in("keys", "int64 keys"), inout("cnt", "uint32 [buckets] counts"), i64("n", "keys"), i64("shift", "bits below the bucket")}},
+		{Name: "bscatter", Doc: "each key, its position and value into its bucket, at start[b] + (the bucket's count, decremented)",
+			Args: []host.ArgDecl{in("keys", "int64 keys"), in("vals", "values"), in("start", "uint32 [buckets] exclusive scan of the counts"),
+				inout("cnt", "uint32 [buckets] counts (decremented to 0)"), out("sk", "int64 keys by bucket"),
+				out("si", "uint32 input positions by bucket"), out("sv", "values by bucket"), i64("n", "keys"), i64("shift", "bits below the bucket")}},
+		{Name: "bsort", Doc: "sorts each bucket by (key, position); ucnt[b] = its distinct keys",
+			Args: []host.ArgDecl{in("start", "uint32 [buckets] bucket starts"), inout("sk", "keys by bucket"), inout("si", "positions by bucket"),
+				inout("sv", "values by bucket"), out("ucnt", "int64 [buckets] distinct keys"), i64("nb", "buckets"), i64("n", "keys")}},
+		{Name: "bsum", Doc: "each distinct key of the sorted buckets and its values summed in input order from -0, from uoff[b] on",
+			Args: []host.ArgDecl{in("start", "uint32 [buckets] bucket starts"), in("sk", "sorted keys"), in("sv", "values beside them"),
+				in("uoff", "int64 exclusive scan of the distinct counts"), out("ukeys", "the distinct keys"), out("uvals", "their sums"),
+				i64("nb", "buckets"), i64("n", "keys")}},
 		{Name: "unkey", Doc: "idx[d*n+k] = coordinate d of keys[k]",
 			Args: []host.ArgDecl{in("keys", "int64 keys"), out("idx", "[ndim, n]"), in("shape", "int64 [ndim]"),
 				i64("ndim", "dimensions"), i64("n", "keys")}},

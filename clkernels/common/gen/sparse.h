@@ -53,6 +53,12 @@
 #ifndef SP_GRAD
 #define SP_GRAD -1 /* folded argument grad (-1: the run-time value) */
 #endif
+#ifndef SP_WIDE_X
+#define SP_WIDE_X -1 /* folded argument wide_x (-1: the run-time value) */
+#endif
+#ifndef SP_WIDE_Y
+#define SP_WIDE_Y -1 /* folded argument wide_y (-1: the run-time value) */
+#endif
 #else
 layout(local_size_x_id = 0) in;
 layout(constant_id = 1) const int ENTRY = 0;
@@ -62,6 +68,8 @@ layout(constant_id = 4) const int SP_WIDE = -1; /* folded argument wide (-1: the
 layout(constant_id = 5) const int SP_MODE = -1; /* folded argument mode (-1: the run-time value) */
 layout(constant_id = 6) const int SP_OP = -1; /* folded argument op (-1: the run-time value) */
 layout(constant_id = 7) const int SP_GRAD = -1; /* folded argument grad (-1: the run-time value) */
+layout(constant_id = 8) const int SP_WIDE_X = -1; /* folded argument wide_x (-1: the run-time value) */
+layout(constant_id = 9) const int SP_WIDE_Y = -1; /* folded argument wide_y (-1: the run-time value) */
 #define LOCAL_SIZE gl_WorkGroupSize.x
 #endif
 
@@ -74,6 +82,12 @@ layout(constant_id = 7) const int SP_GRAD = -1; /* folded argument grad (-1: the
 #define SPARSE_RUNS_PARAMS BPTR keys, BPTR seg, BPTR rid, BPTR ukeys, i64 n
 #define SPARSE_COUNT_PARAMS BPTR kx, BPTR ky, BPTR cnt, BPTR err, i64 nx, i64 ny, i64 chunk
 #define SPARSE_EMIT_PARAMS BPTR kx, BPTR ky, BPTR off, BPTR xv, BPTR yv, BPTR gout, BPTR ukeys, BPTR uidx, BPTR uval, BPTR gx, BPTR gy, BPTR shape, i64 ndim, i64 nx, i64 ny, i64 u, i64 chunk, i64 op, i64 grad
+#define SPARSE_RCOUNT_PARAMS BPTR gx, BPTR gy, BPTR cx, BPTR cy, BPTR cnt, BPTR err, i64 g, i64 nx, i64 ny, i64 chunk, i64 cols_n, i64 wide_x, i64 wide_y
+#define SPARSE_REMIT_PARAMS BPTR gx, BPTR gy, BPTR cx, BPTR cy, BPTR off, BPTR xv, BPTR yv, BPTR gout, BPTR uidx, BPTR uval, BPTR gxo, BPTR gyo, BPTR gstart, BPTR shape, i64 ndim, i64 g, i64 nx, i64 ny, i64 u, i64 chunk, i64 wide_x, i64 wide_y, i64 op, i64 grad
+#define SPARSE_BHIST_PARAMS BPTR keys, BPTR cnt, i64 n, i64 shift
+#define SPARSE_BSCATTER_PARAMS BPTR keys, BPTR vals, BPTR start, BPTR cnt, BPTR sk, BPTR si, BPTR sv, i64 n, i64 shift
+#define SPARSE_BSORT_PARAMS BPTR start, BPTR sk, BPTR si, BPTR sv, BPTR ucnt, i64 nb, i64 n
+#define SPARSE_BSUM_PARAMS BPTR start, BPTR sk, BPTR sv, BPTR uoff, BPTR ukeys, BPTR uvals, i64 nb, i64 n
 #define SPARSE_UNKEY_PARAMS BPTR keys, BPTR idx, BPTR shape, i64 ndim, i64 n
 #define SPARSE_CROWS_PARAMS BPTR gstart, BPTR crow, i64 batch, i64 rows
 #define SPARSE_TO_DENSE_PARAMS BPTR keys, BPTR vals, BPTR dense, i64 n
@@ -114,6 +128,30 @@ layout(constant_id = 7) const int SP_GRAD = -1; /* folded argument grad (-1: the
 	__kernel __attribute__((reqd_work_group_size(LOCAL_SIZE, 1, 1))) \
 	void sparse_emit_k(__global uchar* kx, __global uchar* ky, __global uchar* off, __global uchar* xv, __global uchar* yv, __global uchar* gout, __global uchar* ukeys, __global uchar* uidx, __global uchar* uval, __global uchar* gx, __global uchar* gy, __global uchar* shape, long ndim, long nx, long ny, long u, long chunk, long op, long grad) { \
 		sparse_emit(kx, ky, off, xv, yv, gout, ukeys, uidx, uval, gx, gy, shape, ndim, nx, ny, u, chunk, FOLD(SP_OP, op), FOLD(SP_GRAD, grad)); \
+	} \
+	__kernel __attribute__((reqd_work_group_size(LOCAL_SIZE, 1, 1))) \
+	void sparse_rcount_k(__global uchar* gx, __global uchar* gy, __global uchar* cx, __global uchar* cy, __global uchar* cnt, __global uchar* err, long g, long nx, long ny, long chunk, long cols_n, long wide_x, long wide_y) { \
+		sparse_rcount(gx, gy, cx, cy, cnt, err, g, nx, ny, chunk, cols_n, FOLD(SP_WIDE_X, wide_x), FOLD(SP_WIDE_Y, wide_y)); \
+	} \
+	__kernel __attribute__((reqd_work_group_size(LOCAL_SIZE, 1, 1))) \
+	void sparse_remit_k(__global uchar* gx, __global uchar* gy, __global uchar* cx, __global uchar* cy, __global uchar* off, __global uchar* xv, __global uchar* yv, __global uchar* gout, __global uchar* uidx, __global uchar* uval, __global uchar* gxo, __global uchar* gyo, __global uchar* gstart, __global uchar* shape, long ndim, long g, long nx, long ny, long u, long chunk, long wide_x, long wide_y, long op, long grad) { \
+		sparse_remit(gx, gy, cx, cy, off, xv, yv, gout, uidx, uval, gxo, gyo, gstart, shape, ndim, g, nx, ny, u, chunk, FOLD(SP_WIDE_X, wide_x), FOLD(SP_WIDE_Y, wide_y), FOLD(SP_OP, op), FOLD(SP_GRAD, grad)); \
+	} \
+	__kernel __attribute__((reqd_work_group_size(LOCAL_SIZE, 1, 1))) \
+	void sparse_bhist_k(__global uchar* keys, __global uchar* cnt, long n, long shift) { \
+		sparse_bhist(keys, cnt, n, shift); \
+	} \
+	__kernel __attribute__((reqd_work_group_size(LOCAL_SIZE, 1, 1))) \
+	void sparse_bscatter_k(__global uchar* keys, __global uchar* vals, __global uchar* start, __global uchar* cnt, __global uchar* sk, __global uchar* si, __global uchar* sv, long n, long shift) { \
+		sparse_bscatter(keys, vals, start, cnt, sk, si, sv, n, shift); \
+	} \
+	__kernel __attribute__((reqd_work_group_size(LOCAL_SIZE, 1, 1))) \
+	void sparse_bsort_k(__global uchar* start, __global uchar* sk, __global uchar* si, __global uchar* sv, __global uchar* ucnt, long nb, long n) { \
+		sparse_bsort(start, sk, si, sv, ucnt, nb, n); \
+	} \
+	__kernel __attribute__((reqd_work_group_size(LOCAL_SIZE, 1, 1))) \
+	void sparse_bsum_k(__global uchar* start, __global uchar* sk, __global uchar* sv, __global uchar* uoff, __global uchar* ukeys, __global uchar* uvals, long nb, long n) { \
+		sparse_bsum(start, sk, sv, uoff, ukeys, uvals, nb, n); \
 	} \
 	__kernel __attribute__((reqd_work_group_size(LOCAL_SIZE, 1, 1))) \
 	void sparse_unkey_k(__global uchar* keys, __global uchar* idx, __global uchar* shape, long ndim, long n) { \
@@ -161,14 +199,26 @@ layout(push_constant) uniform AccelPush { uint64_t params; } accel_push;
 		} else if (ENTRY == 7) { \
 			sparse_emit(accel_args.s[0], accel_args.s[1], accel_args.s[2], accel_args.s[3], accel_args.s[4], accel_args.s[5], accel_args.s[6], accel_args.s[7], accel_args.s[8], accel_args.s[9], accel_args.s[10], accel_args.s[11], int64_t(accel_args.s[12]), int64_t(accel_args.s[13]), int64_t(accel_args.s[14]), int64_t(accel_args.s[15]), int64_t(accel_args.s[16]), FOLD(SP_OP, int64_t(accel_args.s[17])), FOLD(SP_GRAD, int64_t(accel_args.s[18]))); \
 		} else if (ENTRY == 8) { \
-			sparse_unkey(accel_args.s[0], accel_args.s[1], accel_args.s[2], int64_t(accel_args.s[3]), int64_t(accel_args.s[4])); \
+			sparse_rcount(accel_args.s[0], accel_args.s[1], accel_args.s[2], accel_args.s[3], accel_args.s[4], accel_args.s[5], int64_t(accel_args.s[6]), int64_t(accel_args.s[7]), int64_t(accel_args.s[8]), int64_t(accel_args.s[9]), int64_t(accel_args.s[10]), FOLD(SP_WIDE_X, int64_t(accel_args.s[11])), FOLD(SP_WIDE_Y, int64_t(accel_args.s[12]))); \
 		} else if (ENTRY == 9) { \
-			sparse_crows(accel_args.s[0], accel_args.s[1], int64_t(accel_args.s[2]), int64_t(accel_args.s[3])); \
+			sparse_remit(accel_args.s[0], accel_args.s[1], accel_args.s[2], accel_args.s[3], accel_args.s[4], accel_args.s[5], accel_args.s[6], accel_args.s[7], accel_args.s[8], accel_args.s[9], accel_args.s[10], accel_args.s[11], accel_args.s[12], accel_args.s[13], int64_t(accel_args.s[14]), int64_t(accel_args.s[15]), int64_t(accel_args.s[16]), int64_t(accel_args.s[17]), int64_t(accel_args.s[18]), int64_t(accel_args.s[19]), FOLD(SP_WIDE_X, int64_t(accel_args.s[20])), FOLD(SP_WIDE_Y, int64_t(accel_args.s[21])), FOLD(SP_OP, int64_t(accel_args.s[22])), FOLD(SP_GRAD, int64_t(accel_args.s[23]))); \
 		} else if (ENTRY == 10) { \
-			sparse_to_dense(accel_args.s[0], accel_args.s[1], accel_args.s[2], int64_t(accel_args.s[3])); \
+			sparse_bhist(accel_args.s[0], accel_args.s[1], int64_t(accel_args.s[2]), int64_t(accel_args.s[3])); \
 		} else if (ENTRY == 11) { \
-			sparse_nonzero(accel_args.s[0], accel_args.s[1], int64_t(accel_args.s[2])); \
+			sparse_bscatter(accel_args.s[0], accel_args.s[1], accel_args.s[2], accel_args.s[3], accel_args.s[4], accel_args.s[5], accel_args.s[6], int64_t(accel_args.s[7]), int64_t(accel_args.s[8])); \
 		} else if (ENTRY == 12) { \
+			sparse_bsort(accel_args.s[0], accel_args.s[1], accel_args.s[2], accel_args.s[3], accel_args.s[4], int64_t(accel_args.s[5]), int64_t(accel_args.s[6])); \
+		} else if (ENTRY == 13) { \
+			sparse_bsum(accel_args.s[0], accel_args.s[1], accel_args.s[2], accel_args.s[3], accel_args.s[4], accel_args.s[5], int64_t(accel_args.s[6]), int64_t(accel_args.s[7])); \
+		} else if (ENTRY == 14) { \
+			sparse_unkey(accel_args.s[0], accel_args.s[1], accel_args.s[2], int64_t(accel_args.s[3]), int64_t(accel_args.s[4])); \
+		} else if (ENTRY == 15) { \
+			sparse_crows(accel_args.s[0], accel_args.s[1], int64_t(accel_args.s[2]), int64_t(accel_args.s[3])); \
+		} else if (ENTRY == 16) { \
+			sparse_to_dense(accel_args.s[0], accel_args.s[1], accel_args.s[2], int64_t(accel_args.s[3])); \
+		} else if (ENTRY == 17) { \
+			sparse_nonzero(accel_args.s[0], accel_args.s[1], int64_t(accel_args.s[2])); \
+		} else if (ENTRY == 18) { \
 			sparse_from_dense(accel_args.s[0], accel_args.s[1], accel_args.s[2], accel_args.s[3], int64_t(accel_args.s[4])); \
 		} \
 	}

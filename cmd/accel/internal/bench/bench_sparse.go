@@ -6,6 +6,7 @@ import (
 	"slices"
 
 	"github.com/accelkern/accel/accel"
+	"github.com/accelkern/accel/host"
 	"github.com/accelkern/accel/reference"
 )
 
@@ -146,7 +147,10 @@ func sparseCases(quick bool) []benchCase {
 					}
 					return err
 				}
-				return caseRun{call: call, plan: fmt.Sprintf("merge path, union %d", o.union), done: func() { x.Release(); y.Release() }}, nil
+				b, r, _ := reference.CSRDims(shape)
+				sp := host.PlanSparse(dev.Info(), 2*nnz+b*r)
+				return caseRun{call: call, plan: fmt.Sprintf("%s (%s), union %d", sp.Strategy, sp.Plan, o.union),
+					done: func() { x.Release(); y.Release() }}, nil
 			},
 			ref: func() (func(), func()) {
 				o := gen(name, shape, nnz, false)
@@ -184,7 +188,10 @@ func sparseCases(quick bool) []benchCase {
 					}
 					return err
 				}
-				return caseRun{call: call, plan: fmt.Sprintf("coalesce (radix sort, segment sum) + merge path, union %d", o.union),
+				caps := dev.Info()
+				cp := host.PlanCoalesce(caps, nnz+nnz/10, 36)
+				sp := host.PlanSparse(caps, 2*nnz+1)
+				return caseRun{call: call, plan: fmt.Sprintf("coalesce: %s, %s; union: %s (%s), union %d", cp.Strategy, cp.Reason, sp.Strategy, sp.Plan, o.union),
 					done: func() { x.Release(); y.Release() }}, nil
 			},
 			ref: func() (func(), func()) {

@@ -1,0 +1,226 @@
+package accel
+
+import (
+	"fmt"
+
+	"github.com/accelkern/accel/host"
+	"github.com/accelkern/accel/host/kernels"
+	"github.com/accelkern/accel/reference"
+)
+
+// The CPU-shaped union of two sparse operands (host.SparseRows): rows of
+// a CSR operand are read as stored, through its global row pointers and
+// its columns (no keys); a COO operand is one row whose columns are its
+// keys. A sequence of each row's marker followed by its x and y entries
+// is cut into chunks, one per work-item (clkernels/common/sparse_body.h,
+// sparse_rcount and sparse_remit): a long row splits across chunks and an
+// empty row costs one step, so any mix balances, while each chunk runs a
+// plain two-pointer merge per row. The count pass also checks each
+// operand's entries by index (range, ascent within rows); an operand that
+// turns out unsorted is coalesced (COO) or sends the op to the keyed merge
+// path (CSR, whose rows must be sorted first).
+
+// sparsePlan is host.PlanSparse for a row-union sequence of total
+// positions, after a test's override.
+func (d *Device) sparsePlan(total int64) host.SparsePlan {
+	p := host.PlanSparse(d.caps, total)
+	if d.sparseHook != nil {
+		p = d.sparseHook(p, total)
+	}
+	return p
+}
+
+// rowOperand is an operand's view for the row union.
+type rowOperand struct {
+	ptrs *DeviceTensor // int64 [G+1] global row pointers
+	cols host.Buffer   // columns (CSR) or keys (COO)
+	wide int64
+}
+
+// rowView returns a prepared (keyed, for COO) operand's row view: a CSR
+// operand's pointers and columns, or a COO operand's keys as one row.
+func (d *Device) rowView(op string, o *spOperand, gptr *DeviceTensor, tmp *temps) (rowOperand, error) {
+	if err := d.nonEmpty(op, o, tmp); err != nil {
+		return rowOperand{}, err
+	}
+	if o.csr != nil && o.n > 0 {
+		return rowOperand{ptrs: gptr, cols: o.csr.Cols.raw(), wide: wide(o.csr.Cols.dtype)}, nil
+	}
+	if o.csr != nil { // empty: the dummy key buffer stands for the columns
+		return rowOperand{ptrs: gptr, cols: o.keys.raw(), wide: 1}, nil
+	}
+	p, err := d.uploadInt64s(op, tmp, []int64{0, o.n})
+	return rowOperand{ptrs: p, cols: o.keys.raw(), wide: 1}, err
+}
+
+// rowBinary is binary on the host.SparseRows plan.
+func (d *Device) rowBinary(op string, sop SparseOp, x, y *spOperand, cols bool, gradOut *DeviceTensor, alloc spAlloc, tmp *temps) (spResult, error) {
+	var r spResult
+	flag, err := d.newSparseFlag(op, tmp)
+	if err != nil {
+		return r, err
+	}
+	g, colsN := int64(1), int64(0)
+	ptrs := make([]*DeviceTensor, 2)
+	for i, o := range []*spOperand{x, y} {
+		if o.csr != nil {
+			b, rows, c := reference.CSRDims(o.csr.Shape)
+			g, colsN = b*rows, c
+			o.vals, o.sorted = o.csr.Values.raw(), o.csr.Coalesced
+			if ptrs[i], err = d.csrPtrs(op, o, flag, tmp); err != nil {
+				return r, err
+			}
+		} else if err := d.keyOperand(op, o, spFlagSlot(i), flag, tmp, false); err != nil {
+			return r, err
+		}
+	}
+	var vx, vy rowOperand
+	count := func() (*DeviceTensor, host.SparsePlan, []uint32, error) {
+		if vx, err = d.rowView(op, x, ptrs[0], tmp); err != nil {
+			return nil, host.SparsePlan{}, nil, err
+		}
+		if vy, err = d.rowView(op, y, ptrs[1], tmp); err != nil {
+			return nil, host.SparsePlan{}, nil, err
+		}
+		sp := d.sparsePlan(x.n + y.n + g)
+		off, err := tmp.alloc(d, op, Int64, sp.Plan.Tiles)
+		if err != nil {
+			return nil, sp, nil, err
+		}
+		if err := d.run(op, "f32", sp.Plan, kernels.SparseRcount{Gx: vx.ptrs.raw(), Gy: vy.ptrs.raw(), Cx: vx.cols, Cy: vy.cols,
+			Cnt: off.raw(), Err: flag.raw(), G: g, Nx: x.n, Ny: y.n, Chunk: sp.Plan.TileElems, ColsN: colsN,
+			WideX: vx.wide, WideY: vy.wide}); err != nil {
+			return nil, sp, nil, err
+		}
+		w, err := d.scanCounts(op, off, sp.Plan.Tiles, flag)
+		return off, sp, w, err
+	}
+	off, sp, w, err := count()
+	if err != nil {
+		return r, err
+	}
+	if w[0] != kernels.ErrNone {
+		return r, d.sparseBadEntry(op, []*spOperand{x, y})
+	}
+	if w[spFlagSlot(0)] != 0 || w[spFlagSlot(1)] != 0 {
+		if cols { // unsorted rows: keys, coalescing and the keyed merge
+			return d.mergeBinary(op, sop, x, y, cols, gradOut, alloc, tmp)
+		}
+		for i, o := range []*spOperand{x, y} {
+			if w[spFlagSlot(i)] != 0 {
+				if err := d.coalesceOperand(op, o, flag, tmp); err != nil {
+					return r, err
+				}
+			}
+		}
+		if off, sp, w, err = count(); err != nil {
+			return r, err
+		}
+	}
+	r.u = int64(w[kernels.SpFlagTotal]) | int64(w[kernels.SpFlagTotal+1])<<32
+	shape := x.shape()
+	ndim := len(shape)
+	if cols {
+		ndim = 1
+	}
+	if err := d.allocResult(op, x.dtype(), ndim, cols, gradOut, alloc, &r); err != nil {
+		return r, err
+	}
+	sh, err := d.uploadInt64s(op, tmp, shape[len(shape)-ndim:])
+	if err != nil {
+		return r, err
+	}
+	if r.gstart, err = tmp.alloc(d, op, Int64, g+1); err != nil {
+		return r, err
+	}
+	if r.u == 0 {
+		if err := d.h.Fill(r.gstart.raw(), 0, (g+1)*8, []byte{0}); err != nil {
+			return r, fmt.Errorf("accel: %s: %w", op, err)
+		}
+		return r, nil
+	}
+	var gout, gx, gy host.Buffer
+	if gradOut != nil {
+		gout, gx, gy = gradOut.raw(), r.gx.raw(), r.gy.raw()
+	}
+	return r, d.run(op, dtVariant(x.dtype()), sp.Plan, kernels.SparseRemit{Gx: vx.ptrs.raw(), Gy: vy.ptrs.raw(), Cx: vx.cols, Cy: vy.cols,
+		Off: off.raw(), Xv: x.vals, Yv: y.vals, Gout: gout, Uidx: r.idx.raw(), Uval: r.vals.raw(), Gxo: gx, Gyo: gy,
+		Gstart: r.gstart.raw(), Shape: sh.raw(), Ndim: int64(ndim), G: g, Nx: x.n, Ny: y.n, U: r.u, Chunk: sp.Plan.TileElems,
+		WideX: vx.wide, WideY: vy.wide, Op: int64(sop), Grad: b2i(gradOut != nil)})
+}
+
+// coalesceBuckets is coalesceOperand on the host.CoalesceBuckets plan: it
+// counts the keys per bucket of their high bits, scatters them (with
+// their input positions and values) into their buckets, sorts each
+// bucket by (key, position), and sums each key's values in input order
+// from -0, the scalar reference's bits (one wait, for the count of
+// distinct keys).
+func (d *Device) coalesceBuckets(op string, o *spOperand, cp host.CoalescePlan, keyBits int, flag *DeviceTensor, tmp *temps) error {
+	bb := min(cp.BucketBits, keyBits)
+	nb, shift := int64(1)<<bb, int64(keyBits-bb)
+	dt := o.dtype()
+	cnt, err := tmp.alloc(d, op, Uint32, nb)
+	if err != nil {
+		return err
+	}
+	start, err := tmp.alloc(d, op, Uint32, nb)
+	if err != nil {
+		return err
+	}
+	sk, err := tmp.alloc(d, op, Int64, o.n)
+	if err != nil {
+		return err
+	}
+	si, err := tmp.alloc(d, op, Uint32, o.n)
+	if err != nil {
+		return err
+	}
+	sv, err := tmp.alloc(d, op, dt, o.n)
+	if err != nil {
+		return err
+	}
+	ucnt, err := tmp.alloc(d, op, Int64, nb)
+	if err != nil {
+		return err
+	}
+	if err := d.h.Fill(cnt.raw(), 0, nb*4, []byte{0}); err != nil {
+		return fmt.Errorf("accel: %s: %w", op, err)
+	}
+	v := dtVariant(dt)
+	if err := d.run(op, "f32", d.elementwise(op, o.n), kernels.SparseBhist{Keys: o.keys.raw(), Cnt: cnt.raw(), N: o.n, Shift: shift}); err != nil {
+		return err
+	}
+	s, err := d.scanBuf(op, Uint32, cnt.raw(), start.raw(), nb, kernels.FlagNone, true)
+	if err != nil {
+		return err
+	}
+	s.release()
+	if err := d.run(op, v, d.elementwise(op, o.n), kernels.SparseBscatter{Keys: o.keys.raw(), Vals: o.vals, Start: start.raw(),
+		Cnt: cnt.raw(), Sk: sk.raw(), Si: si.raw(), Sv: sv.raw(), N: o.n, Shift: shift}); err != nil {
+		return err
+	}
+	bp := d.chunkPlan(op, nb, 256) // few buckets per invocation under a loop limit
+	if err := d.run(op, v, bp, kernels.SparseBsort{Start: start.raw(), Sk: sk.raw(), Si: si.raw(), Sv: sv.raw(), Ucnt: ucnt.raw(),
+		Nb: nb, N: o.n}); err != nil {
+		return err
+	}
+	w, err := d.scanCounts(op, ucnt, nb, flag)
+	if err != nil {
+		return err
+	}
+	u := int64(w[kernels.SpFlagTotal]) | int64(w[kernels.SpFlagTotal+1])<<32
+	ukeys, err := tmp.alloc(d, op, Int64, u)
+	if err != nil {
+		return err
+	}
+	uvals, err := tmp.alloc(d, op, dt, u)
+	if err != nil {
+		return err
+	}
+	if err := d.run(op, v, bp, kernels.SparseBsum{Start: start.raw(), Sk: sk.raw(), Sv: sv.raw(), Uoff: ucnt.raw(),
+		Ukeys: ukeys.raw(), Uvals: uvals.raw(), Nb: nb, N: o.n}); err != nil {
+		return err
+	}
+	o.keys, o.vals, o.n, o.sorted = ukeys, uvals.raw(), u, true
+	return nil
+}
