@@ -87,6 +87,9 @@ layout(constant_id = 8) const int IP_LOOKUP = -1; /* folded argument lookup (-1:
 #define INDICE_COMPACT_PARAMS BPTR rows, BPTR params, BPTR pos, BPTR ckey, i64 n, i64 count, i64 rule, i64 wide
 #define INDICE_OUTS_PARAMS BPTR skeys, BPTR seg, BPTR params, BPTR outs, BPTR err, i64 n
 #define INDICE_WRITE_PARAMS BPTR pos, BPTR orow, BPTR rank, BPTR crow, BPTR pairs, BPTR num, BPTR err, i64 n, i64 count, i64 lookup, i64 wide
+#define INDICE_SEARCH_PARAMS BPTR rows, BPTR params, BPTR skeys, BPTR sperm, BPTR orow, BPTR rank, i64 nkeys, i64 row0, i64 rows_n, i64 jobs, i64 sym, i64 split
+#define INDICE_COUNT_PARAMS BPTR orow, BPTR rank, BPTR orowq, BPTR cnt, i64 n, i64 K, i64 chunk, i64 chunks
+#define INDICE_EMIT_PARAMS BPTR orowq, BPTR cnt, BPTR pairs, BPTR num, BPTR err, i64 n, i64 K, i64 chunk, i64 chunks
 
 /* The entry points. */
 #ifdef __OPENCL_VERSION__
@@ -118,6 +121,18 @@ layout(constant_id = 8) const int IP_LOOKUP = -1; /* folded argument lookup (-1:
 	__kernel __attribute__((reqd_work_group_size(LOCAL_SIZE, 1, 1))) \
 	void indice_write_k(__global uchar* pos, __global uchar* orow, __global uchar* rank, __global uchar* crow, __global uchar* pairs, __global uchar* num, __global uchar* err, long n, long count, long lookup, long wide) { \
 		indice_write(pos, orow, rank, crow, pairs, num, err, n, count, FOLD(IP_LOOKUP, lookup), FOLD(IP_WIDE, wide)); \
+	} \
+	__kernel __attribute__((reqd_work_group_size(LOCAL_SIZE, 1, 1))) \
+	void indice_search_k(__global uchar* rows, __global uchar* params, __global uchar* skeys, __global uchar* sperm, __global uchar* orow, __global uchar* rank, long nkeys, long row0, long rows_n, long jobs, long sym, long split) { \
+		indice_search(rows, params, skeys, sperm, orow, rank, nkeys, row0, rows_n, jobs, sym, FOLD(IP_SPLIT, split)); \
+	} \
+	__kernel __attribute__((reqd_work_group_size(LOCAL_SIZE, 1, 1))) \
+	void indice_count_k(__global uchar* orow, __global uchar* rank, __global uchar* orowq, __global uchar* cnt, long n, long K, long chunk, long chunks) { \
+		indice_count(orow, rank, orowq, cnt, n, K, chunk, chunks); \
+	} \
+	__kernel __attribute__((reqd_work_group_size(LOCAL_SIZE, 1, 1))) \
+	void indice_emit_k(__global uchar* orowq, __global uchar* cnt, __global uchar* pairs, __global uchar* num, __global uchar* err, long n, long K, long chunk, long chunks) { \
+		indice_emit(orowq, cnt, pairs, num, err, n, K, chunk, chunks); \
 	}
 #else
 layout(push_constant) uniform AccelArgs { uint64_t s[16]; } accel_args;
@@ -139,6 +154,12 @@ layout(push_constant) uniform AccelArgs { uint64_t s[16]; } accel_args;
 			indice_outs(accel_args.s[0], accel_args.s[1], accel_args.s[2], accel_args.s[3], accel_args.s[4], int64_t(accel_args.s[5])); \
 		} else if (ENTRY == 6) { \
 			indice_write(accel_args.s[0], accel_args.s[1], accel_args.s[2], accel_args.s[3], accel_args.s[4], accel_args.s[5], accel_args.s[6], int64_t(accel_args.s[7]), int64_t(accel_args.s[8]), FOLD(IP_LOOKUP, int64_t(accel_args.s[9])), FOLD(IP_WIDE, int64_t(accel_args.s[10]))); \
+		} else if (ENTRY == 7) { \
+			indice_search(accel_args.s[0], accel_args.s[1], accel_args.s[2], accel_args.s[3], accel_args.s[4], accel_args.s[5], int64_t(accel_args.s[6]), int64_t(accel_args.s[7]), int64_t(accel_args.s[8]), int64_t(accel_args.s[9]), int64_t(accel_args.s[10]), FOLD(IP_SPLIT, int64_t(accel_args.s[11]))); \
+		} else if (ENTRY == 8) { \
+			indice_count(accel_args.s[0], accel_args.s[1], accel_args.s[2], accel_args.s[3], int64_t(accel_args.s[4]), int64_t(accel_args.s[5]), int64_t(accel_args.s[6]), int64_t(accel_args.s[7])); \
+		} else if (ENTRY == 9) { \
+			indice_emit(accel_args.s[0], accel_args.s[1], accel_args.s[2], accel_args.s[3], accel_args.s[4], int64_t(accel_args.s[5]), int64_t(accel_args.s[6]), int64_t(accel_args.s[7]), int64_t(accel_args.s[8])); \
 		} \
 	}
 #endif
