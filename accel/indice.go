@@ -510,9 +510,7 @@ func (d *Device) indicePairs(op string, indices *DeviceTensor, g convGeom, split
 		if err != nil {
 			return fail(err)
 		}
-		count := g.l * g.k
-		if err := d.run(op, "any", d.elementwise(op, count), kernels.IndiceCompact{Rows: indices.raw(), Params: outParams,
-			Pos: pos.raw(), Ckey: ckey.raw(), N: g.l, Count: count, Rule: rule, Wide: wide}); err != nil {
+		if err := run.expandLaunch(indices.raw(), g.l, outParams, rule, pos.raw(), wide, nil, nil, false, ckey.raw()); err != nil {
 			return fail(err)
 		}
 		sk, err := d.radixSort(op, ckey.raw(), v, 8, kernels.KindUnsigned, false, g.outBits, nil, 0)
@@ -676,8 +674,6 @@ func (r *ipRun) expandSorted(rows host.Buffer, n int64, params host.Buffer, rule
 	}
 	look := orow != nil
 	plan := host.PlanIndicePairs(d.caps, n, g.k, look, g.l, r.split)
-	lp := plan.Plan
-	lp.Reason = plan.String()
 	var orowBuf, rankBuf host.Buffer
 	var rank *DeviceTensor
 	if look {
@@ -690,13 +686,8 @@ func (r *ipRun) expandSorted(rows host.Buffer, n int64, params host.Buffer, rule
 		}
 		rankBuf = rank.raw()
 	}
-	for row0 := int64(0); row0 < n; row0 += plan.Rows {
-		if err := d.run(r.op, "any", lp, kernels.IndiceExpand{Rows: rows, Params: params, Skeys: r.sites.keys.raw(),
-			Sperm: r.sites.perm.raw(), Cnt: pos.raw(), Orow: orowBuf, Rank: rankBuf, N: n, Nkeys: g.l, Row0: row0,
-			RowsN: min(plan.Rows, n-row0), Jobs: plan.Jobs, Rule: rule, Split: int64(plan.Split) - 1, Wide: wide,
-			Sorted: b2i(sorted)}); err != nil {
-			return nil, 0, nil, nil, err
-		}
+	if err := r.expandLaunch(rows, n, params, rule, pos.raw(), wide, orowBuf, rankBuf, sorted, nil); err != nil {
+		return nil, 0, nil, nil, err
 	}
 	if sorted {
 		if err := d.run(r.op, "any", r.tilePlan(n), kernels.IndiceFlags{Orow: orowBuf, Rank: rankBuf, Cnt: pos.raw(), N: n,
@@ -761,6 +752,10 @@ func (r *ipRun) submRows(outs *temps, plan host.IndicePlan, params host.Buffer) 
 		K: g.k, Chunk: plan.ChunkRows, Chunks: plan.Chunks}); err != nil {
 		return nil, nil, err
 	}
+	// the records by sorted position are done with (the queue finishes
+	// the gather first): the pairs may take their memory
+	orow.Release()
+	rank.Release()
 	s, err := d.scanBuf(r.op, Uint64, cnt.raw(), cnt.raw(), tiles+1, kernels.FlagNone, true)
 	if err != nil {
 		return nil, nil, err
@@ -777,6 +772,27 @@ func (r *ipRun) submRows(outs *temps, plan host.IndicePlan, params host.Buffer) 
 		return nil, nil, err
 	}
 	return pairs, num, nil
+}
+
+// expandLaunch queues indice_expand over n rows in the plan's launches:
+// the candidates' flags into cnt (found rows into orow, looked-up rules),
+// or with ckey (CONV/TCONV, cnt scanned) the valid targets' keys into
+// ckey[cnt[p]].
+func (r *ipRun) expandLaunch(rows host.Buffer, n int64, params host.Buffer, rule int64, cnt host.Buffer, wide int64,
+	orow, rank host.Buffer, sorted bool, ckey host.Buffer) error {
+	d, g := r.d, r.g
+	plan := host.PlanIndicePairs(d.caps, n, g.k, orow != nil, g.l, r.split)
+	lp := plan.Plan
+	lp.Reason = plan.String()
+	for row0 := int64(0); row0 < n; row0 += plan.Rows {
+		if err := d.run(r.op, "any", lp, kernels.IndiceExpand{Rows: rows, Params: params, Skeys: r.sites.keys.raw(),
+			Sperm: r.sites.perm.raw(), Cnt: cnt, Orow: orow, Rank: rank, N: n, Nkeys: g.l, Row0: row0,
+			RowsN: min(plan.Rows, n-row0), Jobs: plan.Jobs, Rule: rule, Split: int64(plan.Split) - 1, Wide: wide,
+			Sorted: b2i(sorted), Ckey: ckey, Emit: b2i(ckey != nil)}); err != nil {
+			return err
+		}
+	}
+	return nil
 }
 
 // ipCursors is IP_CURSORS of indice_body.h: the offsets a core keeps

@@ -31,8 +31,8 @@
  *                   stored by sorted position j at k*n + j, and rank[q] =
  *                   j)
  *   indice_flags    sorted: cnt[k*n + q] from orow[k*n + rank[q]]
- *   indice_compact  CONV/TCONV: the target key of valid candidate p into
- *                   ckey[pos[p]] (pos: the exclusive scan of cnt)
+ *                   (emit: CONV/TCONV over the scanned flags, the
+ *                   target key of valid candidate p into ckey[pos[p]])
  *   indice_outs     the first of each run of equal sorted target keys
  *                   writes its site into out_indices[seg - 1]
  *   indice_write    every candidate writes one column of its offset: a
@@ -283,6 +283,14 @@ void indice_expand(INDICE_EXPAND_PARAMS) {
 			if (merge) {
 				continue;
 			}
+			if (emit != I64C(0)) {
+				/* CONV/TCONV, cnt scanned: the valid target's key into
+				 * its compacted slot */
+				if (key >= I64C(0)) {
+					ST64(ckey, ip_pos(cnt, p, wide), CAST(u64, key));
+				}
+				continue;
+			}
 			if (wd) {
 				ST64(cnt, p, key >= I64C(0) ? CAST(u64, 1) : CAST(u64, 0));
 			} else {
@@ -312,23 +320,6 @@ void indice_flags(INDICE_FLAGS_PARAMS) {
 			}
 		}
 	}
-}
-
-void indice_compact(INDICE_COMPACT_PARAMS) {
-	const i64 D = ip_param(params, IP_P_D);
-	const i64 w = D + I64C(1);
-	const i64 rl = rule;
-	const i64 wd = wide;
-	EW_FOR(count, p)
-		const u64 at = ip_pos(pos, p, wd);
-		if (ip_pos(pos, p + I64C(1), wd) == at) {
-			continue;
-		}
-		const i64 k = p / n;
-		const i64 q = p - k * n;
-		IP_LOAD_ROW(rows, params, rl, D, w, q)
-		ST64(ckey, at, CAST(u64, ip_target(params, rl, D, b, v0, v1, v2, v3, r0, r1, r2, r3, k)));
-	EW_END
 }
 
 void indice_outs(INDICE_OUTS_PARAMS) {

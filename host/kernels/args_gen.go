@@ -963,6 +963,8 @@ type IndiceExpand struct {
 	Split  int64       // folds into IP_SPLIT: IP_SPLIT_*
 	Wide   int64       // folds into IP_WIDE: 1: 64-bit cnt words
 	Sorted int64       // folds into IP_SORTED: 1: SUBM over the sites in key order, galloping, orow by sorted position
+	Ckey   host.Buffer // out: uint64 target keys (emit)
+	Emit   int64       // folds into IP_EMIT: 1: CONV/TCONV with cnt scanned: the valid candidates' target keys into ckey[cnt[p]]
 }
 
 // Entry returns the declaration of indice_expand_k.
@@ -970,7 +972,7 @@ func (IndiceExpand) Entry() *host.EntryDecl { return Indice.Entries[2] }
 
 // AppendArgs appends the argument slots in declaration order.
 func (a IndiceExpand) AppendArgs(dst []host.Arg) []host.Arg {
-	return append(dst, host.BufArg(a.Rows), host.BufArg(a.Params), host.BufArg(a.Skeys), host.BufArg(a.Sperm), host.BufArg(a.Cnt), host.BufArg(a.Orow), host.BufArg(a.Rank), host.I64(a.N), host.I64(a.Nkeys), host.I64(a.Row0), host.I64(a.RowsN), host.I64(a.Jobs), host.I64(a.Rule), host.I64(a.Split), host.I64(a.Wide), host.I64(a.Sorted))
+	return append(dst, host.BufArg(a.Rows), host.BufArg(a.Params), host.BufArg(a.Skeys), host.BufArg(a.Sperm), host.BufArg(a.Cnt), host.BufArg(a.Orow), host.BufArg(a.Rank), host.I64(a.N), host.I64(a.Nkeys), host.I64(a.Row0), host.I64(a.RowsN), host.I64(a.Jobs), host.I64(a.Rule), host.I64(a.Split), host.I64(a.Wide), host.I64(a.Sorted), host.BufArg(a.Ckey), host.I64(a.Emit))
 }
 
 // IndiceFlags is a launch of indice_flags_k (indice): sorted expansion: cnt[k*n + q] = 1 where orow[k*n + rank[q]] >= 0, else 0.
@@ -991,26 +993,6 @@ func (a IndiceFlags) AppendArgs(dst []host.Arg) []host.Arg {
 	return append(dst, host.BufArg(a.Orow), host.BufArg(a.Rank), host.BufArg(a.Cnt), host.I64(a.N), host.I64(a.Count), host.I64(a.Wide))
 }
 
-// IndiceCompact is a launch of indice_compact_k (indice): regular and transposed rules: the target key of each valid candidate p into ckey[pos[p]].
-type IndiceCompact struct {
-	Rows   host.Buffer // in: int32 [n, 1+D] rows
-	Params host.Buffer // in: int64 parameter block
-	Pos    host.Buffer // in: exclusive scan of the candidates' flags
-	Ckey   host.Buffer // out: uint64 target keys
-	N      int64       // rows
-	Count  int64       // candidates n*K
-	Rule   int64       // folds into IP_RULE: IP_RULE_*
-	Wide   int64       // folds into IP_WIDE: 1: 64-bit pos words
-}
-
-// Entry returns the declaration of indice_compact_k.
-func (IndiceCompact) Entry() *host.EntryDecl { return Indice.Entries[4] }
-
-// AppendArgs appends the argument slots in declaration order.
-func (a IndiceCompact) AppendArgs(dst []host.Arg) []host.Arg {
-	return append(dst, host.BufArg(a.Rows), host.BufArg(a.Params), host.BufArg(a.Pos), host.BufArg(a.Ckey), host.I64(a.N), host.I64(a.Count), host.I64(a.Rule), host.I64(a.Wide))
-}
-
 // IndiceOuts is a launch of indice_outs_k (indice): sorted target keys: the first of each run writes its site into out_indices[seg[j]-1].
 type IndiceOuts struct {
 	Skeys  host.Buffer // in: sorted uint64 target keys
@@ -1022,7 +1004,7 @@ type IndiceOuts struct {
 }
 
 // Entry returns the declaration of indice_outs_k.
-func (IndiceOuts) Entry() *host.EntryDecl { return Indice.Entries[5] }
+func (IndiceOuts) Entry() *host.EntryDecl { return Indice.Entries[4] }
 
 // AppendArgs appends the argument slots in declaration order.
 func (a IndiceOuts) AppendArgs(dst []host.Arg) []host.Arg {
@@ -1045,7 +1027,7 @@ type IndiceWrite struct {
 }
 
 // Entry returns the declaration of indice_write_k.
-func (IndiceWrite) Entry() *host.EntryDecl { return Indice.Entries[6] }
+func (IndiceWrite) Entry() *host.EntryDecl { return Indice.Entries[5] }
 
 // AppendArgs appends the argument slots in declaration order.
 func (a IndiceWrite) AppendArgs(dst []host.Arg) []host.Arg {
@@ -1069,7 +1051,7 @@ type IndiceSearch struct {
 }
 
 // Entry returns the declaration of indice_search_k.
-func (IndiceSearch) Entry() *host.EntryDecl { return Indice.Entries[7] }
+func (IndiceSearch) Entry() *host.EntryDecl { return Indice.Entries[6] }
 
 // AppendArgs appends the argument slots in declaration order.
 func (a IndiceSearch) AppendArgs(dst []host.Arg) []host.Arg {
@@ -1089,7 +1071,7 @@ type IndiceCount struct {
 }
 
 // Entry returns the declaration of indice_count_k.
-func (IndiceCount) Entry() *host.EntryDecl { return Indice.Entries[8] }
+func (IndiceCount) Entry() *host.EntryDecl { return Indice.Entries[7] }
 
 // AppendArgs appends the argument slots in declaration order.
 func (a IndiceCount) AppendArgs(dst []host.Arg) []host.Arg {
@@ -1110,7 +1092,7 @@ type IndiceEmit struct {
 }
 
 // Entry returns the declaration of indice_emit_k.
-func (IndiceEmit) Entry() *host.EntryDecl { return Indice.Entries[9] }
+func (IndiceEmit) Entry() *host.EntryDecl { return Indice.Entries[8] }
 
 // AppendArgs appends the argument slots in declaration order.
 func (a IndiceEmit) AppendArgs(dst []host.Arg) []host.Arg {
