@@ -57,6 +57,9 @@ type SparseConvParams struct {
 	// Split forces a split policy of the candidate expansion; SplitAuto
 	// (the zero value) lets the planner choose. The result is the same.
 	Split IndiceSplit
+	// shape forces a submanifold conv's layout (tests); zero lets the
+	// planner choose by device class.
+	shape host.IndiceShape
 }
 
 // IndicePairs are the device outputs of get_indice_pairs. Pairs is int32
@@ -378,7 +381,7 @@ func (d *Device) IndicePairsInto(res *IndicePairs, indices *DeviceTensor, p Spar
 	if !d.caps.Int64 {
 		return argErr(op, "device", d.caps.ID()+" "+d.caps.Name+" without 64-bit integers", "a device with 64-bit integers", ErrUnsupported)
 	}
-	r, err := d.indicePairs(op, indices, g, p.Split)
+	r, err := d.indicePairs(op, indices, g, p.Split, p.shape)
 	if err != nil {
 		return err
 	}
@@ -398,7 +401,7 @@ type ipRun struct {
 	indices *DeviceTensor
 }
 
-func (d *Device) indicePairs(op string, indices *DeviceTensor, g convGeom, split IndiceSplit) (*IndicePairs, error) {
+func (d *Device) indicePairs(op string, indices *DeviceTensor, g convGeom, split IndiceSplit, shape host.IndiceShape) (*IndicePairs, error) {
 	var outs temps
 	fail := func(err error) (*IndicePairs, error) {
 		outs.release()
@@ -457,7 +460,13 @@ func (d *Device) indicePairs(op string, indices *DeviceTensor, g convGeom, split
 		return fail(err)
 	}
 	if g.p.Subm {
-		pairs, num, err := run.lookup(&outs, indices.raw(), g.l, inParams, kernels.IpRuleSubm)
+		var pairs, num *DeviceTensor
+		plan := host.PlanIndiceSubm(d.caps, g.l, g.p.KSize, split, shape)
+		if plan.Shape == host.ShapeRows {
+			pairs, num, err = run.submRows(&outs, plan, inParams)
+		} else {
+			pairs, num, err = run.lookup(&outs, indices.raw(), g.l, inParams, kernels.IpRuleSubm)
+		}
 		if err != nil {
 			return fail(err)
 		}
@@ -501,9 +510,7 @@ func (d *Device) indicePairs(op string, indices *DeviceTensor, g convGeom, split
 		if err != nil {
 			return fail(err)
 		}
-		count := g.l * g.k
-		if err := d.run(op, "any", d.elementwise(op, count), kernels.IndiceCompact{Rows: indices.raw(), Params: outParams,
-			Pos: pos.raw(), Ckey: ckey.raw(), N: g.l, Count: count, Rule: rule, Wide: wide}); err != nil {
+		if err := run.expandLaunch(indices.raw(), g.l, outParams, rule, pos.raw(), wide, nil, nil, false, ckey.raw()); err != nil {
 			return fail(err)
 		}
 		sk, err := d.radixSort(op, ckey.raw(), v, 8, kernels.KindUnsigned, false, g.outBits, nil, 0)
@@ -667,8 +674,6 @@ func (r *ipRun) expandSorted(rows host.Buffer, n int64, params host.Buffer, rule
 	}
 	look := orow != nil
 	plan := host.PlanIndicePairs(d.caps, n, g.k, look, g.l, r.split)
-	lp := plan.Plan
-	lp.Reason = plan.String()
 	var orowBuf, rankBuf host.Buffer
 	var rank *DeviceTensor
 	if look {
@@ -681,13 +686,8 @@ func (r *ipRun) expandSorted(rows host.Buffer, n int64, params host.Buffer, rule
 		}
 		rankBuf = rank.raw()
 	}
-	for row0 := int64(0); row0 < n; row0 += plan.Rows {
-		if err := d.run(r.op, "any", lp, kernels.IndiceExpand{Rows: rows, Params: params, Skeys: r.sites.keys.raw(),
-			Sperm: r.sites.perm.raw(), Cnt: pos.raw(), Orow: orowBuf, Rank: rankBuf, N: n, Nkeys: g.l, Row0: row0,
-			RowsN: min(plan.Rows, n-row0), Jobs: plan.Jobs, Rule: rule, Split: int64(plan.Split) - 1, Wide: wide,
-			Sorted: b2i(sorted)}); err != nil {
-			return nil, 0, nil, nil, err
-		}
+	if err := r.expandLaunch(rows, n, params, rule, pos.raw(), wide, orowBuf, rankBuf, sorted, nil); err != nil {
+		return nil, 0, nil, nil, err
 	}
 	if sorted {
 		if err := d.run(r.op, "any", r.tilePlan(n), kernels.IndiceFlags{Orow: orowBuf, Rank: rankBuf, Cnt: pos.raw(), N: n,
@@ -700,6 +700,99 @@ func (r *ipRun) expandSorted(rows host.Buffer, n int64, params host.Buffer, rule
 		return nil, 0, nil, nil, err
 	}
 	return pos, wide, s, rank, nil
+}
+
+// submRows is a submanifold conv in rows (host.ShapeRows): the merge
+// search into one record of found rows per site, the tiles' counts, their
+// scan and the pairs' streaming write.
+func (r *ipRun) submRows(outs *temps, plan host.IndicePlan, params host.Buffer) (pairs, num *DeviceTensor, err error) {
+	d, g := r.d, r.g
+	n := g.l
+	orow, err := r.tmp.alloc(d, r.op, Int32, n*g.k)
+	if err != nil {
+		return nil, nil, err
+	}
+	rank, err := r.tmp.alloc(d, r.op, Int32, n)
+	if err != nil {
+		return nil, nil, err
+	}
+	sym := host.IndiceSubmSym(g.p.KSize)
+	if sym {
+		if err := d.h.Fill(orow.raw(), 0, 4*n*g.k, []byte{0xff, 0xff, 0xff, 0xff}); err != nil {
+			return nil, nil, fmt.Errorf("accel: %s: %w", r.op, err)
+		}
+	}
+	lp := plan.Plan
+	lp.Reason = plan.String()
+	for row0 := int64(0); row0 < n; row0 += plan.Rows {
+		if err := d.run(r.op, "any", lp, kernels.IndiceSearch{Rows: r.indices.raw(), Params: params, Skeys: r.sites.keys.raw(),
+			Sperm: r.sites.perm.raw(), Orow: orow.raw(), Rank: rank.raw(), Nkeys: n, Row0: row0, RowsN: min(plan.Rows, n-row0),
+			Jobs: plan.Jobs, Sym: b2i(sym), Split: int64(plan.Split) - 1}); err != nil {
+			return nil, nil, err
+		}
+	}
+	tiles := plan.Chunks * g.k
+	cnt, err := r.tmp.alloc(d, r.op, Uint64, tiles+1)
+	if err != nil {
+		return nil, nil, err
+	}
+	if err := d.h.Fill(cnt.raw(), 8*tiles, 8, []byte{0, 0, 0, 0}); err != nil {
+		return nil, nil, fmt.Errorf("accel: %s: %w", r.op, err)
+	}
+	orowq, err := r.tmp.alloc(d, r.op, Int32, n*g.k)
+	if err != nil {
+		return nil, nil, err
+	}
+	ep := plan.Emit
+	ep.Reason = plan.String()
+	cp := ep
+	cp.Tiles = plan.Chunks
+	cp.Groups = host.FoldGroups((plan.Chunks+int64(cp.LocalSize)-1)/int64(cp.LocalSize), d.caps.MaxWorkGroupCount)
+	if err := d.run(r.op, "any", cp, kernels.IndiceCount{Orow: orow.raw(), Rank: rank.raw(), Orowq: orowq.raw(), Cnt: cnt.raw(), N: n,
+		K: g.k, Chunk: plan.ChunkRows, Chunks: plan.Chunks}); err != nil {
+		return nil, nil, err
+	}
+	// the records by sorted position are done with (the queue finishes
+	// the gather first): the pairs may take their memory
+	orow.Release()
+	rank.Release()
+	s, err := d.scanBuf(r.op, Uint64, cnt.raw(), cnt.raw(), tiles+1, kernels.FlagNone, true)
+	if err != nil {
+		return nil, nil, err
+	}
+	s.release()
+	if pairs, err = outs.alloc(d, r.op, Int32, g.k, 2, n); err != nil {
+		return nil, nil, err
+	}
+	if num, err = outs.alloc(d, r.op, Int32, g.k); err != nil {
+		return nil, nil, err
+	}
+	if err := d.run(r.op, "any", ep, kernels.IndiceEmit{Orowq: orowq.raw(), Cnt: cnt.raw(), Pairs: pairs.raw(), Num: num.raw(),
+		Err: r.flag.raw(), N: n, K: g.k, Chunk: plan.ChunkRows, Chunks: plan.Chunks}); err != nil {
+		return nil, nil, err
+	}
+	return pairs, num, nil
+}
+
+// expandLaunch queues indice_expand over n rows in the plan's launches:
+// the candidates' flags into cnt (found rows into orow, looked-up rules),
+// or with ckey (CONV/TCONV, cnt scanned) the valid targets' keys into
+// ckey[cnt[p]].
+func (r *ipRun) expandLaunch(rows host.Buffer, n int64, params host.Buffer, rule int64, cnt host.Buffer, wide int64,
+	orow, rank host.Buffer, sorted bool, ckey host.Buffer) error {
+	d, g := r.d, r.g
+	plan := host.PlanIndicePairs(d.caps, n, g.k, orow != nil, g.l, r.split)
+	lp := plan.Plan
+	lp.Reason = plan.String()
+	for row0 := int64(0); row0 < n; row0 += plan.Rows {
+		if err := d.run(r.op, "any", lp, kernels.IndiceExpand{Rows: rows, Params: params, Skeys: r.sites.keys.raw(),
+			Sperm: r.sites.perm.raw(), Cnt: cnt, Orow: orow, Rank: rank, N: n, Nkeys: g.l, Row0: row0,
+			RowsN: min(plan.Rows, n-row0), Jobs: plan.Jobs, Rule: rule, Split: int64(plan.Split) - 1, Wide: wide,
+			Sorted: b2i(sorted), Ckey: ckey, Emit: b2i(ckey != nil)}); err != nil {
+			return err
+		}
+	}
+	return nil
 }
 
 // ipCursors is IP_CURSORS of indice_body.h: the offsets a core keeps

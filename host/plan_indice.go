@@ -48,8 +48,45 @@ func ParseIndiceSplit(s string) (IndiceSplit, error) {
 // IndiceSplits lists the forced policies, in order.
 var IndiceSplits = []IndiceSplit{SplitLL, SplitLK, SplitKL, SplitKK}
 
+// IndiceShape is how get_indice_pairs lays out a submanifold conv's work.
+type IndiceShape int
+
+// The shapes.
+const (
+	// ShapeAuto: rows on CPU drivers, candidates on GPUs.
+	ShapeAuto IndiceShape = iota
+	// ShapeCandidates (GPU-shaped): one flag per candidate (row x
+	// offset), scanned over all of them, and one work-item per candidate
+	// in the pairs' write; the sites are walked in key order with a
+	// galloping cursor per offset.
+	ShapeCandidates
+	// ShapeRows (CPU-shaped): each work-item walks a contiguous run of
+	// sites in key order with a merge cursor per kernel plane (the
+	// offsets that differ only in the last dim are consecutive keys: one
+	// search, then steps) and stores each row's found rows as one record;
+	// then each work-item counts, and after a scan of the K x chunks
+	// counts writes, one offset's pairs over a contiguous chunk of rows
+	// (streaming stores).
+	ShapeRows
+)
+
+var shapeNames = []string{"auto", "candidates", "rows"}
+
+// String returns the shape's name.
+func (s IndiceShape) String() string {
+	if s >= 0 && int(s) < len(shapeNames) {
+		return shapeNames[s]
+	}
+	return fmt.Sprintf("IndiceShape(%d)", int(s))
+}
+
+// IndiceCursors is IP_CURSORS of indice_body.h: the offsets (or planes)
+// one core keeps search cursors for.
+const IndiceCursors = 128
+
 // IndicePlan is the plan of get_indice_pairs' expansion pass, as data.
 type IndicePlan struct {
+	Shape IndiceShape `json:"shape"` // never ShapeAuto
 	Split IndiceSplit `json:"split"` // never SplitAuto
 	Jobs  int64       `json:"jobs"`  // work-groups that take work
 	Cores int64       `json:"cores"` // work-items per work-group
@@ -72,15 +109,25 @@ type IndicePlan struct {
 	// WorkspaceBytes is the expansion's own workspace: the candidates'
 	// flags (scanned in place into positions) and, for looked-up rules,
 	// their found rows; O(rows x offsets), never the output grid.
-	WorkspaceBytes int64  `json:"workspace_bytes"`
-	Plan           Plan   `json:"plan"` // the expand launch (Groups >= Jobs)
-	Reason         string `json:"reason"`
+	WorkspaceBytes int64 `json:"workspace_bytes"`
+	Plan           Plan  `json:"plan"` // the expand launch (Groups >= Jobs)
+	// ShapeRows: the count and emit passes' tiles, (chunk of ChunkRows
+	// rows, offset), Chunks chunks, and their launch (a tile per
+	// work-item).
+	ChunkRows int64  `json:"chunk_rows,omitempty"`
+	Chunks    int64  `json:"chunks,omitempty"`
+	Emit      Plan   `json:"emit,omitempty"`
+	Reason    string `json:"reason"`
 }
 
 // String prints the plan on one line.
 func (p IndicePlan) String() string {
-	return fmt.Sprintf("indice_pairs: split=%s jobs=%d cores=%d chunk=%dx%d rows/launch=%d repeats=%d search=%s workspace=%dB (%s)",
-		p.Split, p.Jobs, p.Cores, p.RowsPerCore, p.OffsetsPerCore, p.Rows, p.Repeats, p.Search, p.WorkspaceBytes, p.Reason)
+	emit := ""
+	if p.Shape == ShapeRows {
+		emit = fmt.Sprintf(" emit=%dx%d rows", p.Chunks, p.ChunkRows)
+	}
+	return fmt.Sprintf("indice_pairs: shape=%s split=%s jobs=%d cores=%d chunk=%dx%d rows/launch=%d repeats=%d search=%s%s workspace=%dB (%s)",
+		p.Shape, p.Split, p.Jobs, p.Cores, p.RowsPerCore, p.OffsetsPerCore, p.Rows, p.Repeats, p.Search, emit, p.WorkspaceBytes, p.Reason)
 }
 
 // PlanIndicePairs plans the expansion of n rows x k kernel offsets. lookup
@@ -97,10 +144,33 @@ func (p IndicePlan) String() string {
 // and binary search steps) stay under half the limit by cutting the rows
 // into launches (Repeats).
 func PlanIndicePairs(caps Caps, n, k int64, lookup bool, nkeys int64, split IndiceSplit) IndicePlan {
-	p := IndicePlan{Split: split, Search: "sort+unique"}
+	n, k = max(n, 1), max(k, 1)
+	// Loop iterations: per row 1 + 4 (its coordinates), per candidate 1 +
+	// 8 (offset and rule loops over up to 4 dims) + the search.
+	perCand := int64(9)
+	if lookup {
+		// a binary search, or a gallop and a binary search
+		perCand += 2*int64(bits.Len64(uint64(max(nkeys, 1)))) + 2
+	}
+	p := planIndice(caps, max(n, 1), max(k, 1), perCand, split)
+	p.Shape, p.Search = ShapeCandidates, "sort+unique"
 	if lookup {
 		p.Search = "sort+search"
 	}
+	p.WorkspaceBytes = (n*k + 1) * 4
+	if n*k+1 >= 1<<32 {
+		p.WorkspaceBytes *= 2
+	}
+	if lookup {
+		p.WorkspaceBytes += n * k * 4
+	}
+	return p
+}
+
+// planIndice is the expansion's split of n rows x k offsets (or planes)
+// whose candidates cost perCand loop iterations each.
+func planIndice(caps Caps, n, k, perCand int64, split IndiceSplit) IndicePlan {
+	p := IndicePlan{Split: split}
 	if p.Split == SplitAuto {
 		p.Split = SplitLL
 	}
@@ -153,13 +223,6 @@ func PlanIndicePairs(caps Caps, n, k int64, lookup bool, nkeys int64, split Indi
 		}
 		return r, ceilDiv(k, jobs*c)
 	}
-	// Loop iterations: per row 1 + 4 (its coordinates), per candidate 1 +
-	// 8 (offset and rule loops over up to 4 dims) + the search.
-	perCand := int64(9)
-	if lookup {
-		// a binary search, or a gallop and a binary search
-		perCand += 2*int64(bits.Len64(uint64(max(nkeys, 1)))) + 2
-	}
 	cost := func(r int64) int64 {
 		rows, offs := share(r)
 		return rows*(5+offs*perCand) + 130 // and the cursors' set-up
@@ -193,13 +256,6 @@ func PlanIndicePairs(caps Caps, n, k int64, lookup bool, nkeys int64, split Indi
 	p.Repeats = ceilDiv(n, p.Rows)
 	p.Jobs, p.Cores = jobs, c
 	p.RowsPerCore, p.OffsetsPerCore = share(p.Rows)
-	p.WorkspaceBytes = (n*k + 1) * 4
-	if n*k+1 >= 1<<32 {
-		p.WorkspaceBytes *= 2
-	}
-	if lookup {
-		p.WorkspaceBytes += n * k * 4
-	}
 	p.Plan = Plan{Kernel: "indice_expand", LocalSize: int(c), Groups: FoldGroups(jobs, caps.MaxWorkGroupCount),
 		Tiles: jobs * c, TileElems: p.RowsPerCore * p.OffsetsPerCore,
 		Knobs: []Knob{{Name: "ITEMS", Value: 1}, {Name: "CONTIG", Value: 1}}}
@@ -215,6 +271,78 @@ func PlanIndicePairs(caps Caps, n, k int64, lookup bool, nkeys int64, split Indi
 		p.Reason += fmt.Sprintf("; loop limit %d: %d rows per launch", caps.LoopLimit, p.Rows)
 	}
 	return p
+}
+
+// PlanIndiceSubm plans a submanifold conv over n sites with kernel ksize:
+// shape forces a layout, ShapeAuto takes rows on CPU drivers (long
+// sequential runs per work-item) and candidates elsewhere (see
+// IndiceShape). Rows needs at most IndiceCursors kernel planes per core
+// (else it plans candidates). In the rows shape the expansion splits n
+// rows x prod(ksize[:D-1]) planes by the split policy; each plane costs a
+// gallop and ksize[D-1] steps.
+func PlanIndiceSubm(caps Caps, n int64, ksize []int64, split IndiceSplit, shape IndiceShape) IndicePlan {
+	k := int64(1)
+	for _, v := range ksize {
+		k *= v
+	}
+	kl := int64(1)
+	if len(ksize) > 0 {
+		kl = ksize[len(ksize)-1]
+	}
+	if shape == ShapeAuto && caps.Type != TypeCPU {
+		shape = ShapeCandidates
+	}
+	n, k = max(n, 1), max(k, 1)
+	log := int64(bits.Len64(uint64(n)))
+	planes := k / max(kl, 1)
+	sym := IndiceSubmSym(ksize)
+	searched := planes
+	if sym {
+		searched = (planes + 1) / 2
+	}
+	// per plane: its dims (4), a gallop to the first target, then a
+	// step or two per offset
+	p := planIndice(caps, n, searched, 9+2*log+2+4*kl, split)
+	if shape == ShapeCandidates || p.OffsetsPerCore > IndiceCursors || k > IndiceCursors {
+		p = PlanIndicePairs(caps, n, k, true, n, split)
+		p.Reason += ", subm"
+		return p
+	}
+	p.Shape, p.Search = ShapeRows, "sort+merge"
+	p.Reason += fmt.Sprintf(", subm rows: %d of %d planes x %d offsets", searched, planes, kl)
+	// the count and emit tiles: a chunk of rows x one offset each
+	local := int64(pow2Local(caps, 64, 0))
+	if caps.Type == TypeCPU {
+		local = int64(pow2Local(caps, 8, 0))
+	}
+	p.ChunkRows = max(min(n, 1024, loopCap(caps)/(2*k+4)), 1)
+	p.Chunks = ceilDiv(n, p.ChunkRows)
+	tiles := p.Chunks * k
+	p.Emit = Plan{Kernel: "indice_emit", LocalSize: int(local), Groups: FoldGroups(ceilDiv(tiles, local), caps.MaxWorkGroupCount),
+		Tiles: tiles, TileElems: p.ChunkRows, Knobs: []Knob{{Name: "ITEMS", Value: 1}, {Name: "CONTIG", Value: 1}}}
+	if g := p.Emit.TotalGroups(); ceilDiv(tiles, g*local)*p.ChunkRows > loopCap(caps) {
+		// a folded grid's work-items take several tiles: shorter chunks
+		p.ChunkRows = max(loopCap(caps)/ceilDiv(tiles, g*local), 1)
+		p.Chunks = ceilDiv(n, p.ChunkRows)
+		p.Emit.Tiles, p.Emit.TileElems = p.Chunks*k, p.ChunkRows
+		p.Emit.Groups = FoldGroups(ceilDiv(p.Emit.Tiles, local), caps.MaxWorkGroupCount)
+	}
+	// the found rows (a record of K per row, by sorted position and by
+	// row), the rows' ranks and the tiles' counts
+	p.WorkspaceBytes = 2*n*k*4 + n*4 + (p.Chunks*k+1)*8
+	p.Plan.Kernel = "indice_search"
+	return p
+}
+
+// IndiceSubmSym says whether a submanifold kernel is symmetric (every size
+// odd): offsets k and K-1-k then give mirrored pairs.
+func IndiceSubmSym(ksize []int64) bool {
+	for _, v := range ksize {
+		if v%2 == 0 {
+			return false
+		}
+	}
+	return true
 }
 
 func ceilDiv(a, b int64) int64 { return (a + b - 1) / b }

@@ -31,8 +31,8 @@
  *                   stored by sorted position j at k*n + j, and rank[q] =
  *                   j)
  *   indice_flags    sorted: cnt[k*n + q] from orow[k*n + rank[q]]
- *   indice_compact  CONV/TCONV: the target key of valid candidate p into
- *                   ckey[pos[p]] (pos: the exclusive scan of cnt)
+ *                   (emit: CONV/TCONV over the scanned flags, the
+ *                   target key of valid candidate p into ckey[pos[p]])
  *   indice_outs     the first of each run of equal sorted target keys
  *                   writes its site into out_indices[seg - 1]
  *   indice_write    every candidate writes one column of its offset: a
@@ -283,6 +283,14 @@ void indice_expand(INDICE_EXPAND_PARAMS) {
 			if (merge) {
 				continue;
 			}
+			if (emit != I64C(0)) {
+				/* CONV/TCONV, cnt scanned: the valid target's key into
+				 * its compacted slot */
+				if (key >= I64C(0)) {
+					ST64(ckey, ip_pos(cnt, p, wide), CAST(u64, key));
+				}
+				continue;
+			}
 			if (wd) {
 				ST64(cnt, p, key >= I64C(0) ? CAST(u64, 1) : CAST(u64, 0));
 			} else {
@@ -312,23 +320,6 @@ void indice_flags(INDICE_FLAGS_PARAMS) {
 			}
 		}
 	}
-}
-
-void indice_compact(INDICE_COMPACT_PARAMS) {
-	const i64 D = ip_param(params, IP_P_D);
-	const i64 w = D + I64C(1);
-	const i64 rl = rule;
-	const i64 wd = wide;
-	EW_FOR(count, p)
-		const u64 at = ip_pos(pos, p, wd);
-		if (ip_pos(pos, p + I64C(1), wd) == at) {
-			continue;
-		}
-		const i64 k = p / n;
-		const i64 q = p - k * n;
-		IP_LOAD_ROW(rows, params, rl, D, w, q)
-		ST64(ckey, at, CAST(u64, ip_target(params, rl, D, b, v0, v1, v2, v3, r0, r1, r2, r3, k)));
-	EW_END
 }
 
 void indice_outs(INDICE_OUTS_PARAMS) {
@@ -397,6 +388,225 @@ void indice_write(INDICE_WRITE_PARAMS) {
 				const i64 tail = cnt + (q - col);
 				ST32(pairs, base + tail, 0xffffffffu);
 				ST32(pairs, base + n + tail, 0xffffffffu);
+			}
+		}
+	}
+}
+
+/* The lower bound of key among the sorted keys at or after lo (every key
+ * before lo is smaller): a gallop from lo, then a binary search; lo < 0
+ * starts with a binary search over all of them. */
+i64 ip_gallop(BPTR skeys, i64 nkeys, i64 lo, u64 key) {
+	i64 hi = nkeys;
+	if (lo >= I64C(0)) {
+		if (lo >= nkeys || LD64(skeys, lo) >= key) {
+			return lo;
+		}
+		/* skeys[lo] < key */
+		i64 step = I64C(1);
+		while (lo + step < nkeys && LD64(skeys, lo + step) < key) {
+			lo += step;
+			step += step;
+		}
+		hi = min64(lo + step, nkeys);
+		lo++;
+	} else {
+		lo = I64C(0);
+	}
+	while (lo < hi) {
+		const i64 mid = (lo + hi) >> 1;
+		if (LD64(skeys, mid) < key) {
+			lo = mid + I64C(1);
+		} else {
+			hi = mid;
+		}
+	}
+	return lo;
+}
+
+/* SUBM in rows (host.ShapeRows): launch row r is sorted position j = row0 +
+ * r; the offsets k = pl*kl + i (kl = ksize[D-1]) of a plane pl share every
+ * dim but the last, so their targets are the plane's row key tkey plus the
+ * last coordinate x + kq(i), ascending as i descends: one gallop from the
+ * plane's cursor to the lowest, then a step or two per offset. The found
+ * rows go into j's record orow[j*K + k], and rank[q] = j.
+ * sym (every ksize odd): offsets k and K-1-k are mirrors (q finds o
+ * through k exactly when o finds q through K-1-k), so only the planes pl
+ * <= P-1-pl are searched and each find of a plane pl < P-1-pl is also
+ * stored as q into the found site's record at K-1-k (orow is filled with
+ * -1 first). The split policy splits rows x searched planes as
+ * indice_expand splits rows x offsets. */
+void indice_search(INDICE_SEARCH_PARAMS) {
+	const i64 g = GROUP_LINEAR_ID();
+	if (g >= jobs) {
+		return;
+	}
+	const i64 D = ip_param(params, IP_P_D);
+	const i64 K = ip_param(params, IP_P_K);
+	const i64 w = D + I64C(1);
+	const i64 kl = ip_param(params, IP_P_KSIZE + CAST(int, D) - 1);
+	const i64 xl = ip_param(params, IP_P_OUT + CAST(int, D) - 1);
+	const i64 P = K / kl;
+	const bool mirror = sym != I64C(0);
+	const i64 PS = mirror ? (P + I64C(1)) / I64C(2) : P;
+	const i64 cores = I64C(LOCAL_SIZE);
+	const i64 c = LOCAL_ID();
+	const i64 sp = split;
+	i64 r_lo = I64C(0);
+	i64 r_hi = rows_n;
+	i64 k0 = I64C(0);
+	i64 kstep = I64C(1);
+	if (sp == I64C(IP_SPLIT_LL)) {
+		const i64 chunk = (rows_n + jobs * cores - I64C(1)) / (jobs * cores);
+		r_lo = (g * cores + c) * chunk;
+		r_hi = r_lo + chunk;
+	} else if (sp == I64C(IP_SPLIT_LK)) {
+		const i64 chunk = (rows_n + jobs - I64C(1)) / jobs;
+		r_lo = g * chunk;
+		r_hi = r_lo + chunk;
+		k0 = c;
+		kstep = cores;
+	} else if (sp == I64C(IP_SPLIT_KL)) {
+		const i64 chunk = (rows_n + cores - I64C(1)) / cores;
+		r_lo = c * chunk;
+		r_hi = r_lo + chunk;
+		k0 = g;
+		kstep = jobs;
+	} else {
+		k0 = g * cores + c;
+		kstep = jobs * cores;
+	}
+	r_hi = min64(r_hi, rows_n);
+	i64 cur[IP_CURSORS]; /* the host checks the planes per core <= IP_CURSORS */
+	for (int s = 0; s < IP_CURSORS; s++) {
+		cur[s] = I64C(-1);
+	}
+	for (i64 r = r_lo; r < r_hi; r++) {
+		const i64 j = row0 + r;
+		const i64 q = CAST(i64, LD64(sperm, j));
+		if (k0 == I64C(0)) {
+			ST32(rank, q, CAST(u32, j)); /* once per row: the core with plane 0 */
+		}
+		const i64 rl = I64C(IP_RULE_SUBM);
+		IP_LOAD_ROW(rows, params, rl, D, w, q)
+		const i64 x = D == I64C(1) ? v0 : (D == I64C(2) ? v1 : (D == I64C(3) ? v2 : v3));
+		for (i64 pl = k0; pl < PS; pl += kstep) {
+			/* the plane's row key: every dim but the last, which is 0 */
+			i64 tkey = b;
+			bool ok = true;
+			for (int d = 0; d < IP_MAXD; d++) {
+				if (I64C(d) >= D) {
+					break;
+				}
+				const i64 lim = ip_param(params, IP_P_OUT + d);
+				i64 o = I64C(0);
+				if (I64C(d) < D - I64C(1)) {
+					const i64 v = d == 0 ? v0 : (d == 1 ? v1 : v2);
+					o = v + CAST(i64, LD64(params, I64C(IP_P_LEN) + I64C(8) * pl * kl + I64C(2 * d)));
+					if (CAST(u64, o) >= CAST(u64, lim)) {
+						ok = false;
+					}
+				}
+				tkey = tkey * lim + o;
+			}
+			const i64 rec = j * K + pl * kl;
+			if (!ok) {
+				for (i64 i = I64C(0); i < kl; i++) {
+					ST32(orow, rec + i, 0xffffffffu);
+				}
+				continue;
+			}
+			const bool both = mirror && pl < P - I64C(1) - pl;
+			const int slot = CAST(int, (pl - k0) / kstep);
+			/* the cursor: the lower bound of the plane's lowest target,
+			 * tkey + x + kq(kl-1) (a key that only grows with the sorted
+			 * position, whether inside the grid or not) */
+			const i64 kql = I64C(IP_P_LEN) + I64C(8) * pl * kl + I64C(2) * (D - I64C(1));
+			const i64 t0 = tkey + x + CAST(i64, LD64(params, kql + I64C(8) * (kl - I64C(1))));
+			i64 at = ip_gallop(skeys, nkeys, cur[slot], CAST(u64, max64(t0, I64C(0))));
+			cur[slot] = at;
+			for (i64 i = kl - I64C(1); i >= I64C(0); i--) {
+				const i64 ol = x + CAST(i64, LD64(params, kql + I64C(8) * i));
+				i64 found = I64C(-1);
+				if (CAST(u64, ol) < CAST(u64, xl)) {
+					/* a step or two: at most dilation - 1 keys lie
+					 * between two targets */
+					const u64 t = CAST(u64, tkey + ol);
+					while (at < nkeys && LD64(skeys, at) < t) {
+						at++;
+					}
+					if (at < nkeys && LD64(skeys, at) == t) {
+						found = CAST(i64, LD64(sperm, at));
+						if (both) {
+							ST32(orow, at * K + (K - I64C(1) - pl * kl - i), CAST(u32, q));
+						}
+					}
+				}
+				ST32(orow, rec + i, CAST(u32, CAST(i32, found)));
+			}
+		}
+	}
+}
+
+/* The rows shape's gather: chunk c (rows [c*chunk, (c+1)*chunk) of n) per
+ * work-item copies its rows' records from sorted position (rank) to row
+ * order, orowq[q*K + k], and counts each offset's found rows into
+ * cnt[k*chunks + c] (a counter per offset, K <= IP_CURSORS). */
+void indice_count(INDICE_COUNT_PARAMS) {
+	for (i64 c = GROUP_LINEAR_ID() * I64C(LOCAL_SIZE) + LOCAL_ID(); c < chunks; c += GROUP_TOTAL() * I64C(LOCAL_SIZE)) {
+		i64 m[IP_CURSORS];
+		for (i64 k = I64C(0); k < K; k++) {
+			m[CAST(int, k)] = I64C(0);
+		}
+		const i64 hi = min64((c + I64C(1)) * chunk, n);
+		for (i64 q = c * chunk; q < hi; q++) {
+			const i64 rec = CAST(i64, LD32(rank, q)) * K;
+			for (i64 k = I64C(0); k < K; k++) {
+				const u32 o = LD32(orow, rec + k);
+				ST32(orowq, q * K + k, o);
+				if (CAST(i32, o) >= 0) {
+					m[CAST(int, k)]++;
+				}
+			}
+		}
+		for (i64 k = I64C(0); k < K; k++) {
+			ST64(cnt, k * chunks + c, CAST(u64, m[CAST(int, k)]));
+		}
+	}
+}
+
+/* cnt: the exclusive scan of the tiles' counts, offset-major (K*chunks+1
+ * words). Tile (c, k) writes offset k's pairs of its rows from column
+ * cnt[k*chunks + c] - cnt[k*chunks] on, its invalid rows' -1 past num[k]
+ * (as indice_write). */
+void indice_emit(INDICE_EMIT_PARAMS) {
+	if (LD32(err, 0) != ERR_NONE) {
+		return;
+	}
+	const i64 tiles = chunks * K;
+	for (i64 t = GROUP_LINEAR_ID() * I64C(LOCAL_SIZE) + LOCAL_ID(); t < tiles; t += GROUP_TOTAL() * I64C(LOCAL_SIZE)) {
+		const i64 c = t / K;
+		const i64 k = t - c * K;
+		const i64 start = CAST(i64, LD64(cnt, k * chunks));
+		const i64 num_k = CAST(i64, LD64(cnt, (k + I64C(1)) * chunks)) - start;
+		if (c == I64C(0)) {
+			ST32(num, k, CAST(u32, CAST(i32, num_k)));
+		}
+		i64 col = CAST(i64, LD64(cnt, k * chunks + c)) - start;
+		const i64 lo = c * chunk;
+		const i64 hi = min64(lo + chunk, n);
+		i64 tail = num_k + (lo - col);
+		const i64 base = I64C(2) * k * n;
+		for (i64 q = lo; q < hi; q++) {
+			const i64 o = LD32S(orowq, q * K + k);
+			if (o >= I64C(0)) {
+				ST32(pairs, base + col, CAST(u32, CAST(i32, q)));
+				ST32(pairs, base + n + col, CAST(u32, CAST(i32, o)));
+				col++;
+			} else {
+				ST32(pairs, base + tail, 0xffffffffu);
+				ST32(pairs, base + n + tail, 0xffffffffu);
+				tail++;
 			}
 		}
 	}

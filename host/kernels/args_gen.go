@@ -963,6 +963,8 @@ type IndiceExpand struct {
 	Split  int64       // folds into IP_SPLIT: IP_SPLIT_*
 	Wide   int64       // folds into IP_WIDE: 1: 64-bit cnt words
 	Sorted int64       // folds into IP_SORTED: 1: SUBM over the sites in key order, galloping, orow by sorted position
+	Ckey   host.Buffer // out: uint64 target keys (emit)
+	Emit   int64       // folds into IP_EMIT: 1: CONV/TCONV with cnt scanned: the valid candidates' target keys into ckey[cnt[p]]
 }
 
 // Entry returns the declaration of indice_expand_k.
@@ -970,7 +972,7 @@ func (IndiceExpand) Entry() *host.EntryDecl { return Indice.Entries[2] }
 
 // AppendArgs appends the argument slots in declaration order.
 func (a IndiceExpand) AppendArgs(dst []host.Arg) []host.Arg {
-	return append(dst, host.BufArg(a.Rows), host.BufArg(a.Params), host.BufArg(a.Skeys), host.BufArg(a.Sperm), host.BufArg(a.Cnt), host.BufArg(a.Orow), host.BufArg(a.Rank), host.I64(a.N), host.I64(a.Nkeys), host.I64(a.Row0), host.I64(a.RowsN), host.I64(a.Jobs), host.I64(a.Rule), host.I64(a.Split), host.I64(a.Wide), host.I64(a.Sorted))
+	return append(dst, host.BufArg(a.Rows), host.BufArg(a.Params), host.BufArg(a.Skeys), host.BufArg(a.Sperm), host.BufArg(a.Cnt), host.BufArg(a.Orow), host.BufArg(a.Rank), host.I64(a.N), host.I64(a.Nkeys), host.I64(a.Row0), host.I64(a.RowsN), host.I64(a.Jobs), host.I64(a.Rule), host.I64(a.Split), host.I64(a.Wide), host.I64(a.Sorted), host.BufArg(a.Ckey), host.I64(a.Emit))
 }
 
 // IndiceFlags is a launch of indice_flags_k (indice): sorted expansion: cnt[k*n + q] = 1 where orow[k*n + rank[q]] >= 0, else 0.
@@ -991,26 +993,6 @@ func (a IndiceFlags) AppendArgs(dst []host.Arg) []host.Arg {
 	return append(dst, host.BufArg(a.Orow), host.BufArg(a.Rank), host.BufArg(a.Cnt), host.I64(a.N), host.I64(a.Count), host.I64(a.Wide))
 }
 
-// IndiceCompact is a launch of indice_compact_k (indice): regular and transposed rules: the target key of each valid candidate p into ckey[pos[p]].
-type IndiceCompact struct {
-	Rows   host.Buffer // in: int32 [n, 1+D] rows
-	Params host.Buffer // in: int64 parameter block
-	Pos    host.Buffer // in: exclusive scan of the candidates' flags
-	Ckey   host.Buffer // out: uint64 target keys
-	N      int64       // rows
-	Count  int64       // candidates n*K
-	Rule   int64       // folds into IP_RULE: IP_RULE_*
-	Wide   int64       // folds into IP_WIDE: 1: 64-bit pos words
-}
-
-// Entry returns the declaration of indice_compact_k.
-func (IndiceCompact) Entry() *host.EntryDecl { return Indice.Entries[4] }
-
-// AppendArgs appends the argument slots in declaration order.
-func (a IndiceCompact) AppendArgs(dst []host.Arg) []host.Arg {
-	return append(dst, host.BufArg(a.Rows), host.BufArg(a.Params), host.BufArg(a.Pos), host.BufArg(a.Ckey), host.I64(a.N), host.I64(a.Count), host.I64(a.Rule), host.I64(a.Wide))
-}
-
 // IndiceOuts is a launch of indice_outs_k (indice): sorted target keys: the first of each run writes its site into out_indices[seg[j]-1].
 type IndiceOuts struct {
 	Skeys  host.Buffer // in: sorted uint64 target keys
@@ -1022,7 +1004,7 @@ type IndiceOuts struct {
 }
 
 // Entry returns the declaration of indice_outs_k.
-func (IndiceOuts) Entry() *host.EntryDecl { return Indice.Entries[5] }
+func (IndiceOuts) Entry() *host.EntryDecl { return Indice.Entries[4] }
 
 // AppendArgs appends the argument slots in declaration order.
 func (a IndiceOuts) AppendArgs(dst []host.Arg) []host.Arg {
@@ -1045,11 +1027,76 @@ type IndiceWrite struct {
 }
 
 // Entry returns the declaration of indice_write_k.
-func (IndiceWrite) Entry() *host.EntryDecl { return Indice.Entries[6] }
+func (IndiceWrite) Entry() *host.EntryDecl { return Indice.Entries[5] }
 
 // AppendArgs appends the argument slots in declaration order.
 func (a IndiceWrite) AppendArgs(dst []host.Arg) []host.Arg {
 	return append(dst, host.BufArg(a.Pos), host.BufArg(a.Orow), host.BufArg(a.Rank), host.BufArg(a.Crow), host.BufArg(a.Pairs), host.BufArg(a.Num), host.BufArg(a.Err), host.I64(a.N), host.I64(a.Count), host.I64(a.Lookup), host.I64(a.Wide))
+}
+
+// IndiceSearch is a launch of indice_search_k (indice): SUBM in rows: this launch's sorted positions j x kernel planes, a merge cursor per plane; the found rows into j's record orow[j*K + k] (and, sym, the mirrored finds into the found sites' records), rank[q] = j.
+type IndiceSearch struct {
+	Rows   host.Buffer // in: int32 [n, 1+D] sites
+	Params host.Buffer // in: int64 parameter block
+	Skeys  host.Buffer // in: sorted uint64 site keys
+	Sperm  host.Buffer // in: int64 rows of the sorted keys
+	Orow   host.Buffer // out: int32 [n, K] found rows by sorted position (-1: none; filled with -1 first where sym)
+	Rank   host.Buffer // out: int32 sorted position of each row
+	Nkeys  int64       // sorted keys
+	Row0   int64       // this launch's first sorted position
+	RowsN  int64       // this launch's rows
+	Jobs   int64       // work-groups that take work
+	Sym    int64       // 1: every ksize odd, search half the planes and mirror
+	Split  int64       // folds into IP_SPLIT: IP_SPLIT_*
+}
+
+// Entry returns the declaration of indice_search_k.
+func (IndiceSearch) Entry() *host.EntryDecl { return Indice.Entries[6] }
+
+// AppendArgs appends the argument slots in declaration order.
+func (a IndiceSearch) AppendArgs(dst []host.Arg) []host.Arg {
+	return append(dst, host.BufArg(a.Rows), host.BufArg(a.Params), host.BufArg(a.Skeys), host.BufArg(a.Sperm), host.BufArg(a.Orow), host.BufArg(a.Rank), host.I64(a.Nkeys), host.I64(a.Row0), host.I64(a.RowsN), host.I64(a.Jobs), host.I64(a.Sym), host.I64(a.Split))
+}
+
+// IndiceCount is a launch of indice_count_k (indice): rows shape: chunk c copies its rows' records into row order and counts each offset k's found rows among rows [c*chunk, (c+1)*chunk) into cnt[k*chunks + c].
+type IndiceCount struct {
+	Orow   host.Buffer // in: int32 [n, K] found rows by sorted position
+	Rank   host.Buffer // in: int32 sorted position of each row
+	Orowq  host.Buffer // out: int32 [n, K] found rows by row
+	Cnt    host.Buffer // out: uint64 [K*chunks] counts
+	N      int64       // rows
+	K      int64       // offsets (<= IP_CURSORS)
+	Chunk  int64       // rows per chunk
+	Chunks int64       // chunks
+}
+
+// Entry returns the declaration of indice_count_k.
+func (IndiceCount) Entry() *host.EntryDecl { return Indice.Entries[7] }
+
+// AppendArgs appends the argument slots in declaration order.
+func (a IndiceCount) AppendArgs(dst []host.Arg) []host.Arg {
+	return append(dst, host.BufArg(a.Orow), host.BufArg(a.Rank), host.BufArg(a.Orowq), host.BufArg(a.Cnt), host.I64(a.N), host.I64(a.K), host.I64(a.Chunk), host.I64(a.Chunks))
+}
+
+// IndiceEmit is a launch of indice_emit_k (indice): rows shape: tile (chunk c, offset k) writes offset k's pairs of its rows from the scanned counts, the invalid rows' -1 past num[k].
+type IndiceEmit struct {
+	Orowq  host.Buffer // in: int32 [n, K] found rows by row
+	Cnt    host.Buffer // in: uint64 exclusive scan of the counts (K*chunks+1 words)
+	Pairs  host.Buffer // out: int32 [K, 2, n]
+	Num    host.Buffer // out: int32 [K]
+	Err    host.Buffer // in: the validation flag (skip when set)
+	N      int64       // rows
+	K      int64       // offsets
+	Chunk  int64       // rows per chunk
+	Chunks int64       // chunks
+}
+
+// Entry returns the declaration of indice_emit_k.
+func (IndiceEmit) Entry() *host.EntryDecl { return Indice.Entries[8] }
+
+// AppendArgs appends the argument slots in declaration order.
+func (a IndiceEmit) AppendArgs(dst []host.Arg) []host.Arg {
+	return append(dst, host.BufArg(a.Orowq), host.BufArg(a.Cnt), host.BufArg(a.Pairs), host.BufArg(a.Num), host.BufArg(a.Err), host.I64(a.N), host.I64(a.K), host.I64(a.Chunk), host.I64(a.Chunks))
 }
 
 // SparseCooKeys is a launch of sparse_coo_keys_k (sparse): keys[k] = the row-major linear index of COO entry k; an index out of the shape flags its tile.

@@ -63,6 +63,9 @@
 #ifndef IP_SORTED
 #define IP_SORTED -1 /* folded argument sorted (-1: the run-time value) */
 #endif
+#ifndef IP_EMIT
+#define IP_EMIT -1 /* folded argument emit (-1: the run-time value) */
+#endif
 #ifndef IP_LOOKUP
 #define IP_LOOKUP -1 /* folded argument lookup (-1: the run-time value) */
 #endif
@@ -75,18 +78,21 @@ layout(constant_id = 4) const int IP_RULE = -1; /* folded argument rule (-1: the
 layout(constant_id = 5) const int IP_SPLIT = -1; /* folded argument split (-1: the run-time value) */
 layout(constant_id = 6) const int IP_WIDE = -1; /* folded argument wide (-1: the run-time value) */
 layout(constant_id = 7) const int IP_SORTED = -1; /* folded argument sorted (-1: the run-time value) */
-layout(constant_id = 8) const int IP_LOOKUP = -1; /* folded argument lookup (-1: the run-time value) */
+layout(constant_id = 8) const int IP_EMIT = -1; /* folded argument emit (-1: the run-time value) */
+layout(constant_id = 9) const int IP_LOOKUP = -1; /* folded argument lookup (-1: the run-time value) */
 #define LOCAL_SIZE gl_WorkGroupSize.x
 #endif
 
 /* The parameters of the body functions, one list per entry point. */
 #define INDICE_KEYS_PARAMS BPTR indices, BPTR params, BPTR keys, BPTR err, i64 n
 #define INDICE_DUPS_PARAMS BPTR keys, BPTR err, i64 n
-#define INDICE_EXPAND_PARAMS BPTR rows, BPTR params, BPTR skeys, BPTR sperm, BPTR cnt, BPTR orow, BPTR rank, i64 n, i64 nkeys, i64 row0, i64 rows_n, i64 jobs, i64 rule, i64 split, i64 wide, i64 sorted
+#define INDICE_EXPAND_PARAMS BPTR rows, BPTR params, BPTR skeys, BPTR sperm, BPTR cnt, BPTR orow, BPTR rank, i64 n, i64 nkeys, i64 row0, i64 rows_n, i64 jobs, i64 rule, i64 split, i64 wide, i64 sorted, BPTR ckey, i64 emit
 #define INDICE_FLAGS_PARAMS BPTR orow, BPTR rank, BPTR cnt, i64 n, i64 count, i64 wide
-#define INDICE_COMPACT_PARAMS BPTR rows, BPTR params, BPTR pos, BPTR ckey, i64 n, i64 count, i64 rule, i64 wide
 #define INDICE_OUTS_PARAMS BPTR skeys, BPTR seg, BPTR params, BPTR outs, BPTR err, i64 n
 #define INDICE_WRITE_PARAMS BPTR pos, BPTR orow, BPTR rank, BPTR crow, BPTR pairs, BPTR num, BPTR err, i64 n, i64 count, i64 lookup, i64 wide
+#define INDICE_SEARCH_PARAMS BPTR rows, BPTR params, BPTR skeys, BPTR sperm, BPTR orow, BPTR rank, i64 nkeys, i64 row0, i64 rows_n, i64 jobs, i64 sym, i64 split
+#define INDICE_COUNT_PARAMS BPTR orow, BPTR rank, BPTR orowq, BPTR cnt, i64 n, i64 K, i64 chunk, i64 chunks
+#define INDICE_EMIT_PARAMS BPTR orowq, BPTR cnt, BPTR pairs, BPTR num, BPTR err, i64 n, i64 K, i64 chunk, i64 chunks
 
 /* The entry points. */
 #ifdef __OPENCL_VERSION__
@@ -100,16 +106,12 @@ layout(constant_id = 8) const int IP_LOOKUP = -1; /* folded argument lookup (-1:
 		indice_dups(keys, err, n); \
 	} \
 	__kernel __attribute__((reqd_work_group_size(LOCAL_SIZE, 1, 1))) \
-	void indice_expand_k(__global uchar* rows, __global uchar* params, __global uchar* skeys, __global uchar* sperm, __global uchar* cnt, __global uchar* orow, __global uchar* rank, long n, long nkeys, long row0, long rows_n, long jobs, long rule, long split, long wide, long sorted) { \
-		indice_expand(rows, params, skeys, sperm, cnt, orow, rank, n, nkeys, row0, rows_n, jobs, FOLD(IP_RULE, rule), FOLD(IP_SPLIT, split), FOLD(IP_WIDE, wide), FOLD(IP_SORTED, sorted)); \
+	void indice_expand_k(__global uchar* rows, __global uchar* params, __global uchar* skeys, __global uchar* sperm, __global uchar* cnt, __global uchar* orow, __global uchar* rank, long n, long nkeys, long row0, long rows_n, long jobs, long rule, long split, long wide, long sorted, __global uchar* ckey, long emit) { \
+		indice_expand(rows, params, skeys, sperm, cnt, orow, rank, n, nkeys, row0, rows_n, jobs, FOLD(IP_RULE, rule), FOLD(IP_SPLIT, split), FOLD(IP_WIDE, wide), FOLD(IP_SORTED, sorted), ckey, FOLD(IP_EMIT, emit)); \
 	} \
 	__kernel __attribute__((reqd_work_group_size(LOCAL_SIZE, 1, 1))) \
 	void indice_flags_k(__global uchar* orow, __global uchar* rank, __global uchar* cnt, long n, long count, long wide) { \
 		indice_flags(orow, rank, cnt, n, count, FOLD(IP_WIDE, wide)); \
-	} \
-	__kernel __attribute__((reqd_work_group_size(LOCAL_SIZE, 1, 1))) \
-	void indice_compact_k(__global uchar* rows, __global uchar* params, __global uchar* pos, __global uchar* ckey, long n, long count, long rule, long wide) { \
-		indice_compact(rows, params, pos, ckey, n, count, FOLD(IP_RULE, rule), FOLD(IP_WIDE, wide)); \
 	} \
 	__kernel __attribute__((reqd_work_group_size(LOCAL_SIZE, 1, 1))) \
 	void indice_outs_k(__global uchar* skeys, __global uchar* seg, __global uchar* params, __global uchar* outs, __global uchar* err, long n) { \
@@ -118,10 +120,25 @@ layout(constant_id = 8) const int IP_LOOKUP = -1; /* folded argument lookup (-1:
 	__kernel __attribute__((reqd_work_group_size(LOCAL_SIZE, 1, 1))) \
 	void indice_write_k(__global uchar* pos, __global uchar* orow, __global uchar* rank, __global uchar* crow, __global uchar* pairs, __global uchar* num, __global uchar* err, long n, long count, long lookup, long wide) { \
 		indice_write(pos, orow, rank, crow, pairs, num, err, n, count, FOLD(IP_LOOKUP, lookup), FOLD(IP_WIDE, wide)); \
+	} \
+	__kernel __attribute__((reqd_work_group_size(LOCAL_SIZE, 1, 1))) \
+	void indice_search_k(__global uchar* rows, __global uchar* params, __global uchar* skeys, __global uchar* sperm, __global uchar* orow, __global uchar* rank, long nkeys, long row0, long rows_n, long jobs, long sym, long split) { \
+		indice_search(rows, params, skeys, sperm, orow, rank, nkeys, row0, rows_n, jobs, sym, FOLD(IP_SPLIT, split)); \
+	} \
+	__kernel __attribute__((reqd_work_group_size(LOCAL_SIZE, 1, 1))) \
+	void indice_count_k(__global uchar* orow, __global uchar* rank, __global uchar* orowq, __global uchar* cnt, long n, long K, long chunk, long chunks) { \
+		indice_count(orow, rank, orowq, cnt, n, K, chunk, chunks); \
+	} \
+	__kernel __attribute__((reqd_work_group_size(LOCAL_SIZE, 1, 1))) \
+	void indice_emit_k(__global uchar* orowq, __global uchar* cnt, __global uchar* pairs, __global uchar* num, __global uchar* err, long n, long K, long chunk, long chunks) { \
+		indice_emit(orowq, cnt, pairs, num, err, n, K, chunk, chunks); \
 	}
 #else
-layout(push_constant) uniform AccelArgs { uint64_t s[16]; } accel_args;
-#define ACCEL_ARGS_DECL
+/* More than 16 argument slots: they come in a parameter block, whose
+ * device address is the one push constant. */
+layout(buffer_reference, std430, buffer_reference_align = 8) readonly buffer AccelParams { uint64_t s[]; };
+layout(push_constant) uniform AccelPush { uint64_t params; } accel_push;
+#define ACCEL_ARGS_DECL AccelParams accel_args = AccelParams(accel_push.params);
 #define INDICE_ENTRIES \
 	void main() { \
 		ACCEL_ARGS_DECL \
@@ -130,15 +147,19 @@ layout(push_constant) uniform AccelArgs { uint64_t s[16]; } accel_args;
 		} else if (ENTRY == 1) { \
 			indice_dups(accel_args.s[0], accel_args.s[1], int64_t(accel_args.s[2])); \
 		} else if (ENTRY == 2) { \
-			indice_expand(accel_args.s[0], accel_args.s[1], accel_args.s[2], accel_args.s[3], accel_args.s[4], accel_args.s[5], accel_args.s[6], int64_t(accel_args.s[7]), int64_t(accel_args.s[8]), int64_t(accel_args.s[9]), int64_t(accel_args.s[10]), int64_t(accel_args.s[11]), FOLD(IP_RULE, int64_t(accel_args.s[12])), FOLD(IP_SPLIT, int64_t(accel_args.s[13])), FOLD(IP_WIDE, int64_t(accel_args.s[14])), FOLD(IP_SORTED, int64_t(accel_args.s[15]))); \
+			indice_expand(accel_args.s[0], accel_args.s[1], accel_args.s[2], accel_args.s[3], accel_args.s[4], accel_args.s[5], accel_args.s[6], int64_t(accel_args.s[7]), int64_t(accel_args.s[8]), int64_t(accel_args.s[9]), int64_t(accel_args.s[10]), int64_t(accel_args.s[11]), FOLD(IP_RULE, int64_t(accel_args.s[12])), FOLD(IP_SPLIT, int64_t(accel_args.s[13])), FOLD(IP_WIDE, int64_t(accel_args.s[14])), FOLD(IP_SORTED, int64_t(accel_args.s[15])), accel_args.s[16], FOLD(IP_EMIT, int64_t(accel_args.s[17]))); \
 		} else if (ENTRY == 3) { \
 			indice_flags(accel_args.s[0], accel_args.s[1], accel_args.s[2], int64_t(accel_args.s[3]), int64_t(accel_args.s[4]), FOLD(IP_WIDE, int64_t(accel_args.s[5]))); \
 		} else if (ENTRY == 4) { \
-			indice_compact(accel_args.s[0], accel_args.s[1], accel_args.s[2], accel_args.s[3], int64_t(accel_args.s[4]), int64_t(accel_args.s[5]), FOLD(IP_RULE, int64_t(accel_args.s[6])), FOLD(IP_WIDE, int64_t(accel_args.s[7]))); \
-		} else if (ENTRY == 5) { \
 			indice_outs(accel_args.s[0], accel_args.s[1], accel_args.s[2], accel_args.s[3], accel_args.s[4], int64_t(accel_args.s[5])); \
-		} else if (ENTRY == 6) { \
+		} else if (ENTRY == 5) { \
 			indice_write(accel_args.s[0], accel_args.s[1], accel_args.s[2], accel_args.s[3], accel_args.s[4], accel_args.s[5], accel_args.s[6], int64_t(accel_args.s[7]), int64_t(accel_args.s[8]), FOLD(IP_LOOKUP, int64_t(accel_args.s[9])), FOLD(IP_WIDE, int64_t(accel_args.s[10]))); \
+		} else if (ENTRY == 6) { \
+			indice_search(accel_args.s[0], accel_args.s[1], accel_args.s[2], accel_args.s[3], accel_args.s[4], accel_args.s[5], int64_t(accel_args.s[6]), int64_t(accel_args.s[7]), int64_t(accel_args.s[8]), int64_t(accel_args.s[9]), int64_t(accel_args.s[10]), FOLD(IP_SPLIT, int64_t(accel_args.s[11]))); \
+		} else if (ENTRY == 7) { \
+			indice_count(accel_args.s[0], accel_args.s[1], accel_args.s[2], accel_args.s[3], int64_t(accel_args.s[4]), int64_t(accel_args.s[5]), int64_t(accel_args.s[6]), int64_t(accel_args.s[7])); \
+		} else if (ENTRY == 8) { \
+			indice_emit(accel_args.s[0], accel_args.s[1], accel_args.s[2], accel_args.s[3], accel_args.s[4], int64_t(accel_args.s[5]), int64_t(accel_args.s[6]), int64_t(accel_args.s[7]), int64_t(accel_args.s[8])); \
 		} \
 	}
 #endif
