@@ -133,7 +133,7 @@ func (d *Device) PutAlongAxis(arr, indices, values *DeviceTensor, axis int64, re
 		return nil, err
 	}
 	if out.n > 0 {
-		err = d.h.Copy(out.raw(), 0, arr.raw(), 0, out.n*int64(arr.dtype.Size()))
+		err = d.copyBytes(op, out.raw(), 0, arr.raw(), 0, out.n*int64(arr.dtype.Size()))
 	}
 	if err == nil && g.idxN > 0 {
 		err = d.scatterRun(op, g, out, indices, values, includeSelf, false)

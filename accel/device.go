@@ -48,6 +48,10 @@ type Device struct {
 	// group shapes with it).
 	planHook func(host.Plan) host.Plan
 
+	// forceCopyKernel, when set, makes copies run the copy kernel on any
+	// device (tests run it where host.PlanCopy keeps the driver's copy).
+	forceCopyKernel bool
+
 	// scatterHook, when non-nil, may rewrite a scatter's strategy, given
 	// host.PlanScatter's choice and arguments (tests run every strategy on
 	// every device with it).

@@ -126,8 +126,8 @@ func (d *Device) Copy(dst, src *DeviceTensor) error {
 		return argErr(op, "dst", "src itself", "a different tensor from src", ErrInvalidArgument)
 	}
 	if dst.n > 0 {
-		if err := d.h.Copy(dst.raw(), 0, src.raw(), 0, dst.n*int64(dst.dtype.Size())); err != nil {
-			return fmt.Errorf("accel: %s: %w", op, err)
+		if err := d.copyBytes(op, dst.raw(), 0, src.raw(), 0, dst.n*int64(dst.dtype.Size())); err != nil {
+			return err
 		}
 	}
 	return d.flush(op)

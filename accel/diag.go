@@ -112,7 +112,7 @@ func (d *Device) diagRun(op string, g diagGeom, dt DType, call func(a diagArgs) 
 	if dt.Size() == 8 {
 		variant = "w64"
 	}
-	return d.run(op, variant, d.elementwise(op, g.count), call(diagArgs{Count: g.count, L: g.L, Base: g.base,
+	return d.run(op, variant, d.plan(host.PlanDiag(d.caps, g.count)), call(diagArgs{Count: g.count, L: g.L, Base: g.base,
 		Dstride: g.dstr, N1: g.n1, N2: g.n2, S0: g.s0, S1: g.s1, S2: g.s2}))
 }
 
@@ -185,8 +185,8 @@ func (d *Device) diagonalScatter(input, src *DeviceTensor, offset, dim1, dim2 in
 			return nil, err
 		}
 		if target.n > 0 {
-			if err := d.h.Copy(target.raw(), 0, input.raw(), 0, target.n*int64(input.dtype.Size())); err != nil {
-				return fail(fmt.Errorf("accel: %s: copy input: %w", op, err))
+			if err := d.copyBytes(op, target.raw(), 0, input.raw(), 0, target.n*int64(input.dtype.Size())); err != nil {
+				return fail(err)
 			}
 		}
 	}
@@ -232,8 +232,8 @@ func (d *Device) DiagonalScatterBackward(grad *DeviceTensor, offset, dim1, dim2 
 		return fail(err)
 	}
 	if gi.n > 0 {
-		if err := d.h.Copy(gi.raw(), 0, grad.raw(), 0, gi.n*int64(grad.dtype.Size())); err != nil {
-			return fail(fmt.Errorf("accel: %s: copy grad: %w", op, err))
+		if err := d.copyBytes(op, gi.raw(), 0, grad.raw(), 0, gi.n*int64(grad.dtype.Size())); err != nil {
+			return fail(err)
 		}
 	}
 	if err := d.diagRun(op, g, grad.dtype, diagZero(gi.raw())); err != nil {

@@ -212,9 +212,9 @@ func (d *Device) scatterReduce(op string, input *DeviceTensor, dim int64, index,
 		return nil, err
 	}
 	if out.n > 0 {
-		if err := d.h.Copy(out.raw(), 0, input.raw(), 0, out.n*int64(input.dtype.Size())); err != nil {
+		if err := d.copyBytes(op, out.raw(), 0, input.raw(), 0, out.n*int64(input.dtype.Size())); err != nil {
 			out.Release()
-			return nil, fmt.Errorf("accel: %s: copy input: %w", op, err)
+			return nil, err
 		}
 	}
 	if g.idxN > 0 {

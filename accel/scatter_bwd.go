@@ -117,13 +117,12 @@ func (b *scatterBwd) run(index *DeviceTensor) error {
 	// the forward's starting point, gradInput = grad_output, gradSrc = 0
 	for _, c := range []struct {
 		dst, from *DeviceTensor
-		what      string
-	}{{b.out, b.input, "input"}, {b.gi, b.grad, "grad_output"}} {
+	}{{b.out, b.input}, {b.gi, b.grad}} {
 		if c.dst.n == 0 {
 			continue
 		}
-		if err := d.h.Copy(c.dst.raw(), 0, c.from.raw(), 0, c.dst.n*b.elementBytes); err != nil {
-			return fmt.Errorf("accel: %s: copy %s: %w", b.op, c.what, err)
+		if err := b.d.copyBytes(b.op, c.dst.raw(), 0, c.from.raw(), 0, c.dst.n*b.elementBytes); err != nil {
+			return err
 		}
 	}
 	if b.gs.n > 0 {

@@ -2,6 +2,9 @@
 #include "clshim.h"
 
 #include <CL/cl.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <sys/mman.h>
 
 int acl_flush(void *queue) { return clFlush((cl_command_queue)queue); }
 
@@ -46,4 +49,62 @@ void *acl_program_from_binary(void *ctx, void *dev, const unsigned char *bin, si
 	}
 	*status = CL_SUCCESS;
 	return p;
+}
+
+#define ACL_HUGE (2u << 20)
+
+void *acl_huge_alloc(size_t len) {
+	if (len == 0 || len > SIZE_MAX - ACL_HUGE) {
+		return NULL;
+	}
+	const size_t span = len + ACL_HUGE;
+	unsigned char *raw = mmap(NULL, span, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	if (raw == MAP_FAILED) {
+		return NULL;
+	}
+	/* keep the 2 MiB-aligned len bytes, unmap the head and tail */
+	unsigned char *p = (unsigned char *)(((uintptr_t)raw + ACL_HUGE - 1) & ~(uintptr_t)(ACL_HUGE - 1));
+	if (p > raw) {
+		munmap(raw, (size_t)(p - raw));
+	}
+	unsigned char *end = raw + span;
+	if (end > p + len) {
+		munmap(p + len, (size_t)(end - (p + len)));
+	}
+#ifdef MADV_HUGEPAGE
+	madvise(p, len, MADV_HUGEPAGE);
+#endif
+	return p;
+}
+
+void acl_huge_free(void *p, size_t len) {
+	if (p != NULL) {
+		munmap(p, len);
+	}
+}
+
+struct acl_huge_span {
+	void *p;
+	size_t len;
+};
+
+static void CL_CALLBACK acl_huge_release(cl_mem mem, void *user) {
+	(void)mem;
+	struct acl_huge_span *s = user;
+	munmap(s->p, s->len);
+	free(s);
+}
+
+int acl_huge_free_with(void *mem, void *p, size_t len) {
+	struct acl_huge_span *s = malloc(sizeof *s);
+	if (s == NULL) {
+		return CL_OUT_OF_HOST_MEMORY;
+	}
+	s->p = p;
+	s->len = len;
+	const cl_int st = clSetMemObjectDestructorCallback((cl_mem)mem, acl_huge_release, s);
+	if (st != CL_SUCCESS) {
+		free(s);
+	}
+	return st;
 }

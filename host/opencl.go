@@ -248,13 +248,50 @@ func (d *clDevice) Alloc(size int64) (Buffer, error) {
 	if n == 0 {
 		n = 8 // a valid cl_mem for an empty tensor
 	}
-	mem, err := d.ctx.CreateEmptyBuffer(cl.MemReadWrite, int(n))
-	if err != nil {
-		return nil, clErr(fmt.Sprintf("alloc %d bytes", size), err)
+	mem := d.hostAlloc(n)
+	if mem == nil {
+		var err error
+		if mem, err = d.ctx.CreateEmptyBuffer(cl.MemReadWrite, int(n)); err != nil {
+			return nil, clErr(fmt.Sprintf("alloc %d bytes", size), err)
+		}
 	}
 	b := &clBuffer{d: d, mem: mem, size: size}
 	d.bufs[b] = struct{}{}
 	return b, nil
+}
+
+// hugeMin is the smallest buffer hostAlloc maps itself: one huge page.
+const hugeMin = 2 << 20
+
+// hostAlloc returns a buffer of n bytes over memory we map ourselves, on
+// CPU devices for n >= hugeMin, or nil where it does not apply or fails
+// (the caller then asks the driver). The memory is 2 MiB-aligned and
+// advised MADV_HUGEPAGE (clshim.c, cgo), handed to the driver with
+// CL_MEM_USE_HOST_PTR (PoCL works in it directly), and unmapped by a
+// destructor callback once the driver has destroyed the buffer. Measured
+// here: a fresh 800 MB output faults in at about 0.5 GB/s in 4 KiB pages
+// (the driver's own allocation) and about 5x faster in huge pages.
+// ACCEL_HUGEPAGES=0 turns it off.
+func (d *clDevice) hostAlloc(n int64) *cl.MemObject {
+	if d.caps.Type != TypeCPU || n < hugeMin || os.Getenv("ACCEL_HUGEPAGES") == "0" {
+		return nil
+	}
+	span := (n + hugeMin - 1) &^ (hugeMin - 1)
+	p := C.acl_huge_alloc(C.size_t(span))
+	if p == nil {
+		return nil
+	}
+	mem, err := d.ctx.CreateBufferUnsafe(cl.MemReadWrite|cl.MemUseHostPtr, int(n), p)
+	if err != nil {
+		C.acl_huge_free(p, C.size_t(span))
+		return nil
+	}
+	if C.acl_huge_free_with(rawHandle(mem), p, C.size_t(span)) != 0 {
+		mem.Release()
+		C.acl_huge_free(p, C.size_t(span))
+		return nil
+	}
+	return mem
 }
 
 // buf checks that b is a live buffer of this device and [off, off+n) lies

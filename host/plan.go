@@ -513,3 +513,51 @@ func PlanCoalesceBuckets(n int64, keyBits int) CoalescePlan {
 	return CoalescePlan{Strategy: CoalesceBuckets, BucketBits: b,
 		Reason: fmt.Sprintf("cpu: %d buckets of the keys' high bits, each sorted in cache", 1<<b)}
 }
+
+// PlanCopy plans a copy of n 32-bit words with the copy kernel
+// (clkernels/common/copy_body.h) and says whether the device should use
+// it rather than its driver's buffer copy: on CPU OpenCL drivers, whose
+// buffer copy runs on one thread (PoCL: about half of what the memory
+// moves). The plan is one work-item per group and one group per core, each
+// copying a contiguous run of 64 KiB chunks; under a driver loop limit,
+// one chunk per group. Other devices keep their driver's copy (lavapipe's
+// vkCmdCopyBuffer is several times faster than any of its shaders); tests
+// run the kernel there by forcing it.
+func PlanCopy(caps Caps, n int64) (Plan, bool) {
+	const items = 16 << 10 // words per chunk: 64 KiB, under a loop limit's half
+	p := Plan{Kernel: "copy", LocalSize: 1, TileElems: items,
+		Knobs: []Knob{{Name: "ITEMS", Value: items}, {Name: "CONTIG", Value: 1}}}
+	p.Tiles = (n + items - 1) / items
+	groups := min(p.Tiles, max(int64(caps.ComputeUnits), 1))
+	if caps.LoopLimit > 0 {
+		groups = p.Tiles
+	}
+	p.Groups = FoldGroups(max(groups, 1), caps.MaxWorkGroupCount)
+	ours := caps.Type == TypeCPU && caps.Backend == OpenCL
+	p.Reason = "driver copy"
+	if ours {
+		p.Reason = "cpu opencl: one work-item per group, one group per core, a contiguous run of 64 KiB chunks each"
+	}
+	return p, ours
+}
+
+// PlanDiag plans the diag kernel's walk over count diagonal elements
+// (clkernels/common/diag_body.h): PlanElementwise's, except on CPU OpenCL
+// drivers, where a diagonal is short next to the copy before it (4096
+// elements of a 4096^2 matrix) and elementwise tiles of 262144 elements
+// would leave it to one core: there one work-item per group and a group
+// per run of 1024 elements, which the driver's threads share.
+func PlanDiag(caps Caps, count int64) Plan {
+	p := PlanElementwise("diag", caps, count)
+	if caps.Type != TypeCPU || caps.Backend != OpenCL {
+		return p
+	}
+	const items = 1024 // a fixed knob: one compiled variant
+	p.LocalSize = 1
+	p.Knobs = []Knob{{Name: "ITEMS", Value: items}, {Name: "CONTIG", Value: 1}}
+	p.TileElems = items
+	p.Tiles = (count + items - 1) / items
+	p.Groups = FoldGroups(max(p.Tiles, 1), caps.MaxWorkGroupCount)
+	p.Reason = "cpu opencl: one work-item per group, runs of 1024 elements"
+	return p
+}

@@ -146,10 +146,10 @@ func mkeys(r bench.Result) string {
 
 func printBenchTable(rs []bench.Result) {
 	w := tabwriter.NewWriter(os.Stdout, 2, 4, 2, ' ', tabwriter.AlignRight)
-	fmt.Fprintln(w, "op\tcase\tbackend\tdevice\tmedian ms\twall ms\tsyncs\tGB/s\tcopy GB/s\t% copy\tceiling GB/s\t% ceiling\tref ms\tspeed-up\tcold ms\tMkeys/s\t")
+	fmt.Fprintln(w, "op\tcase\tbackend\tdevice\tmedian ms\twall ms\tsyncs\tGB/s\tcopy GB/s\t% copy\tceiling GB/s\t% ceiling\tref ms\tspeed-up\tfirst ms\tcold ms\tMkeys/s\t")
 	for _, r := range rs {
-		fmt.Fprintf(w, "%s\t%s\t%s\t%.24s\t%.2f\t%.2f\t%.1f\t%.1f\t%.1f\t%.0f%%\t%.1f\t%.0f%%\t%.2f\t%.1fx\t%.1f\t%s\t\n", r.Op, r.Case, r.Backend, r.Device,
-			r.MedianS*1e3, r.WallS*1e3, r.Syncs, r.GBps, r.CopyGBps, 100*r.FracCopy, r.CeilingGBps, 100*r.FracCeiling, r.RefMedianS*1e3, r.Speedup, r.ColdS*1e3, mkeys(r))
+		fmt.Fprintf(w, "%s\t%s\t%s\t%.24s\t%.2f\t%.2f\t%.1f\t%.1f\t%.1f\t%.0f%%\t%.1f\t%.0f%%\t%.2f\t%.1fx\t%.1f\t%.1f\t%s\t\n", r.Op, r.Case, r.Backend, r.Device,
+			r.MedianS*1e3, r.WallS*1e3, r.Syncs, r.GBps, r.CopyGBps, 100*r.FracCopy, r.CeilingGBps, 100*r.FracCeiling, r.RefMedianS*1e3, r.Speedup, r.FirstS*1e3, r.ColdS*1e3, mkeys(r))
 	}
 	w.Flush()
 }

@@ -42,7 +42,7 @@ func TestBenchJSON(t *testing.T) {
 		"tril_indices/1000x1000_int64": true, "tril_indices/3000x3000_int64": true, "tril_indices/3000x3000_int32": true,
 		"cumsum/int32_64M_quick": true, "sort/uint32_16M_perm_quick": true,
 	}
-	fields := []string{"op", "case", "backend", "device", "median_s", "wall_s", "cold_s", "syncs", "submits", "launches",
+	fields := []string{"op", "case", "backend", "device", "median_s", "wall_s", "first_s", "cold_s", "syncs", "submits", "launches",
 		"reps", "bytes", "gbps", "copy_gbps", "frac_copy", "ref_median_s", "speedup", "plan",
 		"pool_hits", "pool_misses", "pool_frees", "pool_bytes_held", "pool_bytes_in_use", "pool_cap_bytes"}
 	for _, backend := range []string{"opencl", "vulkan"} {
@@ -73,6 +73,7 @@ func TestBenchJSON(t *testing.T) {
 				assert.Greater(t, r.MedianS, 0.0, "%s: median_s", what)
 				assert.Greater(t, r.WallS, 0.0, "%s: wall_s", what)
 				assert.Greater(t, r.ColdS, 0.0, "%s: cold_s", what)
+				assert.Greater(t, r.FirstS, 0.0, "%s: first_s", what)
 				// every call ends with a Sync; tril_indices never waits
 				// before it, cumsum and sort at most once
 				assert.GreaterOrEqual(t, r.Syncs, 1.0, "%s: syncs per call", what)
@@ -124,7 +125,7 @@ func TestBenchTable(t *testing.T) {
 			require.Equal(t, 0, code, "accel bench: exit status; stderr:\n%s", stderr)
 			lines := strings.Split(strings.TrimRight(stdout, "\n"), "\n")
 			require.Len(t, lines, 4, "header and 3 rows:\n%s", stdout)
-			for _, col := range []string{"median ms", "wall ms", "syncs", "copy GB/s", "ref ms", "speed-up", "cold ms"} {
+			for _, col := range []string{"median ms", "wall ms", "syncs", "copy GB/s", "ref ms", "speed-up", "first ms", "cold ms"} {
 				assert.Contains(t, lines[0], col, "header")
 			}
 			for _, l := range lines[1:] {

@@ -913,6 +913,23 @@ func (a ProbeArgs) AppendArgs(dst []host.Arg) []host.Arg {
 	return append(dst, host.BufArg(a.Dst), host.BufArg(a.Src), host.I64(a.Ax), host.I64(a.Bx), host.I64(a.Cx), host.I64(a.Dx), host.I64(a.Ex), host.I64(a.Fx), host.I64(a.Gx), host.I64(a.Hx), host.I64(a.Ix), host.I64(a.Jx), host.I64(a.Kx), host.I64(a.Lx), host.I64(a.Mx), host.I64(a.Nx), host.I64(a.Ox), host.I64(a.Px), host.I64(a.Qx), host.I64(a.Rx), host.I64(a.Sx), host.I64(a.Tx))
 }
 
+// CopyWords is a launch of copy_words_k (copy): dst[dst_off + i] = src[src_off + i] for i in [0, n), in chunks of ITEMS words.
+type CopyWords struct {
+	Dst    host.Buffer // out: 32-bit words
+	Src    host.Buffer // in: 32-bit words
+	DstOff int64       // first word of dst
+	SrcOff int64       // first word of src
+	N      int64       // words
+}
+
+// Entry returns the declaration of copy_words_k.
+func (CopyWords) Entry() *host.EntryDecl { return Copy.Entries[0] }
+
+// AppendArgs appends the argument slots in declaration order.
+func (a CopyWords) AppendArgs(dst []host.Arg) []host.Arg {
+	return append(dst, host.BufArg(a.Dst), host.BufArg(a.Src), host.I64(a.DstOff), host.I64(a.SrcOff), host.I64(a.N))
+}
+
 // IndiceKeys is a launch of indice_keys_k (indice): checks row i of indices (batch and coordinates in range) and writes its site key; a bad row records its tile in err[0].
 type IndiceKeys struct {
 	Indices host.Buffer // in: int32 [n, 1+D] rows

@@ -29,8 +29,13 @@ type Result struct {
 	// WallS is the median host wall time of a warm call, the final Sync
 	// included.
 	WallS float64 `json:"wall_s"`
-	// ColdS is the wall time of the first call (fresh outputs, kernels
-	// already compiled by an earlier case or compiled now), Sync included.
+	// FirstS is the wall time of the case's first call in this process,
+	// Sync included: its kernels built now (unless an earlier case built
+	// them; from the drivers' disk caches where warm) and fresh outputs.
+	FirstS float64 `json:"first_s"`
+	// ColdS is the wall time of a call with its kernels built but its
+	// outputs fresh (the pool trimmed first), Sync included: what a
+	// framework's call into a newly allocated output compares with.
 	ColdS float64 `json:"cold_s"`
 	// Syncs, Submits and Launches are per warm call, the final Sync
 	// included: the host's waits for the device, the batches handed to
@@ -41,13 +46,14 @@ type Result struct {
 	Reps     int     `json:"reps"`      // warm calls measured
 	Bytes    int64   `json:"bytes"`     // each input read once, each output written once
 	GBps     float64 `json:"gbps"`      // Bytes / MedianS
-	CopyGBps float64 `json:"copy_gbps"` // the device's own buffer copy, read+write bytes / time
+	CopyGBps float64 `json:"copy_gbps"` // Device.Copy, read+write bytes / time (host.PlanCopy: the driver's copy, our copy kernel on CPU OpenCL)
 	FracCopy float64 `json:"frac_copy"` // GBps / CopyGBps
 	// HostCopyGBps is a plain Go copy over every core, on CPU devices
 	// only (their memory is the host's); CeilingGBps is the best of it and
 	// CopyGBps (a GPU's ceiling is its own copy), and FracCeiling is GBps
-	// against it: PoCL's buffer copy reaches about half of what the memory
-	// does on a CPU, so frac_copy flatters CPU rows.
+	// against it: PoCL's own buffer copy reaches about half of what the
+	// memory does on a CPU (Device.Copy there runs our copy kernel, which
+	// reaches the Go copy).
 	HostCopyGBps float64 `json:"host_copy_gbps,omitempty"`
 	CeilingGBps  float64 `json:"ceiling_gbps"`
 	FracCeiling  float64 `json:"frac_ceiling"`
@@ -132,8 +138,8 @@ func timed(dev *accel.Device, call func() error) (measure, error) {
 	return m, nil
 }
 
-// CopyBandwidth measures the device's own buffer-to-buffer copy of size
-// bytes (warm buffers, median of reps) and returns GB/s counting the bytes
+// CopyBandwidth measures the device's buffer-to-buffer copy (Device.Copy:
+// the driver's, or on CPU OpenCL drivers our copy kernel) of size bytes (warm buffers, median of reps) and returns GB/s counting the bytes
 // read plus the bytes written.
 func CopyBandwidth(dev *accel.Device, size int64, reps int) (float64, error) {
 	size = min(size, dev.Info().MaxAllocBytes) / 4
@@ -275,7 +281,12 @@ func runCase(dev *accel.Device, c benchCase, reps int, refCache map[string]float
 		}
 		return timed(dev, cr.call)
 	}
-	dev.TrimPool() // the cold call gets fresh buffers
+	dev.TrimPool() // the first call builds its kernels and gets fresh buffers
+	first, err := call()
+	if err != nil {
+		return Result{}, err
+	}
+	dev.TrimPool() // the cold call: kernels built, fresh buffers
 	cold, err := call()
 	if err != nil {
 		return Result{}, err
@@ -313,7 +324,7 @@ func runCase(dev *accel.Device, c benchCase, reps int, refCache map[string]float
 	info := dev.Info()
 	per := func(n int64) float64 { return float64(n) / float64(reps) }
 	r := Result{Op: c.op, Case: c.name, Backend: info.Backend, Device: info.Name,
-		MedianS: median(devS), WallS: median(wallS), ColdS: cold.wall, Reps: reps, Bytes: c.bytes, RefMedianS: refS,
+		MedianS: median(devS), WallS: median(wallS), FirstS: first.wall, ColdS: cold.wall, Reps: reps, Bytes: c.bytes, RefMedianS: refS,
 		Syncs: per(sum.Waits), Submits: per(sum.Submits), Launches: per(sum.Launches),
 		Plan: cr.plan, PeakBytes: peak, PoolStats: dev.PoolStats()}
 	if r.MedianS > 0 {

@@ -1,0 +1,64 @@
+package accel
+
+import (
+	"fmt"
+	"math/rand"
+	"testing"
+
+	"github.com/stretchr/testify/require"
+
+	"github.com/accelkern/accel/host"
+)
+
+// TestCopyKernel runs the copy kernel (host.PlanCopy: CPU OpenCL drivers'
+// copy) on every device by forcing it, over sizes around its chunk and odd
+// group counts, at word offsets, and through diagonal_scatter's copy of its
+// input; each destination starts with other random bits, so an unwritten
+// word shows.
+func TestCopyKernel(t *testing.T) {
+	forEachDevice(t, func(t *testing.T, d *Device) {
+		d.forceCopyKernel = true
+		defer func() { d.forceCopyKernel, d.planHook = false, nil }()
+		rng := rand.New(rand.NewSource(9))
+		const chunk = 16 << 10
+		for _, groups := range []int64{0, 1, 3} {
+			d.planHook = func(p host.Plan) host.Plan {
+				// (not under a loop limit, where a group takes one chunk)
+				if p.Kernel == "copy" && groups > 0 && d.caps.LoopLimit == 0 {
+					p.Groups = [3]int64{groups, 1, 1}
+				}
+				return p
+			}
+			for _, n := range []int64{0, 1, 3, chunk - 1, chunk, chunk + 1, 3*chunk + 5} {
+				for _, dt := range []DType{Int32, Float64} {
+					name := fmt.Sprintf("groups %d, %d %s", groups, n, dt)
+					src, dst := randTensor(t, rng, dt, n), randTensor(t, rng, dt, n)
+					ds, dd := mustUpload(t, d, src), mustUpload(t, d, dst)
+					require.NoError(t, d.Copy(dd, ds), name)
+					got := mustHost(t, dd)
+					ds.Release()
+					requireElems(t, src.data, got.data, "%s: copy", name)
+				}
+			}
+		}
+		d.planHook = nil
+		// word offsets inside the buffers: words [5, 5+n) of a to [2, 2+n) of b
+		const n = chunk + 3
+		a, b := randTensor(t, rng, Uint32, n+9), randTensor(t, rng, Uint32, n+9)
+		da, db := mustUpload(t, d, a), mustUpload(t, d, b)
+		require.NoError(t, d.copyBytes("t", db.raw(), 8, da.raw(), 20, 4*n))
+		got := mustHost(t, db)
+		da.Release()
+		want := append([]byte(nil), b.data...)
+		copy(want[8:8+4*n], a.data[20:20+4*n])
+		requireElems(t, want, got.data, "copy at word offsets")
+		// diagonal_scatter copies its input first
+		in, src := randTensor(t, rng, Float64, 3, 130, 170), randTensor(t, rng, Float64, 3, 130)
+		want2, err := RefDiagonalScatter(in, src, 0, -2, -1)
+		require.NoError(t, err)
+		ts, release := uploadAll(t, d, in, src)
+		defer release()
+		out := must(t)(d.DiagonalScatter(ts[0], ts[1], 0, -2, -1))
+		requireElems(t, want2.data, mustHost(t, out).data, "diagonal_scatter through the copy kernel")
+	})
+}

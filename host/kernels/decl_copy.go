@@ -1,0 +1,19 @@
+package kernels
+
+import "github.com/accelkern/accel/host"
+
+// Copy is a word copy shaped for CPU drivers (copy_body.h): PoCL runs its
+// own buffer copy on one thread, at about half of what the memory moves,
+// so CPU OpenCL devices copy with this kernel instead (host.PlanCopy).
+var Copy = (&host.FileDecl{
+	Name:  "copy",
+	Doc:   "a copy of 32-bit words in contiguous chunks, one chunk per work-item at a time",
+	Knobs: tileKnobs,
+	Entries: []*host.EntryDecl{
+		{Name: "words", Doc: "dst[dst_off + i] = src[src_off + i] for i in [0, n), in chunks of ITEMS words",
+			Args: []host.ArgDecl{out("dst", "32-bit words"), in("src", "32-bit words"), i64("dst_off", "first word of dst"),
+				i64("src_off", "first word of src"), i64("n", "words")}},
+	},
+}).Init()
+
+func init() { register(Copy) }
