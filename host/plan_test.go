@@ -247,3 +247,38 @@ func TestFoldArgs(t *testing.T) {
 	assert.Equal(t, Plan{Kernel: "k"}, FoldArgs(Caps{FoldArgs: true}, Plan{Kernel: "k"}, e, []Arg{BufArg(nil), I64(-1)}),
 		"FoldArgs with only a run-time value")
 }
+
+// TestPlanCopyDiag: the copy kernel is chosen on CPU OpenCL devices only,
+// with one group per core; under a loop limit each group takes one chunk;
+// the diag plan on CPU OpenCL runs one work-item per group with a fixed
+// ITEMS (one compiled variant for every size). Every plan covers its
+// elements and fits the device.
+func TestPlanCopyDiag(t *testing.T) {
+	pocl := Caps{Backend: OpenCL, Type: TypeCPU, ComputeUnits: 2, MaxWorkGroupSize: 4096,
+		MaxWorkGroupCount: [3]int64{1 << 31, 1 << 31, 1 << 31}}
+	lvp := Caps{Backend: Vulkan, Type: TypeCPU, ComputeUnits: 2, MaxWorkGroupSize: 1024, LoopLimit: 65535,
+		MaxWorkGroupCount: [3]int64{65535, 65535, 65535}}
+	gpu := Caps{Backend: Vulkan, Type: TypeDiscreteGPU, ComputeUnits: 132, MaxWorkGroupSize: 1024,
+		MaxWorkGroupCount: [3]int64{2147483647, 65535, 65535}}
+	for _, c := range []Caps{pocl, lvp, gpu} {
+		for _, n := range []int64{0, 1, 16<<10 + 1, 1 << 26, 1 << 36} {
+			p, ours := PlanCopy(c, n)
+			require.Equal(t, c.Backend == OpenCL && c.Type == TypeCPU, ours, "%v: copy kernel chosen", c.Backend)
+			require.NoError(t, p.Validate(c), "%v", p)
+			require.GreaterOrEqual(t, p.Tiles*p.TileElems, n, "%v does not cover %d words", p, n)
+			require.LessOrEqual(t, p.Knob("ITEMS"), loopCap(c), "%v: a chunk's loop", p)
+			if c.LoopLimit > 0 && n <= 1<<26 {
+				require.GreaterOrEqual(t, p.TotalGroups(), p.Tiles, "%v: one chunk per group under a loop limit", p)
+			}
+			d := PlanDiag(c, n)
+			require.NoError(t, d.Validate(c), "%v", d)
+			require.GreaterOrEqual(t, d.Tiles*d.TileElems, n, "%v does not cover %d elements", d, n)
+		}
+	}
+	p, _ := PlanCopy(pocl, 1<<26)
+	assert.Equal(t, int64(2), p.TotalGroups(), "one group per core: %v", p)
+	assert.Equal(t, 1, p.LocalSize, "one work-item per group: %v", p)
+	d1, d2 := PlanDiag(pocl, 4096), PlanDiag(pocl, 1<<20)
+	assert.Equal(t, d1.Knob("ITEMS"), d2.Knob("ITEMS"), "one ITEMS for every size")
+	assert.Equal(t, 1, d1.LocalSize, "%v", d1)
+}
