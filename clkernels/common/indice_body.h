@@ -428,7 +428,7 @@ i64 ip_gallop(BPTR skeys, i64 nkeys, i64 lo, u64 key) {
  * r; the offsets k = pl*kl + i (kl = ksize[D-1]) of a plane pl share every
  * dim but the last, so their targets are the plane's row key tkey plus the
  * last coordinate x + kq(i), ascending as i descends: one gallop from the
- * plane's cursor to the lowest, then a step or two per offset. The found
+ * plane's cursor to the lowest, then a short gallop per offset. The found
  * rows go into j's record orow[j*K + k], and rank[q] = j.
  * sym (every ksize odd): offsets k and K-1-k are mirrors (q finds o
  * through k exactly when o finds q through K-1-k), so only the planes pl
@@ -529,12 +529,10 @@ void indice_search(INDICE_SEARCH_PARAMS) {
 				const i64 ol = x + CAST(i64, LD64(params, kql + I64C(8) * i));
 				i64 found = I64C(-1);
 				if (CAST(u64, ol) < CAST(u64, xl)) {
-					/* a step or two: at most dilation - 1 keys lie
-					 * between two targets */
+					/* mostly no step or one (a gallop bounds the
+					 * loop for large dilations) */
 					const u64 t = CAST(u64, tkey + ol);
-					while (at < nkeys && LD64(skeys, at) < t) {
-						at++;
-					}
+					at = ip_gallop(skeys, nkeys, at, t);
 					if (at < nkeys && LD64(skeys, at) == t) {
 						found = CAST(i64, LD64(sperm, at));
 						if (both) {
