@@ -78,6 +78,46 @@ func TestPlanIndicePairs(t *testing.T) {
 	p = PlanIndicePairs(lavapipe, 248636, 27, true, 248636, SplitKK)
 	assert.Greater(t, p.Repeats, int64(100))
 
+	// a submanifold conv: rows on the CPU drivers, candidates on a GPU
+	// and where a core would keep too many cursors
+	for _, dev := range []struct {
+		name string
+		caps Caps
+	}{{"pocl", pocl}, {"lavapipe", lavapipe}, {"gpu", gpu}} {
+		for _, ks := range [][]int64{{3, 3, 3}, {2, 3, 4}, {5}, {3, 3, 3, 3}, {5, 5, 5, 5}} {
+			for _, n := range []int64{1, 7, 248636} {
+				for _, split := range append([]IndiceSplit{SplitAuto}, IndiceSplits...) {
+					p := PlanIndiceSubm(dev.caps, n, ks, split, ShapeAuto)
+					what := dev.name + ": " + p.String()
+					k := int64(1)
+					for _, v := range ks {
+						k *= v
+					}
+					if dev.caps.Type != TypeCPU || k > IndiceCursors {
+						assert.Equal(t, ShapeCandidates, p.Shape, what)
+						continue
+					}
+					require.Equal(t, ShapeRows, p.Shape, what)
+					assert.Equal(t, "indice_search", p.Plan.Kernel, what)
+					assert.LessOrEqual(t, p.OffsetsPerCore, int64(IndiceCursors), what)
+					assert.GreaterOrEqual(t, p.Chunks*p.ChunkRows, n, what)
+					assert.Less(t, (p.Chunks-1)*p.ChunkRows, n, what)
+					assert.Equal(t, p.Chunks*k, p.Emit.Tiles, what)
+					assert.GreaterOrEqual(t, p.Emit.TotalGroups()*int64(p.Emit.LocalSize), p.Emit.Tiles, what)
+					assert.GreaterOrEqual(t, p.Rows*p.Repeats, n, what)
+					if dev.caps.LoopLimit > 0 {
+						// the gather's loop: a chunk's rows x K
+						assert.LessOrEqual(t, p.ChunkRows*k, dev.caps.LoopLimit/2, what)
+					}
+					assert.Equal(t, 2*n*k*4+n*4+(p.Chunks*k+1)*8, p.WorkspaceBytes, what)
+				}
+			}
+		}
+	}
+	assert.Equal(t, ShapeCandidates, PlanIndiceSubm(pocl, 1000, []int64{3, 3, 3}, SplitAuto, ShapeCandidates).Shape)
+	assert.True(t, IndiceSubmSym([]int64{3, 5, 1}))
+	assert.False(t, IndiceSubmSym([]int64{3, 2, 1}))
+
 	for _, s := range []string{"auto", "", "LL", "lk", "Kl", "KK"} {
 		_, err := ParseIndiceSplit(s)
 		assert.NoError(t, err, s)

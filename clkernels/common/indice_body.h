@@ -143,6 +143,37 @@ i64 ip_target(BPTR params, i64 rule, i64 D, i64 b, i64 v0, i64 v1, i64 v2, i64 v
 		} \
 	}
 
+/* A work-item's share of a launch's rows_n rows x the offsets (or planes)
+ * under split policy sp (IP_SPLIT_*): its rows [r_lo, r_hi) and its
+ * offsets k0, k0 + kstep, ... (group g of jobs, work-item c of cores; a
+ * macro: portable code has no out-parameters). */
+#define IP_SPLIT_RANGE(sp, g, c, cores, jobs, rows_n) \
+	i64 r_lo = I64C(0); \
+	i64 r_hi = (rows_n); \
+	i64 k0 = I64C(0); \
+	i64 kstep = I64C(1); \
+	if ((sp) == I64C(IP_SPLIT_LL)) { \
+		const i64 chunk_ = ((rows_n) + (jobs) * (cores) - I64C(1)) / ((jobs) * (cores)); \
+		r_lo = ((g) * (cores) + (c)) * chunk_; \
+		r_hi = r_lo + chunk_; \
+	} else if ((sp) == I64C(IP_SPLIT_LK)) { \
+		const i64 chunk_ = ((rows_n) + (jobs) - I64C(1)) / (jobs); \
+		r_lo = (g) * chunk_; \
+		r_hi = r_lo + chunk_; \
+		k0 = (c); \
+		kstep = (cores); \
+	} else if ((sp) == I64C(IP_SPLIT_KL)) { \
+		const i64 chunk_ = ((rows_n) + (cores) - I64C(1)) / (cores); \
+		r_lo = (c) * chunk_; \
+		r_hi = r_lo + chunk_; \
+		k0 = (g); \
+		kstep = (jobs); \
+	} else { \
+		k0 = (g) * (cores) + (c); \
+		kstep = (jobs) * (cores); \
+	} \
+	r_hi = min64(r_hi, (rows_n));
+
 void indice_keys(INDICE_KEYS_PARAMS) {
 	const i64 D = ip_param(params, IP_P_D);
 	const i64 w = D + I64C(1);
@@ -196,31 +227,7 @@ void indice_expand(INDICE_EXPAND_PARAMS) {
 	const bool wd = wide != I64C(0);
 	/* this work-item's rows [r_lo, r_hi) of the launch's and its offsets
 	 * k0, k0 + kstep, ... */
-	i64 r_lo = I64C(0);
-	i64 r_hi = rows_n;
-	i64 k0 = I64C(0);
-	i64 kstep = I64C(1);
-	if (sp == I64C(IP_SPLIT_LL)) {
-		const i64 chunk = (rows_n + jobs * cores - I64C(1)) / (jobs * cores);
-		r_lo = (g * cores + c) * chunk;
-		r_hi = r_lo + chunk;
-	} else if (sp == I64C(IP_SPLIT_LK)) {
-		const i64 chunk = (rows_n + jobs - I64C(1)) / jobs;
-		r_lo = g * chunk;
-		r_hi = r_lo + chunk;
-		k0 = c;
-		kstep = cores;
-	} else if (sp == I64C(IP_SPLIT_KL)) {
-		const i64 chunk = (rows_n + cores - I64C(1)) / cores;
-		r_lo = c * chunk;
-		r_hi = r_lo + chunk;
-		k0 = g;
-		kstep = jobs;
-	} else {
-		k0 = g * cores + c;
-		kstep = jobs * cores;
-	}
-	r_hi = min64(r_hi, rows_n);
+	IP_SPLIT_RANGE(sp, g, c, cores, jobs, rows_n)
 	/* SUBM walks the sites in key order (launch row r is sorted position
 	 * row0 + r): for a fixed offset the targets (key + a constant) then
 	 * only grow, so each offset keeps a cursor into the sorted keys and
@@ -428,7 +435,7 @@ i64 ip_gallop(BPTR skeys, i64 nkeys, i64 lo, u64 key) {
  * r; the offsets k = pl*kl + i (kl = ksize[D-1]) of a plane pl share every
  * dim but the last, so their targets are the plane's row key tkey plus the
  * last coordinate x + kq(i), ascending as i descends: one gallop from the
- * plane's cursor to the lowest, then a step or two per offset. The found
+ * plane's cursor to the lowest, then a short gallop per offset. The found
  * rows go into j's record orow[j*K + k], and rank[q] = j.
  * sym (every ksize odd): offsets k and K-1-k are mirrors (q finds o
  * through k exactly when o finds q through K-1-k), so only the planes pl
@@ -452,31 +459,7 @@ void indice_search(INDICE_SEARCH_PARAMS) {
 	const i64 cores = I64C(LOCAL_SIZE);
 	const i64 c = LOCAL_ID();
 	const i64 sp = split;
-	i64 r_lo = I64C(0);
-	i64 r_hi = rows_n;
-	i64 k0 = I64C(0);
-	i64 kstep = I64C(1);
-	if (sp == I64C(IP_SPLIT_LL)) {
-		const i64 chunk = (rows_n + jobs * cores - I64C(1)) / (jobs * cores);
-		r_lo = (g * cores + c) * chunk;
-		r_hi = r_lo + chunk;
-	} else if (sp == I64C(IP_SPLIT_LK)) {
-		const i64 chunk = (rows_n + jobs - I64C(1)) / jobs;
-		r_lo = g * chunk;
-		r_hi = r_lo + chunk;
-		k0 = c;
-		kstep = cores;
-	} else if (sp == I64C(IP_SPLIT_KL)) {
-		const i64 chunk = (rows_n + cores - I64C(1)) / cores;
-		r_lo = c * chunk;
-		r_hi = r_lo + chunk;
-		k0 = g;
-		kstep = jobs;
-	} else {
-		k0 = g * cores + c;
-		kstep = jobs * cores;
-	}
-	r_hi = min64(r_hi, rows_n);
+	IP_SPLIT_RANGE(sp, g, c, cores, jobs, rows_n)
 	i64 cur[IP_CURSORS]; /* the host checks the planes per core <= IP_CURSORS */
 	for (int s = 0; s < IP_CURSORS; s++) {
 		cur[s] = I64C(-1);
@@ -529,12 +512,10 @@ void indice_search(INDICE_SEARCH_PARAMS) {
 				const i64 ol = x + CAST(i64, LD64(params, kql + I64C(8) * i));
 				i64 found = I64C(-1);
 				if (CAST(u64, ol) < CAST(u64, xl)) {
-					/* a step or two: at most dilation - 1 keys lie
-					 * between two targets */
+					/* mostly no step or one (a gallop bounds the
+					 * loop for large dilations) */
 					const u64 t = CAST(u64, tkey + ol);
-					while (at < nkeys && LD64(skeys, at) < t) {
-						at++;
-					}
+					at = ip_gallop(skeys, nkeys, at, t);
 					if (at < nkeys && LD64(skeys, at) == t) {
 						found = CAST(i64, LD64(sperm, at));
 						if (both) {

@@ -134,7 +134,10 @@ func indiceCases(quick bool) []benchCase {
 					}
 					res := &accel.IndicePairs{}
 					call := func() error { return dev.IndicePairsInto(res, di, p) }
-					plan := host.PlanIndicePairs(dev.Info(), int64(l.n), k, p.Subm, int64(l.n), split)
+					plan := host.PlanIndicePairs(dev.Info(), int64(l.n), k, false, int64(l.n), split)
+					if p.Subm {
+						plan = host.PlanIndiceSubm(dev.Info(), int64(l.n), p.KSize, split, host.ShapeAuto)
+					}
 					done := func() { res.Release(); di.Release() }
 					return caseRun{call: call, plan: plan.String(), done: done}, nil
 				},
