@@ -15,10 +15,17 @@ dir=$(cd "$dir" && pwd)
 cd "$dir/debs"
 # lavapipe, the gallium library of the same version (split out from Mesa
 # 24 on), and libdrm, which moves with Mesa in backports.
-apt-get download -t "$rel" mesa-vulkan-drivers >/dev/null
-ver=$(dpkg-deb -f ./mesa-vulkan-drivers_*.deb Version)
-apt-get download "mesa-libgallium=$ver" >/dev/null 2>&1 || true
-for p in libdrm2 libdrm-amdgpu1; do apt-get download -t "$rel" "$p" >/dev/null 2>&1 || true; done
+# The version each package has in that release (apt's -t would keep an
+# installed newer one).
+ver() { apt-cache madison "$1" | awk -v r=" $rel/" 'index($0, r) { print $3; exit }'; }
+v=$(ver mesa-vulkan-drivers)
+[ -n "$v" ] || { echo "lavapipe-alt: no mesa-vulkan-drivers in $rel (is it in apt's sources?)" >&2; exit 1; }
+apt-get download "mesa-vulkan-drivers=$v" >/dev/null
+apt-get download "mesa-libgallium=$v" >/dev/null 2>&1 || true
+for p in libdrm2 libdrm-amdgpu1; do
+	pv=$(ver "$p")
+	[ -z "$pv" ] || apt-get download "$p=$pv" >/dev/null 2>&1 || true
+done
 for d in ./*.deb; do dpkg-deb -x "$d" "$dir/root"; done
 lib=$dir/root/usr/lib/x86_64-linux-gnu
 sed "s#\"library_path\": *\"[^\"]*\"#\"library_path\": \"$lib/libvulkan_lvp.so\"#" \
