@@ -597,8 +597,8 @@ func (r *ipRun) sitesOut(outs *temps, res *IndicePairs, pairs, num *DeviceTensor
 	if res.OutIndices, err = outs.alloc(d, r.op, Int32, g.l, w); err != nil {
 		return err
 	}
-	if err := d.h.Copy(res.OutIndices.raw(), 0, r.indices.raw(), 0, 4*g.l*w); err != nil {
-		return fmt.Errorf("accel: %s: %w", r.op, err)
+	if err := d.copyBytes(r.op, res.OutIndices.raw(), 0, r.indices.raw(), 0, 4*g.l*w); err != nil {
+		return err
 	}
 	if err := d.flush(r.op); err != nil {
 		return err

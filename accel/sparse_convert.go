@@ -153,8 +153,8 @@ func (d *Device) emit(op string, o *spOperand, shape []int64, ndim int, outs, tm
 		Ndim: int64(ndim), N: o.n}); err != nil {
 		return nil, nil, err
 	}
-	if err := d.h.Copy(vals.raw(), 0, o.vals, 0, o.n*int64(dt.Size())); err != nil {
-		return nil, nil, fmt.Errorf("accel: %s: %w", op, err)
+	if err := d.copyBytes(op, vals.raw(), 0, o.vals, 0, o.n*int64(dt.Size())); err != nil {
+		return nil, nil, err
 	}
 	return idx, vals, nil
 }

@@ -127,6 +127,7 @@ type clDevice struct {
 	trace  bool
 	timing bool       // a profiling queue (Options.Timing)
 	disk   *diskCache // program binaries across processes (nil: off)
+	huge   bool       // hostAlloc applies: a CPU device, ACCEL_HUGEPAGES not 0
 
 	// life is held shared by builds, which run outside mu, and
 	// exclusively by Close.
@@ -223,7 +224,8 @@ func openclOpen(index int, opts Options) (Device, error) {
 		return nil, fmt.Errorf("opencl:%d: the binding's queue handle does not name its device (go-opencl's layout changed?): %w", index, ErrDriver)
 	}
 	return &clDevice{caps: caps, ctx: ctx, dev: pd.device, queue: q, rawQ: raw, trace: opts.trace(), timing: opts.timing(),
-		disk: openDiskCache(OpenCL), bufs: map[*clBuffer]struct{}{}}, nil
+		disk: openDiskCache(OpenCL), bufs: map[*clBuffer]struct{}{},
+		huge: caps.Type == TypeCPU && os.Getenv("ACCEL_HUGEPAGES") != "0"}, nil
 }
 
 func (d *clDevice) Caps() Caps { return d.caps }
@@ -272,9 +274,9 @@ const hugeMin = 2 << 20
 // here (transparent huge pages in "madvise" mode): the first call of
 // tril_indices 10000^2 int64 into a fresh 800 MB output took 1.4-3.4 s in
 // 4 KiB pages (the driver's own allocation) and 0.04-0.6 s in huge pages.
-// ACCEL_HUGEPAGES=0 turns it off.
+// ACCEL_HUGEPAGES=0 (read when the device opens) turns it off.
 func (d *clDevice) hostAlloc(n int64) *cl.MemObject {
-	if d.caps.Type != TypeCPU || n < hugeMin || os.Getenv("ACCEL_HUGEPAGES") == "0" {
+	if !d.huge || n < hugeMin {
 		return nil
 	}
 	span := (n + hugeMin - 1) &^ (hugeMin - 1)
