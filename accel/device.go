@@ -37,7 +37,8 @@ type Device struct {
 	mu     sync.Mutex
 	closed bool
 
-	// guard is the guard band past every tensor (Options.GuardBytes).
+	// guard is the guard band past every tensor (Options.GuardBytes);
+	// leadBand the one before it.
 	guard int64
 
 	// poison, when non-nil, is written over every fresh output buffer
@@ -146,15 +147,25 @@ func (d *Device) alloc(op string, dtype DType, shape []int64) (*DeviceTensor, er
 		return nil, argErr(op, "output", fmt.Sprintf("%s%v (%d elements)", dtype, shape, n),
 			fmt.Sprintf("at most %d bytes, the device's largest allocation", d.caps.MaxAllocBytes), ErrTooLarge)
 	}
-	buf, err := d.pool.Alloc(n*size + guardAt(n*size, d.guard))
+	lead := d.leadBand()
+	buf, err := d.pool.Alloc(lead + n*size + guardAt(n*size, d.guard))
 	if err != nil {
 		return nil, fmt.Errorf("accel: %s: allocate %s%v: %w", op, dtype, shape, err)
 	}
 	t := &DeviceTensor{dev: d, buf: buf, dtype: dtype, shape: append([]int64(nil), shape...), n: n}
 	if d.guard > 0 {
-		if err := d.h.Fill(t.raw(), alignUp4(n*size), d.guard, guardPattern); err != nil {
+		// The tensor is a view at lead of a buffer poisoned before and
+		// after it.
+		all := buf.Underlying()
+		if t.view, err = d.h.Sub(all, lead, alignUp4(n*size)+d.guard); err == nil {
+			err = d.h.Fill(all, 0, lead, guardPattern)
+		}
+		if err == nil {
+			err = d.h.Fill(t.raw(), alignUp4(n*size), d.guard, guardPattern)
+		}
+		if err != nil {
 			t.Release()
-			return nil, fmt.Errorf("accel: %s: guard band of %s%v: %w", op, dtype, shape, err)
+			return nil, fmt.Errorf("accel: %s: guard bands of %s%v: %w", op, dtype, shape, err)
 		}
 	}
 	if d.poison != nil && n > 0 {
@@ -184,10 +195,28 @@ func guardAt(size, guard int64) int64 {
 	return alignUp4(size) - size + guard
 }
 
-// checkGuard checks t's guard band, as read back, and fails with
-// ErrGuardBand where a kernel wrote into it.
-func (t *DeviceTensor) checkGuard(band []byte) error {
-	for i, b := range band {
+// leadBand returns the guard band before every tensor: GuardBytes rounded
+// up to the alignment of a view's offset (host.Caps.SubAlign), or 0 without
+// guard bands.
+func (d *Device) leadBand() int64 {
+	if d.guard <= 0 {
+		return 0
+	}
+	a := max(d.caps.SubAlign, 4)
+	return (d.guard + a - 1) / a * a
+}
+
+// checkGuard checks t's guard bands, as read back (lead: the band before
+// it, tail: the band past it), and fails with ErrGuardBand where a kernel
+// wrote into one.
+func (t *DeviceTensor) checkGuard(lead, tail []byte) error {
+	for i, b := range lead {
+		if b != guardPattern[i%len(guardPattern)] {
+			return fmt.Errorf("accel: %s%v: byte %d before its start was overwritten (%#02x): %w",
+				t.dtype, t.shape, len(lead)-i, b, ErrGuardBand)
+		}
+	}
+	for i, b := range tail {
 		if b != guardPattern[i%len(guardPattern)] {
 			end := t.n * int64(t.dtype.Size())
 			return fmt.Errorf("accel: %s%v: byte %d past its end was overwritten (%#02x): %w",

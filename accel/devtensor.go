@@ -10,8 +10,11 @@ import (
 // take and return DeviceTensors, so chains run without host round trips.
 // Release it when done (Close on the device releases all).
 type DeviceTensor struct {
-	dev   *Device
-	buf   *host.PooledBuffer
+	dev *Device
+	buf *host.PooledBuffer
+	// view, with guard bands (Options.GuardBytes), is the tensor's part of
+	// buf, between the bands; nil without them.
+	view  host.Buffer
 	dtype DType
 	shape []int64
 	n     int64
@@ -34,6 +37,9 @@ func (t *DeviceTensor) raw() host.Buffer {
 	if t == nil || t.buf == nil {
 		return nil
 	}
+	if t.view != nil {
+		return t.view
+	}
 	return t.buf.Underlying()
 }
 
@@ -42,6 +48,9 @@ func (t *DeviceTensor) raw() host.Buffer {
 // call more than once.
 func (t *DeviceTensor) Release() {
 	if t != nil && t.buf != nil {
+		if t.view != nil {
+			t.view.Release()
+		}
 		t.buf.Release()
 		t.buf = nil
 	}
@@ -59,16 +68,18 @@ func (t *DeviceTensor) ToHost() (*Tensor, error) {
 		return nil, err
 	}
 	if t.dev.guard > 0 {
-		// One download of the data and the band (one wait, as without).
-		at := alignUp4(int64(len(out.data)))
+		// One download of the bands and the data between them (one wait,
+		// as without).
+		lead := t.dev.leadBand()
+		at := lead + alignUp4(int64(len(out.data)))
 		all := make([]byte, at+t.dev.guard)
-		if err := t.dev.h.Download(t.raw(), 0, all); err != nil {
+		if err := t.dev.h.Download(t.buf.Underlying(), 0, all); err != nil {
 			return nil, fmt.Errorf("accel: download %s: %w", out, err)
 		}
-		if err := t.checkGuard(all[at:]); err != nil {
+		if err := t.checkGuard(all[:lead], all[at:]); err != nil {
 			return nil, err
 		}
-		copy(out.data, all)
+		copy(out.data, all[lead:])
 		return out, nil
 	}
 	if err := t.dev.h.Download(t.raw(), 0, out.data); err != nil {

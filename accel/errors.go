@@ -24,9 +24,10 @@ var (
 	ErrOutOfMemory = host.ErrOutOfMemory
 	// ErrClosed: use of a closed device or a released tensor.
 	ErrClosed = host.ErrClosed
-	// ErrGuardBand: a kernel wrote past the end of a tensor, into the guard
-	// band Options.GuardBytes puts there (a bug in the library: report it).
-	ErrGuardBand = errors.New("write past the end of a tensor")
+	// ErrGuardBand: a kernel wrote outside a tensor, into one of the guard
+	// bands Options.GuardBytes puts before and after it (a bug in the
+	// library: report it).
+	ErrGuardBand = errors.New("write outside a tensor")
 )
 
 // ArgError describes a rejected argument: which op, which argument, its

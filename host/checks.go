@@ -21,6 +21,17 @@ func checkRange(backend string, off, n, size int64) error {
 	return nil
 }
 
+// checkSub checks a view's offset and size (Device.Sub) against caps.
+func checkSub(backend string, off, size int64, caps Caps) error {
+	if size < 1 {
+		return fmt.Errorf("%s: view of %d bytes, want at least 1", backend, size)
+	}
+	if caps.SubAlign <= 0 || off%caps.SubAlign != 0 {
+		return fmt.Errorf("%s: view at offset %d, want a multiple of %d (Caps.SubAlign)", backend, off, caps.SubAlign)
+	}
+	return nil
+}
+
 func checkFill(backend string, off, size int64, pattern []byte) error {
 	switch len(pattern) {
 	case 1, 2, 4, 8:

@@ -16,6 +16,14 @@ void *acl_queue_device(void *queue) {
 	return (void *)dev;
 }
 
+void *acl_sub_buffer(void *mem, size_t origin, size_t size, int *status) {
+	cl_buffer_region region = {origin, size};
+	cl_int err = CL_SUCCESS;
+	cl_mem sub = clCreateSubBuffer((cl_mem)mem, CL_MEM_READ_WRITE, CL_BUFFER_CREATE_TYPE_REGION, &region, &err);
+	*status = err;
+	return err == CL_SUCCESS ? (void *)sub : NULL;
+}
+
 size_t acl_program_binary(void *program, unsigned char *buf, size_t len) {
 	size_t size = 0;
 	if (clGetProgramInfo((cl_program)program, CL_PROGRAM_BINARY_SIZES, sizeof size, &size, NULL) != CL_SUCCESS) {

@@ -23,6 +23,11 @@ size_t acl_program_binary(void *program, unsigned char *buf, size_t len);
  * refused). */
 void *acl_program_from_binary(void *ctx, void *dev, const unsigned char *bin, size_t len, const char *opts, int *status);
 
+/* A sub-buffer of bytes [origin, origin+size) of the buffer mem
+ * (clCreateSubBuffer, which the binding leaves out), read-write, or NULL
+ * with *status set. */
+void *acl_sub_buffer(void *mem, size_t origin, size_t size, int *status);
+
 /* Huge-page host memory for CPU devices (this shim is cgo; see
  * hostAlloc in opencl.go). Faulting fresh 4 KiB pages runs at about
  * 0.5 GB/s on the VMs measured here, so a large fresh output cost more in

@@ -111,6 +111,52 @@ func TestDeviceFillCopy(t *testing.T) {
 	})
 }
 
+// TestDeviceSub: transfers through views (Device.Sub), a view of a view
+// included, land at the view's offset in its buffer; a released buffer's
+// views and out-of-range or misaligned views are refused.
+func TestDeviceSub(t *testing.T) {
+	forBackends(t, func(t *testing.T, d host.Device) {
+		al := d.Caps().SubAlign
+		require.Positive(t, al)
+		size := 4 * al
+		a, err := d.Alloc(size)
+		require.NoError(t, err)
+		want := make([]byte, size)
+		require.NoError(t, d.Upload(a, 0, want))
+		v, err := d.Sub(a, al, 2*al)
+		require.NoError(t, err)
+		require.EqualValues(t, 2*al, v.Size())
+		w, err := d.Sub(v, al, al) // bytes [2al, 3al) of a
+		require.NoError(t, err)
+		require.NoError(t, d.Fill(v, 4, 8, []byte{9, 8, 7, 6}))
+		copy(want[al+4:], []byte{9, 8, 7, 6, 9, 8, 7, 6})
+		src := []byte{1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12}
+		require.NoError(t, d.Upload(w, 4, src))
+		copy(want[2*al+4:], src)
+		require.NoError(t, d.Copy(a, 3*al, w, 4, 12)) // from a view to its buffer
+		copy(want[3*al:], src)
+		got := make([]byte, size)
+		require.NoError(t, d.Download(a, 0, got))
+		require.Equal(t, -1, firstDiff(got, want), "first wrong byte")
+		part := make([]byte, 12)
+		require.NoError(t, d.Download(w, 4, part))
+		require.Equal(t, src, part)
+
+		_, err = d.Sub(a, al/2, 4)
+		require.Error(t, err, "misaligned")
+		_, err = d.Sub(v, 0, 2*al+1)
+		require.Error(t, err, "past the view's end")
+		_, err = d.Sub(a, 0, 0)
+		require.Error(t, err, "empty")
+		w.Release()
+		w.Release() // twice is fine
+		require.Error(t, d.Download(w, 0, part), "a released view")
+		a.Release()
+		require.Error(t, d.Download(v, 0, part), "a view of a released buffer")
+		v.Release()
+	})
+}
+
 // TestDeviceLargeBuffers: buffers of a few MiB, which CPU OpenCL devices
 // map themselves in huge pages (hostAlloc): a copy queued from one that is
 // released before the copy ran still reads it, and large buffers

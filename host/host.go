@@ -91,11 +91,16 @@ type Caps struct {
 	GlobalMemBytes    int64    `json:"global_mem_bytes"`
 	MaxAllocBytes     int64    `json:"max_alloc_bytes"`
 	MaxStorageRange   int64    `json:"max_storage_buffer_range"` // Vulkan only; 0 = no limit
-	FP64              bool     `json:"fp64"`
-	Int64             bool     `json:"int64"`
-	Int64Atomics      bool     `json:"int64_atomics"`
-	Float32Atomics    bool     `json:"float32_atomics"`
-	Float64Atomics    bool     `json:"float64_atomics"`
+	// SubAlign is the alignment, in bytes, of a view's offset into its
+	// buffer (Device.Sub): CL_DEVICE_MEM_BASE_ADDR_ALIGN in OpenCL; in
+	// Vulkan minStorageBufferOffsetAlignment, and at least 256 so that a
+	// view's address keeps the alignment kernels assume of a buffer's.
+	SubAlign       int64 `json:"sub_align"`
+	FP64           bool  `json:"fp64"`
+	Int64          bool  `json:"int64"`
+	Int64Atomics   bool  `json:"int64_atomics"`
+	Float32Atomics bool  `json:"float32_atomics"`
+	Float64Atomics bool  `json:"float64_atomics"`
 	// SubgroupArith: subgroup arithmetic (add, inclusive and exclusive
 	// scans) in compute shaders on 32-bit types; SubgroupArith64 also on
 	// 64-bit types (shaderSubgroupExtendedTypes, enabled when present).
@@ -282,6 +287,14 @@ type Device interface {
 	Fill(dst Buffer, off, size int64, pattern []byte) error
 	// Copy queues a copy of size bytes between buffers.
 	Copy(dst Buffer, dstOff int64, src Buffer, srcOff int64, size int64) error
+	// Sub returns a view of bytes [off, off+size) of b: a Buffer that
+	// kernels and transfers see as one of size bytes starting there (an
+	// OpenCL sub-buffer; in Vulkan, b's address plus off). off must be a
+	// multiple of Caps.SubAlign and size at least 1. Releasing the view
+	// frees nothing of b; b must stay unreleased while the view is used.
+	// A write through the view past its bounds lands in b, which is what
+	// guard bands before a tensor's start rely on.
+	Sub(b Buffer, off, size int64) (Buffer, error)
 	// Kernel returns the compiled kernel for spec with the plan's local
 	// size and knobs, building it on first use: once per key even under
 	// concurrent first calls, outside the device's lock.

@@ -87,6 +87,7 @@ func openclCaps(index int, p *cl.Platform, d *cl.Device) Caps {
 		LocalMemBytes:     d.LocalMemSize(),
 		GlobalMemBytes:    d.GlobalMemSize(),
 		MaxAllocBytes:     d.MaxMemAllocSize(),
+		SubAlign:          max(int64(d.MemBaseAddrAlign())/8, 4),
 		FP64:              has("cl_khr_fp64") || d.DoubleFPConfig() != 0,
 		Int64:             true, // long is a required OpenCL C type
 		Int64Atomics:      has("cl_khr_int64_base_atomics"),
@@ -151,10 +152,14 @@ type clPending struct {
 	label string
 }
 
+// clBuffer is a cl_mem: a buffer, or a view of one (root non-nil), an
+// OpenCL sub-buffer of bytes [off, off+size) of root.
 type clBuffer struct {
 	d    *clDevice
 	mem  *cl.MemObject
 	size int64
+	root *clBuffer
+	off  int64
 }
 
 // clProgram is a built program with a kernel object per entry point.
@@ -307,10 +312,66 @@ func (d *clDevice) buf(b Buffer, off, n int64) (*clBuffer, error) {
 	if !ok || cb == nil || cb.d != d {
 		return nil, fmt.Errorf("opencl: buffer %T does not belong to this device (%s)", b, d.caps.ID())
 	}
-	if cb.mem == nil {
+	if cb.mem == nil || (cb.root != nil && cb.root.mem == nil) {
 		return nil, fmt.Errorf("opencl: buffer of %d bytes: %w", cb.size, ErrClosed)
 	}
 	return cb, checkRange("opencl", off, n, cb.size)
+}
+
+// Sub returns a view of bytes [off, off+size) of b (see Device.Sub): an
+// OpenCL sub-buffer of b's root buffer, made through our shim (the
+// binding lacks clCreateSubBuffer).
+func (d *clDevice) Sub(b Buffer, off, size int64) (Buffer, error) {
+	if err := checkSub("opencl", off, size, d.caps); err != nil {
+		return nil, err
+	}
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	cb, err := d.buf(b, off, size)
+	if err != nil {
+		return nil, err
+	}
+	root := cb
+	if cb.root != nil {
+		root, off = cb.root, cb.off+off
+	}
+	var status C.int
+	raw := C.acl_sub_buffer(rawHandle(root.mem), C.size_t(off), C.size_t(size), &status)
+	if raw == nil {
+		err := error(cl.ErrOther(status))
+		switch status { // the statuses clErr tells apart
+		case -4: // CL_MEM_OBJECT_ALLOCATION_FAILURE
+			err = cl.ErrMemObjectAllocationFailure
+		case -5: // CL_OUT_OF_RESOURCES
+			err = cl.ErrOutOfResources
+		case -6: // CL_OUT_OF_HOST_MEMORY
+			err = cl.ErrOutOfHostMemory
+		}
+		return nil, clErr(fmt.Sprintf("view of %d bytes at %d", size, off), err)
+	}
+	v := &clBuffer{d: d, mem: memObject(raw, size), size: size, root: root, off: off}
+	d.bufs[v] = struct{}{}
+	return v, nil
+}
+
+// memObject wraps a cl_mem our shim created in the binding's MemObject: the
+// binding has no constructor for one, and its layout is the handle, then
+// the size (rawHandle relies on the handle coming first too). The wrapper
+// has no finalizer: Release frees it, as for the binding's own.
+func memObject(raw unsafe.Pointer, size int64) *cl.MemObject {
+	type layout struct {
+		mem  unsafe.Pointer
+		size int
+	}
+	return (*cl.MemObject)(unsafe.Pointer(&layout{mem: raw, size: int(size)}))
+}
+
+// span returns the root buffer of cb and off as an offset into it.
+func (cb *clBuffer) span(off int64) (*clBuffer, int64) {
+	if cb.root != nil {
+		return cb.root, cb.off + off
+	}
+	return cb, off
 }
 
 // maxPending bounds the commands (and maxStaged the bytes of upload
@@ -495,7 +556,9 @@ func (d *clDevice) Copy(dst Buffer, dstOff int64, src Buffer, srcOff int64, size
 	if err != nil || size == 0 {
 		return err
 	}
-	if db == sb && dstOff < srcOff+size && srcOff < dstOff+size {
+	dr, da := db.span(dstOff)
+	sr, sa := sb.span(srcOff)
+	if dr == sr && da < sa+size && sa < da+size {
 		return fmt.Errorf("opencl: copy of %d bytes from offset %d to overlapping offset %d of the same buffer", size, srcOff, dstOff)
 	}
 	d.stats.Transfers++

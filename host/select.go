@@ -26,9 +26,11 @@ type Options struct {
 	Timing bool
 	// GuardBytes, when > 0, gives every tensor a device allocates that many
 	// poisoned bytes past its end (from the next multiple of 4 bytes), and
-	// reading the tensor back checks them: a kernel that wrote past the end
-	// of its output fails the read (accel.ErrGuardBand). A testing aid: the
-	// fuzz targets and the soak run with it. ACCEL_GUARD_BYTES=N in the
+	// as many before its start, rounded up to Caps.SubAlign: the tensor is
+	// a view (Device.Sub) into a buffer that holds both bands. Reading the
+	// tensor back checks them: a kernel that wrote outside its output fails
+	// the read (accel.ErrGuardBand). A testing aid: the test suites, fuzz
+	// targets and the soak run with it. ACCEL_GUARD_BYTES=N in the
 	// environment sets it too.
 	GuardBytes int64
 }

@@ -157,6 +157,7 @@ func vkCaps(vi *C.vks_instance, index int, pd vk.PhysicalDevice) Caps {
 		SubgroupSize:      int(q.subgroup_size),
 		MaxAllocBytes:     int64(q.max_alloc),
 		MaxStorageRange:   int64(p.Limits.MaxStorageBufferRange),
+		SubAlign:          max(int64(p.Limits.MinStorageBufferOffsetAlignment), vkSubAlign),
 		FP64:              q.shader_float64 != 0,
 		Int64:             q.shader_int64 != 0,
 		Int64Atomics:      q.int64_atomics != 0,
@@ -316,12 +317,17 @@ type vkZombie struct {
 	seq uint64
 }
 
-// vkBuffer is a VkBuffer bound to its own memory, with its device address.
+// vkBuffer is a VkBuffer bound to its own memory, with its device address,
+// or a view of bytes [off, off+size) of one (root non-nil): kernels see a
+// view at its root's address plus off, and every command on a view is a
+// command on its root (barriers and lifetimes included).
 type vkBuffer struct {
 	dev  *vkDevice
-	b    C.vks_buffer // guarded by dev.mu
+	b    C.vks_buffer // guarded by dev.mu; unused in a view
 	size int64
 	live bool // guarded by dev.mu
+	root *vkBuffer
+	off  int64
 	// lastSeq is the last batch that used the buffer; rdEpoch and wrEpoch
 	// the last barrier epochs in which a command read or wrote it (all
 	// guarded by dev.mu).
@@ -351,8 +357,8 @@ func (b *vkBuffer) Release() {
 	d := b.dev
 	d.mu.Lock()
 	defer d.mu.Unlock()
-	if !b.live || d.closed {
-		b.live = false
+	if !b.live || d.closed || b.root != nil {
+		b.live = false // a view owns nothing
 		return
 	}
 	b.live = false
@@ -488,20 +494,42 @@ func (d *vkDevice) Alloc(size int64) (Buffer, error) {
 	return b, nil
 }
 
-// buf checks that b is a live buffer of this device and [off, off+n) lies
-// inside it. Callers hold d.mu.
-func (d *vkDevice) buf(b Buffer, off, n int64) (*vkBuffer, error) {
+// buf checks that b is a live buffer (or view) of this device and
+// [off, off+n) lies inside it, and returns the VkBuffer that holds it with
+// off as an offset into that buffer. Callers hold d.mu.
+func (d *vkDevice) buf(b Buffer, off, n int64) (*vkBuffer, int64, error) {
 	if d.closed {
-		return nil, ErrClosed
+		return nil, 0, ErrClosed
 	}
 	vb, ok := b.(*vkBuffer)
 	if !ok || vb == nil || vb.dev != d {
-		return nil, fmt.Errorf("vulkan: buffer %T does not belong to this device (%s)", b, d.caps.ID())
+		return nil, 0, fmt.Errorf("vulkan: buffer %T does not belong to this device (%s)", b, d.caps.ID())
 	}
-	if !vb.live {
-		return nil, fmt.Errorf("vulkan: buffer of %d bytes: %w", vb.size, ErrClosed)
+	if !vb.live || (vb.root != nil && !vb.root.live) {
+		return nil, 0, fmt.Errorf("vulkan: buffer of %d bytes: %w", vb.size, ErrClosed)
 	}
-	return vb, checkRange("vulkan", off, n, vb.size)
+	if err := checkRange("vulkan", off, n, vb.size); err != nil {
+		return nil, 0, err
+	}
+	if vb.root != nil {
+		return vb.root, vb.off + off, nil
+	}
+	return vb, off, nil
+}
+
+// Sub returns a view of bytes [off, off+size) of b (see Device.Sub): no
+// Vulkan object, just b's address plus off.
+func (d *vkDevice) Sub(b Buffer, off, size int64) (Buffer, error) {
+	if err := checkSub("vulkan", off, size, d.caps); err != nil {
+		return nil, err
+	}
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	root, at, err := d.buf(b, off, size)
+	if err != nil {
+		return nil, err
+	}
+	return &vkBuffer{dev: d, size: size, live: true, root: root, off: at}, nil
 }
 
 // mapped is the host view of bytes [off, off+n) of a mapped buffer: C
@@ -513,6 +541,11 @@ func mapped(b C.vks_buffer, off, n int64) []byte {
 // vkStagingBytes is the largest transfer staged through an arena in one
 // piece; larger ones go through in pieces of it, with a wait per piece.
 const vkStagingBytes = 64 << 20
+
+// vkSubAlign is the least alignment of a view's offset (Caps.SubAlign):
+// kernels declare buffer references aligned to at most 16 bytes, and 256
+// keeps a view on the same cache-line and vector boundaries as a buffer.
+const vkSubAlign = 256
 
 // Batch limits: a batch is submitted once it holds maxBatchCmds commands;
 // it holds two timestamps when timing and two around every command when
@@ -748,7 +781,7 @@ func (d *vkDevice) idle(vb *vkBuffer) bool { return vb.lastSeq <= d.doneSeq }
 func (d *vkDevice) Upload(dst Buffer, off int64, src []byte) error {
 	d.mu.Lock()
 	defer d.mu.Unlock()
-	vb, err := d.buf(dst, off, int64(len(src)))
+	vb, off, err := d.buf(dst, off, int64(len(src)))
 	if err != nil || len(src) == 0 {
 		return err
 	}
@@ -827,7 +860,7 @@ func (d *vkDevice) stagedLocked(vb *vkBuffer, off int64, host []byte, upload boo
 func (d *vkDevice) Download(src Buffer, off int64, dst []byte) error {
 	d.mu.Lock()
 	defer d.mu.Unlock()
-	vb, err := d.buf(src, off, int64(len(dst)))
+	vb, off, err := d.buf(src, off, int64(len(dst)))
 	if err != nil || len(dst) == 0 {
 		return err
 	}
@@ -857,7 +890,7 @@ func (d *vkDevice) Fill(dst Buffer, off, size int64, pattern []byte) error {
 	}
 	d.mu.Lock()
 	defer d.mu.Unlock()
-	vb, err := d.buf(dst, off, size)
+	vb, off, err := d.buf(dst, off, size)
 	if err != nil || size == 0 {
 		return err
 	}
@@ -928,11 +961,11 @@ func (d *vkDevice) fillLocked(vb *vkBuffer, off, size int64, pattern []byte) err
 func (d *vkDevice) Copy(dst Buffer, dstOff int64, src Buffer, srcOff int64, size int64) error {
 	d.mu.Lock()
 	defer d.mu.Unlock()
-	db, err := d.buf(dst, dstOff, size)
+	db, dstOff, err := d.buf(dst, dstOff, size)
 	if err != nil {
 		return err
 	}
-	sb, err := d.buf(src, srcOff, size)
+	sb, srcOff, err := d.buf(src, srcOff, size)
 	if err != nil || size == 0 {
 		return err
 	}
@@ -1050,11 +1083,11 @@ func (d *vkDevice) Launch(kern Kernel, plan Plan, args []Arg) error {
 	for i, a := range args {
 		var v uint64
 		if a.Buf != nil {
-			vb, err := d.buf(a.Buf, 0, 0)
+			vb, at, err := d.buf(a.Buf, 0, 0)
 			if err != nil {
 				return fmt.Errorf("vulkan: %s arg %d (%s): %w", k.spec, i, e.Args[i].Name, err)
 			}
-			v = uint64(vb.b.address)
+			v = uint64(vb.b.address) + uint64(at)
 			if e.Args[i].Access == In {
 				rd = append(rd, vb)
 			} else {
@@ -1179,10 +1212,11 @@ func (d *vkDevice) Close() error {
 func (d *vkDevice) rawFill(buf Buffer, off, size int64) error {
 	d.mu.Lock()
 	defer d.mu.Unlock()
-	vb, err := d.buf(buf, 0, 0)
+	vb, at, err := d.buf(buf, 0, 0)
 	if err != nil {
 		return err
 	}
+	off += at
 	b, err := d.batchLocked()
 	if err != nil {
 		return err
