@@ -58,7 +58,11 @@ void vks_device_extensions(vks_instance *vi, void *phys, char *buf, int len);
 
 /* Device. */
 typedef struct vks_device vks_device;
-int vks_open(vks_instance *vi, void *phys, int host_visible_device_memory, vks_device **out, char *err, int errlen);
+/* import_host: the device (a CPU driver with VK_EXT_external_memory_host)
+ * gets its large buffers in memory we map ourselves, in huge pages, as
+ * the OpenCL backend does (see vks_alloc). */
+int vks_open(vks_instance *vi, void *phys, int host_visible_device_memory, int import_host, vks_device **out, char *err,
+	int errlen);
 void vks_close(vks_device *d);
 
 typedef struct {
@@ -66,6 +70,8 @@ typedef struct {
 	uint64_t memory; /* VkDeviceMemory */
 	uint64_t address;
 	void *mapped; /* non-NULL when host visible */
+	void *host;   /* memory we mapped and imported (acl_huge_alloc), or NULL */
+	uint64_t host_len;
 } vks_buffer;
 
 int vks_alloc(vks_device *d, uint64_t size, int host_visible, vks_buffer *out);

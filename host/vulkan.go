@@ -11,6 +11,7 @@ import (
 	"fmt"
 	"os"
 	"runtime"
+	"slices"
 	"strings"
 	"sync"
 	"unsafe"
@@ -396,7 +397,14 @@ func vulkanOpen(index int, opts Options) (Device, error) {
 	}
 	var dev *C.vks_device
 	var cerr [512]C.char
-	if r := C.vks_open(vi, unsafe.Pointer(pds[index]), hostVisible, &dev, &cerr[0], C.int(len(cerr))); r != 0 {
+	// CPU drivers get their large buffers in huge pages we map and import
+	// (vks_alloc), as the OpenCL backend does (hostAlloc);
+	// ACCEL_HUGEPAGES=0 turns it off.
+	importHost := C.int(0)
+	if caps.Type == TypeCPU && slices.Contains(caps.Extensions, "VK_EXT_external_memory_host") && os.Getenv("ACCEL_HUGEPAGES") != "0" {
+		importHost = 1
+	}
+	if r := C.vks_open(vi, unsafe.Pointer(pds[index]), hostVisible, importHost, &dev, &cerr[0], C.int(len(cerr))); r != 0 {
 		vkDropInstance(vi)
 		return nil, fmt.Errorf("vulkan:%d: %s: %w", index, C.GoString(&cerr[0]), ErrDriver)
 	}

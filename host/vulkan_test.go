@@ -408,6 +408,42 @@ func TestVulkanBeyondStorageRange(t *testing.T) {
 	}
 }
 
+// TestVulkanImportedHugePages: on a CPU driver with
+// VK_EXT_external_memory_host, buffers of 2 MiB and more live in memory we
+// mapped in huge pages and imported; kernels, fills and downloads work on
+// them, smaller buffers and ACCEL_HUGEPAGES=0 keep the driver's memory.
+func TestVulkanImportedHugePages(t *testing.T) {
+	for _, off := range []bool{false, true} {
+		if off {
+			t.Setenv("ACCEL_HUGEPAGES", "0")
+		}
+		d := vktOpen(t)
+		c := d.Caps()
+		want := c.Type == TypeCPU && slices.Contains(c.Extensions, "VK_EXT_external_memory_host") && !off
+		big, err := d.Alloc(3<<20 + 8)
+		require.NoError(t, err)
+		small, err := d.Alloc(1 << 20)
+		require.NoError(t, err)
+		require.Equal(t, want, big.(*vkBuffer).b.host != nil, "big buffer imported (ACCEL_HUGEPAGES=0: %v)", off)
+		require.Nil(t, small.(*vkBuffer).b.host, "small buffers are the driver's")
+		n := int64(3<<20+8) / 16 // tril_indices(n, 1, 0): rows 0..n-1, all columns 0
+		require.NoError(t, d.Fill(big, 0, 2*n*8, []byte{0xAB}))
+		plan := PlanElementwise("tri_indices", c, n)
+		k, err := d.Kernel(vktTriSpec, plan)
+		require.NoError(t, err)
+		require.NoError(t, d.Launch(k, plan, []Arg{BufArg(big), I64(n), I64(0), I64(1), I64(0), I64(0), I64(0), I64(0), I64(0)}))
+		got := make([]byte, 16)
+		for _, i := range []int64{0, 1, n / 2, n - 1} {
+			require.NoError(t, d.Download(big, i*8, got[:8]))
+			require.NoError(t, d.Download(big, (n+i)*8, got[8:]))
+			require.Equal(t, []int64{i, 0}, vktInt64s(got), "element %d: (row, col)", i)
+		}
+		big.Release()
+		small.Release()
+		vktClose(t, d)
+	}
+}
+
 func TestVulkanConcurrent(t *testing.T) {
 	d := vktOpen(t)
 	defer vktClose(t, d)

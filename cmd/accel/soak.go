@@ -78,14 +78,18 @@ func errKind(err error) string {
 
 // soakSample is one report line's readings.
 type soakSample struct {
-	ElapsedS   float64          `json:"elapsed_s"`
-	Ops        int64            `json:"ops"`
-	RSSBytes   int64            `json:"rss_bytes"`
-	HeapBytes  uint64           `json:"go_heap_bytes"`
-	Held       int64            `json:"held_tensors"`
-	PoolLive   map[string]int64 `json:"pool_live_bytes"`
-	PoolIdle   map[string]int64 `json:"pool_idle_bytes"`
-	DeviceOps  map[string]int64 `json:"device_ops"`
+	ElapsedS  float64          `json:"elapsed_s"`
+	Ops       int64            `json:"ops"`
+	RSSBytes  int64            `json:"rss_bytes"`
+	HeapBytes uint64           `json:"go_heap_bytes"`
+	Held      int64            `json:"held_tensors"`
+	PoolLive  map[string]int64 `json:"pool_live_bytes"`
+	PoolIdle  map[string]int64 `json:"pool_idle_bytes"`
+	DeviceOps map[string]int64 `json:"device_ops"`
+	// Compiles counts the programs or pipelines each device built so far:
+	// they stay cached for the device's life, so RSS grows while rare
+	// kernel variants are still being met for the first time.
+	Compiles   map[string]int64 `json:"device_compiles"`
 	Mismatches int64            `json:"mismatches"`
 }
 
@@ -165,20 +169,23 @@ checking a sample against the reference, and reports leaks.`)
 		var ms runtime.MemStats
 		runtime.ReadMemStats(&ms)
 		s := soakSample{ElapsedS: time.Since(start).Seconds(), Ops: st.ops.Load(), RSSBytes: rssBytes(), HeapBytes: ms.HeapAlloc,
-			Held: st.held.Load(), PoolLive: map[string]int64{}, PoolIdle: map[string]int64{}, DeviceOps: map[string]int64{}}
+			Held: st.held.Load(), PoolLive: map[string]int64{}, PoolIdle: map[string]int64{}, DeviceOps: map[string]int64{},
+			Compiles: map[string]int64{}}
 		st.mu.Lock()
 		s.Mismatches = st.nMismatch
 		st.mu.Unlock()
 		for _, d := range devs {
 			ps := d.dev.PoolStats()
 			s.PoolLive[d.name], s.PoolIdle[d.name], s.DeviceOps[d.name] = ps.BytesInUse, ps.BytesHeld, d.ops.Load()
+			s.Compiles[d.name] = d.dev.Stats().Compiles
 		}
 		return s
 	}
 	printSample := func(s soakSample) {
 		var pools []string
 		for _, d := range devs {
-			pools = append(pools, fmt.Sprintf("%s live %s idle %s ops %d", d.name, mib(s.PoolLive[d.name]), mib(s.PoolIdle[d.name]), s.DeviceOps[d.name]))
+			pools = append(pools, fmt.Sprintf("%s live %s idle %s ops %d kernels %d", d.name, mib(s.PoolLive[d.name]),
+				mib(s.PoolIdle[d.name]), s.DeviceOps[d.name], s.Compiles[d.name]))
 		}
 		fmt.Printf("soak %6.0fs  ops %-8d rss %s  heap %s  held %-4d mismatches %d  %s\n", s.ElapsedS, s.Ops, mib(s.RSSBytes),
 			mib(int64(s.HeapBytes)), s.Held, s.Mismatches, strings.Join(pools, "; "))
