@@ -571,6 +571,21 @@ void vks_close(vks_device *d) {
 	free(d);
 }
 
+/* Every buffer's usage: storage through its device address, and copies. */
+#define BUF_USAGE                                                                                  \
+	(VK_BUFFER_USAGE_STORAGE_BUFFER_BIT | VK_BUFFER_USAGE_TRANSFER_SRC_BIT |                  \
+		VK_BUFFER_USAGE_TRANSFER_DST_BIT | VK_BUFFER_USAGE_SHADER_DEVICE_ADDRESS_BIT)
+
+/* bound fills out with a buffer bound to mem (mapped where host visible). */
+static void bound(vks_device *d, VkBuffer buf, VkDeviceMemory mem, void *mapped, vks_buffer *out) {
+	VkBufferDeviceAddressInfo ai = {VK_STRUCTURE_TYPE_BUFFER_DEVICE_ADDRESS_INFO};
+	ai.buffer = buf;
+	out->buffer = (uint64_t)buf;
+	out->memory = (uint64_t)mem;
+	out->address = d->vkGetBufferDeviceAddress(d->dev, &ai);
+	out->mapped = mapped;
+}
+
 /* import_alloc makes a device buffer of size bytes in memory we map
  * ourselves, 2 MiB-aligned and advised MADV_HUGEPAGE (acl_huge_alloc, in
  * clshim.c), imported with VK_EXT_external_memory_host. Faulting fresh
@@ -588,8 +603,7 @@ static VkResult import_alloc(vks_device *d, uint64_t size, vks_buffer *out) {
 	ebci.handleTypes = VK_EXTERNAL_MEMORY_HANDLE_TYPE_HOST_ALLOCATION_BIT_EXT;
 	VkBufferCreateInfo bci = {VK_STRUCTURE_TYPE_BUFFER_CREATE_INFO, &ebci};
 	bci.size = size;
-	bci.usage = VK_BUFFER_USAGE_STORAGE_BUFFER_BIT | VK_BUFFER_USAGE_TRANSFER_SRC_BIT |
-		VK_BUFFER_USAGE_TRANSFER_DST_BIT | VK_BUFFER_USAGE_SHADER_DEVICE_ADDRESS_BIT;
+	bci.usage = BUF_USAGE;
 	bci.sharingMode = VK_SHARING_MODE_EXCLUSIVE;
 	VkBuffer buf = VK_NULL_HANDLE;
 	VkDeviceMemory mem = VK_NULL_HANDLE;
@@ -630,12 +644,7 @@ static VkResult import_alloc(vks_device *d, uint64_t size, vks_buffer *out) {
 		acl_huge_free(p, span);
 		return r;
 	}
-	VkBufferDeviceAddressInfo ai = {VK_STRUCTURE_TYPE_BUFFER_DEVICE_ADDRESS_INFO};
-	ai.buffer = buf;
-	out->buffer = (uint64_t)buf;
-	out->memory = (uint64_t)mem;
-	out->address = d->vkGetBufferDeviceAddress(d->dev, &ai);
-	out->mapped = mapped;
+	bound(d, buf, mem, mapped, out);
 	out->host = p;
 	out->host_len = span;
 	return VK_SUCCESS;
@@ -649,8 +658,7 @@ int vks_alloc(vks_device *d, uint64_t size, int host_visible, vks_buffer *out) {
 	memset(out, 0, sizeof *out);
 	VkBufferCreateInfo bci = {VK_STRUCTURE_TYPE_BUFFER_CREATE_INFO};
 	bci.size = size;
-	bci.usage = VK_BUFFER_USAGE_STORAGE_BUFFER_BIT | VK_BUFFER_USAGE_TRANSFER_SRC_BIT |
-		VK_BUFFER_USAGE_TRANSFER_DST_BIT | VK_BUFFER_USAGE_SHADER_DEVICE_ADDRESS_BIT;
+	bci.usage = BUF_USAGE;
 	bci.sharingMode = VK_SHARING_MODE_EXCLUSIVE;
 	VkBuffer buf;
 	VkResult r = d->vkCreateBuffer(d->dev, &bci, NULL, &buf);
@@ -697,12 +705,7 @@ int vks_alloc(vks_device *d, uint64_t size, int host_visible, vks_buffer *out) {
 		d->vkFreeMemory(d->dev, mem, NULL);
 		return r;
 	}
-	VkBufferDeviceAddressInfo ai = {VK_STRUCTURE_TYPE_BUFFER_DEVICE_ADDRESS_INFO};
-	ai.buffer = buf;
-	out->buffer = (uint64_t)buf;
-	out->memory = (uint64_t)mem;
-	out->address = d->vkGetBufferDeviceAddress(d->dev, &ai);
-	out->mapped = mapped;
+	bound(d, buf, mem, mapped, out);
 	return 0;
 }
 

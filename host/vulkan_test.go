@@ -394,6 +394,15 @@ func TestVulkanBeyondStorageRange(t *testing.T) {
 	out, err := d.Alloc(2 * n * 8)
 	require.NoError(t, err)
 	defer out.Release()
+	vktColumn(t, d, out, n)
+}
+
+// vktColumn runs tril_indices(n, 1, 0) into out (2*n int64s, poisoned
+// first) and checks elements at both ends and the middle: rows 0..n-1,
+// every column 0.
+func vktColumn(t *testing.T, d *vkDevice, out Buffer, n int64) {
+	t.Helper()
+	c := d.Caps()
 	require.NoError(t, d.Fill(out, 0, 2*n*8, []byte{0xAB}))
 	plan := PlanElementwise("tri_indices", c, n)
 	k, err := d.Kernel(vktTriSpec, plan)
@@ -426,18 +435,7 @@ func TestVulkanImportedHugePages(t *testing.T) {
 		require.NoError(t, err)
 		require.Equal(t, want, big.(*vkBuffer).b.host != nil, "big buffer imported (ACCEL_HUGEPAGES=0: %v)", off)
 		require.Nil(t, small.(*vkBuffer).b.host, "small buffers are the driver's")
-		n := int64(3<<20+8) / 16 // tril_indices(n, 1, 0): rows 0..n-1, all columns 0
-		require.NoError(t, d.Fill(big, 0, 2*n*8, []byte{0xAB}))
-		plan := PlanElementwise("tri_indices", c, n)
-		k, err := d.Kernel(vktTriSpec, plan)
-		require.NoError(t, err)
-		require.NoError(t, d.Launch(k, plan, []Arg{BufArg(big), I64(n), I64(0), I64(1), I64(0), I64(0), I64(0), I64(0), I64(0)}))
-		got := make([]byte, 16)
-		for _, i := range []int64{0, 1, n / 2, n - 1} {
-			require.NoError(t, d.Download(big, i*8, got[:8]))
-			require.NoError(t, d.Download(big, (n+i)*8, got[8:]))
-			require.Equal(t, []int64{i, 0}, vktInt64s(got), "element %d: (row, col)", i)
-		}
+		vktColumn(t, d, big, int64(3<<20+8)/16)
 		big.Release()
 		small.Release()
 		vktClose(t, d)
