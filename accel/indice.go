@@ -488,7 +488,24 @@ func (d *Device) indicePairs(op string, indices *DeviceTensor, g convGeom, split
 	if err != nil {
 		return fail(err)
 	}
-	pos, wide, s, err := run.expand(indices.raw(), g.l, outParams, rule, nil)
+	// the targets: counted (rows shape: per chunk and offset; candidates:
+	// a flag each), scanned, then their keys compacted (rows shape: the
+	// pairs' input rows with them)
+	var plan host.IndicePlan
+	if g.p.Inverse {
+		plan = host.PlanIndicePairs(d.caps, g.l, g.k, false, g.l, split)
+	} else {
+		plan = host.PlanIndiceConv(d.caps, g.l, g.p.KSize, split, shape)
+	}
+	rows := plan.Shape == host.ShapeRows
+	var pos, cnt *DeviceTensor
+	var wide int64
+	var s *scan
+	if rows {
+		cnt, s, err = run.convCount(plan, outParams, rule)
+	} else {
+		pos, wide, s, err = run.expand(indices.raw(), g.l, outParams, rule, nil)
+	}
 	if err != nil {
 		return fail(err)
 	}
@@ -504,13 +521,21 @@ func (d *Device) indicePairs(op string, indices *DeviceTensor, g convGeom, split
 		return fail(err)
 	}
 	v := int64(v64)
-	var outIdx, crow *DeviceTensor
+	var outIdx, crow, qrow *DeviceTensor
 	if v > 0 {
 		ckey, err := run.tmp.alloc(d, op, Uint64, v)
 		if err != nil {
 			return fail(err)
 		}
-		if err := run.expandLaunch(indices.raw(), g.l, outParams, rule, pos.raw(), wide, nil, nil, false, ckey.raw()); err != nil {
+		if rows {
+			if qrow, err = run.tmp.alloc(d, op, Int32, v); err != nil {
+				return fail(err)
+			}
+			err = run.convLaunch(plan, outParams, rule, cnt.raw(), ckey.raw(), qrow.raw())
+		} else {
+			err = run.expandLaunch(indices.raw(), g.l, outParams, rule, pos.raw(), wide, nil, nil, false, ckey.raw())
+		}
+		if err != nil {
 			return fail(err)
 		}
 		sk, err := d.radixSort(op, ckey.raw(), v, 8, kernels.KindUnsigned, false, g.outBits, nil, 0)
@@ -565,6 +590,28 @@ func (d *Device) indicePairs(op string, indices *DeviceTensor, g convGeom, split
 			return fail(err)
 		}
 	}
+	var pairs, num *DeviceTensor
+	if rows {
+		if pairs, err = outs.alloc(d, op, Int32, g.k, 2, g.l); err != nil {
+			return fail(err)
+		}
+		if num, err = outs.alloc(d, op, Int32, g.k); err != nil {
+			return fail(err)
+		}
+		var cb, qb host.Buffer
+		if crow != nil {
+			cb, qb = crow.raw(), qrow.raw()
+		}
+		if err := d.run(op, "any", run.tilePlan(g.l), kernels.IndiceCpairs{Cnt: cnt.raw(), Qrow: qb, Crow: cb, Pairs: pairs.raw(),
+			Num: num.raw(), Err: run.flag.raw(), N: g.l, Count: g.l * g.k, Chunks: plan.Chunks}); err != nil {
+			return fail(err)
+		}
+		if err := d.flush(op); err != nil {
+			return fail(err)
+		}
+		res.Pairs, res.OutIndices, res.Num = pairs, outIdx, num
+		return res, nil
+	}
 	if !g.p.Inverse {
 		pairs, num, err := run.write(&outs, pos.raw(), wide, nil, nil, crow, g.l, false)
 		if err != nil {
@@ -578,7 +625,7 @@ func (d *Device) indicePairs(op string, indices *DeviceTensor, g convGeom, split
 	}
 	// inverse: from each forward output, its inputs among the sites
 	m := outIdx.shape[0]
-	pairs, num, err := run.lookup(&outs, outIdx.raw(), m, inParams, kernels.IpRuleInv)
+	pairs, num, err = run.lookup(&outs, outIdx.raw(), m, inParams, kernels.IpRuleInv)
 	if err != nil {
 		return fail(err)
 	}
@@ -700,6 +747,44 @@ func (r *ipRun) expandSorted(rows host.Buffer, n int64, params host.Buffer, rule
 		return nil, 0, nil, nil, err
 	}
 	return pos, wide, s, rank, nil
+}
+
+// convCount queues a regular or transposed conv's count pass in rows
+// (host.ShapeRows): each (chunk, offset)'s targets into cnt, offset-major,
+// and cnt's in-place exclusive scan (K*chunks+1 words, the last the total).
+func (r *ipRun) convCount(plan host.IndicePlan, params host.Buffer, rule int64) (*DeviceTensor, *scan, error) {
+	d, g := r.d, r.g
+	tiles := plan.Chunks * g.k
+	cnt, err := r.tmp.alloc(d, r.op, Uint64, tiles+1)
+	if err != nil {
+		return nil, nil, err
+	}
+	if err := d.h.Fill(cnt.raw(), 8*tiles, 8, []byte{0, 0, 0, 0}); err != nil {
+		return nil, nil, fmt.Errorf("accel: %s: %w", r.op, err)
+	}
+	if err := r.convLaunch(plan, params, rule, cnt.raw(), nil, nil); err != nil {
+		return nil, nil, err
+	}
+	s, err := d.scanBuf(r.op, Uint64, cnt.raw(), cnt.raw(), tiles+1, kernels.FlagNone, true)
+	if err != nil {
+		return nil, nil, err
+	}
+	return cnt, s, nil
+}
+
+// convLaunch queues indice_crows over the plan's chunks in its launches:
+// the count pass, or with ckey and qrow (cnt scanned) the emit pass.
+func (r *ipRun) convLaunch(plan host.IndicePlan, params host.Buffer, rule int64, cnt, ckey, qrow host.Buffer) error {
+	lp := plan.Plan
+	lp.Reason = plan.String()
+	for c0 := int64(0); c0 < plan.Chunks; c0 += plan.Rows {
+		if err := r.d.run(r.op, "any", lp, kernels.IndiceCrows{Rows: r.indices.raw(), Params: params, Cnt: cnt, Ckey: ckey,
+			Qrow: qrow, N: r.g.l, Chunk: plan.ChunkRows, Chunks: plan.Chunks, Chunk0: c0, ChunksN: min(plan.Rows, plan.Chunks-c0),
+			Jobs: plan.Jobs, Rule: rule, Split: int64(plan.Split) - 1, Emit: b2i(ckey != nil)}); err != nil {
+			return err
+		}
+	}
+	return nil
 }
 
 // submRows is a submanifold conv in rows (host.ShapeRows): the merge

@@ -78,6 +78,18 @@ var Indice = (&host.FileDecl{
 				in("cnt", "uint64 exclusive scan of the counts (K*chunks+1 words)"),
 				out("pairs", "int32 [K, 2, n]"), out("num", "int32 [K]"), in("err", "the validation flag (skip when set)"),
 				i64("n", "rows"), i64("K", "offsets"), i64("chunk", "rows per chunk"), i64("chunks", "chunks")}},
+		{Name: "crows", Doc: "CONV/TCONV in rows: this launch's chunks of rows x offsets, each row's targets enumerated per dim; counts each offset k's targets among chunk c's rows into cnt[k*chunks + c], or (emit, cnt scanned) writes their keys into ckey and their rows into offset k's pairs, in row order",
+			Args: []host.ArgDecl{in("rows", "int32 [n, 1+D] input sites"), in("params", "int64 parameter block"),
+				inout("cnt", "uint64 [K*chunks+1] counts, or (emit) their exclusive scan"),
+				out("ckey", "uint64 target keys by compacted candidate (emit)"), out("qrow", "int32 input rows by compacted candidate (emit)"),
+				i64("n", "rows"), i64("chunk", "rows per chunk"), i64("chunks", "chunks"), i64("chunk0", "this launch's first chunk"),
+				i64("chunks_n", "this launch's chunks"), i64("jobs", "work-groups that take work"),
+				folded("rule", "IP_RULE", "IP_RULE_CONV or IP_RULE_TCONV"), folded("split", "IP_SPLIT", "IP_SPLIT_*"),
+				folded("emit", "IP_EMIT", "1: cnt scanned, write the keys and the input rows")}},
+		{Name: "cpairs", Doc: "CONV/TCONV in rows: column col of offset k gets the pair (qrow, crow)[cnt[k*chunks] + col] below num[k], else -1 in both rows; num[k] from the scanned counts",
+			Args: []host.ArgDecl{in("cnt", "uint64 exclusive scan of the counts (K*chunks+1 words)"), in("qrow", "int32 input rows by compacted candidate"),
+				in("crow", "int64 target rows by compacted candidate"), out("pairs", "int32 [K, 2, n]"), out("num", "int32 [K]"),
+				in("err", "the validation flag (skip when set)"), i64("n", "rows"), i64("count", "n*K"), i64("chunks", "chunks")}},
 	},
 }).Init()
 

@@ -134,7 +134,7 @@ func indiceCases(quick bool) []benchCase {
 					}
 					res := &accel.IndicePairs{}
 					call := func() error { return dev.IndicePairsInto(res, di, p) }
-					plan := host.PlanIndicePairs(dev.Info(), int64(l.n), k, false, int64(l.n), split)
+					plan := host.PlanIndiceConv(dev.Info(), int64(l.n), p.KSize, split, host.ShapeAuto)
 					if p.Subm {
 						plan = host.PlanIndiceSubm(dev.Info(), int64(l.n), p.KSize, split, host.ShapeAuto)
 					}
