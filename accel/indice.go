@@ -57,9 +57,11 @@ type SparseConvParams struct {
 	// Split forces a split policy of the candidate expansion; SplitAuto
 	// (the zero value) lets the planner choose. The result is the same.
 	Split IndiceSplit
-	// shape forces a submanifold conv's layout (tests); zero lets the
-	// planner choose by device class.
-	shape host.IndiceShape
+	// shape forces a layout (tests); zero lets the planner choose by
+	// device class. noGrid keeps a regular or transposed conv in rows off
+	// the dense grid (tests).
+	shape  host.IndiceShape
+	noGrid bool
 }
 
 // IndicePairs are the device outputs of get_indice_pairs. Pairs is int32
@@ -381,7 +383,7 @@ func (d *Device) IndicePairsInto(res *IndicePairs, indices *DeviceTensor, p Spar
 	if !d.caps.Int64 {
 		return argErr(op, "device", d.caps.ID()+" "+d.caps.Name+" without 64-bit integers", "a device with 64-bit integers", ErrUnsupported)
 	}
-	r, err := d.indicePairs(op, indices, g, p.Split, p.shape)
+	r, err := d.indicePairs(op, indices, g, p.Split, p.shape, p.noGrid)
 	if err != nil {
 		return err
 	}
@@ -401,7 +403,7 @@ type ipRun struct {
 	indices *DeviceTensor
 }
 
-func (d *Device) indicePairs(op string, indices *DeviceTensor, g convGeom, split IndiceSplit, shape host.IndiceShape) (*IndicePairs, error) {
+func (d *Device) indicePairs(op string, indices *DeviceTensor, g convGeom, split IndiceSplit, shape host.IndiceShape, noGrid bool) (*IndicePairs, error) {
 	var outs temps
 	fail := func(err error) (*IndicePairs, error) {
 		outs.release()
@@ -495,7 +497,11 @@ func (d *Device) indicePairs(op string, indices *DeviceTensor, g convGeom, split
 	if g.p.Inverse {
 		plan = host.PlanIndicePairs(d.caps, g.l, g.k, false, g.l, split)
 	} else {
-		plan = host.PlanIndiceConv(d.caps, g.l, g.p.KSize, split, shape)
+		space, _ := keySpace(g.p.BatchSize, g.target)
+		if noGrid {
+			space = 0
+		}
+		plan = host.PlanIndiceConv(d.caps, g.l, g.p.KSize, space, split, shape)
 	}
 	rows := plan.Shape == host.ShapeRows
 	var pos, cnt *DeviceTensor
@@ -521,23 +527,41 @@ func (d *Device) indicePairs(op string, indices *DeviceTensor, g convGeom, split
 		return fail(err)
 	}
 	v := int64(v64)
-	var outIdx, crow, qrow *DeviceTensor
+	var outIdx, crow, qrow, grid, ckey *DeviceTensor
 	if v > 0 {
-		ckey, err := run.tmp.alloc(d, op, Uint64, v)
-		if err != nil {
+		if ckey, err = run.tmp.alloc(d, op, Uint64, v); err != nil {
 			return fail(err)
 		}
 		if rows {
 			if qrow, err = run.tmp.alloc(d, op, Int32, v); err != nil {
 				return fail(err)
 			}
-			err = run.convLaunch(plan, outParams, rule, cnt.raw(), ckey.raw(), qrow.raw())
+			var gb host.Buffer
+			if plan.Grid > 0 {
+				if grid, err = run.tmp.alloc(d, op, Uint32, plan.Grid+1); err != nil {
+					return fail(err)
+				}
+				if err := d.h.Fill(grid.raw(), 0, 4*(plan.Grid+1), []byte{0, 0, 0, 0}); err != nil {
+					return fail(fmt.Errorf("accel: %s: %w", op, err))
+				}
+				gb = grid.raw()
+			}
+			err = run.convLaunch(plan, outParams, rule, cnt.raw(), ckey.raw(), qrow.raw(), gb)
 		} else {
 			err = run.expandLaunch(indices.raw(), g.l, outParams, rule, pos.raw(), wide, nil, nil, false, ckey.raw())
 		}
 		if err != nil {
 			return fail(err)
 		}
+		if grid != nil {
+			// the dense grid: its flags scanned number the targets in key
+			// order, as the sort would
+			if outIdx, err = run.gridOuts(&outs, grid, plan.Grid, outParams); err != nil {
+				return fail(err)
+			}
+		}
+	}
+	if v > 0 && grid == nil {
 		sk, err := d.radixSort(op, ckey.raw(), v, 8, kernels.KindUnsigned, false, g.outBits, nil, 0)
 		if err != nil {
 			return fail(err)
@@ -581,7 +605,7 @@ func (d *Device) indicePairs(op string, indices *DeviceTensor, g convGeom, split
 			Outs: outIdx.raw(), Err: run.flag.raw(), N: v}); err != nil {
 			return fail(err)
 		}
-	} else {
+	} else if v == 0 {
 		oa := &outs
 		if g.p.Inverse {
 			oa = &run.tmp
@@ -598,12 +622,19 @@ func (d *Device) indicePairs(op string, indices *DeviceTensor, g convGeom, split
 		if num, err = outs.alloc(d, op, Int32, g.k); err != nil {
 			return fail(err)
 		}
-		var cb, qb host.Buffer
+		var cb, qb, kb, gb host.Buffer
+		if v > 0 {
+			qb, kb = qrow.raw(), ckey.raw()
+		}
 		if crow != nil {
-			cb, qb = crow.raw(), qrow.raw()
+			cb = crow.raw()
+		}
+		if grid != nil {
+			gb = grid.raw()
 		}
 		if err := d.run(op, "any", run.tilePlan(g.l), kernels.IndiceCpairs{Cnt: cnt.raw(), Qrow: qb, Crow: cb, Pairs: pairs.raw(),
-			Num: num.raw(), Err: run.flag.raw(), N: g.l, Count: g.l * g.k, Chunks: plan.Chunks}); err != nil {
+			Num: num.raw(), Err: run.flag.raw(), N: g.l, Count: g.l * g.k, Chunks: plan.Chunks, Ckey: kb, Grid: gb,
+			Dense: b2i(grid != nil)}); err != nil {
 			return fail(err)
 		}
 		if err := d.flush(op); err != nil {
@@ -762,7 +793,7 @@ func (r *ipRun) convCount(plan host.IndicePlan, params host.Buffer, rule int64) 
 	if err := d.h.Fill(cnt.raw(), 8*tiles, 8, []byte{0, 0, 0, 0}); err != nil {
 		return nil, nil, fmt.Errorf("accel: %s: %w", r.op, err)
 	}
-	if err := r.convLaunch(plan, params, rule, cnt.raw(), nil, nil); err != nil {
+	if err := r.convLaunch(plan, params, rule, cnt.raw(), nil, nil, nil); err != nil {
 		return nil, nil, err
 	}
 	s, err := d.scanBuf(r.op, Uint64, cnt.raw(), cnt.raw(), tiles+1, kernels.FlagNone, true)
@@ -773,18 +804,47 @@ func (r *ipRun) convCount(plan host.IndicePlan, params host.Buffer, rule int64) 
 }
 
 // convLaunch queues indice_crows over the plan's chunks in its launches:
-// the count pass, or with ckey and qrow (cnt scanned) the emit pass.
-func (r *ipRun) convLaunch(plan host.IndicePlan, params host.Buffer, rule int64, cnt, ckey, qrow host.Buffer) error {
+// the count pass, or with ckey and qrow (cnt scanned) the emit pass (and
+// with grid, the dense grid's flags).
+func (r *ipRun) convLaunch(plan host.IndicePlan, params host.Buffer, rule int64, cnt, ckey, qrow, grid host.Buffer) error {
 	lp := plan.Plan
 	lp.Reason = plan.String()
 	for c0 := int64(0); c0 < plan.Chunks; c0 += plan.Rows {
 		if err := r.d.run(r.op, "any", lp, kernels.IndiceCrows{Rows: r.indices.raw(), Params: params, Cnt: cnt, Ckey: ckey,
 			Qrow: qrow, N: r.g.l, Chunk: plan.ChunkRows, Chunks: plan.Chunks, Chunk0: c0, ChunksN: min(plan.Rows, plan.Chunks-c0),
-			Jobs: plan.Jobs, Rule: rule, Split: int64(plan.Split) - 1, Emit: b2i(ckey != nil)}); err != nil {
+			Jobs: plan.Jobs, Rule: rule, Split: int64(plan.Split) - 1, Emit: b2i(ckey != nil), Grid: grid, Dense: b2i(grid != nil)}); err != nil {
 			return err
 		}
 	}
 	return nil
+}
+
+// gridOuts numbers the targets flagged in the dense grid of nkeys keys
+// (nkeys+1 words, scanned in place: a target's output row) and writes
+// out_indices from them, after one wait for their count.
+func (r *ipRun) gridOuts(outs *temps, grid *DeviceTensor, nkeys int64, params host.Buffer) (*DeviceTensor, error) {
+	d, op := r.d, r.op
+	ss, err := d.scanBuf(op, Uint32, grid.raw(), grid.raw(), nkeys+1, kernels.FlagNone, true)
+	if err != nil {
+		return nil, err
+	}
+	defer ss.release()
+	if err := d.flush(op); err != nil {
+		return nil, err
+	}
+	m, err := ss.total(op)
+	if err != nil {
+		return nil, err
+	}
+	outIdx, err := outs.alloc(d, op, Int32, int64(m), int64(r.g.d+1))
+	if err != nil {
+		return nil, err
+	}
+	if err := d.run(op, "any", d.elementwise(op, nkeys), kernels.IndiceGouts{Grid: grid.raw(), Params: params, Outs: outIdx.raw(),
+		Err: r.flag.raw(), N: nkeys}); err != nil {
+		return nil, err
+	}
+	return outIdx, nil
 }
 
 // submRows is a submanifold conv in rows (host.ShapeRows): the merge

@@ -84,6 +84,10 @@ func (s IndiceShape) String() string {
 // one core keeps search cursors for.
 const IndiceCursors = 128
 
+// IndiceGridMax is the most keys of a dense grid over the target space
+// (64 MiB of flags).
+const IndiceGridMax = 16 << 20
+
 // IndiceKD is IP_KD of indice_body.h: the largest kernel size per dim of
 // the regular and transposed convs' rows shape.
 const IndiceKD = 16
@@ -105,7 +109,8 @@ type IndicePlan struct {
 	Repeats int64 `json:"repeats"`
 	// Search is how targets become output rows: "sort+unique" (regular
 	// and transposed conv: the candidates' target keys radix-sorted and
-	// numbered by run) or "sort+search" (submanifold and inverse: a binary
+	// numbered by run), "dense grid" (a small target space: a flag per key,
+	// scanned) or "sort+search" (submanifold and inverse: a binary
 	// search among the sorted keys of the sites; a submanifold conv walks
 	// the sites in key order and gallops from a cursor per offset). No
 	// dense grid.
@@ -118,10 +123,14 @@ type IndicePlan struct {
 	// ShapeRows: the count and emit passes' tiles, (chunk of ChunkRows
 	// rows, offset), Chunks chunks, and their launch (a tile per
 	// work-item).
-	ChunkRows int64  `json:"chunk_rows,omitempty"`
-	Chunks    int64  `json:"chunks,omitempty"`
-	Emit      Plan   `json:"emit,omitempty"`
-	Reason    string `json:"reason"`
+	ChunkRows int64 `json:"chunk_rows,omitempty"`
+	Chunks    int64 `json:"chunks,omitempty"`
+	Emit      Plan  `json:"emit,omitempty"`
+	// Grid (regular and transposed convs in rows): the keys of the
+	// target space when they are numbered through a dense grid of flags
+	// (scanned) instead of sorted; 0 otherwise.
+	Grid   int64  `json:"grid,omitempty"`
+	Reason string `json:"reason"`
 }
 
 // String prints the plan on one line.
@@ -346,8 +355,12 @@ func PlanIndiceSubm(caps Caps, n int64, ksize []int64, split IndiceSplit, shape 
 // candidates). In the rows shape the count and emit passes split chunks
 // of ChunkRows rows x the offsets by the split policy; a row costs a test
 // per kernel index of each dim and a step per valid candidate (at most
-// K), so one chunk stays under the loop limit.
-func PlanIndiceConv(caps Caps, n int64, ksize []int64, split IndiceSplit, shape IndiceShape) IndicePlan {
+// K), so one chunk stays under the loop limit. The targets are numbered
+// through a dense grid of flags over the target space of space keys where
+// it holds at most IndiceGridMax keys and no more than the n x K
+// candidates (whose flags the candidates shape scans anyway); else they
+// are sorted.
+func PlanIndiceConv(caps Caps, n int64, ksize []int64, space int64, split IndiceSplit, shape IndiceShape) IndicePlan {
 	k, ks := int64(1), int64(0)
 	fits := true
 	for _, v := range ksize {
@@ -371,8 +384,14 @@ func PlanIndiceConv(caps Caps, n int64, ksize []int64, split IndiceSplit, shape 
 	p.ChunkRows, p.Chunks = chunk, chunks
 	p.Reason += fmt.Sprintf(", conv rows: %d chunks of %d rows", chunks, chunk)
 	p.Plan.Kernel = "indice_crows"
-	// the counts (scanned in place); the targets' keys are the sort's
+	// the counts (scanned in place); the targets' keys and rows are the
+	// output's (2 words a pair)
 	p.WorkspaceBytes = (chunks*k + 1) * 8
+	if space > 0 && space <= IndiceGridMax && space <= n*k {
+		p.Grid, p.Search = space, "dense grid"
+		p.WorkspaceBytes += (space + 1) * 4
+		p.Reason += fmt.Sprintf(", dense grid of %d keys", space)
+	}
 	return p
 }
 

@@ -127,7 +127,7 @@ func TestPlanIndicePairs(t *testing.T) {
 		for _, ks := range [][]int64{{3, 3, 3}, {2, 3, 4}, {5}, {17}, {3, 3, 3, 3}, {5, 5, 5, 5}} {
 			for _, n := range []int64{1, 7, 149100} {
 				for _, split := range append([]IndiceSplit{SplitAuto}, IndiceSplits...) {
-					p := PlanIndiceConv(dev.caps, n, ks, split, ShapeAuto)
+					p := PlanIndiceConv(dev.caps, n, ks, 0, split, ShapeAuto)
 					what := dev.name + ": " + p.String()
 					k, sum := int64(1), int64(0)
 					for _, v := range ks {
@@ -152,7 +152,7 @@ func TestPlanIndicePairs(t *testing.T) {
 			}
 		}
 	}
-	assert.Equal(t, ShapeCandidates, PlanIndiceConv(pocl, 1000, []int64{3, 3, 3}, SplitAuto, ShapeCandidates).Shape)
+	assert.Equal(t, ShapeCandidates, PlanIndiceConv(pocl, 1000, []int64{3, 3, 3}, 0, SplitAuto, ShapeCandidates).Shape)
 	assert.True(t, IndiceSubmSym([]int64{3, 5, 1}))
 	assert.False(t, IndiceSubmSym([]int64{3, 2, 1}))
 

@@ -62,6 +62,15 @@ u64 ip_pos(BPTR pos, i64 i, i64 wide) {
 	return CAST(u64, LD32(pos, i));
 }
 
+/* a / b for a >= 0 or not, b > 0: in 32 bits where both fit (a 64-bit
+ * division costs several 32-bit ones on CPUs) */
+i64 ip_div(i64 a, i64 b) {
+	if (((CAST(u64, a) | CAST(u64, b)) >> 32) == CAST(u64, 0)) {
+		return CAST(i64, CAST(u32, a) / CAST(u32, b));
+	}
+	return a / b;
+}
+
 /* A target coordinate splits into a part of the row, computed once per
  * row and dim, and a part of the offset, from the host's table after the
  * parameter block (params[IP_P_LEN + 8*k + 2*d] and the word after it):
@@ -76,14 +85,16 @@ i64 ip_rowv(BPTR params, i64 rule, i64 x, int d) {
 	const i64 st = ip_param(params, IP_P_STRIDE + d);
 	const i64 pad = ip_param(params, IP_P_PAD + d);
 	if (rule == I64C(IP_RULE_CONV)) {
-		return (x + pad) / st;
+		return ip_div(x + pad, st);
 	}
 	return x * st - pad;
 }
 
 i64 ip_rowr(BPTR params, i64 rule, i64 x, int d) {
 	if (rule == I64C(IP_RULE_CONV)) {
-		return (x + ip_param(params, IP_P_PAD + d)) % ip_param(params, IP_P_STRIDE + d);
+		const i64 st = ip_param(params, IP_P_STRIDE + d);
+		const i64 xp = x + ip_param(params, IP_P_PAD + d);
+		return xp - ip_div(xp, st) * st;
 	}
 	return I64C(0);
 }
@@ -346,8 +357,9 @@ void indice_outs(INDICE_OUTS_PARAMS) {
 		for (int d = IP_MAXD - 1; d >= 0; d--) {
 			if (I64C(d) < D) {
 				const i64 lim = ip_param(params, IP_P_OUT + d);
-				ST32(outs, row * w + I64C(1 + d), CAST(u32, CAST(i32, rest % lim)));
-				rest = rest / lim;
+				const i64 up = ip_div(rest, lim);
+				ST32(outs, row * w + I64C(1 + d), CAST(u32, CAST(i32, rest - up * lim)));
+				rest = up;
 			}
 		}
 		ST32(outs, row * w, CAST(u32, CAST(i32, rest)));
@@ -603,7 +615,8 @@ void indice_emit(INDICE_EMIT_PARAMS) {
  * each offset k's valid candidates among the chunk's rows into cnt[k*chunks
  * + c]; the emit pass (cnt scanned, offset-major) walks them again in row
  * order, writing candidate at = cnt[k*chunks + c] + i's target key into
- * ckey[at] and its row into qrow[at]. */
+ * ckey[at] and its row into qrow[at] (dense: and a 1 into grid[key], a
+ * flag per key of the target space, zeroed first). */
 void indice_crows(INDICE_CROWS_PARAMS) {
 	const i64 g = GROUP_LINEAR_ID();
 	if (g >= jobs) {
@@ -698,6 +711,9 @@ void indice_crows(INDICE_CROWS_PARAMS) {
 								const i64 at = m[slot];
 								ST64(ckey, at, CAST(u64, yc * lim[3] + ko[3 * IP_KD + CAST(int, a3)]));
 								ST32(qrow, at, CAST(u32, CAST(i32, q)));
+								if (dense != I64C(0)) {
+									ST32(grid, CAST(i64, yc * lim[3] + ko[3 * IP_KD + CAST(int, a3)]), 1u); /* the same 1 from every writer */
+								}
 							}
 							m[slot] = m[slot] + I64C(1);
 						}
@@ -714,7 +730,8 @@ void indice_crows(INDICE_CROWS_PARAMS) {
 }
 
 /* CONV/TCONV in rows: column col of offset k below num[k] gets the pair
- * (qrow, crow)[cnt[k*chunks] + col], the columns past num[k] -1 in both
+ * (qrow, crow)[cnt[k*chunks] + col] (dense: its target's row is
+ * grid[ckey[...]], the grid scanned), the columns past num[k] -1 in both
  * rows. Tiles never
  * straddle two offsets (as indice_write). */
 void indice_cpairs(INDICE_CPAIRS_PARAMS) {
@@ -739,13 +756,43 @@ void indice_cpairs(INDICE_CPAIRS_PARAMS) {
 			}
 			if (col < num_k) {
 				ST32(pairs, base + col, LD32(qrow, start + col));
-				ST32(pairs, base + n + col, CAST(u32, CAST(i32, CAST(i64, LD64(crow, start + col)))));
+				if (dense != I64C(0)) {
+					ST32(pairs, base + n + col, LD32(grid, CAST(i64, LD64(ckey, start + col))));
+				} else {
+					ST32(pairs, base + n + col, CAST(u32, CAST(i32, CAST(i64, LD64(crow, start + col)))));
+				}
 			} else {
 				ST32(pairs, base + col, 0xffffffffu);
 				ST32(pairs, base + n + col, 0xffffffffu);
 			}
 		}
 	}
+}
+
+/* The dense grid's outputs: key j of the target space is a site when its
+ * scanned flag grows (grid[j+1] > grid[j]), output row grid[j]. */
+void indice_gouts(INDICE_GOUTS_PARAMS) {
+	if (LD32(err, 0) != ERR_NONE) {
+		return;
+	}
+	const i64 D = ip_param(params, IP_P_D);
+	const i64 w = D + I64C(1);
+	EW_FOR(n, j)
+		const i64 row = CAST(i64, LD32(grid, j));
+		if (CAST(i64, LD32(grid, j + I64C(1))) == row) {
+			continue;
+		}
+		i64 rest = j;
+		for (int d = IP_MAXD - 1; d >= 0; d--) {
+			if (I64C(d) < D) {
+				const i64 lim = ip_param(params, IP_P_OUT + d);
+				const i64 up = ip_div(rest, lim);
+				ST32(outs, row * w + I64C(1 + d), CAST(u32, CAST(i32, rest - up * lim)));
+				rest = up;
+			}
+		}
+		ST32(outs, row * w, CAST(u32, CAST(i32, rest)));
+	EW_END
 }
 
 #endif

@@ -1132,6 +1132,8 @@ type IndiceCrows struct {
 	Rule    int64       // folds into IP_RULE: IP_RULE_CONV or IP_RULE_TCONV
 	Split   int64       // folds into IP_SPLIT: IP_SPLIT_*
 	Emit    int64       // folds into IP_EMIT: 1: cnt scanned, write the keys and the input rows
+	Grid    host.Buffer // out: uint32 flags over the target space (dense, emit)
+	Dense   int64       // 1: flag each target in grid
 }
 
 // Entry returns the declaration of indice_crows_k.
@@ -1139,7 +1141,7 @@ func (IndiceCrows) Entry() *host.EntryDecl { return Indice.Entries[9] }
 
 // AppendArgs appends the argument slots in declaration order.
 func (a IndiceCrows) AppendArgs(dst []host.Arg) []host.Arg {
-	return append(dst, host.BufArg(a.Rows), host.BufArg(a.Params), host.BufArg(a.Cnt), host.BufArg(a.Ckey), host.BufArg(a.Qrow), host.I64(a.N), host.I64(a.Chunk), host.I64(a.Chunks), host.I64(a.Chunk0), host.I64(a.ChunksN), host.I64(a.Jobs), host.I64(a.Rule), host.I64(a.Split), host.I64(a.Emit))
+	return append(dst, host.BufArg(a.Rows), host.BufArg(a.Params), host.BufArg(a.Cnt), host.BufArg(a.Ckey), host.BufArg(a.Qrow), host.I64(a.N), host.I64(a.Chunk), host.I64(a.Chunks), host.I64(a.Chunk0), host.I64(a.ChunksN), host.I64(a.Jobs), host.I64(a.Rule), host.I64(a.Split), host.I64(a.Emit), host.BufArg(a.Grid), host.I64(a.Dense))
 }
 
 // IndiceCpairs is a launch of indice_cpairs_k (indice): CONV/TCONV in rows: column col of offset k gets the pair (qrow, crow)[cnt[k*chunks] + col] below num[k], else -1 in both rows; num[k] from the scanned counts.
@@ -1153,6 +1155,9 @@ type IndiceCpairs struct {
 	N      int64       // rows
 	Count  int64       // n*K
 	Chunks int64       // chunks
+	Ckey   host.Buffer // in: uint64 target keys by compacted candidate (dense)
+	Grid   host.Buffer // in: uint32 exclusive scan of the grid's flags (dense)
+	Dense  int64       // 1: target rows from grid[ckey], not crow
 }
 
 // Entry returns the declaration of indice_cpairs_k.
@@ -1160,7 +1165,24 @@ func (IndiceCpairs) Entry() *host.EntryDecl { return Indice.Entries[10] }
 
 // AppendArgs appends the argument slots in declaration order.
 func (a IndiceCpairs) AppendArgs(dst []host.Arg) []host.Arg {
-	return append(dst, host.BufArg(a.Cnt), host.BufArg(a.Qrow), host.BufArg(a.Crow), host.BufArg(a.Pairs), host.BufArg(a.Num), host.BufArg(a.Err), host.I64(a.N), host.I64(a.Count), host.I64(a.Chunks))
+	return append(dst, host.BufArg(a.Cnt), host.BufArg(a.Qrow), host.BufArg(a.Crow), host.BufArg(a.Pairs), host.BufArg(a.Num), host.BufArg(a.Err), host.I64(a.N), host.I64(a.Count), host.I64(a.Chunks), host.BufArg(a.Ckey), host.BufArg(a.Grid), host.I64(a.Dense))
+}
+
+// IndiceGouts is a launch of indice_gouts_k (indice): dense grid: key j of the target space whose scanned flag grows writes its site into out_indices[grid[j]].
+type IndiceGouts struct {
+	Grid   host.Buffer // in: uint32 exclusive scan of the flags (n+1 words)
+	Params host.Buffer // in: int64 parameter block
+	Outs   host.Buffer // out: int32 [M, 1+D] sites
+	Err    host.Buffer // in: the validation flag (skip when set)
+	N      int64       // keys of the target space
+}
+
+// Entry returns the declaration of indice_gouts_k.
+func (IndiceGouts) Entry() *host.EntryDecl { return Indice.Entries[11] }
+
+// AppendArgs appends the argument slots in declaration order.
+func (a IndiceGouts) AppendArgs(dst []host.Arg) []host.Arg {
+	return append(dst, host.BufArg(a.Grid), host.BufArg(a.Params), host.BufArg(a.Outs), host.BufArg(a.Err), host.I64(a.N))
 }
 
 // SparseCooKeys is a launch of sparse_coo_keys_k (sparse): keys[k] = the row-major linear index of COO entry k; an index out of the shape flags its tile.
