@@ -786,12 +786,9 @@ func (r *ipRun) expandSorted(rows host.Buffer, n int64, params host.Buffer, rule
 func (r *ipRun) convCount(plan host.IndicePlan, params host.Buffer, rule int64) (*DeviceTensor, *scan, error) {
 	d, g := r.d, r.g
 	tiles := plan.Chunks * g.k
-	cnt, err := r.tmp.alloc(d, r.op, Uint64, tiles+1)
+	cnt, err := r.tileCounts(tiles)
 	if err != nil {
 		return nil, nil, err
-	}
-	if err := d.h.Fill(cnt.raw(), 8*tiles, 8, []byte{0, 0, 0, 0}); err != nil {
-		return nil, nil, fmt.Errorf("accel: %s: %w", r.op, err)
 	}
 	if err := r.convLaunch(plan, params, rule, cnt.raw(), nil, nil, nil); err != nil {
 		return nil, nil, err
@@ -801,6 +798,19 @@ func (r *ipRun) convCount(plan host.IndicePlan, params host.Buffer, rule int64) 
 		return nil, nil, err
 	}
 	return cnt, s, nil
+}
+
+// tileCounts allocates the counts of tiles tiles and the word after them
+// (zeroed: the total once scanned).
+func (r *ipRun) tileCounts(tiles int64) (*DeviceTensor, error) {
+	cnt, err := r.tmp.alloc(r.d, r.op, Uint64, tiles+1)
+	if err != nil {
+		return nil, err
+	}
+	if err := r.d.h.Fill(cnt.raw(), 8*tiles, 8, []byte{0, 0, 0, 0}); err != nil {
+		return nil, fmt.Errorf("accel: %s: %w", r.op, err)
+	}
+	return cnt, nil
 }
 
 // convLaunch queues indice_crows over the plan's chunks in its launches:
@@ -877,12 +887,9 @@ func (r *ipRun) submRows(outs *temps, plan host.IndicePlan, params host.Buffer) 
 		}
 	}
 	tiles := plan.Chunks * g.k
-	cnt, err := r.tmp.alloc(d, r.op, Uint64, tiles+1)
+	cnt, err := r.tileCounts(tiles)
 	if err != nil {
 		return nil, nil, err
-	}
-	if err := d.h.Fill(cnt.raw(), 8*tiles, 8, []byte{0, 0, 0, 0}); err != nil {
-		return nil, nil, fmt.Errorf("accel: %s: %w", r.op, err)
 	}
 	orowq, err := r.tmp.alloc(d, r.op, Int32, n*g.k)
 	if err != nil {

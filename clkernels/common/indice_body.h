@@ -341,28 +341,34 @@ void indice_flags(INDICE_FLAGS_PARAMS) {
 	}
 }
 
+/* Writes the site of a target key (over the rule's target shape) into
+ * row row of outs ([M, 1+D]). */
+void ip_site_out(BPTR outs, BPTR params, i64 D, i64 row, i64 key) {
+	const i64 w = D + I64C(1);
+	i64 rest = key;
+	for (int d = IP_MAXD - 1; d >= 0; d--) {
+		if (I64C(d) < D) {
+			const i64 lim = ip_param(params, IP_P_OUT + d);
+			const i64 up = ip_div(rest, lim);
+			ST32(outs, row * w + I64C(1 + d), CAST(u32, CAST(i32, rest - up * lim)));
+			rest = up;
+		}
+	}
+	ST32(outs, row * w, CAST(u32, CAST(i32, rest)));
+}
+
 void indice_outs(INDICE_OUTS_PARAMS) {
 	if (LD32(err, 0) != ERR_NONE) {
 		return;
 	}
 	const i64 D = ip_param(params, IP_P_D);
-	const i64 w = D + I64C(1);
 	EW_FOR(n, j)
 		const u64 key = LD64(skeys, j);
 		if (j > I64C(0) && LD64(skeys, j - I64C(1)) == key) {
 			continue;
 		}
 		const i64 row = CAST(i64, LD64(seg, j)) - I64C(1);
-		i64 rest = CAST(i64, key);
-		for (int d = IP_MAXD - 1; d >= 0; d--) {
-			if (I64C(d) < D) {
-				const i64 lim = ip_param(params, IP_P_OUT + d);
-				const i64 up = ip_div(rest, lim);
-				ST32(outs, row * w + I64C(1 + d), CAST(u32, CAST(i32, rest - up * lim)));
-				rest = up;
-			}
-		}
-		ST32(outs, row * w, CAST(u32, CAST(i32, rest)));
+		ip_site_out(outs, params, D, row, CAST(i64, key));
 	EW_END
 }
 
@@ -776,22 +782,12 @@ void indice_gouts(INDICE_GOUTS_PARAMS) {
 		return;
 	}
 	const i64 D = ip_param(params, IP_P_D);
-	const i64 w = D + I64C(1);
 	EW_FOR(n, j)
 		const i64 row = CAST(i64, LD32(grid, j));
 		if (CAST(i64, LD32(grid, j + I64C(1))) == row) {
 			continue;
 		}
-		i64 rest = j;
-		for (int d = IP_MAXD - 1; d >= 0; d--) {
-			if (I64C(d) < D) {
-				const i64 lim = ip_param(params, IP_P_OUT + d);
-				const i64 up = ip_div(rest, lim);
-				ST32(outs, row * w + I64C(1 + d), CAST(u32, CAST(i32, rest - up * lim)));
-				rest = up;
-			}
-		}
-		ST32(outs, row * w, CAST(u32, CAST(i32, rest)));
+		ip_site_out(outs, params, D, row, j);
 	EW_END
 }
 
