@@ -57,9 +57,11 @@ type SparseConvParams struct {
 	// Split forces a split policy of the candidate expansion; SplitAuto
 	// (the zero value) lets the planner choose. The result is the same.
 	Split IndiceSplit
-	// shape forces a submanifold conv's layout (tests); zero lets the
-	// planner choose by device class.
-	shape host.IndiceShape
+	// shape forces a layout (tests); zero lets the planner choose by
+	// device class. noGrid keeps a regular or transposed conv in rows off
+	// the dense grid (tests).
+	shape  host.IndiceShape
+	noGrid bool
 }
 
 // IndicePairs are the device outputs of get_indice_pairs. Pairs is int32
@@ -381,7 +383,7 @@ func (d *Device) IndicePairsInto(res *IndicePairs, indices *DeviceTensor, p Spar
 	if !d.caps.Int64 {
 		return argErr(op, "device", d.caps.ID()+" "+d.caps.Name+" without 64-bit integers", "a device with 64-bit integers", ErrUnsupported)
 	}
-	r, err := d.indicePairs(op, indices, g, p.Split, p.shape)
+	r, err := d.indicePairs(op, indices, g, p.Split, p.shape, p.noGrid)
 	if err != nil {
 		return err
 	}
@@ -401,7 +403,7 @@ type ipRun struct {
 	indices *DeviceTensor
 }
 
-func (d *Device) indicePairs(op string, indices *DeviceTensor, g convGeom, split IndiceSplit, shape host.IndiceShape) (*IndicePairs, error) {
+func (d *Device) indicePairs(op string, indices *DeviceTensor, g convGeom, split IndiceSplit, shape host.IndiceShape, noGrid bool) (*IndicePairs, error) {
 	var outs temps
 	fail := func(err error) (*IndicePairs, error) {
 		outs.release()
@@ -488,7 +490,28 @@ func (d *Device) indicePairs(op string, indices *DeviceTensor, g convGeom, split
 	if err != nil {
 		return fail(err)
 	}
-	pos, wide, s, err := run.expand(indices.raw(), g.l, outParams, rule, nil)
+	// the targets: counted (rows shape: per chunk and offset; candidates:
+	// a flag each), scanned, then their keys compacted (rows shape: the
+	// pairs' input rows with them)
+	var plan host.IndicePlan
+	if g.p.Inverse {
+		plan = host.PlanIndicePairs(d.caps, g.l, g.k, false, g.l, split)
+	} else {
+		space, _ := keySpace(g.p.BatchSize, g.target)
+		if noGrid {
+			space = 0
+		}
+		plan = host.PlanIndiceConv(d.caps, g.l, g.p.KSize, space, split, shape)
+	}
+	rows := plan.Shape == host.ShapeRows
+	var pos, cnt *DeviceTensor
+	var wide int64
+	var s *scan
+	if rows {
+		cnt, s, err = run.convCount(plan, outParams, rule)
+	} else {
+		pos, wide, s, err = run.expand(indices.raw(), g.l, outParams, rule, nil)
+	}
 	if err != nil {
 		return fail(err)
 	}
@@ -504,15 +527,41 @@ func (d *Device) indicePairs(op string, indices *DeviceTensor, g convGeom, split
 		return fail(err)
 	}
 	v := int64(v64)
-	var outIdx, crow *DeviceTensor
+	var outIdx, crow, qrow, grid, ckey *DeviceTensor
 	if v > 0 {
-		ckey, err := run.tmp.alloc(d, op, Uint64, v)
+		if ckey, err = run.tmp.alloc(d, op, Uint64, v); err != nil {
+			return fail(err)
+		}
+		if rows {
+			if qrow, err = run.tmp.alloc(d, op, Int32, v); err != nil {
+				return fail(err)
+			}
+			var gb host.Buffer
+			if plan.Grid > 0 {
+				if grid, err = run.tmp.alloc(d, op, Uint32, plan.Grid+1); err != nil {
+					return fail(err)
+				}
+				if err := d.h.Fill(grid.raw(), 0, 4*(plan.Grid+1), []byte{0, 0, 0, 0}); err != nil {
+					return fail(fmt.Errorf("accel: %s: %w", op, err))
+				}
+				gb = grid.raw()
+			}
+			err = run.convLaunch(plan, outParams, rule, cnt.raw(), ckey.raw(), qrow.raw(), gb)
+		} else {
+			err = run.expandLaunch(indices.raw(), g.l, outParams, rule, pos.raw(), wide, nil, nil, false, ckey.raw())
+		}
 		if err != nil {
 			return fail(err)
 		}
-		if err := run.expandLaunch(indices.raw(), g.l, outParams, rule, pos.raw(), wide, nil, nil, false, ckey.raw()); err != nil {
-			return fail(err)
+		if grid != nil {
+			// the dense grid: its flags scanned number the targets in key
+			// order, as the sort would
+			if outIdx, err = run.gridOuts(&outs, grid, plan.Grid, outParams); err != nil {
+				return fail(err)
+			}
 		}
+	}
+	if v > 0 && grid == nil {
 		sk, err := d.radixSort(op, ckey.raw(), v, 8, kernels.KindUnsigned, false, g.outBits, nil, 0)
 		if err != nil {
 			return fail(err)
@@ -556,7 +605,7 @@ func (d *Device) indicePairs(op string, indices *DeviceTensor, g convGeom, split
 			Outs: outIdx.raw(), Err: run.flag.raw(), N: v}); err != nil {
 			return fail(err)
 		}
-	} else {
+	} else if v == 0 {
 		oa := &outs
 		if g.p.Inverse {
 			oa = &run.tmp
@@ -564,6 +613,35 @@ func (d *Device) indicePairs(op string, indices *DeviceTensor, g convGeom, split
 		if outIdx, err = oa.alloc(d, op, Int32, 0, w); err != nil {
 			return fail(err)
 		}
+	}
+	var pairs, num *DeviceTensor
+	if rows {
+		if pairs, err = outs.alloc(d, op, Int32, g.k, 2, g.l); err != nil {
+			return fail(err)
+		}
+		if num, err = outs.alloc(d, op, Int32, g.k); err != nil {
+			return fail(err)
+		}
+		var cb, qb, kb, gb host.Buffer
+		if v > 0 {
+			qb, kb = qrow.raw(), ckey.raw()
+		}
+		if crow != nil {
+			cb = crow.raw()
+		}
+		if grid != nil {
+			gb = grid.raw()
+		}
+		if err := d.run(op, "any", run.tilePlan(g.l), kernels.IndiceCpairs{Cnt: cnt.raw(), Qrow: qb, Crow: cb, Pairs: pairs.raw(),
+			Num: num.raw(), Err: run.flag.raw(), N: g.l, Count: g.l * g.k, Chunks: plan.Chunks, Ckey: kb, Grid: gb,
+			Dense: b2i(grid != nil)}); err != nil {
+			return fail(err)
+		}
+		if err := d.flush(op); err != nil {
+			return fail(err)
+		}
+		res.Pairs, res.OutIndices, res.Num = pairs, outIdx, num
+		return res, nil
 	}
 	if !g.p.Inverse {
 		pairs, num, err := run.write(&outs, pos.raw(), wide, nil, nil, crow, g.l, false)
@@ -578,7 +656,7 @@ func (d *Device) indicePairs(op string, indices *DeviceTensor, g convGeom, split
 	}
 	// inverse: from each forward output, its inputs among the sites
 	m := outIdx.shape[0]
-	pairs, num, err := run.lookup(&outs, outIdx.raw(), m, inParams, kernels.IpRuleInv)
+	pairs, num, err = run.lookup(&outs, outIdx.raw(), m, inParams, kernels.IpRuleInv)
 	if err != nil {
 		return fail(err)
 	}
@@ -702,6 +780,83 @@ func (r *ipRun) expandSorted(rows host.Buffer, n int64, params host.Buffer, rule
 	return pos, wide, s, rank, nil
 }
 
+// convCount queues a regular or transposed conv's count pass in rows
+// (host.ShapeRows): each (chunk, offset)'s targets into cnt, offset-major,
+// and cnt's in-place exclusive scan (K*chunks+1 words, the last the total).
+func (r *ipRun) convCount(plan host.IndicePlan, params host.Buffer, rule int64) (*DeviceTensor, *scan, error) {
+	d, g := r.d, r.g
+	tiles := plan.Chunks * g.k
+	cnt, err := r.tileCounts(tiles)
+	if err != nil {
+		return nil, nil, err
+	}
+	if err := r.convLaunch(plan, params, rule, cnt.raw(), nil, nil, nil); err != nil {
+		return nil, nil, err
+	}
+	s, err := d.scanBuf(r.op, Uint64, cnt.raw(), cnt.raw(), tiles+1, kernels.FlagNone, true)
+	if err != nil {
+		return nil, nil, err
+	}
+	return cnt, s, nil
+}
+
+// tileCounts allocates the counts of tiles tiles and the word after them
+// (zeroed: the total once scanned).
+func (r *ipRun) tileCounts(tiles int64) (*DeviceTensor, error) {
+	cnt, err := r.tmp.alloc(r.d, r.op, Uint64, tiles+1)
+	if err != nil {
+		return nil, err
+	}
+	if err := r.d.h.Fill(cnt.raw(), 8*tiles, 8, []byte{0, 0, 0, 0}); err != nil {
+		return nil, fmt.Errorf("accel: %s: %w", r.op, err)
+	}
+	return cnt, nil
+}
+
+// convLaunch queues indice_crows over the plan's chunks in its launches:
+// the count pass, or with ckey and qrow (cnt scanned) the emit pass (and
+// with grid, the dense grid's flags).
+func (r *ipRun) convLaunch(plan host.IndicePlan, params host.Buffer, rule int64, cnt, ckey, qrow, grid host.Buffer) error {
+	lp := plan.Plan
+	lp.Reason = plan.String()
+	for c0 := int64(0); c0 < plan.Chunks; c0 += plan.Rows {
+		if err := r.d.run(r.op, "any", lp, kernels.IndiceCrows{Rows: r.indices.raw(), Params: params, Cnt: cnt, Ckey: ckey,
+			Qrow: qrow, N: r.g.l, Chunk: plan.ChunkRows, Chunks: plan.Chunks, Chunk0: c0, ChunksN: min(plan.Rows, plan.Chunks-c0),
+			Jobs: plan.Jobs, Rule: rule, Split: int64(plan.Split) - 1, Emit: b2i(ckey != nil), Grid: grid, Dense: b2i(grid != nil)}); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// gridOuts numbers the targets flagged in the dense grid of nkeys keys
+// (nkeys+1 words, scanned in place: a target's output row) and writes
+// out_indices from them, after one wait for their count.
+func (r *ipRun) gridOuts(outs *temps, grid *DeviceTensor, nkeys int64, params host.Buffer) (*DeviceTensor, error) {
+	d, op := r.d, r.op
+	ss, err := d.scanBuf(op, Uint32, grid.raw(), grid.raw(), nkeys+1, kernels.FlagNone, true)
+	if err != nil {
+		return nil, err
+	}
+	defer ss.release()
+	if err := d.flush(op); err != nil {
+		return nil, err
+	}
+	m, err := ss.total(op)
+	if err != nil {
+		return nil, err
+	}
+	outIdx, err := outs.alloc(d, op, Int32, int64(m), int64(r.g.d+1))
+	if err != nil {
+		return nil, err
+	}
+	if err := d.run(op, "any", d.elementwise(op, nkeys), kernels.IndiceGouts{Grid: grid.raw(), Params: params, Outs: outIdx.raw(),
+		Err: r.flag.raw(), N: nkeys}); err != nil {
+		return nil, err
+	}
+	return outIdx, nil
+}
+
 // submRows is a submanifold conv in rows (host.ShapeRows): the merge
 // search into one record of found rows per site, the tiles' counts, their
 // scan and the pairs' streaming write.
@@ -732,12 +887,9 @@ func (r *ipRun) submRows(outs *temps, plan host.IndicePlan, params host.Buffer) 
 		}
 	}
 	tiles := plan.Chunks * g.k
-	cnt, err := r.tmp.alloc(d, r.op, Uint64, tiles+1)
+	cnt, err := r.tileCounts(tiles)
 	if err != nil {
 		return nil, nil, err
-	}
-	if err := d.h.Fill(cnt.raw(), 8*tiles, 8, []byte{0, 0, 0, 0}); err != nil {
-		return nil, nil, fmt.Errorf("accel: %s: %w", r.op, err)
 	}
 	orowq, err := r.tmp.alloc(d, r.op, Int32, n*g.k)
 	if err != nil {

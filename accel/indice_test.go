@@ -109,9 +109,10 @@ func randIPCases(seed int64, count int) []ipCase {
 		if i%5 == 0 {
 			p.Split = SplitAuto
 		}
-		if mode == 1 && i%3 == 1 {
+		if mode != 3 && i%3 == 1 {
 			p.shape = host.ShapeCandidates // the GPU-shaped path on the CPU drivers
 		}
+		p.noGrid = mode != 3 && i%3 == 2 // rows sorting the targets
 		l := []int{0, 1, 7, 60, 200}[rng.Intn(5)]
 		idx := randSites(rng, p.BatchSize, p.SpatialShape, l)
 		cs = append(cs, ipCase{name: fmt.Sprintf("%d/D%d/%s/%s/L%d", i, D, []string{"conv", "subm", "tconv", "inv"}[mode], p.Split, idx.shape[0]),
@@ -158,7 +159,7 @@ func TestIndicePairsRandom(t *testing.T) {
 }
 
 // TestIndicePairsSplits forces every split policy on one case of each
-// mode (and each layout of the submanifold one), large enough that a loop-limited driver cuts the KK and KL
+// mode (and each layout of all but the inverse), large enough that a loop-limited driver cuts the KK and KL
 // expansions into several launches: the same bytes as the reference.
 func TestIndicePairsSplits(t *testing.T) {
 	rng := rand.New(rand.NewSource(14))
@@ -176,11 +177,18 @@ func TestIndicePairsSplits(t *testing.T) {
 			for _, s := range append([]IndiceSplit{SplitAuto}, host.IndiceSplits...) {
 				p.Split = s
 				checkIP(t, d, ipCase{name: fmt.Sprintf("mode %d split %s", i, s), idx: idx, p: p})
-				if p.Subm {
+				if !p.Inverse {
 					// both layouts, whichever the device class picks
 					for _, sh := range []host.IndiceShape{host.ShapeCandidates, host.ShapeRows} {
 						p.shape = sh
 						checkIP(t, d, ipCase{name: fmt.Sprintf("mode %d split %s shape %s", i, s, sh), idx: idx, p: p})
+					}
+					if !p.Subm {
+						// rows sorting the targets, not numbering them
+						// through the dense grid
+						p.noGrid = true
+						checkIP(t, d, ipCase{name: fmt.Sprintf("mode %d split %s shape rows, sorted", i, s), idx: idx, p: p})
+						p.noGrid = false
 					}
 					p.shape = host.ShapeAuto
 				}

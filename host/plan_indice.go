@@ -84,6 +84,14 @@ func (s IndiceShape) String() string {
 // one core keeps search cursors for.
 const IndiceCursors = 128
 
+// IndiceGridMax is the most keys of a dense grid over the target space
+// (64 MiB of flags).
+const IndiceGridMax = 16 << 20
+
+// IndiceKD is IP_KD of indice_body.h: the largest kernel size per dim of
+// the regular and transposed convs' rows shape.
+const IndiceKD = 16
+
 // IndicePlan is the plan of get_indice_pairs' expansion pass, as data.
 type IndicePlan struct {
 	Shape IndiceShape `json:"shape"` // never ShapeAuto
@@ -101,7 +109,8 @@ type IndicePlan struct {
 	Repeats int64 `json:"repeats"`
 	// Search is how targets become output rows: "sort+unique" (regular
 	// and transposed conv: the candidates' target keys radix-sorted and
-	// numbered by run) or "sort+search" (submanifold and inverse: a binary
+	// numbered by run), "dense grid" (a small target space: a flag per key,
+	// scanned) or "sort+search" (submanifold and inverse: a binary
 	// search among the sorted keys of the sites; a submanifold conv walks
 	// the sites in key order and gallops from a cursor per offset). No
 	// dense grid.
@@ -114,10 +123,14 @@ type IndicePlan struct {
 	// ShapeRows: the count and emit passes' tiles, (chunk of ChunkRows
 	// rows, offset), Chunks chunks, and their launch (a tile per
 	// work-item).
-	ChunkRows int64  `json:"chunk_rows,omitempty"`
-	Chunks    int64  `json:"chunks,omitempty"`
-	Emit      Plan   `json:"emit,omitempty"`
-	Reason    string `json:"reason"`
+	ChunkRows int64 `json:"chunk_rows,omitempty"`
+	Chunks    int64 `json:"chunks,omitempty"`
+	Emit      Plan  `json:"emit,omitempty"`
+	// Grid (regular and transposed convs in rows): the keys of the
+	// target space when they are numbered through a dense grid of flags
+	// (scanned) instead of sorted; 0 otherwise.
+	Grid   int64  `json:"grid,omitempty"`
+	Reason string `json:"reason"`
 }
 
 // String prints the plan on one line.
@@ -152,7 +165,7 @@ func PlanIndicePairs(caps Caps, n, k int64, lookup bool, nkeys int64, split Indi
 		// a binary search, or a gallop and a binary search
 		perCand += 2*int64(bits.Len64(uint64(max(nkeys, 1)))) + 2
 	}
-	p := planIndice(caps, max(n, 1), max(k, 1), perCand, split)
+	p := planIndice(caps, max(n, 1), max(k, 1), 0, perCand, split)
 	p.Shape, p.Search = ShapeCandidates, "sort+unique"
 	if lookup {
 		p.Search = "sort+search"
@@ -167,9 +180,10 @@ func PlanIndicePairs(caps Caps, n, k int64, lookup bool, nkeys int64, split Indi
 	return p
 }
 
-// planIndice is the expansion's split of n rows x k offsets (or planes)
-// whose candidates cost perCand loop iterations each.
-func planIndice(caps Caps, n, k, perCand int64, split IndiceSplit) IndicePlan {
+// planIndice is the expansion's split of n rows (or chunks of rows) x k
+// offsets (or planes) whose rows cost perRow loop iterations and
+// candidates perCand each.
+func planIndice(caps Caps, n, k, perRow, perCand int64, split IndiceSplit) IndicePlan {
 	p := IndicePlan{Split: split}
 	if p.Split == SplitAuto {
 		p.Split = SplitLL
@@ -225,14 +239,14 @@ func planIndice(caps Caps, n, k, perCand int64, split IndiceSplit) IndicePlan {
 	}
 	cost := func(r int64) int64 {
 		rows, offs := share(r)
-		return rows*(5+offs*perCand) + 130 // and the cursors' set-up
+		return rows*(5+perRow+offs*perCand) + 130 // and the cursors' set-up
 	}
 	lc := loopCap(caps)
 	if caps.LoopLimit > 0 && (p.Split == SplitLL || p.Split == SplitLK) {
 		// more jobs rather than more launches: each core's rows stay
 		// under the limit in one launch where the grid allows
 		_, offs := share(n)
-		rowsMax := max((lc-130)/(5+offs*perCand), 1)
+		rowsMax := max((lc-130)/(5+perRow+offs*perCand), 1)
 		if p.Split == SplitLL {
 			jobs = max(jobs, min(ceilDiv(n, rowsMax*c), maxGroups))
 		} else {
@@ -302,7 +316,7 @@ func PlanIndiceSubm(caps Caps, n int64, ksize []int64, split IndiceSplit, shape 
 	}
 	// per plane: its dims (4), a gallop to the first target, then a
 	// step or two per offset
-	p := planIndice(caps, n, searched, 9+2*log+2+4*kl, split)
+	p := planIndice(caps, n, searched, 0, 9+2*log+2+4*kl, split)
 	if shape == ShapeCandidates || p.OffsetsPerCore > IndiceCursors || k > IndiceCursors {
 		p = PlanIndicePairs(caps, n, k, true, n, split)
 		p.Reason += ", subm"
@@ -331,6 +345,53 @@ func PlanIndiceSubm(caps Caps, n int64, ksize []int64, split IndiceSplit, shape 
 	// row), the rows' ranks and the tiles' counts
 	p.WorkspaceBytes = 2*n*k*4 + n*4 + (p.Chunks*k+1)*8
 	p.Plan.Kernel = "indice_search"
+	return p
+}
+
+// PlanIndiceConv plans a regular or transposed conv over n sites with
+// kernel ksize: shape forces a layout, ShapeAuto takes rows on CPU drivers
+// and candidates elsewhere. Rows needs a kernel volume of at most
+// IndiceCursors and sizes of at most IndiceKD per dim (else it plans
+// candidates). In the rows shape the count and emit passes split chunks
+// of ChunkRows rows x the offsets by the split policy; a row costs a test
+// per kernel index of each dim and a step per valid candidate (at most
+// K), so one chunk stays under the loop limit. The targets are numbered
+// through a dense grid of flags over the target space of space keys where
+// it holds at most IndiceGridMax keys and no more than the n x K
+// candidates (whose flags the candidates shape scans anyway); else they
+// are sorted.
+func PlanIndiceConv(caps Caps, n int64, ksize []int64, space int64, split IndiceSplit, shape IndiceShape) IndicePlan {
+	k, ks := int64(1), int64(0)
+	fits := true
+	for _, v := range ksize {
+		k *= v
+		ks += v
+		fits = fits && v <= IndiceKD
+	}
+	if shape == ShapeAuto && caps.Type != TypeCPU {
+		shape = ShapeCandidates
+	}
+	if shape == ShapeCandidates || !fits || k > IndiceCursors {
+		return PlanIndicePairs(caps, n, k, false, n, split)
+	}
+	n, k = max(n, 1), max(k, 1)
+	perRow := 10 + 2*ks + 2*k
+	lc := loopCap(caps)
+	chunk := max(min(n, 512, (lc-140-4*k)/perRow), 1)
+	chunks := ceilDiv(n, chunk)
+	p := planIndice(caps, chunks, k, chunk*perRow, 2, split)
+	p.Shape, p.Search = ShapeRows, "sort+unique"
+	p.ChunkRows, p.Chunks = chunk, chunks
+	p.Reason += fmt.Sprintf(", conv rows: %d chunks of %d rows", chunks, chunk)
+	p.Plan.Kernel = "indice_crows"
+	// the counts (scanned in place); the targets' keys and rows are the
+	// output's (2 words a pair)
+	p.WorkspaceBytes = (chunks*k + 1) * 8
+	if space > 0 && space <= IndiceGridMax && space <= n*k {
+		p.Grid, p.Search = space, "dense grid"
+		p.WorkspaceBytes += (space + 1) * 4
+		p.Reason += fmt.Sprintf(", dense grid of %d keys", space)
+	}
 	return p
 }
 

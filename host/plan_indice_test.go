@@ -115,6 +115,44 @@ func TestPlanIndicePairs(t *testing.T) {
 		}
 	}
 	assert.Equal(t, ShapeCandidates, PlanIndiceSubm(pocl, 1000, []int64{3, 3, 3}, SplitAuto, ShapeCandidates).Shape)
+
+	// a regular or transposed conv: rows on the CPU drivers (kernel sizes
+	// up to IndiceKD, K up to IndiceCursors), candidates elsewhere; the
+	// split covers every (chunk, offset) and one chunk's loops stay under
+	// the limit
+	for _, dev := range []struct {
+		name string
+		caps Caps
+	}{{"pocl", pocl}, {"lavapipe", lavapipe}, {"gpu", gpu}} {
+		for _, ks := range [][]int64{{3, 3, 3}, {2, 3, 4}, {5}, {17}, {3, 3, 3, 3}, {5, 5, 5, 5}} {
+			for _, n := range []int64{1, 7, 149100} {
+				for _, split := range append([]IndiceSplit{SplitAuto}, IndiceSplits...) {
+					p := PlanIndiceConv(dev.caps, n, ks, 0, split, ShapeAuto)
+					what := dev.name + ": " + p.String()
+					k, sum := int64(1), int64(0)
+					for _, v := range ks {
+						k, sum = k*v, sum+v
+					}
+					if dev.caps.Type != TypeCPU || k > IndiceCursors || ks[0] > IndiceKD {
+						assert.Equal(t, ShapeCandidates, p.Shape, what)
+						continue
+					}
+					require.Equal(t, ShapeRows, p.Shape, what)
+					assert.Equal(t, "indice_crows", p.Plan.Kernel, what)
+					assert.GreaterOrEqual(t, p.Chunks*p.ChunkRows, n, what)
+					assert.Less(t, (p.Chunks-1)*p.ChunkRows, n, what)
+					assert.GreaterOrEqual(t, p.Rows*p.Repeats, p.Chunks, what)
+					assert.LessOrEqual(t, p.OffsetsPerCore, int64(IndiceCursors), what)
+					if dev.caps.LoopLimit > 0 {
+						iters := p.RowsPerCore*(5+p.ChunkRows*(10+2*sum+2*k)+2*p.OffsetsPerCore) + 130
+						assert.LessOrEqual(t, iters, dev.caps.LoopLimit/2, what)
+					}
+					assert.Equal(t, (p.Chunks*k+1)*8, p.WorkspaceBytes, what)
+				}
+			}
+		}
+	}
+	assert.Equal(t, ShapeCandidates, PlanIndiceConv(pocl, 1000, []int64{3, 3, 3}, 0, SplitAuto, ShapeCandidates).Shape)
 	assert.True(t, IndiceSubmSym([]int64{3, 5, 1}))
 	assert.False(t, IndiceSubmSym([]int64{3, 2, 1}))
 

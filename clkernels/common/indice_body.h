@@ -49,6 +49,7 @@
 
 #define IP_MAXD 4
 #define IP_CURSORS 128 /* offsets one work-item may keep cursors for */
+#define IP_KD 16 /* kernel sizes per dim of indice_crows (host.IndiceKD) */
 
 i64 ip_param(BPTR params, int at) {
 	return CAST(i64, LD64(params, at));
@@ -59,6 +60,15 @@ u64 ip_pos(BPTR pos, i64 i, i64 wide) {
 		return LD64(pos, i);
 	}
 	return CAST(u64, LD32(pos, i));
+}
+
+/* a / b for a >= 0 or not, b > 0: in 32 bits where both fit (a 64-bit
+ * division costs several 32-bit ones on CPUs) */
+i64 ip_div(i64 a, i64 b) {
+	if (((CAST(u64, a) | CAST(u64, b)) >> 32) == CAST(u64, 0)) {
+		return CAST(i64, CAST(u32, a) / CAST(u32, b));
+	}
+	return a / b;
 }
 
 /* A target coordinate splits into a part of the row, computed once per
@@ -75,14 +85,16 @@ i64 ip_rowv(BPTR params, i64 rule, i64 x, int d) {
 	const i64 st = ip_param(params, IP_P_STRIDE + d);
 	const i64 pad = ip_param(params, IP_P_PAD + d);
 	if (rule == I64C(IP_RULE_CONV)) {
-		return (x + pad) / st;
+		return ip_div(x + pad, st);
 	}
 	return x * st - pad;
 }
 
 i64 ip_rowr(BPTR params, i64 rule, i64 x, int d) {
 	if (rule == I64C(IP_RULE_CONV)) {
-		return (x + ip_param(params, IP_P_PAD + d)) % ip_param(params, IP_P_STRIDE + d);
+		const i64 st = ip_param(params, IP_P_STRIDE + d);
+		const i64 xp = x + ip_param(params, IP_P_PAD + d);
+		return xp - ip_div(xp, st) * st;
 	}
 	return I64C(0);
 }
@@ -329,27 +341,34 @@ void indice_flags(INDICE_FLAGS_PARAMS) {
 	}
 }
 
+/* Writes the site of a target key (over the rule's target shape) into
+ * row row of outs ([M, 1+D]). */
+void ip_site_out(BPTR outs, BPTR params, i64 D, i64 row, i64 key) {
+	const i64 w = D + I64C(1);
+	i64 rest = key;
+	for (int d = IP_MAXD - 1; d >= 0; d--) {
+		if (I64C(d) < D) {
+			const i64 lim = ip_param(params, IP_P_OUT + d);
+			const i64 up = ip_div(rest, lim);
+			ST32(outs, row * w + I64C(1 + d), CAST(u32, CAST(i32, rest - up * lim)));
+			rest = up;
+		}
+	}
+	ST32(outs, row * w, CAST(u32, CAST(i32, rest)));
+}
+
 void indice_outs(INDICE_OUTS_PARAMS) {
 	if (LD32(err, 0) != ERR_NONE) {
 		return;
 	}
 	const i64 D = ip_param(params, IP_P_D);
-	const i64 w = D + I64C(1);
 	EW_FOR(n, j)
 		const u64 key = LD64(skeys, j);
 		if (j > I64C(0) && LD64(skeys, j - I64C(1)) == key) {
 			continue;
 		}
 		const i64 row = CAST(i64, LD64(seg, j)) - I64C(1);
-		i64 rest = CAST(i64, key);
-		for (int d = IP_MAXD - 1; d >= 0; d--) {
-			if (I64C(d) < D) {
-				const i64 lim = ip_param(params, IP_P_OUT + d);
-				ST32(outs, row * w + I64C(1 + d), CAST(u32, CAST(i32, rest % lim)));
-				rest = rest / lim;
-			}
-		}
-		ST32(outs, row * w, CAST(u32, CAST(i32, rest)));
+		ip_site_out(outs, params, D, row, CAST(i64, key));
 	EW_END
 }
 
@@ -591,6 +610,185 @@ void indice_emit(INDICE_EMIT_PARAMS) {
 			}
 		}
 	}
+}
+
+/* CONV/TCONV in rows (host.ShapeRows): launch chunk r is chunk c = chunk0
+ * + r, rows [c*chunk, (c+1)*chunk) of n; the split policy splits chunks x
+ * offsets as indice_expand splits rows x offsets. Each row's valid
+ * targets are enumerated per dim (the kernel indices whose coordinate is
+ * inside the target shape, in ascending order, at most IP_KD each), so
+ * only valid candidates cost more than a test. The count pass stores
+ * each offset k's valid candidates among the chunk's rows into cnt[k*chunks
+ * + c]; the emit pass (cnt scanned, offset-major) walks them again in row
+ * order, writing candidate at = cnt[k*chunks + c] + i's target key into
+ * ckey[at] and its row into qrow[at] (dense: and a 1 into grid[key], a
+ * flag per key of the target space, zeroed first). */
+void indice_crows(INDICE_CROWS_PARAMS) {
+	const i64 g = GROUP_LINEAR_ID();
+	if (g >= jobs) {
+		return;
+	}
+	const i64 D = ip_param(params, IP_P_D);
+	const i64 K = ip_param(params, IP_P_K);
+	const i64 w = D + I64C(1);
+	const i64 cores = I64C(LOCAL_SIZE);
+	const i64 c = LOCAL_ID();
+	const i64 sp = split;
+	const i64 rl = rule;
+	const bool conv = rl == I64C(IP_RULE_CONV);
+	const bool em = emit != I64C(0);
+	IP_SPLIT_RANGE(sp, g, c, cores, jobs, chunks_n)
+	if (k0 >= K) {
+		return;
+	}
+	/* dims past D: one kernel index 0, coordinate 0, size 1 */
+	i64 ksz[IP_MAXD];
+	i64 lim[IP_MAXD];
+	i64 kstr[IP_MAXD];
+	for (int d = IP_MAXD - 1; d >= 0; d--) {
+		ksz[d] = I64C(1);
+		lim[d] = I64C(1);
+		if (I64C(d) < D) {
+			ksz[d] = ip_param(params, IP_P_KSIZE + d);
+			lim[d] = ip_param(params, IP_P_OUT + d);
+		}
+		kstr[d] = d == IP_MAXD - 1 ? I64C(1) : kstr[d + 1] * ksz[d + 1];
+	}
+	i64 kk[IP_MAXD * IP_KD];
+	i64 ko[IP_MAXD * IP_KD];
+	i64 nv[IP_MAXD];
+	i64 m[IP_CURSORS];
+	for (i64 r = r_lo; r < r_hi; r++) {
+		const i64 ch = chunk0 + r;
+		for (i64 k = k0; k < K; k += kstep) {
+			const int slot = CAST(int, (k - k0) / kstep);
+			m[slot] = em ? CAST(i64, LD64(cnt, k * chunks + ch)) : I64C(0);
+		}
+		const i64 hi = min64((ch + I64C(1)) * chunk, n);
+		for (i64 q = ch * chunk; q < hi; q++) {
+			IP_LOAD_ROW(rows, params, rl, D, w, q)
+			for (int d = 0; d < IP_MAXD; d++) {
+				i64 cntd = I64C(0);
+				if (I64C(d) >= D) {
+					kk[d * IP_KD] = I64C(0);
+					ko[d * IP_KD] = I64C(0);
+					cntd = I64C(1);
+				} else {
+					const i64 v = d == 0 ? v0 : (d == 1 ? v1 : (d == 2 ? v2 : v3));
+					const i64 rr = d == 0 ? r0 : (d == 1 ? r1 : (d == 2 ? r2 : r3));
+					for (i64 kd = I64C(0); kd < ksz[d]; kd++) {
+						const i64 at = I64C(IP_P_LEN) + I64C(8) * kd * kstr[d] + I64C(2 * d);
+						const i64 kq = CAST(i64, LD64(params, at));
+						i64 o = v + kq;
+						if (conv) {
+							if (CAST(i64, LD64(params, at + I64C(1))) != rr) {
+								continue;
+							}
+							o = v - kq;
+						}
+						if (CAST(u64, o) < CAST(u64, lim[d])) {
+							kk[d * IP_KD + CAST(int, cntd)] = kd;
+							ko[d * IP_KD + CAST(int, cntd)] = o;
+							cntd++;
+						}
+					}
+				}
+				nv[d] = cntd;
+			}
+			for (i64 a0 = I64C(0); a0 < nv[0]; a0++) {
+				const i64 ka = kk[CAST(int, a0)] * kstr[0];
+				const i64 ya = b * lim[0] + ko[CAST(int, a0)];
+				for (i64 a1 = I64C(0); a1 < nv[1]; a1++) {
+					const i64 kb = ka + kk[IP_KD + CAST(int, a1)] * kstr[1];
+					const i64 yb = ya * lim[1] + ko[IP_KD + CAST(int, a1)];
+					for (i64 a2 = I64C(0); a2 < nv[2]; a2++) {
+						const i64 kc = kb + kk[2 * IP_KD + CAST(int, a2)] * kstr[2];
+						const i64 yc = yb * lim[2] + ko[2 * IP_KD + CAST(int, a2)];
+						for (i64 a3 = I64C(0); a3 < nv[3]; a3++) {
+							const i64 k = kc + kk[3 * IP_KD + CAST(int, a3)];
+							int slot = CAST(int, k);
+							if (kstep != I64C(1)) { /* no division on LL's path */
+								if (k < k0 || (k - k0) % kstep != I64C(0)) {
+									continue;
+								}
+								slot = CAST(int, (k - k0) / kstep);
+							}
+							if (em) {
+								const i64 at = m[slot];
+								ST64(ckey, at, CAST(u64, yc * lim[3] + ko[3 * IP_KD + CAST(int, a3)]));
+								ST32(qrow, at, CAST(u32, CAST(i32, q)));
+								if (dense != I64C(0)) {
+									ST32(grid, CAST(i64, yc * lim[3] + ko[3 * IP_KD + CAST(int, a3)]), 1u); /* the same 1 from every writer */
+								}
+							}
+							m[slot] = m[slot] + I64C(1);
+						}
+					}
+				}
+			}
+		}
+		if (!em) {
+			for (i64 k = k0; k < K; k += kstep) {
+				ST64(cnt, k * chunks + ch, CAST(u64, m[CAST(int, (k - k0) / kstep)]));
+			}
+		}
+	}
+}
+
+/* CONV/TCONV in rows: column col of offset k below num[k] gets the pair
+ * (qrow, crow)[cnt[k*chunks] + col] (dense: its target's row is
+ * grid[ckey[...]], the grid scanned), the columns past num[k] -1 in both
+ * rows. Tiles never
+ * straddle two offsets (as indice_write). */
+void indice_cpairs(INDICE_CPAIRS_PARAMS) {
+	if (LD32(err, 0) != ERR_NONE) {
+		return;
+	}
+	const i64 per = ew_tiles(n);
+	const i64 K = count / n;
+	for (i64 tile = GROUP_LINEAR_ID(); tile < K * per; tile += GROUP_TOTAL()) {
+		const i64 k = tile / per;
+		const i64 t = tile - k * per;
+		const i64 start = CAST(i64, LD64(cnt, k * chunks));
+		const i64 num_k = CAST(i64, LD64(cnt, (k + I64C(1)) * chunks)) - start;
+		const i64 base = I64C(2) * k * n;
+		if (t == I64C(0) && LOCAL_ID() == I64C(0)) {
+			ST32(num, k, CAST(u32, CAST(i32, num_k)));
+		}
+		for (i64 j = I64C(0); j < I64C(ITEMS); j++) {
+			const i64 col = ew_index(t, j);
+			if (col >= n) {
+				continue;
+			}
+			if (col < num_k) {
+				ST32(pairs, base + col, LD32(qrow, start + col));
+				if (dense != I64C(0)) {
+					ST32(pairs, base + n + col, LD32(grid, CAST(i64, LD64(ckey, start + col))));
+				} else {
+					ST32(pairs, base + n + col, CAST(u32, CAST(i32, CAST(i64, LD64(crow, start + col)))));
+				}
+			} else {
+				ST32(pairs, base + col, 0xffffffffu);
+				ST32(pairs, base + n + col, 0xffffffffu);
+			}
+		}
+	}
+}
+
+/* The dense grid's outputs: key j of the target space is a site when its
+ * scanned flag grows (grid[j+1] > grid[j]), output row grid[j]. */
+void indice_gouts(INDICE_GOUTS_PARAMS) {
+	if (LD32(err, 0) != ERR_NONE) {
+		return;
+	}
+	const i64 D = ip_param(params, IP_P_D);
+	EW_FOR(n, j)
+		const i64 row = CAST(i64, LD32(grid, j));
+		if (CAST(i64, LD32(grid, j + I64C(1))) == row) {
+			continue;
+		}
+		ip_site_out(outs, params, D, row, j);
+	EW_END
 }
 
 #endif

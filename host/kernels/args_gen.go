@@ -1116,6 +1116,75 @@ func (a IndiceEmit) AppendArgs(dst []host.Arg) []host.Arg {
 	return append(dst, host.BufArg(a.Orowq), host.BufArg(a.Cnt), host.BufArg(a.Pairs), host.BufArg(a.Num), host.BufArg(a.Err), host.I64(a.N), host.I64(a.K), host.I64(a.Chunk), host.I64(a.Chunks))
 }
 
+// IndiceCrows is a launch of indice_crows_k (indice): CONV/TCONV in rows: this launch's chunks of rows x offsets, each row's targets enumerated per dim; counts each offset k's targets among chunk c's rows into cnt[k*chunks + c], or (emit, cnt scanned) writes their keys into ckey and their rows into offset k's pairs, in row order.
+type IndiceCrows struct {
+	Rows    host.Buffer // in: int32 [n, 1+D] input sites
+	Params  host.Buffer // in: int64 parameter block
+	Cnt     host.Buffer // inout: uint64 [K*chunks+1] counts, or (emit) their exclusive scan
+	Ckey    host.Buffer // out: uint64 target keys by compacted candidate (emit)
+	Qrow    host.Buffer // out: int32 input rows by compacted candidate (emit)
+	N       int64       // rows
+	Chunk   int64       // rows per chunk
+	Chunks  int64       // chunks
+	Chunk0  int64       // this launch's first chunk
+	ChunksN int64       // this launch's chunks
+	Jobs    int64       // work-groups that take work
+	Rule    int64       // folds into IP_RULE: IP_RULE_CONV or IP_RULE_TCONV
+	Split   int64       // folds into IP_SPLIT: IP_SPLIT_*
+	Emit    int64       // folds into IP_EMIT: 1: cnt scanned, write the keys and the input rows
+	Grid    host.Buffer // out: uint32 flags over the target space (dense, emit)
+	Dense   int64       // 1: flag each target in grid
+}
+
+// Entry returns the declaration of indice_crows_k.
+func (IndiceCrows) Entry() *host.EntryDecl { return Indice.Entries[9] }
+
+// AppendArgs appends the argument slots in declaration order.
+func (a IndiceCrows) AppendArgs(dst []host.Arg) []host.Arg {
+	return append(dst, host.BufArg(a.Rows), host.BufArg(a.Params), host.BufArg(a.Cnt), host.BufArg(a.Ckey), host.BufArg(a.Qrow), host.I64(a.N), host.I64(a.Chunk), host.I64(a.Chunks), host.I64(a.Chunk0), host.I64(a.ChunksN), host.I64(a.Jobs), host.I64(a.Rule), host.I64(a.Split), host.I64(a.Emit), host.BufArg(a.Grid), host.I64(a.Dense))
+}
+
+// IndiceCpairs is a launch of indice_cpairs_k (indice): CONV/TCONV in rows: column col of offset k gets the pair (qrow, crow)[cnt[k*chunks] + col] below num[k], else -1 in both rows; num[k] from the scanned counts.
+type IndiceCpairs struct {
+	Cnt    host.Buffer // in: uint64 exclusive scan of the counts (K*chunks+1 words)
+	Qrow   host.Buffer // in: int32 input rows by compacted candidate
+	Crow   host.Buffer // in: int64 target rows by compacted candidate
+	Pairs  host.Buffer // out: int32 [K, 2, n]
+	Num    host.Buffer // out: int32 [K]
+	Err    host.Buffer // in: the validation flag (skip when set)
+	N      int64       // rows
+	Count  int64       // n*K
+	Chunks int64       // chunks
+	Ckey   host.Buffer // in: uint64 target keys by compacted candidate (dense)
+	Grid   host.Buffer // in: uint32 exclusive scan of the grid's flags (dense)
+	Dense  int64       // 1: target rows from grid[ckey], not crow
+}
+
+// Entry returns the declaration of indice_cpairs_k.
+func (IndiceCpairs) Entry() *host.EntryDecl { return Indice.Entries[10] }
+
+// AppendArgs appends the argument slots in declaration order.
+func (a IndiceCpairs) AppendArgs(dst []host.Arg) []host.Arg {
+	return append(dst, host.BufArg(a.Cnt), host.BufArg(a.Qrow), host.BufArg(a.Crow), host.BufArg(a.Pairs), host.BufArg(a.Num), host.BufArg(a.Err), host.I64(a.N), host.I64(a.Count), host.I64(a.Chunks), host.BufArg(a.Ckey), host.BufArg(a.Grid), host.I64(a.Dense))
+}
+
+// IndiceGouts is a launch of indice_gouts_k (indice): dense grid: key j of the target space whose scanned flag grows writes its site into out_indices[grid[j]].
+type IndiceGouts struct {
+	Grid   host.Buffer // in: uint32 exclusive scan of the flags (n+1 words)
+	Params host.Buffer // in: int64 parameter block
+	Outs   host.Buffer // out: int32 [M, 1+D] sites
+	Err    host.Buffer // in: the validation flag (skip when set)
+	N      int64       // keys of the target space
+}
+
+// Entry returns the declaration of indice_gouts_k.
+func (IndiceGouts) Entry() *host.EntryDecl { return Indice.Entries[11] }
+
+// AppendArgs appends the argument slots in declaration order.
+func (a IndiceGouts) AppendArgs(dst []host.Arg) []host.Arg {
+	return append(dst, host.BufArg(a.Grid), host.BufArg(a.Params), host.BufArg(a.Outs), host.BufArg(a.Err), host.I64(a.N))
+}
+
 // SparseCooKeys is a launch of sparse_coo_keys_k (sparse): keys[k] = the row-major linear index of COO entry k; an index out of the shape flags its tile.
 type SparseCooKeys struct {
 	Indices host.Buffer // in: [ndim, nnz] int32 or int64

@@ -93,6 +93,9 @@ layout(constant_id = 9) const int IP_LOOKUP = -1; /* folded argument lookup (-1:
 #define INDICE_SEARCH_PARAMS BPTR rows, BPTR params, BPTR skeys, BPTR sperm, BPTR orow, BPTR rank, i64 nkeys, i64 row0, i64 rows_n, i64 jobs, i64 sym, i64 split
 #define INDICE_COUNT_PARAMS BPTR orow, BPTR rank, BPTR orowq, BPTR cnt, i64 n, i64 K, i64 chunk, i64 chunks
 #define INDICE_EMIT_PARAMS BPTR orowq, BPTR cnt, BPTR pairs, BPTR num, BPTR err, i64 n, i64 K, i64 chunk, i64 chunks
+#define INDICE_CROWS_PARAMS BPTR rows, BPTR params, BPTR cnt, BPTR ckey, BPTR qrow, i64 n, i64 chunk, i64 chunks, i64 chunk0, i64 chunks_n, i64 jobs, i64 rule, i64 split, i64 emit, BPTR grid, i64 dense
+#define INDICE_CPAIRS_PARAMS BPTR cnt, BPTR qrow, BPTR crow, BPTR pairs, BPTR num, BPTR err, i64 n, i64 count, i64 chunks, BPTR ckey, BPTR grid, i64 dense
+#define INDICE_GOUTS_PARAMS BPTR grid, BPTR params, BPTR outs, BPTR err, i64 n
 
 /* The entry points. */
 #ifdef __OPENCL_VERSION__
@@ -132,6 +135,18 @@ layout(constant_id = 9) const int IP_LOOKUP = -1; /* folded argument lookup (-1:
 	__kernel __attribute__((reqd_work_group_size(LOCAL_SIZE, 1, 1))) \
 	void indice_emit_k(__global uchar* orowq, __global uchar* cnt, __global uchar* pairs, __global uchar* num, __global uchar* err, long n, long K, long chunk, long chunks) { \
 		indice_emit(orowq, cnt, pairs, num, err, n, K, chunk, chunks); \
+	} \
+	__kernel __attribute__((reqd_work_group_size(LOCAL_SIZE, 1, 1))) \
+	void indice_crows_k(__global uchar* rows, __global uchar* params, __global uchar* cnt, __global uchar* ckey, __global uchar* qrow, long n, long chunk, long chunks, long chunk0, long chunks_n, long jobs, long rule, long split, long emit, __global uchar* grid, long dense) { \
+		indice_crows(rows, params, cnt, ckey, qrow, n, chunk, chunks, chunk0, chunks_n, jobs, FOLD(IP_RULE, rule), FOLD(IP_SPLIT, split), FOLD(IP_EMIT, emit), grid, dense); \
+	} \
+	__kernel __attribute__((reqd_work_group_size(LOCAL_SIZE, 1, 1))) \
+	void indice_cpairs_k(__global uchar* cnt, __global uchar* qrow, __global uchar* crow, __global uchar* pairs, __global uchar* num, __global uchar* err, long n, long count, long chunks, __global uchar* ckey, __global uchar* grid, long dense) { \
+		indice_cpairs(cnt, qrow, crow, pairs, num, err, n, count, chunks, ckey, grid, dense); \
+	} \
+	__kernel __attribute__((reqd_work_group_size(LOCAL_SIZE, 1, 1))) \
+	void indice_gouts_k(__global uchar* grid, __global uchar* params, __global uchar* outs, __global uchar* err, long n) { \
+		indice_gouts(grid, params, outs, err, n); \
 	}
 #else
 /* More than 16 argument slots: they come in a parameter block, whose
@@ -160,6 +175,12 @@ layout(push_constant) uniform AccelPush { uint64_t params; } accel_push;
 			indice_count(accel_args.s[0], accel_args.s[1], accel_args.s[2], accel_args.s[3], int64_t(accel_args.s[4]), int64_t(accel_args.s[5]), int64_t(accel_args.s[6]), int64_t(accel_args.s[7])); \
 		} else if (ENTRY == 8) { \
 			indice_emit(accel_args.s[0], accel_args.s[1], accel_args.s[2], accel_args.s[3], accel_args.s[4], int64_t(accel_args.s[5]), int64_t(accel_args.s[6]), int64_t(accel_args.s[7]), int64_t(accel_args.s[8])); \
+		} else if (ENTRY == 9) { \
+			indice_crows(accel_args.s[0], accel_args.s[1], accel_args.s[2], accel_args.s[3], accel_args.s[4], int64_t(accel_args.s[5]), int64_t(accel_args.s[6]), int64_t(accel_args.s[7]), int64_t(accel_args.s[8]), int64_t(accel_args.s[9]), int64_t(accel_args.s[10]), FOLD(IP_RULE, int64_t(accel_args.s[11])), FOLD(IP_SPLIT, int64_t(accel_args.s[12])), FOLD(IP_EMIT, int64_t(accel_args.s[13])), accel_args.s[14], int64_t(accel_args.s[15])); \
+		} else if (ENTRY == 10) { \
+			indice_cpairs(accel_args.s[0], accel_args.s[1], accel_args.s[2], accel_args.s[3], accel_args.s[4], accel_args.s[5], int64_t(accel_args.s[6]), int64_t(accel_args.s[7]), int64_t(accel_args.s[8]), accel_args.s[9], accel_args.s[10], int64_t(accel_args.s[11])); \
+		} else if (ENTRY == 11) { \
+			indice_gouts(accel_args.s[0], accel_args.s[1], accel_args.s[2], accel_args.s[3], int64_t(accel_args.s[4])); \
 		} \
 	}
 #endif

@@ -134,9 +134,11 @@ func indiceCases(quick bool) []benchCase {
 					}
 					res := &accel.IndicePairs{}
 					call := func() error { return dev.IndicePairsInto(res, di, p) }
-					plan := host.PlanIndicePairs(dev.Info(), int64(l.n), k, false, int64(l.n), split)
+					var plan host.IndicePlan
 					if p.Subm {
 						plan = host.PlanIndiceSubm(dev.Info(), int64(l.n), p.KSize, split, host.ShapeAuto)
+					} else {
+						plan = host.PlanIndiceConv(dev.Info(), int64(l.n), p.KSize, convSpace(p), split, host.ShapeAuto)
 					}
 					done := func() { res.Release(); di.Release() }
 					return caseRun{call: call, plan: plan.String(), done: done}, nil
@@ -155,4 +157,14 @@ func indiceCases(quick bool) []benchCase {
 		}
 	}
 	return cases
+}
+
+// convSpace is a regular conv's target key space: batch x its output
+// shape (the bench's convs set every list).
+func convSpace(p accel.SparseConvParams) int64 {
+	s := p.BatchSize
+	for d, v := range p.SpatialShape {
+		s *= (v+2*p.Padding[d]-(p.KSize[d]-1)-1)/p.Stride[d] + 1
+	}
+	return s
 }
