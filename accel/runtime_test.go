@@ -99,7 +99,7 @@ func TestSyncBounds(t *testing.T) {
 		idx := upload(t, d, Int64, []int64{positions}, randInts(rng, positions, targets))
 		src := upload(t, d, Float32, []int64{positions}, make([]float32, positions))
 		base := upload(t, d, Float32, []int64{targets}, make([]float32, targets))
-		for _, strategy := range []string{host.ScatterAtomic, host.ScatterSorted, host.ScatterOwned, host.ScatterPrivate} {
+		for _, strategy := range []string{host.ScatterAtomic, host.ScatterSorted, host.ScatterOwned, host.ScatterPrivate, host.ScatterFew} {
 			for _, red := range []Reduction{Sum, Mean} {
 				d.scatterHook = forceStrategy(d, strategy)
 				var out *DeviceTensor
@@ -120,7 +120,23 @@ func TestSyncBounds(t *testing.T) {
 				out.Release()
 			}
 		}
+		// the few-targets pass (16 targets, with the input)
+		idx16 := upload(t, d, Int64, []int64{positions}, randInts(rng, positions, 16))
+		base16 := upload(t, d, Float32, []int64{16}, make([]float32, 16))
+		d.scatterHook = forceStrategy(d, host.ScatterFew)
 		w, err := waits(d, func() error {
+			out, err := d.ScatterReduce(base16, 0, idx16, src, Sum, true)
+			if err == nil {
+				out.Release()
+			}
+			return err
+		})
+		d.scatterHook = nil
+		if !errors.Is(err, ErrUnsupported) {
+			require.NoError(t, err, "few")
+			assert.Equal(t, int64(1), w, "scatter_reduce into 16 targets (few) waits once")
+		}
+		w, err = waits(d, func() error {
 			s, err := d.SegmentReduce(src, upload(t, d, Int64, []int64{positions}, make([]int64, positions)), Sum, 3)
 			if err == nil {
 				s.Release()
@@ -165,9 +181,9 @@ func forceStrategy(d *Device, strategy string) func(host.ScatterPlan, int64, int
 		switch strategy {
 		case host.ScatterOwned:
 			return host.PlanScatter(cpu, n, targets, elemBytes, true)
-		case host.ScatterPrivate:
+		case host.ScatterPrivate, host.ScatterFew:
 			p := host.PlanScatter(cpu, n, targets, elemBytes, false)
-			if p.Strategy == host.ScatterPrivate {
+			if p.Strategy == strategy {
 				return p
 			}
 			return sp
@@ -357,7 +373,7 @@ func faultCases(t *testing.T, d *Device) []faultCase {
 		{"segment_reduce", func() error { return one(d.SegmentReduce(src, sortedIDs, Amin, 4)) }},
 	}
 	// every scatter strategy the device can run
-	for _, strategy := range []string{host.ScatterAtomic, host.ScatterSorted, host.ScatterOwned, host.ScatterPrivate} {
+	for _, strategy := range []string{host.ScatterAtomic, host.ScatterSorted, host.ScatterOwned, host.ScatterPrivate, host.ScatterFew} {
 		strategy := strategy
 		cases = append(cases, faultCase{"scatter_reduce", func() error {
 			d.scatterHook = forceStrategy(d, strategy)
@@ -365,6 +381,14 @@ func faultCases(t *testing.T, d *Device) []faultCase {
 			return one(d.ScatterReduce(in, 0, idx, src, Sum, false))
 		}})
 	}
+	// the few-targets pass (into 16 targets, with the input)
+	few := upload(t, d, Int64, []int64{positions}, randInts(rng, positions, 16))
+	in16 := upload(t, d, Float32, []int64{16}, f32[:16])
+	cases = append(cases, faultCase{"scatter_reduce", func() error {
+		d.scatterHook = forceStrategy(d, host.ScatterFew)
+		defer func() { d.scatterHook = nil }()
+		return one(d.ScatterReduce(in16, 0, few, src, Amax, true))
+	}})
 	cases = append(cases, sparseFaultCases(t, d)...)
 	if d.caps.Int64Atomics {
 		cases = append(cases,

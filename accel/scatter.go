@@ -237,7 +237,7 @@ func (d *Device) scatterPlan(g scatterGeom, out *DeviceTensor, det bool) host.Sc
 	if d.scatterHook != nil {
 		sp = d.scatterHook(sp, g.idxN, out.n, out.dtype.Size(), det)
 	}
-	if sp.Strategy == host.ScatterOwned || sp.Strategy == host.ScatterPrivate {
+	if sp.Strategy == host.ScatterOwned || sp.Strategy == host.ScatterPrivate || sp.Strategy == host.ScatterFew {
 		// only the CPU passes launch sp.Plan; the reduction is compiled in,
 		// so the per-position loop has no switch
 		sp.Plan = d.plan(sp.Plan)
@@ -289,6 +289,8 @@ func (d *Device) scatterRun(op string, g scatterGeom, out, index, src *DeviceTen
 		err = j.owned(sp.Plan)
 	case host.ScatterPrivate:
 		err = j.private(sp.Plan)
+	case host.ScatterFew:
+		err = j.few(sp.Plan)
 	case host.ScatterSorted:
 		var s sortKeys
 		if err = j.sorted(&s); err == nil {

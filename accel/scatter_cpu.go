@@ -75,6 +75,39 @@ func (j *scatterJob) private(plan host.Plan) error {
 		Count: j.out.n, Workers: workers, Counted: b2i(counted), Red: int64(g.red), IncludeSelf: b2i(j.includeSelf)})
 }
 
+// few: the private pass for at most host.ScatterFewMax targets, a 1-d
+// loop shape and a reduction that needs no hit counts (else private):
+// each worker folds its positions into lanes of accumulators per target
+// and writes its whole private copy, which private's merge folds into out.
+func (j *scatterJob) few(plan host.Plan) error {
+	d, g := j.d, j.g
+	if len(g.idxShape) != 1 || j.out.n > kernels.ScFewMax || !j.includeSelf || g.red == Mean || g.red == Assign {
+		return j.private(plan)
+	}
+	index, meta, count, rank, dim, dimSize, wrap := j.pos()
+	workers := plan.TotalGroups() * int64(plan.LocalSize)
+	priv, err := j.tmp.alloc(d, j.op, j.out.dtype, workers*j.out.n)
+	if err != nil {
+		return err
+	}
+	few := int64(8) // the targets tested, compiled in: 8, 16 or 32 (three variants)
+	for few < j.out.n {
+		few *= 2
+	}
+	plan.Knobs = append(append([]host.Knob(nil), plan.Knobs...), host.Knob{Name: "SC_FEW", Value: few})
+	variant := dtVariant(j.out.dtype)
+	if err := j.run(variant, plan, kernels.ScatterFew{Src: j.src.raw(), Err: j.flag.raw(), Priv: priv.raw(),
+		Index: index, Meta: meta, Count: count, Rank: rank, Dim: dim, DimSize: dimSize, Wrap: wrap, OutN: j.out.n,
+		Few: few, Red: int64(g.red)}); err != nil {
+		return err
+	}
+	if j.out.n == 0 {
+		return nil
+	}
+	return j.run(variant, d.elementwise(j.op, j.out.n), kernels.ScatterMerge{Dst: j.out.raw(), Priv: priv.raw(),
+		Count: j.out.n, Workers: workers, Red: int64(g.red), IncludeSelf: 1})
+}
+
 // zeroed allocates a zero-filled scratch tensor.
 func (j *scatterJob) zeroed(dt DType, n int64) (host.Buffer, error) {
 	t, err := j.tmp.alloc(j.d, j.op, dt, n)

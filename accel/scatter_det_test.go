@@ -38,7 +38,7 @@ func forceScatter(d *Device, strategy string) func() {
 	d.scatterHook = func(sp host.ScatterPlan, n, targets int64, elemBytes int, det bool) host.ScatterPlan {
 		c := d.caps
 		switch strategy {
-		case host.ScatterOwned, host.ScatterPrivate:
+		case host.ScatterOwned, host.ScatterPrivate, host.ScatterFew:
 			if c.LoopLimit > 0 && (n > c.LoopLimit/4 || targets > c.LoopLimit/4) {
 				return sp
 			}

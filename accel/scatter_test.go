@@ -9,11 +9,12 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/accelkern/accel/host"
+	"github.com/accelkern/accel/host/kernels"
 )
 
 // scatterStrategies are the strategies the scatter tests force on every
 // device ("" is the planner's own choice).
-var scatterStrategies = []string{"", host.ScatterAtomic, host.ScatterSorted, host.ScatterOwned, host.ScatterPrivate}
+var scatterStrategies = []string{"", host.ScatterAtomic, host.ScatterSorted, host.ScatterOwned, host.ScatterPrivate, host.ScatterFew}
 
 func randValues(rng *rand.Rand, t *Tensor, withNaN bool) {
 	switch t.dtype {
@@ -114,6 +115,10 @@ func testScatterReduceRandom(t *testing.T, d *Device) {
 		{[]int64{2, 3, 4, 5}, []int64{2, 3, 4, 2}, []int64{2, 3, 4, 5}, 3, 5},
 		{[]int64{0, 3}, []int64{0, 3}, []int64{0, 3}, 1, 3},
 		{[]int64{64, 16}, []int64{64, 64}, []int64{64, 64}, 1, 16},
+		// 1-d into few targets (ScatterFew): whole lane steps, tails, every target
+		{[]int64{16}, []int64{2003}, []int64{2003}, 0, 16},
+		{[]int64{32}, []int64{777}, []int64{800}, 0, 32},
+		{[]int64{3}, []int64{9}, []int64{9}, 0, 3},
 	}
 	for ci, c := range cases {
 		for _, dt := range []DType{Int32, Int64, Float32, Float64} {
@@ -218,6 +223,13 @@ func testScatterErrors(t *testing.T, d *Device) {
 	_, err = d.ScatterReduce(up(bin), 0, up(big), up(bsrc), Amax, false)
 	require.ErrorAs(t, err, &ae, "far bad index")
 	require.Equal(t, "index[234567]", ae.Arg, "far bad index: %v", err)
+	// The first of several bad indices is the one named (include_self: the
+	// few-targets pass on CPU drivers).
+	big.Int64s()[299999] = -11
+	big.Int64s()[70001] = 10
+	_, err = d.ScatterReduce(up(bin), 0, up(big), up(bsrc), Sum, true)
+	require.ErrorAs(t, err, &ae, "first bad index")
+	require.Equal(t, "index[70001]", ae.Arg, "first bad index: %v", err)
 	ok, _ := NewTensor(Int64, 3, 5)
 	bad := []struct {
 		in, idx, src *Tensor
@@ -261,4 +273,9 @@ func TestParseReduction(t *testing.T) {
 		_, err := ParseReduction(name)
 		require.ErrorIs(t, err, ErrInvalidArgument, "%q", name)
 	}
+}
+
+// The host's limit of the few-targets pass is the kernels' array bound.
+func TestScatterFewMax(t *testing.T) {
+	require.Equal(t, int64(kernels.ScFewMax), int64(host.ScatterFewMax))
 }

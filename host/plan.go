@@ -307,7 +307,20 @@ const (
 	// stores, then merges the copies in work-item order: no atomics, the
 	// same bits for the same number of work-items.
 	ScatterPrivate = "private"
+	// ScatterFew is ScatterPrivate for at most ScatterFewMax targets: each
+	// worker keeps SC_LANES (8) accumulators per target and folds a
+	// step of that many positions into every target with a select (no
+	// data-dependent address, so the compiler vectorizes it), then its
+	// lanes into its private copy; the merge is ScatterPrivate's. It
+	// takes a 1-d loop shape and the reductions that need no hit counts
+	// (sum, prod, amax, amin with the input); others run ScatterPrivate's
+	// passes.
+	ScatterFew = "few"
 )
+
+// ScatterFewMax is the most targets ScatterFew takes (the kernels' code
+// SC_FEW_MAX, kernels.ScFewMax).
+const ScatterFewMax = 32
 
 // ScatterPlan is the strategy of a scatter reduction and, for
 // ScatterOwned and ScatterPrivate, the launch of the reducing pass (one
@@ -320,7 +333,7 @@ type ScatterPlan struct {
 
 // String prints the strategy and its reason.
 func (s ScatterPlan) String() string {
-	if s.Strategy == ScatterOwned || s.Strategy == ScatterPrivate {
+	if s.Strategy == ScatterOwned || s.Strategy == ScatterPrivate || s.Strategy == ScatterFew {
 		return fmt.Sprintf("%s: %s; %s", s.Strategy, s.Reason, s.Plan)
 	}
 	return fmt.Sprintf("%s: %s", s.Strategy, s.Reason)
@@ -336,7 +349,8 @@ func (s ScatterPlan) String() string {
 // its own range of targets, in index order); without, ScatterPrivate (one
 // private copy of the output per compute unit, merged at the end) where
 // the copies are no larger than about twice the positions and fit in an
-// eighth of the device's memory, else ScatterOwned. On other devices det
+// eighth of the device's memory, ScatterFew where that is so and the
+// targets are at most ScatterFewMax, else ScatterOwned. On other devices det
 // takes ScatterSorted, and so do 64-bit elements without 64-bit atomics;
 // everything else takes ScatterAtomic.
 func PlanScatter(caps Caps, n, targets int64, elemBytes int, det bool) ScatterPlan {
@@ -353,6 +367,10 @@ func PlanScatter(caps Caps, n, targets int64, elemBytes int, det bool) ScatterPl
 			p.Groups = FoldGroups(workers, caps.MaxWorkGroupCount)
 			p.Tiles, p.TileElems = workers, (n+workers-1)/workers
 			p.Reason = fmt.Sprintf("%d workers, %d positions each, private copies of %d targets", workers, p.TileElems, targets)
+			if targets <= ScatterFewMax {
+				return ScatterPlan{Strategy: ScatterFew, Plan: p,
+					Reason: "cpu driver, few targets: per core, vectorized selects into lanes of accumulators per target, merged in core order"}
+			}
 			return ScatterPlan{Strategy: ScatterPrivate, Plan: p,
 				Reason: "cpu driver: a private copy of the output per core, plain loads and stores, merged in core order"}
 		}

@@ -93,7 +93,7 @@ func TestPlansAtIndexBoundaries(t *testing.T) {
 
 				for _, det := range []bool{false, true} {
 					sp := PlanScatter(c, n, n/3+1, int(elem), det)
-					if sp.Strategy == ScatterPrivate || sp.Strategy == ScatterOwned {
+					if sp.Strategy == ScatterPrivate || sp.Strategy == ScatterOwned || sp.Strategy == ScatterFew {
 						require.NoError(t, sp.Plan.Validate(c), "%s: %v", what, sp)
 						require.GreaterOrEqual(t, sp.Plan.Tiles*sp.Plan.TileElems, n, "%s: %v does not cover %d positions", what, sp, n)
 					}

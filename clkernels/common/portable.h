@@ -29,6 +29,15 @@
  * (>= 0), else the run-time value rt. Wrappers default such knobs to -1. */
 #define FOLD(K, rt) ((K) >= 0 ? I64C(K) : (rt))
 
+/* Asks OpenCL C's compiler to unroll the loop that follows completely (a
+ * loop of constant trip count whose body indexes a private array: once
+ * unrolled, the array lives in registers); GLSL has no such hint. */
+#ifdef __OPENCL_VERSION__
+#define UNROLL _Pragma("unroll")
+#else
+#define UNROLL
+#endif
+
 i64 min64(i64 a, i64 b) { return a < b ? a : b; }
 i64 max64(i64 a, i64 b) { return a > b ? a : b; }
 

@@ -36,6 +36,14 @@
  *   scatter_private   (CPU drivers; one work-item per worker): worker w folds
  *                     its chunk of positions, in order, into a private copy
  *                     of the output (no atomics), validating as it goes
+ *   scatter_few       (CPU drivers; one work-item per worker; a 1-d loop
+ *                     shape, at most SC_FEW_MAX targets, a reduction that
+ *                     needs no hit counts): worker w keeps SC_LANES
+ *                     accumulators per target and folds SC_LANES positions
+ *                     a step, every target testing every lane (a select,
+ *                     no data-dependent address: the compiler vectorizes
+ *                     it), then folds its lanes in lane order into its
+ *                     private copy, validating as it goes
  *   scatter_merge     (over outputs): folds the private copies into dst in
  *                     worker order (and divides the mean)
  * Every pass after validate returns at once when err[0] != ERR_NONE (an
@@ -320,6 +328,131 @@ void scatter_private(SCATTER_PRIVATE_PARAMS) {
 	const i64 base = w * out_n;
 	const i64 dim_stride = SC_META(SC_META_OUT, dim);
 	SC_WALK(from, to, SC_PRIVATE_STEP)
+}
+
+/* The few-targets pass (see the top of the file). The positions of worker
+ * w are a run of whole SC_LANES steps; lane l of target t accumulates the
+ * values of positions b+l whose index is t, every other lane folding the
+ * fold identity (-0.0 for float sums: x + -0.0 is x for every x), so no
+ * value is combined that the reduction would not combine. A bad index
+ * matches no target and marks its lane; a worker with a marked lane walks
+ * its positions again for the first bad one and records it in err[0]. The host passes a 1-d loop shape
+ * (target = index value) and few as a knob. A lane's target is a bit of a
+ * 32-bit word (one test per target, on 32-bit lanes). */
+#define SC_FEW_N CAST(int, few)
+/* The step's loops unroll only where few is compiled in (OpenCL C). */
+#ifdef __OPENCL_VERSION__
+#if SC_FEW < 0
+#define SC_FEW_UNROLL
+#else
+#define SC_FEW_UNROLL UNROLL
+#endif
+#else
+#define SC_FEW_UNROLL
+#endif
+#define SC_FEW_STEP(b, IN, ISTRIDE, SSTRIDE) \
+	{ \
+		u32 tl_[SC_LANES]; \
+		T vl_[SC_LANES]; \
+		bool vn_[SC_LANES]; \
+		SC_FEW_UNROLL \
+		for (int l = 0; l < SC_LANES; l++) { \
+			const i64 p_ = (b) + I64C(l); \
+			const bool in_ = IN; \
+			const i64 q_ = in_ ? p_ : from; \
+			i64 ix_ = LOADI(index, q_ * (ISTRIDE)); \
+			if (wrap != I64C(0) && ix_ < I64C(0)) { \
+				ix_ += dim_size; \
+			} \
+			const bool ok_ = ix_ >= I64C(0) && ix_ < dim_size; \
+			bad[l] = bad[l] || (in_ && !ok_); \
+			tl_[l] = (in_ && ok_) ? (1u << CAST(u32, ix_)) : 0u; \
+			vl_[l] = LOADV(src, q_ * (SSTRIDE)); \
+			vn_[l] = T_IS_NAN(vl_[l]); \
+		} \
+		SC_FEW_UNROLL \
+		for (int t = 0; t < SC_FEW_N; t++) { \
+			SC_FEW_UNROLL \
+			for (int l = 0; l < SC_LANES; l++) { \
+				acc[t * SC_LANES + l] = sc_few_fold(acc[t * SC_LANES + l], (tl_[l] & (1u << CAST(u32, t))) != 0u, vl_[l], vn_[l], red); \
+			} \
+		} \
+	}
+
+/* The steps of [from, to): whole steps, then the tail's. */
+#define SC_FEW_WALK(ISTRIDE, SSTRIDE) \
+	{ \
+		i64 b = from; \
+		for (; b + I64C(SC_LANES) <= to; b += I64C(SC_LANES)) { \
+			SC_FEW_STEP(b, true, ISTRIDE, SSTRIDE) \
+		} \
+		if (b < to) { \
+			SC_FEW_STEP(b, p_ < to, ISTRIDE, SSTRIDE) \
+		} \
+	}
+
+/* sc_combine(acc, v) where hit, else acc, with vnan = T_IS_NAN(v): a
+ * select the compiler turns into a masked operation (NaN wins in amax and
+ * amin, the first of two NaNs to come losing as in sc_combine). */
+T sc_few_fold(T acc, bool hit, T v, bool vnan, i64 red) {
+	if (red == I64C(RED_SUM)) {
+		return WRAP_ADD(acc, hit ? v : -CAST(T, 0));
+	}
+	if (red == I64C(RED_PROD)) {
+		return WRAP_MUL(acc, hit ? v : CAST(T, 1));
+	}
+	if (red == I64C(RED_AMAX)) {
+		return (hit && (v > acc || vnan)) ? v : acc;
+	}
+	return (hit && (v < acc || vnan)) ? v : acc;
+}
+
+void scatter_few(SCATTER_FEW_PARAMS) {
+	const i64 workers = GROUP_TOTAL() * I64C(LOCAL_SIZE);
+	const i64 w = GROUP_LINEAR_ID() * I64C(LOCAL_SIZE) + LOCAL_ID();
+	const i64 steps = (count + I64C(SC_LANES - 1)) / I64C(SC_LANES);
+	const i64 chunk = (steps + workers - I64C(1)) / workers * I64C(SC_LANES);
+	const i64 from = min64(w * chunk, count);
+	const i64 to = min64(from + chunk, count);
+	const i64 src_stride = LOADI(meta, I64C(SC_META_SRC));
+	const i64 index_stride = LOADI(meta, I64C(SC_META_IDX));
+	const T ident = (red == I64C(RED_SUM)) ? -CAST(T, 0) : sc_identity(red);
+	T acc[SC_FEW_MAX * SC_LANES];
+	bool bad[SC_LANES];
+	for (int k = 0; k < SC_FEW_N * SC_LANES; k++) {
+		acc[k] = ident;
+	}
+	for (int l = 0; l < SC_LANES; l++) {
+		bad[l] = false;
+	}
+	if (index_stride == I64C(1) && src_stride == I64C(1)) {
+		SC_FEW_WALK(I64C(1), I64C(1)) /* contiguous: vector loads */
+	} else {
+		SC_FEW_WALK(index_stride, src_stride)
+	}
+	bool any = false;
+	for (int l = 0; l < SC_LANES; l++) {
+		any = any || bad[l];
+	}
+	if (any) { /* find the first bad position again */
+		for (i64 p = from; p < to; p++) {
+			i64 ix = LOADI(index, p * index_stride);
+			if (wrap != I64C(0) && ix < I64C(0)) {
+				ix += dim_size;
+			}
+			if (ix < I64C(0) || ix >= dim_size) {
+				ATOM_MIN_U32(err, 0, CAST(u32, p >> ERR_TILE_SHIFT));
+				break;
+			}
+		}
+	}
+	for (int t = 0; t < CAST(int, out_n); t++) {
+		T r = acc[t * SC_LANES];
+		for (int l = 1; l < SC_LANES; l++) {
+			r = sc_combine(r, acc[t * SC_LANES + l], red);
+		}
+		STOREV(priv, w * out_n + I64C(t), r);
+	}
 }
 
 /* The merge, over the outputs: dst[t] folds the W private copies in worker

@@ -76,6 +76,10 @@ const (
 	ScMetaBlocks = 4
 	// ScSpare is SC_SPARE: the owned pass's spare slots per owner.
 	ScSpare = 8
+	// ScLanes is SC_LANES: the few-targets pass's positions per step (its lanes).
+	ScLanes = 8
+	// ScFewMax is SC_FEW_MAX: the most targets the few-targets pass takes.
+	ScFewMax = 32
 )
 
 // Codes HT_*: hash table markers.
@@ -425,6 +429,31 @@ func (a ScatterPrivate) AppendArgs(dst []host.Arg) []host.Arg {
 	return append(dst, host.BufArg(a.Src), host.BufArg(a.Pcnt), host.BufArg(a.Err), host.BufArg(a.Priv), host.BufArg(a.Index), host.BufArg(a.Meta), host.I64(a.Count), host.I64(a.Rank), host.I64(a.Dim), host.I64(a.DimSize), host.I64(a.Wrap), host.I64(a.OutN), host.I64(a.Counted), host.I64(a.Red))
 }
 
+// ScatterFew is a launch of scatter_few_k (scatter): CPU drivers, 1-d, at most SC_FEW_MAX targets: worker w folds its chunk into SC_LANES accumulators per target, then into its private copy.
+type ScatterFew struct {
+	Src     host.Buffer // in: the values
+	Err     host.Buffer // inout: the validation flag
+	Priv    host.Buffer // out: the private copies
+	Index   host.Buffer // in: int64 indices
+	Meta    host.Buffer // in: [loop shape, out, src and index strides] (SC_META_*)
+	Count   int64       // positions
+	Rank    int64       // rank of the loop shape
+	Dim     int64       // the indexed dim
+	DimSize int64       // the output's size along dim
+	Wrap    int64       // folds into SC_WRAP: 1: a negative index counts once from the end
+	OutN    int64       // output elements
+	Few     int64       // folds into SC_FEW: targets the loop tests (a power of two >= out_n, <= SC_FEW_MAX)
+	Red     int64       // folds into SC_RED: the reduction (RED_*)
+}
+
+// Entry returns the declaration of scatter_few_k.
+func (ScatterFew) Entry() *host.EntryDecl { return Scatter.Entries[8] }
+
+// AppendArgs appends the argument slots in declaration order.
+func (a ScatterFew) AppendArgs(dst []host.Arg) []host.Arg {
+	return append(dst, host.BufArg(a.Src), host.BufArg(a.Err), host.BufArg(a.Priv), host.BufArg(a.Index), host.BufArg(a.Meta), host.I64(a.Count), host.I64(a.Rank), host.I64(a.Dim), host.I64(a.DimSize), host.I64(a.Wrap), host.I64(a.OutN), host.I64(a.Few), host.I64(a.Red))
+}
+
 // ScatterMerge is a launch of scatter_merge_k (scatter): folds the private copies into out in worker order (and divides the mean).
 type ScatterMerge struct {
 	Dst         host.Buffer // inout: the output
@@ -438,7 +467,7 @@ type ScatterMerge struct {
 }
 
 // Entry returns the declaration of scatter_merge_k.
-func (ScatterMerge) Entry() *host.EntryDecl { return Scatter.Entries[8] }
+func (ScatterMerge) Entry() *host.EntryDecl { return Scatter.Entries[9] }
 
 // AppendArgs appends the argument slots in declaration order.
 func (a ScatterMerge) AppendArgs(dst []host.Arg) []host.Arg {

@@ -70,7 +70,9 @@ var (
 		{Name: "META_SRC", Value: 2, Doc: "meta[SC_META_SRC*rank + k]: source strides"},
 		{Name: "META_IDX", Value: 3, Doc: "meta[SC_META_IDX*rank + k]: index strides"},
 		{Name: "META_BLOCKS", Value: 4, Doc: "meta holds SC_META_BLOCKS*rank entries"},
-		{Name: "SPARE", Value: 8, Doc: "the owned pass's spare slots per owner"}}}
+		{Name: "SPARE", Value: 8, Doc: "the owned pass's spare slots per owner"},
+		{Name: "LANES", Value: 8, Doc: "the few-targets pass's positions per step (its lanes)"},
+		{Name: "FEW_MAX", Value: 32, Doc: "the most targets the few-targets pass takes"}}}
 	// HashCodes are the hash table's word markers.
 	HashCodes = &host.CodeGroup{Prefix: "HT", Unsigned: true, Doc: "hash table markers", Codes: []host.Code{
 		{Name: "EMPTY", Value: -1, Doc: "the key of a free slot, and every word's initial value"},
@@ -189,6 +191,10 @@ var Scatter = (&host.FileDecl{
 			Args: with([]host.ArgDecl{in("src", "the values"), inout("pcnt", "uint32 hit counts per copy"),
 				inout("err", "the validation flag"), inout("priv", "the private copies")},
 				with(scatterPos(true), i64("out_n", "output elements"), i64("counted", "1: count hits"), scRed)...)},
+		{Name: "few", Doc: "CPU drivers, 1-d, at most SC_FEW_MAX targets: worker w folds its chunk into SC_LANES accumulators per target, then into its private copy",
+			Args: with([]host.ArgDecl{in("src", "the values"), inout("err", "the validation flag"), out("priv", "the private copies")},
+				with(scatterPos(true), i64("out_n", "output elements"),
+					folded("few", "SC_FEW", "targets the loop tests (a power of two >= out_n, <= SC_FEW_MAX)"), scRed)...)},
 		{Name: "merge", Doc: "folds the private copies into out in worker order (and divides the mean)",
 			Args: []host.ArgDecl{inout("dst", "the output"), in("pcnt", "uint32 hit counts per copy"), in("priv", "the private copies"),
 				i64("count", "outputs"), i64("workers", "private copies"), i64("counted", "1: hit counts were kept"),
