@@ -151,7 +151,7 @@ func (d *Device) rowBinary(op string, sop SparseOp, x, y *spOperand, cols bool, 
 
 // coalesceBuckets is coalesceOperand on the host.CoalesceBuckets plan: it
 // counts the keys per bucket of their high bits, scatters them (with
-// their input positions and values) into their buckets, sorts each
+// their input positions and values, one record each) into their buckets, sorts each
 // bucket by (key, position), and sums each key's values in input order
 // from -0, the scalar reference's bits (one wait, for the count of
 // distinct keys).
@@ -167,15 +167,11 @@ func (d *Device) coalesceBuckets(op string, o *spOperand, cp host.CoalescePlan, 
 	if err != nil {
 		return err
 	}
-	sk, err := tmp.alloc(d, op, Int64, o.n)
-	if err != nil {
-		return err
+	rw := int64(4) // record words: key, position, value (float64: 6, aligned)
+	if dt == Float64 {
+		rw = 6
 	}
-	si, err := tmp.alloc(d, op, Uint32, o.n)
-	if err != nil {
-		return err
-	}
-	sv, err := tmp.alloc(d, op, dt, o.n)
+	rec, err := tmp.alloc(d, op, Uint32, o.n*rw)
 	if err != nil {
 		return err
 	}
@@ -196,11 +192,11 @@ func (d *Device) coalesceBuckets(op string, o *spOperand, cp host.CoalescePlan, 
 	}
 	s.release()
 	if err := d.run(op, v, d.elementwise(op, o.n), kernels.SparseBscatter{Keys: o.keys.raw(), Vals: o.vals, Start: start.raw(),
-		Cnt: cnt.raw(), Sk: sk.raw(), Si: si.raw(), Sv: sv.raw(), N: o.n, Shift: shift}); err != nil {
+		Cnt: cnt.raw(), Rec: rec.raw(), N: o.n, Shift: shift}); err != nil {
 		return err
 	}
 	bp := d.chunkPlan(op, nb, 256) // few buckets per invocation under a loop limit
-	if err := d.run(op, v, bp, kernels.SparseBsort{Start: start.raw(), Sk: sk.raw(), Si: si.raw(), Sv: sv.raw(), Ucnt: ucnt.raw(),
+	if err := d.run(op, v, bp, kernels.SparseBsort{Start: start.raw(), Rec: rec.raw(), Ucnt: ucnt.raw(),
 		Nb: nb, N: o.n}); err != nil {
 		return err
 	}
@@ -217,7 +213,7 @@ func (d *Device) coalesceBuckets(op string, o *spOperand, cp host.CoalescePlan, 
 	if err != nil {
 		return err
 	}
-	if err := d.run(op, v, bp, kernels.SparseBsum{Start: start.raw(), Sk: sk.raw(), Sv: sv.raw(), Uoff: ucnt.raw(),
+	if err := d.run(op, v, bp, kernels.SparseBsum{Start: start.raw(), Rec: rec.raw(), Uoff: ucnt.raw(),
 		Ukeys: ukeys.raw(), Uvals: uvals.raw(), Nb: nb, N: o.n}); err != nil {
 		return err
 	}

@@ -46,8 +46,8 @@
  *   sparse_bhist       the CPU-shaped coalescing: counts keys per bucket
  *                      (the keys' high bits, key >> shift; atomic adds)
  *   sparse_bscatter    scatters each key, its input position and value into
- *                      its bucket (after an exclusive scan of the counts;
- *                      in any order inside the bucket)
+ *                      its bucket, one record each (after an exclusive scan
+ *                      of the counts; in any order inside the bucket)
  *   sparse_bsort       sorts each bucket by (key, input position):
  *                      insertion sort, heapsort for long buckets; counts
  *                      its distinct keys
@@ -492,17 +492,27 @@ i64 sp_rwalk(BPTR gx, BPTR gy, BPTR cx, BPTR cy, i64 wx, i64 wy, BPTR xv, BPTR y
 		/* a step takes x's column, y's or an equal pair; one value of a
 		 * one-sided entry is a selected 0, never a literal one (lavapipe
 		 * folds 0 * v to 0, which must be NaN for v = inf or NaN) */
+		const i64 spbig = ~(I64C(1) << I64C(63)); /* past any column */
 		while ((i < xe || j < ye) && steps > I64C(0)) {
+			/* branch-light: both columns and values loaded (at clamped
+			 * positions), the step chosen by selects, so that a random
+			 * interleaving costs no mispredicted branches */
 			const i64 a = sp_ld(cx, sp_clamp(i, nx), wx);
 			const i64 b = sp_ld(cy, sp_clamp(j, ny), wy);
-			const bool tx = i < xe && (j >= ye || a <= b);
-			const bool ty = j < ye && (i >= xe || b <= a);
+			const bool ix = i < xe;
+			const bool jy = j < ye;
+			const i64 ea = ix ? a : spbig;
+			const i64 eb = jy ? b : spbig;
+			const bool tx = ix && ea <= eb;
+			const bool ty = jy && eb <= ea;
 			if (emit != I64C(0)) {
 				/* x's head pairs with y's equal column: the same step, or
 				 * the next chunk's first */
 				const bool pair = tx && j < yr && b == a;
-				const T va = tx ? LDV(xv, sp_clamp(i, nx)) : CAST(T, 0);
-				const T vb = (ty || pair) ? LDV(yv, sp_clamp(j, ny)) : CAST(T, 0);
+				const T la = LDV(xv, sp_clamp(i, nx));
+				const T lb = LDV(yv, sp_clamp(j, ny));
+				const T va = tx ? la : CAST(T, 0);
+				const T vb = (ty || pair) ? lb : CAST(T, 0);
 				sp_rput(tx ? a : b, va, vb, gout, uidx, uval, gxo, gyo, shape, ndim, u, op, grad, pos);
 			}
 			pos++;
@@ -539,8 +549,31 @@ void sparse_remit(SPARSE_REMIT_PARAMS) {
 	EW_END
 }
 
-/* The bucket coalescing (sparse_bhist .. sparse_bsum): sk, si, sv hold the
- * entries' keys, input positions (uint32) and values by bucket. */
+/* The bucket coalescing (sparse_bhist .. sparse_bsum): rec holds the
+ * entries by bucket as records of 32-bit words, so that the scatter
+ * moves each entry with one cache line instead of three: the key (words
+ * 0-1), the input position (word 2) and the value (word 3 with float32;
+ * words 4-5 with float64, word 3 unused). */
+#if DT == 4
+#define SP_RW I64C(6)
+#define SP_RV(p) ((p) * I64C(3) + I64C(2))
+#else
+#define SP_RW I64C(4)
+#define SP_RV(p) ((p) * I64C(4) + I64C(3))
+#endif
+
+u64 sp_rkey(BPTR rec, i64 p) { return LD64(rec, p * (SP_RW >> I64C(1))); }
+
+u32 sp_rpos(BPTR rec, i64 p) { return LD32(rec, p * SP_RW + I64C(2)); }
+
+T sp_rval(BPTR rec, i64 p) { return LDV(rec, SP_RV(p)); }
+
+void sp_rset(BPTR rec, i64 p, u64 key, u32 x, T v) {
+	ST64(rec, p * (SP_RW >> I64C(1)), key);
+	ST32(rec, p * SP_RW + I64C(2), x);
+	STV(rec, SP_RV(p), v);
+}
+
 i64 sp_bucket(i64 key, i64 shift) { return CAST(i64, CAST(u64, key) >> CAST(u64, shift)); }
 
 void sparse_bhist(SPARSE_BHIST_PARAMS) {
@@ -555,43 +588,37 @@ void sparse_bscatter(SPARSE_BSCATTER_PARAMS) {
 		const i64 b = sp_bucket(key, shift);
 		const u32 old = ATOM_ADD_U32(cnt, b, 0xffffffffu); /* fills each bucket from its end */
 		const i64 p = sp_clamp(CAST(i64, LD32(start, b)) + CAST(i64, old) - I64C(1), n);
-		ST64(sk, p, CAST(u64, key));
-		ST32(si, p, CAST(u32, i));
-		STV(sv, p, LDV(vals, i));
+		sp_rset(rec, p, CAST(u64, key), CAST(u32, i), LDV(vals, i));
 	EW_END
 }
 
 /* Entry p before entry q: by key, then by input position. */
-bool sp_bless(BPTR sk, BPTR si, i64 p, i64 q) {
-	const u64 a = LD64(sk, p);
-	const u64 b = LD64(sk, q);
-	return a < b || (a == b && LD32(si, p) < LD32(si, q));
+bool sp_bless(BPTR rec, i64 p, i64 q) {
+	const u64 a = sp_rkey(rec, p);
+	const u64 b = sp_rkey(rec, q);
+	return a < b || (a == b && sp_rpos(rec, p) < sp_rpos(rec, q));
 }
 
-void sp_bswap(BPTR sk, BPTR si, BPTR sv, i64 p, i64 q) {
-	const u64 k = LD64(sk, p);
-	const u32 x = LD32(si, p);
-	const T v = LDV(sv, p);
-	ST64(sk, p, LD64(sk, q));
-	ST32(si, p, LD32(si, q));
-	STV(sv, p, LDV(sv, q));
-	ST64(sk, q, k);
-	ST32(si, q, x);
-	STV(sv, q, v);
+void sp_bswap(BPTR rec, i64 p, i64 q) {
+	const u64 k = sp_rkey(rec, p);
+	const u32 x = sp_rpos(rec, p);
+	const T v = sp_rval(rec, p);
+	sp_rset(rec, p, sp_rkey(rec, q), sp_rpos(rec, q), sp_rval(rec, q));
+	sp_rset(rec, q, k, x, v);
 }
 
 /* Sifts entry s+root down the max-heap of the len entries from s. */
-void sp_bsift(BPTR sk, BPTR si, BPTR sv, i64 s, i64 root, i64 len) {
+void sp_bsift(BPTR rec, i64 s, i64 root, i64 len) {
 	i64 r = root;
 	while (I64C(2) * r + I64C(1) < len) {
 		i64 c = I64C(2) * r + I64C(1);
-		if (c + I64C(1) < len && sp_bless(sk, si, s + c, s + c + I64C(1))) {
+		if (c + I64C(1) < len && sp_bless(rec, s + c, s + c + I64C(1))) {
 			c++;
 		}
-		if (!sp_bless(sk, si, s + r, s + c)) {
+		if (!sp_bless(rec, s + r, s + c)) {
 			break;
 		}
-		sp_bswap(sk, si, sv, s + r, s + c);
+		sp_bswap(rec, s + r, s + c);
 		r = c;
 	}
 }
@@ -605,32 +632,28 @@ void sparse_bsort(SPARSE_BSORT_PARAMS) {
 		const i64 len = e - s;
 		if (len <= I64C(32)) {
 			for (i64 a = s + I64C(1); a < e; a++) {
-				const u64 k = LD64(sk, a);
-				const u32 x = LD32(si, a);
-				const T v = LDV(sv, a);
+				const u64 k = sp_rkey(rec, a);
+				const u32 x = sp_rpos(rec, a);
+				const T v = sp_rval(rec, a);
 				i64 q = a - I64C(1);
-				while (q >= s && (LD64(sk, max64(q, s)) > k || (LD64(sk, max64(q, s)) == k && LD32(si, max64(q, s)) > x))) {
-					ST64(sk, q + I64C(1), LD64(sk, q));
-					ST32(si, q + I64C(1), LD32(si, q));
-					STV(sv, q + I64C(1), LDV(sv, q));
+				while (q >= s && (sp_rkey(rec, max64(q, s)) > k || (sp_rkey(rec, max64(q, s)) == k && sp_rpos(rec, max64(q, s)) > x))) {
+					sp_rset(rec, q + I64C(1), sp_rkey(rec, q), sp_rpos(rec, q), sp_rval(rec, q));
 					q--;
 				}
-				ST64(sk, q + I64C(1), k);
-				ST32(si, q + I64C(1), x);
-				STV(sv, q + I64C(1), v);
+				sp_rset(rec, q + I64C(1), k, x, v);
 			}
 		} else {
 			for (i64 r = len / I64C(2) - I64C(1); r >= I64C(0); r--) {
-				sp_bsift(sk, si, sv, s, r, len);
+				sp_bsift(rec, s, r, len);
 			}
 			for (i64 m = len - I64C(1); m > I64C(0); m--) {
-				sp_bswap(sk, si, sv, s, s + m);
-				sp_bsift(sk, si, sv, s, I64C(0), m);
+				sp_bswap(rec, s, s + m);
+				sp_bsift(rec, s, I64C(0), m);
 			}
 		}
 		i64 distinct = I64C(0);
 		for (i64 p = s; p < e; p++) {
-			distinct += (p == s || LD64(sk, p) != LD64(sk, max64(p - I64C(1), I64C(0)))) ? I64C(1) : I64C(0);
+			distinct += (p == s || sp_rkey(rec, p) != sp_rkey(rec, max64(p - I64C(1), I64C(0)))) ? I64C(1) : I64C(0);
 		}
 		ST64(ucnt, b, CAST(u64, distinct));
 	EW_END
@@ -643,10 +666,10 @@ void sparse_bsum(SPARSE_BSUM_PARAMS) {
 		i64 o = sp_key(uoff, b);
 		i64 p = s;
 		while (p < e) {
-			const u64 key = LD64(sk, p);
+			const u64 key = sp_rkey(rec, p);
 			T acc = -CAST(T, 0);
-			while (p < e && LD64(sk, min64(p, e - I64C(1))) == key) {
-				acc = acc + LDV(sv, p);
+			while (p < e && sp_rkey(rec, min64(p, e - I64C(1))) == key) {
+				acc = acc + sp_rval(rec, p);
 				p++;
 			}
 			ST64(ukeys, o, key);

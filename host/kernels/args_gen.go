@@ -1460,9 +1460,7 @@ type SparseBscatter struct {
 	Vals  host.Buffer // in: values
 	Start host.Buffer // in: uint32 [buckets] exclusive scan of the counts
 	Cnt   host.Buffer // inout: uint32 [buckets] counts (decremented to 0)
-	Sk    host.Buffer // out: int64 keys by bucket
-	Si    host.Buffer // out: uint32 input positions by bucket
-	Sv    host.Buffer // out: values by bucket
+	Rec   host.Buffer // out: records by bucket: int64 key, uint32 input position, value (4 words with float32, 6 with float64)
 	N     int64       // keys
 	Shift int64       // bits below the bucket
 }
@@ -1472,15 +1470,13 @@ func (SparseBscatter) Entry() *host.EntryDecl { return Sparse.Entries[11] }
 
 // AppendArgs appends the argument slots in declaration order.
 func (a SparseBscatter) AppendArgs(dst []host.Arg) []host.Arg {
-	return append(dst, host.BufArg(a.Keys), host.BufArg(a.Vals), host.BufArg(a.Start), host.BufArg(a.Cnt), host.BufArg(a.Sk), host.BufArg(a.Si), host.BufArg(a.Sv), host.I64(a.N), host.I64(a.Shift))
+	return append(dst, host.BufArg(a.Keys), host.BufArg(a.Vals), host.BufArg(a.Start), host.BufArg(a.Cnt), host.BufArg(a.Rec), host.I64(a.N), host.I64(a.Shift))
 }
 
 // SparseBsort is a launch of sparse_bsort_k (sparse): sorts each bucket by (key, position); ucnt[b] = its distinct keys.
 type SparseBsort struct {
 	Start host.Buffer // in: uint32 [buckets] bucket starts
-	Sk    host.Buffer // inout: keys by bucket
-	Si    host.Buffer // inout: positions by bucket
-	Sv    host.Buffer // inout: values by bucket
+	Rec   host.Buffer // inout: records by bucket
 	Ucnt  host.Buffer // out: int64 [buckets] distinct keys
 	Nb    int64       // buckets
 	N     int64       // keys
@@ -1491,14 +1487,13 @@ func (SparseBsort) Entry() *host.EntryDecl { return Sparse.Entries[12] }
 
 // AppendArgs appends the argument slots in declaration order.
 func (a SparseBsort) AppendArgs(dst []host.Arg) []host.Arg {
-	return append(dst, host.BufArg(a.Start), host.BufArg(a.Sk), host.BufArg(a.Si), host.BufArg(a.Sv), host.BufArg(a.Ucnt), host.I64(a.Nb), host.I64(a.N))
+	return append(dst, host.BufArg(a.Start), host.BufArg(a.Rec), host.BufArg(a.Ucnt), host.I64(a.Nb), host.I64(a.N))
 }
 
 // SparseBsum is a launch of sparse_bsum_k (sparse): each distinct key of the sorted buckets and its values summed in input order from -0, from uoff[b] on.
 type SparseBsum struct {
 	Start host.Buffer // in: uint32 [buckets] bucket starts
-	Sk    host.Buffer // in: sorted keys
-	Sv    host.Buffer // in: values beside them
+	Rec   host.Buffer // in: sorted records
 	Uoff  host.Buffer // in: int64 exclusive scan of the distinct counts
 	Ukeys host.Buffer // out: the distinct keys
 	Uvals host.Buffer // out: their sums
@@ -1511,7 +1506,7 @@ func (SparseBsum) Entry() *host.EntryDecl { return Sparse.Entries[13] }
 
 // AppendArgs appends the argument slots in declaration order.
 func (a SparseBsum) AppendArgs(dst []host.Arg) []host.Arg {
-	return append(dst, host.BufArg(a.Start), host.BufArg(a.Sk), host.BufArg(a.Sv), host.BufArg(a.Uoff), host.BufArg(a.Ukeys), host.BufArg(a.Uvals), host.I64(a.Nb), host.I64(a.N))
+	return append(dst, host.BufArg(a.Start), host.BufArg(a.Rec), host.BufArg(a.Uoff), host.BufArg(a.Ukeys), host.BufArg(a.Uvals), host.I64(a.Nb), host.I64(a.N))
 }
 
 // SparseUnkey is a launch of sparse_unkey_k (sparse): idx[d*n+k] = coordinate d of keys[k].

@@ -85,9 +85,9 @@ layout(constant_id = 9) const int SP_WIDE_Y = -1; /* folded argument wide_y (-1:
 #define SPARSE_RCOUNT_PARAMS BPTR gx, BPTR gy, BPTR cx, BPTR cy, BPTR cnt, BPTR err, i64 g, i64 nx, i64 ny, i64 chunk, i64 cols_n, i64 wide_x, i64 wide_y
 #define SPARSE_REMIT_PARAMS BPTR gx, BPTR gy, BPTR cx, BPTR cy, BPTR off, BPTR xv, BPTR yv, BPTR gout, BPTR uidx, BPTR uval, BPTR gxo, BPTR gyo, BPTR gstart, BPTR shape, i64 ndim, i64 g, i64 nx, i64 ny, i64 u, i64 chunk, i64 wide_x, i64 wide_y, i64 op, i64 grad
 #define SPARSE_BHIST_PARAMS BPTR keys, BPTR cnt, i64 n, i64 shift
-#define SPARSE_BSCATTER_PARAMS BPTR keys, BPTR vals, BPTR start, BPTR cnt, BPTR sk, BPTR si, BPTR sv, i64 n, i64 shift
-#define SPARSE_BSORT_PARAMS BPTR start, BPTR sk, BPTR si, BPTR sv, BPTR ucnt, i64 nb, i64 n
-#define SPARSE_BSUM_PARAMS BPTR start, BPTR sk, BPTR sv, BPTR uoff, BPTR ukeys, BPTR uvals, i64 nb, i64 n
+#define SPARSE_BSCATTER_PARAMS BPTR keys, BPTR vals, BPTR start, BPTR cnt, BPTR rec, i64 n, i64 shift
+#define SPARSE_BSORT_PARAMS BPTR start, BPTR rec, BPTR ucnt, i64 nb, i64 n
+#define SPARSE_BSUM_PARAMS BPTR start, BPTR rec, BPTR uoff, BPTR ukeys, BPTR uvals, i64 nb, i64 n
 #define SPARSE_UNKEY_PARAMS BPTR keys, BPTR idx, BPTR shape, i64 ndim, i64 n
 #define SPARSE_CROWS_PARAMS BPTR gstart, BPTR crow, i64 batch, i64 rows
 #define SPARSE_TO_DENSE_PARAMS BPTR keys, BPTR vals, BPTR dense, i64 n
@@ -142,16 +142,16 @@ layout(constant_id = 9) const int SP_WIDE_Y = -1; /* folded argument wide_y (-1:
 		sparse_bhist(keys, cnt, n, shift); \
 	} \
 	__kernel __attribute__((reqd_work_group_size(LOCAL_SIZE, 1, 1))) \
-	void sparse_bscatter_k(__global uchar* keys, __global uchar* vals, __global uchar* start, __global uchar* cnt, __global uchar* sk, __global uchar* si, __global uchar* sv, long n, long shift) { \
-		sparse_bscatter(keys, vals, start, cnt, sk, si, sv, n, shift); \
+	void sparse_bscatter_k(__global uchar* keys, __global uchar* vals, __global uchar* start, __global uchar* cnt, __global uchar* rec, long n, long shift) { \
+		sparse_bscatter(keys, vals, start, cnt, rec, n, shift); \
 	} \
 	__kernel __attribute__((reqd_work_group_size(LOCAL_SIZE, 1, 1))) \
-	void sparse_bsort_k(__global uchar* start, __global uchar* sk, __global uchar* si, __global uchar* sv, __global uchar* ucnt, long nb, long n) { \
-		sparse_bsort(start, sk, si, sv, ucnt, nb, n); \
+	void sparse_bsort_k(__global uchar* start, __global uchar* rec, __global uchar* ucnt, long nb, long n) { \
+		sparse_bsort(start, rec, ucnt, nb, n); \
 	} \
 	__kernel __attribute__((reqd_work_group_size(LOCAL_SIZE, 1, 1))) \
-	void sparse_bsum_k(__global uchar* start, __global uchar* sk, __global uchar* sv, __global uchar* uoff, __global uchar* ukeys, __global uchar* uvals, long nb, long n) { \
-		sparse_bsum(start, sk, sv, uoff, ukeys, uvals, nb, n); \
+	void sparse_bsum_k(__global uchar* start, __global uchar* rec, __global uchar* uoff, __global uchar* ukeys, __global uchar* uvals, long nb, long n) { \
+		sparse_bsum(start, rec, uoff, ukeys, uvals, nb, n); \
 	} \
 	__kernel __attribute__((reqd_work_group_size(LOCAL_SIZE, 1, 1))) \
 	void sparse_unkey_k(__global uchar* keys, __global uchar* idx, __global uchar* shape, long ndim, long n) { \
@@ -205,11 +205,11 @@ layout(push_constant) uniform AccelPush { uint64_t params; } accel_push;
 		} else if (ENTRY == 10) { \
 			sparse_bhist(accel_args.s[0], accel_args.s[1], int64_t(accel_args.s[2]), int64_t(accel_args.s[3])); \
 		} else if (ENTRY == 11) { \
-			sparse_bscatter(accel_args.s[0], accel_args.s[1], accel_args.s[2], accel_args.s[3], accel_args.s[4], accel_args.s[5], accel_args.s[6], int64_t(accel_args.s[7]), int64_t(accel_args.s[8])); \
+			sparse_bscatter(accel_args.s[0], accel_args.s[1], accel_args.s[2], accel_args.s[3], accel_args.s[4], int64_t(accel_args.s[5]), int64_t(accel_args.s[6])); \
 		} else if (ENTRY == 12) { \
-			sparse_bsort(accel_args.s[0], accel_args.s[1], accel_args.s[2], accel_args.s[3], accel_args.s[4], int64_t(accel_args.s[5]), int64_t(accel_args.s[6])); \
+			sparse_bsort(accel_args.s[0], accel_args.s[1], accel_args.s[2], int64_t(accel_args.s[3]), int64_t(accel_args.s[4])); \
 		} else if (ENTRY == 13) { \
-			sparse_bsum(accel_args.s[0], accel_args.s[1], accel_args.s[2], accel_args.s[3], accel_args.s[4], accel_args.s[5], int64_t(accel_args.s[6]), int64_t(accel_args.s[7])); \
+			sparse_bsum(accel_args.s[0], accel_args.s[1], accel_args.s[2], accel_args.s[3], accel_args.s[4], int64_t(accel_args.s[5]), int64_t(accel_args.s[6])); \
 		} else if (ENTRY == 14) { \
 			sparse_unkey(accel_args.s[0], accel_args.s[1], accel_args.s[2], int64_t(accel_args.s[3]), int64_t(accel_args.s[4])); \
 		} else if (ENTRY == 15) { \
