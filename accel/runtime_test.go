@@ -387,7 +387,7 @@ func faultCases(t *testing.T, d *Device) []faultCase {
 	cases = append(cases, faultCase{"scatter_reduce", func() error {
 		d.scatterHook = forceStrategy(d, host.ScatterFew)
 		defer func() { d.scatterHook = nil }()
-		return one(d.ScatterReduce(in16, 0, few, src, Amax, true))
+		return one(d.ScatterReduce(in16, 0, few, src, Sum, true)) // few takes sums and products
 	}})
 	cases = append(cases, sparseFaultCases(t, d)...)
 	if d.caps.Int64Atomics {
