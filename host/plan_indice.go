@@ -368,7 +368,12 @@ func PlanIndiceConv(caps Caps, n int64, ksize []int64, space int64, split Indice
 		ks += v
 		fits = fits && v <= IndiceKD
 	}
-	if shape == ShapeAuto && caps.Type != TypeCPU {
+	// The rows layout gives a unit of work every offset of its rows; a
+	// policy that splits the offsets (LK, KL, KK) makes each unit walk its
+	// rows once per offset it owns. Measured on PoCL (conv149100): KL 93 ->
+	// 281 ms and KK 100 -> 357 ms in rows against candidates, so only LL
+	// (auto's choice) takes rows unless the shape is forced.
+	if shape == ShapeAuto && (caps.Type != TypeCPU || (split != SplitAuto && split != SplitLL)) {
 		shape = ShapeCandidates
 	}
 	if shape == ShapeCandidates || !fits || k > IndiceCursors {

@@ -137,6 +137,12 @@ func TestPlanIndicePairs(t *testing.T) {
 						assert.Equal(t, ShapeCandidates, p.Shape, what)
 						continue
 					}
+					if split != SplitAuto && split != SplitLL {
+						// auto keeps offset-splitting policies on candidates
+						assert.Equal(t, ShapeCandidates, p.Shape, what)
+						p = PlanIndiceConv(dev.caps, n, ks, 0, split, ShapeRows)
+						what = dev.name + ": " + p.String()
+					}
 					require.Equal(t, ShapeRows, p.Shape, what)
 					assert.Equal(t, "indice_crows", p.Plan.Kernel, what)
 					assert.GreaterOrEqual(t, p.Chunks*p.ChunkRows, n, what)
