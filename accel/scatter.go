@@ -232,10 +232,16 @@ func (d *Device) scatterReduce(op string, input *DeviceTensor, dim int64, index,
 
 // scatterPlan is the strategy of a scatter of g into out (det: the
 // reference's bits), after the test hook.
-func (d *Device) scatterPlan(g scatterGeom, out *DeviceTensor, det bool) host.ScatterPlan {
+func (d *Device) scatterPlan(g scatterGeom, out *DeviceTensor, includeSelf, det bool) host.ScatterPlan {
 	sp := host.PlanScatter(d.caps, g.idxN, out.n, out.dtype.Size(), det)
 	if d.scatterHook != nil {
 		sp = d.scatterHook(sp, g.idxN, out.n, out.dtype.Size(), det)
+	}
+	if sp.Strategy == host.ScatterFew && !fewFits(g, out.n, includeSelf) {
+		// the planner sees only sizes: the lanes take a 1-d sum or product
+		// with the input included (scatterJob.few), everything else the
+		// private pass of the same plan
+		sp.Strategy, sp.Reason = host.ScatterPrivate, sp.Reason+"; not a 1-d sum or product with the input: private copies"
 	}
 	if sp.Strategy == host.ScatterOwned || sp.Strategy == host.ScatterPrivate || sp.Strategy == host.ScatterFew {
 		// only the CPU passes launch sp.Plan; the reduction is compiled in,
@@ -283,7 +289,7 @@ func (d *Device) scatterRun(op string, g scatterGeom, out, index, src *DeviceTen
 		return err
 	}
 	defer j.release()
-	sp := d.scatterPlan(g, out, det)
+	sp := d.scatterPlan(g, out, includeSelf, det)
 	switch sp.Strategy {
 	case host.ScatterOwned:
 		err = j.owned(sp.Plan)

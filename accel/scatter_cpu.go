@@ -75,19 +75,22 @@ func (j *scatterJob) private(plan host.Plan) error {
 		Count: j.out.n, Workers: workers, Counted: b2i(counted), Red: int64(g.red), IncludeSelf: b2i(j.includeSelf)})
 }
 
-// few: the private pass for at most host.ScatterFewMax targets, a 1-d
-// loop shape and a sum or product with include_self (else private): each
-// worker folds its positions into lanes of accumulators per target and
-// writes its whole private copy, which private's merge folds into out.
+// fewFits says whether the few pass takes a scatter of g into targets
+// targets: at most kernels.ScFewMax of them, a 1-d loop shape, and a sum
+// or product with the input included (else scatterPlan picks private).
 // amax and amin stay on private: measured on PoCL (hot16M_16_amax, ten
 // runs against seven, alternating binaries) the lanes took 14.9-23 ms
 // against private's 11.3-21 ms (medians 15.1 and 13.3), where sum went
 // from 10.4-16.4 ms to 8.7-13.2 ms.
+func fewFits(g scatterGeom, targets int64, includeSelf bool) bool {
+	return len(g.idxShape) == 1 && targets <= kernels.ScFewMax && includeSelf && (g.red == Sum || g.red == Prod)
+}
+
+// few: the private pass for few targets (fewFits): each worker folds its
+// positions into lanes of accumulators per target and writes its whole
+// private copy, which private's merge folds into out.
 func (j *scatterJob) few(plan host.Plan) error {
 	d, g := j.d, j.g
-	if len(g.idxShape) != 1 || j.out.n > kernels.ScFewMax || !j.includeSelf || (g.red != Sum && g.red != Prod) {
-		return j.private(plan)
-	}
 	index, meta, count, rank, dim, dimSize, wrap := j.pos()
 	workers := plan.TotalGroups() * int64(plan.LocalSize)
 	priv, err := j.tmp.alloc(d, j.op, j.out.dtype, workers*j.out.n)

@@ -354,7 +354,6 @@ void scatter_private(SCATTER_PRIVATE_PARAMS) {
 	{ \
 		u32 tl_[SC_LANES]; \
 		T vl_[SC_LANES]; \
-		bool vn_[SC_LANES]; \
 		SC_FEW_UNROLL \
 		for (int l = 0; l < SC_LANES; l++) { \
 			const i64 p_ = (b) + I64C(l); \
@@ -368,13 +367,12 @@ void scatter_private(SCATTER_PRIVATE_PARAMS) {
 			bad[l] = bad[l] || (in_ && !ok_); \
 			tl_[l] = (in_ && ok_) ? (1u << CAST(u32, ix_)) : 0u; \
 			vl_[l] = LOADV(src, q_ * (SSTRIDE)); \
-			vn_[l] = T_IS_NAN(vl_[l]); \
 		} \
 		SC_FEW_UNROLL \
 		for (int t = 0; t < SC_FEW_N; t++) { \
 			SC_FEW_UNROLL \
 			for (int l = 0; l < SC_LANES; l++) { \
-				acc[t * SC_LANES + l] = sc_few_fold(acc[t * SC_LANES + l], (tl_[l] & (1u << CAST(u32, t))) != 0u, vl_[l], vn_[l], red); \
+				acc[t * SC_LANES + l] = sc_few_fold(acc[t * SC_LANES + l], (tl_[l] & (1u << CAST(u32, t))) != 0u, vl_[l], red); \
 			} \
 		} \
 	}
@@ -391,20 +389,15 @@ void scatter_private(SCATTER_PRIVATE_PARAMS) {
 		} \
 	}
 
-/* sc_combine(acc, v) where hit, else acc, with vnan = T_IS_NAN(v): a
- * select the compiler turns into a masked operation (NaN wins in amax and
- * amin, the first of two NaNs to come losing as in sc_combine). */
-T sc_few_fold(T acc, bool hit, T v, bool vnan, i64 red) {
-	if (red == I64C(RED_SUM)) {
-		return WRAP_ADD(acc, hit ? v : -CAST(T, 0));
-	}
+/* sc_combine(acc, v) where hit, else acc, for the reductions the host
+ * sends here (sum and product: accel's fewFits; amax and amin measured
+ * faster on the private pass): a select of v or the identity, which the
+ * compiler turns into a masked operation. */
+T sc_few_fold(T acc, bool hit, T v, i64 red) {
 	if (red == I64C(RED_PROD)) {
 		return WRAP_MUL(acc, hit ? v : CAST(T, 1));
 	}
-	if (red == I64C(RED_AMAX)) {
-		return (hit && (v > acc || vnan)) ? v : acc;
-	}
-	return (hit && (v < acc || vnan)) ? v : acc;
+	return WRAP_ADD(acc, hit ? v : -CAST(T, 0));
 }
 
 void scatter_few(SCATTER_FEW_PARAMS) {
