@@ -78,13 +78,7 @@
 #define TV_SH8(z, v) ((TV)((z).s01234567, (v).s01234567))
 #define TV_BLAST(v) ((TV)((v).sf))
 #endif
-#define TV_SCAN(z, v) \
-	{ \
-		v = v + TV_SH1(z, v); \
-		v = v + TV_SH2(z, v); \
-		v = v + TV_SH4(z, v); \
-		v = v + TV_SH8(z, v); \
-	}
+#define TV_SCAN8(z, v) v = v + TV_SH8(z, v);
 #else
 #define TV_LANES 8
 #define TV_LOAD(p) vload8(0, (p))
@@ -100,13 +94,16 @@
 #define TV_SH4(z, v) ((TV)((z).s0123, (v).s0123))
 #define TV_BLAST(v) ((TV)((v).s7))
 #endif
+#define TV_SCAN8(z, v)
+#endif
+/* v's prefix sums: shift-and-add by 1, 2, 4 (and 8) lanes */
 #define TV_SCAN(z, v) \
 	{ \
 		v = v + TV_SH1(z, v); \
 		v = v + TV_SH2(z, v); \
 		v = v + TV_SH4(z, v); \
+		TV_SCAN8(z, v) \
 	}
-#endif
 
 /* The sum of x[lo, hi): TV_LANES running sums, added in lane order. */
 T scan_tile_sum(BPTR x, i64 lo, i64 hi) {
