@@ -21,11 +21,21 @@ func TestCopyKernel(t *testing.T) {
 		defer func() { d.forceCopyKernel, d.planHook = false, nil }()
 		rng := rand.New(rand.NewSource(9))
 		const chunk = 16 << 10
-		for _, groups := range []int64{0, 1, 3} {
+		streamed := func(p host.Plan) host.Plan {
+			// non-temporal stores (OpenCL C; GLSL stores plainly)
+			if p.Kernel == "copy" {
+				p.Knobs = []host.Knob{{Name: "ITEMS", Value: p.Knob("ITEMS")}, {Name: "CONTIG", Value: 1}, {Name: "STREAM", Value: 1}}
+			}
+			return p
+		}
+		for _, groups := range []int64{0, 1, 3, -3} {
 			d.planHook = func(p host.Plan) host.Plan {
 				// (not under a loop limit, where a group takes one chunk)
-				if p.Kernel == "copy" && groups > 0 && d.caps.LoopLimit == 0 {
-					p.Groups = [3]int64{groups, 1, 1}
+				if p.Kernel == "copy" && groups != 0 && d.caps.LoopLimit == 0 {
+					p.Groups = [3]int64{max(groups, -groups), 1, 1}
+				}
+				if groups < 0 {
+					p = streamed(p)
 				}
 				return p
 			}
@@ -42,16 +52,21 @@ func TestCopyKernel(t *testing.T) {
 			}
 		}
 		d.planHook = nil
-		// word offsets inside the buffers: words [5, 5+n) of a to [2, 2+n) of b
+		// word offsets inside the buffers: words [5, 5+n) of a to [2, 2+n)
+		// of b, plainly and streamed (a head before dst's 64-byte boundary)
 		const n = chunk + 3
-		a, b := randTensor(t, rng, Uint32, n+9), randTensor(t, rng, Uint32, n+9)
-		da, db := mustUpload(t, d, a), mustUpload(t, d, b)
-		require.NoError(t, d.copyBytes("t", db.raw(), 8, da.raw(), 20, 4*n))
-		got := mustHost(t, db)
-		da.Release()
-		want := append([]byte(nil), b.data...)
-		copy(want[8:8+4*n], a.data[20:20+4*n])
-		requireElems(t, want, got.data, "copy at word offsets")
+		for _, hook := range []func(host.Plan) host.Plan{nil, streamed} {
+			d.planHook = hook
+			a, b := randTensor(t, rng, Uint32, n+9), randTensor(t, rng, Uint32, n+9)
+			da, db := mustUpload(t, d, a), mustUpload(t, d, b)
+			require.NoError(t, d.copyBytes("t", db.raw(), 8, da.raw(), 20, 4*n))
+			got := mustHost(t, db)
+			da.Release()
+			want := append([]byte(nil), b.data...)
+			copy(want[8:8+4*n], a.data[20:20+4*n])
+			requireElems(t, want, got.data, "copy at word offsets (streamed: %v)", hook != nil)
+		}
+		d.planHook = nil
 		// diagonal_scatter copies its input first
 		in, src := randTensor(t, rng, Float64, 3, 130, 170), randTensor(t, rng, Float64, 3, 130)
 		want2, err := RefDiagonalScatter(in, src, 0, -2, -1)

@@ -383,12 +383,37 @@ func TestScanPaths(t *testing.T) {
 				paths = append(paths, path{"one subgroup per group, no barriers", sgs, 5, 2})
 			}
 		}
+		chain := d.caps.Backend == host.OpenCL && d.caps.Type == host.TypeCPU
+		if chain {
+			// the chained scan (CPU OpenCL drivers: see scan_body.h):
+			// tiles of 48 and 100 elements (vector runs, heads before the
+			// 64-byte boundary with STREAM, tails), plain and streaming
+			// stores, and with no polls, so that tiles whose predecessor
+			// has not published its sum yet are left to the fixup
+			paths = append(paths, path{"chained, tiles of 48", 1, 48, -1}, path{"chained, tiles of 100, streaming", 1, 100, -2},
+				path{"chained, tiles of 32, no polls (the fixup scans most tiles)", 1, 32, -3})
+		}
 		rng := rand.New(rand.NewSource(13))
 		sizes := []int64{1, 2, 3, 17, 255, 256, 257, 1000, 4097, 100003}
 		for _, pth := range paths {
-			for _, groups := range []int64{1, 3, 64} {
+			groupCounts := []int64{1, 3, 64}
+			if pth.sg < 0 {
+				groupCounts = []int64{3} // more work-items than cores; chained tiles go by ticket anyway
+			}
+			for _, groups := range groupCounts {
 				d.planHook = func(p host.Plan) host.Plan {
 					if p.Kernel != "scan" {
+						return p
+					}
+					if pth.sg < 0 {
+						spin := int64(16384)
+						if pth.sg == -3 {
+							spin = 0
+						}
+						p.Knobs = []host.Knob{{Name: "ITEMS", Value: pth.items}, {Name: "FLAT", Value: 1}, {Name: "SCAN_SG", Value: 0},
+							{Name: "CHAIN", Value: 1}, {Name: "SPIN", Value: spin}, {Name: "STREAM", Value: b2i(pth.sg == -2)}}
+						p.LocalSize = 1
+						p.Groups = [3]int64{groups, 1, 1}
 						return p
 					}
 					sg := pth.sg

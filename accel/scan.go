@@ -36,7 +36,7 @@ type scan struct {
 	d        *Device
 	dt       DType
 	partials *DeviceTensor // [groups+1]; the total at [groups]
-	groups   int64
+	groups   int64         // reduce-then-scan's groups, or the chained scan's tiles
 }
 
 // scanBuf queues the inclusive or exclusive prefix sums of n elements (or
@@ -51,6 +51,9 @@ func (d *Device) scanBuf(op string, dt DType, x, y host.Buffer, n int64, kind in
 	variant := scanVariant(dt)
 	if plan.Knob("SCAN_SG") != 0 {
 		variant += "s"
+	}
+	if plan.Knob("CHAIN") != 0 {
+		return s, d.scanChain(op, s, plan, variant, x, y, n, kind, exclusive)
 	}
 	s.groups = plan.TotalGroups()
 	var err error
@@ -73,6 +76,41 @@ func (d *Device) scanBuf(op string, dt DType, x, y host.Buffer, n int64, kind in
 		}
 	}
 	return s, nil
+}
+
+// scanChain queues the single-pass chained scan of CPU OpenCL drivers
+// (plan knob CHAIN) and its fixup: its partials are the tiles' sums, the
+// total at [tiles] as reduce-then-scan leaves it, and the tiles' inclusive
+// prefixes; its flags a zeroed uint32 ticket counter and a state per
+// tile. On error s holds nothing.
+func (d *Device) scanChain(op string, s *scan, plan host.Plan, variant string, x, y host.Buffer, n, kind int64, exclusive bool) error {
+	items := plan.Knob("ITEMS")
+	s.groups = (n + items - 1) / items // tiles
+	var err error
+	if s.partials, err = d.alloc(op, s.dt, []int64{2*s.groups + 1}); err != nil {
+		return err
+	}
+	var tmp temps
+	defer tmp.release()
+	flags, err := tmp.alloc(d, op, Uint32, s.groups+1)
+	if err == nil {
+		if err = d.h.Fill(flags.raw(), 0, 4*(s.groups+1), []byte{0, 0, 0, 0}); err != nil {
+			err = fmt.Errorf("accel: %s: zero the scan's flags: %w", op, err)
+		}
+	}
+	if err == nil {
+		err = d.run(op, variant, plan, kernels.ScanChain{X: x, Y: y, Partials: s.partials.raw(), Flags: flags.raw(),
+			N: n, Kind: kind, Exclusive: b2i(exclusive)})
+	}
+	if err == nil {
+		err = d.run(op, variant, plan, kernels.ScanFixup{X: x, Y: y, Partials: s.partials.raw(), Flags: flags.raw(),
+			N: n, Kind: kind, Exclusive: b2i(exclusive)})
+	}
+	if err != nil {
+		s.partials.Release()
+		s.partials = nil
+	}
+	return err
 }
 
 // total reads the scan's total (one wait for the work queued so far).

@@ -151,6 +151,9 @@ func ScanSubgroups(caps Caps, elemBytes int, int64s bool) bool {
 // driver's loop limit, since one work-item scans the per-group partial
 // sums.
 func PlanScan(caps Caps, n int64, elemBytes int64, subgroups bool) Plan {
+	if caps.Type == TypeCPU && caps.Backend == OpenCL && caps.LoopLimit == 0 {
+		return planScanChain(caps, n, elemBytes)
+	}
 	p := Plan{Kernel: "scan"}
 	local, items, perCU, flat, sg := 256, int64(8), int64(8), int64(0), int64(0)
 	switch {
@@ -217,6 +220,46 @@ func PlanScan(caps Caps, n int64, elemBytes int64, subgroups bool) Plan {
 		groups = min(groups, caps.MaxWorkGroupCount[0])
 	}
 	p.Groups = [3]int64{groups, 1, 1}
+	return p
+}
+
+// scanChainTileBytes is the chained scan's tile: small enough that a
+// core's cache still holds it when the core scans it again, large enough
+// that a tile's hand-over (a flag and a partial between cores) is noise.
+const scanChainTileBytes = 256 << 10
+
+// StreamMinBytes is the size of a write-only stream from which CPU plans
+// write it with non-temporal stores (knob STREAM): larger than the caches
+// of a core or two, so the lines written would be evicted before anyone
+// read them anyway, while the stores skip reading every line first.
+const StreamMinBytes = 16 << 20
+
+// planScanChain plans the single-pass chained scan of CPU OpenCL drivers
+// (knob CHAIN, entry chain of scan_body.h): one work-item per group and
+// one group per core, taking tiles of ITEMS elements in ticket order; x is
+// read once from memory where reduce-then-scan reads it twice. The flat
+// one-item-per-group reduce-then-scan (FLAT = 1) stays for plans that
+// turn CHAIN off.
+func planScanChain(caps Caps, n int64, elemBytes int64) Plan {
+	p := Plan{Kernel: "scan", LocalSize: 1}
+	items := int64(scanChainTileBytes) / elemBytes
+	stream := int64(0)
+	if n*elemBytes >= StreamMinBytes {
+		stream = 1
+	}
+	p.Knobs = []Knob{{Name: "ITEMS", Value: items}, {Name: "FLAT", Value: 1}, {Name: "SCAN_SG", Value: 0},
+		{Name: "CHAIN", Value: 1}, {Name: "SPIN", Value: 16384}, {Name: "STREAM", Value: stream}}
+	p.TileElems = items
+	p.Tiles = (n + items - 1) / items
+	groups := min(max(p.Tiles, 1), max(int64(caps.ComputeUnits), 1))
+	if caps.MaxWorkGroupCount[0] > 0 {
+		groups = min(groups, caps.MaxWorkGroupCount[0])
+	}
+	p.Groups = [3]int64{groups, 1, 1}
+	p.Reason = "cpu opencl: single-pass chained scan, one work-item per core taking cache-sized tiles in order"
+	if stream != 0 {
+		p.Reason += ", non-temporal stores"
+	}
 	return p
 }
 
@@ -543,8 +586,12 @@ func PlanCoalesceBuckets(n int64, keyBits int) CoalescePlan {
 // run the kernel there by forcing it.
 func PlanCopy(caps Caps, n int64) (Plan, bool) {
 	const items = 16 << 10 // words per chunk: 64 KiB, under a loop limit's half
+	stream := int64(0)
+	if 4*n >= StreamMinBytes {
+		stream = 1
+	}
 	p := Plan{Kernel: "copy", LocalSize: 1, TileElems: items,
-		Knobs: []Knob{{Name: "ITEMS", Value: items}, {Name: "CONTIG", Value: 1}}}
+		Knobs: []Knob{{Name: "ITEMS", Value: items}, {Name: "CONTIG", Value: 1}, {Name: "STREAM", Value: stream}}}
 	p.Tiles = (n + items - 1) / items
 	groups := min(p.Tiles, max(int64(caps.ComputeUnits), 1))
 	if caps.LoopLimit > 0 {
@@ -555,6 +602,9 @@ func PlanCopy(caps Caps, n int64) (Plan, bool) {
 	p.Reason = "driver copy"
 	if ours {
 		p.Reason = "cpu opencl: one work-item per group, one group per core, a contiguous run of 64 KiB chunks each"
+		if stream != 0 {
+			p.Reason += ", non-temporal stores"
+		}
 	}
 	return p, ours
 }

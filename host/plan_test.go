@@ -179,7 +179,8 @@ func TestPlanScan(t *testing.T) {
 		sg, items int64
 		unit      int64 // elements per unit
 	}{
-		{"pocl", pocl, 64 << 20, 4, false, 1, 0, 4096, 1},
+		{"pocl", pocl, 64 << 20, 4, false, 1, 0, 65536, 1},
+		{"pocl int64", pocl, 1 << 20, 8, false, 1, 0, 32768, 1},
 		{"lavapipe int32", lavapipe, 64 << 20, 4, true, 8, 2, 1024, 2},
 		{"lavapipe int64", lavapipe, 64 << 20, 8, true, 8, 2, 1024, 1},
 		{"lavapipe, no subgroup variant", lavapipe, 64 << 20, 8, false, 8, 0, 2048, 1},
@@ -190,6 +191,13 @@ func TestPlanScan(t *testing.T) {
 		{"one element", lavapipe, 1, 4, true, 8, 2, 1024, 2},
 	} {
 		p := PlanScan(c.caps, c.n, c.elem, c.sub)
+		chain := c.caps.Backend == OpenCL && c.caps.Type == TypeCPU
+		assert.Equal(t, b2i(chain), p.Knob("CHAIN"), "%s: %s: the chained scan on CPU OpenCL drivers only", c.name, p)
+		if chain {
+			// one work-item per core; non-temporal stores from 16 MiB of output
+			assert.Equal(t, min(int64(c.caps.ComputeUnits), p.Tiles), p.TotalGroups(), "%s: %s: groups", c.name, p)
+			assert.Equal(t, b2i(c.n*c.elem >= StreamMinBytes), p.Knob("STREAM"), "%s: %s: STREAM", c.name, p)
+		}
 		assert.Equal(t, c.local, p.LocalSize, "%s: %s: local size", c.name, p)
 		assert.Equal(t, c.sg, p.Knob("SCAN_SG"), "%s: %s: SCAN_SG", c.name, p)
 		assert.Equal(t, c.items, p.Knob("ITEMS"), "%s: %s: ITEMS", c.name, p)
@@ -283,4 +291,11 @@ func TestPlanCopyDiag(t *testing.T) {
 	d1, d2 := PlanDiag(pocl, 4096), PlanDiag(pocl, 1<<20)
 	assert.Equal(t, d1.Knob("ITEMS"), d2.Knob("ITEMS"), "one ITEMS for every size")
 	assert.Equal(t, 1, d1.LocalSize, "%v", d1)
+}
+
+func b2i(b bool) int64 {
+	if b {
+		return 1
+	}
+	return 0
 }

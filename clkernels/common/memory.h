@@ -14,6 +14,20 @@
 #define LD64(p, i) (((__global ulong*)(p))[(i)])
 #define ST64(p, i, v) (((__global ulong*)(p))[(i)] = (v))
 #define LOCAL_BARRIER() barrier(CLK_LOCAL_MEM_FENCE)
+/* STREAM_STORE(v, p): stores v at p (a __global pointer to v's type,
+ * aligned to its size) with a non-temporal store where the compiler has
+ * one (clang's builtin: PoCL emits vmovntdq), so a write-only stream
+ * larger than the caches does not first read every line it overwrites;
+ * elsewhere a plain store. OpenCL C only: GLSL has no such store, and the
+ * shaders store plainly. */
+#ifdef __has_builtin
+#if __has_builtin(__builtin_nontemporal_store)
+#define STREAM_STORE(v, p) __builtin_nontemporal_store((v), (p))
+#endif
+#endif
+#ifndef STREAM_STORE
+#define STREAM_STORE(v, p) (*(p) = (v))
+#endif
 #else
 layout(buffer_reference, std430, buffer_reference_align = 4) buffer Mem32 { uint x; };
 layout(buffer_reference, std430, buffer_reference_align = 8) buffer Mem64 { uint64_t x; };

@@ -333,6 +333,150 @@ void scan_apply_sg(BPTR x, BPTR y, BPTR partials, i64 n, i64 kind, i64 exclusive
 }
 #endif
 
+/* The single-pass chained scan of CPU OpenCL drivers (entries chain and
+ * fixup), where reduce-then-scan reads the input twice from memory. The n
+ * elements are cut into tiles of ITEMS (256 KiB: a core's cache holds
+ * one). Work-items take tiles in ticket order (an atomic counter,
+ * flags[0]); a tile's work-item sums it (reading it into the cache),
+ * publishes the sum (partials[t], then flags[1+t] = 1), looks back for
+ * the inclusive prefix before its tile, publishes its own
+ * (partials[tiles+1+t], then flags[1+t] = 2) and scans the tile again from
+ * the cache into y. So x is read and y written once, and nothing but a
+ * flag and two partials passes between cores per tile.
+ *
+ * The look-back walks from tile t-1 down to the nearest tile with a
+ * prefix (or the start), over tiles that have published their sums, and
+ * then adds those sums in tile order: every tile's carry is the left fold
+ * carry[t+1] = carry[t] + sum[t] whatever the timing, so float results
+ * are the same run to run and on any number of cores. A tile that has not
+ * published its sum yet is waited for, but only SPIN polls: its
+ * work-item may have been descheduled (another process on the core), and
+ * the one looking back then leaves its tile unwritten at state 1 and
+ * takes the next ticket. The fixup launch after it scans those tiles (the
+ * same loop, so the same bits) with carries from the same look-back, now
+ * over final states, and writes the total (partials[tiles]) where the
+ * last tile did not. So no work-item ever waits unboundedly: the scan
+ * needs no guarantee of which work-items run at once, and it cannot
+ * deadlock. The planner picks it on CPU OpenCL devices, whose cores run
+ * the work-items of a launch together. The wrapper defines SCAN_CHAIN_OK
+ * and SCAN_TILE_SUM(x, lo, hi) and SCAN_TILE_WRITE(x, y, lo, hi, carry,
+ * exclusive), the element loops of one tile (vectorized); elsewhere the
+ * entries are empty. The flags must be zeroed before the launch. */
+#ifdef SCAN_CHAIN_OK
+
+T scan_chain_sum(BPTR x, i64 lo, i64 hi, i64 kind) {
+	if (kind == I64C(FLAG_NONE)) {
+		return SCAN_TILE_SUM(x, lo, hi);
+	}
+	T agg = CAST(T, 0);
+	for (i64 i = lo; i < hi; i++) {
+		agg = ADD(agg, scan_load(x, i, kind));
+	}
+	return agg;
+}
+
+void scan_chain_write(BPTR x, BPTR y, i64 lo, i64 hi, T carry, i64 kind, i64 exclusive) {
+	if (kind == I64C(FLAG_NONE)) {
+		SCAN_TILE_WRITE(x, y, lo, hi, carry, exclusive);
+		return;
+	}
+	T run = carry;
+	for (i64 i = lo; i < hi; i++) {
+		const T v = scan_load(x, i, kind);
+		if (exclusive != I64C(0)) {
+			STT(y, i, run);
+			run = ADD(run, v);
+		} else {
+			run = ADD(run, v);
+			STT(y, i, run);
+		}
+	}
+}
+
+/* The carry into tile t: the nearest prefix before it (or 0) plus the
+ * sums after that prefix, in tile order. spin < 0 waits without bound (the
+ * fixup, where every state is final); found says whether it was. */
+T scan_chain_carry(volatile __global uint *fl, volatile __global T *pv, i64 tiles, i64 t, i64 spin, bool *found) {
+	i64 j = t - I64C(1);
+	i64 polls = I64C(0);
+	while (j >= I64C(0)) {
+		const uint f = fl[I64C(1) + j];
+		if (f == 2u) {
+			break;
+		}
+		if (f == 1u) {
+			j--;
+		} else if (spin >= I64C(0) && ++polls > spin) {
+			*found = false;
+			return CAST(T, 0);
+		}
+	}
+	read_mem_fence(CLK_GLOBAL_MEM_FENCE);
+	T carry = j >= I64C(0) ? pv[tiles + I64C(1) + j] : CAST(T, 0);
+	for (i64 k = j + I64C(1); k < t; k++) {
+		carry = ADD(carry, pv[k]);
+	}
+	*found = true;
+	return carry;
+}
+
+void scan_chain(SCAN_CHAIN_PARAMS) {
+	volatile __global uint *fl = (volatile __global uint *)flags;
+	volatile __global T *pv = (volatile __global T *)partials;
+	const i64 tiles = (n + I64C(ITEMS) - I64C(1)) / I64C(ITEMS);
+	for (;;) {
+		const i64 t = CAST(i64, atomic_inc(fl));
+		if (t >= tiles) {
+			return;
+		}
+		const i64 lo = t * I64C(ITEMS);
+		const i64 hi = min64(lo + I64C(ITEMS), n);
+		const T agg = scan_chain_sum(x, lo, hi, kind);
+		pv[t] = agg;
+		write_mem_fence(CLK_GLOBAL_MEM_FENCE);
+		atomic_xchg(fl + I64C(1) + t, 1u);
+		bool found = true;
+		const T carry = scan_chain_carry(fl, pv, tiles, t, I64C(SPIN), &found);
+		if (!found) {
+			continue; /* the fixup scans it */
+		}
+		const T incl = ADD(carry, agg);
+		pv[tiles + I64C(1) + t] = incl;
+		if (t == tiles - I64C(1)) {
+			pv[tiles] = incl; /* the total, where reduce-then-scan leaves it */
+		}
+		write_mem_fence(CLK_GLOBAL_MEM_FENCE);
+		atomic_xchg(fl + I64C(1) + t, 2u);
+		scan_chain_write(x, y, lo, hi, carry, kind, exclusive);
+	}
+}
+
+void scan_fixup(SCAN_FIXUP_PARAMS) {
+	volatile __global uint *fl = (volatile __global uint *)flags;
+	volatile __global T *pv = (volatile __global T *)partials;
+	const i64 tiles = (n + I64C(ITEMS) - I64C(1)) / I64C(ITEMS);
+	const i64 workers = GROUP_TOTAL();
+	for (i64 t = GROUP_LINEAR_ID(); t < tiles; t += workers) {
+		if (fl[I64C(1) + t] == 2u) {
+			continue;
+		}
+		bool found = true;
+		const T carry = scan_chain_carry(fl, pv, tiles, t, I64C(-1), &found);
+		const i64 lo = t * I64C(ITEMS);
+		if (t == tiles - I64C(1)) {
+			pv[tiles] = ADD(carry, pv[t]);
+		}
+		scan_chain_write(x, y, lo, min64(lo + I64C(ITEMS), n), carry, kind, exclusive);
+	}
+}
+#else
+void scan_chain(SCAN_CHAIN_PARAMS) {
+}
+
+void scan_fixup(SCAN_FIXUP_PARAMS) {
+}
+#endif
+
 void scan_reduce(SCAN_REDUCE_PARAMS) {
 #ifdef SCAN_SG_OK
 	if (SCAN_SG != 0) {

@@ -522,6 +522,44 @@ func (a ScanApply) AppendArgs(dst []host.Arg) []host.Arg {
 	return append(dst, host.BufArg(a.X), host.BufArg(a.Y), host.BufArg(a.Partials), host.I64(a.N), host.I64(a.Kind), host.I64(a.Exclusive))
 }
 
+// ScanChain is a launch of scan_chain_k (scan): CPU OpenCL drivers: a single-pass chained scan; work-items take tiles of ITEMS elements in ticket order, each looking back for its carry (bounded polls; a tile left unwritten is the fixup's).
+type ScanChain struct {
+	X         host.Buffer // in: the input
+	Y         host.Buffer // out: the prefix sums (y may be x)
+	Partials  host.Buffer // inout: [2*tiles+1]: the tiles' sums, the total at [tiles], the tiles' inclusive prefixes from [tiles+1]
+	Flags     host.Buffer // inout: uint32 [tiles+1], zeroed: the ticket counter, then each tile's state (1: sum, 2: prefix)
+	N         int64       // elements
+	Kind      int64       // folds into SCAN_KIND: what is summed (FLAG_*)
+	Exclusive int64       // folds into SCAN_EXCL: 1: exclusive sums
+}
+
+// Entry returns the declaration of scan_chain_k.
+func (ScanChain) Entry() *host.EntryDecl { return Scan.Entries[3] }
+
+// AppendArgs appends the argument slots in declaration order.
+func (a ScanChain) AppendArgs(dst []host.Arg) []host.Arg {
+	return append(dst, host.BufArg(a.X), host.BufArg(a.Y), host.BufArg(a.Partials), host.BufArg(a.Flags), host.I64(a.N), host.I64(a.Kind), host.I64(a.Exclusive))
+}
+
+// ScanFixup is a launch of scan_fixup_k (scan): after chain: scans the tiles chain left unwritten and writes the total where the last tile did not.
+type ScanFixup struct {
+	X         host.Buffer // in: the input
+	Y         host.Buffer // out: the prefix sums
+	Partials  host.Buffer // inout: chain's partials
+	Flags     host.Buffer // in: chain's flags
+	N         int64       // elements
+	Kind      int64       // folds into SCAN_KIND: what is summed (FLAG_*)
+	Exclusive int64       // folds into SCAN_EXCL: 1: exclusive sums
+}
+
+// Entry returns the declaration of scan_fixup_k.
+func (ScanFixup) Entry() *host.EntryDecl { return Scan.Entries[4] }
+
+// AppendArgs appends the argument slots in declaration order.
+func (a ScanFixup) AppendArgs(dst []host.Arg) []host.Arg {
+	return append(dst, host.BufArg(a.X), host.BufArg(a.Y), host.BufArg(a.Partials), host.BufArg(a.Flags), host.I64(a.N), host.I64(a.Kind), host.I64(a.Exclusive))
+}
+
 // RadixPrep is a launch of radix_prep_k (radix): kout[i] = the order bits of key i (an involution for integer kinds).
 type RadixPrep struct {
 	Kin        host.Buffer // in: keys

@@ -33,6 +33,15 @@
 #ifndef SCAN_SG
 #define SCAN_SG 0 /* 1: the subgroup path; 2: one subgroup per group, no scratch (variants built with SG=1) */
 #endif
+#ifndef CHAIN
+#define CHAIN 0 /* 1: the single-pass chained scan (entry chain, CPU OpenCL drivers); the host's choice, the kernels do not read it */
+#endif
+#ifndef SPIN
+#define SPIN 16384 /* the chained scan's polls for a tile's sum before it leaves its own tile to the fixup */
+#endif
+#ifndef STREAM
+#define STREAM 0 /* 1: the chained scan writes y with non-temporal stores (outputs larger than the caches) */
+#endif
 #ifndef SCAN_KIND
 #define SCAN_KIND -1 /* folded argument kind (-1: the run-time value) */
 #endif
@@ -45,8 +54,11 @@ layout(constant_id = 1) const int ENTRY = 0;
 layout(constant_id = 2) const int ITEMS = 16; /* units per work-item per tile */
 layout(constant_id = 3) const int FLAT = 0; /* 1: one work-item per group scans its range in one loop (CPU drivers) */
 layout(constant_id = 4) const int SCAN_SG = 0; /* 1: the subgroup path; 2: one subgroup per group, no scratch (variants built with SG=1) */
-layout(constant_id = 5) const int SCAN_KIND = -1; /* folded argument kind (-1: the run-time value) */
-layout(constant_id = 6) const int SCAN_EXCL = -1; /* folded argument exclusive (-1: the run-time value) */
+layout(constant_id = 5) const int CHAIN = 0; /* 1: the single-pass chained scan (entry chain, CPU OpenCL drivers); the host's choice, the kernels do not read it */
+layout(constant_id = 6) const int SPIN = 16384; /* the chained scan's polls for a tile's sum before it leaves its own tile to the fixup */
+layout(constant_id = 7) const int STREAM = 0; /* 1: the chained scan writes y with non-temporal stores (outputs larger than the caches) */
+layout(constant_id = 8) const int SCAN_KIND = -1; /* folded argument kind (-1: the run-time value) */
+layout(constant_id = 9) const int SCAN_EXCL = -1; /* folded argument exclusive (-1: the run-time value) */
 #define LOCAL_SIZE gl_WorkGroupSize.x
 #endif
 
@@ -62,6 +74,8 @@ layout(constant_id = 6) const int SCAN_EXCL = -1; /* folded argument exclusive (
 #else
 #define SCAN_APPLY_PARAMS BPTR x, BPTR y, BPTR partials, i64 n, i64 kind, i64 exclusive
 #endif
+#define SCAN_CHAIN_PARAMS BPTR x, BPTR y, BPTR partials, BPTR flags, i64 n, i64 kind, i64 exclusive
+#define SCAN_FIXUP_PARAMS BPTR x, BPTR y, BPTR partials, BPTR flags, i64 n, i64 kind, i64 exclusive
 
 /* The entry points. */
 #ifdef __OPENCL_VERSION__
@@ -79,9 +93,17 @@ layout(constant_id = 6) const int SCAN_EXCL = -1; /* folded argument exclusive (
 	void scan_apply_k(__global uchar* x, __global uchar* y, __global uchar* partials, long n, long kind, long exclusive) { \
 		__local SCRATCH_T sh[SCRATCH_LEN]; \
 		scan_apply(x, y, partials, n, FOLD(SCAN_KIND, kind), FOLD(SCAN_EXCL, exclusive), sh); \
+	} \
+	__kernel __attribute__((reqd_work_group_size(LOCAL_SIZE, 1, 1))) \
+	void scan_chain_k(__global uchar* x, __global uchar* y, __global uchar* partials, __global uchar* flags, long n, long kind, long exclusive) { \
+		scan_chain(x, y, partials, flags, n, FOLD(SCAN_KIND, kind), FOLD(SCAN_EXCL, exclusive)); \
+	} \
+	__kernel __attribute__((reqd_work_group_size(LOCAL_SIZE, 1, 1))) \
+	void scan_fixup_k(__global uchar* x, __global uchar* y, __global uchar* partials, __global uchar* flags, long n, long kind, long exclusive) { \
+		scan_fixup(x, y, partials, flags, n, FOLD(SCAN_KIND, kind), FOLD(SCAN_EXCL, exclusive)); \
 	}
 #else
-layout(push_constant) uniform AccelArgs { uint64_t s[6]; } accel_args;
+layout(push_constant) uniform AccelArgs { uint64_t s[7]; } accel_args;
 #define ACCEL_ARGS_DECL
 #define SCAN_ENTRIES \
 	void main() { \
@@ -92,6 +114,10 @@ layout(push_constant) uniform AccelArgs { uint64_t s[6]; } accel_args;
 			scan_partials(accel_args.s[0], int64_t(accel_args.s[1])); \
 		} else if (ENTRY == 2) { \
 			scan_apply(accel_args.s[0], accel_args.s[1], accel_args.s[2], int64_t(accel_args.s[3]), FOLD(SCAN_KIND, int64_t(accel_args.s[4])), FOLD(SCAN_EXCL, int64_t(accel_args.s[5]))); \
+		} else if (ENTRY == 3) { \
+			scan_chain(accel_args.s[0], accel_args.s[1], accel_args.s[2], accel_args.s[3], int64_t(accel_args.s[4]), FOLD(SCAN_KIND, int64_t(accel_args.s[5])), FOLD(SCAN_EXCL, int64_t(accel_args.s[6]))); \
+		} else if (ENTRY == 4) { \
+			scan_fixup(accel_args.s[0], accel_args.s[1], accel_args.s[2], accel_args.s[3], int64_t(accel_args.s[4]), FOLD(SCAN_KIND, int64_t(accel_args.s[5])), FOLD(SCAN_EXCL, int64_t(accel_args.s[6]))); \
 		} \
 	}
 #endif
