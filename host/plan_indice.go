@@ -305,9 +305,12 @@ func planIndice(caps Caps, n, k, perRow, perCand int64, split IndiceSplit) Indic
 // grid (the batch times every spatial size but the last; 0: none): where
 // the split is LL (or auto) and the table of lines+1 words holds at most
 // IndiceGridMax words and no more than the n x K records, the rows shape
-// looks the targets up through a line table instead (Lines; measured on
-// PoCL for subm248636: the merge search and its gather 41 ms, the table
-// search 11 ms), in row order, with no record by sorted position.
+// looks the targets up through a line table instead (Lines), writing the
+// records in row order: no -1 fill, no rank scatter, no gather. Measured
+// on PoCL for subm248636 (kernel times, three alternating runs): the merge
+// search, its fill and its gather 41-53 ms, the table, its search and the
+// count 36-38 ms; on lavapipe the whole subm kernels 160 -> 99 ms (best
+// of four).
 func PlanIndiceSubm(caps Caps, n int64, ksize []int64, split IndiceSplit, shape IndiceShape, lines int64) IndicePlan {
 	k := int64(1)
 	for _, v := range ksize {
