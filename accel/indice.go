@@ -59,7 +59,7 @@ type SparseConvParams struct {
 	Split IndiceSplit
 	// shape forces a layout (tests); zero lets the planner choose by
 	// device class. noGrid keeps a regular or transposed conv in rows off
-	// the dense grid (tests).
+	// the dense grid, a submanifold one off the line table (tests).
 	shape  host.IndiceShape
 	noGrid bool
 }
@@ -463,7 +463,13 @@ func (d *Device) indicePairs(op string, indices *DeviceTensor, g convGeom, split
 	}
 	if g.p.Subm {
 		var pairs, num *DeviceTensor
-		plan := host.PlanIndiceSubm(d.caps, g.l, g.p.KSize, split, shape)
+		// the lines of the site grid, for a table of each line's first
+		// sorted site
+		lines, _ := keySpace(g.p.BatchSize, g.p.SpatialShape[:g.d-1])
+		if noGrid {
+			lines = 0
+		}
+		plan := host.PlanIndiceSubm(d.caps, g.l, g.p.KSize, split, shape, lines)
 		if plan.Shape == host.ShapeRows {
 			pairs, num, err = run.submRows(&outs, plan, inParams)
 		} else {
@@ -863,6 +869,9 @@ func (r *ipRun) gridOuts(outs *temps, grid *DeviceTensor, nkeys int64, params ho
 func (r *ipRun) submRows(outs *temps, plan host.IndicePlan, params host.Buffer) (pairs, num *DeviceTensor, err error) {
 	d, g := r.d, r.g
 	n := g.l
+	if plan.Lines > 0 {
+		return r.submLines(outs, plan, params)
+	}
 	orow, err := r.tmp.alloc(d, r.op, Int32, n*g.k)
 	if err != nil {
 		return nil, nil, err
@@ -886,29 +895,90 @@ func (r *ipRun) submRows(outs *temps, plan host.IndicePlan, params host.Buffer) 
 			return nil, nil, err
 		}
 	}
+	return r.submGather(outs, plan, orow, rank, nil)
+}
+
+// submGather gathers the records by sorted position orow into row order
+// (rank: each row's sorted position), or with orowq takes them in row
+// order there, counting the tiles; then it scans and writes the pairs.
+func (r *ipRun) submGather(outs *temps, plan host.IndicePlan, orow, rank, orowq *DeviceTensor) (pairs, num *DeviceTensor, err error) {
+	d, g := r.d, r.g
+	n := g.l
 	tiles := plan.Chunks * g.k
 	cnt, err := r.tileCounts(tiles)
 	if err != nil {
 		return nil, nil, err
 	}
-	orowq, err := r.tmp.alloc(d, r.op, Int32, n*g.k)
-	if err != nil {
-		return nil, nil, err
+	gather := orowq == nil
+	if gather {
+		if orowq, err = r.tmp.alloc(d, r.op, Int32, n*g.k); err != nil {
+			return nil, nil, err
+		}
 	}
 	ep := plan.Emit
 	ep.Reason = plan.String()
 	cp := ep
 	cp.Tiles = plan.Chunks
 	cp.Groups = host.FoldGroups((plan.Chunks+int64(cp.LocalSize)-1)/int64(cp.LocalSize), d.caps.MaxWorkGroupCount)
-	if err := d.run(r.op, "any", cp, kernels.IndiceCount{Orow: orow.raw(), Rank: rank.raw(), Orowq: orowq.raw(), Cnt: cnt.raw(), N: n,
-		K: g.k, Chunk: plan.ChunkRows, Chunks: plan.Chunks}); err != nil {
+	var orowb, rankb host.Buffer
+	if gather {
+		orowb, rankb = orow.raw(), rank.raw()
+	}
+	if err := d.run(r.op, "any", cp, kernels.IndiceCount{Orow: orowb, Rank: rankb, Orowq: orowq.raw(), Cnt: cnt.raw(), N: n,
+		K: g.k, Chunk: plan.ChunkRows, Chunks: plan.Chunks, Gather: b2i(gather)}); err != nil {
 		return nil, nil, err
 	}
-	// the records by sorted position are done with (the queue finishes
-	// the gather first): the pairs may take their memory
-	orow.Release()
-	rank.Release()
-	s, err := d.scanBuf(r.op, Uint64, cnt.raw(), cnt.raw(), tiles+1, kernels.FlagNone, true)
+	if gather {
+		// the records by sorted position are done with (the queue
+		// finishes the gather first): the pairs may take their memory
+		orow.Release()
+		rank.Release()
+	}
+	return r.submEmit(outs, plan, orowq, cnt)
+}
+
+// submLines is submRows through the line table (plan.Lines): the table,
+// then the search in key order into the records by sorted position,
+// gathered to row order and counted by indice_count.
+func (r *ipRun) submLines(outs *temps, plan host.IndicePlan, params host.Buffer) (pairs, num *DeviceTensor, err error) {
+	d, g := r.d, r.g
+	n := g.l
+	table, err := r.tmp.alloc(d, r.op, Uint32, plan.Lines+1)
+	if err != nil {
+		return nil, nil, err
+	}
+	// the table's tiles: entries per work-item as the rows' chunks
+	chunk := plan.ChunkRows
+	tiles := (plan.Lines + chunk) / chunk
+	tp := plan.Plan
+	tp.Reason = plan.String()
+	tp.Tiles, tp.TileElems = tiles, chunk
+	tp.Groups = host.FoldGroups((tiles+int64(tp.LocalSize)-1)/int64(tp.LocalSize), d.caps.MaxWorkGroupCount)
+	if err := d.run(r.op, "any", tp, kernels.IndiceLines{Skeys: r.sites.keys.raw(), Params: params, Table: table.raw(),
+		Nkeys: n, Lines: plan.Lines, Chunk: chunk, Tiles: tiles}); err != nil {
+		return nil, nil, err
+	}
+	orowq, err := r.tmp.alloc(d, r.op, Int32, n*g.k)
+	if err != nil {
+		return nil, nil, err
+	}
+	lp := plan.Plan
+	lp.Reason = plan.String()
+	if err := d.run(r.op, "any", lp, kernels.IndiceTsearch{Params: params, Skeys: r.sites.keys.raw(),
+		Sperm: r.sites.perm.raw(), Table: table.raw(), Orowq: orowq.raw(), N: n, Lines: plan.Lines,
+		Chunk: chunk, Chunks: plan.Chunks}); err != nil {
+		return nil, nil, err
+	}
+	table.Release()
+	return r.submGather(outs, plan, nil, nil, orowq)
+}
+
+// submEmit scans the tiles' counts cnt and writes the pairs from the
+// records by row orowq.
+func (r *ipRun) submEmit(outs *temps, plan host.IndicePlan, orowq, cnt *DeviceTensor) (pairs, num *DeviceTensor, err error) {
+	d, g := r.d, r.g
+	n := g.l
+	s, err := d.scanBuf(r.op, Uint64, cnt.raw(), cnt.raw(), plan.Chunks*g.k+1, kernels.FlagNone, true)
 	if err != nil {
 		return nil, nil, err
 	}
@@ -919,6 +989,8 @@ func (r *ipRun) submRows(outs *temps, plan host.IndicePlan, params host.Buffer) 
 	if num, err = outs.alloc(d, r.op, Int32, g.k); err != nil {
 		return nil, nil, err
 	}
+	ep := plan.Emit
+	ep.Reason = plan.String()
 	if err := d.run(r.op, "any", ep, kernels.IndiceEmit{Orowq: orowq.raw(), Cnt: cnt.raw(), Pairs: pairs.raw(), Num: num.raw(),
 		Err: r.flag.raw(), N: n, K: g.k, Chunk: plan.ChunkRows, Chunks: plan.Chunks}); err != nil {
 		return nil, nil, err

@@ -112,7 +112,7 @@ func randIPCases(seed int64, count int) []ipCase {
 		if mode != 3 && i%3 == 1 {
 			p.shape = host.ShapeCandidates // the GPU-shaped path on the CPU drivers
 		}
-		p.noGrid = mode != 3 && i%3 == 2 // rows sorting the targets
+		p.noGrid = mode != 3 && i%3 == 2 // rows sorting the targets, or merging (subm)
 		l := []int{0, 1, 7, 60, 200}[rng.Intn(5)]
 		idx := randSites(rng, p.BatchSize, p.SpatialShape, l)
 		cs = append(cs, ipCase{name: fmt.Sprintf("%d/D%d/%s/%s/L%d", i, D, []string{"conv", "subm", "tconv", "inv"}[mode], p.Split, idx.shape[0]),
@@ -183,13 +183,13 @@ func TestIndicePairsSplits(t *testing.T) {
 						p.shape = sh
 						checkIP(t, d, ipCase{name: fmt.Sprintf("mode %d split %s shape %s", i, s, sh), idx: idx, p: p})
 					}
-					if !p.Subm {
-						// rows sorting the targets, not numbering them
-						// through the dense grid
-						p.noGrid = true
-						checkIP(t, d, ipCase{name: fmt.Sprintf("mode %d split %s shape rows, sorted", i, s), idx: idx, p: p})
-						p.noGrid = false
-					}
+					// rows without the table: a regular or transposed conv
+					// sorting the targets, not numbering them through the
+					// dense grid; a submanifold one merging, not looking
+					// the lines up
+					p.noGrid = true
+					checkIP(t, d, ipCase{name: fmt.Sprintf("mode %d split %s shape rows, no table", i, s), idx: idx, p: p})
+					p.noGrid = false
 					p.shape = host.ShapeAuto
 				}
 			}

@@ -110,10 +110,12 @@ type IndicePlan struct {
 	// Search is how targets become output rows: "sort+unique" (regular
 	// and transposed conv: the candidates' target keys radix-sorted and
 	// numbered by run), "dense grid" (a small target space: a flag per key,
-	// scanned) or "sort+search" (submanifold and inverse: a binary
-	// search among the sorted keys of the sites; a submanifold conv walks
-	// the sites in key order and gallops from a cursor per offset). No
-	// dense grid.
+	// scanned), "sort+search" (submanifold and inverse: a binary
+	// search among the sorted keys of the sites), "sort+merge" (a
+	// submanifold conv in rows walking the sites in key order, galloping
+	// from a cursor per kernel plane) or "line table" (a submanifold conv
+	// in rows looking each plane's target line up in a table of the lines'
+	// first sorted sites). Never a grid over the output space.
 	Search string `json:"search"`
 	// WorkspaceBytes is the expansion's own workspace: the candidates'
 	// flags (scanned in place into positions) and, for looked-up rules,
@@ -129,7 +131,13 @@ type IndicePlan struct {
 	// Grid (regular and transposed convs in rows): the keys of the
 	// target space when they are numbered through a dense grid of flags
 	// (scanned) instead of sorted; 0 otherwise.
-	Grid   int64  `json:"grid,omitempty"`
+	Grid int64 `json:"grid,omitempty"`
+	// Lines (submanifold convs in rows): the lines of the site grid (the
+	// batch times every spatial size but the last) when the targets are
+	// looked up through a table of each line's first sorted site
+	// (indice_lines, indice_tsearch) instead of merge cursors; 0
+	// otherwise.
+	Lines  int64  `json:"lines,omitempty"`
 	Reason string `json:"reason"`
 }
 
@@ -293,8 +301,17 @@ func planIndice(caps Caps, n, k, perRow, perCand int64, split IndiceSplit) Indic
 // IndiceShape). Rows needs at most IndiceCursors kernel planes per core
 // (else it plans candidates). In the rows shape the expansion splits n
 // rows x prod(ksize[:D-1]) planes by the split policy; each plane costs a
-// gallop and ksize[D-1] steps.
-func PlanIndiceSubm(caps Caps, n int64, ksize []int64, split IndiceSplit, shape IndiceShape) IndicePlan {
+// gallop and ksize[D-1] steps. lines is the number of lines of the site
+// grid (the batch times every spatial size but the last; 0: none): where
+// the split is LL (or auto) and the table of lines+1 words holds at most
+// IndiceGridMax words and no more than the n x K records, the rows shape
+// looks the targets up through a line table instead (Lines), writing the
+// records in row order: no -1 fill, no rank scatter, no gather. Measured
+// on PoCL for subm248636 (kernel times, three alternating runs): the merge
+// search, its fill and its gather 41-53 ms, the table, its search and the
+// count 36-38 ms; on lavapipe the whole subm kernels 160 -> 99 ms (best
+// of four).
+func PlanIndiceSubm(caps Caps, n int64, ksize []int64, split IndiceSplit, shape IndiceShape, lines int64) IndicePlan {
 	k := int64(1)
 	for _, v := range ksize {
 		k *= v
@@ -345,6 +362,22 @@ func PlanIndiceSubm(caps Caps, n int64, ksize []int64, split IndiceSplit, shape 
 	// row), the rows' ranks and the tiles' counts
 	p.WorkspaceBytes = 2*n*k*4 + n*4 + (p.Chunks*k+1)*8
 	p.Plan.Kernel = "indice_search"
+	if (split == SplitAuto || split == SplitLL) && lines > 0 && lines < IndiceGridMax && lines <= n*k {
+		// the line table: the records in row order (no gather), the
+		// table, the tiles' counts; the search runs the count's tiles
+		p.Lines, p.Search = lines, "line table"
+		p.WorkspaceBytes = n*k*4 + (lines+1)*4 + (p.Chunks*k+1)*8
+		// PoCL: one work-item per group (its work-group vectorizer runs
+		// the items' divergent searches in lock step: 2x slower)
+		local := int64(p.Emit.LocalSize)
+		if caps.Backend == OpenCL {
+			local = 1
+		}
+		p.Plan = Plan{Kernel: "indice_tsearch", LocalSize: int(local),
+			Groups: FoldGroups(ceilDiv(p.Chunks, local), caps.MaxWorkGroupCount),
+			Tiles:  p.Chunks, TileElems: p.ChunkRows, Knobs: p.Emit.Knobs}
+		p.Reason += fmt.Sprintf(", line table of %d lines", lines)
+	}
 	return p
 }
 

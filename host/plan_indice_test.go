@@ -1,6 +1,7 @@
 package host
 
 import (
+	"fmt"
 	"math/bits"
 	"testing"
 
@@ -87,7 +88,7 @@ func TestPlanIndicePairs(t *testing.T) {
 		for _, ks := range [][]int64{{3, 3, 3}, {2, 3, 4}, {5}, {3, 3, 3, 3}, {5, 5, 5, 5}} {
 			for _, n := range []int64{1, 7, 248636} {
 				for _, split := range append([]IndiceSplit{SplitAuto}, IndiceSplits...) {
-					p := PlanIndiceSubm(dev.caps, n, ks, split, ShapeAuto)
+					p := PlanIndiceSubm(dev.caps, n, ks, split, ShapeAuto, 0)
 					what := dev.name + ": " + p.String()
 					k := int64(1)
 					for _, v := range ks {
@@ -114,7 +115,39 @@ func TestPlanIndicePairs(t *testing.T) {
 			}
 		}
 	}
-	assert.Equal(t, ShapeCandidates, PlanIndiceSubm(pocl, 1000, []int64{3, 3, 3}, SplitAuto, ShapeCandidates).Shape)
+	assert.Equal(t, ShapeCandidates, PlanIndiceSubm(pocl, 1000, []int64{3, 3, 3}, SplitAuto, ShapeCandidates, 0).Shape)
+
+	// the line table: rows with the LL split (or auto) and a table of at
+	// most IndiceGridMax words and no more lines than the records
+	for _, dev := range []struct {
+		name string
+		caps Caps
+	}{{"pocl", pocl}, {"lavapipe", lavapipe}} {
+		const n = 248636
+		ks := []int64{3, 3, 3}
+		for _, split := range append([]IndiceSplit{SplitAuto}, IndiceSplits...) {
+			for _, lines := range []int64{0, 1, 4 * 41 * 1440, n * 27, n*27 + 1, IndiceGridMax} {
+				p := PlanIndiceSubm(dev.caps, n, ks, split, ShapeAuto, lines)
+				what := fmt.Sprintf("%s lines %d: %s", dev.name, lines, p)
+				require.Equal(t, ShapeRows, p.Shape, what)
+				if (split != SplitAuto && split != SplitLL) || lines == 0 || lines > n*27 || lines >= IndiceGridMax {
+					assert.Zero(t, p.Lines, what)
+					assert.Equal(t, "indice_search", p.Plan.Kernel, what)
+					continue
+				}
+				assert.Equal(t, lines, p.Lines, what)
+				assert.Equal(t, "line table", p.Search, what)
+				assert.Equal(t, "indice_tsearch", p.Plan.Kernel, what)
+				assert.Equal(t, p.Chunks, p.Plan.Tiles, what)
+				assert.GreaterOrEqual(t, p.Plan.TotalGroups()*int64(p.Plan.LocalSize), p.Chunks, what)
+				assert.Equal(t, n*27*4+(lines+1)*4+(p.Chunks*27+1)*8, p.WorkspaceBytes, what)
+				if dev.caps.LoopLimit > 0 {
+					assert.LessOrEqual(t, p.ChunkRows*27, dev.caps.LoopLimit/2, what)
+				}
+			}
+		}
+	}
+	assert.Zero(t, PlanIndiceSubm(gpu, 248636, []int64{3, 3, 3}, SplitAuto, ShapeAuto, 1000).Lines)
 
 	// a regular or transposed conv: rows on the CPU drivers (kernel sizes
 	// up to IndiceKD, K up to IndiceCursors), candidates elsewhere; the

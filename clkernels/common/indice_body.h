@@ -548,6 +548,121 @@ void indice_search(INDICE_SEARCH_PARAMS) {
 	}
 }
 
+/* The line table of the sorted site keys (host.IndicePlan.Lines): a
+ * site's key is line*xl + x, its line the batch and every coordinate but
+ * the last raveled, x the last (xl values). table[l] is the first sorted
+ * position whose line is >= l, for l in [0, lines] (lines+1 words), so
+ * line l's sites are the sorted positions [table[l], table[l+1]). Tile t
+ * (a work-item each) takes the entries [t*chunk, (t+1)*chunk): a binary
+ * search for its first, then a gallop per entry from there. */
+void indice_lines(INDICE_LINES_PARAMS) {
+	const i64 D = ip_param(params, IP_P_D);
+	const i64 xl = ip_param(params, IP_P_OUT + CAST(int, D) - 1);
+	for (i64 t = GROUP_LINEAR_ID() * I64C(LOCAL_SIZE) + LOCAL_ID(); t < tiles; t += GROUP_TOTAL() * I64C(LOCAL_SIZE)) {
+		const i64 hi = min64((t + I64C(1)) * chunk, lines + I64C(1));
+		i64 at = I64C(-1);
+		for (i64 l = t * chunk; l < hi; l++) {
+			at = ip_gallop(skeys, nkeys, at, CAST(u64, l * xl));
+			ST32(table, l, CAST(u32, at));
+		}
+	}
+}
+
+/* SUBM in rows through the line table (indice_lines): chunk c (sorted
+ * positions [c*chunk, (c+1)*chunk) of n, a work-item each) looks up its
+ * sites' targets in key order, so that the table and the sorted keys are
+ * read almost in order. A kernel plane pl's offsets k = pl*kl + i share
+ * every dim but the last, so they share a target line, whose sites are
+ * the sorted positions [table[line], table[line+1]); the targets line*xl +
+ * x + kq(i) ascend as i descends: a short gallop per offset inside that
+ * range. The found rows go into j's record orow[j*K + k] (-1: none), and
+ * rank[q] = j, for indice_count's gather. */
+void indice_tsearch(INDICE_TSEARCH_PARAMS) {
+	const i64 D = ip_param(params, IP_P_D);
+	const i64 K = ip_param(params, IP_P_K);
+	const i64 kl = ip_param(params, IP_P_KSIZE + CAST(int, D) - 1);
+	const i64 xl = ip_param(params, IP_P_OUT + CAST(int, D) - 1);
+	const i64 P = K / kl;
+	for (i64 c = GROUP_LINEAR_ID() * I64C(LOCAL_SIZE) + LOCAL_ID(); c < chunks; c += GROUP_TOTAL() * I64C(LOCAL_SIZE)) {
+		const i64 hi = min64((c + I64C(1)) * chunk, n);
+		for (i64 j = c * chunk; j < hi; j++) {
+			const i64 q = CAST(i64, LD64(sperm, j));
+			/* the site from its key (no read of its row): line*xl + x,
+			 * the line (b, v0, v1, v2) raveled */
+			const i64 key = CAST(i64, LD64(skeys, j));
+			i64 rest = ip_div(key, xl);
+			const i64 x = key - rest * xl;
+			i64 v0 = I64C(0), v1 = I64C(0), v2 = I64C(0);
+			for (int d = IP_MAXD - 2; d >= 0; d--) {
+				if (I64C(d) < D - I64C(1)) {
+					const i64 lim = ip_param(params, IP_P_OUT + d);
+					const i64 t = ip_div(rest, lim);
+					const i64 v = rest - t * lim;
+					rest = t;
+					if (d == 0) {
+						v0 = v;
+					} else if (d == 1) {
+						v1 = v;
+					} else {
+						v2 = v;
+					}
+				}
+			}
+			const i64 b = rest;
+			for (i64 pl = I64C(0); pl < P; pl++) {
+				/* the plane's target line: every dim but the last */
+				i64 line = b;
+				bool ok = true;
+				for (int d = 0; d < IP_MAXD - 1; d++) {
+					if (I64C(d) >= D - I64C(1)) {
+						break;
+					}
+					const i64 lim = ip_param(params, IP_P_OUT + d);
+					const i64 v = d == 0 ? v0 : (d == 1 ? v1 : v2);
+					const i64 o = v + CAST(i64, LD64(params, I64C(IP_P_LEN) + I64C(8) * pl * kl + I64C(2 * d)));
+					ok = ok && CAST(u64, o) < CAST(u64, lim);
+					line = line * lim + o;
+				}
+				const i64 rec = q * K + pl * kl;
+				i64 at = I64C(0);
+				i64 end = I64C(0);
+				/* (a bad row's batch is flagged by indice_keys: no read
+				 * outside the table) */
+				if (ok && CAST(u64, line) < CAST(u64, lines)) {
+					at = CAST(i64, LD32(table, line));
+					end = CAST(i64, LD32(table, line + I64C(1)));
+				}
+				const i64 kql = I64C(IP_P_LEN) + I64C(8) * pl * kl + I64C(2) * (D - I64C(1));
+				i64 i = kl - I64C(1);
+				if (at < end) {
+					/* one gallop to the lowest target, then a merge of
+					 * the ascending targets with the line's sites */
+					const i64 lo = line * xl + x + CAST(i64, LD64(params, kql + I64C(8) * i));
+					at = ip_gallop(skeys, end, at, CAST(u64, max64(lo, line * xl)));
+					while (i >= I64C(0) && at < end) {
+						const i64 ol = x + CAST(i64, LD64(params, kql + I64C(8) * i));
+						const i64 t = line * xl + ol;
+						const i64 sk = CAST(i64, LD64(skeys, at));
+						if (CAST(u64, ol) < CAST(u64, xl) && sk < t) {
+							at++;
+						} else {
+							i64 found = I64C(-1);
+							if (CAST(u64, ol) < CAST(u64, xl) && sk == t) {
+								found = CAST(i64, LD64(sperm, at));
+							}
+							ST32(orowq, rec + i, CAST(u32, CAST(i32, found)));
+							i--;
+						}
+					}
+				}
+				for (; i >= I64C(0); i--) {
+					ST32(orowq, rec + i, 0xffffffffu);
+				}
+			}
+		}
+	}
+}
+
 /* The rows shape's gather: chunk c (rows [c*chunk, (c+1)*chunk) of n) per
  * work-item copies its rows' records from sorted position (rank) to row
  * order, orowq[q*K + k], and counts each offset's found rows into
@@ -560,6 +675,15 @@ void indice_count(INDICE_COUNT_PARAMS) {
 		}
 		const i64 hi = min64((c + I64C(1)) * chunk, n);
 		for (i64 q = c * chunk; q < hi; q++) {
+			if (gather == I64C(0)) {
+				/* the records are in row order: count them */
+				for (i64 k = I64C(0); k < K; k++) {
+					if (CAST(i32, LD32(orowq, q * K + k)) >= 0) {
+						m[CAST(int, k)]++;
+					}
+				}
+				continue;
+			}
 			const i64 rec = CAST(i64, LD32(rank, q)) * K;
 			for (i64 k = I64C(0); k < K; k++) {
 				const u32 o = LD32(orow, rec + k);

@@ -1142,16 +1142,17 @@ func (a IndiceSearch) AppendArgs(dst []host.Arg) []host.Arg {
 	return append(dst, host.BufArg(a.Rows), host.BufArg(a.Params), host.BufArg(a.Skeys), host.BufArg(a.Sperm), host.BufArg(a.Orow), host.BufArg(a.Rank), host.I64(a.Nkeys), host.I64(a.Row0), host.I64(a.RowsN), host.I64(a.Jobs), host.I64(a.Sym), host.I64(a.Split))
 }
 
-// IndiceCount is a launch of indice_count_k (indice): rows shape: chunk c copies its rows' records into row order and counts each offset k's found rows among rows [c*chunk, (c+1)*chunk) into cnt[k*chunks + c].
+// IndiceCount is a launch of indice_count_k (indice): rows shape: chunk c copies its rows' records into row order (gather) and counts each offset k's found rows among rows [c*chunk, (c+1)*chunk) into cnt[k*chunks + c].
 type IndiceCount struct {
 	Orow   host.Buffer // in: int32 [n, K] found rows by sorted position
 	Rank   host.Buffer // in: int32 sorted position of each row
-	Orowq  host.Buffer // out: int32 [n, K] found rows by row
+	Orowq  host.Buffer // inout: int32 [n, K] found rows by row (gather: written, else read)
 	Cnt    host.Buffer // out: uint64 [K*chunks] counts
 	N      int64       // rows
 	K      int64       // offsets (<= IP_CURSORS)
 	Chunk  int64       // rows per chunk
 	Chunks int64       // chunks
+	Gather int64       // 1: copy the records from orow through rank; 0: orowq holds them in row order, count only
 }
 
 // Entry returns the declaration of indice_count_k.
@@ -1159,7 +1160,47 @@ func (IndiceCount) Entry() *host.EntryDecl { return Indice.Entries[7] }
 
 // AppendArgs appends the argument slots in declaration order.
 func (a IndiceCount) AppendArgs(dst []host.Arg) []host.Arg {
-	return append(dst, host.BufArg(a.Orow), host.BufArg(a.Rank), host.BufArg(a.Orowq), host.BufArg(a.Cnt), host.I64(a.N), host.I64(a.K), host.I64(a.Chunk), host.I64(a.Chunks))
+	return append(dst, host.BufArg(a.Orow), host.BufArg(a.Rank), host.BufArg(a.Orowq), host.BufArg(a.Cnt), host.I64(a.N), host.I64(a.K), host.I64(a.Chunk), host.I64(a.Chunks), host.I64(a.Gather))
+}
+
+// IndiceLines is a launch of indice_lines_k (indice): the line table of the sorted site keys: table[l] = the first sorted position whose key's line (key / the last dim's size) is >= l, for l in [0, lines]; tile t takes the entries [t*chunk, (t+1)*chunk).
+type IndiceLines struct {
+	Skeys  host.Buffer // in: sorted uint64 site keys
+	Params host.Buffer // in: int64 parameter block
+	Table  host.Buffer // out: uint32 [lines+1] first sorted position per line
+	Nkeys  int64       // sorted keys
+	Lines  int64       // lines: batch x every target dim but the last
+	Chunk  int64       // entries per tile
+	Tiles  int64       // tiles
+}
+
+// Entry returns the declaration of indice_lines_k.
+func (IndiceLines) Entry() *host.EntryDecl { return Indice.Entries[8] }
+
+// AppendArgs appends the argument slots in declaration order.
+func (a IndiceLines) AppendArgs(dst []host.Arg) []host.Arg {
+	return append(dst, host.BufArg(a.Skeys), host.BufArg(a.Params), host.BufArg(a.Table), host.I64(a.Nkeys), host.I64(a.Lines), host.I64(a.Chunk), host.I64(a.Tiles))
+}
+
+// IndiceTsearch is a launch of indice_tsearch_k (indice): SUBM in rows through the line table: chunk c of sorted positions looks up its sites' targets in key order (each site decoded from its key), one gallop per kernel plane into the target line's sorted range, then a merge with the plane's offsets; the found rows into the site's record by row orowq[q*K + k].
+type IndiceTsearch struct {
+	Params host.Buffer // in: int64 parameter block
+	Skeys  host.Buffer // in: sorted uint64 site keys
+	Sperm  host.Buffer // in: int64 rows of the sorted keys
+	Table  host.Buffer // in: uint32 [lines+1] line table (indice_lines)
+	Orowq  host.Buffer // out: int32 [n, K] found rows by row (-1: none)
+	N      int64       // rows
+	Lines  int64       // the table's lines
+	Chunk  int64       // sorted positions per chunk
+	Chunks int64       // chunks
+}
+
+// Entry returns the declaration of indice_tsearch_k.
+func (IndiceTsearch) Entry() *host.EntryDecl { return Indice.Entries[9] }
+
+// AppendArgs appends the argument slots in declaration order.
+func (a IndiceTsearch) AppendArgs(dst []host.Arg) []host.Arg {
+	return append(dst, host.BufArg(a.Params), host.BufArg(a.Skeys), host.BufArg(a.Sperm), host.BufArg(a.Table), host.BufArg(a.Orowq), host.I64(a.N), host.I64(a.Lines), host.I64(a.Chunk), host.I64(a.Chunks))
 }
 
 // IndiceEmit is a launch of indice_emit_k (indice): rows shape: tile (chunk c, offset k) writes offset k's pairs of its rows from the scanned counts, the invalid rows' -1 past num[k].
@@ -1176,7 +1217,7 @@ type IndiceEmit struct {
 }
 
 // Entry returns the declaration of indice_emit_k.
-func (IndiceEmit) Entry() *host.EntryDecl { return Indice.Entries[8] }
+func (IndiceEmit) Entry() *host.EntryDecl { return Indice.Entries[10] }
 
 // AppendArgs appends the argument slots in declaration order.
 func (a IndiceEmit) AppendArgs(dst []host.Arg) []host.Arg {
@@ -1204,7 +1245,7 @@ type IndiceCrows struct {
 }
 
 // Entry returns the declaration of indice_crows_k.
-func (IndiceCrows) Entry() *host.EntryDecl { return Indice.Entries[9] }
+func (IndiceCrows) Entry() *host.EntryDecl { return Indice.Entries[11] }
 
 // AppendArgs appends the argument slots in declaration order.
 func (a IndiceCrows) AppendArgs(dst []host.Arg) []host.Arg {
@@ -1228,7 +1269,7 @@ type IndiceCpairs struct {
 }
 
 // Entry returns the declaration of indice_cpairs_k.
-func (IndiceCpairs) Entry() *host.EntryDecl { return Indice.Entries[10] }
+func (IndiceCpairs) Entry() *host.EntryDecl { return Indice.Entries[12] }
 
 // AppendArgs appends the argument slots in declaration order.
 func (a IndiceCpairs) AppendArgs(dst []host.Arg) []host.Arg {
@@ -1245,7 +1286,7 @@ type IndiceGouts struct {
 }
 
 // Entry returns the declaration of indice_gouts_k.
-func (IndiceGouts) Entry() *host.EntryDecl { return Indice.Entries[11] }
+func (IndiceGouts) Entry() *host.EntryDecl { return Indice.Entries[13] }
 
 // AppendArgs appends the argument slots in declaration order.
 func (a IndiceGouts) AppendArgs(dst []host.Arg) []host.Arg {

@@ -91,7 +91,9 @@ layout(constant_id = 9) const int IP_LOOKUP = -1; /* folded argument lookup (-1:
 #define INDICE_OUTS_PARAMS BPTR skeys, BPTR seg, BPTR params, BPTR outs, BPTR err, i64 n
 #define INDICE_WRITE_PARAMS BPTR pos, BPTR orow, BPTR rank, BPTR crow, BPTR pairs, BPTR num, BPTR err, i64 n, i64 count, i64 lookup, i64 wide
 #define INDICE_SEARCH_PARAMS BPTR rows, BPTR params, BPTR skeys, BPTR sperm, BPTR orow, BPTR rank, i64 nkeys, i64 row0, i64 rows_n, i64 jobs, i64 sym, i64 split
-#define INDICE_COUNT_PARAMS BPTR orow, BPTR rank, BPTR orowq, BPTR cnt, i64 n, i64 K, i64 chunk, i64 chunks
+#define INDICE_COUNT_PARAMS BPTR orow, BPTR rank, BPTR orowq, BPTR cnt, i64 n, i64 K, i64 chunk, i64 chunks, i64 gather
+#define INDICE_LINES_PARAMS BPTR skeys, BPTR params, BPTR table, i64 nkeys, i64 lines, i64 chunk, i64 tiles
+#define INDICE_TSEARCH_PARAMS BPTR params, BPTR skeys, BPTR sperm, BPTR table, BPTR orowq, i64 n, i64 lines, i64 chunk, i64 chunks
 #define INDICE_EMIT_PARAMS BPTR orowq, BPTR cnt, BPTR pairs, BPTR num, BPTR err, i64 n, i64 K, i64 chunk, i64 chunks
 #define INDICE_CROWS_PARAMS BPTR rows, BPTR params, BPTR cnt, BPTR ckey, BPTR qrow, i64 n, i64 chunk, i64 chunks, i64 chunk0, i64 chunks_n, i64 jobs, i64 rule, i64 split, i64 emit, BPTR grid, i64 dense
 #define INDICE_CPAIRS_PARAMS BPTR cnt, BPTR qrow, BPTR crow, BPTR pairs, BPTR num, BPTR err, i64 n, i64 count, i64 chunks, BPTR ckey, BPTR grid, i64 dense
@@ -129,8 +131,16 @@ layout(constant_id = 9) const int IP_LOOKUP = -1; /* folded argument lookup (-1:
 		indice_search(rows, params, skeys, sperm, orow, rank, nkeys, row0, rows_n, jobs, sym, FOLD(IP_SPLIT, split)); \
 	} \
 	__kernel __attribute__((reqd_work_group_size(LOCAL_SIZE, 1, 1))) \
-	void indice_count_k(__global uchar* orow, __global uchar* rank, __global uchar* orowq, __global uchar* cnt, long n, long K, long chunk, long chunks) { \
-		indice_count(orow, rank, orowq, cnt, n, K, chunk, chunks); \
+	void indice_count_k(__global uchar* orow, __global uchar* rank, __global uchar* orowq, __global uchar* cnt, long n, long K, long chunk, long chunks, long gather) { \
+		indice_count(orow, rank, orowq, cnt, n, K, chunk, chunks, gather); \
+	} \
+	__kernel __attribute__((reqd_work_group_size(LOCAL_SIZE, 1, 1))) \
+	void indice_lines_k(__global uchar* skeys, __global uchar* params, __global uchar* table, long nkeys, long lines, long chunk, long tiles) { \
+		indice_lines(skeys, params, table, nkeys, lines, chunk, tiles); \
+	} \
+	__kernel __attribute__((reqd_work_group_size(LOCAL_SIZE, 1, 1))) \
+	void indice_tsearch_k(__global uchar* params, __global uchar* skeys, __global uchar* sperm, __global uchar* table, __global uchar* orowq, long n, long lines, long chunk, long chunks) { \
+		indice_tsearch(params, skeys, sperm, table, orowq, n, lines, chunk, chunks); \
 	} \
 	__kernel __attribute__((reqd_work_group_size(LOCAL_SIZE, 1, 1))) \
 	void indice_emit_k(__global uchar* orowq, __global uchar* cnt, __global uchar* pairs, __global uchar* num, __global uchar* err, long n, long K, long chunk, long chunks) { \
@@ -172,14 +182,18 @@ layout(push_constant) uniform AccelPush { uint64_t params; } accel_push;
 		} else if (ENTRY == 6) { \
 			indice_search(accel_args.s[0], accel_args.s[1], accel_args.s[2], accel_args.s[3], accel_args.s[4], accel_args.s[5], int64_t(accel_args.s[6]), int64_t(accel_args.s[7]), int64_t(accel_args.s[8]), int64_t(accel_args.s[9]), int64_t(accel_args.s[10]), FOLD(IP_SPLIT, int64_t(accel_args.s[11]))); \
 		} else if (ENTRY == 7) { \
-			indice_count(accel_args.s[0], accel_args.s[1], accel_args.s[2], accel_args.s[3], int64_t(accel_args.s[4]), int64_t(accel_args.s[5]), int64_t(accel_args.s[6]), int64_t(accel_args.s[7])); \
+			indice_count(accel_args.s[0], accel_args.s[1], accel_args.s[2], accel_args.s[3], int64_t(accel_args.s[4]), int64_t(accel_args.s[5]), int64_t(accel_args.s[6]), int64_t(accel_args.s[7]), int64_t(accel_args.s[8])); \
 		} else if (ENTRY == 8) { \
-			indice_emit(accel_args.s[0], accel_args.s[1], accel_args.s[2], accel_args.s[3], accel_args.s[4], int64_t(accel_args.s[5]), int64_t(accel_args.s[6]), int64_t(accel_args.s[7]), int64_t(accel_args.s[8])); \
+			indice_lines(accel_args.s[0], accel_args.s[1], accel_args.s[2], int64_t(accel_args.s[3]), int64_t(accel_args.s[4]), int64_t(accel_args.s[5]), int64_t(accel_args.s[6])); \
 		} else if (ENTRY == 9) { \
-			indice_crows(accel_args.s[0], accel_args.s[1], accel_args.s[2], accel_args.s[3], accel_args.s[4], int64_t(accel_args.s[5]), int64_t(accel_args.s[6]), int64_t(accel_args.s[7]), int64_t(accel_args.s[8]), int64_t(accel_args.s[9]), int64_t(accel_args.s[10]), FOLD(IP_RULE, int64_t(accel_args.s[11])), FOLD(IP_SPLIT, int64_t(accel_args.s[12])), FOLD(IP_EMIT, int64_t(accel_args.s[13])), accel_args.s[14], int64_t(accel_args.s[15])); \
+			indice_tsearch(accel_args.s[0], accel_args.s[1], accel_args.s[2], accel_args.s[3], accel_args.s[4], int64_t(accel_args.s[5]), int64_t(accel_args.s[6]), int64_t(accel_args.s[7]), int64_t(accel_args.s[8])); \
 		} else if (ENTRY == 10) { \
-			indice_cpairs(accel_args.s[0], accel_args.s[1], accel_args.s[2], accel_args.s[3], accel_args.s[4], accel_args.s[5], int64_t(accel_args.s[6]), int64_t(accel_args.s[7]), int64_t(accel_args.s[8]), accel_args.s[9], accel_args.s[10], int64_t(accel_args.s[11])); \
+			indice_emit(accel_args.s[0], accel_args.s[1], accel_args.s[2], accel_args.s[3], accel_args.s[4], int64_t(accel_args.s[5]), int64_t(accel_args.s[6]), int64_t(accel_args.s[7]), int64_t(accel_args.s[8])); \
 		} else if (ENTRY == 11) { \
+			indice_crows(accel_args.s[0], accel_args.s[1], accel_args.s[2], accel_args.s[3], accel_args.s[4], int64_t(accel_args.s[5]), int64_t(accel_args.s[6]), int64_t(accel_args.s[7]), int64_t(accel_args.s[8]), int64_t(accel_args.s[9]), int64_t(accel_args.s[10]), FOLD(IP_RULE, int64_t(accel_args.s[11])), FOLD(IP_SPLIT, int64_t(accel_args.s[12])), FOLD(IP_EMIT, int64_t(accel_args.s[13])), accel_args.s[14], int64_t(accel_args.s[15])); \
+		} else if (ENTRY == 12) { \
+			indice_cpairs(accel_args.s[0], accel_args.s[1], accel_args.s[2], accel_args.s[3], accel_args.s[4], accel_args.s[5], int64_t(accel_args.s[6]), int64_t(accel_args.s[7]), int64_t(accel_args.s[8]), accel_args.s[9], accel_args.s[10], int64_t(accel_args.s[11])); \
+		} else if (ENTRY == 13) { \
 			indice_gouts(accel_args.s[0], accel_args.s[1], accel_args.s[2], accel_args.s[3], int64_t(accel_args.s[4])); \
 		} \
 	}

@@ -136,7 +136,7 @@ func indiceCases(quick bool) []benchCase {
 					call := func() error { return dev.IndicePairsInto(res, di, p) }
 					var plan host.IndicePlan
 					if p.Subm {
-						plan = host.PlanIndiceSubm(dev.Info(), int64(l.n), p.KSize, split, host.ShapeAuto)
+						plan = host.PlanIndiceSubm(dev.Info(), int64(l.n), p.KSize, split, host.ShapeAuto, submLines(p))
 					} else {
 						plan = host.PlanIndiceConv(dev.Info(), int64(l.n), p.KSize, convSpace(p), split, host.ShapeAuto)
 					}
@@ -165,6 +165,16 @@ func convSpace(p accel.SparseConvParams) int64 {
 	s := p.BatchSize
 	for d, v := range p.SpatialShape {
 		s *= (v+2*p.Padding[d]-(p.KSize[d]-1)-1)/p.Stride[d] + 1
+	}
+	return s
+}
+
+// submLines is the lines of a submanifold conv's site grid (the batch
+// times every spatial size but the last), for its plan.
+func submLines(p accel.SparseConvParams) int64 {
+	s := p.BatchSize
+	for _, v := range p.SpatialShape[:len(p.SpatialShape)-1] {
+		s *= v
 	}
 	return s
 }
