@@ -2,6 +2,7 @@ package accel
 
 import (
 	"fmt"
+	"slices"
 
 	"github.com/accelkern/accel/host"
 	"github.com/accelkern/accel/host/kernels"
@@ -18,7 +19,12 @@ import (
 // plain two-pointer merge per row. The count pass also checks each
 // operand's entries by index (range, ascent within rows); an operand that
 // turns out unsorted is coalesced (COO) or sends the op to the keyed merge
-// path (CSR, whose rows must be sorted first).
+// path (CSR, whose rows must be sorted first). With host.SparsePlan's
+// OnePass (CPU drivers without a loop limit; CSR results without
+// gradients) a single walk writes each chunk's entries into a scratch
+// slot as long as the chunk (sparse_rmerge, which also counts and
+// checks), and after the scan a copy moves them to their place
+// (sparse_rcopy): one merge instead of two, for a copy of each entry.
 
 // sparsePlan is host.PlanSparse for a row-union sequence of total
 // positions, after a test's override.
@@ -27,6 +33,14 @@ func (d *Device) sparsePlan(total int64) host.SparsePlan {
 	if d.sparseHook != nil {
 		p = d.sparseHook(p, total)
 	}
+	return p
+}
+
+// rowKnobs returns a row-union plan with the operands' index widths and
+// more modes compiled in, so that the merge loops hold no run-time switch.
+func rowKnobs(p host.Plan, wideX, wideY int64, more ...host.Knob) host.Plan {
+	k := append(slices.Clone(p.Knobs), host.Knob{Name: "SP_WIDE_X", Value: wideX}, host.Knob{Name: "SP_WIDE_Y", Value: wideY})
+	p.Knobs = append(k, more...)
 	return p
 }
 
@@ -60,7 +74,7 @@ func (d *Device) rowBinary(op string, sop SparseOp, x, y *spOperand, cols bool, 
 	if err != nil {
 		return r, err
 	}
-	g, colsN := int64(1), int64(0)
+	g, colsN := int64(1), int64(-1) // COO keys: no column range
 	ptrs := make([]*DeviceTensor, 2)
 	for i, o := range []*spOperand{x, y} {
 		if o.csr != nil {
@@ -75,6 +89,9 @@ func (d *Device) rowBinary(op string, sop SparseOp, x, y *spOperand, cols bool, 
 		}
 	}
 	var vx, vy rowOperand
+	// the one pass (CSR, no gradients): the merge into the scratch, whose
+	// rows' starts become the result's after the copy
+	var scol, sval, sstart *DeviceTensor
 	count := func() (*DeviceTensor, host.SparsePlan, []uint32, error) {
 		if vx, err = d.rowView(op, x, ptrs[0], tmp); err != nil {
 			return nil, host.SparsePlan{}, nil, err
@@ -87,7 +104,24 @@ func (d *Device) rowBinary(op string, sop SparseOp, x, y *spOperand, cols bool, 
 		if err != nil {
 			return nil, sp, nil, err
 		}
-		if err := d.run(op, "f32", sp.Plan, kernels.SparseRcount{Gx: vx.ptrs.raw(), Gy: vy.ptrs.raw(), Cx: vx.cols, Cy: vy.cols,
+		if sp.OnePass && cols && gradOut == nil {
+			total := max(x.n+y.n+g, 1)
+			if scol, err = tmp.alloc(d, op, Int64, total); err != nil {
+				return nil, sp, nil, err
+			}
+			if sval, err = tmp.alloc(d, op, x.dtype(), total); err != nil {
+				return nil, sp, nil, err
+			}
+			if sstart, err = tmp.alloc(d, op, Int64, g+1); err != nil {
+				return nil, sp, nil, err
+			}
+			if err := d.run(op, dtVariant(x.dtype()), rowKnobs(sp.Plan, vx.wide, vy.wide, host.Knob{Name: "SP_OP", Value: int64(sop)}),
+				kernels.SparseRmerge{Gx: vx.ptrs.raw(), Gy: vy.ptrs.raw(), Cx: vx.cols, Cy: vy.cols, Xv: x.vals, Yv: y.vals,
+					Scol: scol.raw(), Sval: sval.raw(), Gstart: sstart.raw(), Cnt: off.raw(), Err: flag.raw(), G: g, Nx: x.n, Ny: y.n,
+					Chunk: sp.Plan.TileElems, ColsN: colsN, WideX: vx.wide, WideY: vy.wide, Op: int64(sop)}); err != nil {
+				return nil, sp, nil, err
+			}
+		} else if err := d.run(op, "f32", rowKnobs(sp.Plan, vx.wide, vy.wide), kernels.SparseRcount{Gx: vx.ptrs.raw(), Gy: vy.ptrs.raw(), Cx: vx.cols, Cy: vy.cols,
 			Cnt: off.raw(), Err: flag.raw(), G: g, Nx: x.n, Ny: y.n, Chunk: sp.Plan.TileElems, ColsN: colsN,
 			WideX: vx.wide, WideY: vy.wide}); err != nil {
 			return nil, sp, nil, err
@@ -130,8 +164,10 @@ func (d *Device) rowBinary(op string, sop SparseOp, x, y *spOperand, cols bool, 
 	if err != nil {
 		return r, err
 	}
-	if r.gstart, err = tmp.alloc(d, op, Int64, g+1); err != nil {
-		return r, err
+	if r.gstart = sstart; sstart == nil {
+		if r.gstart, err = tmp.alloc(d, op, Int64, g+1); err != nil {
+			return r, err
+		}
 	}
 	if r.u == 0 {
 		if err := d.h.Fill(r.gstart.raw(), 0, (g+1)*8, []byte{0}); err != nil {
@@ -139,14 +175,20 @@ func (d *Device) rowBinary(op string, sop SparseOp, x, y *spOperand, cols bool, 
 		}
 		return r, nil
 	}
+	if sstart != nil {
+		return r, d.run(op, dtVariant(x.dtype()), sp.Plan, kernels.SparseRcopy{Gx: vx.ptrs.raw(), Gy: vy.ptrs.raw(), Off: off.raw(),
+			Scol: scol.raw(), Sval: sval.raw(), Uidx: r.idx.raw(), Uval: r.vals.raw(), Gstart: r.gstart.raw(), G: g, Nx: x.n, Ny: y.n,
+			U: r.u, Chunk: sp.Plan.TileElems})
+	}
 	var gout, gx, gy host.Buffer
 	if gradOut != nil {
 		gout, gx, gy = gradOut.raw(), r.gx.raw(), r.gy.raw()
 	}
-	return r, d.run(op, dtVariant(x.dtype()), sp.Plan, kernels.SparseRemit{Gx: vx.ptrs.raw(), Gy: vy.ptrs.raw(), Cx: vx.cols, Cy: vy.cols,
+	p := rowKnobs(sp.Plan, vx.wide, vy.wide, host.Knob{Name: "SP_OP", Value: int64(sop)}, host.Knob{Name: "SP_GRAD", Value: b2i(gradOut != nil)})
+	return r, d.run(op, dtVariant(x.dtype()), p, kernels.SparseRemit{Gx: vx.ptrs.raw(), Gy: vy.ptrs.raw(), Cx: vx.cols, Cy: vy.cols,
 		Off: off.raw(), Xv: x.vals, Yv: y.vals, Gout: gout, Uidx: r.idx.raw(), Uval: r.vals.raw(), Gxo: gx, Gyo: gy,
-		Gstart: r.gstart.raw(), Shape: sh.raw(), Ndim: int64(ndim), G: g, Nx: x.n, Ny: y.n, U: r.u, Chunk: sp.Plan.TileElems,
-		WideX: vx.wide, WideY: vy.wide, Op: int64(sop), Grad: b2i(gradOut != nil)})
+		Gstart: r.gstart.raw(), Shape: sh.raw(), Err: flag.raw(), Ndim: int64(ndim), G: g, Nx: x.n, Ny: y.n, U: r.u,
+		Chunk: sp.Plan.TileElems, ColsN: colsN, WideX: vx.wide, WideY: vy.wide, Op: int64(sop), Grad: b2i(gradOut != nil)})
 }
 
 // coalesceBuckets is coalesceOperand on the host.CoalesceBuckets plan: it

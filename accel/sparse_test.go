@@ -218,7 +218,8 @@ func spCases(size int) []spCase {
 // device's own; the GPU-shaped merge path with the radix sort; the
 // CPU-shaped rows in chunks of 7 positions (rows split across chunks,
 // pairs straddle their ends) with buckets (of a few high bits where no
-// loop limit forbids long buckets: they take the heapsort).
+// loop limit forbids long buckets: they take the heapsort), once with
+// the driver's choice of one pass or two and once with the other.
 func forEachSparsePlan(t *testing.T, d *Device, f func(t *testing.T)) {
 	defer func() { d.sparseHook, d.coalesceHook = nil, nil }()
 	for _, p := range []struct {
@@ -242,7 +243,72 @@ func forEachSparsePlan(t *testing.T, d *Device, f func(t *testing.T)) {
 	} {
 		d.sparseHook, d.coalesceHook = p.hook, p.co
 		t.Run(p.name, f)
+		if p.name == "rows7_buckets" {
+			d.sparseHook = func(_ host.SparsePlan, total int64) host.SparsePlan {
+				sp := host.PlanSparseRows(d.caps, total, 7)
+				sp.OnePass = !sp.OnePass
+				return sp
+			}
+			t.Run("rows7_flipped", f)
+		}
 	}
+}
+
+// The row union on random CSR operands whose rows mix long runs, empty
+// stretches and single entries, in chunks of a few positions up to the
+// planner's (chunk ends inside long rows, on markers, between a pair's
+// halves), one pass and two, with x's and y's index dtypes differing.
+func TestSparseRowsRandom(t *testing.T) {
+	forEachDevice(t, func(t *testing.T, d *Device) {
+		defer func() { d.sparseHook = nil }()
+		rng := rand.New(rand.NewSource(45))
+		for it := 0; it < 6; it++ {
+			shape := []int64{int64(1 + rng.Intn(40)), int64(1 + rng.Intn(300))}
+			if it%3 == 2 {
+				shape = append([]int64{int64(1 + rng.Intn(4))}, shape...)
+			}
+			b, rows, cols := reference.CSRDims(shape)
+			// each row empty, short, or long (up to every column)
+			var kx, ky []int64
+			for r := int64(0); r < b*rows; r++ {
+				for _, keys := range []*[]int64{&kx, &ky} {
+					n := []int64{0, 0, 1, 3, cols / 2, cols}[rng.Intn(6)]
+					for c := int64(0); c < cols; c++ {
+						if rng.Int63n(cols) < n {
+							*keys = append(*keys, r*cols+c)
+						}
+					}
+				}
+			}
+			dt := []DType{Float32, Float64}[it%2]
+			idx, idy := []DType{Int64, Int32}[it%2], []DType{Int32, Int64}[(it/2)%2]
+			x := genCSR(rng, shape, dt, idx, spGen{pattern: kx, specials: true})
+			y := genCSR(rng, shape, dt, idy, spGen{pattern: ky, specials: true})
+			dx, err := d.UploadCSR(x)
+			require.NoError(t, err)
+			dy, err := d.UploadCSR(y)
+			require.NoError(t, err)
+			op := spOps[it%len(spOps)]
+			want, err := RefSparseBinaryCSR(op, x, y)
+			require.NoError(t, err)
+			for _, chunk := range []int64{1, 2, 3, 5, 16, 0} {
+				for _, one := range []bool{false, true} {
+					d.sparseHook = func(_ host.SparsePlan, total int64) host.SparsePlan {
+						sp := host.PlanSparseRows(d.caps, total, chunk)
+						sp.OnePass = one
+						return sp
+					}
+					what := fmt.Sprintf("%v %s %s x %s y %s chunk %d one pass %v", shape, op, dt, idx, idy, chunk, one)
+					got, err := d.SparseBinaryCSR(op, dx, dy)
+					require.NoError(t, err, what)
+					sameCSR(t, want, got, what)
+					got.Release()
+				}
+			}
+			dx.Release()
+			dy.Release()
+		}
+	})
 }
 
 func TestSparseBinaryCOO(t *testing.T) {

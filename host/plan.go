@@ -497,7 +497,12 @@ const (
 type SparsePlan struct {
 	Strategy string `json:"strategy"`
 	Plan     Plan   `json:"plan"`
-	Reason   string `json:"reason"`
+	// OnePass (SparseRows, CSR results without gradients): one merge pass
+	// writes each chunk's entries into a scratch sized by its positions,
+	// and a copy moves them to their place after the scan of the counts,
+	// instead of a count pass and an emit pass that both merge.
+	OnePass bool   `json:"one_pass,omitempty"`
+	Reason  string `json:"reason"`
 }
 
 // PlanSparse plans the union of two sparse operands whose row-union
@@ -533,7 +538,14 @@ func PlanSparseRows(caps Caps, total, chunk int64) SparsePlan {
 	p := Plan{Kernel: "sparse_rows", LocalSize: local, Knobs: []Knob{{Name: "ITEMS", Value: 1}, {Name: "CONTIG", Value: 1}},
 		Tiles: chunks, TileElems: chunk, Reason: fmt.Sprintf("%s; %d chunks of %d", reason, chunks, chunk)}
 	p.Groups = FoldGroups((chunks+int64(local)-1)/int64(local), caps.MaxWorkGroupCount)
-	return SparsePlan{Strategy: SparseRows, Plan: p, Reason: reason}
+	// A merge step costs a CPU core several cycles and the copy of an
+	// entry a fraction of one: one merge and a copy beat two merges. Under
+	// a loop limit (lavapipe's SIMD lanes) the two short walks stay.
+	onePass := caps.LoopLimit <= 0
+	if onePass {
+		reason += "; one merge pass into a scratch, then a copy"
+	}
+	return SparsePlan{Strategy: SparseRows, Plan: p, OnePass: onePass, Reason: reason}
 }
 
 // Coalescing strategies of sparse COO keys, chosen by PlanCoalesce.

@@ -43,6 +43,12 @@
  *   sparse_remit       the same walk after a scan of the counts: each union
  *                      entry's column (or coordinates), value and gradients,
  *                      and where each row starts in the result
+ *   sparse_rmerge      the one-pass union (CSR, no gradients): the walk
+ *                      writes each chunk's entries into a scratch from
+ *                      the chunk's first position on, counts them and checks
+ *                      the chunk's entries as sparse_rcount does
+ *   sparse_rcopy       after a scan of those counts: each chunk's entries
+ *                      copied to their place, its rows' starts shifted
  *   sparse_bhist       the CPU-shaped coalescing: counts keys per bucket
  *                      (the keys' high bits, key >> shift; atomic adds)
  *   sparse_bscatter    scatters each key, its input position and value into
@@ -368,39 +374,39 @@ i64 sp_rsplit(BPTR cx, i64 wx, BPTR cy, i64 wy, i64 xa, i64 nxr, i64 ya, i64 nyr
 	return lo;
 }
 
-/* Checks entries [k0, k1) of one operand by index, row by row (the row of
- * k0 found by a search): a column outside [0, cols_n) (cols_n > 0) flags
- * its tile; a column not above its predecessor in the same row sets flag
- * word slot. */
-void sp_rcheck(BPTR c, i64 w, BPTR gp, i64 g, i64 n, i64 k0, i64 k1, i64 cols_n, BPTR err, i64 slot) {
-	i64 lo = I64C(0);
-	i64 hi = max64(g - I64C(1), I64C(0));
-	while (lo < hi) { /* the last r with gp[r] <= k0 */
-		const i64 mid = (lo + hi + I64C(1)) >> 1;
-		if (sp_rp(gp, mid, n) <= k0) {
-			lo = mid;
-		} else {
-			hi = mid - I64C(1);
+/* Checks entries [k0, k1) of one operand, which rows r0..r1 hold, by
+ * index: a column outside [0, lim) flags err[0]; a column not above its
+ * predecessor in its row sets flag word slot. The loop over the entries
+ * counts every descent c[k] <= c[k-1] (no branch: CPU compilers vectorize
+ * it), and the rows' first entries take theirs back. */
+void sp_rcheck(BPTR c, i64 w, BPTR gp, i64 g, i64 n, i64 r0, i64 r1, i64 k0, i64 k1, i64 lim, BPTR err, i64 slot) {
+	i64 pv = sp_ld(c, sp_clamp(k0 - I64C(1), n), w); /* k0 = 0: entry 0 against itself, a row's first */
+	i64 desc = I64C(0);
+	i64 range = I64C(0);
+	for (i64 k = k0; k < k1; k++) {
+		const i64 v = sp_ld(c, k, w);
+		range |= CAST(u64, v) >= CAST(u64, lim) ? I64C(1) : I64C(0);
+		desc += v <= pv ? I64C(1) : I64C(0);
+		pv = v;
+	}
+	for (i64 r = r0; r <= r1 && r < g; r++) {
+		const i64 s = sp_rp(gp, r, n);
+		if (s < sp_rp(gp, r + I64C(1), n) && s >= k0 && s < k1 &&
+			(s == I64C(0) || sp_ld(c, s, w) <= sp_ld(c, sp_clamp(s - I64C(1), n), w))) {
+			desc--;
 		}
 	}
-	bool unsorted = false;
-	i64 k = k0;
-	for (i64 r = lo; r < g && k < k1; r++) {
-		const i64 e = min64(sp_rp(gp, r + I64C(1), n), k1);
-		i64 prev = k > sp_rp(gp, r, n) ? sp_ld(c, sp_clamp(k - I64C(1), n), w) : I64C(-1);
-		for (; k < e; k++) {
-			const i64 v = sp_ld(c, k, w);
-			if (cols_n > I64C(0) && (v < I64C(0) || v >= cols_n)) {
-				sp_flag(err, k);
-			}
-			unsorted = unsorted || v <= prev;
-			prev = v;
-		}
+	if (range != I64C(0)) {
+		sp_flag(err, k0);
 	}
-	if (unsorted) {
+	if (desc != I64C(0)) {
 		ST32(err, slot, 1u);
 	}
 }
+
+/* v where b holds, else +0 (a selected 0, never a literal one: lavapipe
+ * folds 0 * v to 0, which must be NaN for v = inf or NaN). */
+T sp_keep(T v, bool b) { return FROM_BITS(TO_BITS(v) & (b ? ~CAST(UBITS, 0) : CAST(UBITS, 0))); }
 
 /* Writes union entry pos: its column (or with ndim > 1 the coordinates of
  * its key), op(va, vb) and, with grad, the gradients. */
@@ -431,13 +437,21 @@ void sp_rput(i64 col, T va, T vb, BPTR gout, BPTR uidx, BPTR uval, BPTR gxo, BPT
 	}
 }
 
-/* The walk of chunk c: counts its union entries and, with emit, writes
- * them from position pos0 on (columns, or with ndim > 1 the coordinates of
- * keys in shape), their values and gradients, and each row's start in
- * gstart. Returns the count. */
+/* The walk of chunk c: counts its union entries and, with emit 1 or 2,
+ * writes them from position pos0 on (columns, or with ndim > 1 the
+ * coordinates of keys in shape), their values and gradients, and each
+ * row's start in gstart; with emit 0 or 2 it checks the chunk's entries
+ * of each operand (sp_rcheck, columns below lim). Returns the count.
+ *
+ * Inside a row, while both operands have entries left, a step takes x's
+ * column, y's or an equal pair, chosen by selects; the next columns are
+ * loaded a step ahead, so that the loop's dependence from one step to
+ * the next is a compare and a select, not a load (a merge of random
+ * columns mispredicts a branch or waits on a load at every step
+ * otherwise). Then one operand's rest: without emit just counted. */
 i64 sp_rwalk(BPTR gx, BPTR gy, BPTR cx, BPTR cy, i64 wx, i64 wy, BPTR xv, BPTR yv, BPTR gout, BPTR uidx, BPTR uval,
 	BPTR gxo, BPTR gyo, BPTR gstart, BPTR shape, i64 ndim, i64 g, i64 nx, i64 ny, i64 u, i64 chunk, i64 c,
-	i64 emit, i64 op, i64 grad, i64 pos0) {
+	i64 emit, i64 op, i64 grad, i64 pos0, i64 lim, BPTR err) {
 	const i64 total = nx + ny + g;
 	const i64 d0 = c * chunk;
 	const i64 d1 = min64(d0 + chunk, total);
@@ -445,6 +459,20 @@ i64 sp_rwalk(BPTR gx, BPTR gy, BPTR cx, BPTR cy, i64 wx, i64 wy, BPTR xv, BPTR y
 	const i64 re = sp_rrow(gx, gy, g, nx, ny, d1);
 	const i64 f0 = sp_rf(gx, gy, rs, nx, ny);
 	const i64 fe = sp_rf(gx, gy, re, nx, ny);
+	/* the start inside row rs, and the merged column before it */
+	i64 is = sp_rp(gx, rs, nx);
+	i64 js = sp_rp(gy, rs, ny);
+	i64 prev = I64C(-1);
+	if (d0 > f0 && rs < g) {
+		const i64 m = d0 - f0 - I64C(1);
+		const i64 t = sp_rsplit(cx, wx, cy, wy, is, sp_rp(gx, rs + I64C(1), nx) - is, js,
+			sp_rp(gy, rs + I64C(1), ny) - js, m, nx, ny);
+		const i64 a = t > I64C(0) ? sp_ld(cx, sp_clamp(is + t - I64C(1), nx), wx) : I64C(-1);
+		const i64 b = m - t > I64C(0) ? sp_ld(cy, sp_clamp(js + m - t - I64C(1), ny), wy) : I64C(-1);
+		prev = max64(a, b);
+		is += t;
+		js += m - t;
+	}
 	/* the end inside row re */
 	i64 ie = sp_rp(gx, re, nx);
 	i64 je = sp_rp(gy, re, ny);
@@ -455,48 +483,74 @@ i64 sp_rwalk(BPTR gx, BPTR gy, BPTR cx, BPTR cy, i64 wx, i64 wy, BPTR xv, BPTR y
 		ie += t;
 		je += m - t;
 	}
+	if (emit != I64C(1)) { /* bounded by the chunk when pointers are bad */
+		sp_rcheck(cx, wx, gx, g, nx, rs, min64(re, rs + d1 - d0), is, min64(ie, is + d1 - d0), lim, err, I64C(SP_FLAG_X_UNSORTED));
+		sp_rcheck(cy, wy, gy, g, ny, rs, min64(re, rs + d1 - d0), js, min64(je, js + d1 - d0), lim, err, I64C(SP_FLAG_Y_UNSORTED));
+	}
+	const i64 spbig = ~(I64C(1) << I64C(63)); /* past any column */
 	i64 pos = pos0;
 	i64 steps = d1 - d0; /* a bound on the walk when pointers are bad */
 	for (i64 r = rs; r <= re && r < g && steps > I64C(0); r++) {
-		i64 i = sp_rp(gx, r, nx);
-		i64 j = sp_rp(gy, r, ny);
-		const i64 xr = sp_rp(gx, r + I64C(1), nx);
+		i64 i = r == rs ? is : sp_rp(gx, r, nx);
+		i64 j = r == rs ? js : sp_rp(gy, r, ny);
 		const i64 yr = sp_rp(gy, r + I64C(1), ny);
-		i64 prev = I64C(-1);
-		bool marker = r < re || d1 > fe;
-		if (r == rs) {
-			marker = d0 == f0;
-			if (d0 > f0) { /* start inside row rs */
-				const i64 m = d0 - f0 - I64C(1);
-				const i64 t = sp_rsplit(cx, wx, cy, wy, i, xr - i, j, yr - j, m, nx, ny);
-				const i64 a = t > I64C(0) ? sp_ld(cx, sp_clamp(i + t - I64C(1), nx), wx) : I64C(-1);
-				const i64 b = m - t > I64C(0) ? sp_ld(cy, sp_clamp(j + m - t - I64C(1), ny), wy) : I64C(-1);
-				prev = max64(a, b);
-				i += t;
-				j += m - t;
-			}
-		}
-		if (marker) {
+		if (r == rs ? d0 == f0 : (r < re || d1 > fe)) { /* the row's marker */
 			steps--;
 			if (emit != I64C(0)) {
 				ST64(gstart, r, CAST(u64, pos));
 			}
 		}
-		const i64 xe = r == re ? ie : xr;
-		const i64 ye = r == re ? je : yr;
+		const i64 xe = min64(r == re ? ie : sp_rp(gx, r + I64C(1), nx), i + max64(steps, I64C(0)));
+		i64 ye = min64(r == re ? je : yr, j + max64(steps, I64C(0)));
+		const i64 i0 = i;
+		const i64 j0 = j;
 		/* the y half of a pair whose x head ended the previous chunk */
-		if (j < ye && prev >= I64C(0) && sp_ld(cy, sp_clamp(j, ny), wy) == prev) {
+		if (r == rs && j < ye && prev >= I64C(0) && sp_ld(cy, sp_clamp(j, ny), wy) == prev) {
 			j++;
-			steps--;
 		}
-		/* a step takes x's column, y's or an equal pair; one value of a
-		 * one-sided entry is a selected 0, never a literal one (lavapipe
-		 * folds 0 * v to 0, which must be NaN for v = inf or NaN) */
-		const i64 spbig = ~(I64C(1) << I64C(63)); /* past any column */
-		while ((i < xe || j < ye) && steps > I64C(0)) {
-			/* branch-light: both columns and values loaded (at clamped
-			 * positions), the step chosen by selects, so that a random
-			 * interleaving costs no mispredicted branches */
+		/* the fast steps, while both operands have columns left and the
+		 * look-ahead stays inside the buffers */
+		const i64 xg = min64(xe, nx - I64C(1));
+		const i64 yg = min64(ye, ny - I64C(1));
+		u64 hi = CAST(u64, 0);
+		if (i < xg && j < yg) {
+			i64 a0 = sp_ld(cx, i, wx);
+			i64 b0 = sp_ld(cy, j, wy);
+			i64 a1 = sp_ld(cx, i + I64C(1), wx);
+			i64 b1 = sp_ld(cy, j + I64C(1), wy);
+			do {
+				const bool tx = a0 <= b0;
+				const bool ty = b0 <= a0;
+				if (emit != I64C(0)) {
+					sp_rput(tx ? a0 : b0, sp_keep(LDV(xv, i), tx), sp_keep(LDV(yv, j), ty), gout, uidx, uval, gxo, gyo,
+						shape, ndim, u, op, grad, pos);
+				}
+				/* the look-ahead columns' maximum, checked below: a
+				 * second use keeps each load in a register, which LLVM's
+				 * x86 backend would otherwise fold into the select and
+				 * turn into a branch that mispredicts half the time */
+				hi = max(hi, max(CAST(u64, a1), CAST(u64, b1)));
+				pos++;
+				i += tx ? I64C(1) : I64C(0);
+				j += ty ? I64C(1) : I64C(0);
+				a0 = tx ? a1 : a0;
+				b0 = ty ? b1 : b0;
+				a1 = sp_ld(cx, i + I64C(1), wx);
+				b1 = sp_ld(cy, j + I64C(1), wy);
+			} while (i < xg && j < yg);
+			if (hi >= CAST(u64, lim)) { /* columns of either buffer */
+				sp_flag(err, i);
+			}
+		}
+		if (emit == I64C(0) && (i >= xe || j >= ye)) { /* one operand's rest */
+			pos += max64(xe - i, I64C(0)) + max64(ye - j, I64C(0));
+			i = max64(i, xe);
+			j = max64(j, ye);
+		}
+		/* the rest, step by step: one operand's rest, or the last columns
+		 * of a buffer (both columns and both values loaded at clamped
+		 * positions, the step chosen by selects) */
+		while (i < xe || j < ye) {
 			const i64 a = sp_ld(cx, sp_clamp(i, nx), wx);
 			const i64 b = sp_ld(cy, sp_clamp(j, ny), wy);
 			const bool ix = i < xe;
@@ -509,17 +563,14 @@ i64 sp_rwalk(BPTR gx, BPTR gy, BPTR cx, BPTR cy, i64 wx, i64 wy, BPTR xv, BPTR y
 				/* x's head pairs with y's equal column: the same step, or
 				 * the next chunk's first */
 				const bool pair = tx && j < yr && b == a;
-				const T la = LDV(xv, sp_clamp(i, nx));
-				const T lb = LDV(yv, sp_clamp(j, ny));
-				const T va = tx ? la : CAST(T, 0);
-				const T vb = (ty || pair) ? lb : CAST(T, 0);
-				sp_rput(tx ? a : b, va, vb, gout, uidx, uval, gxo, gyo, shape, ndim, u, op, grad, pos);
+				sp_rput(tx ? a : b, sp_keep(LDV(xv, sp_clamp(i, nx)), tx), sp_keep(LDV(yv, sp_clamp(j, ny)), ty || pair),
+					gout, uidx, uval, gxo, gyo, shape, ndim, u, op, grad, pos);
 			}
 			pos++;
-			steps -= (tx && ty) ? I64C(2) : I64C(1);
 			i += tx ? I64C(1) : I64C(0);
 			j += ty ? I64C(1) : I64C(0);
 		}
+		steps -= (i - i0) + (j - j0);
 	}
 	if (emit != I64C(0) && d1 == total) {
 		ST64(gstart, g, CAST(u64, pos));
@@ -529,23 +580,58 @@ i64 sp_rwalk(BPTR gx, BPTR gy, BPTR cx, BPTR cy, i64 wx, i64 wy, BPTR xv, BPTR y
 
 void sparse_rcount(SPARSE_RCOUNT_PARAMS) {
 	const i64 total = nx + ny + g;
-	const i64 chunks = max64((total + chunk - I64C(1)) / chunk, I64C(1)); /* one for an empty sequence */
-	EW_FOR(chunks, c)
+	const i64 lim = cols_n >= I64C(0) ? cols_n : ~(I64C(1) << I64C(63));
+	EW_FOR(max64((total + chunk - I64C(1)) / chunk, I64C(1)), c) /* one chunk for an empty sequence */
 		ST64(cnt, c, CAST(u64, sp_rwalk(gx, gy, cx, cy, wide_x, wide_y, cx, cy, cx, cx, cx, cx, cx, cx, cx, I64C(1),
-			g, nx, ny, I64C(0), chunk, c, I64C(0), I64C(0), I64C(0), I64C(0))));
-		/* each chunk checks its share of x's and of y's entries by index */
-		const i64 px = (nx + chunks - I64C(1)) / chunks;
-		const i64 py = (ny + chunks - I64C(1)) / chunks;
-		sp_rcheck(cx, wide_x, gx, g, nx, min64(c * px, nx), min64(c * px + px, nx), cols_n, err, I64C(SP_FLAG_X_UNSORTED));
-		sp_rcheck(cy, wide_y, gy, g, ny, min64(c * py, ny), min64(c * py + py, ny), cols_n, err, I64C(SP_FLAG_Y_UNSORTED));
+			g, nx, ny, I64C(0), chunk, c, I64C(0), I64C(0), I64C(0), I64C(0), lim, err)));
 	EW_END
 }
 
 void sparse_remit(SPARSE_REMIT_PARAMS) {
 	const i64 total = nx + ny + g;
+	const i64 lim = cols_n >= I64C(0) ? cols_n : ~(I64C(1) << I64C(63));
 	EW_FOR(max64((total + chunk - I64C(1)) / chunk, I64C(1)), c)
 		sp_rwalk(gx, gy, cx, cy, wide_x, wide_y, xv, yv, gout, uidx, uval, gxo, gyo, gstart, shape, ndim,
-			g, nx, ny, u, chunk, c, I64C(1), op, grad, sp_key(off, c));
+			g, nx, ny, u, chunk, c, I64C(1), op, grad, sp_key(off, c), lim, err);
+	EW_END
+}
+
+/* The one-pass row union (sparse_rmerge, then sparse_rcopy after a scan
+ * of the counts): chunk c's walk writes its union entries into a scratch
+ * from its first position c*chunk on (a chunk of `chunk` positions holds
+ * at most `chunk` entries), with each row's start there, and checks its
+ * entries; the copy moves each chunk's entries to their place and shifts
+ * the rows' starts by the same distance. */
+void sparse_rmerge(SPARSE_RMERGE_PARAMS) {
+	const i64 total = nx + ny + g;
+	const i64 lim = cols_n >= I64C(0) ? cols_n : ~(I64C(1) << I64C(63));
+	EW_FOR(max64((total + chunk - I64C(1)) / chunk, I64C(1)), c)
+		ST64(cnt, c, CAST(u64, sp_rwalk(gx, gy, cx, cy, wide_x, wide_y, xv, yv, xv, scol, sval, xv, xv, gstart, xv, I64C(1),
+			g, nx, ny, I64C(0), chunk, c, I64C(2), op, I64C(0), c * chunk, lim, err)));
+	EW_END
+}
+
+void sparse_rcopy(SPARSE_RCOPY_PARAMS) {
+	const i64 total = nx + ny + g;
+	const i64 chunks = max64((total + chunk - I64C(1)) / chunk, I64C(1));
+	EW_FOR(chunks, c)
+		const i64 d0 = c * chunk;
+		const i64 d1 = min64(d0 + chunk, total);
+		const i64 o = sp_key(off, c);
+		const i64 n = (c + I64C(1) < chunks ? sp_key(off, min64(c + I64C(1), chunks - I64C(1))) : u) - o;
+		for (i64 k = I64C(0); k < n; k++) {
+			ST64(uidx, o + k, LD64(scol, d0 + k));
+			STV(uval, o + k, LDV(sval, d0 + k));
+		}
+		/* the rows whose markers lie in the chunk */
+		i64 r = sp_rrow(gx, gy, g, nx, ny, d0);
+		r += sp_rf(gx, gy, r, nx, ny) < d0 ? I64C(1) : I64C(0);
+		for (; r < g && sp_rf(gx, gy, r, nx, ny) < d1; r++) {
+			ST64(gstart, r, CAST(u64, sp_key(gstart, r) - d0 + o));
+		}
+		if (d1 == total) {
+			ST64(gstart, g, CAST(u64, u));
+		}
 	EW_END
 }
 

@@ -1468,7 +1468,7 @@ type SparseRcount struct {
 	Nx    int64       // x's entries
 	Ny    int64       // y's entries
 	Chunk int64       // positions per work-item
-	ColsN int64       // columns (> 0: checked)
+	ColsN int64       // columns (< 0: not checked, COO keys)
 	WideX int64       // folds into SP_WIDE_X: 1: x's columns are int64, 0: int32
 	WideY int64       // folds into SP_WIDE_Y: 1: y's columns are int64, 0: int32
 }
@@ -1497,12 +1497,14 @@ type SparseRemit struct {
 	Gyo    host.Buffer // out: grad y (grad)
 	Gstart host.Buffer // out: int64 [G+1] row starts
 	Shape  host.Buffer // in: int64 [ndim] (ndim > 1: the keys' coordinates)
+	Err    host.Buffer // inout: flag words: [0] the validation flag (atomic min of the tile), [2..3] unsorted marks (SP_FLAG_*)
 	Ndim   int64       // coordinates written
 	G      int64       // G: rows
 	Nx     int64       // x's entries
 	Ny     int64       // y's entries
 	U      int64       // union entries
 	Chunk  int64       // positions per work-item
+	ColsN  int64       // columns (< 0: not checked)
 	WideX  int64       // folds into SP_WIDE_X: 1: x's columns are int64, 0: int32
 	WideY  int64       // folds into SP_WIDE_Y: 1: y's columns are int64, 0: int32
 	Op     int64       // folds into SP_OP: SP_ADD .. SP_DIV
@@ -1514,7 +1516,63 @@ func (SparseRemit) Entry() *host.EntryDecl { return Sparse.Entries[9] }
 
 // AppendArgs appends the argument slots in declaration order.
 func (a SparseRemit) AppendArgs(dst []host.Arg) []host.Arg {
-	return append(dst, host.BufArg(a.Gx), host.BufArg(a.Gy), host.BufArg(a.Cx), host.BufArg(a.Cy), host.BufArg(a.Off), host.BufArg(a.Xv), host.BufArg(a.Yv), host.BufArg(a.Gout), host.BufArg(a.Uidx), host.BufArg(a.Uval), host.BufArg(a.Gxo), host.BufArg(a.Gyo), host.BufArg(a.Gstart), host.BufArg(a.Shape), host.I64(a.Ndim), host.I64(a.G), host.I64(a.Nx), host.I64(a.Ny), host.I64(a.U), host.I64(a.Chunk), host.I64(a.WideX), host.I64(a.WideY), host.I64(a.Op), host.I64(a.Grad))
+	return append(dst, host.BufArg(a.Gx), host.BufArg(a.Gy), host.BufArg(a.Cx), host.BufArg(a.Cy), host.BufArg(a.Off), host.BufArg(a.Xv), host.BufArg(a.Yv), host.BufArg(a.Gout), host.BufArg(a.Uidx), host.BufArg(a.Uval), host.BufArg(a.Gxo), host.BufArg(a.Gyo), host.BufArg(a.Gstart), host.BufArg(a.Shape), host.BufArg(a.Err), host.I64(a.Ndim), host.I64(a.G), host.I64(a.Nx), host.I64(a.Ny), host.I64(a.U), host.I64(a.Chunk), host.I64(a.ColsN), host.I64(a.WideX), host.I64(a.WideY), host.I64(a.Op), host.I64(a.Grad))
+}
+
+// SparseRmerge is a launch of sparse_rmerge_k (sparse): the one-pass row union: chunk c's walk writes its union entries' columns and values into scratch from position c*chunk on, cnt[c] = their count, gstart[r] = where row r starts there; its entries checked as in rcount.
+type SparseRmerge struct {
+	Gx     host.Buffer // in: int64 [G+1] x's global row pointers
+	Gy     host.Buffer // in: int64 [G+1] y's
+	Cx     host.Buffer // in: x's columns
+	Cy     host.Buffer // in: y's columns
+	Xv     host.Buffer // in: x's values
+	Yv     host.Buffer // in: y's values
+	Scol   host.Buffer // out: int64 scratch columns [nx+ny+G]
+	Sval   host.Buffer // out: scratch values [nx+ny+G]
+	Gstart host.Buffer // out: int64 [G+1] row starts in the scratch
+	Cnt    host.Buffer // out: int64 per chunk
+	Err    host.Buffer // inout: flag words: [0] the validation flag (atomic min of the tile), [2..3] unsorted marks (SP_FLAG_*)
+	G      int64       // G: rows
+	Nx     int64       // x's entries
+	Ny     int64       // y's entries
+	Chunk  int64       // positions per work-item
+	ColsN  int64       // columns (< 0: not checked)
+	WideX  int64       // folds into SP_WIDE_X: 1: x's columns are int64, 0: int32
+	WideY  int64       // folds into SP_WIDE_Y: 1: y's columns are int64, 0: int32
+	Op     int64       // folds into SP_OP: SP_ADD .. SP_DIV
+}
+
+// Entry returns the declaration of sparse_rmerge_k.
+func (SparseRmerge) Entry() *host.EntryDecl { return Sparse.Entries[10] }
+
+// AppendArgs appends the argument slots in declaration order.
+func (a SparseRmerge) AppendArgs(dst []host.Arg) []host.Arg {
+	return append(dst, host.BufArg(a.Gx), host.BufArg(a.Gy), host.BufArg(a.Cx), host.BufArg(a.Cy), host.BufArg(a.Xv), host.BufArg(a.Yv), host.BufArg(a.Scol), host.BufArg(a.Sval), host.BufArg(a.Gstart), host.BufArg(a.Cnt), host.BufArg(a.Err), host.I64(a.G), host.I64(a.Nx), host.I64(a.Ny), host.I64(a.Chunk), host.I64(a.ColsN), host.I64(a.WideX), host.I64(a.WideY), host.I64(a.Op))
+}
+
+// SparseRcopy is a launch of sparse_rcopy_k (sparse): after an exclusive scan of rmerge's counts: each chunk's entries from the scratch to their place, and its rows' starts shifted with them.
+type SparseRcopy struct {
+	Gx     host.Buffer // in: int64 [G+1] x's global row pointers
+	Gy     host.Buffer // in: int64 [G+1] y's
+	Off    host.Buffer // in: int64 exclusive scan of the counts
+	Scol   host.Buffer // in: int64 scratch columns
+	Sval   host.Buffer // in: scratch values
+	Uidx   host.Buffer // out: int64 [u] columns
+	Uval   host.Buffer // out: [u] values
+	Gstart host.Buffer // inout: int64 [G+1] row starts: in the scratch, then in the result
+	G      int64       // G: rows
+	Nx     int64       // x's entries
+	Ny     int64       // y's entries
+	U      int64       // union entries
+	Chunk  int64       // positions per work-item
+}
+
+// Entry returns the declaration of sparse_rcopy_k.
+func (SparseRcopy) Entry() *host.EntryDecl { return Sparse.Entries[11] }
+
+// AppendArgs appends the argument slots in declaration order.
+func (a SparseRcopy) AppendArgs(dst []host.Arg) []host.Arg {
+	return append(dst, host.BufArg(a.Gx), host.BufArg(a.Gy), host.BufArg(a.Off), host.BufArg(a.Scol), host.BufArg(a.Sval), host.BufArg(a.Uidx), host.BufArg(a.Uval), host.BufArg(a.Gstart), host.I64(a.G), host.I64(a.Nx), host.I64(a.Ny), host.I64(a.U), host.I64(a.Chunk))
 }
 
 // SparseBhist is a launch of sparse_bhist_k (sparse): cnt[keys[i] >> shift] += 1 (uint32 atomics).
@@ -1526,7 +1584,7 @@ type SparseBhist struct {
 }
 
 // Entry returns the declaration of sparse_bhist_k.
-func (SparseBhist) Entry() *host.EntryDecl { return Sparse.Entries[10] }
+func (SparseBhist) Entry() *host.EntryDecl { return Sparse.Entries[12] }
 
 // AppendArgs appends the argument slots in declaration order.
 func (a SparseBhist) AppendArgs(dst []host.Arg) []host.Arg {
@@ -1545,7 +1603,7 @@ type SparseBscatter struct {
 }
 
 // Entry returns the declaration of sparse_bscatter_k.
-func (SparseBscatter) Entry() *host.EntryDecl { return Sparse.Entries[11] }
+func (SparseBscatter) Entry() *host.EntryDecl { return Sparse.Entries[13] }
 
 // AppendArgs appends the argument slots in declaration order.
 func (a SparseBscatter) AppendArgs(dst []host.Arg) []host.Arg {
@@ -1562,7 +1620,7 @@ type SparseBsort struct {
 }
 
 // Entry returns the declaration of sparse_bsort_k.
-func (SparseBsort) Entry() *host.EntryDecl { return Sparse.Entries[12] }
+func (SparseBsort) Entry() *host.EntryDecl { return Sparse.Entries[14] }
 
 // AppendArgs appends the argument slots in declaration order.
 func (a SparseBsort) AppendArgs(dst []host.Arg) []host.Arg {
@@ -1581,7 +1639,7 @@ type SparseBsum struct {
 }
 
 // Entry returns the declaration of sparse_bsum_k.
-func (SparseBsum) Entry() *host.EntryDecl { return Sparse.Entries[13] }
+func (SparseBsum) Entry() *host.EntryDecl { return Sparse.Entries[15] }
 
 // AppendArgs appends the argument slots in declaration order.
 func (a SparseBsum) AppendArgs(dst []host.Arg) []host.Arg {
@@ -1598,7 +1656,7 @@ type SparseUnkey struct {
 }
 
 // Entry returns the declaration of sparse_unkey_k.
-func (SparseUnkey) Entry() *host.EntryDecl { return Sparse.Entries[14] }
+func (SparseUnkey) Entry() *host.EntryDecl { return Sparse.Entries[16] }
 
 // AppendArgs appends the argument slots in declaration order.
 func (a SparseUnkey) AppendArgs(dst []host.Arg) []host.Arg {
@@ -1614,7 +1672,7 @@ type SparseCrows struct {
 }
 
 // Entry returns the declaration of sparse_crows_k.
-func (SparseCrows) Entry() *host.EntryDecl { return Sparse.Entries[15] }
+func (SparseCrows) Entry() *host.EntryDecl { return Sparse.Entries[17] }
 
 // AppendArgs appends the argument slots in declaration order.
 func (a SparseCrows) AppendArgs(dst []host.Arg) []host.Arg {
@@ -1630,7 +1688,7 @@ type SparseToDense struct {
 }
 
 // Entry returns the declaration of sparse_to_dense_k.
-func (SparseToDense) Entry() *host.EntryDecl { return Sparse.Entries[16] }
+func (SparseToDense) Entry() *host.EntryDecl { return Sparse.Entries[18] }
 
 // AppendArgs appends the argument slots in declaration order.
 func (a SparseToDense) AppendArgs(dst []host.Arg) []host.Arg {
@@ -1645,7 +1703,7 @@ type SparseNonzero struct {
 }
 
 // Entry returns the declaration of sparse_nonzero_k.
-func (SparseNonzero) Entry() *host.EntryDecl { return Sparse.Entries[17] }
+func (SparseNonzero) Entry() *host.EntryDecl { return Sparse.Entries[19] }
 
 // AppendArgs appends the argument slots in declaration order.
 func (a SparseNonzero) AppendArgs(dst []host.Arg) []host.Arg {
@@ -1662,7 +1720,7 @@ type SparseFromDense struct {
 }
 
 // Entry returns the declaration of sparse_from_dense_k.
-func (SparseFromDense) Entry() *host.EntryDecl { return Sparse.Entries[18] }
+func (SparseFromDense) Entry() *host.EntryDecl { return Sparse.Entries[20] }
 
 // AppendArgs appends the argument slots in declaration order.
 func (a SparseFromDense) AppendArgs(dst []host.Arg) []host.Arg {

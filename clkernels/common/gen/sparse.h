@@ -83,7 +83,9 @@ layout(constant_id = 9) const int SP_WIDE_Y = -1; /* folded argument wide_y (-1:
 #define SPARSE_COUNT_PARAMS BPTR kx, BPTR ky, BPTR cnt, BPTR err, i64 nx, i64 ny, i64 chunk
 #define SPARSE_EMIT_PARAMS BPTR kx, BPTR ky, BPTR off, BPTR xv, BPTR yv, BPTR gout, BPTR ukeys, BPTR uidx, BPTR uval, BPTR gx, BPTR gy, BPTR shape, i64 ndim, i64 nx, i64 ny, i64 u, i64 chunk, i64 op, i64 grad
 #define SPARSE_RCOUNT_PARAMS BPTR gx, BPTR gy, BPTR cx, BPTR cy, BPTR cnt, BPTR err, i64 g, i64 nx, i64 ny, i64 chunk, i64 cols_n, i64 wide_x, i64 wide_y
-#define SPARSE_REMIT_PARAMS BPTR gx, BPTR gy, BPTR cx, BPTR cy, BPTR off, BPTR xv, BPTR yv, BPTR gout, BPTR uidx, BPTR uval, BPTR gxo, BPTR gyo, BPTR gstart, BPTR shape, i64 ndim, i64 g, i64 nx, i64 ny, i64 u, i64 chunk, i64 wide_x, i64 wide_y, i64 op, i64 grad
+#define SPARSE_REMIT_PARAMS BPTR gx, BPTR gy, BPTR cx, BPTR cy, BPTR off, BPTR xv, BPTR yv, BPTR gout, BPTR uidx, BPTR uval, BPTR gxo, BPTR gyo, BPTR gstart, BPTR shape, BPTR err, i64 ndim, i64 g, i64 nx, i64 ny, i64 u, i64 chunk, i64 cols_n, i64 wide_x, i64 wide_y, i64 op, i64 grad
+#define SPARSE_RMERGE_PARAMS BPTR gx, BPTR gy, BPTR cx, BPTR cy, BPTR xv, BPTR yv, BPTR scol, BPTR sval, BPTR gstart, BPTR cnt, BPTR err, i64 g, i64 nx, i64 ny, i64 chunk, i64 cols_n, i64 wide_x, i64 wide_y, i64 op
+#define SPARSE_RCOPY_PARAMS BPTR gx, BPTR gy, BPTR off, BPTR scol, BPTR sval, BPTR uidx, BPTR uval, BPTR gstart, i64 g, i64 nx, i64 ny, i64 u, i64 chunk
 #define SPARSE_BHIST_PARAMS BPTR keys, BPTR cnt, i64 n, i64 shift
 #define SPARSE_BSCATTER_PARAMS BPTR keys, BPTR vals, BPTR start, BPTR cnt, BPTR rec, i64 n, i64 shift
 #define SPARSE_BSORT_PARAMS BPTR start, BPTR rec, BPTR ucnt, i64 nb, i64 n
@@ -134,8 +136,16 @@ layout(constant_id = 9) const int SP_WIDE_Y = -1; /* folded argument wide_y (-1:
 		sparse_rcount(gx, gy, cx, cy, cnt, err, g, nx, ny, chunk, cols_n, FOLD(SP_WIDE_X, wide_x), FOLD(SP_WIDE_Y, wide_y)); \
 	} \
 	__kernel __attribute__((reqd_work_group_size(LOCAL_SIZE, 1, 1))) \
-	void sparse_remit_k(__global uchar* gx, __global uchar* gy, __global uchar* cx, __global uchar* cy, __global uchar* off, __global uchar* xv, __global uchar* yv, __global uchar* gout, __global uchar* uidx, __global uchar* uval, __global uchar* gxo, __global uchar* gyo, __global uchar* gstart, __global uchar* shape, long ndim, long g, long nx, long ny, long u, long chunk, long wide_x, long wide_y, long op, long grad) { \
-		sparse_remit(gx, gy, cx, cy, off, xv, yv, gout, uidx, uval, gxo, gyo, gstart, shape, ndim, g, nx, ny, u, chunk, FOLD(SP_WIDE_X, wide_x), FOLD(SP_WIDE_Y, wide_y), FOLD(SP_OP, op), FOLD(SP_GRAD, grad)); \
+	void sparse_remit_k(__global uchar* gx, __global uchar* gy, __global uchar* cx, __global uchar* cy, __global uchar* off, __global uchar* xv, __global uchar* yv, __global uchar* gout, __global uchar* uidx, __global uchar* uval, __global uchar* gxo, __global uchar* gyo, __global uchar* gstart, __global uchar* shape, __global uchar* err, long ndim, long g, long nx, long ny, long u, long chunk, long cols_n, long wide_x, long wide_y, long op, long grad) { \
+		sparse_remit(gx, gy, cx, cy, off, xv, yv, gout, uidx, uval, gxo, gyo, gstart, shape, err, ndim, g, nx, ny, u, chunk, cols_n, FOLD(SP_WIDE_X, wide_x), FOLD(SP_WIDE_Y, wide_y), FOLD(SP_OP, op), FOLD(SP_GRAD, grad)); \
+	} \
+	__kernel __attribute__((reqd_work_group_size(LOCAL_SIZE, 1, 1))) \
+	void sparse_rmerge_k(__global uchar* gx, __global uchar* gy, __global uchar* cx, __global uchar* cy, __global uchar* xv, __global uchar* yv, __global uchar* scol, __global uchar* sval, __global uchar* gstart, __global uchar* cnt, __global uchar* err, long g, long nx, long ny, long chunk, long cols_n, long wide_x, long wide_y, long op) { \
+		sparse_rmerge(gx, gy, cx, cy, xv, yv, scol, sval, gstart, cnt, err, g, nx, ny, chunk, cols_n, FOLD(SP_WIDE_X, wide_x), FOLD(SP_WIDE_Y, wide_y), FOLD(SP_OP, op)); \
+	} \
+	__kernel __attribute__((reqd_work_group_size(LOCAL_SIZE, 1, 1))) \
+	void sparse_rcopy_k(__global uchar* gx, __global uchar* gy, __global uchar* off, __global uchar* scol, __global uchar* sval, __global uchar* uidx, __global uchar* uval, __global uchar* gstart, long g, long nx, long ny, long u, long chunk) { \
+		sparse_rcopy(gx, gy, off, scol, sval, uidx, uval, gstart, g, nx, ny, u, chunk); \
 	} \
 	__kernel __attribute__((reqd_work_group_size(LOCAL_SIZE, 1, 1))) \
 	void sparse_bhist_k(__global uchar* keys, __global uchar* cnt, long n, long shift) { \
@@ -201,24 +211,28 @@ layout(push_constant) uniform AccelPush { uint64_t params; } accel_push;
 		} else if (ENTRY == 8) { \
 			sparse_rcount(accel_args.s[0], accel_args.s[1], accel_args.s[2], accel_args.s[3], accel_args.s[4], accel_args.s[5], int64_t(accel_args.s[6]), int64_t(accel_args.s[7]), int64_t(accel_args.s[8]), int64_t(accel_args.s[9]), int64_t(accel_args.s[10]), FOLD(SP_WIDE_X, int64_t(accel_args.s[11])), FOLD(SP_WIDE_Y, int64_t(accel_args.s[12]))); \
 		} else if (ENTRY == 9) { \
-			sparse_remit(accel_args.s[0], accel_args.s[1], accel_args.s[2], accel_args.s[3], accel_args.s[4], accel_args.s[5], accel_args.s[6], accel_args.s[7], accel_args.s[8], accel_args.s[9], accel_args.s[10], accel_args.s[11], accel_args.s[12], accel_args.s[13], int64_t(accel_args.s[14]), int64_t(accel_args.s[15]), int64_t(accel_args.s[16]), int64_t(accel_args.s[17]), int64_t(accel_args.s[18]), int64_t(accel_args.s[19]), FOLD(SP_WIDE_X, int64_t(accel_args.s[20])), FOLD(SP_WIDE_Y, int64_t(accel_args.s[21])), FOLD(SP_OP, int64_t(accel_args.s[22])), FOLD(SP_GRAD, int64_t(accel_args.s[23]))); \
+			sparse_remit(accel_args.s[0], accel_args.s[1], accel_args.s[2], accel_args.s[3], accel_args.s[4], accel_args.s[5], accel_args.s[6], accel_args.s[7], accel_args.s[8], accel_args.s[9], accel_args.s[10], accel_args.s[11], accel_args.s[12], accel_args.s[13], accel_args.s[14], int64_t(accel_args.s[15]), int64_t(accel_args.s[16]), int64_t(accel_args.s[17]), int64_t(accel_args.s[18]), int64_t(accel_args.s[19]), int64_t(accel_args.s[20]), int64_t(accel_args.s[21]), FOLD(SP_WIDE_X, int64_t(accel_args.s[22])), FOLD(SP_WIDE_Y, int64_t(accel_args.s[23])), FOLD(SP_OP, int64_t(accel_args.s[24])), FOLD(SP_GRAD, int64_t(accel_args.s[25]))); \
 		} else if (ENTRY == 10) { \
-			sparse_bhist(accel_args.s[0], accel_args.s[1], int64_t(accel_args.s[2]), int64_t(accel_args.s[3])); \
+			sparse_rmerge(accel_args.s[0], accel_args.s[1], accel_args.s[2], accel_args.s[3], accel_args.s[4], accel_args.s[5], accel_args.s[6], accel_args.s[7], accel_args.s[8], accel_args.s[9], accel_args.s[10], int64_t(accel_args.s[11]), int64_t(accel_args.s[12]), int64_t(accel_args.s[13]), int64_t(accel_args.s[14]), int64_t(accel_args.s[15]), FOLD(SP_WIDE_X, int64_t(accel_args.s[16])), FOLD(SP_WIDE_Y, int64_t(accel_args.s[17])), FOLD(SP_OP, int64_t(accel_args.s[18]))); \
 		} else if (ENTRY == 11) { \
-			sparse_bscatter(accel_args.s[0], accel_args.s[1], accel_args.s[2], accel_args.s[3], accel_args.s[4], int64_t(accel_args.s[5]), int64_t(accel_args.s[6])); \
+			sparse_rcopy(accel_args.s[0], accel_args.s[1], accel_args.s[2], accel_args.s[3], accel_args.s[4], accel_args.s[5], accel_args.s[6], accel_args.s[7], int64_t(accel_args.s[8]), int64_t(accel_args.s[9]), int64_t(accel_args.s[10]), int64_t(accel_args.s[11]), int64_t(accel_args.s[12])); \
 		} else if (ENTRY == 12) { \
-			sparse_bsort(accel_args.s[0], accel_args.s[1], accel_args.s[2], int64_t(accel_args.s[3]), int64_t(accel_args.s[4])); \
+			sparse_bhist(accel_args.s[0], accel_args.s[1], int64_t(accel_args.s[2]), int64_t(accel_args.s[3])); \
 		} else if (ENTRY == 13) { \
-			sparse_bsum(accel_args.s[0], accel_args.s[1], accel_args.s[2], accel_args.s[3], accel_args.s[4], int64_t(accel_args.s[5]), int64_t(accel_args.s[6])); \
+			sparse_bscatter(accel_args.s[0], accel_args.s[1], accel_args.s[2], accel_args.s[3], accel_args.s[4], int64_t(accel_args.s[5]), int64_t(accel_args.s[6])); \
 		} else if (ENTRY == 14) { \
-			sparse_unkey(accel_args.s[0], accel_args.s[1], accel_args.s[2], int64_t(accel_args.s[3]), int64_t(accel_args.s[4])); \
+			sparse_bsort(accel_args.s[0], accel_args.s[1], accel_args.s[2], int64_t(accel_args.s[3]), int64_t(accel_args.s[4])); \
 		} else if (ENTRY == 15) { \
-			sparse_crows(accel_args.s[0], accel_args.s[1], int64_t(accel_args.s[2]), int64_t(accel_args.s[3])); \
+			sparse_bsum(accel_args.s[0], accel_args.s[1], accel_args.s[2], accel_args.s[3], accel_args.s[4], int64_t(accel_args.s[5]), int64_t(accel_args.s[6])); \
 		} else if (ENTRY == 16) { \
-			sparse_to_dense(accel_args.s[0], accel_args.s[1], accel_args.s[2], int64_t(accel_args.s[3])); \
+			sparse_unkey(accel_args.s[0], accel_args.s[1], accel_args.s[2], int64_t(accel_args.s[3]), int64_t(accel_args.s[4])); \
 		} else if (ENTRY == 17) { \
-			sparse_nonzero(accel_args.s[0], accel_args.s[1], int64_t(accel_args.s[2])); \
+			sparse_crows(accel_args.s[0], accel_args.s[1], int64_t(accel_args.s[2]), int64_t(accel_args.s[3])); \
 		} else if (ENTRY == 18) { \
+			sparse_to_dense(accel_args.s[0], accel_args.s[1], accel_args.s[2], int64_t(accel_args.s[3])); \
+		} else if (ENTRY == 19) { \
+			sparse_nonzero(accel_args.s[0], accel_args.s[1], int64_t(accel_args.s[2])); \
+		} else if (ENTRY == 20) { \
 			sparse_from_dense(accel_args.s[0], accel_args.s[1], accel_args.s[2], accel_args.s[3], int64_t(accel_args.s[4])); \
 		} \
 	}
