@@ -218,9 +218,12 @@ func spCases(size int) []spCase {
 // device's own; the GPU-shaped merge path with the radix sort; the
 // CPU-shaped rows in chunks of 7 positions (rows split across chunks,
 // pairs straddle their ends) with buckets (of a few high bits where no
-// loop limit forbids long buckets: they take the heapsort).
+// loop limit forbids long buckets: they take the heapsort). The two
+// forced plans turn the bucket union of COO operands off
+// (TestSparseUnionBuckets forces it on).
 func forEachSparsePlan(t *testing.T, d *Device, f func(t *testing.T)) {
-	defer func() { d.sparseHook, d.coalesceHook = nil, nil }()
+	defer func() { d.sparseHook, d.coalesceHook, d.unionHook = nil, nil, nil }()
+	noUnion := func(host.UnionPlan, int64, int) host.UnionPlan { return host.UnionPlan{} }
 	for _, p := range []struct {
 		name string
 		hook func(sp host.SparsePlan, total int64) host.SparsePlan
@@ -240,7 +243,10 @@ func forEachSparsePlan(t *testing.T, d *Device, f func(t *testing.T)) {
 				return cp
 			}},
 	} {
-		d.sparseHook, d.coalesceHook = p.hook, p.co
+		d.sparseHook, d.coalesceHook, d.unionHook = p.hook, p.co, nil
+		if p.hook != nil {
+			d.unionHook = noUnion
+		}
 		t.Run(p.name, f)
 	}
 }

@@ -86,17 +86,24 @@ void sp_unkey(i64 key, BPTR idx, BPTR shape, i64 ndim, i64 k, i64 n) {
 	}
 }
 
+/* The key of COO entry k of indices [ndim, nnz], or -1 where a coordinate
+ * lies outside shape. */
+i64 sp_ckey(BPTR indices, i64 wide, BPTR shape, i64 ndim, i64 nnz, i64 k) {
+	i64 key = I64C(0);
+	bool bad = false;
+	for (i64 d = I64C(0); d < ndim; d++) {
+		const i64 v = sp_ld(indices, d * nnz + k, wide);
+		const i64 s = sp_key(shape, d);
+		bad = bad || v < I64C(0) || v >= s;
+		key = key * s + v;
+	}
+	return bad ? I64C(-1) : key;
+}
+
 void sparse_coo_keys(SPARSE_COO_KEYS_PARAMS) {
 	EW_FOR(nnz, k)
-		i64 key = I64C(0);
-		bool bad = false;
-		for (i64 d = I64C(0); d < ndim; d++) {
-			const i64 v = sp_ld(indices, d * nnz + k, wide);
-			const i64 s = sp_key(shape, d);
-			bad = bad || v < I64C(0) || v >= s;
-			key = key * s + v;
-		}
-		if (bad) {
+		const i64 key = sp_ckey(indices, wide, shape, ndim, nnz, k);
+		if (key < I64C(0)) {
 			sp_flag(err, k);
 		}
 		ST64(keys, k, CAST(u64, key));
@@ -675,6 +682,285 @@ void sparse_bsum(SPARSE_BSUM_PARAMS) {
 			ST64(ukeys, o, key);
 			STV(uvals, o, acc);
 			o++;
+		}
+	EW_END
+}
+
+/* The CPU-shaped union of two COO operands (sparse_upart .. sparse_uemit):
+ * entry e of the concatenation x then y has the doubled key
+ * k2 = 2*key + (e is y's), so that sorting by k2 puts a key's x entries
+ * before its y entries; bucket k2 >> shift holds the high bits and a
+ * record keeps the low `shift` bits (u32, shift <= 32) and the value.
+ * Every step is stable (chunks, buckets, sub-buckets in input order), so
+ * a key's entries of each operand are summed in input order. */
+
+/* k2 of entry e, or -1 where a coordinate lies outside the shape. */
+i64 sp_ukey2(BPTR xi, BPTR yi, i64 wide_x, i64 wide_y, BPTR shape, i64 ndim, i64 nx, i64 ny, i64 e) {
+	i64 key;
+	i64 tag = I64C(0);
+	if (e < nx) {
+		key = sp_ckey(xi, wide_x, shape, ndim, nx, e);
+	} else {
+		key = sp_ckey(yi, wide_y, shape, ndim, ny, e - nx);
+		tag = I64C(1);
+	}
+	return key < I64C(0) ? I64C(-1) : key * I64C(2) + tag;
+}
+
+/* The bucket of k2, clamped (a bad entry's k2 is -1). */
+i64 sp_ubucket(i64 k2, i64 shift, i64 nb) {
+	return min64(CAST(i64, CAST(u64, k2) >> CAST(u64, shift)), nb - I64C(1));
+}
+
+void sparse_upart(SPARSE_UPART_PARAMS) {
+	const i64 n = nx + ny;
+	const u64 mask = (CAST(u64, 1) << CAST(u64, shift)) - CAST(u64, 1);
+	EW_FOR((n + ch - I64C(1)) / ch, c)
+		const i64 e0 = c * ch;
+		const i64 e1 = min64(e0 + ch, n);
+		const i64 row = c * nb;
+		for (i64 b = I64C(0); b < nb; b++) {
+			ST32(tab, row + b, 0u);
+		}
+		/* the chunk's counts per bucket; the chunk stays in cache for
+		 * the second walk, which places its records by bucket */
+		for (i64 e = e0; e < e1; e++) {
+			const i64 k2 = sp_ukey2(xi, yi, wide_x, wide_y, shape, ndim, nx, ny, e);
+			if (k2 < I64C(0)) {
+				sp_flag(err, e);
+			}
+			const i64 b = sp_ubucket(k2, shift, nb);
+			ST32(tab, row + b, LD32(tab, row + b) + 1u);
+		}
+		u32 acc = 0u;
+		for (i64 b = I64C(0); b < nb; b++) {
+			const u32 t = LD32(tab, row + b);
+			ST32(tab, row + b, acc);
+			acc += t;
+			if (t != 0u) {
+				ATOM_ADD_U32(err, I64C(SP_FLAG_WORDS) + b, t);
+			}
+		}
+		for (i64 e = e0; e < e1; e++) {
+			const i64 k2 = sp_ukey2(xi, yi, wide_x, wide_y, shape, ndim, nx, ny, e);
+			const i64 b = sp_ubucket(k2, shift, nb);
+			const u32 p = LD32(tab, row + b);
+			ST32(tab, row + b, p + 1u); /* ends as the bucket's end */
+			const i64 q = e0 + CAST(i64, p);
+			ST32(rk, q, CAST(u32, CAST(u64, k2) & mask));
+			STV(rv, q, e < nx ? LDV(xv, sp_clamp(e, nx)) : LDV(yv, sp_clamp(e - nx, ny)));
+		}
+	EW_END
+}
+
+/* Sorts records [s, e) of sk/sv by the bits [0, bits) of their keys: a
+ * stable LSD radix sort by bytes through [t, t + e - s) and back, with 256
+ * counters at cnt[c0]. */
+void sp_ulsd(BPTR sk, BPTR sv, BPTR cnt, i64 c0, i64 s, i64 e, i64 t, i64 bits) {
+	i64 src = s;
+	i64 dst = t;
+	for (i64 lo = I64C(0); lo < bits; lo += I64C(8)) {
+		for (i64 g = I64C(0); g < I64C(256); g++) {
+			ST32(cnt, c0 + g, 0u);
+		}
+		for (i64 p = src; p < src + e - s; p++) {
+			const i64 g = CAST(i64, (LD32(sk, p) >> CAST(u32, lo)) & 255u);
+			ST32(cnt, c0 + g, LD32(cnt, c0 + g) + 1u);
+		}
+		u32 acc = 0u;
+		for (i64 g = I64C(0); g < I64C(256); g++) {
+			const u32 v = LD32(cnt, c0 + g);
+			ST32(cnt, c0 + g, acc);
+			acc += v;
+		}
+		for (i64 p = src; p < src + e - s; p++) {
+			const u32 k = LD32(sk, p);
+			const i64 g = CAST(i64, (k >> CAST(u32, lo)) & 255u);
+			const i64 q = dst + CAST(i64, LD32(cnt, c0 + g));
+			ST32(cnt, c0 + g, LD32(cnt, c0 + g) + 1u);
+			ST32(sk, q, k);
+			STV(sv, q, LDV(sv, p));
+		}
+		const i64 w = src;
+		src = dst;
+		dst = w;
+	}
+	if (src != s) {
+		for (i64 p = I64C(0); p < e - s; p++) {
+			ST32(sk, s + p, LD32(sk, src + p));
+			STV(sv, s + p, LDV(sv, src + p));
+		}
+	}
+}
+
+void sparse_usort(SPARSE_USORT_PARAMS) {
+	/* one slot per work-group (local size 1): its records A and B
+	 * (2*cap of sk, sv) and its counters (SP_USUB + 256 of cnt) */
+	const i64 slot = GROUP_LINEAR_ID();
+	const i64 sa = slot * I64C(2) * cap;
+	const i64 sb = sa + cap;
+	const i64 c0 = slot * I64C(SP_USUB + 256);
+	for (i64 b = slot; b < nb; b += GROUP_TOTAL()) {
+		const i64 m = min64(CAST(i64, LD32(err, I64C(SP_FLAG_WORDS) + b)), cap);
+		/* sub-buckets of the next bits (2 to 4 records each on
+		 * average; the tag bit always stays below them) */
+		i64 s2 = I64C(0);
+		while ((I64C(4) << s2) <= m && (I64C(1) << (s2 + I64C(1))) <= I64C(SP_USUB) && s2 + I64C(1) < shift) {
+			s2++;
+		}
+		const i64 ns = I64C(1) << s2;
+		const u32 sh2 = CAST(u32, shift - s2);
+		for (i64 d = I64C(0); d < ns; d++) {
+			ST32(cnt, c0 + d, 0u);
+		}
+		/* gather the bucket's segments (chunk by chunk: input order)
+		 * into A, counting the sub-buckets */
+		i64 q = sa;
+		for (i64 c = I64C(0); c < chunks; c++) {
+			const i64 e0 = c * ch;
+			const i64 st = e0 + (b > I64C(0) ? CAST(i64, LD32(tab, c * nb + b - I64C(1))) : I64C(0));
+			const i64 en = min64(e0 + CAST(i64, LD32(tab, c * nb + b)), st + sa + m - q);
+			for (i64 p = st; p < en; p++) {
+				const u32 k = LD32(rk, p);
+				const i64 d = CAST(i64, k >> sh2);
+				ST32(cnt, c0 + d, LD32(cnt, c0 + d) + 1u);
+				ST32(sk, q, k);
+				STV(sv, q, LDV(rv, p));
+				q++;
+			}
+		}
+		u32 acc = 0u;
+		for (i64 d = I64C(0); d < ns; d++) {
+			const u32 v = LD32(cnt, c0 + d);
+			ST32(cnt, c0 + d, acc);
+			acc += v;
+		}
+		for (i64 p = sa; p < q; p++) {
+			const u32 k = LD32(sk, p);
+			const i64 d = CAST(i64, k >> sh2);
+			const u32 r = LD32(cnt, c0 + d);
+			ST32(cnt, c0 + d, r + 1u); /* ends as the sub-bucket's end */
+			ST32(sk, sb + CAST(i64, r), k);
+			STV(sv, sb + CAST(i64, r), LDV(sv, p));
+		}
+		/* each sub-bucket sorted (stable), its keys' runs summed */
+		const i64 o = sp_key(bst, b);
+		i64 u = I64C(0);
+		i64 s = sb;
+		for (i64 d = I64C(0); d < ns; d++) {
+			const i64 e = sb + CAST(i64, LD32(cnt, c0 + d));
+			if (e - s > I64C(SP_UINS)) {
+				sp_ulsd(sk, sv, cnt, c0 + I64C(SP_USUB), s, e, s - sb + sa, CAST(i64, sh2));
+			} else {
+				for (i64 a = s + I64C(1); a < e; a++) { /* insertion: stable */
+					const u32 k = LD32(sk, a);
+					const T v = LDV(sv, a);
+					i64 p = a - I64C(1);
+					while (p >= s && LD32(sk, max64(p, s)) > k) {
+						ST32(sk, p + I64C(1), LD32(sk, p));
+						STV(sv, p + I64C(1), LDV(sv, p));
+						p--;
+					}
+					ST32(sk, p + I64C(1), k);
+					STV(sv, p + I64C(1), v);
+				}
+			}
+			i64 p = s;
+			while (p < e) {
+				const u32 key = LD32(sk, p) >> 1u;
+				T a = -CAST(T, 0);
+				T bv = -CAST(T, 0);
+				bool hx = false;
+				bool hy = false;
+				while (p < e && (LD32(sk, min64(p, e - I64C(1))) >> 1u) == key) {
+					const T v = LDV(sv, p);
+					if ((LD32(sk, p) & 1u) == 0u) {
+						a = a + v;
+						hx = true;
+					} else {
+						bv = bv + v;
+						hy = true;
+					}
+					p++;
+				}
+				/* a missing operand reads as 0 (a selected one) */
+				a = hx ? a : CAST(T, 0);
+				bv = hy ? bv : CAST(T, 0);
+				ST32(uk, o + u, key);
+				if (grad != I64C(0)) {
+					STV(ua, o + u, a);
+					STV(ub, o + u, bv);
+				} else {
+					STV(ua, o + u, sp_apply(op, a, bv));
+				}
+				u++;
+			}
+			s = e;
+		}
+		ST64(ucnt, b, CAST(u64, u));
+	}
+}
+
+void sparse_uemit(SPARSE_UEMIT_PARAMS) {
+	const i64 sl = sp_key(shape, ndim - I64C(1));
+	EW_FOR(nb, b)
+		const i64 o = sp_key(bst, b);
+		const i64 r0 = sp_key(uoff, b);
+		const i64 r1 = b + I64C(1) < nb ? sp_key(uoff, b + I64C(1)) : u;
+		const i64 hi = b << (shift - I64C(1));
+		/* keys ascend: the last coordinate and the quotient run on,
+		 * divided afresh only after a jump of rows */
+		i64 q = I64C(0);
+		i64 rem = I64C(0);
+		i64 prev = I64C(-1);
+		for (i64 j = I64C(0); j < r1 - r0; j++) {
+			const i64 key = hi | CAST(i64, LD32(uk, o + j));
+			const i64 pos = r0 + j;
+			if (ndim == I64C(1)) {
+				ST64(uidx, pos, CAST(u64, key));
+			} else {
+				if (prev < I64C(0) || key - prev >= I64C(4) * sl) {
+					q = key / sl;
+					rem = key - q * sl;
+				} else {
+					rem += key - prev;
+					while (rem >= sl) {
+						rem -= sl;
+						q++;
+					}
+				}
+				prev = key;
+				ST64(uidx, (ndim - I64C(1)) * u + pos, CAST(u64, rem));
+				i64 t = q;
+				for (i64 d = ndim - I64C(2); d >= I64C(1); d--) {
+					const i64 s = sp_key(shape, d);
+					ST64(uidx, d * u + pos, CAST(u64, t % s));
+					t /= s;
+				}
+				ST64(uidx, pos, CAST(u64, t));
+			}
+			if (grad == I64C(0)) {
+				STV(uval, pos, LDV(ua, o + j));
+			} else {
+				const T va = LDV(ua, o + j);
+				const T vb = LDV(ub, o + j);
+				const T v = sp_apply(op, va, vb);
+				STV(uval, pos, v);
+				const T g = LDV(gout, pos);
+				T ga = g;
+				T gb = g;
+				if (op == I64C(SP_SUB)) {
+					gb = -g;
+				} else if (op == I64C(SP_MUL)) {
+					ga = g * vb;
+					gb = g * va;
+				} else if (op == I64C(SP_DIV)) {
+					ga = g / vb;
+					gb = -g * (v / vb);
+				}
+				STV(gxo, pos, ga);
+				STV(gyo, pos, gb);
+			}
 		}
 	EW_END
 }
