@@ -1,6 +1,8 @@
 package accel
 
 import (
+	"os"
+	"strconv"
 	"encoding/binary"
 	"fmt"
 
@@ -28,6 +30,11 @@ func (d *Device) unionPlan(n int64, keyBits int) host.UnionPlan {
 	p := host.PlanUnion(d.caps, n, keyBits)
 	if d.unionHook != nil {
 		p = d.unionHook(p, n, keyBits)
+	}
+	if p.Strategy != "" && os.Getenv("XU_BITS") != "" { // EXPERIMENT
+		bb, _ := strconv.Atoi(os.Getenv("XU_BITS"))
+		ch, _ := strconv.ParseInt(os.Getenv("XU_CHUNK"), 10, 64)
+		p = host.PlanUnionBuckets(n, keyBits, bb, ch)
 	}
 	return p
 }
@@ -83,9 +90,10 @@ func (d *Device) bucketBinary(op string, sop SparseOp, x, y *spOperand, up host.
 		return r, err
 	}
 	chunks := (n + up.Chunk - 1) / up.Chunk
-	var tab, rk, rv *DeviceTensor
+	var rk, rv *DeviceTensor
 	if n > 0 {
-		if tab, err = tmp.alloc(d, op, Uint32, chunks*nb); err != nil {
+		tab, err := tmp.alloc(d, op, Uint32, nb*chunks)
+		if err != nil {
 			return r, err
 		}
 		if rk, err = tmp.alloc(d, op, Uint32, n); err != nil {
@@ -102,9 +110,19 @@ func (d *Device) bucketBinary(op string, sop SparseOp, x, y *spOperand, up host.
 		if err != nil {
 			return r, err
 		}
-		if err := d.run(op, v, slotPlan("sparse_upart", d.caps, chunks), kernels.SparseUpart{Xi: xi, Yi: yi, Xv: xv, Yv: yv,
-			Shape: sh.raw(), Tab: tab.raw(), Err: flag.raw(), Rk: rk.raw(), Rv: rv.raw(), Ndim: int64(len(shape)), Nx: x.n, Ny: y.n,
-			Ch: up.Chunk, Nb: nb, Shift: shift, WideX: wx, WideY: wy}); err != nil {
+		cp := slotPlan("sparse_upart", d.caps, chunks)
+		if err := d.run(op, v, cp, kernels.SparseUhist{Xi: xi, Yi: yi, Shape: sh.raw(), Tab: tab.raw(), Err: flag.raw(),
+			Ndim: int64(len(shape)), Nx: x.n, Ny: y.n, Ch: up.Chunk, Nb: nb, Shift: shift, WideX: wx, WideY: wy}); err != nil {
+			return r, err
+		}
+		s, err := d.scanBuf(op, Uint32, tab.raw(), tab.raw(), nb*chunks, kernels.FlagNone, true)
+		if err != nil {
+			return r, err
+		}
+		s.release()
+		if err := d.run(op, v, cp, kernels.SparseUpart{Xi: xi, Yi: yi, Xv: xv, Yv: yv, Shape: sh.raw(), Tab: tab.raw(),
+			Rk: rk.raw(), Rv: rv.raw(), Ndim: int64(len(shape)), Nx: x.n, Ny: y.n, Ch: up.Chunk, Nb: nb, Shift: shift,
+			WideX: wx, WideY: wy}); err != nil {
 			return r, err
 		}
 	}
@@ -117,7 +135,7 @@ func (d *Device) bucketBinary(op string, sop SparseOp, x, y *spOperand, up host.
 	if binary.LittleEndian.Uint32(b) != kernels.ErrNone {
 		return r, d.sparseBadEntry(op, []*spOperand{x, y})
 	}
-	// the buckets' starts (where their union keys go) and the largest
+	// the buckets' starts and the largest
 	bst := make([]int64, nb)
 	capRec, at := int64(1), int64(0)
 	for i := range bst {
@@ -136,7 +154,7 @@ func (d *Device) bucketBinary(op string, sop SparseOp, x, y *spOperand, up host.
 		return r, err
 	}
 	grad := gradOut != nil
-	var uk, ua, ub *DeviceTensor
+	ub := rv
 	if n > 0 {
 		sk, err := tmp.alloc(d, op, Uint32, slots*2*capRec)
 		if err != nil {
@@ -146,25 +164,18 @@ func (d *Device) bucketBinary(op string, sop SparseOp, x, y *spOperand, up host.
 		if err != nil {
 			return r, err
 		}
-		cnt, err := tmp.alloc(d, op, Uint32, slots*(kernels.SpUsub+256))
+		cnt, err := tmp.alloc(d, op, Uint32, slots*kernels.SpUcnt)
 		if err != nil {
 			return r, err
 		}
-		if uk, err = tmp.alloc(d, op, Uint32, n); err != nil {
-			return r, err
-		}
-		if ua, err = tmp.alloc(d, op, dt, n); err != nil {
-			return r, err
-		}
-		ub = ua
 		if grad {
 			if ub, err = tmp.alloc(d, op, dt, n); err != nil {
 				return r, err
 			}
 		}
-		if err := d.run(op, v, slotPlan("sparse_usort", d.caps, slots), kernels.SparseUsort{Tab: tab.raw(), Rk: rk.raw(), Rv: rv.raw(),
-			Err: flag.raw(), Bst: bs.raw(), Sk: sk.raw(), Sv: sv.raw(), Cnt: cnt.raw(), Uk: uk.raw(), Ua: ua.raw(), Ub: ub.raw(),
-			Ucnt: ucnt.raw(), Chunks: chunks, Ch: up.Chunk, Nb: nb, Shift: shift, Cap: capRec, Op: int64(sop), Grad: b2i(grad)}); err != nil {
+		if err := d.run(op, v, slotPlan("sparse_usort", d.caps, slots), kernels.SparseUsort{Rk: rk.raw(), Rv: rv.raw(), Ub: ub.raw(),
+			Err: flag.raw(), Bst: bs.raw(), Sk: sk.raw(), Sv: sv.raw(), Cnt: cnt.raw(), Ucnt: ucnt.raw(), Nb: nb, Shift: shift,
+			Cap: capRec, Op: int64(sop), Grad: b2i(grad)}); err != nil {
 			return r, err
 		}
 	} else if err := d.h.Fill(ucnt.raw(), 0, nb*8, []byte{0}); err != nil {
@@ -181,11 +192,11 @@ func (d *Device) bucketBinary(op string, sop SparseOp, x, y *spOperand, up host.
 	if r.u == 0 {
 		return r, nil
 	}
-	var g, gx, gy host.Buffer = ua.raw(), r.vals.raw(), r.vals.raw() // stand-ins the kernel does not touch
+	var g, gx, gy host.Buffer = rv.raw(), r.vals.raw(), r.vals.raw() // stand-ins the kernel does not touch
 	if grad {
 		g, gx, gy = gradOut.raw(), r.gx.raw(), r.gy.raw()
 	}
-	return r, d.run(op, v, slotPlan("sparse_uemit", d.caps, nb), kernels.SparseUemit{Uk: uk.raw(), Ua: ua.raw(), Ub: ub.raw(),
+	return r, d.run(op, v, slotPlan("sparse_uemit", d.caps, nb), kernels.SparseUemit{Uk: rk.raw(), Ua: rv.raw(), Ub: ub.raw(),
 		Bst: bs.raw(), Uoff: ucnt.raw(), Gout: g, Uidx: r.idx.raw(), Uval: r.vals.raw(), Gxo: gx, Gyo: gy, Shape: sh.raw(),
 		Ndim: int64(len(shape)), Nb: nb, Shift: shift, U: r.u, Op: int64(sop), Grad: b2i(grad)})
 }

@@ -694,15 +694,16 @@ void sparse_bsum(SPARSE_BSUM_PARAMS) {
  * Every step is stable (chunks, buckets, sub-buckets in input order), so
  * a key's entries of each operand are summed in input order. */
 
-/* k2 of entry e, or -1 where a coordinate lies outside the shape. */
-i64 sp_ukey2(BPTR xi, BPTR yi, i64 wide_x, i64 wide_y, BPTR shape, i64 ndim, i64 nx, i64 ny, i64 e) {
+/* The doubled key of entry i of an operand (tag 0: x, 1: y), or -1 where
+ * a coordinate lies outside the shape; s0, s1: shape[0..1] (2-D: no loop). */
+i64 sp_ukey2(BPTR idx, i64 wide, BPTR shape, i64 ndim, i64 s0, i64 s1, i64 n, i64 i, i64 tag) {
 	i64 key;
-	i64 tag = I64C(0);
-	if (e < nx) {
-		key = sp_ckey(xi, wide_x, shape, ndim, nx, e);
+	if (ndim == I64C(2)) {
+		const i64 r = sp_ld(idx, i, wide);
+		const i64 c = sp_ld(idx, n + i, wide);
+		key = (r < I64C(0) || r >= s0 || c < I64C(0) || c >= s1) ? I64C(-1) : r * s1 + c;
 	} else {
-		key = sp_ckey(yi, wide_y, shape, ndim, ny, e - nx);
-		tag = I64C(1);
+		key = sp_ckey(idx, wide, shape, ndim, n, i);
 	}
 	return key < I64C(0) ? I64C(-1) : key * I64C(2) + tag;
 }
@@ -712,192 +713,159 @@ i64 sp_ubucket(i64 k2, i64 shift, i64 nb) {
 	return min64(CAST(i64, CAST(u64, k2) >> CAST(u64, shift)), nb - I64C(1));
 }
 
-void sparse_upart(SPARSE_UPART_PARAMS) {
+void sparse_uhist(SPARSE_UHIST_PARAMS) {
 	const i64 n = nx + ny;
-	const u64 mask = (CAST(u64, 1) << CAST(u64, shift)) - CAST(u64, 1);
-	EW_FOR((n + ch - I64C(1)) / ch, c)
+	const i64 chunks = (n + ch - I64C(1)) / ch;
+	const i64 s0 = sp_key(shape, I64C(0));
+	const i64 s1 = sp_key(shape, min64(I64C(1), ndim - I64C(1)));
+	EW_FOR(chunks, c)
 		const i64 e0 = c * ch;
 		const i64 e1 = min64(e0 + ch, n);
-		const i64 row = c * nb;
 		for (i64 b = I64C(0); b < nb; b++) {
-			ST32(tab, row + b, 0u);
+			ST32(tab, b * chunks + c, 0u);
 		}
-		/* the chunk's counts per bucket; the chunk stays in cache for
-		 * the second walk, which places its records by bucket */
-		for (i64 e = e0; e < e1; e++) {
-			const i64 k2 = sp_ukey2(xi, yi, wide_x, wide_y, shape, ndim, nx, ny, e);
-			if (k2 < I64C(0)) {
-				sp_flag(err, e);
-			}
-			const i64 b = sp_ubucket(k2, shift, nb);
-			ST32(tab, row + b, LD32(tab, row + b) + 1u);
-		}
-		u32 acc = 0u;
-		for (i64 b = I64C(0); b < nb; b++) {
-			const u32 t = LD32(tab, row + b);
-			ST32(tab, row + b, acc);
-			acc += t;
-			if (t != 0u) {
-				ATOM_ADD_U32(err, I64C(SP_FLAG_WORDS) + b, t);
+		for (i64 t = I64C(0); t < I64C(2); t++) { /* x's entries, then y's */
+			const i64 base = t == I64C(0) ? I64C(0) : nx;
+			const i64 no = t == I64C(0) ? nx : ny;
+			BPTR idx = t == I64C(0) ? xi : yi;
+			const i64 w = t == I64C(0) ? wide_x : wide_y;
+			const i64 i1 = min64(e1, base + no) - base;
+			for (i64 i = max64(e0, base) - base; i < i1; i++) {
+				const i64 k2 = sp_ukey2(idx, w, shape, ndim, s0, s1, no, i, t);
+				if (k2 < I64C(0)) {
+					sp_flag(err, base + i);
+				}
+				const i64 g = sp_ubucket(k2, shift, nb) * chunks + c;
+				ST32(tab, g, LD32(tab, g) + 1u);
 			}
 		}
-		for (i64 e = e0; e < e1; e++) {
-			const i64 k2 = sp_ukey2(xi, yi, wide_x, wide_y, shape, ndim, nx, ny, e);
-			const i64 b = sp_ubucket(k2, shift, nb);
-			const u32 p = LD32(tab, row + b);
-			ST32(tab, row + b, p + 1u); /* ends as the bucket's end */
-			const i64 q = e0 + CAST(i64, p);
-			ST32(rk, q, CAST(u32, CAST(u64, k2) & mask));
-			STV(rv, q, e < nx ? LDV(xv, sp_clamp(e, nx)) : LDV(yv, sp_clamp(e - nx, ny)));
+		for (i64 b = I64C(0); b < nb; b++) {
+			const u32 v = LD32(tab, b * chunks + c);
+			if (v != 0u) {
+				ATOM_ADD_U32(err, I64C(SP_FLAG_WORDS) + b, v);
+			}
 		}
 	EW_END
 }
 
-/* Sorts records [s, e) of sk/sv by the bits [0, bits) of their keys: a
- * stable LSD radix sort by bytes through [t, t + e - s) and back, with 256
- * counters at cnt[c0]. */
-void sp_ulsd(BPTR sk, BPTR sv, BPTR cnt, i64 c0, i64 s, i64 e, i64 t, i64 bits) {
-	i64 src = s;
-	i64 dst = t;
-	for (i64 lo = I64C(0); lo < bits; lo += I64C(8)) {
-		for (i64 g = I64C(0); g < I64C(256); g++) {
-			ST32(cnt, c0 + g, 0u);
+void sparse_upart(SPARSE_UPART_PARAMS) {
+	const i64 n = nx + ny;
+	const i64 chunks = (n + ch - I64C(1)) / ch;
+	const i64 s0 = sp_key(shape, I64C(0));
+	const i64 s1 = sp_key(shape, min64(I64C(1), ndim - I64C(1)));
+	const u64 mask = (CAST(u64, 1) << CAST(u64, shift)) - CAST(u64, 1);
+	EW_FOR(chunks, c)
+		const i64 e0 = c * ch;
+		const i64 e1 = min64(e0 + ch, n);
+		for (i64 t = I64C(0); t < I64C(2); t++) {
+			const i64 base = t == I64C(0) ? I64C(0) : nx;
+			const i64 no = t == I64C(0) ? nx : ny;
+			BPTR idx = t == I64C(0) ? xi : yi;
+			BPTR val = t == I64C(0) ? xv : yv;
+			const i64 w = t == I64C(0) ? wide_x : wide_y;
+			const i64 i1 = min64(e1, base + no) - base;
+			for (i64 i = max64(e0, base) - base; i < i1; i++) {
+				const i64 k2 = sp_ukey2(idx, w, shape, ndim, s0, s1, no, i, t);
+				const i64 g = sp_ubucket(k2, shift, nb) * chunks + c;
+				const u32 p = LD32(tab, g);
+				ST32(tab, g, p + 1u);
+				ST32(rk, CAST(i64, p), CAST(u32, CAST(u64, k2) & mask));
+				STV(rv, CAST(i64, p), LDV(val, i));
+			}
 		}
-		for (i64 p = src; p < src + e - s; p++) {
-			const i64 g = CAST(i64, (LD32(sk, p) >> CAST(u32, lo)) & 255u);
-			ST32(cnt, c0 + g, LD32(cnt, c0 + g) + 1u);
-		}
-		u32 acc = 0u;
-		for (i64 g = I64C(0); g < I64C(256); g++) {
-			const u32 v = LD32(cnt, c0 + g);
-			ST32(cnt, c0 + g, acc);
-			acc += v;
-		}
-		for (i64 p = src; p < src + e - s; p++) {
-			const u32 k = LD32(sk, p);
-			const i64 g = CAST(i64, (k >> CAST(u32, lo)) & 255u);
-			const i64 q = dst + CAST(i64, LD32(cnt, c0 + g));
-			ST32(cnt, c0 + g, LD32(cnt, c0 + g) + 1u);
-			ST32(sk, q, k);
-			STV(sv, q, LDV(sv, p));
-		}
-		const i64 w = src;
-		src = dst;
-		dst = w;
-	}
-	if (src != s) {
-		for (i64 p = I64C(0); p < e - s; p++) {
-			ST32(sk, s + p, LD32(sk, src + p));
-			STV(sv, s + p, LDV(sv, src + p));
-		}
-	}
+	EW_END
 }
+
+/* The digits of the bucket union's LSD radix sort of `shift` low bits:
+ * at most SP_UDIG bits each (counters stay in L1). */
+i64 sp_udigits(i64 shift) { return (shift + I64C(SP_UDIG) - I64C(1)) / I64C(SP_UDIG); }
 
 void sparse_usort(SPARSE_USORT_PARAMS) {
 	/* one slot per work-group (local size 1): its records A and B
-	 * (2*cap of sk, sv) and its counters (SP_USUB + 256 of cnt) */
+	 * (2*cap of sk, sv) and its counters (SP_UCNT of cnt) */
 	const i64 slot = GROUP_LINEAR_ID();
-	const i64 sa = slot * I64C(2) * cap;
-	const i64 sb = sa + cap;
-	const i64 c0 = slot * I64C(SP_USUB + 256);
+	const i64 c0 = slot * I64C(SP_UCNT);
+	const i64 nd = sp_udigits(shift);
+	const i64 wd = (shift + nd - I64C(1)) / nd; /* bits per digit */
+	const i64 nc = I64C(1) << wd;
+	const u32 dmask = CAST(u32, nc - I64C(1));
 	for (i64 b = slot; b < nb; b += GROUP_TOTAL()) {
 		const i64 m = min64(CAST(i64, LD32(err, I64C(SP_FLAG_WORDS) + b)), cap);
-		/* sub-buckets of the next bits (2 to 4 records each on
-		 * average; the tag bit always stays below them) */
-		i64 s2 = I64C(0);
-		while ((I64C(4) << s2) <= m && (I64C(1) << (s2 + I64C(1))) <= I64C(SP_USUB) && s2 + I64C(1) < shift) {
-			s2++;
-		}
-		const i64 ns = I64C(1) << s2;
-		const u32 sh2 = CAST(u32, shift - s2);
-		for (i64 d = I64C(0); d < ns; d++) {
-			ST32(cnt, c0 + d, 0u);
-		}
-		/* gather the bucket's segments (chunk by chunk: input order)
-		 * into A, counting the sub-buckets */
-		i64 q = sa;
-		for (i64 c = I64C(0); c < chunks; c++) {
-			const i64 e0 = c * ch;
-			const i64 st = e0 + (b > I64C(0) ? CAST(i64, LD32(tab, c * nb + b - I64C(1))) : I64C(0));
-			const i64 en = min64(e0 + CAST(i64, LD32(tab, c * nb + b)), st + sa + m - q);
-			for (i64 p = st; p < en; p++) {
-				const u32 k = LD32(rk, p);
-				const i64 d = CAST(i64, k >> sh2);
-				ST32(cnt, c0 + d, LD32(cnt, c0 + d) + 1u);
-				ST32(sk, q, k);
-				STV(sv, q, LDV(rv, p));
-				q++;
-			}
-		}
-		u32 acc = 0u;
-		for (i64 d = I64C(0); d < ns; d++) {
-			const u32 v = LD32(cnt, c0 + d);
-			ST32(cnt, c0 + d, acc);
-			acc += v;
-		}
-		for (i64 p = sa; p < q; p++) {
-			const u32 k = LD32(sk, p);
-			const i64 d = CAST(i64, k >> sh2);
-			const u32 r = LD32(cnt, c0 + d);
-			ST32(cnt, c0 + d, r + 1u); /* ends as the sub-bucket's end */
-			ST32(sk, sb + CAST(i64, r), k);
-			STV(sv, sb + CAST(i64, r), LDV(sv, p));
-		}
-		/* each sub-bucket sorted (stable), its keys' runs summed */
 		const i64 o = sp_key(bst, b);
-		i64 u = I64C(0);
-		i64 s = sb;
-		for (i64 d = I64C(0); d < ns; d++) {
-			const i64 e = sb + CAST(i64, LD32(cnt, c0 + d));
-			if (e - s > I64C(SP_UINS)) {
-				sp_ulsd(sk, sv, cnt, c0 + I64C(SP_USUB), s, e, s - sb + sa, CAST(i64, sh2));
-			} else {
-				for (i64 a = s + I64C(1); a < e; a++) { /* insertion: stable */
-					const u32 k = LD32(sk, a);
-					const T v = LDV(sv, a);
-					i64 p = a - I64C(1);
-					while (p >= s && LD32(sk, max64(p, s)) > k) {
-						ST32(sk, p + I64C(1), LD32(sk, p));
-						STV(sv, p + I64C(1), LDV(sv, p));
-						p--;
-					}
-					ST32(sk, p + I64C(1), k);
-					STV(sv, p + I64C(1), v);
-				}
-			}
-			i64 p = s;
-			while (p < e) {
-				const u32 key = LD32(sk, p) >> 1u;
-				T a = -CAST(T, 0);
-				T bv = -CAST(T, 0);
-				bool hx = false;
-				bool hy = false;
-				while (p < e && (LD32(sk, min64(p, e - I64C(1))) >> 1u) == key) {
-					const T v = LDV(sv, p);
-					if ((LD32(sk, p) & 1u) == 0u) {
-						a = a + v;
-						hx = true;
-					} else {
-						bv = bv + v;
-						hy = true;
-					}
-					p++;
-				}
-				/* a missing operand reads as 0 (a selected one) */
-				a = hx ? a : CAST(T, 0);
-				bv = hy ? bv : CAST(T, 0);
-				ST32(uk, o + u, key);
-				if (grad != I64C(0)) {
-					STV(ua, o + u, a);
-					STV(ub, o + u, bv);
-				} else {
-					STV(ua, o + u, sp_apply(op, a, bv));
-				}
-				u++;
-			}
-			s = e;
+		for (i64 g = I64C(0); g < nd * nc; g++) {
+			ST32(cnt, c0 + g, 0u);
 		}
-		ST64(ucnt, b, CAST(u64, u));
+		for (i64 p = o; p < o + m; p++) { /* every digit's counts */
+			const u32 k = LD32(rk, p);
+			for (i64 t = I64C(0); t < nd; t++) {
+				const i64 g = c0 + t * nc + CAST(i64, (k >> CAST(u32, t * wd)) & dmask);
+				ST32(cnt, g, LD32(cnt, g) + 1u);
+			}
+		}
+		for (i64 t = I64C(0); t < nd; t++) {
+			u32 acc = 0u;
+			for (i64 g = c0 + t * nc; g < c0 + t * nc + nc; g++) {
+				const u32 v = LD32(cnt, g);
+				ST32(cnt, g, acc);
+				acc += v;
+			}
+		}
+		/* stable LSD passes: the bucket (in input order) to B, then
+		 * between A and B */
+		BPTR srck = rk;
+		BPTR srcv = rv;
+		i64 src = o;
+		i64 dst = slot * I64C(2) * cap + cap;
+		for (i64 t = I64C(0); t < nd; t++) {
+			const u32 sh = CAST(u32, t * wd);
+			const i64 ct = c0 + t * nc;
+			for (i64 p = I64C(0); p < m; p++) {
+				const u32 k = LD32(srck, src + p);
+				const i64 g = ct + CAST(i64, (k >> sh) & dmask);
+				const u32 r = LD32(cnt, g);
+				ST32(cnt, g, r + 1u);
+				ST32(sk, dst + CAST(i64, r), k);
+				STV(sv, dst + CAST(i64, r), LDV(srcv, src + p));
+			}
+			srck = sk;
+			srcv = sv;
+			src = dst;
+			dst = (t % I64C(2)) == I64C(0) ? slot * I64C(2) * cap : slot * I64C(2) * cap + cap;
+		}
+		/* each key's x and y entries summed in order from -0, without
+		 * branches: a record of a new key starts a union entry; every
+		 * record rewrites its entry (adding -0 leaves a sum's bits).
+		 * The entries go to the bucket's own range of rk, rv (and ub). */
+		i64 u = o - I64C(1);
+		u32 prev = 0xffffffffu; /* above any key >> 1 */
+		T a = -CAST(T, 0);
+		T bv = -CAST(T, 0);
+		bool hx = false;
+		bool hy = false;
+		for (i64 p = src; p < src + m; p++) {
+			const u32 k = LD32(sk, p);
+			const T v = LDV(sv, p);
+			const u32 key = k >> 1u;
+			const bool fresh = key != prev;
+			const bool isy = (k & 1u) != 0u;
+			prev = key;
+			u += fresh ? I64C(1) : I64C(0);
+			a = (fresh ? -CAST(T, 0) : a) + (isy ? -CAST(T, 0) : v);
+			bv = (fresh ? -CAST(T, 0) : bv) + (isy ? v : -CAST(T, 0));
+			hx = (hx && !fresh) || !isy;
+			hy = (hy && !fresh) || isy;
+			/* a missing operand reads as 0 (a selected one) */
+			const T va = hx ? a : CAST(T, 0);
+			const T vb = hy ? bv : CAST(T, 0);
+			ST32(rk, u, key);
+			if (grad != I64C(0)) {
+				STV(rv, u, va);
+				STV(ub, u, vb);
+			} else {
+				STV(rv, u, sp_apply(op, va, vb));
+			}
+		}
+		ST64(ucnt, b, CAST(u64, u + I64C(1) - o));
 	}
 }
 
