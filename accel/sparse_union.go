@@ -1,8 +1,6 @@
 package accel
 
 import (
-	"os"
-	"strconv"
 	"encoding/binary"
 	"fmt"
 
@@ -30,11 +28,6 @@ func (d *Device) unionPlan(n int64, keyBits int) host.UnionPlan {
 	p := host.PlanUnion(d.caps, n, keyBits)
 	if d.unionHook != nil {
 		p = d.unionHook(p, n, keyBits)
-	}
-	if p.Strategy != "" && os.Getenv("XU_BITS") != "" { // EXPERIMENT
-		bb, _ := strconv.Atoi(os.Getenv("XU_BITS"))
-		ch, _ := strconv.ParseInt(os.Getenv("XU_CHUNK"), 10, 64)
-		p = host.PlanUnionBuckets(n, keyBits, bb, ch)
 	}
 	return p
 }

@@ -159,9 +159,9 @@ const (
 	// SpFlagWords is SP_FLAG_WORDS: words of the flag buffer (0: validation, 1: unfinished run).
 	SpFlagWords = 6
 	// SpUdig is SP_UDIG: the bucket union's most bits per LSD radix digit.
-	SpUdig = 11
+	SpUdig = 14
 	// SpUcnt is SP_UCNT: the bucket union's counters per slot (3 digits: 32-bit records).
-	SpUcnt = 6144
+	SpUcnt = 49152
 )
 
 // TriIndicesRun is a launch of tri_indices_run_k (tri_indices): writes elements k0 .. k0+count-1.

@@ -10,8 +10,8 @@ var SparseCodes = &host.CodeGroup{Prefix: "SP", Doc: "sparse ops and flag words"
 	{Name: "FLAG_Y_UNSORTED", Value: 3, Doc: "flag word: y's keys are not strictly ascending"},
 	{Name: "FLAG_TOTAL", Value: 4, Doc: "flag words 4-5: the union's size (a copy of the scan's total)"},
 	{Name: "FLAG_WORDS", Value: 6, Doc: "words of the flag buffer (0: validation, 1: unfinished run)"},
-	{Name: "UDIG", Value: 11, Doc: "the bucket union's most bits per LSD radix digit"},
-	{Name: "UCNT", Value: 3 << 11, Doc: "the bucket union's counters per slot (3 digits: 32-bit records)"},
+	{Name: "UDIG", Value: 14, Doc: "the bucket union's most bits per LSD radix digit"},
+	{Name: "UCNT", Value: 3 << 14, Doc: "the bucket union's counters per slot (3 digits: 32-bit records)"},
 }}
 
 var spErr = inout("err", "flag words: [0] the validation flag (atomic min of the tile), [2..3] unsorted marks (SP_FLAG_*)")

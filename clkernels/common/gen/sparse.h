@@ -30,8 +30,8 @@
 #define SP_FLAG_Y_UNSORTED 3 /* flag word: y's keys are not strictly ascending */
 #define SP_FLAG_TOTAL 4 /* flag words 4-5: the union's size (a copy of the scan's total) */
 #define SP_FLAG_WORDS 6 /* words of the flag buffer (0: validation, 1: unfinished run) */
-#define SP_UDIG 11 /* the bucket union's most bits per LSD radix digit */
-#define SP_UCNT 6144 /* the bucket union's counters per slot (3 digits: 32-bit records) */
+#define SP_UDIG 14 /* the bucket union's most bits per LSD radix digit */
+#define SP_UCNT 49152 /* the bucket union's counters per slot (3 digits: 32-bit records) */
 #endif
 
 /* Knobs: -D options in OpenCL C, specialization constants in GLSL (id 0 is
