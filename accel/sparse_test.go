@@ -290,15 +290,7 @@ func testSparseBinaryCOO(t *testing.T, d *Device) {
 				g := spValues(rng, dt, int(want.Values.Len()), false)
 				dg := mustUpload(t, d, g)
 				for _, op := range spOps {
-					what := fmt.Sprintf("%v %s %s %s backward", shape, c.name, dt, op)
-					wo, wx, wy, err := RefSparseBinaryBackward(op, x, y, g)
-					require.NoError(t, err, what)
-					out, gx, gy, err := d.SparseBinaryBackward(op, dx, dy, dg)
-					require.NoError(t, err, what)
-					sameCOO(t, wo, out, what)
-					sameFloats(t, wx, mustHost(t, gx), what+": grad_x")
-					sameFloats(t, wy, mustHost(t, gy), what+": grad_y")
-					out.Release()
+					sameBackwardCOO(t, d, op, x, y, dx, dy, g, dg, fmt.Sprintf("%v %s %s %s backward", shape, c.name, dt, op))
 				}
 				dg.Release()
 				dx.Release()
@@ -306,6 +298,20 @@ func testSparseBinaryCOO(t *testing.T, d *Device) {
 			}
 		}
 	}
+}
+
+// sameBackwardCOO checks op's backward on d (operands dx, dy of x, y;
+// gradient dg of g) against the reference.
+func sameBackwardCOO(t *testing.T, d *Device, op SparseOp, x, y HostCOO, dx, dy *SparseCOO, g *Tensor, dg *DeviceTensor, what string) {
+	t.Helper()
+	wo, wx, wy, err := RefSparseBinaryBackward(op, x, y, g)
+	require.NoError(t, err, what)
+	out, gx, gy, err := d.SparseBinaryBackward(op, dx, dy, dg)
+	require.NoError(t, err, what)
+	sameCOO(t, wo, out, what)
+	sameFloats(t, wx, mustHost(t, gx), what+": grad_x")
+	sameFloats(t, wy, mustHost(t, gy), what+": grad_y")
+	out.Release()
 }
 
 func TestSparseBinaryCSR(t *testing.T) {

@@ -281,6 +281,24 @@ T sp_apply(i64 op, T a, T b) {
 	return a / b;
 }
 
+/* The gradients of union entry pos for g, the result's gradient there:
+ * va, vb its operands (a missing one 0), v = op(va, vb). */
+void sp_grads(i64 op, T g, T va, T vb, T v, BPTR gxo, BPTR gyo, i64 pos) {
+	T ga = g;
+	T gb = g;
+	if (op == I64C(SP_SUB)) {
+		gb = -g;
+	} else if (op == I64C(SP_MUL)) {
+		ga = g * vb;
+		gb = g * va;
+	} else if (op == I64C(SP_DIV)) {
+		ga = g / vb;
+		gb = -g * (v / vb);
+	}
+	STV(gxo, pos, ga);
+	STV(gyo, pos, gb);
+}
+
 void sparse_emit(SPARSE_EMIT_PARAMS) {
 	const i64 n = nx + ny;
 	EW_FOR((n + chunk - I64C(1)) / chunk, c)
@@ -315,20 +333,7 @@ void sparse_emit(SPARSE_EMIT_PARAMS) {
 			ST64(ukeys, r, CAST(u64, key));
 			sp_unkey(key, uidx, shape, ndim, r, u);
 			if (grad != I64C(0)) {
-				const T g = LDV(gout, r);
-				T ga = g;
-				T gb = g;
-				if (op == I64C(SP_SUB)) {
-					gb = -g;
-				} else if (op == I64C(SP_MUL)) {
-					ga = g * b;
-					gb = g * a;
-				} else if (op == I64C(SP_DIV)) {
-					ga = g / b;
-					gb = -g * (v / b);
-				}
-				STV(gx, r, ga);
-				STV(gy, r, gb);
+				sp_grads(op, LDV(gout, r), a, b, v, gx, gy, r);
 			}
 			r++;
 		}
@@ -914,20 +919,7 @@ void sparse_uemit(SPARSE_UEMIT_PARAMS) {
 				const T vb = LDV(ub, o + j);
 				const T v = sp_apply(op, va, vb);
 				STV(uval, pos, v);
-				const T g = LDV(gout, pos);
-				T ga = g;
-				T gb = g;
-				if (op == I64C(SP_SUB)) {
-					gb = -g;
-				} else if (op == I64C(SP_MUL)) {
-					ga = g * vb;
-					gb = g * va;
-				} else if (op == I64C(SP_DIV)) {
-					ga = g / vb;
-					gb = -g * (v / vb);
-				}
-				STV(gxo, pos, ga);
-				STV(gyo, pos, gb);
+				sp_grads(op, LDV(gout, pos), va, vb, v, gxo, gyo, pos);
 			}
 		}
 	EW_END
