@@ -102,8 +102,15 @@ i64 sp_ckey(BPTR indices, i64 wide, BPTR shape, i64 ndim, i64 nnz, i64 k) {
 
 void sparse_coo_keys(SPARSE_COO_KEYS_PARAMS) {
 	EW_FOR(nnz, k)
-		const i64 key = sp_ckey(indices, wide, shape, ndim, nnz, k);
-		if (key < I64C(0)) {
+		i64 key = I64C(0);
+		bool bad = false;
+		for (i64 d = I64C(0); d < ndim; d++) {
+			const i64 v = sp_ld(indices, d * nnz + k, wide);
+			const i64 s = sp_key(shape, d);
+			bad = bad || v < I64C(0) || v >= s;
+			key = key * s + v;
+		}
+		if (bad) {
 			sp_flag(err, k);
 		}
 		ST64(keys, k, CAST(u64, key));
