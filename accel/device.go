@@ -66,6 +66,10 @@ type Device struct {
 	// coalesceHook, when non-nil, may rewrite the coalescing plan of n
 	// sparse keys of keyBits bits, given host.PlanCoalesce's choice.
 	coalesceHook func(cp host.CoalescePlan, n int64, keyBits int) host.CoalescePlan
+
+	// unionHook, when non-nil, may rewrite the union plan of two COO
+	// operands of n entries in all, given host.PlanUnion's choice.
+	unionHook func(up host.UnionPlan, n int64, keyBits int) host.UnionPlan
 }
 
 // Open opens a device by selector: "" (then $ACCEL_DEVICE, then the default:

@@ -601,6 +601,9 @@ func (d *Device) binary(op string, sop SparseOp, x, y *spOperand, cols bool, gra
 		b, rows, _ := reference.CSRDims(x.csr.Shape)
 		g = b * rows
 	}
+	if up, kb := d.bucketEligible(x, y); up.Strategy == host.UnionBuckets {
+		return d.bucketBinary(op, sop, x, y, up, kb, gradOut, alloc, tmp)
+	}
 	if d.sparsePlan(x.n+y.n+g).Strategy == host.SparseRows {
 		return d.rowBinary(op, sop, x, y, cols, gradOut, alloc, tmp)
 	}

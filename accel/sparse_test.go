@@ -219,9 +219,12 @@ func spCases(size int) []spCase {
 // CPU-shaped rows in chunks of 7 positions (rows split across chunks,
 // pairs straddle their ends) with buckets (of a few high bits where no
 // loop limit forbids long buckets: they take the heapsort), once with
-// the driver's choice of one pass or two and once with the other.
+// the driver's choice of one pass or two and once with the other. The
+// forced plans turn the bucket union of COO operands off
+// (TestSparseUnionBuckets forces it on).
 func forEachSparsePlan(t *testing.T, d *Device, f func(t *testing.T)) {
-	defer func() { d.sparseHook, d.coalesceHook = nil, nil }()
+	defer func() { d.sparseHook, d.coalesceHook, d.unionHook = nil, nil, nil }()
+	noUnion := func(host.UnionPlan, int64, int) host.UnionPlan { return host.UnionPlan{} }
 	for _, p := range []struct {
 		name string
 		hook func(sp host.SparsePlan, total int64) host.SparsePlan
@@ -241,7 +244,10 @@ func forEachSparsePlan(t *testing.T, d *Device, f func(t *testing.T)) {
 				return cp
 			}},
 	} {
-		d.sparseHook, d.coalesceHook = p.hook, p.co
+		d.sparseHook, d.coalesceHook, d.unionHook = p.hook, p.co, nil
+		if p.hook != nil {
+			d.unionHook = noUnion
+		}
 		t.Run(p.name, f)
 		if p.name == "rows7_buckets" {
 			d.sparseHook = func(_ host.SparsePlan, total int64) host.SparsePlan {
@@ -350,15 +356,7 @@ func testSparseBinaryCOO(t *testing.T, d *Device) {
 				g := spValues(rng, dt, int(want.Values.Len()), false)
 				dg := mustUpload(t, d, g)
 				for _, op := range spOps {
-					what := fmt.Sprintf("%v %s %s %s backward", shape, c.name, dt, op)
-					wo, wx, wy, err := RefSparseBinaryBackward(op, x, y, g)
-					require.NoError(t, err, what)
-					out, gx, gy, err := d.SparseBinaryBackward(op, dx, dy, dg)
-					require.NoError(t, err, what)
-					sameCOO(t, wo, out, what)
-					sameFloats(t, wx, mustHost(t, gx), what+": grad_x")
-					sameFloats(t, wy, mustHost(t, gy), what+": grad_y")
-					out.Release()
+					sameBackwardCOO(t, d, op, x, y, dx, dy, g, dg, fmt.Sprintf("%v %s %s %s backward", shape, c.name, dt, op))
 				}
 				dg.Release()
 				dx.Release()
@@ -366,6 +364,20 @@ func testSparseBinaryCOO(t *testing.T, d *Device) {
 			}
 		}
 	}
+}
+
+// sameBackwardCOO checks op's backward on d (operands dx, dy of x, y;
+// gradient dg of g) against the reference.
+func sameBackwardCOO(t *testing.T, d *Device, op SparseOp, x, y HostCOO, dx, dy *SparseCOO, g *Tensor, dg *DeviceTensor, what string) {
+	t.Helper()
+	wo, wx, wy, err := RefSparseBinaryBackward(op, x, y, g)
+	require.NoError(t, err, what)
+	out, gx, gy, err := d.SparseBinaryBackward(op, dx, dy, dg)
+	require.NoError(t, err, what)
+	sameCOO(t, wo, out, what)
+	sameFloats(t, wx, mustHost(t, gx), what+": grad_x")
+	sameFloats(t, wy, mustHost(t, gy), what+": grad_y")
+	out.Release()
 }
 
 func TestSparseBinaryCSR(t *testing.T) {

@@ -92,6 +92,20 @@ void sp_unkey(i64 key, BPTR idx, BPTR shape, i64 ndim, i64 k, i64 n) {
 	}
 }
 
+/* The key of COO entry k of indices [ndim, nnz], or -1 where a coordinate
+ * lies outside shape. */
+i64 sp_ckey(BPTR indices, i64 wide, BPTR shape, i64 ndim, i64 nnz, i64 k) {
+	i64 key = I64C(0);
+	bool bad = false;
+	for (i64 d = I64C(0); d < ndim; d++) {
+		const i64 v = sp_ld(indices, d * nnz + k, wide);
+		const i64 s = sp_key(shape, d);
+		bad = bad || v < I64C(0) || v >= s;
+		key = key * s + v;
+	}
+	return bad ? I64C(-1) : key;
+}
+
 void sparse_coo_keys(SPARSE_COO_KEYS_PARAMS) {
 	EW_FOR(nnz, k)
 		i64 key = I64C(0);
@@ -280,6 +294,24 @@ T sp_apply(i64 op, T a, T b) {
 	return a / b;
 }
 
+/* The gradients of union entry pos for g, the result's gradient there:
+ * va, vb its operands (a missing one 0), v = op(va, vb). */
+void sp_grads(i64 op, T g, T va, T vb, T v, BPTR gxo, BPTR gyo, i64 pos) {
+	T ga = g;
+	T gb = g;
+	if (op == I64C(SP_SUB)) {
+		gb = -g;
+	} else if (op == I64C(SP_MUL)) {
+		ga = g * vb;
+		gb = g * va;
+	} else if (op == I64C(SP_DIV)) {
+		ga = g / vb;
+		gb = -g * (v / vb);
+	}
+	STV(gxo, pos, ga);
+	STV(gyo, pos, gb);
+}
+
 void sparse_emit(SPARSE_EMIT_PARAMS) {
 	const i64 n = nx + ny;
 	EW_FOR((n + chunk - I64C(1)) / chunk, c)
@@ -314,20 +346,7 @@ void sparse_emit(SPARSE_EMIT_PARAMS) {
 			ST64(ukeys, r, CAST(u64, key));
 			sp_unkey(key, uidx, shape, ndim, r, u);
 			if (grad != I64C(0)) {
-				const T g = LDV(gout, r);
-				T ga = g;
-				T gb = g;
-				if (op == I64C(SP_SUB)) {
-					gb = -g;
-				} else if (op == I64C(SP_MUL)) {
-					ga = g * b;
-					gb = g * a;
-				} else if (op == I64C(SP_DIV)) {
-					ga = g / b;
-					gb = -g * (v / b);
-				}
-				STV(gx, r, ga);
-				STV(gy, r, gb);
+				sp_grads(op, LDV(gout, r), a, b, v, gx, gy, r);
 			}
 			r++;
 		}
@@ -761,6 +780,240 @@ void sparse_bsum(SPARSE_BSUM_PARAMS) {
 			ST64(ukeys, o, key);
 			STV(uvals, o, acc);
 			o++;
+		}
+	EW_END
+}
+
+/* The CPU-shaped union of two COO operands (sparse_upart .. sparse_uemit):
+ * entry e of the concatenation x then y has the doubled key
+ * k2 = 2*key + (e is y's), so that sorting by k2 puts a key's x entries
+ * before its y entries; bucket k2 >> shift holds the high bits and a
+ * record keeps the low `shift` bits (u32, shift <= 32) and the value.
+ * Every step is stable (chunks, buckets, sub-buckets in input order), so
+ * a key's entries of each operand are summed in input order. */
+
+/* The doubled key of entry i of an operand (tag 0: x, 1: y), or -1 where
+ * a coordinate lies outside the shape; s0, s1: shape[0..1] (2-D: no loop). */
+i64 sp_ukey2(BPTR idx, i64 wide, BPTR shape, i64 ndim, i64 s0, i64 s1, i64 n, i64 i, i64 tag) {
+	i64 key;
+	if (ndim == I64C(2)) {
+		const i64 r = sp_ld(idx, i, wide);
+		const i64 c = sp_ld(idx, n + i, wide);
+		key = (r < I64C(0) || r >= s0 || c < I64C(0) || c >= s1) ? I64C(-1) : r * s1 + c;
+	} else {
+		key = sp_ckey(idx, wide, shape, ndim, n, i);
+	}
+	return key < I64C(0) ? I64C(-1) : key * I64C(2) + tag;
+}
+
+/* The bucket of k2, clamped (a bad entry's k2 is -1). */
+i64 sp_ubucket(i64 k2, i64 shift, i64 nb) {
+	return min64(CAST(i64, CAST(u64, k2) >> CAST(u64, shift)), nb - I64C(1));
+}
+
+void sparse_uhist(SPARSE_UHIST_PARAMS) {
+	const i64 n = nx + ny;
+	const i64 chunks = (n + ch - I64C(1)) / ch;
+	const i64 s0 = sp_key(shape, I64C(0));
+	const i64 s1 = sp_key(shape, min64(I64C(1), ndim - I64C(1)));
+	EW_FOR(chunks, c)
+		const i64 e0 = c * ch;
+		const i64 e1 = min64(e0 + ch, n);
+		for (i64 b = I64C(0); b < nb; b++) {
+			ST32(tab, b * chunks + c, 0u);
+		}
+		for (i64 t = I64C(0); t < I64C(2); t++) { /* x's entries, then y's */
+			const i64 base = t == I64C(0) ? I64C(0) : nx;
+			const i64 no = t == I64C(0) ? nx : ny;
+			BPTR idx = t == I64C(0) ? xi : yi;
+			const i64 w = t == I64C(0) ? wide_x : wide_y;
+			const i64 i1 = min64(e1, base + no) - base;
+			for (i64 i = max64(e0, base) - base; i < i1; i++) {
+				const i64 k2 = sp_ukey2(idx, w, shape, ndim, s0, s1, no, i, t);
+				if (k2 < I64C(0)) {
+					sp_flag(err, base + i);
+				}
+				const i64 g = sp_ubucket(k2, shift, nb) * chunks + c;
+				ST32(tab, g, LD32(tab, g) + 1u);
+			}
+		}
+		for (i64 b = I64C(0); b < nb; b++) {
+			const u32 v = LD32(tab, b * chunks + c);
+			if (v != 0u) {
+				ATOM_ADD_U32(err, I64C(SP_FLAG_WORDS) + b, v);
+			}
+		}
+	EW_END
+}
+
+void sparse_upart(SPARSE_UPART_PARAMS) {
+	const i64 n = nx + ny;
+	const i64 chunks = (n + ch - I64C(1)) / ch;
+	const i64 s0 = sp_key(shape, I64C(0));
+	const i64 s1 = sp_key(shape, min64(I64C(1), ndim - I64C(1)));
+	const u64 mask = (CAST(u64, 1) << CAST(u64, shift)) - CAST(u64, 1);
+	EW_FOR(chunks, c)
+		const i64 e0 = c * ch;
+		const i64 e1 = min64(e0 + ch, n);
+		for (i64 t = I64C(0); t < I64C(2); t++) {
+			const i64 base = t == I64C(0) ? I64C(0) : nx;
+			const i64 no = t == I64C(0) ? nx : ny;
+			BPTR idx = t == I64C(0) ? xi : yi;
+			BPTR val = t == I64C(0) ? xv : yv;
+			const i64 w = t == I64C(0) ? wide_x : wide_y;
+			const i64 i1 = min64(e1, base + no) - base;
+			for (i64 i = max64(e0, base) - base; i < i1; i++) {
+				const i64 k2 = sp_ukey2(idx, w, shape, ndim, s0, s1, no, i, t);
+				const i64 g = sp_ubucket(k2, shift, nb) * chunks + c;
+				const u32 p = LD32(tab, g);
+				ST32(tab, g, p + 1u);
+				ST32(rk, CAST(i64, p), CAST(u32, CAST(u64, k2) & mask));
+				STV(rv, CAST(i64, p), LDV(val, i));
+			}
+		}
+	EW_END
+}
+
+/* The digits of the bucket union's LSD radix sort of `shift` low bits:
+ * at most SP_UDIG bits each (counters stay in L1). */
+i64 sp_udigits(i64 shift) { return (shift + I64C(SP_UDIG) - I64C(1)) / I64C(SP_UDIG); }
+
+void sparse_usort(SPARSE_USORT_PARAMS) {
+	/* one slot per work-group (local size 1): its records A and B
+	 * (2*cap of sk, sv) and its counters (SP_UCNT of cnt) */
+	const i64 slot = GROUP_LINEAR_ID();
+	const i64 c0 = slot * I64C(SP_UCNT);
+	const i64 nd = sp_udigits(shift);
+	const i64 wd = (shift + nd - I64C(1)) / nd; /* bits per digit */
+	const i64 nc = I64C(1) << wd;
+	const u32 dmask = CAST(u32, nc - I64C(1));
+	for (i64 b = slot; b < nb; b += GROUP_TOTAL()) {
+		const i64 m = min64(CAST(i64, LD32(err, I64C(SP_FLAG_WORDS) + b)), cap);
+		const i64 o = sp_key(bst, b);
+		for (i64 g = I64C(0); g < nd * nc; g++) {
+			ST32(cnt, c0 + g, 0u);
+		}
+		for (i64 p = o; p < o + m; p++) { /* every digit's counts */
+			const u32 k = LD32(rk, p);
+			for (i64 t = I64C(0); t < nd; t++) {
+				const i64 g = c0 + t * nc + CAST(i64, (k >> CAST(u32, t * wd)) & dmask);
+				ST32(cnt, g, LD32(cnt, g) + 1u);
+			}
+		}
+		for (i64 t = I64C(0); t < nd; t++) {
+			u32 acc = 0u;
+			for (i64 g = c0 + t * nc; g < c0 + t * nc + nc; g++) {
+				const u32 v = LD32(cnt, g);
+				ST32(cnt, g, acc);
+				acc += v;
+			}
+		}
+		/* stable LSD passes: the bucket (in input order) to B, then
+		 * between A and B */
+		BPTR srck = rk;
+		BPTR srcv = rv;
+		i64 src = o;
+		i64 dst = slot * I64C(2) * cap + cap;
+		for (i64 t = I64C(0); t < nd; t++) {
+			const u32 sh = CAST(u32, t * wd);
+			const i64 ct = c0 + t * nc;
+			for (i64 p = I64C(0); p < m; p++) {
+				const u32 k = LD32(srck, src + p);
+				const i64 g = ct + CAST(i64, (k >> sh) & dmask);
+				const u32 r = LD32(cnt, g);
+				ST32(cnt, g, r + 1u);
+				ST32(sk, dst + CAST(i64, r), k);
+				STV(sv, dst + CAST(i64, r), LDV(srcv, src + p));
+			}
+			srck = sk;
+			srcv = sv;
+			src = dst;
+			dst = (t % I64C(2)) == I64C(0) ? slot * I64C(2) * cap : slot * I64C(2) * cap + cap;
+		}
+		/* each key's x and y entries summed in order from -0, without
+		 * branches: a record of a new key starts a union entry; every
+		 * record rewrites its entry (adding -0 leaves a sum's bits).
+		 * The entries go to the bucket's own range of rk, rv (and ub). */
+		i64 u = o - I64C(1);
+		u32 prev = 0xffffffffu; /* above any key >> 1 */
+		T a = -CAST(T, 0);
+		T bv = -CAST(T, 0);
+		bool hx = false;
+		bool hy = false;
+		for (i64 p = src; p < src + m; p++) {
+			const u32 k = LD32(sk, p);
+			const T v = LDV(sv, p);
+			const u32 key = k >> 1u;
+			const bool fresh = key != prev;
+			const bool isy = (k & 1u) != 0u;
+			prev = key;
+			u += fresh ? I64C(1) : I64C(0);
+			a = (fresh ? -CAST(T, 0) : a) + (isy ? -CAST(T, 0) : v);
+			bv = (fresh ? -CAST(T, 0) : bv) + (isy ? v : -CAST(T, 0));
+			hx = (hx && !fresh) || !isy;
+			hy = (hy && !fresh) || isy;
+			/* a missing operand reads as 0 (a selected one) */
+			const T va = hx ? a : CAST(T, 0);
+			const T vb = hy ? bv : CAST(T, 0);
+			ST32(rk, u, key);
+			if (grad != I64C(0)) {
+				STV(rv, u, va);
+				STV(ub, u, vb);
+			} else {
+				STV(rv, u, sp_apply(op, va, vb));
+			}
+		}
+		ST64(ucnt, b, CAST(u64, u + I64C(1) - o));
+	}
+}
+
+void sparse_uemit(SPARSE_UEMIT_PARAMS) {
+	const i64 sl = sp_key(shape, ndim - I64C(1));
+	EW_FOR(nb, b)
+		const i64 o = sp_key(bst, b);
+		const i64 r0 = sp_key(uoff, b);
+		const i64 r1 = b + I64C(1) < nb ? sp_key(uoff, b + I64C(1)) : u;
+		const i64 hi = b << (shift - I64C(1));
+		/* keys ascend: the last coordinate and the quotient run on,
+		 * divided afresh only after a jump of rows */
+		i64 q = I64C(0);
+		i64 rem = I64C(0);
+		i64 prev = I64C(-1);
+		for (i64 j = I64C(0); j < r1 - r0; j++) {
+			const i64 key = hi | CAST(i64, LD32(uk, o + j));
+			const i64 pos = r0 + j;
+			if (ndim == I64C(1)) {
+				ST64(uidx, pos, CAST(u64, key));
+			} else {
+				if (prev < I64C(0) || key - prev >= I64C(4) * sl) {
+					q = key / sl;
+					rem = key - q * sl;
+				} else {
+					rem += key - prev;
+					while (rem >= sl) {
+						rem -= sl;
+						q++;
+					}
+				}
+				prev = key;
+				ST64(uidx, (ndim - I64C(1)) * u + pos, CAST(u64, rem));
+				i64 t = q;
+				for (i64 d = ndim - I64C(2); d >= I64C(1); d--) {
+					const i64 s = sp_key(shape, d);
+					ST64(uidx, d * u + pos, CAST(u64, t % s));
+					t /= s;
+				}
+				ST64(uidx, pos, CAST(u64, t));
+			}
+			if (grad == I64C(0)) {
+				STV(uval, pos, LDV(ua, o + j));
+			} else {
+				const T va = LDV(ua, o + j);
+				const T vb = LDV(ub, o + j);
+				const T v = sp_apply(op, va, vb);
+				STV(uval, pos, v);
+				sp_grads(op, LDV(gout, pos), va, vb, v, gxo, gyo, pos);
+			}
 		}
 	EW_END
 }

@@ -158,6 +158,10 @@ const (
 	SpFlagTotal = 4
 	// SpFlagWords is SP_FLAG_WORDS: words of the flag buffer (0: validation, 1: unfinished run).
 	SpFlagWords = 6
+	// SpUdig is SP_UDIG: the bucket union's most bits per LSD radix digit.
+	SpUdig = 14
+	// SpUcnt is SP_UCNT: the bucket union's counters per slot (3 digits: 32-bit records).
+	SpUcnt = 49152
 )
 
 // TriIndicesRun is a launch of tri_indices_run_k (tri_indices): writes elements k0 .. k0+count-1.
@@ -1646,6 +1650,114 @@ func (a SparseBsum) AppendArgs(dst []host.Arg) []host.Arg {
 	return append(dst, host.BufArg(a.Start), host.BufArg(a.Rec), host.BufArg(a.Uoff), host.BufArg(a.Ukeys), host.BufArg(a.Uvals), host.I64(a.Nb), host.I64(a.N))
 }
 
+// SparseUhist is a launch of sparse_uhist_k (sparse): the CPU bucket union of two COO operands, its counts: chunk c of the entries of x then y counts them per bucket of 2*key+(is y) >> shift into tab[b*chunks+c] and err[SP_FLAG_WORDS+b] (atomic adds); a coordinate outside the shape flags its tile.
+type SparseUhist struct {
+	Xi    host.Buffer // in: x's indices [ndim, nx]
+	Yi    host.Buffer // in: y's indices [ndim, ny]
+	Shape host.Buffer // in: int64 [ndim]
+	Tab   host.Buffer // out: uint32 [nb*chunks] counts by bucket, then chunk
+	Err   host.Buffer // inout: flag words: [0] the validation flag (atomic min of the tile), [2..3] unsorted marks (SP_FLAG_*)
+	Ndim  int64       // dimensions
+	Nx    int64       // x's entries
+	Ny    int64       // y's entries
+	Ch    int64       // entries per chunk
+	Nb    int64       // buckets
+	Shift int64       // low key bits in a record (1..32)
+	WideX int64       // folds into SP_WIDE_X: 1: x's columns are int64, 0: int32
+	WideY int64       // folds into SP_WIDE_Y: 1: y's columns are int64, 0: int32
+}
+
+// Entry returns the declaration of sparse_uhist_k.
+func (SparseUhist) Entry() *host.EntryDecl { return Sparse.Entries[16] }
+
+// AppendArgs appends the argument slots in declaration order.
+func (a SparseUhist) AppendArgs(dst []host.Arg) []host.Arg {
+	return append(dst, host.BufArg(a.Xi), host.BufArg(a.Yi), host.BufArg(a.Shape), host.BufArg(a.Tab), host.BufArg(a.Err), host.I64(a.Ndim), host.I64(a.Nx), host.I64(a.Ny), host.I64(a.Ch), host.I64(a.Nb), host.I64(a.Shift), host.I64(a.WideX), host.I64(a.WideY))
+}
+
+// SparseUpart is a launch of sparse_upart_k (sparse): the bucket union's partition, after an exclusive scan of tab: chunk c places the records of its entries (the tagged key's low shift bits, the value) at their buckets' positions, in input order.
+type SparseUpart struct {
+	Xi    host.Buffer // in: x's indices [ndim, nx]
+	Yi    host.Buffer // in: y's indices [ndim, ny]
+	Xv    host.Buffer // in: x's values
+	Yv    host.Buffer // in: y's values
+	Shape host.Buffer // in: int64 [ndim]
+	Tab   host.Buffer // inout: uint32 [nb*chunks] exclusive scan of the counts (advanced)
+	Rk    host.Buffer // out: uint32 [nx+ny] the records' low key bits, by bucket
+	Rv    host.Buffer // out: [nx+ny] the records' values
+	Ndim  int64       // dimensions
+	Nx    int64       // x's entries
+	Ny    int64       // y's entries
+	Ch    int64       // entries per chunk
+	Nb    int64       // buckets
+	Shift int64       // low key bits in a record (1..32)
+	WideX int64       // folds into SP_WIDE_X: 1: x's columns are int64, 0: int32
+	WideY int64       // folds into SP_WIDE_Y: 1: y's columns are int64, 0: int32
+}
+
+// Entry returns the declaration of sparse_upart_k.
+func (SparseUpart) Entry() *host.EntryDecl { return Sparse.Entries[17] }
+
+// AppendArgs appends the argument slots in declaration order.
+func (a SparseUpart) AppendArgs(dst []host.Arg) []host.Arg {
+	return append(dst, host.BufArg(a.Xi), host.BufArg(a.Yi), host.BufArg(a.Xv), host.BufArg(a.Yv), host.BufArg(a.Shape), host.BufArg(a.Tab), host.BufArg(a.Rk), host.BufArg(a.Rv), host.I64(a.Ndim), host.I64(a.Nx), host.I64(a.Ny), host.I64(a.Ch), host.I64(a.Nb), host.I64(a.Shift), host.I64(a.WideX), host.I64(a.WideY))
+}
+
+// SparseUsort is a launch of sparse_usort_k (sparse): the bucket union's sort: each work-group (local size 1, its own slot of sk, sv, cnt) sorts its buckets by a stable LSD radix sort of the records' low bits, and writes over each bucket's records its keys' low bits and op(x's sum, y's sum) (with grad: x's sum, and y's into ub), ucnt[b] = the bucket's keys.
+type SparseUsort struct {
+	Rk    host.Buffer // inout: records' low key bits by bucket; then the union keys' low bits
+	Rv    host.Buffer // inout: records' values by bucket; then op(a, b) (grad: a)
+	Ub    host.Buffer // out: [nx+ny] b (grad)
+	Err   host.Buffer // in: flag words, then uint32 [nb] bucket sizes
+	Bst   host.Buffer // in: int64 [nb] exclusive scan of the bucket sizes
+	Sk    host.Buffer // inout: uint32 [slots*2*cap] slot records' keys
+	Sv    host.Buffer // inout: [slots*2*cap] slot records' values
+	Cnt   host.Buffer // inout: uint32 [slots*SP_UCNT] slot counters
+	Ucnt  host.Buffer // out: int64 [nb] union keys per bucket
+	Nb    int64       // buckets
+	Shift int64       // low key bits in a record
+	Cap   int64       // records per slot (the largest bucket)
+	Op    int64       // folds into SP_OP: SP_ADD .. SP_DIV
+	Grad  int64       // folds into SP_GRAD: 1: keep both sums for the gradients
+}
+
+// Entry returns the declaration of sparse_usort_k.
+func (SparseUsort) Entry() *host.EntryDecl { return Sparse.Entries[18] }
+
+// AppendArgs appends the argument slots in declaration order.
+func (a SparseUsort) AppendArgs(dst []host.Arg) []host.Arg {
+	return append(dst, host.BufArg(a.Rk), host.BufArg(a.Rv), host.BufArg(a.Ub), host.BufArg(a.Err), host.BufArg(a.Bst), host.BufArg(a.Sk), host.BufArg(a.Sv), host.BufArg(a.Cnt), host.BufArg(a.Ucnt), host.I64(a.Nb), host.I64(a.Shift), host.I64(a.Cap), host.I64(a.Op), host.I64(a.Grad))
+}
+
+// SparseUemit is a launch of sparse_uemit_k (sparse): the bucket union's result after an exclusive scan of ucnt: each union entry's coordinates (a running quotient over the ascending keys), value and gradients.
+type SparseUemit struct {
+	Uk    host.Buffer // in: union keys' low bits
+	Ua    host.Buffer // in: op(a, b) (grad: a)
+	Ub    host.Buffer // in: b (grad)
+	Bst   host.Buffer // in: int64 [nb] bucket starts in uk
+	Uoff  host.Buffer // in: int64 [nb] exclusive scan of the union counts
+	Gout  host.Buffer // in: the result's gradient (grad)
+	Uidx  host.Buffer // out: [ndim, u] coordinates
+	Uval  host.Buffer // out: the result's values
+	Gxo   host.Buffer // out: grad x (grad)
+	Gyo   host.Buffer // out: grad y (grad)
+	Shape host.Buffer // in: int64 [ndim]
+	Ndim  int64       // dimensions
+	Nb    int64       // buckets
+	Shift int64       // low key bits in a record
+	U     int64       // union entries
+	Op    int64       // folds into SP_OP: SP_ADD .. SP_DIV
+	Grad  int64       // folds into SP_GRAD: 1: write the gradients
+}
+
+// Entry returns the declaration of sparse_uemit_k.
+func (SparseUemit) Entry() *host.EntryDecl { return Sparse.Entries[19] }
+
+// AppendArgs appends the argument slots in declaration order.
+func (a SparseUemit) AppendArgs(dst []host.Arg) []host.Arg {
+	return append(dst, host.BufArg(a.Uk), host.BufArg(a.Ua), host.BufArg(a.Ub), host.BufArg(a.Bst), host.BufArg(a.Uoff), host.BufArg(a.Gout), host.BufArg(a.Uidx), host.BufArg(a.Uval), host.BufArg(a.Gxo), host.BufArg(a.Gyo), host.BufArg(a.Shape), host.I64(a.Ndim), host.I64(a.Nb), host.I64(a.Shift), host.I64(a.U), host.I64(a.Op), host.I64(a.Grad))
+}
+
 // SparseUnkey is a launch of sparse_unkey_k (sparse): idx[d*n+k] = coordinate d of keys[k].
 type SparseUnkey struct {
 	Keys  host.Buffer // in: int64 keys
@@ -1656,7 +1768,7 @@ type SparseUnkey struct {
 }
 
 // Entry returns the declaration of sparse_unkey_k.
-func (SparseUnkey) Entry() *host.EntryDecl { return Sparse.Entries[16] }
+func (SparseUnkey) Entry() *host.EntryDecl { return Sparse.Entries[20] }
 
 // AppendArgs appends the argument slots in declaration order.
 func (a SparseUnkey) AppendArgs(dst []host.Arg) []host.Arg {
@@ -1672,7 +1784,7 @@ type SparseCrows struct {
 }
 
 // Entry returns the declaration of sparse_crows_k.
-func (SparseCrows) Entry() *host.EntryDecl { return Sparse.Entries[17] }
+func (SparseCrows) Entry() *host.EntryDecl { return Sparse.Entries[21] }
 
 // AppendArgs appends the argument slots in declaration order.
 func (a SparseCrows) AppendArgs(dst []host.Arg) []host.Arg {
@@ -1688,7 +1800,7 @@ type SparseToDense struct {
 }
 
 // Entry returns the declaration of sparse_to_dense_k.
-func (SparseToDense) Entry() *host.EntryDecl { return Sparse.Entries[18] }
+func (SparseToDense) Entry() *host.EntryDecl { return Sparse.Entries[22] }
 
 // AppendArgs appends the argument slots in declaration order.
 func (a SparseToDense) AppendArgs(dst []host.Arg) []host.Arg {
@@ -1703,7 +1815,7 @@ type SparseNonzero struct {
 }
 
 // Entry returns the declaration of sparse_nonzero_k.
-func (SparseNonzero) Entry() *host.EntryDecl { return Sparse.Entries[19] }
+func (SparseNonzero) Entry() *host.EntryDecl { return Sparse.Entries[23] }
 
 // AppendArgs appends the argument slots in declaration order.
 func (a SparseNonzero) AppendArgs(dst []host.Arg) []host.Arg {
@@ -1720,7 +1832,7 @@ type SparseFromDense struct {
 }
 
 // Entry returns the declaration of sparse_from_dense_k.
-func (SparseFromDense) Entry() *host.EntryDecl { return Sparse.Entries[20] }
+func (SparseFromDense) Entry() *host.EntryDecl { return Sparse.Entries[24] }
 
 // AppendArgs appends the argument slots in declaration order.
 func (a SparseFromDense) AppendArgs(dst []host.Arg) []host.Arg {

@@ -189,10 +189,15 @@ func sparseCases(quick bool) []benchCase {
 					return err
 				}
 				caps := dev.Info()
-				cp := host.PlanCoalesce(caps, nnz+nnz/10, 36)
-				sp := host.PlanSparse(caps, 2*nnz+1)
-				return caseRun{call: call, plan: fmt.Sprintf("coalesce: %s, %s; union: %s (%s), union %d", cp.Strategy, cp.Reason, sp.Strategy, sp.Plan, o.union),
-					done: func() { x.Release(); y.Release() }}, nil
+				plan := ""
+				if up := host.PlanUnion(caps, 2*(nnz+nnz/10), 36); up.Strategy != "" {
+					plan = fmt.Sprintf("union: %s, %s, union %d", up.Strategy, up.Reason, o.union)
+				} else {
+					cp := host.PlanCoalesce(caps, nnz+nnz/10, 36)
+					sp := host.PlanSparse(caps, 2*nnz+1)
+					plan = fmt.Sprintf("coalesce: %s, %s; union: %s (%s), union %d", cp.Strategy, cp.Reason, sp.Strategy, sp.Plan, o.union)
+				}
+				return caseRun{call: call, plan: plan, done: func() { x.Release(); y.Release() }}, nil
 			},
 			ref: func() (func(), func()) {
 				o := gen("coo200k_5M_dups", []int64{200_000, 200_000}, nnz, true)
