@@ -439,20 +439,7 @@ void sp_rput(i64 col, T va, T vb, BPTR gout, BPTR uidx, BPTR uval, BPTR gxo, BPT
 		sp_unkey(col, uidx, shape, ndim, pos, u);
 	}
 	if (grad != I64C(0)) {
-		const T gv = LDV(gout, pos);
-		T ga = gv;
-		T gb = gv;
-		if (op == I64C(SP_SUB)) {
-			gb = -gv;
-		} else if (op == I64C(SP_MUL)) {
-			ga = gv * vb;
-			gb = gv * va;
-		} else if (op == I64C(SP_DIV)) {
-			ga = gv / vb;
-			gb = -gv * (v / vb);
-		}
-		STV(gxo, pos, ga);
-		STV(gyo, pos, gb);
+		sp_grads(op, LDV(gout, pos), va, vb, v, gxo, gyo, pos);
 	}
 }
 
