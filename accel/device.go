@@ -52,6 +52,9 @@ type Device struct {
 	// forceCopyKernel, when set, makes copies run the copy kernel on any
 	// device (tests run it where host.PlanCopy keeps the driver's copy).
 	forceCopyKernel bool
+	// forceRadixTiles, when set, makes radix sorts run the GPUs' tiled
+	// passes (host.PlanRadixTiled) on any device (tests).
+	forceRadixTiles bool
 
 	// scatterHook, when non-nil, may rewrite a scatter's strategy, given
 	// host.PlanScatter's choice and arguments (tests run every strategy on

@@ -207,39 +207,105 @@ func TestCompactRandom(t *testing.T) {
 
 func TestSortRandom(t *testing.T) {
 	forEachDevice(t, func(t *testing.T, d *Device) {
-		rng := rand.New(rand.NewSource(13))
-		for _, n := range primSizes {
-			for _, dt := range allPrimDTypes {
-				if !d.supports(dt) {
+		sortRandomOn(t, d, rand.New(rand.NewSource(13)), primSizes, allPrimDTypes, 70000)
+	})
+}
+
+// sortRandomOn checks SortByKey (keys, permutation, values carried)
+// against the reference for every size and dtype given, on random and
+// duplicated keys and, up to maxPatterned keys, equal, sorted and reversed
+// ones, ascending and descending.
+func sortRandomOn(t *testing.T, d *Device, rng *rand.Rand, sizes []int64, dtypes []DType, maxPatterned int64) {
+	for _, n := range sizes {
+		for _, dt := range dtypes {
+			if !d.supports(dt) {
+				continue
+			}
+			for _, pattern := range []string{"rand", "dups", "equal", "sorted", "reverse"} {
+				if n > maxPatterned && pattern != "rand" && pattern != "dups" {
 					continue
 				}
-				for _, pattern := range []string{"rand", "dups", "equal", "sorted", "reverse"} {
-					if n > 70000 && pattern != "rand" && pattern != "dups" {
-						continue
+				for _, desc := range []bool{false, true} {
+					name := fmt.Sprintf("n=%d %s %s descending=%v", n, dt, pattern, desc)
+					keys, _ := NewTensor(dt, n)
+					fillKeys(rng, keys, pattern)
+					ws, wp, err := RefSort(keys, desc)
+					require.NoError(t, err, name)
+					vals, _ := NewTensor(Float32, n)
+					fillKeys(rng, vals, "rand")
+					ts, release := uploadAll(t, d, keys, vals)
+					gs, gv, gp, err := d.SortByKey(ts[0], ts[1], desc)
+					release()
+					require.NoError(t, err, name)
+					require.NoError(t, sameBits(mustHost(t, gp), wp), "%s: perm", name)
+					require.NoError(t, sameBits(mustHost(t, gs), ws), "%s: keys", name)
+					hv := mustHost(t, gv)
+					wantBits, gotBits := make([]uint32, n), make([]uint32, n)
+					for i, p := range wp.Int64s() {
+						wantBits[i] = math.Float32bits(vals.Float32s()[p])
+						gotBits[i] = math.Float32bits(hv.Float32s()[i])
 					}
-					for _, desc := range []bool{false, true} {
-						name := fmt.Sprintf("n=%d %s %s descending=%v", n, dt, pattern, desc)
-						keys, _ := NewTensor(dt, n)
-						fillKeys(rng, keys, pattern)
-						ws, wp, err := RefSort(keys, desc)
-						require.NoError(t, err, name)
-						vals, _ := NewTensor(Float32, n)
-						fillKeys(rng, vals, "rand")
-						ts, release := uploadAll(t, d, keys, vals)
-						gs, gv, gp, err := d.SortByKey(ts[0], ts[1], desc)
-						release()
-						require.NoError(t, err, name)
-						require.NoError(t, sameBits(mustHost(t, gp), wp), "%s: perm", name)
-						require.NoError(t, sameBits(mustHost(t, gs), ws), "%s: keys", name)
-						hv := mustHost(t, gv)
-						wantBits, gotBits := make([]uint32, n), make([]uint32, n)
-						for i, p := range wp.Int64s() {
-							wantBits[i] = math.Float32bits(vals.Float32s()[p])
-							gotBits[i] = math.Float32bits(hv.Float32s()[i])
-						}
-						requireElems(t, wantBits, gotBits, "%s: values carried (bits)", name)
-					}
+					requireElems(t, wantBits, gotBits, "%s: values carried (bits)", name)
 				}
+			}
+		}
+	}
+}
+
+// TestSortTiled runs the GPUs' tiled radix passes (host.PlanRadixTiled:
+// tiles ranked in work-group scratch) on the CPU drivers: every dtype
+// (32-bit keys take the packed passes, 64-bit ones the unpacked), both
+// directions, sizes around the tiles, then forced tile shapes (lanes,
+// keys per lane) with grids smaller than the tiles (the grid stride), and
+// the bit-reproducible scatter's sort, whose permutation starts from given
+// entries.
+func TestSortTiled(t *testing.T) {
+	forEachDevice(t, func(t *testing.T, d *Device) {
+		d.forceRadixTiles = true
+		defer func() { d.forceRadixTiles, d.planHook, d.scatterHook = false, nil, nil }()
+		rng := rand.New(rand.NewSource(31))
+		sortRandomOn(t, d, rng, []int64{0, 1, 2, 7, 1023, 1024, 1025, 4097, 65537}, allPrimDTypes, 5000)
+		for _, shape := range []struct {
+			local  int
+			kpt    int64
+			groups [3]int64
+		}{{8, 1, [3]int64{3, 1, 1}}, {2, 7, [3]int64{2, 2, 1}}} {
+			d.planHook = func(p host.Plan) host.Plan {
+				if p.Kernel == "radix" && p.Knob("RADIX_KPT") > 0 {
+					p.LocalSize = shape.local
+					p.Knobs = []host.Knob{{Name: "RADIX_BITS", Value: 4}, {Name: "RADIX_KPT", Value: shape.kpt}}
+					p.Groups = shape.groups
+				}
+				return p
+			}
+			t.Run(fmt.Sprintf("local=%d kpt=%d groups=%v", shape.local, shape.kpt, shape.groups), func(t *testing.T) {
+				sortRandomOn(t, d, rng, []int64{1, 5, 100, 1000}, []DType{Uint32, Int64}, 1000)
+			})
+		}
+		d.planHook = nil
+		d.scatterHook = forceStrategy(d, host.ScatterSorted)
+		for _, n := range []int64{1, 1000, 20000} {
+			const targets = 300
+			idx, src, base := randInts(rng, int(n), targets), make([]float32, n), make([]float32, targets)
+			for i := range src {
+				src[i] = rng.Float32()*2 - 1
+			}
+			for i := range base {
+				base[i] = rng.Float32()
+			}
+			for _, red := range []Reduction{Sum, Mean, Amax} {
+				name := fmt.Sprintf("sorted scatter n=%d %v", n, red)
+				hi, _ := FromInt64s([]int64{n}, idx)
+				hs, _ := FromFloat32s([]int64{n}, src)
+				hb, _ := FromFloat32s([]int64{targets}, base)
+				want, err := RefScatterReduce(hb, 0, hi, hs, red, true)
+				require.NoError(t, err, name)
+				ts, release := uploadAll(t, d, hb, hi, hs)
+				got, err := d.ScatterReduceDeterministic(ts[0], 0, ts[1], ts[2], red, true)
+				release()
+				require.NoError(t, err, name)
+				require.NoError(t, sameBits(mustHost(t, got), want), "%s: bits", name)
+				got.Release()
 			}
 		}
 	})

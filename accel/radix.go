@@ -61,10 +61,16 @@ func (d *Device) radixSort(op string, keys host.Buffer, n int64, wordBytes int, 
 	if err != nil {
 		return fail(err)
 	}
-	plan := host.PlanRadix(d.caps, n)
+	plan := d.radixPlan(n)
 	radixBits := int(plan.Knob("RADIX_BITS"))
+	tiled := plan.Knob("RADIX_KPT") > 0
 	items := plan.TotalGroups() * int64(plan.LocalSize)
 	chunk := (n + items - 1) / items
+	if tiled {
+		// the histogram's columns: one per tile, as the kernels count them
+		tile := int64(plan.LocalSize) * plan.Knob("RADIX_KPT")
+		items = (n + tile - 1) / tile
+	}
 	hist, err := tmp.alloc(d, op, Uint64, int64(1<<radixBits)*items)
 	if err != nil {
 		return fail(err)
@@ -107,8 +113,11 @@ func (d *Device) radixSort(op string, keys host.Buffer, n int64, wordBytes int, 
 			}
 		}
 		shift := int64(pass * radixBits)
-		if err := d.run(op, variant, plan, kernels.RadixCount{Kin: kin, Pin: pin, Hist: hist.raw(), N: n, Chunk: chunk,
-			Shift: shift, Pack: pack}); err != nil {
+		var count host.Call = kernels.RadixCount{Kin: kin, Pin: pin, Hist: hist.raw(), N: n, Chunk: chunk, Shift: shift, Pack: pack}
+		if tiled {
+			count = kernels.RadixTcount{Kin: kin, Pin: pin, Hist: hist.raw(), N: n, Shift: shift, Pack: pack}
+		}
+		if err := d.run(op, variant, plan, count); err != nil {
 			return fail(err)
 		}
 		s, err := d.scanBuf(op, Uint64, hist.raw(), hist.raw(), hist.n, kernels.FlagNone, true)
@@ -117,14 +126,28 @@ func (d *Device) radixSort(op string, keys host.Buffer, n int64, wordBytes int, 
 		}
 		s.release()
 		first := b2i(pass == 0 && initPerm == nil)
-		if err := d.run(op, variant, plan, kernels.RadixScatter{Kin: kin, Kout: bufK[out], Pin: pin, Pout: bufP[out],
-			Hist: hist.raw(), N: n, Chunk: chunk, Shift: shift, First: first, Pack: pack}); err != nil {
+		var scatter host.Call = kernels.RadixScatter{Kin: kin, Kout: bufK[out], Pin: pin, Pout: bufP[out],
+			Hist: hist.raw(), N: n, Chunk: chunk, Shift: shift, First: first, Pack: pack}
+		if tiled {
+			scatter = kernels.RadixTscatter{Kin: kin, Kout: bufK[out], Pin: pin, Pout: bufP[out],
+				Hist: hist.raw(), N: n, Shift: shift, First: first, Pack: pack}
+		}
+		if err := d.run(op, variant, plan, scatter); err != nil {
 			return fail(err)
 		}
 		kin, pin = bufK[out], bufP[out]
 		cur = out
 	}
 	return res, nil
+}
+
+// radixPlan is the radix sort's plan for n keys (host.PlanRadix), or the
+// GPUs' tiled passes where a test forces them onto any device.
+func (d *Device) radixPlan(n int64) host.Plan {
+	if d.forceRadixTiles {
+		return d.plan(host.PlanRadixTiled(d.caps, n))
+	}
+	return d.plan(host.PlanRadix(d.caps, n))
 }
 
 // radixPrep writes the order bits of n keys of wordBytes each (the radix
@@ -137,7 +160,12 @@ func (d *Device) radixPrep(op string, kin, kout host.Buffer, n int64, wordBytes 
 	if wordBytes == 8 {
 		variant = "k64"
 	}
-	plan := host.PlanRadix(d.caps, n)
+	plan := d.radixPlan(n)
+	if plan.Knob("RADIX_KPT") > 0 {
+		// the tiled plan's prep: one key per lane (chunks of one), so
+		// consecutive lanes read and write consecutive keys
+		plan.Groups = host.FoldGroups((n+int64(plan.LocalSize)-1)/int64(plan.LocalSize), d.caps.MaxWorkGroupCount)
+	}
 	items := plan.TotalGroups() * int64(plan.LocalSize)
 	return d.run(op, variant, plan, kernels.RadixPrep{Kin: kin, Kout: kout, N: n, Chunk: (n + items - 1) / items,
 		Kind: kind, Descending: b2i(descending)})

@@ -21,6 +21,9 @@
 #endif
 
 #include "gen/radix.h"
+#include "radix_tile.h"
+#define SCRATCH_T uint
+#define SCRATCH_LEN RADIX_SCRATCH_LEN
 #include "radix_body.h"
 
 RADIX_ENTRIES

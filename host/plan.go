@@ -313,7 +313,7 @@ func PlanRadix(caps Caps, n int64) Plan {
 			p.Reason = "cpu with a loop limit: 11-bit digits, groups of 8, long chunks per work-item"
 		}
 	} else {
-		p.Reason = "gpu: 4-bit digits in registers, short chunks"
+		return PlanRadixTiled(caps, n)
 	}
 	local = pow2Local(caps, local, 0)
 	cu := max(int64(caps.ComputeUnits), 1)
@@ -331,6 +331,47 @@ func PlanRadix(caps Caps, n int64) Plan {
 	p.TileElems = (n + b - 1) / b // the chunk of each work-item
 	p.Tiles = b
 	return p
+}
+
+// PlanRadixTiled plans the radix sort's tiled passes (radix_tcount and
+// radix_tscatter in clkernels/common/radix_body.h), PlanRadix's choice on
+// GPUs: 4-bit digits, tiles of LOCAL_SIZE x RADIX_KPT keys (256 x 4 where
+// the device allows), one work-group per tile at a time, every global load
+// and store by consecutive lanes. The work-group scratch (radix_tile.h:
+// the lanes' packed digit counts, then the tile's keys and 64-bit entries)
+// must fit the device's local memory, so the tile shrinks where it is
+// small. TileElems is the tile, Tiles their count.
+func PlanRadixTiled(caps Caps, n int64) Plan {
+	p := Plan{Kernel: "radix", Reason: "gpu: 4-bit digits, tiles ranked in work-group scratch, coalesced digit runs"}
+	const bits = 4
+	local, kpt := pow2Local(caps, 256, 0), int64(4)
+	scratch := func() int64 { return radixTiledScratch(bits, local, kpt) }
+	for caps.LocalMemBytes > 0 && scratch() > caps.LocalMemBytes && (kpt > 1 || local > 1) {
+		if kpt > 1 {
+			kpt /= 2
+		} else {
+			local /= 2
+		}
+	}
+	p.LocalSize = local
+	p.TileElems = int64(local) * kpt
+	p.Tiles = (n + p.TileElems - 1) / p.TileElems
+	p.Groups = FoldGroups(max(p.Tiles, 1), caps.MaxWorkGroupCount)
+	p.Knobs = []Knob{{Name: "RADIX_BITS", Value: bits}, {Name: "RADIX_KPT", Value: kpt}}
+	return p
+}
+
+// radixTiledScratch is the tiled radix passes' work-group scratch in bytes
+// for 64-bit keys (clkernels/common/radix_tile.h's RADIX_SCRATCH_LEN words:
+// the lanes' packed digit counts, the tile's keys and its 64-bit entries).
+func radixTiledScratch(bits int64, local int, kpt int64) int64 {
+	return 4 * (int64(local)*(int64(1)<<bits)/2 + int64(local)*kpt*(2+2))
+}
+
+// RadixTiledScratchBytes is the work-group scratch a tiled radix plan
+// (PlanRadixTiled) takes, in bytes.
+func RadixTiledScratchBytes(p Plan) int64 {
+	return radixTiledScratch(p.Knob("RADIX_BITS"), p.LocalSize, p.Knob("RADIX_KPT"))
 }
 
 // Scatter strategies, chosen by PlanScatter.

@@ -79,7 +79,18 @@ func TestPlansAtIndexBoundaries(t *testing.T) {
 				p = PlanRadix(c, n)
 				require.NoError(t, p.Validate(c), "%s: %v", what, p)
 				require.GreaterOrEqual(t, p.Tiles*p.TileElems, n, "%s: radix %v: chunks do not cover %d keys", what, p, n)
-				require.Equal(t, p.Tiles, p.TotalGroups()*int64(p.LocalSize), "%s: radix %v: one chunk per work-item", what, p)
+				if kpt := p.Knob("RADIX_KPT"); kpt > 0 {
+					// GPUs' tiled passes: a grid stride over tiles of
+					// LOCAL_SIZE x RADIX_KPT keys, each within the packed
+					// 16-bit counters and the scratch within local memory
+					require.Equal(t, int64(p.LocalSize)*kpt, p.TileElems, "%s: radix %v: tile", what, p)
+					require.LessOrEqual(t, p.TileElems, int64(65535), "%s: radix %v: tile", what, p)
+					if c.LocalMemBytes > 0 {
+						require.LessOrEqual(t, RadixTiledScratchBytes(p), c.LocalMemBytes, "%s: radix %v: scratch", what, p)
+					}
+				} else {
+					require.Equal(t, p.Tiles, p.TotalGroups()*int64(p.LocalSize), "%s: radix %v: one chunk per work-item", what, p)
+				}
 				if c.LoopLimit > 0 && fits {
 					require.LessOrEqual(t, p.TileElems, int64(c.LoopLimit)/2, "%s: radix %v: chunk of %d keys", what, p, p.TileElems)
 				}

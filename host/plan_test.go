@@ -160,6 +160,41 @@ func TestPlanHash(t *testing.T) {
 	}
 }
 
+// TestPlanRadixTiled: GPUs get the tiled passes (4-bit digits, 256 lanes
+// x 4 keys where local memory allows, one group per tile); a small local
+// memory shrinks the tile until the scratch fits; CPU plans keep the
+// per-item chunks (RADIX_KPT 0).
+func TestPlanRadixTiled(t *testing.T) {
+	gpu := Caps{Backend: Vulkan, Type: TypeDiscreteGPU, ComputeUnits: 132, MaxWorkGroupSize: 1024, LocalMemBytes: 48 << 10,
+		MaxWorkGroupCount: [3]int64{1<<31 - 1, 65535, 65535}}
+	small := gpu
+	small.LocalMemBytes = 4 << 10
+	pocl := Caps{Backend: OpenCL, Type: TypeCPU, ComputeUnits: 2, MaxWorkGroupSize: 4096, LocalMemBytes: 512 << 10}
+	for _, c := range []struct {
+		name      string
+		caps      Caps
+		local     int
+		kpt, bits int64
+	}{
+		{"gpu", gpu, 256, 4, 4},
+		{"gpu, 4 KiB of local memory", small, 64, 1, 4},
+		{"pocl", pocl, 64, 0, 8},
+	} {
+		for _, n := range []int64{1, 1000, 1 << 24} {
+			p := PlanRadix(c.caps, n)
+			require.NoError(t, p.Validate(c.caps), "%s: %v", c.name, p)
+			assert.Equal(t, c.kpt, p.Knob("RADIX_KPT"), "%s: %v: keys per lane", c.name, p)
+			assert.Equal(t, c.bits, p.Knob("RADIX_BITS"), "%s: %v: digit bits", c.name, p)
+			assert.Equal(t, c.local, p.LocalSize, "%s: %v: local size", c.name, p)
+			if c.kpt > 0 {
+				assert.LessOrEqual(t, RadixTiledScratchBytes(p), c.caps.LocalMemBytes, "%s: %v: scratch", c.name, p)
+				assert.Equal(t, (n+p.TileElems-1)/p.TileElems, p.Tiles, "%s: %v: tiles", c.name, p)
+				assert.GreaterOrEqual(t, p.TotalGroups(), p.Tiles, "%s: %v: a group per tile", c.name, p)
+			}
+		}
+	}
+}
+
 func TestPlanScan(t *testing.T) {
 	pocl := Caps{Backend: OpenCL, Type: TypeCPU, ComputeUnits: 2, MaxWorkGroupSize: 4096, LocalMemBytes: 4 << 20}
 	lavapipe := Caps{Backend: Vulkan, Type: TypeCPU, ComputeUnits: 2, MaxWorkGroupSize: 1024, LocalMemBytes: 32 << 10,

@@ -27,6 +27,9 @@
 #endif
 
 #include "gen/radix.h"
+#include "radix_tile.h"
+// the tiled passes' work-group scratch (one word where they are off)
+shared uint sh[RADIX_SCRATCH_LEN];
 #include "radix_body.h"
 
 RADIX_ENTRIES

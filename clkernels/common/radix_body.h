@@ -18,6 +18,21 @@
  *                 and their permutation entries (int64; first pass: the
  *                 positions themselves) to their places, in order.
  *
+ * Tiled passes (GPUs; knob RADIX_KPT > 0, RADIX_BITS <= 5): the keys are
+ * cut into tiles of TILE = LOCAL_SIZE * RADIX_KPT, one work-group per tile
+ * at a time (grid stride), so global loads and stores are by consecutive
+ * lanes and coalesce where per-item chunks do not:
+ *   radix_tcount   hist[d*T + t] = keys of tile t with digit d (T tiles)
+ *   radix_tscatter after an exclusive scan of hist, each group ranks its
+ *                  tile stably in work-group scratch (lane l holds tile
+ *                  keys l*KPT .. l*KPT+KPT-1; per-lane digit counts, packed
+ *                  two 16-bit counters a word, are scanned across lanes),
+ *                  moves keys and entries to their tile-sorted places in
+ *                  scratch, then writes position p = j*LOCAL_SIZE + lane of
+ *                  the sorted tile to hist[d*T + t] + p - (tile start of
+ *                  d): each digit's run of a tile is one contiguous store.
+ * The wrappers give them a scratch of RADIX_SCRATCH_LEN 32-bit words (sh).
+ *
  * Packed passes (pack != 0; keys below 2^32, that is 32-bit keys or 64-bit
  * ones the host knows to be, with entries below 2^32): a key and its entry
  * travel as one 64-bit word, the key in the high half, through the
@@ -29,6 +44,8 @@
  *                   to pout (the last pass) */
 #ifndef ACCEL_RADIX_BODY_H
 #define ACCEL_RADIX_BODY_H
+
+#include "radix_tile.h"
 
 
 KEY radix_order(KEY k, i64 kind, i64 descending) {
@@ -110,6 +127,143 @@ void radix_scatter(RADIX_SCATTER_PARAMS) {
 		} else {
 			STK(kout, to, k);
 			ST64(pout, to, e);
+		}
+	}
+}
+
+/* Key i of the pass and its entry, as radix_scatter reads them. */
+#define RADIX_LOAD(i, k, e) \
+	if (pack >= I64C(RADIX_PACKED)) { \
+		const u64 word_ = LD64(pin, i); \
+		k = CAST(KEY, word_ >> 32); \
+		e = word_ & 0xfffffffful; \
+	} else { \
+		k = LDK(kin, i); \
+		e = first != I64C(0) ? CAST(u64, i) : LD64(pin, i); \
+	}
+
+/* Counts this lane's keys of tile t (positions [lo, hi) of the tile at
+ * base) into packed words w. */
+#define RADIX_LANE_COUNT(w) \
+	for (int q_ = 0; q_ < RADIX_WORDS; q_++) { \
+		w[q_] = 0u; \
+	} \
+	for (int j_ = 0; j_ < RADIX_KPT; j_++) { \
+		const i64 i_ = base + LOCAL_ID() * I64C(RADIX_KPT) + I64C(j_); \
+		if (i_ < hi) { \
+			KEY k_; \
+			if (pack >= I64C(RADIX_PACKED)) { \
+				k_ = CAST(KEY, LD64(pin, i_) >> 32); \
+			} else { \
+				k_ = LDK(kin, i_); \
+			} \
+			const int d_ = CAST(int, (k_ >> CAST(KEY, shift)) & mask); \
+			w[d_ >> 1] += 1u << (CAST(uint, d_ & 1) * 16u); \
+		} \
+	}
+
+void radix_tcount(RADIX_TCOUNT_PARAMS) {
+	const i64 tiles = RADIX_KPT > 0 ? (n + RADIX_TILE - I64C(1)) / max64(RADIX_TILE, I64C(1)) : I64C(0);
+	const KEY mask = CAST(KEY, RADIX_DIGITS - 1);
+	const int lid = CAST(int, LOCAL_ID());
+	uint w[RADIX_WORDS];
+	for (i64 t = GROUP_LINEAR_ID(); t < tiles; t += GROUP_TOTAL()) {
+		const i64 base = t * RADIX_TILE;
+		const i64 hi = min64(base + RADIX_TILE, n);
+		RADIX_LANE_COUNT(w)
+		LOCAL_BARRIER();
+		for (int q = 0; q < RADIX_WORDS; q++) {
+			sh[q * RADIX_LS + lid] = w[q];
+		}
+		/* a tree sum of the lanes' words, row by row */
+		for (int off = RADIX_LS / 2; off > 0; off >>= 1) {
+			LOCAL_BARRIER();
+			if (lid < off) {
+				for (int q = 0; q < RADIX_WORDS; q++) {
+					sh[q * RADIX_LS + lid] += sh[q * RADIX_LS + lid + off];
+				}
+			}
+		}
+		LOCAL_BARRIER();
+		for (int d = lid; d < RADIX_DIGITS; d += RADIX_LS) {
+			const uint c = (sh[(d >> 1) * RADIX_LS] >> (CAST(uint, d & 1) * 16u)) & 0xffffu;
+			ST64(hist, I64C(d) * tiles + t, CAST(u64, c));
+		}
+	}
+}
+
+void radix_tscatter(RADIX_TSCATTER_PARAMS) {
+	const i64 tiles = RADIX_KPT > 0 ? (n + RADIX_TILE - I64C(1)) / max64(RADIX_TILE, I64C(1)) : I64C(0);
+	const KEY mask = CAST(KEY, RADIX_DIGITS - 1);
+	const int lid = CAST(int, LOCAL_ID());
+	uint w[RADIX_WORDS];
+	uint st[RADIX_DIGITS];
+	for (i64 t = GROUP_LINEAR_ID(); t < tiles; t += GROUP_TOTAL()) {
+		const i64 base = t * RADIX_TILE;
+		const i64 hi = min64(base + RADIX_TILE, n);
+		RADIX_LANE_COUNT(w)
+		LOCAL_BARRIER(); /* the previous tile's readers are done */
+		for (int q = 0; q < RADIX_WORDS; q++) {
+			sh[q * RADIX_LS + lid] = w[q];
+		}
+		/* inclusive scan of the lanes' words, row by row (Hillis-Steele) */
+		for (int off = 1; off < RADIX_LS; off <<= 1) {
+			uint a[RADIX_WORDS];
+			LOCAL_BARRIER();
+			for (int q = 0; q < RADIX_WORDS; q++) {
+				a[q] = lid >= off ? sh[q * RADIX_LS + lid - off] : 0u;
+			}
+			LOCAL_BARRIER();
+			for (int q = 0; q < RADIX_WORDS; q++) {
+				sh[q * RADIX_LS + lid] += a[q];
+			}
+		}
+		LOCAL_BARRIER();
+		/* st[d]: where digit d starts in the sorted tile; the lane's
+		 * counters become its first rank per digit */
+		uint run = 0u;
+		for (int d = 0; d < RADIX_DIGITS; d++) {
+			st[d] = run;
+			run += (sh[(d >> 1) * RADIX_LS + RADIX_LS - 1] >> (CAST(uint, d & 1) * 16u)) & 0xffffu;
+		}
+		for (int q = 0; q < RADIX_WORDS; q++) {
+			w[q] = sh[q * RADIX_LS + lid] - w[q];
+		}
+		LOCAL_BARRIER(); /* the counters are read; the scratch's keys follow them */
+		uint seen[RADIX_DIGITS];
+		for (int d = 0; d < RADIX_DIGITS; d++) {
+			seen[d] = st[d] + RADIX_CNT(w, d);
+		}
+		for (int j = 0; j < RADIX_KPT; j++) {
+			const i64 i = base + LOCAL_ID() * I64C(RADIX_KPT) + I64C(j);
+			if (i < hi) {
+				KEY k;
+				u64 e;
+				RADIX_LOAD(i, k, e)
+				const int d = CAST(int, (k >> CAST(KEY, shift)) & mask);
+				const int r = CAST(int, seen[d]);
+				seen[d] = seen[d] + 1u;
+				RADIX_SH_PUTK(RADIX_KEYS_AT, r, k);
+				sh[RADIX_ENTS_AT + 2 * r] = CAST(uint, e & 0xfffffffful);
+				sh[RADIX_ENTS_AT + 2 * r + 1] = CAST(uint, e >> 32);
+			}
+		}
+		LOCAL_BARRIER();
+		const int count = CAST(int, hi - base);
+		for (int j = 0; j < RADIX_KPT; j++) {
+			const int p = j * RADIX_LS + lid;
+			if (p < count) {
+				const KEY k = RADIX_SH_GETK(RADIX_KEYS_AT, p);
+				const u64 e = CAST(u64, sh[RADIX_ENTS_AT + 2 * p]) | (CAST(u64, sh[RADIX_ENTS_AT + 2 * p + 1]) << 32);
+				const int d = CAST(int, (k >> CAST(KEY, shift)) & mask);
+				const i64 to = CAST(i64, LD64(hist, I64C(d) * tiles + t)) + I64C(p) - CAST(i64, st[d]);
+				if (pack == I64C(RADIX_PACK_OUT) || pack == I64C(RADIX_PACKED)) {
+					ST64(pout, to, (CAST(u64, k) << 32) | e);
+				} else {
+					STK(kout, to, k);
+					ST64(pout, to, e);
+				}
+			}
 		}
 	}
 }

@@ -623,6 +623,45 @@ func (a RadixScatter) AppendArgs(dst []host.Arg) []host.Arg {
 	return append(dst, host.BufArg(a.Kin), host.BufArg(a.Kout), host.BufArg(a.Pin), host.BufArg(a.Pout), host.BufArg(a.Hist), host.I64(a.N), host.I64(a.Chunk), host.I64(a.Shift), host.I64(a.First), host.I64(a.Pack))
 }
 
+// RadixTcount is a launch of radix_tcount_k (radix): hist[d*T + t] = keys of tile t (LOCAL_SIZE*RADIX_KPT keys) with digit d.
+type RadixTcount struct {
+	Kin   host.Buffer // in: order bits (unpacked passes)
+	Pin   host.Buffer // in: packed words (packed passes)
+	Hist  host.Buffer // out: digit counts, digit-major
+	N     int64       // keys
+	Shift int64       // the digit's lowest bit
+	Pack  int64       // folds into RADIX_PACK: RADIX_* packing
+}
+
+// Entry returns the declaration of radix_tcount_k.
+func (RadixTcount) Entry() *host.EntryDecl { return Radix.Entries[3] }
+
+// AppendArgs appends the argument slots in declaration order.
+func (a RadixTcount) AppendArgs(dst []host.Arg) []host.Arg {
+	return append(dst, host.BufArg(a.Kin), host.BufArg(a.Pin), host.BufArg(a.Hist), host.I64(a.N), host.I64(a.Shift), host.I64(a.Pack))
+}
+
+// RadixTscatter is a launch of radix_tscatter_k (radix): after an exclusive scan of hist, each group ranks its tile in scratch and writes it by digit runs.
+type RadixTscatter struct {
+	Kin   host.Buffer // in: order bits
+	Kout  host.Buffer // out: order bits, moved
+	Pin   host.Buffer // in: entries or packed words (null: the positions)
+	Pout  host.Buffer // out: entries or packed words, moved
+	Hist  host.Buffer // in: exclusive digit offsets
+	N     int64       // keys
+	Shift int64       // the digit's lowest bit
+	First int64       // folds into RADIX_FIRST: 1: the entries are the positions
+	Pack  int64       // folds into RADIX_PACK: RADIX_* packing
+}
+
+// Entry returns the declaration of radix_tscatter_k.
+func (RadixTscatter) Entry() *host.EntryDecl { return Radix.Entries[4] }
+
+// AppendArgs appends the argument slots in declaration order.
+func (a RadixTscatter) AppendArgs(dst []host.Arg) []host.Arg {
+	return append(dst, host.BufArg(a.Kin), host.BufArg(a.Kout), host.BufArg(a.Pin), host.BufArg(a.Pout), host.BufArg(a.Hist), host.I64(a.N), host.I64(a.Shift), host.I64(a.First), host.I64(a.Pack))
+}
+
 // MoveGather is a launch of move_gather_k (move): dst[i] = src[idx[i]].
 type MoveGather struct {
 	Dst host.Buffer // out: words

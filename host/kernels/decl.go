@@ -240,9 +240,10 @@ var Scan = (&host.FileDecl{
 
 // Radix is one pass of the stable LSD radix sort (radix_body.h).
 var Radix = (&host.FileDecl{
-	Name:  "radix",
-	Doc:   "passes of a stable LSD radix sort over contiguous chunks",
-	Knobs: []host.KnobDecl{{Name: "RADIX_BITS", Default: 4, Doc: "digit width"}},
+	Name: "radix",
+	Doc:  "passes of a stable LSD radix sort over contiguous chunks (CPUs) or tiles ranked in work-group scratch (GPUs)",
+	Knobs: []host.KnobDecl{{Name: "RADIX_BITS", Default: 4, Doc: "digit width"},
+		{Name: "RADIX_KPT", Default: 0, Doc: "keys per lane of the tiled passes (GPUs; 0: off, and their scratch one word)"}},
 	Codes: []*host.CodeGroup{Key, Pack},
 	Entries: []*host.EntryDecl{
 		{Name: "prep", Doc: "kout[i] = the order bits of key i (an involution for integer kinds)",
@@ -256,6 +257,15 @@ var Radix = (&host.FileDecl{
 			Args: []host.ArgDecl{in("kin", "order bits"), out("kout", "order bits, moved"), in("pin", "entries or packed words (null: the positions)"),
 				out("pout", "entries or packed words, moved"), in("hist", "exclusive digit offsets"), i64("n", "keys"),
 				i64("chunk", "keys per work-item"), i64("shift", "the digit's lowest bit"),
+				folded("first", "RADIX_FIRST", "1: the entries are the positions"), folded("pack", "RADIX_PACK", "RADIX_* packing")}},
+		{Name: "tcount", Doc: "hist[d*T + t] = keys of tile t (LOCAL_SIZE*RADIX_KPT keys) with digit d", Scratch: true,
+			Args: []host.ArgDecl{in("kin", "order bits (unpacked passes)"), in("pin", "packed words (packed passes)"),
+				out("hist", "digit counts, digit-major"), i64("n", "keys"), i64("shift", "the digit's lowest bit"),
+				folded("pack", "RADIX_PACK", "RADIX_* packing")}},
+		{Name: "tscatter", Doc: "after an exclusive scan of hist, each group ranks its tile in scratch and writes it by digit runs", Scratch: true,
+			Args: []host.ArgDecl{in("kin", "order bits"), out("kout", "order bits, moved"), in("pin", "entries or packed words (null: the positions)"),
+				out("pout", "entries or packed words, moved"), in("hist", "exclusive digit offsets"), i64("n", "keys"),
+				i64("shift", "the digit's lowest bit"),
 				folded("first", "RADIX_FIRST", "1: the entries are the positions"), folded("pack", "RADIX_PACK", "RADIX_* packing")}},
 	},
 }).Init()

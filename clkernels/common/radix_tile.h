@@ -1,0 +1,39 @@
+/* radix_tile.h: the layout of the tiled radix passes' work-group scratch
+ * (radix_body.h's radix_tcount / radix_tscatter), included by the wrappers
+ * clkernels/radix.cl and shaders/radix.comp after gen/radix.h (its knobs)
+ * so they can size the scratch, and by the body. */
+#ifndef ACCEL_RADIX_TILE_H
+#define ACCEL_RADIX_TILE_H
+
+/* The tiled passes' scratch: keys of RADIX_KW 32-bit words. */
+#define RADIX_LS CAST(int, LOCAL_SIZE)
+#if KB == 64
+#define RADIX_KW 2
+#define RADIX_SH_PUTK(at, r, k) \
+	sh[(at) + 2 * (r)] = CAST(uint, (k) & CAST(KEY, 0xffffffffu)); \
+	sh[(at) + 2 * (r) + 1] = CAST(uint, (k) >> CAST(KEY, 32))
+#define RADIX_SH_GETK(at, p) (CAST(KEY, sh[(at) + 2 * (p)]) | (CAST(KEY, sh[(at) + 2 * (p) + 1]) << CAST(KEY, 32)))
+#else
+#define RADIX_KW 1
+#define RADIX_SH_PUTK(at, r, k) sh[(at) + (r)] = CAST(uint, k)
+#define RADIX_SH_GETK(at, p) CAST(KEY, sh[(at) + (p)])
+#endif
+
+/* The tiled passes' digits: DIGITS of them, their per-lane counts packed
+ * two to a 32-bit word (a tile holds at most 65535 keys), in RADIX_WORDS
+ * rows of LOCAL_SIZE words at the start of the scratch; the tile's keys
+ * (RADIX_KW words each) and entries (two words each) follow. */
+#define RADIX_DIGITS (1 << RADIX_BITS)
+#define RADIX_WORDS (RADIX_DIGITS / 2)
+#define RADIX_TILE (I64C(LOCAL_SIZE) * I64C(RADIX_KPT))
+#define RADIX_KEYS_AT (RADIX_WORDS * RADIX_LS)
+#define RADIX_ENTS_AT (RADIX_KEYS_AT + RADIX_LS * RADIX_KPT * RADIX_KW)
+/* counter d of a lane's packed words w */
+#define RADIX_CNT(w, d) (((w)[(d) >> 1] >> (CAST(uint, (d) & 1) * 16u)) & 0xffffu)
+
+/* The scratch's length in 32-bit words: one word where the tiled passes
+ * are off (RADIX_KPT = 0, the CPU plans), so their wide digits do not size
+ * a scratch nothing uses. */
+#define RADIX_SCRATCH_LEN (RADIX_KPT > 0 ? RADIX_ENTS_AT + 2 * RADIX_LS * RADIX_KPT : 1)
+
+#endif
