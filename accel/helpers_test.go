@@ -34,6 +34,12 @@ func openTestDevices() {
 			continue
 		}
 		d.poison = []byte{0xA5, 0x5A, 0xC3, 0x3C}
+		if os.Getenv("ACCEL_TEST_PLANS") == "gpu" {
+			// plan as for a discrete GPU (every planner's GPU branch) on
+			// whatever device this is: the GPU paths' correctness on the
+			// CPU drivers, before a GPU is at hand
+			d.caps.Type = host.TypeDiscreteGPU
+		}
 		devs[b] = d
 	}
 }
