@@ -80,6 +80,10 @@ const (
 	ScLanes = 8
 	// ScFewMax is SC_FEW_MAX: the most targets the few-targets pass takes.
 	ScFewMax = 32
+	// ScPb is SC_PB: the private pass's block of 1-d positions checked at once.
+	ScPb = 2048
+	// ScPf is SC_PF: the private pass's prefetch distance, in positions.
+	ScPf = 64
 )
 
 // Codes HT_*: hash table markers.

@@ -72,7 +72,9 @@ var (
 		{Name: "META_BLOCKS", Value: 4, Doc: "meta holds SC_META_BLOCKS*rank entries"},
 		{Name: "SPARE", Value: 8, Doc: "the owned pass's spare slots per owner"},
 		{Name: "LANES", Value: 8, Doc: "the few-targets pass's positions per step (its lanes)"},
-		{Name: "FEW_MAX", Value: 32, Doc: "the most targets the few-targets pass takes"}}}
+		{Name: "FEW_MAX", Value: 32, Doc: "the most targets the few-targets pass takes"},
+		{Name: "PB", Value: 2048, Doc: "the private pass's block of 1-d positions checked at once"},
+		{Name: "PF", Value: 64, Doc: "the private pass's prefetch distance, in positions"}}}
 	// HashCodes are the hash table's word markers.
 	HashCodes = &host.CodeGroup{Prefix: "HT", Unsigned: true, Doc: "hash table markers", Codes: []host.Code{
 		{Name: "EMPTY", Value: -1, Doc: "the key of a free slot, and every word's initial value"},

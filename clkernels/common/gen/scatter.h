@@ -41,6 +41,8 @@
 #define SC_SPARE 8 /* the owned pass's spare slots per owner */
 #define SC_LANES 8 /* the few-targets pass's positions per step (its lanes) */
 #define SC_FEW_MAX 32 /* the most targets the few-targets pass takes */
+#define SC_PB 2048 /* the private pass's block of 1-d positions checked at once */
+#define SC_PF 64 /* the private pass's prefetch distance, in positions */
 #endif
 
 /* Knobs: -D options in OpenCL C, specialization constants in GLSL (id 0 is
