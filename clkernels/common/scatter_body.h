@@ -297,7 +297,7 @@ void scatter_owned(SCATTER_OWNED_PARAMS) {
 
 /* The private pass: worker w of W folds the positions of its chunk, in
  * order, into its own copy priv[w*out_n ...] (filled with the identity by
- * the host) with plain loads and stores, counting hits in pcnt[w*out_n
+ * the host; with inplace, worker 0 into dst and worker w into copy w - 1) with plain loads and stores, counting hits in pcnt[w*out_n
  * ...] where the merge needs them (counted != 0). A bad index is skipped
  * and its tile recorded in err[0]. SC_RED, a knob, is the reduction when
  * the host compiles it in (>= 0): the loop then carries no reduction
@@ -399,7 +399,12 @@ void scatter_private(SCATTER_PRIVATE_PARAMS) {
 	const i64 chunk = (count + workers - I64C(1)) / workers;
 	const i64 from = w * chunk;
 	const i64 to = min64(from + chunk, count);
-	const i64 base = w * out_n;
+	/* inplace: worker 0 folds straight into the output (which holds the
+	 * input: sum, product, amax, amin with the input and no counts), so
+	 * there is one copy fewer to fill and merge */
+	const bool own = inplace != I64C(0) && w == I64C(0);
+	priv = own ? dst : priv;
+	const i64 base = own ? I64C(0) : (w - inplace) * out_n;
 	const i64 dim_stride = SC_META(SC_META_OUT, dim);
 	if (rank == I64C(1) && dim_stride == I64C(1) && LOADI(meta, I64C(SC_META_SRC)) == I64C(1) &&
 		LOADI(meta, I64C(SC_META_IDX)) == I64C(1)) {
