@@ -41,7 +41,8 @@ func (j *scatterJob) owned(plan host.Plan) error {
 
 // private: each work-item folds its chunk of positions into its own copy
 // of the output (filled with the identity), and a merge folds the copies
-// into out in work-item order (dividing the mean).
+// into out in work-item order (dividing the mean); without hit counts the
+// first work-item folds into out itself.
 func (j *scatterJob) private(plan host.Plan) error {
 	d, g := j.d, j.g
 	index, meta, count, rank, dim, dimSize, wrap := j.pos()
@@ -55,7 +56,11 @@ func (j *scatterJob) private(plan host.Plan) error {
 		}
 		pcnt = c
 	}
-	priv, err := j.tmp.alloc(d, j.op, j.out.dtype, workers*j.out.n)
+	// Without counts (the input included, no mean) worker 0 folds into out
+	// itself, which holds the input: one copy fewer to fill and merge.
+	inplace := b2i(!counted && workers > 1)
+	copies := workers - inplace
+	priv, err := j.tmp.alloc(d, j.op, j.out.dtype, copies*j.out.n)
 	if err != nil {
 		return err
 	}
@@ -63,16 +68,16 @@ func (j *scatterJob) private(plan host.Plan) error {
 		return fmt.Errorf("accel: %s: %w", j.op, err)
 	}
 	variant := dtVariant(j.out.dtype)
-	if err := j.run(variant, plan, kernels.ScatterPrivate{Src: j.src.raw(), Pcnt: pcnt, Err: j.flag.raw(), Priv: priv.raw(),
-		Index: index, Meta: meta, Count: count, Rank: rank, Dim: dim, DimSize: dimSize, Wrap: wrap, OutN: j.out.n,
-		Counted: b2i(counted), Red: int64(g.red)}); err != nil {
+	if err := j.run(variant, plan, kernels.ScatterPrivate{Dst: j.out.raw(), Src: j.src.raw(), Pcnt: pcnt, Err: j.flag.raw(),
+		Priv: priv.raw(), Index: index, Meta: meta, Count: count, Rank: rank, Dim: dim, DimSize: dimSize, Wrap: wrap,
+		OutN: j.out.n, Counted: b2i(counted), Inplace: inplace, Red: int64(g.red)}); err != nil {
 		return err
 	}
 	if j.out.n == 0 {
 		return nil
 	}
 	return j.run(variant, d.elementwise(j.op, j.out.n), kernels.ScatterMerge{Dst: j.out.raw(), Pcnt: pcnt, Priv: priv.raw(),
-		Count: j.out.n, Workers: workers, Counted: b2i(counted), Red: int64(g.red), IncludeSelf: b2i(j.includeSelf)})
+		Count: j.out.n, Workers: copies, Counted: b2i(counted), Red: int64(g.red), IncludeSelf: b2i(j.includeSelf)})
 }
 
 // fewFits says whether the few pass takes a scatter of g into targets

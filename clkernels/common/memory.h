@@ -28,6 +28,19 @@
 #ifndef STREAM_STORE
 #define STREAM_STORE(v, p) (*(p) = (v))
 #endif
+/* PREFETCH_RW(p): a hint that the line at p (a __global pointer) will be
+ * read and written soon (clang's builtin: prefetchw on x86), so a loop of
+ * data-dependent read-modify-writes keeps more misses in flight than its
+ * out-of-order window reaches. A hint only: it never faults, whatever p.
+ * OpenCL C only; GLSL has none, and the shaders leave it out. */
+#ifdef __has_builtin
+#if __has_builtin(__builtin_prefetch)
+#define PREFETCH_RW(p) __builtin_prefetch((p), 1, 3)
+#endif
+#endif
+#ifndef PREFETCH_RW
+#define PREFETCH_RW(p)
+#endif
 #else
 layout(buffer_reference, std430, buffer_reference_align = 4) buffer Mem32 { uint x; };
 layout(buffer_reference, std430, buffer_reference_align = 8) buffer Mem64 { uint64_t x; };
@@ -37,6 +50,7 @@ layout(buffer_reference, std430, buffer_reference_align = 8) buffer Mem64 { uint
 #define LD64(p, i) (Mem64((p) + uint64_t(i) * 8ul).x)
 #define ST64(p, i, v) (Mem64((p) + uint64_t(i) * 8ul).x = (v))
 #define LOCAL_BARRIER() memoryBarrierShared(); barrier()
+#define PREFETCH_RW(p)
 #endif
 
 /* A 32-bit word read as a signed int64 (int32 indices). The sign is

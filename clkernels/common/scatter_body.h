@@ -297,7 +297,7 @@ void scatter_owned(SCATTER_OWNED_PARAMS) {
 
 /* The private pass: worker w of W folds the positions of its chunk, in
  * order, into its own copy priv[w*out_n ...] (filled with the identity by
- * the host) with plain loads and stores, counting hits in pcnt[w*out_n
+ * the host; with inplace, worker 0 into dst and worker w into copy w - 1) with plain loads and stores, counting hits in pcnt[w*out_n
  * ...] where the merge needs them (counted != 0). A bad index is skipped
  * and its tile recorded in err[0]. SC_RED, a knob, is the reduction when
  * the host compiles it in (>= 0): the loop then carries no reduction
@@ -319,14 +319,98 @@ void scatter_owned(SCATTER_OWNED_PARAMS) {
 		} \
 	}
 
+/* The private pass's contiguous 1-d path, in blocks of SC_PB positions.
+ * A block's indices are checked first with one min/max pass (vector code;
+ * for amax/amin its values for NaN too), then, where all are in range and
+ * no value is NaN, it folds with no test per position: a load, a combine
+ * and a store (amax/amin as one compare: a NaN already in the copy stays,
+ * as every compare with it is false, which is sc_combine's result). Other
+ * blocks (a bad or, with wrap, a negative index, a NaN value) fold with
+ * SC_PRIVATE_STEP. The target of position p + SC_PF is prefetched for
+ * writing while p folds, so the data-dependent lines of a copy larger
+ * than the caches arrive in parallel (an index out of range prefetches
+ * target 0; the prefetch stops SC_PF positions before the index's end).
+ * Measured on PoCL (2-core EPYC): the private pass of 16M positions into
+ * 1M targets went from 22-31 ms to 11-15 ms, into a 16M permutation from
+ * 120-135 ms to 55-65 ms; distances of 32 to 128 did about as well, 16
+ * and none worse. */
+#define SC_FAST_FOLD(p) \
+	{ \
+		const i64 o_ = base + LOADI(index, p); \
+		const T v_ = LOADV(src, p); \
+		const T acc_ = LOADV(priv, o_); \
+		T r_ = v_; \
+		if (red == I64C(RED_AMAX)) { \
+			r_ = v_ > acc_ ? v_ : acc_; /* no NaN: sc_combine's result */ \
+		} else if (red == I64C(RED_AMIN)) { \
+			r_ = v_ < acc_ ? v_ : acc_; \
+		} else if (red != I64C(RED_ASSIGN)) { \
+			r_ = sc_combine(acc_, v_, red); \
+		} \
+		STOREV(priv, o_, r_); \
+		if (counted != I64C(0)) { \
+			STOREU(pcnt, o_, LOADU(pcnt, o_) + 1u); \
+		} \
+	}
+
+void sc_private_blocks(BPTR src, BPTR pcnt, BPTR err, BPTR priv, BPTR index, i64 count, i64 from, i64 to,
+	i64 dim_size, i64 wrap, i64 counted, i64 red, i64 base) {
+	const bool nanful = red == I64C(RED_AMAX) || red == I64C(RED_AMIN);
+	const i64 dim_stride = I64C(1);
+	for (i64 b = from; b < to; b += I64C(SC_PB)) {
+		const i64 e = min64(b + I64C(SC_PB), to);
+		i64 mn = LOADI(index, b);
+		i64 mx = mn;
+		int nans = 0;
+		for (i64 p = b; p < e; p++) {
+			const i64 ix = LOADI(index, p);
+			mn = min64(mn, ix);
+			mx = max64(mx, ix);
+			if (nanful) {
+				nans = nans | (T_IS_NAN(LOADV(src, p)) ? 1 : 0);
+			}
+		}
+		if (mn < I64C(0) || mx >= dim_size || nans != 0) {
+			for (i64 p = b; p < e; p++) {
+				i64 o = I64C(0);
+				i64 ix = LOADI(index, p);
+				SC_PRIVATE_STEP(p, o, p, ix)
+			}
+			continue;
+		}
+		i64 p = b;
+		if (SC_PF > 0) {
+			const i64 pe = min64(e, count - I64C(SC_PF)); /* the prefetch reads index[p + SC_PF] */
+			for (; p < pe; p++) {
+				const i64 f = LOADI(index, p + I64C(SC_PF));
+				PREFETCH_RW(&LOADV(priv, base + (CAST(u64, f) < CAST(u64, dim_size) ? f : I64C(0))));
+				SC_FAST_FOLD(p)
+			}
+		}
+		for (; p < e; p++) {
+			SC_FAST_FOLD(p)
+		}
+	}
+}
+
 void scatter_private(SCATTER_PRIVATE_PARAMS) {
 	const i64 workers = GROUP_TOTAL() * I64C(LOCAL_SIZE);
 	const i64 w = GROUP_LINEAR_ID() * I64C(LOCAL_SIZE) + LOCAL_ID();
 	const i64 chunk = (count + workers - I64C(1)) / workers;
 	const i64 from = w * chunk;
 	const i64 to = min64(from + chunk, count);
-	const i64 base = w * out_n;
+	/* inplace: worker 0 folds straight into the output (which holds the
+	 * input: sum, product, amax, amin with the input and no counts), so
+	 * there is one copy fewer to fill and merge */
+	const bool own = inplace != I64C(0) && w == I64C(0);
+	priv = own ? dst : priv;
+	const i64 base = own ? I64C(0) : (w - inplace) * out_n;
 	const i64 dim_stride = SC_META(SC_META_OUT, dim);
+	if (rank == I64C(1) && dim_stride == I64C(1) && LOADI(meta, I64C(SC_META_SRC)) == I64C(1) &&
+		LOADI(meta, I64C(SC_META_IDX)) == I64C(1)) {
+		sc_private_blocks(src, pcnt, err, priv, index, count, from, to, dim_size, wrap, counted, red, base);
+		return;
+	}
 	SC_WALK(from, to, SC_PRIVATE_STEP)
 }
 

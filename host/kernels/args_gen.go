@@ -80,6 +80,10 @@ const (
 	ScLanes = 8
 	// ScFewMax is SC_FEW_MAX: the most targets the few-targets pass takes.
 	ScFewMax = 32
+	// ScPb is SC_PB: the private pass's block of 1-d positions checked at once.
+	ScPb = 2048
+	// ScPf is SC_PF: the private pass's prefetch distance, in positions.
+	ScPf = 64
 )
 
 // Codes HT_*: hash table markers.
@@ -409,6 +413,7 @@ func (a ScatterOwned) AppendArgs(dst []host.Arg) []host.Arg {
 
 // ScatterPrivate is a launch of scatter_private_k (scatter): CPU drivers: worker w folds its chunk of positions into its own copy of the output.
 type ScatterPrivate struct {
+	Dst     host.Buffer // inout: the output (worker 0's copy where inplace)
 	Src     host.Buffer // in: the values
 	Pcnt    host.Buffer // inout: uint32 hit counts per copy
 	Err     host.Buffer // inout: the validation flag
@@ -422,6 +427,7 @@ type ScatterPrivate struct {
 	Wrap    int64       // folds into SC_WRAP: 1: a negative index counts once from the end
 	OutN    int64       // output elements
 	Counted int64       // 1: count hits
+	Inplace int64       // 1: worker 0 folds into dst, worker w > 0 into copy w - 1 (no counts)
 	Red     int64       // folds into SC_RED: the reduction (RED_*)
 }
 
@@ -430,7 +436,7 @@ func (ScatterPrivate) Entry() *host.EntryDecl { return Scatter.Entries[7] }
 
 // AppendArgs appends the argument slots in declaration order.
 func (a ScatterPrivate) AppendArgs(dst []host.Arg) []host.Arg {
-	return append(dst, host.BufArg(a.Src), host.BufArg(a.Pcnt), host.BufArg(a.Err), host.BufArg(a.Priv), host.BufArg(a.Index), host.BufArg(a.Meta), host.I64(a.Count), host.I64(a.Rank), host.I64(a.Dim), host.I64(a.DimSize), host.I64(a.Wrap), host.I64(a.OutN), host.I64(a.Counted), host.I64(a.Red))
+	return append(dst, host.BufArg(a.Dst), host.BufArg(a.Src), host.BufArg(a.Pcnt), host.BufArg(a.Err), host.BufArg(a.Priv), host.BufArg(a.Index), host.BufArg(a.Meta), host.I64(a.Count), host.I64(a.Rank), host.I64(a.Dim), host.I64(a.DimSize), host.I64(a.Wrap), host.I64(a.OutN), host.I64(a.Counted), host.I64(a.Inplace), host.I64(a.Red))
 }
 
 // ScatterFew is a launch of scatter_few_k (scatter): CPU drivers, 1-d, at most SC_FEW_MAX targets: worker w folds its chunk into SC_LANES accumulators per target, then into its private copy.

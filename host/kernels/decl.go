@@ -72,7 +72,9 @@ var (
 		{Name: "META_BLOCKS", Value: 4, Doc: "meta holds SC_META_BLOCKS*rank entries"},
 		{Name: "SPARE", Value: 8, Doc: "the owned pass's spare slots per owner"},
 		{Name: "LANES", Value: 8, Doc: "the few-targets pass's positions per step (its lanes)"},
-		{Name: "FEW_MAX", Value: 32, Doc: "the most targets the few-targets pass takes"}}}
+		{Name: "FEW_MAX", Value: 32, Doc: "the most targets the few-targets pass takes"},
+		{Name: "PB", Value: 2048, Doc: "the private pass's block of 1-d positions checked at once"},
+		{Name: "PF", Value: 64, Doc: "the private pass's prefetch distance, in positions"}}}
 	// HashCodes are the hash table's word markers.
 	HashCodes = &host.CodeGroup{Prefix: "HT", Unsigned: true, Doc: "hash table markers", Codes: []host.Code{
 		{Name: "EMPTY", Value: -1, Doc: "the key of a free slot, and every word's initial value"},
@@ -188,9 +190,10 @@ var Scatter = (&host.FileDecl{
 				inout("spare", "SC_SPARE value slots, then as many count slots, per owner")},
 				with(scatterPos(true), i64("out_n", "output elements"), scRed, scSelf)...)},
 		{Name: "private", Doc: "CPU drivers: worker w folds its chunk of positions into its own copy of the output",
-			Args: with([]host.ArgDecl{in("src", "the values"), inout("pcnt", "uint32 hit counts per copy"),
-				inout("err", "the validation flag"), inout("priv", "the private copies")},
-				with(scatterPos(true), i64("out_n", "output elements"), i64("counted", "1: count hits"), scRed)...)},
+			Args: with([]host.ArgDecl{inout("dst", "the output (worker 0's copy where inplace)"), in("src", "the values"),
+				inout("pcnt", "uint32 hit counts per copy"), inout("err", "the validation flag"), inout("priv", "the private copies")},
+				with(scatterPos(true), i64("out_n", "output elements"), i64("counted", "1: count hits"),
+					i64("inplace", "1: worker 0 folds into dst, worker w > 0 into copy w - 1 (no counts)"), scRed)...)},
 		{Name: "few", Doc: "CPU drivers, 1-d, at most SC_FEW_MAX targets: worker w folds its chunk into SC_LANES accumulators per target, then into its private copy",
 			Args: with([]host.ArgDecl{in("src", "the values"), inout("err", "the validation flag"), out("priv", "the private copies")},
 				with(scatterPos(true), i64("out_n", "output elements"),

@@ -41,6 +41,8 @@
 #define SC_SPARE 8 /* the owned pass's spare slots per owner */
 #define SC_LANES 8 /* the few-targets pass's positions per step (its lanes) */
 #define SC_FEW_MAX 32 /* the most targets the few-targets pass takes */
+#define SC_PB 2048 /* the private pass's block of 1-d positions checked at once */
+#define SC_PF 64 /* the private pass's prefetch distance, in positions */
 #endif
 
 /* Knobs: -D options in OpenCL C, specialization constants in GLSL (id 0 is
@@ -84,7 +86,7 @@ layout(constant_id = 7) const int SC_FEW = -1; /* folded argument few (-1: the r
 #define SCATTER_GATHER_PARAMS BPTR dst, BPTR arr, BPTR err, BPTR index, BPTR meta, i64 count, i64 rank, i64 dim, i64 dim_size, i64 wrap
 #define SCATTER_DEST_PARAMS BPTR keys, BPTR soffs, BPTR err, BPTR index, BPTR meta, i64 count, i64 rank, i64 dim, i64 dim_size, i64 wrap
 #define SCATTER_OWNED_PARAMS BPTR dst, BPTR src, BPTR counts, BPTR err, BPTR spare, BPTR index, BPTR meta, i64 count, i64 rank, i64 dim, i64 dim_size, i64 wrap, i64 out_n, i64 red, i64 include_self
-#define SCATTER_PRIVATE_PARAMS BPTR src, BPTR pcnt, BPTR err, BPTR priv, BPTR index, BPTR meta, i64 count, i64 rank, i64 dim, i64 dim_size, i64 wrap, i64 out_n, i64 counted, i64 red
+#define SCATTER_PRIVATE_PARAMS BPTR dst, BPTR src, BPTR pcnt, BPTR err, BPTR priv, BPTR index, BPTR meta, i64 count, i64 rank, i64 dim, i64 dim_size, i64 wrap, i64 out_n, i64 counted, i64 inplace, i64 red
 #define SCATTER_FEW_PARAMS BPTR src, BPTR err, BPTR priv, BPTR index, BPTR meta, i64 count, i64 rank, i64 dim, i64 dim_size, i64 wrap, i64 out_n, i64 few, i64 red
 #define SCATTER_MERGE_PARAMS BPTR dst, BPTR pcnt, BPTR priv, i64 count, i64 workers, i64 counted, i64 red, i64 include_self
 
@@ -120,8 +122,8 @@ layout(constant_id = 7) const int SC_FEW = -1; /* folded argument few (-1: the r
 		scatter_owned(dst, src, counts, err, spare, index, meta, count, rank, dim, dim_size, FOLD(SC_WRAP, wrap), out_n, FOLD(SC_RED, red), FOLD(SC_SELF, include_self)); \
 	} \
 	__kernel __attribute__((reqd_work_group_size(LOCAL_SIZE, 1, 1))) \
-	void scatter_private_k(__global uchar* src, __global uchar* pcnt, __global uchar* err, __global uchar* priv, __global uchar* index, __global uchar* meta, long count, long rank, long dim, long dim_size, long wrap, long out_n, long counted, long red) { \
-		scatter_private(src, pcnt, err, priv, index, meta, count, rank, dim, dim_size, FOLD(SC_WRAP, wrap), out_n, counted, FOLD(SC_RED, red)); \
+	void scatter_private_k(__global uchar* dst, __global uchar* src, __global uchar* pcnt, __global uchar* err, __global uchar* priv, __global uchar* index, __global uchar* meta, long count, long rank, long dim, long dim_size, long wrap, long out_n, long counted, long inplace, long red) { \
+		scatter_private(dst, src, pcnt, err, priv, index, meta, count, rank, dim, dim_size, FOLD(SC_WRAP, wrap), out_n, counted, inplace, FOLD(SC_RED, red)); \
 	} \
 	__kernel __attribute__((reqd_work_group_size(LOCAL_SIZE, 1, 1))) \
 	void scatter_few_k(__global uchar* src, __global uchar* err, __global uchar* priv, __global uchar* index, __global uchar* meta, long count, long rank, long dim, long dim_size, long wrap, long out_n, long few, long red) { \
@@ -132,7 +134,7 @@ layout(constant_id = 7) const int SC_FEW = -1; /* folded argument few (-1: the r
 		scatter_merge(dst, pcnt, priv, count, workers, counted, FOLD(SC_RED, red), FOLD(SC_SELF, include_self)); \
 	}
 #else
-layout(push_constant) uniform AccelArgs { uint64_t s[15]; } accel_args;
+layout(push_constant) uniform AccelArgs { uint64_t s[16]; } accel_args;
 #define ACCEL_ARGS_DECL
 #define SCATTER_ENTRIES \
 	void main() { \
@@ -152,7 +154,7 @@ layout(push_constant) uniform AccelArgs { uint64_t s[15]; } accel_args;
 		} else if (ENTRY == 6) { \
 			scatter_owned(accel_args.s[0], accel_args.s[1], accel_args.s[2], accel_args.s[3], accel_args.s[4], accel_args.s[5], accel_args.s[6], int64_t(accel_args.s[7]), int64_t(accel_args.s[8]), int64_t(accel_args.s[9]), int64_t(accel_args.s[10]), FOLD(SC_WRAP, int64_t(accel_args.s[11])), int64_t(accel_args.s[12]), FOLD(SC_RED, int64_t(accel_args.s[13])), FOLD(SC_SELF, int64_t(accel_args.s[14]))); \
 		} else if (ENTRY == 7) { \
-			scatter_private(accel_args.s[0], accel_args.s[1], accel_args.s[2], accel_args.s[3], accel_args.s[4], accel_args.s[5], int64_t(accel_args.s[6]), int64_t(accel_args.s[7]), int64_t(accel_args.s[8]), int64_t(accel_args.s[9]), FOLD(SC_WRAP, int64_t(accel_args.s[10])), int64_t(accel_args.s[11]), int64_t(accel_args.s[12]), FOLD(SC_RED, int64_t(accel_args.s[13]))); \
+			scatter_private(accel_args.s[0], accel_args.s[1], accel_args.s[2], accel_args.s[3], accel_args.s[4], accel_args.s[5], accel_args.s[6], int64_t(accel_args.s[7]), int64_t(accel_args.s[8]), int64_t(accel_args.s[9]), int64_t(accel_args.s[10]), FOLD(SC_WRAP, int64_t(accel_args.s[11])), int64_t(accel_args.s[12]), int64_t(accel_args.s[13]), int64_t(accel_args.s[14]), FOLD(SC_RED, int64_t(accel_args.s[15]))); \
 		} else if (ENTRY == 8) { \
 			scatter_few(accel_args.s[0], accel_args.s[1], accel_args.s[2], accel_args.s[3], accel_args.s[4], int64_t(accel_args.s[5]), int64_t(accel_args.s[6]), int64_t(accel_args.s[7]), int64_t(accel_args.s[8]), FOLD(SC_WRAP, int64_t(accel_args.s[9])), int64_t(accel_args.s[10]), FOLD(SC_FEW, int64_t(accel_args.s[11])), FOLD(SC_RED, int64_t(accel_args.s[12]))); \
 		} else if (ENTRY == 9) { \
