@@ -89,6 +89,10 @@ func (d *Device) bucketBinary(op string, sop SparseOp, x, y *spOperand, up host.
 		if err != nil {
 			return r, err
 		}
+		loc, err := tmp.alloc(d, op, Uint32, nb*chunks)
+		if err != nil {
+			return r, err
+		}
 		if rk, err = tmp.alloc(d, op, Uint32, n); err != nil {
 			return r, err
 		}
@@ -104,7 +108,7 @@ func (d *Device) bucketBinary(op string, sop SparseOp, x, y *spOperand, up host.
 			return r, err
 		}
 		cp := slotPlan("sparse_upart", d.caps, chunks)
-		if err := d.run(op, v, cp, kernels.SparseUhist{Xi: xi, Yi: yi, Shape: sh.raw(), Tab: tab.raw(), Err: flag.raw(),
+		if err := d.run(op, v, cp, kernels.SparseUhist{Xi: xi, Yi: yi, Shape: sh.raw(), Tab: tab.raw(), Loc: loc.raw(), Err: flag.raw(),
 			Ndim: int64(len(shape)), Nx: x.n, Ny: y.n, Ch: up.Chunk, Nb: nb, Shift: shift, WideX: wx, WideY: wy}); err != nil {
 			return r, err
 		}
@@ -114,7 +118,7 @@ func (d *Device) bucketBinary(op string, sop SparseOp, x, y *spOperand, up host.
 		}
 		s.release()
 		if err := d.run(op, v, cp, kernels.SparseUpart{Xi: xi, Yi: yi, Xv: xv, Yv: yv, Shape: sh.raw(), Tab: tab.raw(),
-			Rk: rk.raw(), Rv: rv.raw(), Ndim: int64(len(shape)), Nx: x.n, Ny: y.n, Ch: up.Chunk, Nb: nb, Shift: shift,
+			Loc: loc.raw(), Rk: rk.raw(), Rv: rv.raw(), Ndim: int64(len(shape)), Nx: x.n, Ny: y.n, Ch: up.Chunk, Nb: nb, Shift: shift,
 			WideX: wx, WideY: wy}); err != nil {
 			return r, err
 		}

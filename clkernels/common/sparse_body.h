@@ -806,8 +806,10 @@ void sparse_uhist(SPARSE_UHIST_PARAMS) {
 	EW_FOR(chunks, c)
 		const i64 e0 = c * ch;
 		const i64 e1 = min64(e0 + ch, n);
+		/* the chunk's counters side by side (in L1), then to tab */
+		const i64 l0 = c * nb;
 		for (i64 b = I64C(0); b < nb; b++) {
-			ST32(tab, b * chunks + c, 0u);
+			ST32(loc, l0 + b, 0u);
 		}
 		for (i64 t = I64C(0); t < I64C(2); t++) { /* x's entries, then y's */
 			const i64 base = t == I64C(0) ? I64C(0) : nx;
@@ -820,12 +822,13 @@ void sparse_uhist(SPARSE_UHIST_PARAMS) {
 				if (k2 < I64C(0)) {
 					sp_flag(err, base + i);
 				}
-				const i64 g = sp_ubucket(k2, shift, nb) * chunks + c;
-				ST32(tab, g, LD32(tab, g) + 1u);
+				const i64 g = l0 + sp_ubucket(k2, shift, nb);
+				ST32(loc, g, LD32(loc, g) + 1u);
 			}
 		}
 		for (i64 b = I64C(0); b < nb; b++) {
-			const u32 v = LD32(tab, b * chunks + c);
+			const u32 v = LD32(loc, l0 + b);
+			ST32(tab, b * chunks + c, v);
 			if (v != 0u) {
 				ATOM_ADD_U32(err, I64C(SP_FLAG_WORDS) + b, v);
 			}
@@ -842,6 +845,10 @@ void sparse_upart(SPARSE_UPART_PARAMS) {
 	EW_FOR(chunks, c)
 		const i64 e0 = c * ch;
 		const i64 e1 = min64(e0 + ch, n);
+		const i64 l0 = c * nb;
+		for (i64 b = I64C(0); b < nb; b++) { /* side by side (in L1) */
+			ST32(loc, l0 + b, LD32(tab, b * chunks + c));
+		}
 		for (i64 t = I64C(0); t < I64C(2); t++) {
 			const i64 base = t == I64C(0) ? I64C(0) : nx;
 			const i64 no = t == I64C(0) ? nx : ny;
@@ -851,9 +858,9 @@ void sparse_upart(SPARSE_UPART_PARAMS) {
 			const i64 i1 = min64(e1, base + no) - base;
 			for (i64 i = max64(e0, base) - base; i < i1; i++) {
 				const i64 k2 = sp_ukey2(idx, w, shape, ndim, s0, s1, no, i, t);
-				const i64 g = sp_ubucket(k2, shift, nb) * chunks + c;
-				const u32 p = LD32(tab, g);
-				ST32(tab, g, p + 1u);
+				const i64 g = l0 + sp_ubucket(k2, shift, nb);
+				const u32 p = LD32(loc, g);
+				ST32(loc, g, p + 1u);
 				ST32(rk, CAST(i64, p), CAST(u32, CAST(u64, k2) & mask));
 				STV(rv, CAST(i64, p), LDV(val, i));
 			}

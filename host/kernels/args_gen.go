@@ -1701,6 +1701,7 @@ type SparseUhist struct {
 	Yi    host.Buffer // in: y's indices [ndim, ny]
 	Shape host.Buffer // in: int64 [ndim]
 	Tab   host.Buffer // out: uint32 [nb*chunks] counts by bucket, then chunk
+	Loc   host.Buffer // out: uint32 [chunks*nb] scratch: each chunk's counters, side by side
 	Err   host.Buffer // inout: flag words: [0] the validation flag (atomic min of the tile), [2..3] unsorted marks (SP_FLAG_*)
 	Ndim  int64       // dimensions
 	Nx    int64       // x's entries
@@ -1717,7 +1718,7 @@ func (SparseUhist) Entry() *host.EntryDecl { return Sparse.Entries[16] }
 
 // AppendArgs appends the argument slots in declaration order.
 func (a SparseUhist) AppendArgs(dst []host.Arg) []host.Arg {
-	return append(dst, host.BufArg(a.Xi), host.BufArg(a.Yi), host.BufArg(a.Shape), host.BufArg(a.Tab), host.BufArg(a.Err), host.I64(a.Ndim), host.I64(a.Nx), host.I64(a.Ny), host.I64(a.Ch), host.I64(a.Nb), host.I64(a.Shift), host.I64(a.WideX), host.I64(a.WideY))
+	return append(dst, host.BufArg(a.Xi), host.BufArg(a.Yi), host.BufArg(a.Shape), host.BufArg(a.Tab), host.BufArg(a.Loc), host.BufArg(a.Err), host.I64(a.Ndim), host.I64(a.Nx), host.I64(a.Ny), host.I64(a.Ch), host.I64(a.Nb), host.I64(a.Shift), host.I64(a.WideX), host.I64(a.WideY))
 }
 
 // SparseUpart is a launch of sparse_upart_k (sparse): the bucket union's partition, after an exclusive scan of tab: chunk c places the records of its entries (the tagged key's low shift bits, the value) at their buckets' positions, in input order.
@@ -1727,7 +1728,8 @@ type SparseUpart struct {
 	Xv    host.Buffer // in: x's values
 	Yv    host.Buffer // in: y's values
 	Shape host.Buffer // in: int64 [ndim]
-	Tab   host.Buffer // inout: uint32 [nb*chunks] exclusive scan of the counts (advanced)
+	Tab   host.Buffer // in: uint32 [nb*chunks] exclusive scan of the counts
+	Loc   host.Buffer // out: uint32 [chunks*nb] scratch: each chunk's positions, side by side
 	Rk    host.Buffer // out: uint32 [nx+ny] the records' low key bits, by bucket
 	Rv    host.Buffer // out: [nx+ny] the records' values
 	Ndim  int64       // dimensions
@@ -1745,7 +1747,7 @@ func (SparseUpart) Entry() *host.EntryDecl { return Sparse.Entries[17] }
 
 // AppendArgs appends the argument slots in declaration order.
 func (a SparseUpart) AppendArgs(dst []host.Arg) []host.Arg {
-	return append(dst, host.BufArg(a.Xi), host.BufArg(a.Yi), host.BufArg(a.Xv), host.BufArg(a.Yv), host.BufArg(a.Shape), host.BufArg(a.Tab), host.BufArg(a.Rk), host.BufArg(a.Rv), host.I64(a.Ndim), host.I64(a.Nx), host.I64(a.Ny), host.I64(a.Ch), host.I64(a.Nb), host.I64(a.Shift), host.I64(a.WideX), host.I64(a.WideY))
+	return append(dst, host.BufArg(a.Xi), host.BufArg(a.Yi), host.BufArg(a.Xv), host.BufArg(a.Yv), host.BufArg(a.Shape), host.BufArg(a.Tab), host.BufArg(a.Loc), host.BufArg(a.Rk), host.BufArg(a.Rv), host.I64(a.Ndim), host.I64(a.Nx), host.I64(a.Ny), host.I64(a.Ch), host.I64(a.Nb), host.I64(a.Shift), host.I64(a.WideX), host.I64(a.WideY))
 }
 
 // SparseUsort is a launch of sparse_usort_k (sparse): the bucket union's sort: each work-group (local size 1, its own slot of sk, sv, cnt) sorts its buckets by a stable LSD radix sort of the records' low bits, and writes over each bucket's records its keys' low bits and op(x's sum, y's sum) (with grad: x's sum, and y's into ub), ucnt[b] = the bucket's keys.

@@ -92,8 +92,8 @@ layout(constant_id = 9) const int SP_WIDE_Y = -1; /* folded argument wide_y (-1:
 #define SPARSE_BSCATTER_PARAMS BPTR keys, BPTR vals, BPTR start, BPTR cnt, BPTR rec, i64 n, i64 shift
 #define SPARSE_BSORT_PARAMS BPTR start, BPTR rec, BPTR ucnt, i64 nb, i64 n
 #define SPARSE_BSUM_PARAMS BPTR start, BPTR rec, BPTR uoff, BPTR ukeys, BPTR uvals, i64 nb, i64 n
-#define SPARSE_UHIST_PARAMS BPTR xi, BPTR yi, BPTR shape, BPTR tab, BPTR err, i64 ndim, i64 nx, i64 ny, i64 ch, i64 nb, i64 shift, i64 wide_x, i64 wide_y
-#define SPARSE_UPART_PARAMS BPTR xi, BPTR yi, BPTR xv, BPTR yv, BPTR shape, BPTR tab, BPTR rk, BPTR rv, i64 ndim, i64 nx, i64 ny, i64 ch, i64 nb, i64 shift, i64 wide_x, i64 wide_y
+#define SPARSE_UHIST_PARAMS BPTR xi, BPTR yi, BPTR shape, BPTR tab, BPTR loc, BPTR err, i64 ndim, i64 nx, i64 ny, i64 ch, i64 nb, i64 shift, i64 wide_x, i64 wide_y
+#define SPARSE_UPART_PARAMS BPTR xi, BPTR yi, BPTR xv, BPTR yv, BPTR shape, BPTR tab, BPTR loc, BPTR rk, BPTR rv, i64 ndim, i64 nx, i64 ny, i64 ch, i64 nb, i64 shift, i64 wide_x, i64 wide_y
 #define SPARSE_USORT_PARAMS BPTR rk, BPTR rv, BPTR ub, BPTR err, BPTR bst, BPTR sk, BPTR sv, BPTR cnt, BPTR ucnt, i64 nb, i64 shift, i64 cap, i64 op, i64 grad
 #define SPARSE_UEMIT_PARAMS BPTR uk, BPTR ua, BPTR ub, BPTR bst, BPTR uoff, BPTR gout, BPTR uidx, BPTR uval, BPTR gxo, BPTR gyo, BPTR shape, i64 ndim, i64 nb, i64 shift, i64 u, i64 op, i64 grad
 #define SPARSE_UNKEY_PARAMS BPTR keys, BPTR idx, BPTR shape, i64 ndim, i64 n
@@ -170,12 +170,12 @@ layout(constant_id = 9) const int SP_WIDE_Y = -1; /* folded argument wide_y (-1:
 		sparse_bsum(start, rec, uoff, ukeys, uvals, nb, n); \
 	} \
 	__kernel __attribute__((reqd_work_group_size(LOCAL_SIZE, 1, 1))) \
-	void sparse_uhist_k(__global uchar* xi, __global uchar* yi, __global uchar* shape, __global uchar* tab, __global uchar* err, long ndim, long nx, long ny, long ch, long nb, long shift, long wide_x, long wide_y) { \
-		sparse_uhist(xi, yi, shape, tab, err, ndim, nx, ny, ch, nb, shift, FOLD(SP_WIDE_X, wide_x), FOLD(SP_WIDE_Y, wide_y)); \
+	void sparse_uhist_k(__global uchar* xi, __global uchar* yi, __global uchar* shape, __global uchar* tab, __global uchar* loc, __global uchar* err, long ndim, long nx, long ny, long ch, long nb, long shift, long wide_x, long wide_y) { \
+		sparse_uhist(xi, yi, shape, tab, loc, err, ndim, nx, ny, ch, nb, shift, FOLD(SP_WIDE_X, wide_x), FOLD(SP_WIDE_Y, wide_y)); \
 	} \
 	__kernel __attribute__((reqd_work_group_size(LOCAL_SIZE, 1, 1))) \
-	void sparse_upart_k(__global uchar* xi, __global uchar* yi, __global uchar* xv, __global uchar* yv, __global uchar* shape, __global uchar* tab, __global uchar* rk, __global uchar* rv, long ndim, long nx, long ny, long ch, long nb, long shift, long wide_x, long wide_y) { \
-		sparse_upart(xi, yi, xv, yv, shape, tab, rk, rv, ndim, nx, ny, ch, nb, shift, FOLD(SP_WIDE_X, wide_x), FOLD(SP_WIDE_Y, wide_y)); \
+	void sparse_upart_k(__global uchar* xi, __global uchar* yi, __global uchar* xv, __global uchar* yv, __global uchar* shape, __global uchar* tab, __global uchar* loc, __global uchar* rk, __global uchar* rv, long ndim, long nx, long ny, long ch, long nb, long shift, long wide_x, long wide_y) { \
+		sparse_upart(xi, yi, xv, yv, shape, tab, loc, rk, rv, ndim, nx, ny, ch, nb, shift, FOLD(SP_WIDE_X, wide_x), FOLD(SP_WIDE_Y, wide_y)); \
 	} \
 	__kernel __attribute__((reqd_work_group_size(LOCAL_SIZE, 1, 1))) \
 	void sparse_usort_k(__global uchar* rk, __global uchar* rv, __global uchar* ub, __global uchar* err, __global uchar* bst, __global uchar* sk, __global uchar* sv, __global uchar* cnt, __global uchar* ucnt, long nb, long shift, long cap, long op, long grad) { \
@@ -247,9 +247,9 @@ layout(push_constant) uniform AccelPush { uint64_t params; } accel_push;
 		} else if (ENTRY == 15) { \
 			sparse_bsum(accel_args.s[0], accel_args.s[1], accel_args.s[2], accel_args.s[3], accel_args.s[4], int64_t(accel_args.s[5]), int64_t(accel_args.s[6])); \
 		} else if (ENTRY == 16) { \
-			sparse_uhist(accel_args.s[0], accel_args.s[1], accel_args.s[2], accel_args.s[3], accel_args.s[4], int64_t(accel_args.s[5]), int64_t(accel_args.s[6]), int64_t(accel_args.s[7]), int64_t(accel_args.s[8]), int64_t(accel_args.s[9]), int64_t(accel_args.s[10]), FOLD(SP_WIDE_X, int64_t(accel_args.s[11])), FOLD(SP_WIDE_Y, int64_t(accel_args.s[12]))); \
+			sparse_uhist(accel_args.s[0], accel_args.s[1], accel_args.s[2], accel_args.s[3], accel_args.s[4], accel_args.s[5], int64_t(accel_args.s[6]), int64_t(accel_args.s[7]), int64_t(accel_args.s[8]), int64_t(accel_args.s[9]), int64_t(accel_args.s[10]), int64_t(accel_args.s[11]), FOLD(SP_WIDE_X, int64_t(accel_args.s[12])), FOLD(SP_WIDE_Y, int64_t(accel_args.s[13]))); \
 		} else if (ENTRY == 17) { \
-			sparse_upart(accel_args.s[0], accel_args.s[1], accel_args.s[2], accel_args.s[3], accel_args.s[4], accel_args.s[5], accel_args.s[6], accel_args.s[7], int64_t(accel_args.s[8]), int64_t(accel_args.s[9]), int64_t(accel_args.s[10]), int64_t(accel_args.s[11]), int64_t(accel_args.s[12]), int64_t(accel_args.s[13]), FOLD(SP_WIDE_X, int64_t(accel_args.s[14])), FOLD(SP_WIDE_Y, int64_t(accel_args.s[15]))); \
+			sparse_upart(accel_args.s[0], accel_args.s[1], accel_args.s[2], accel_args.s[3], accel_args.s[4], accel_args.s[5], accel_args.s[6], accel_args.s[7], accel_args.s[8], int64_t(accel_args.s[9]), int64_t(accel_args.s[10]), int64_t(accel_args.s[11]), int64_t(accel_args.s[12]), int64_t(accel_args.s[13]), int64_t(accel_args.s[14]), FOLD(SP_WIDE_X, int64_t(accel_args.s[15])), FOLD(SP_WIDE_Y, int64_t(accel_args.s[16]))); \
 		} else if (ENTRY == 18) { \
 			sparse_usort(accel_args.s[0], accel_args.s[1], accel_args.s[2], accel_args.s[3], accel_args.s[4], accel_args.s[5], accel_args.s[6], accel_args.s[7], accel_args.s[8], int64_t(accel_args.s[9]), int64_t(accel_args.s[10]), int64_t(accel_args.s[11]), FOLD(SP_OP, int64_t(accel_args.s[12])), FOLD(SP_GRAD, int64_t(accel_args.s[13]))); \
 		} else if (ENTRY == 19) { \
