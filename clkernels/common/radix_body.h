@@ -229,7 +229,6 @@ void radix_tscatter(RADIX_TSCATTER_PARAMS) {
 		for (int q = 0; q < RADIX_WORDS; q++) {
 			w[q] = sh[q * RADIX_LS + lid] - w[q];
 		}
-		LOCAL_BARRIER(); /* the counters are read; the scratch's keys follow them */
 		uint seen[RADIX_DIGITS];
 		for (int d = 0; d < RADIX_DIGITS; d++) {
 			seen[d] = st[d] + RADIX_CNT(w, d);

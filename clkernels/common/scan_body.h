@@ -40,6 +40,20 @@
 
 #include "flags.h"
 
+/* y[i] = the running sum run (exclusive) or run + x's unit i (inclusive),
+ * and run moves past unit i: one step of the scalar scan loops. */
+#define SCAN_EMIT(x, y, i, run, kind, exclusive) \
+	{ \
+		const T v_ = scan_load(x, i, kind); \
+		if (exclusive != I64C(0)) { \
+			STT(y, i, run); \
+			run = ADD(run, v_); \
+		} else { \
+			run = ADD(run, v_); \
+			STT(y, i, run); \
+		} \
+	}
+
 #ifndef SCAN_SG_OK
 #define SCAN_SG_PV 1
 #elif defined(LD_PAIR)
@@ -168,14 +182,7 @@ void scan_apply_local(BPTR x, BPTR y, BPTR partials, i64 n, i64 kind, i64 exclus
 		for (i64 j = I64C(0); j < I64C(ITEMS); j++) {
 			const i64 i = mine + j;
 			if (i < n) {
-				const T v = scan_load(x, i, kind);
-				if (exclusive != I64C(0)) {
-					STT(y, i, run);
-					run = ADD(run, v);
-				} else {
-					run = ADD(run, v);
-					STT(y, i, run);
-				}
+				SCAN_EMIT(x, y, i, run, kind, exclusive)
 			}
 		}
 	}
@@ -382,14 +389,7 @@ void scan_chain_write(BPTR x, BPTR y, i64 lo, i64 hi, T carry, i64 kind, i64 exc
 	}
 	T run = carry;
 	for (i64 i = lo; i < hi; i++) {
-		const T v = scan_load(x, i, kind);
-		if (exclusive != I64C(0)) {
-			STT(y, i, run);
-			run = ADD(run, v);
-		} else {
-			run = ADD(run, v);
-			STT(y, i, run);
-		}
+		SCAN_EMIT(x, y, i, run, kind, exclusive)
 	}
 }
 
