@@ -16,7 +16,9 @@ type Float interface {
 //   - sum: every contributor gets grad[target];
 //   - mean: grad[target] / count (count includes self iff includeSelf);
 //   - amax/amin: grad[target] split evenly among the contributors equal to
-//     the result (mask * (grad / count), as torch multiplies); a target
+//     the result (mask * (grad / count), as torch multiplies), the input's
+//     own value counted when it equals the result even without
+//     include_self (torch's N_to_distribute); a target
 //     whose result equals no contributor (a NaN result) gives NaN to all of
 //     them, and an input NaN gives NaN at its own position (torch's
 //     (self == result) mask is false there);
@@ -80,7 +82,11 @@ func ScatterReduceBackward[T Float](input []T, inShape []int64, dim int, index [
 		case ReduceAmax, ReduceAmin:
 			r := out[o]
 			c := int64(0)
-			if includeSelf && input[o] == r {
+			// torch (1.13 and since) counts the input's own value among
+			// the ties whenever it equals the result, include_self or not;
+			// without include_self its own gradient is then 0, so the
+			// contributors share less than grad.
+			if input[o] == r {
 				c++
 			}
 			for _, s := range run {

@@ -7,7 +7,8 @@ import (
 	"github.com/stretchr/testify/require"
 )
 
-// Hand-computed gradients pinning torch's rules: ties share, a NaN result
+// Hand-computed gradients pinning torch's rules: ties share (self counted
+// when it ties, with include_self or without), a NaN result
 // gives NaN, prod with one and with two zeros, mean counts self iff
 // include_self, unhit positions pass the gradient through, src outside
 // index's extent gets 0.
@@ -28,6 +29,14 @@ func TestScatterReduceBackwardRules(t *testing.T) {
 	out, gi, gs = ScatterReduceBackward([]float64{3, 5, 2, 0}, sh(4), 0, index, sh(4), src, sh(5), ReduceAmax, true, grad)
 	require.Equal(t, []float64{3, 5, 7, 0}, out)
 	require.Equal(t, []float64{1.0 / 3, 2, 0, 8}, gi)
+	require.Equal(t, []float64{1.0 / 3, 1.0 / 3, 0, 4, 0}, gs)
+
+	// self ties with src without include_self: torch still counts self
+	// among the ties (its N_to_distribute), so the two 3s get a third each
+	// and self's own gradient is 0
+	out, gi, gs = ScatterReduceBackward([]float64{3, 5, 2, 0}, sh(4), 0, index, sh(4), src, sh(5), ReduceAmax, false, grad)
+	require.Equal(t, []float64{3, 5, 7, 0}, out)
+	require.Equal(t, []float64{0, 2, 0, 8}, gi)
 	require.Equal(t, []float64{1.0 / 3, 1.0 / 3, 0, 4, 0}, gs)
 
 	// a NaN among target 2's contributors: all of them get NaN; an unhit

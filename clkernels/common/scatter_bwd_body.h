@@ -12,7 +12,9 @@
  *   count      (over sorted positions, mean/amax/amin): aux[key] (u32)
  *               counts the run's contributors (mean) or those equal to the
  *               result res[key] (amax/amin), self included with
- *               include_self; 32-bit atomic increments
+ *               include_self (mean) or where it equals the result
+ *               (amax/amin, include_self or not, as torch counts it);
+ *               32-bit atomic increments
  *   apply      (over sorted positions, sum/mean/amax/amin): gs[perm[j]] =
  *               g, g / count, or mask * (g / count) (NaN where no
  *               contributor equals the result); run starts write gi[key]
@@ -75,7 +77,9 @@ void scatter_bwd_count(SCATTER_BWD_COUNT_PARAMS) {
 		if (!extremum || LDV(src, s) == r) {
 			ATOM_INC_U32(aux, dest);
 		}
-		if (start && include_self != I64C(0) && (!extremum || LDV(self_in, dest) == r)) {
+		/* torch counts input's own value among the ties whenever it equals
+		 * the result, include_self or not (its own gradient is then 0) */
+		if (start && (extremum ? LDV(self_in, dest) == r : include_self != I64C(0))) {
 			ATOM_INC_U32(aux, dest);
 		}
 	EW_END
