@@ -29,7 +29,8 @@ const (
 // SparseConvParams are the parameters of a sparse convolution's index
 // pairs (spconv/mmcv's get_indice_pairs). The slices have one entry per
 // spatial dim D (1 to 4); nil Stride and Dilation mean 1, nil Padding and
-// OutPadding 0.
+// OutPadding 0. A dim may have a stride or a dilation above 1, not both
+// (spconv's rule).
 type SparseConvParams struct {
 	BatchSize    int64
 	SpatialShape []int64
@@ -44,8 +45,8 @@ type SparseConvParams struct {
 	// Padding is unused.
 	Subm bool
 	// Transpose: a transposed conv, out = in*stride - padding +
-	// kidx*dilation inside (s-1)*stride - 2p + dil*(k-1) + out_padding + 1
-	// (spconv's getIndicePairsDeConv rule).
+	// kidx*dilation inside (s-1)*stride - 2p + k + out_padding (spconv's
+	// and mmcv's get_deconv_output_size, which leaves dilation out).
 	Transpose bool
 	// Inverse: the pairs of a SparseInverseConv that undoes the regular
 	// conv with these parameters. Pass the forward conv's input sites
@@ -175,8 +176,13 @@ func newConvGeom(op string, dt DType, shape []int64, q SparseConvParams) (convGe
 			}
 		}
 	}
-	if slices.ContainsFunc(p.Stride, func(v int64) bool { return v > 1 }) && slices.ContainsFunc(p.Dilation, func(v int64) bool { return v > 1 }) {
-		return g, argErr(op, "dilation", fmt.Sprintf("%v with stride %v", p.Dilation, p.Stride), "1 in every dim when a stride is > 1 (spconv's rule)", ErrInvalidArgument)
+	for d := range D {
+		// spconv's rule (its get_indice_pairs asserts it): per dim, a
+		// stride or a dilation, not both
+		if p.Stride[d] > 1 && p.Dilation[d] > 1 {
+			return g, argErr(op, "dilation", fmt.Sprintf("%v with stride %v (dim %d: both %d and %d)", p.Dilation, p.Stride, d, p.Dilation[d], p.Stride[d]),
+				"1 in every dim whose stride is > 1 (spconv's rule)", ErrInvalidArgument)
+		}
 	}
 	switch {
 	case p.Subm && p.Transpose:
@@ -185,14 +191,6 @@ func newConvGeom(op string, dt DType, shape []int64, q SparseConvParams) (convGe
 		return g, argErr(op, "inverse", true, "false with subm or transpose (it inverts a regular conv)", ErrInvalidArgument)
 	case p.Subm && slices.ContainsFunc(p.Stride, func(v int64) bool { return v != 1 }):
 		return g, argErr(op, "stride", fmt.Sprint(p.Stride), "1 in every dim with subm", ErrInvalidArgument)
-	}
-	if p.Transpose {
-		for d := range D {
-			if p.OutPadding[d] >= max(p.Stride[d], p.Dilation[d]) {
-				return g, argErr(op, "out_padding", fmt.Sprintf("%v (dim %d: %d)", p.OutPadding, d, p.OutPadding[d]),
-					fmt.Sprintf("smaller than stride or dilation (%d) in every dim", max(p.Stride[d], p.Dilation[d])), ErrInvalidArgument)
-			}
-		}
 	}
 	g.p, g.d, g.l = p, D, shape[0]
 	g.k = 1
@@ -208,7 +206,7 @@ func newConvGeom(op string, dt DType, shape []int64, q SparseConvParams) (convGe
 		for d, o := range g.target {
 			rule := "(s + 2*padding - dilation*(ksize-1) - 1)/stride + 1"
 			if p.Transpose {
-				rule = "(s-1)*stride - 2*padding + dilation*(ksize-1) + out_padding + 1"
+				rule = "(s-1)*stride - 2*padding + ksize + out_padding"
 			}
 			if o < 1 {
 				return g, argErr(op, "spatial_shape", fmt.Sprintf("%v: output size %d along dim %d by %s", p.SpatialShape, o, d, rule),

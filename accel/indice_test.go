@@ -87,8 +87,10 @@ func randIPCases(seed int64, count int) []ipCase {
 		for range D {
 			ks := 1 + rng.Int63n(5)
 			p.KSize = append(p.KSize, ks)
+			// per dim a stride or a dilation (spconv's rule), mixed
+			// across dims
 			s, dl := int64(1), int64(1)
-			if dil {
+			if dil && (mode == 1 || rng.Intn(2) == 0) {
 				dl = 1 + rng.Int63n(3)
 			} else if mode != 1 {
 				s = 1 + rng.Int63n(3)
@@ -96,7 +98,7 @@ func randIPCases(seed int64, count int) []ipCase {
 			p.Stride = append(p.Stride, s)
 			p.Dilation = append(p.Dilation, dl)
 			p.Padding = append(p.Padding, rng.Int63n(ks+1))
-			p.OutPadding = append(p.OutPadding, rng.Int63n(max(s, dl)))
+			p.OutPadding = append(p.OutPadding, rng.Int63n(max(s, dl)+1))
 			p.SpatialShape = append(p.SpatialShape, 1+rng.Int63n(int64([]int{40, 12, 7, 5}[D-1])))
 		}
 		if mode != 2 {
@@ -259,16 +261,13 @@ func TestIndicePairsBadInput(t *testing.T) {
 		{"dilation-neg", "dilation", "dim 2: -1", good, with(func(p *SparseConvParams) { p.Dilation = []int64{1, 1, -1} })},
 		{"padding-neg", "padding", "dim 0: -1", good, with(func(p *SparseConvParams) { p.Padding = []int64{-1, 0, 0} })},
 		{"stride-and-dilation", "dilation", "stride", good, with(func(p *SparseConvParams) {
-			p.Stride, p.Dilation = []int64{2, 1, 1}, []int64{1, 1, 2}
+			p.Stride, p.Dilation = []int64{2, 1, 3}, []int64{1, 1, 2}
 		})},
 		{"subm-transpose", "transpose", "subm", good, with(func(p *SparseConvParams) { p.Subm, p.Transpose = true, true })},
 		{"subm-stride", "stride", "subm", good, with(func(p *SparseConvParams) { p.Subm, p.Stride = true, []int64{1, 2, 1} })},
 		{"inverse-subm", "inverse", "regular", good, with(func(p *SparseConvParams) { p.Subm, p.Inverse = true, true })},
 		{"batch-size", "batch_size", "0", good, with(func(p *SparseConvParams) { p.BatchSize = 0 })},
 		{"no-output", "spatial_shape", "along dim 0", good, with(func(p *SparseConvParams) { p.KSize = []int64{11, 3, 3} })},
-		{"out-padding", "out_padding", "dim 1", good, with(func(p *SparseConvParams) {
-			p.Transpose, p.Stride, p.OutPadding = true, []int64{2, 2, 2}, []int64{1, 2, 0}
-		})},
 		{"key-space", "spatial_shape", "2^62", mustTensor(FromInt32s([]int64{1, 5}, []int32{0, 0, 0, 0, 0})), SparseConvParams{
 			BatchSize: 2, SpatialShape: []int64{1 << 30, 1 << 30, 1 << 30, 2}, KSize: []int64{1, 1, 1, 1}}},
 	}

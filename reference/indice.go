@@ -23,13 +23,16 @@ type SparseConv struct {
 
 // ConvOutShape returns the spatial shape of a regular conv's output,
 // (s + 2p - dil*(k-1) - 1)/stride + 1 per dim, or of a transposed conv's,
-// (s-1)*stride - 2p + dil*(k-1) + out_padding + 1. An entry below 1 means
-// the conv has no output along that dim (callers reject it).
+// (s-1)*stride - 2p + k + out_padding: spconv's and mmcv's
+// get_deconv_output_size, which leaves dilation out (PyTorch's
+// ConvTranspose has dil*(k-1) + 1 where they have k), so a dilated
+// transposed conv's targets past it are not stored, as in spconv. An entry
+// below 1 means the conv has no output along that dim (callers reject it).
 func ConvOutShape(p SparseConv, transpose bool) []int64 {
 	out := make([]int64, len(p.SpatialShape))
 	for d, s := range p.SpatialShape {
 		if transpose {
-			out[d] = (s-1)*p.Stride[d] - 2*p.Padding[d] + p.Dilation[d]*(p.KSize[d]-1) + p.OutPadding[d] + 1
+			out[d] = (s-1)*p.Stride[d] - 2*p.Padding[d] + p.KSize[d] + p.OutPadding[d]
 			continue
 		}
 		n := s + 2*p.Padding[d] - p.Dilation[d]*(p.KSize[d]-1) - 1

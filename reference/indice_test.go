@@ -38,6 +38,19 @@ func TestIndicePairs1D(t *testing.T) {
 	require.Equal(t, []int32{0, 2, 0, 3, 0, 4}, tr.OutIndices)
 	require.Equal(t, []int32{0, 0, 0, 1, 0, 2}, tr.Pairs)
 
+	// transposed, dilation 2, stride 1: out = in + 2*kidx inside spconv's
+	// (5-1)*1 + 3 = 7 (get_deconv_output_size leaves dilation out; PyTorch's
+	// ConvTranspose would give 9): x = 4's target 8 is not stored
+	p.Stride, p.Dilation = one, []int64{2}
+	td := IndicePairs([]int32{0, 0, 0, 4}, p)
+	require.Equal(t, []int64{7}, td.OutShape)
+	require.Equal(t, []int32{0, 0, 0, 2, 0, 4, 0, 6}, td.OutIndices)
+	// k0: 0 -> x0 (row 0), 4 -> x4 (row 2); k1: 0 -> x2 (row 1), 4 -> x6
+	// (row 3); k2: 0 -> x4 (row 2)
+	require.Equal(t, []int32{0, 1, 0, 2, 0, 1, 1, 3, 0, -1, 2, -1}, td.Pairs)
+	require.Equal(t, []int32{2, 2, 1}, td.Num)
+	p.Stride, p.Dilation = []int64{2}, one
+
 	// inverse of the stride-2, padding-1 conv of x = 3: the forward has
 	// out*2 = 4 - kidx, outputs x = 1 (row 0, offset 2) and x = 2 (row 1,
 	// offset 0); the inverse pairs them the other way
