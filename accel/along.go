@@ -3,6 +3,8 @@ package accel
 import (
 	"fmt"
 	"math"
+
+	"github.com/accelkern/accel/host/kernels"
 )
 
 // AxisNone as the axis of PutAlongAxis or TakeAlongAxis flattens the array
@@ -25,8 +27,8 @@ func newAlongGeom(op string, arrShape []int64, arrDT DType, axis int64, idxShape
 	default:
 		return g, argErr(op, "arr", "dtype "+arrDT.String(), "int32, int64, float32 or float64", ErrUnsupported)
 	}
-	if idxDT != Int64 {
-		return g, argErr(op, "indices", "dtype "+idxDT.String(), "int64", ErrInvalidArgument)
+	if idxDT != Int64 && idxDT != Int32 {
+		return g, argErr(op, "indices", "dtype "+idxDT.String(), "int32 or int64", ErrInvalidArgument)
 	}
 	if !take && valDT != arrDT {
 		return g, argErr(op, "values", "dtype "+valDT.String(), "arr's dtype "+arrDT.String(), ErrInvalidArgument)
@@ -109,8 +111,9 @@ func newAlongGeom(op string, arrShape []int64, arrDT DType, axis int64, idxShape
 // tensor equal to arr with values put at indices along axis (AxisNone
 // flattens), reduced with reduce (Assign, Sum ("add"), Prod ("mul"), Mean,
 // Amax, Amin) and includeSelf as in ScatterReduce. indices has arr's rank
-// and broadcasts against arr outside axis; values broadcast to that shape;
-// negative indices count once from the end.
+// and broadcasts against arr outside axis (int64, or int32 as Paddle
+// takes them); values broadcast to that shape; negative indices count once
+// from the end.
 func (d *Device) PutAlongAxis(arr, indices, values *DeviceTensor, axis int64, reduce Reduction, includeSelf bool) (*DeviceTensor, error) {
 	const op = "put_along_axis"
 	for _, a := range []struct {
@@ -128,6 +131,11 @@ func (d *Device) PutAlongAxis(arr, indices, values *DeviceTensor, axis int64, re
 	if err := d.supportsScatter(op, arr.dtype); err != nil {
 		return nil, err
 	}
+	indices, done, err := d.wideIndices(op, indices)
+	if err != nil {
+		return nil, err
+	}
+	defer done()
 	out, err := d.alloc(op, arr.dtype, arr.shape)
 	if err != nil {
 		return nil, err
@@ -165,6 +173,11 @@ func (d *Device) TakeAlongAxis(arr, indices *DeviceTensor, axis int64) (*DeviceT
 	if err := d.supportsScatter(op, arr.dtype); err != nil {
 		return nil, err
 	}
+	indices, done, err := d.wideIndices(op, indices)
+	if err != nil {
+		return nil, err
+	}
+	defer done()
 	out, err := d.alloc(op, arr.dtype, g.loopShape)
 	if err != nil {
 		return nil, err
@@ -180,4 +193,24 @@ func (d *Device) TakeAlongAxis(arr, indices *DeviceTensor, axis int64) (*DeviceT
 		return nil, err
 	}
 	return out, nil
+}
+
+// wideIndices returns indices as int64: int64 ones as they are, int32 ones
+// sign-extended into a temporary tensor on the device, which done
+// releases (the kernels index in 64 bits).
+func (d *Device) wideIndices(op string, indices *DeviceTensor) (*DeviceTensor, func(), error) {
+	if indices.dtype == Int64 {
+		return indices, func() {}, nil
+	}
+	w, err := d.alloc(op, Int64, indices.shape)
+	if err != nil {
+		return nil, nil, err
+	}
+	if w.n > 0 {
+		if err := d.run(op, "w64", d.elementwise(op, w.n), kernels.MoveWiden{Dst: w.raw(), Src: indices.raw(), N: w.n}); err != nil {
+			w.Release()
+			return nil, nil, err
+		}
+	}
+	return w, w.Release, nil
 }

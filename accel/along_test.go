@@ -5,6 +5,7 @@ import (
 	"math/rand"
 	"testing"
 
+	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 )
 
@@ -158,5 +159,55 @@ func TestAlongAxisErrors(t *testing.T) {
 			require.Equal(t, c.arg, ae.Arg, "case %d: %v", i, err)
 			require.ErrorIs(t, err, ErrInvalidArgument, "case %d", i)
 		}
+	})
+}
+
+// TestAlongAxisInt32Indices: int32 indices (Paddle takes them) give what
+// the same int64 indices give, on the device and in the reference, and a
+// bad one is named as an int64 one is.
+func TestAlongAxisInt32Indices(t *testing.T) {
+	forEachDevice(t, func(t *testing.T, d *Device) {
+		rng := rand.New(rand.NewSource(81))
+		arr, _ := NewTensor(Float32, 3, 5, 4)
+		vals, _ := NewTensor(Float32, 3, 2, 4)
+		fillSmallT(rng, arr)
+		fillSmallT(rng, vals)
+		idx64, _ := NewTensor(Int64, 3, 2, 4)
+		idx32, _ := NewTensor(Int32, 3, 2, 4)
+		for i := range idx64.Int64s() {
+			v := int64(i/4%2*2) - 5*int64(rng.Intn(2)) // 0 or 2, or -5 / -3 from the end
+			idx64.Int64s()[i], idx32.Int32s()[i] = v, int32(v)
+		}
+		for _, red := range []Reduction{Assign, Sum, Amax} {
+			want, err := RefPutAlongAxis(arr, idx64, vals, 1, red, true)
+			require.NoError(t, err)
+			ref32, err := RefPutAlongAxis(arr, idx32, vals, 1, red, true)
+			require.NoError(t, err)
+			require.NoError(t, sameValues(ref32, want, false), "reference, %s", red)
+			ts, release := uploadAll(t, d, arr, idx32, vals)
+			out, err := d.PutAlongAxis(ts[0], ts[1], ts[2], 1, red, true)
+			require.NoError(t, err, red)
+			got, err := out.ToHost()
+			require.NoError(t, err)
+			require.NoError(t, sameValues(got, want, false), "put, %s", red)
+			tk, err := d.TakeAlongAxis(out, ts[1], 1)
+			require.NoError(t, err)
+			wt, err := RefTakeAlongAxis(want, idx64, 1)
+			require.NoError(t, err)
+			require.NoError(t, sameValues(mustHost(t, tk), wt, false), "take, %s", red)
+			out.Release()
+			release()
+		}
+		idx32.Int32s()[13] = 5 // past the axis (length 5)
+		ts, release := uploadAll(t, d, arr, idx32, vals)
+		defer release()
+		_, err := d.PutAlongAxis(ts[0], ts[1], ts[2], 1, Assign, true)
+		var ae *ArgError
+		require.ErrorAs(t, err, &ae)
+		assert.ErrorIs(t, err, ErrInvalidArgument)
+		assert.Equal(t, "indices[1, 1, 1]", ae.Arg, "%v", err)
+		_, err = RefPutAlongAxis(arr, idx32, vals, 1, Assign, true)
+		require.ErrorAs(t, err, &ae)
+		assert.Equal(t, "indices[1, 1, 1]", ae.Arg, "reference: %v", err)
 	})
 }

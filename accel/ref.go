@@ -134,6 +134,18 @@ func refScatter(op string, input *Tensor, dim int64, index, src *Tensor, reduce 
 	return out, nil
 }
 
+// indexWords returns an index tensor's values as int64 (int32 widened).
+func indexWords(t *Tensor) []int64 {
+	if t.dtype == Int64 {
+		return t.Int64s()
+	}
+	w := make([]int64, t.Len())
+	for i, v := range t.Int32s() {
+		w[i] = int64(v)
+	}
+	return w
+}
+
 // RefPutAlongAxis computes put_along_axis on the host with the scalar
 // reference (see Device.PutAlongAxis).
 func RefPutAlongAxis(arr, indices, values *Tensor, axis int64, reduce Reduction, includeSelf bool) (*Tensor, error) {
@@ -142,6 +154,7 @@ func RefPutAlongAxis(arr, indices, values *Tensor, axis int64, reduce Reduction,
 	if err != nil {
 		return nil, err
 	}
+	ix := indexWords(indices)
 	out := &Tensor{dtype: arr.dtype, shape: arr.Shape(), data: alignedBytes(int64(len(arr.data)))}
 	var ok bool
 	var bad int64
@@ -149,23 +162,23 @@ func RefPutAlongAxis(arr, indices, values *Tensor, axis int64, reduce Reduction,
 	switch arr.dtype {
 	case Int32:
 		var v []int32
-		v, ok, bad = reference.PutAlongAxis(arr.Int32s(), g.inShape, indices.Int64s(), g.idxShape, values.Int32s(), values.shape, g.dim, red, includeSelf)
+		v, ok, bad = reference.PutAlongAxis(arr.Int32s(), g.inShape, ix, g.idxShape, values.Int32s(), values.shape, g.dim, red, includeSelf)
 		copy(out.Int32s(), v)
 	case Int64:
 		var v []int64
-		v, ok, bad = reference.PutAlongAxis(arr.Int64s(), g.inShape, indices.Int64s(), g.idxShape, values.Int64s(), values.shape, g.dim, red, includeSelf)
+		v, ok, bad = reference.PutAlongAxis(arr.Int64s(), g.inShape, ix, g.idxShape, values.Int64s(), values.shape, g.dim, red, includeSelf)
 		copy(out.Int64s(), v)
 	case Float32:
 		var v []float32
-		v, ok, bad = reference.PutAlongAxis(arr.Float32s(), g.inShape, indices.Int64s(), g.idxShape, values.Float32s(), values.shape, g.dim, red, includeSelf)
+		v, ok, bad = reference.PutAlongAxis(arr.Float32s(), g.inShape, ix, g.idxShape, values.Float32s(), values.shape, g.dim, red, includeSelf)
 		copy(out.Float32s(), v)
 	case Float64:
 		var v []float64
-		v, ok, bad = reference.PutAlongAxis(arr.Float64s(), g.inShape, indices.Int64s(), g.idxShape, values.Float64s(), values.shape, g.dim, red, includeSelf)
+		v, ok, bad = reference.PutAlongAxis(arr.Float64s(), g.inShape, ix, g.idxShape, values.Float64s(), values.shape, g.dim, red, includeSelf)
 		copy(out.Float64s(), v)
 	}
 	if !ok {
-		return nil, g.indexError(op, bad, indices.Int64s()[bad])
+		return nil, g.indexError(op, bad, ix[bad])
 	}
 	return out, nil
 }
@@ -178,6 +191,7 @@ func RefTakeAlongAxis(arr, indices *Tensor, axis int64) (*Tensor, error) {
 	if err != nil {
 		return nil, err
 	}
+	ix := indexWords(indices)
 	out, err := NewTensor(arr.dtype, g.loopShape...)
 	if err != nil {
 		return nil, err
@@ -187,15 +201,15 @@ func RefTakeAlongAxis(arr, indices *Tensor, axis int64) (*Tensor, error) {
 	switch arr.dtype {
 	case Int32, Float32:
 		var v []uint32
-		v, ok, bad = reference.TakeAlongAxis(words[uint32](arr), g.inShape, indices.Int64s(), g.idxShape, g.dim, out.Len())
+		v, ok, bad = reference.TakeAlongAxis(words[uint32](arr), g.inShape, ix, g.idxShape, g.dim, out.Len())
 		copy(words[uint32](out), v)
 	default:
 		var v []uint64
-		v, ok, bad = reference.TakeAlongAxis(words[uint64](arr), g.inShape, indices.Int64s(), g.idxShape, g.dim, out.Len())
+		v, ok, bad = reference.TakeAlongAxis(words[uint64](arr), g.inShape, ix, g.idxShape, g.dim, out.Len())
 		copy(words[uint64](out), v)
 	}
 	if !ok {
-		return nil, g.indexError(op, bad, indices.Int64s()[bad])
+		return nil, g.indexError(op, bad, ix[bad])
 	}
 	return out, nil
 }

@@ -14,7 +14,9 @@
  *   move_ends     seg = an inclusive scan of run-start flags (1-based ids):
  *                 where run seg[i] ends at i, dst[seg[i]-1] = i + 1
  *   move_counts   over the runs: dst[r] = ends[r] - (r > 0 ? ends[r-1] : 0),
- *                 turning run ends into counts (64-bit words) */
+ *                 turning run ends into counts (64-bit words)
+ *   move_widen    dst[i] = src[i], a 32-bit signed integer sign-extended
+ *                 to 64 bits (index inputs given as int32) */
 #ifndef ACCEL_MOVE_BODY_H
 #define ACCEL_MOVE_BODY_H
 
@@ -53,6 +55,12 @@ void move_ends(MOVE_ENDS_PARAMS) {
 		if (i == n - I64C(1) || LD64(seg, i + I64C(1)) != s) {
 			ST64(dst, CAST(i64, s) - I64C(1), CAST(u64, i + I64C(1)));
 		}
+	EW_END
+}
+
+void move_widen(MOVE_WIDEN_PARAMS) {
+	EW_FOR(n, i)
+		ST64(dst, i, CAST(u64, CAST(i64, CAST(i32, LD32(src, i)))));
 	EW_END
 }
 

@@ -753,6 +753,21 @@ func (a MoveCounts) AppendArgs(dst []host.Arg) []host.Arg {
 	return append(dst, host.BufArg(a.Dst), host.BufArg(a.Ends), host.I64(a.N))
 }
 
+// MoveWiden is a launch of move_widen_k (move): dst[i] = src[i] sign-extended: int32 to int64 (index inputs given as int32).
+type MoveWiden struct {
+	Dst host.Buffer // out: int64 words
+	Src host.Buffer // in: int32 words
+	N   int64       // words
+}
+
+// Entry returns the declaration of move_widen_k.
+func (MoveWiden) Entry() *host.EntryDecl { return Move.Entries[5] }
+
+// AppendArgs appends the argument slots in declaration order.
+func (a MoveWiden) AppendArgs(dst []host.Arg) []host.Arg {
+	return append(dst, host.BufArg(a.Dst), host.BufArg(a.Src), host.I64(a.N))
+}
+
 // SegmentValidate is a launch of segment_validate_k (segment): an id outside [0, segments) or below its predecessor records its tile into err[0].
 type SegmentValidate struct {
 	Keys     host.Buffer // in: int64 segment ids

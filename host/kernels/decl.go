@@ -294,6 +294,8 @@ var Move = (&host.FileDecl{
 			Args: []host.ArgDecl{out("dst", "int64 run ends"), in("seg", "int64 1-based run ids"), i64("n", "positions")}},
 		{Name: "counts", Doc: "dst[r] = ends[r] - ends[r-1]",
 			Args: []host.ArgDecl{out("dst", "int64 run lengths"), in("ends", "int64 run ends"), i64("n", "runs")}},
+		{Name: "widen", Doc: "dst[i] = src[i] sign-extended: int32 to int64 (index inputs given as int32)",
+			Args: []host.ArgDecl{out("dst", "int64 words"), in("src", "int32 words"), i64("n", "words")}},
 	},
 }).Init()
 

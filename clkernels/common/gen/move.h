@@ -56,6 +56,7 @@ layout(constant_id = 6) const int MOVE_HAS_IDX = -1; /* folded argument has_idx 
 #define MOVE_COMPACT_PARAMS BPTR dst, BPTR src, BPTR idx, BPTR flags, BPTR pos, i64 n, i64 kind, i64 add, i64 has_src, i64 has_idx
 #define MOVE_ENDS_PARAMS BPTR dst, BPTR seg, i64 n
 #define MOVE_COUNTS_PARAMS BPTR dst, BPTR ends, i64 n
+#define MOVE_WIDEN_PARAMS BPTR dst, BPTR src, i64 n
 
 /* The entry points. */
 #ifdef __OPENCL_VERSION__
@@ -79,6 +80,10 @@ layout(constant_id = 6) const int MOVE_HAS_IDX = -1; /* folded argument has_idx 
 	__kernel __attribute__((reqd_work_group_size(LOCAL_SIZE, 1, 1))) \
 	void move_counts_k(__global uchar* dst, __global uchar* ends, long n) { \
 		move_counts(dst, ends, n); \
+	} \
+	__kernel __attribute__((reqd_work_group_size(LOCAL_SIZE, 1, 1))) \
+	void move_widen_k(__global uchar* dst, __global uchar* src, long n) { \
+		move_widen(dst, src, n); \
 	}
 #else
 layout(push_constant) uniform AccelArgs { uint64_t s[10]; } accel_args;
@@ -96,6 +101,8 @@ layout(push_constant) uniform AccelArgs { uint64_t s[10]; } accel_args;
 			move_ends(accel_args.s[0], accel_args.s[1], int64_t(accel_args.s[2])); \
 		} else if (ENTRY == 4) { \
 			move_counts(accel_args.s[0], accel_args.s[1], int64_t(accel_args.s[2])); \
+		} else if (ENTRY == 5) { \
+			move_widen(accel_args.s[0], accel_args.s[1], int64_t(accel_args.s[2])); \
 		} \
 	}
 #endif
