@@ -116,7 +116,6 @@ func TestNpyRejects(t *testing.T) {
 	dir := t.TempDir()
 	for _, c := range []struct{ name, old, new, want string }{
 		{"bigendian", "'<i4'", "'>i4'", "big-endian"},
-		{"fortran", "False, 'shape': (2, 3), }", "True, 'shape': (2, 3), } ", "Fortran"},
 		{"int16", "'<i4'", "'<i2'", "not supported"},
 	} {
 		p := filepath.Join(dir, c.name+".npy")
@@ -140,6 +139,57 @@ func TestNpyRejects(t *testing.T) {
 	}
 	_, err = readNpy(filepath.Join(dir, "absent.npy"))
 	assert.ErrorIs(t, err, fs.ErrNotExist, "missing file")
+}
+
+// TestNpyFortranOrder: a payload in column-major order (fortran_order
+// True, as np.save writes an F-contiguous array such as a.T) is read into
+// row-major order.
+func TestNpyFortranOrder(t *testing.T) {
+	dir := t.TempDir()
+	for _, c := range []struct {
+		shape  []int64
+		header string
+	}{
+		{[]int64{2, 3}, "(2, 3), }"},
+		{[]int64{2, 3, 4}, "(2, 3, 4), }"},
+		{[]int64{5}, "(5,), }"},
+		{[]int64{0, 3}, "(0, 3), }"},
+	} {
+		p := filepath.Join(dir, npyName(accel.Int32, c.shape))
+		n := int64(1)
+		for _, s := range c.shape {
+			n *= s
+		}
+		vals := make([]int32, n)
+		for i := range vals {
+			vals[i] = int32(i)
+		}
+		x, err := accel.FromInt32s(c.shape, vals)
+		require.NoError(t, err)
+		require.NoError(t, writeNpy(p, x))
+		patchHeader(t, p, "False, 'shape': "+c.header, "True, 'shape': "+c.header+" ")
+		got, err := readNpy(p)
+		require.NoError(t, err, "%v", c.shape)
+		require.Equal(t, c.shape, got.Shape(), "%v", c.shape)
+		// element at C index (i0, .., ik) is payload[i0 + s0*(i1 + s1*(...))]
+		want := make([]int32, n)
+		idx := make([]int64, len(c.shape))
+		for ci := range want {
+			f, st := int64(0), int64(1)
+			for d := range c.shape {
+				f += idx[d] * st
+				st *= c.shape[d]
+			}
+			want[ci] = int32(f)
+			for d := len(c.shape) - 1; d >= 0; d-- {
+				if idx[d]++; idx[d] < c.shape[d] {
+					break
+				}
+				idx[d] = 0
+			}
+		}
+		require.Equal(t, want, got.Int32s(), "%v", c.shape)
+	}
 }
 
 func TestInterspersedFlags(t *testing.T) {

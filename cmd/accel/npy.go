@@ -35,8 +35,8 @@ func npyDescr(dt accel.DType) (string, error) {
 	return "", fmt.Errorf("dtype %s has no .npy descriptor here", dt)
 }
 
-// readNpy reads a C-order little-endian .npy file with npyio and returns
-// it as a host tensor.
+// readNpy reads a little-endian .npy file (C or Fortran order) with npyio
+// and returns it as a host tensor, in C order.
 func readNpy(path string) (*accel.Tensor, error) {
 	f, err := os.Open(path)
 	if err != nil {
@@ -49,9 +49,6 @@ func readNpy(path string) (*accel.Tensor, error) {
 		return nil, fmt.Errorf("%s: %w", path, err)
 	}
 	h := r.Header.Descr
-	if h.Fortran {
-		return nil, fmt.Errorf("%s: Fortran-order arrays are not supported (save np.ascontiguousarray(a)): %w", path, errNpyFormat)
-	}
 	descr := h.Type
 	if strings.HasPrefix(descr, ">") && descr[1:] != "b1" {
 		return nil, fmt.Errorf("%s: big-endian dtype %q is not supported (save a.astype(a.dtype.newbyteorder('<'))): %w", path, h.Type, errNpyFormat)
@@ -126,11 +123,46 @@ func readNpy(path string) (*accel.Tensor, error) {
 	if len(data) != n*dt.Size() {
 		return nil, fmt.Errorf("%s: got %d data bytes, want %d for shape %v", path, len(data), n*dt.Size(), h.Shape)
 	}
+	if h.Fortran && len(shape) > 1 {
+		data = fortranToC(data, shape, dt.Size())
+	}
 	t, err := accel.FromBytes(dt, shape, data)
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", path, err)
 	}
 	return t, nil
+}
+
+// fortranToC reorders the elements of a column-major array of the given
+// shape (the payload of a .npy file with fortran_order True, as np.save
+// writes an F-contiguous array such as a.T) into row-major order.
+func fortranToC(data []byte, shape []int64, size int) []byte {
+	out := make([]byte, len(data))
+	if len(data) == 0 {
+		return out
+	}
+	// stride of each dim in the Fortran payload, in elements
+	fs := make([]int64, len(shape))
+	st := int64(1)
+	for d := range shape {
+		fs[d] = st
+		st *= shape[d]
+	}
+	idx := make([]int64, len(shape))
+	f := int64(0) // Fortran offset of idx
+	for c := 0; c < len(out); c += size {
+		copy(out[c:c+size], data[f*int64(size):(f+1)*int64(size)])
+		for d := len(shape) - 1; d >= 0; d-- { // odometer, last dim fastest
+			idx[d]++
+			f += fs[d]
+			if idx[d] < shape[d] {
+				break
+			}
+			f -= idx[d] * fs[d]
+			idx[d] = 0
+		}
+	}
+	return out
 }
 
 // writeNpy writes a tensor as a NumPy format 1.0 file (C order,
