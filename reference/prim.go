@@ -1,6 +1,9 @@
 package reference
 
-import "sort"
+import (
+	"cmp"
+	"slices"
+)
 
 // Word is the element types the primitives take.
 type Word interface {
@@ -70,12 +73,18 @@ func SortPerm[T Word](keys []T, descending bool) []int64 {
 	for i := range perm {
 		perm[i] = int64(i)
 	}
-	sort.SliceStable(perm, func(i, j int) bool {
-		c := compareNumPy(keys[perm[i]], keys[perm[j]])
+	// Ties are broken by input position, so the order is total and any
+	// sort gives the one stable permutation (pdqsort: O(n log n), where
+	// sort.SliceStable's in-place merge is O(n log^2 n)).
+	slices.SortFunc(perm, func(a, b int64) int {
+		c := compareNumPy(keys[a], keys[b])
 		if descending {
-			return c > 0
+			c = -c
 		}
-		return c < 0
+		if c != 0 {
+			return c
+		}
+		return cmp.Compare(a, b)
 	})
 	return perm
 }

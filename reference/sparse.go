@@ -1,10 +1,11 @@
 package reference
 
 import (
+	"cmp"
 	"fmt"
 	"math"
 	"math/bits"
-	"sort"
+	"slices"
 )
 
 // Sparse tensors and Paddle's elementwise sparse ops (divide, add,
@@ -168,7 +169,14 @@ func coalesceKeys[T Float](keys []int64, vals []T) ([]int64, []T) {
 	for i := range perm {
 		perm[i] = i
 	}
-	sort.SliceStable(perm, func(a, b int) bool { return keys[perm[a]] < keys[perm[b]] })
+	// Ties broken by input position: a total order, so pdqsort gives the
+	// stable permutation.
+	slices.SortFunc(perm, func(a, b int) int {
+		if c := cmp.Compare(keys[a], keys[b]); c != 0 {
+			return c
+		}
+		return cmp.Compare(a, b)
+	})
 	ok, ov := []int64{}, []T{}
 	for j, p := range perm {
 		if j > 0 && keys[p] == ok[len(ok)-1] {
