@@ -26,7 +26,8 @@ import (
 // report interval it prints the ops run, the process RSS, the Go heap and
 // each device pool's live and idle bytes; at the end, once everything is
 // released, the leak verdict: every pool's live bytes back to zero, and
-// the RSS slope over the run's second half under the stated bound.
+// the RSS slope over the second half of the run's load (readings before
+// the deadline) under the stated bound.
 
 // soakDevice is one device under soak with its counters.
 type soakDevice struct {
@@ -91,6 +92,11 @@ type soakSample struct {
 	// kernel variants are still being met for the first time.
 	Compiles   map[string]int64 `json:"device_compiles"`
 	Mismatches int64            `json:"mismatches"`
+	// Draining marks a reading taken after the deadline, while the workers
+	// finish their last op (often a kernel met for the first time, whose
+	// build takes seconds and grows RSS once): printed and kept, but left
+	// out of the RSS slope, which measures steady load.
+	Draining bool `json:"draining,omitempty"`
 }
 
 // soakSummary is what `accel soak --json` writes.
@@ -109,7 +115,7 @@ type soakSummary struct {
 	Samples         []soakSample     `json:"samples"`
 	FinalPoolLive   map[string]int64 `json:"final_pool_live_bytes"`
 	RSSSlopeMBMin   float64          `json:"rss_slope_mb_per_min"`
-	RSSSlopeOK      bool             `json:"rss_slope_measured"` // the second half held enough readings
+	RSSSlopeOK      bool             `json:"rss_slope_measured"` // the second half of the run's load held enough readings
 	RSSSlopeBound   float64          `json:"rss_slope_bound_mb_per_min"`
 	Verdict         string           `json:"verdict"`
 }
@@ -196,6 +202,7 @@ checking a sample against the reference, and reports leaks.`)
 			running = false
 		case <-tick.C:
 			s := sample()
+			s.Draining = time.Now().After(deadline)
 			sum.Samples = append(sum.Samples, s)
 			printSample(s)
 		}
@@ -207,6 +214,7 @@ checking a sample against the reference, and reports leaks.`)
 		}
 	}
 	final := sample()
+	final.Draining = true
 	printSample(final)
 	sum.Samples = append(sum.Samples, final)
 	sum.DurationS = time.Since(start).Seconds()
@@ -247,7 +255,13 @@ checking a sample against the reference, and reports leaks.`)
 	sort.Strings(kinds)
 	slope := fmt.Sprintf("RSS slope %.2f MB/min (bound %.2f)", sum.RSSSlopeMBMin, *slopeBound)
 	if !sum.RSSSlopeOK {
-		slope = fmt.Sprintf("RSS slope not measured (%d readings; it takes %d)", len(sum.Samples), minSlopeSamples)
+		under := 0
+		for _, p := range sum.Samples {
+			if !p.Draining {
+				under++
+			}
+		}
+		slope = fmt.Sprintf("RSS slope not measured (%d readings under load; it takes %d)", under, minSlopeSamples)
 	}
 	fmt.Printf("soak: %d ops in %.0fs (%d checked against the reference), errors by kind: %s; mismatches %d; %s\n",
 		sum.Ops, sum.DurationS, sum.Checked, strings.Join(kinds, ", "), sum.Mismatches, slope)
@@ -380,15 +394,21 @@ func rssBytes() int64 {
 	return pages * int64(os.Getpagesize())
 }
 
-// minSlopeSamples is the fewest readings a run needs for its RSS slope:
-// the first half (the drivers' and the pools' warm-up) is left out, and the
-// rest must be enough to fit a line to.
+// minSlopeSamples is the fewest readings under load a run needs for its
+// RSS slope: the first half (the drivers' and the pools' warm-up) is left
+// out, and the rest must be enough to fit a line to.
 const minSlopeSamples = 10
 
 // rssSlope fits RSS against time over the second half of the samples
-// (least squares) and returns MB per minute; ok=false with fewer than
-// minSlopeSamples readings.
-func rssSlope(s []soakSample) (slope float64, ok bool) {
+// taken under load (least squares; draining readings left out) and
+// returns MB per minute; ok=false with fewer than minSlopeSamples of them.
+func rssSlope(all []soakSample) (slope float64, ok bool) {
+	var s []soakSample
+	for _, p := range all {
+		if !p.Draining {
+			s = append(s, p)
+		}
+	}
 	if len(s) < minSlopeSamples {
 		return 0, false
 	}

@@ -55,4 +55,16 @@ func TestRSSSlope(t *testing.T) {
 	assert.InDelta(t, 3, slope, 1e-9)
 	_, ok = rssSlope(s[:minSlopeSamples-1])
 	assert.False(t, ok)
+
+	// readings after the deadline (workers finishing a last op, a kernel
+	// build among them) are left out of the fit, however steep
+	for i := 12; i < 20; i++ {
+		s = append(s, soakSample{ElapsedS: float64(60 * i), RSSBytes: int64(100+40*i) << 20, Draining: true})
+	}
+	slope, ok = rssSlope(s)
+	require.True(t, ok)
+	assert.InDelta(t, 3, slope, 1e-9)
+	// and too few readings under load give no verdict, however many drain
+	_, ok = rssSlope(s[minSlopeSamples-1:])
+	assert.False(t, ok)
 }
