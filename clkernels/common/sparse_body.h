@@ -798,6 +798,37 @@ i64 sp_ubucket(i64 k2, i64 shift, i64 nb) {
 	return min64(CAST(i64, CAST(u64, k2) >> CAST(u64, shift)), nb - I64C(1));
 }
 
+/* The 2-D fast path of uhist (upart's, tried, took twice its time): entries [i, e) of an operand are
+ * taken SP_UB at a time; a block whose rows and columns all lie inside the
+ * shape (a min/max over the block: vector code) is walked without a check
+ * per entry, with the index width known to the loop. sp_ublock_ok says
+ * whether block [i, e) of idx (n entries a row) is inside [0, s0) x
+ * [0, s1). */
+#define SP_UB 256
+bool sp_ublock_ok(BPTR idx, i64 w, i64 n, i64 i, i64 e, i64 s0, i64 s1) {
+	i64 mn = I64C(0);
+	i64 mxr = I64C(0);
+	i64 mxc = I64C(0);
+	if (w != I64C(0)) {
+		for (i64 j = i; j < e; j++) {
+			const i64 r = CAST(i64, LD64(idx, j));
+			const i64 c = CAST(i64, LD64(idx, n + j));
+			mn = min64(mn, min64(r, c));
+			mxr = max64(mxr, r);
+			mxc = max64(mxc, c);
+		}
+	} else {
+		for (i64 j = i; j < e; j++) {
+			const i64 r = LD32S(idx, j);
+			const i64 c = LD32S(idx, n + j);
+			mn = min64(mn, min64(r, c));
+			mxr = max64(mxr, r);
+			mxc = max64(mxc, c);
+		}
+	}
+	return mn >= I64C(0) && mxr < s0 && mxc < s1;
+}
+
 void sparse_uhist(SPARSE_UHIST_PARAMS) {
 	const i64 n = nx + ny;
 	const i64 chunks = (n + ch - I64C(1)) / ch;
@@ -817,13 +848,33 @@ void sparse_uhist(SPARSE_UHIST_PARAMS) {
 			BPTR idx = t == I64C(0) ? xi : yi;
 			const i64 w = t == I64C(0) ? wide_x : wide_y;
 			const i64 i1 = min64(e1, base + no) - base;
-			for (i64 i = max64(e0, base) - base; i < i1; i++) {
-				const i64 k2 = sp_ukey2(idx, w, shape, ndim, s0, s1, no, i, t);
-				if (k2 < I64C(0)) {
-					sp_flag(err, base + i);
+			for (i64 i = max64(e0, base) - base; i < i1; i += I64C(SP_UB)) {
+				const i64 e = min64(i + I64C(SP_UB), i1);
+				if (ndim == I64C(2) && sp_ublock_ok(idx, w, no, i, e, s0, s1)) {
+					/* every entry inside: k2 >> shift < nb */
+					if (w != I64C(0)) {
+						for (i64 j = i; j < e; j++) {
+							const i64 k2 = (CAST(i64, LD64(idx, j)) * s1 + CAST(i64, LD64(idx, no + j))) * I64C(2) + t;
+							const i64 g = l0 + (k2 >> shift);
+							ST32(loc, g, LD32(loc, g) + 1u);
+						}
+					} else {
+						for (i64 j = i; j < e; j++) {
+							const i64 k2 = (LD32S(idx, j) * s1 + LD32S(idx, no + j)) * I64C(2) + t;
+							const i64 g = l0 + (k2 >> shift);
+							ST32(loc, g, LD32(loc, g) + 1u);
+						}
+					}
+					continue;
 				}
-				const i64 g = l0 + sp_ubucket(k2, shift, nb);
-				ST32(loc, g, LD32(loc, g) + 1u);
+				for (i64 j = i; j < e; j++) {
+					const i64 k2 = sp_ukey2(idx, w, shape, ndim, s0, s1, no, j, t);
+					if (k2 < I64C(0)) {
+						sp_flag(err, base + j);
+					}
+					const i64 g = l0 + sp_ubucket(k2, shift, nb);
+					ST32(loc, g, LD32(loc, g) + 1u);
+				}
 			}
 		}
 		for (i64 b = I64C(0); b < nb; b++) {
