@@ -158,7 +158,8 @@ func testScatterReduceRandom(t *testing.T, d *Device) {
 // amax/amin with no NaN (every block clean) and with one NaN in a late
 // block or at the last position (that block takes the checked fold, the
 // clean blocks after it must keep the NaN), on the planner's strategy and
-// on private copies forced.
+// on private copies forced; into few targets (the copy in cache, no
+// prefetch) and into kernels.ScPfMin (the prefetched fold).
 func TestScatterPrivateBlocks(t *testing.T) {
 	forEachDevice(t, func(t *testing.T, d *Device) {
 		for _, strategy := range []string{"", host.ScatterPrivate} {
@@ -173,37 +174,39 @@ func TestScatterPrivateBlocks(t *testing.T) {
 func testScatterPrivateBlocks(t *testing.T, d *Device) {
 	rng := rand.New(rand.NewSource(11))
 	n := 6*int64(kernels.ScPb) + 777
-	for _, dt := range []DType{Float32, Float64, Int32} {
-		for _, reduce := range []Reduction{Sum, Mean, Amax, Amin} {
-			for _, nanAt := range []int64{-1, 4*int64(kernels.ScPb) + 5, n - 1} {
-				if nanAt >= 0 && dt == Int32 {
-					continue
-				}
-				self := rng.Intn(2) == 0
-				in, _ := NewTensor(dt, 1000)
-				src, _ := NewTensor(dt, n)
-				randValues(rng, in, false)
-				randValues(rng, src, false)
-				if nanAt >= 0 {
-					if dt == Float32 {
-						src.Float32s()[nanAt] = float32(math.NaN())
-					} else {
-						src.Float64s()[nanAt] = math.NaN()
+	for _, targets := range []int64{1000, kernels.ScPfMin} {
+		for _, dt := range []DType{Float32, Float64, Int32} {
+			for _, reduce := range []Reduction{Sum, Mean, Amax, Amin} {
+				for _, nanAt := range []int64{-1, 4*int64(kernels.ScPb) + 5, n - 1} {
+					if nanAt >= 0 && dt == Int32 {
+						continue
 					}
+					self := rng.Intn(2) == 0
+					in, _ := NewTensor(dt, targets)
+					src, _ := NewTensor(dt, n)
+					randValues(rng, in, false)
+					randValues(rng, src, false)
+					if nanAt >= 0 {
+						if dt == Float32 {
+							src.Float32s()[nanAt] = float32(math.NaN())
+						} else {
+							src.Float64s()[nanAt] = math.NaN()
+						}
+					}
+					idx, _ := NewTensor(Int64, n)
+					for i := range idx.Int64s() {
+						idx.Int64s()[i] = rng.Int63n(targets)
+					}
+					name := fmt.Sprintf("%d/%s/%s/nan@%d/self=%v", targets, dt, reduce, nanAt, self)
+					want, err := RefScatterReduce(in, 0, idx, src, reduce, self)
+					require.NoError(t, err, name)
+					ts, release := uploadAll(t, d, in, idx, src)
+					out, err := d.ScatterReduce(ts[0], 0, ts[1], ts[2], reduce, self)
+					require.NoError(t, err, name)
+					got := mustHost(t, out)
+					release()
+					require.NoError(t, sameValues(got, want, looseFor(reduce)), name)
 				}
-				idx, _ := NewTensor(Int64, n)
-				for i := range idx.Int64s() {
-					idx.Int64s()[i] = rng.Int63n(1000)
-				}
-				name := fmt.Sprintf("%s/%s/nan@%d/self=%v", dt, reduce, nanAt, self)
-				want, err := RefScatterReduce(in, 0, idx, src, reduce, self)
-				require.NoError(t, err, name)
-				ts, release := uploadAll(t, d, in, idx, src)
-				out, err := d.ScatterReduce(ts[0], 0, ts[1], ts[2], reduce, self)
-				require.NoError(t, err, name)
-				got := mustHost(t, out)
-				release()
-				require.NoError(t, sameValues(got, want, looseFor(reduce)), name)
 			}
 		}
 	}

@@ -84,6 +84,8 @@ const (
 	ScPb = 2048
 	// ScPf is SC_PF: the private pass's prefetch distance, in positions.
 	ScPf = 64
+	// ScPfMin is SC_PF_MIN: the fewest targets the private pass prefetches for (smaller copies stay in cache).
+	ScPfMin = 65536
 )
 
 // Codes HT_*: hash table markers.

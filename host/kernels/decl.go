@@ -74,7 +74,8 @@ var (
 		{Name: "LANES", Value: 8, Doc: "the few-targets pass's positions per step (its lanes)"},
 		{Name: "FEW_MAX", Value: 32, Doc: "the most targets the few-targets pass takes"},
 		{Name: "PB", Value: 2048, Doc: "the private pass's block of 1-d positions checked at once"},
-		{Name: "PF", Value: 64, Doc: "the private pass's prefetch distance, in positions"}}}
+		{Name: "PF", Value: 64, Doc: "the private pass's prefetch distance, in positions"},
+		{Name: "PF_MIN", Value: 65536, Doc: "the fewest targets the private pass prefetches for (smaller copies stay in cache)"}}}
 	// HashCodes are the hash table's word markers.
 	HashCodes = &host.CodeGroup{Prefix: "HT", Unsigned: true, Doc: "hash table markers", Codes: []host.Code{
 		{Name: "EMPTY", Value: -1, Doc: "the key of a free slot, and every word's initial value"},

@@ -43,6 +43,7 @@
 #define SC_FEW_MAX 32 /* the most targets the few-targets pass takes */
 #define SC_PB 2048 /* the private pass's block of 1-d positions checked at once */
 #define SC_PF 64 /* the private pass's prefetch distance, in positions */
+#define SC_PF_MIN 65536 /* the fewest targets the private pass prefetches for (smaller copies stay in cache) */
 #endif
 
 /* Knobs: -D options in OpenCL C, specialization constants in GLSL (id 0 is
