@@ -134,18 +134,6 @@ func refScatter(op string, input *Tensor, dim int64, index, src *Tensor, reduce 
 	return out, nil
 }
 
-// indexWords returns an index tensor's values as int64 (int32 widened).
-func indexWords(t *Tensor) []int64 {
-	if t.dtype == Int64 {
-		return t.Int64s()
-	}
-	w := make([]int64, t.Len())
-	for i, v := range t.Int32s() {
-		w[i] = int64(v)
-	}
-	return w
-}
-
 // RefPutAlongAxis computes put_along_axis on the host with the scalar
 // reference (see Device.PutAlongAxis).
 func RefPutAlongAxis(arr, indices, values *Tensor, axis int64, reduce Reduction, includeSelf bool) (*Tensor, error) {
@@ -154,7 +142,7 @@ func RefPutAlongAxis(arr, indices, values *Tensor, axis int64, reduce Reduction,
 	if err != nil {
 		return nil, err
 	}
-	ix := indexWords(indices)
+	ix := int64sOf(indices)
 	out := &Tensor{dtype: arr.dtype, shape: arr.Shape(), data: alignedBytes(int64(len(arr.data)))}
 	var ok bool
 	var bad int64
@@ -191,7 +179,7 @@ func RefTakeAlongAxis(arr, indices *Tensor, axis int64) (*Tensor, error) {
 	if err != nil {
 		return nil, err
 	}
-	ix := indexWords(indices)
+	ix := int64sOf(indices)
 	out, err := NewTensor(arr.dtype, g.loopShape...)
 	if err != nil {
 		return nil, err

@@ -255,13 +255,7 @@ checking a sample against the reference, and reports leaks.`)
 	sort.Strings(kinds)
 	slope := fmt.Sprintf("RSS slope %.2f MB/min (bound %.2f)", sum.RSSSlopeMBMin, *slopeBound)
 	if !sum.RSSSlopeOK {
-		under := 0
-		for _, p := range sum.Samples {
-			if !p.Draining {
-				under++
-			}
-		}
-		slope = fmt.Sprintf("RSS slope not measured (%d readings under load; it takes %d)", under, minSlopeSamples)
+		slope = fmt.Sprintf("RSS slope not measured (%d readings under load; it takes %d)", len(underLoad(sum.Samples)), minSlopeSamples)
 	}
 	fmt.Printf("soak: %d ops in %.0fs (%d checked against the reference), errors by kind: %s; mismatches %d; %s\n",
 		sum.Ops, sum.DurationS, sum.Checked, strings.Join(kinds, ", "), sum.Mismatches, slope)
@@ -394,6 +388,17 @@ func rssBytes() int64 {
 	return pages * int64(os.Getpagesize())
 }
 
+// underLoad returns the readings taken before the deadline.
+func underLoad(all []soakSample) []soakSample {
+	var s []soakSample
+	for _, p := range all {
+		if !p.Draining {
+			s = append(s, p)
+		}
+	}
+	return s
+}
+
 // minSlopeSamples is the fewest readings under load a run needs for its
 // RSS slope: the first half (the drivers' and the pools' warm-up) is left
 // out, and the rest must be enough to fit a line to.
@@ -403,12 +408,7 @@ const minSlopeSamples = 10
 // taken under load (least squares; draining readings left out) and
 // returns MB per minute; ok=false with fewer than minSlopeSamples of them.
 func rssSlope(all []soakSample) (slope float64, ok bool) {
-	var s []soakSample
-	for _, p := range all {
-		if !p.Draining {
-			s = append(s, p)
-		}
-	}
+	s := underLoad(all)
 	if len(s) < minSlopeSamples {
 		return 0, false
 	}
