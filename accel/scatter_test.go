@@ -339,3 +339,163 @@ func TestParseReduction(t *testing.T) {
 func TestScatterFewMax(t *testing.T) {
 	require.Equal(t, int64(kernels.ScFewMax), int64(host.ScatterFewMax))
 }
+
+// TestScatterFewBlocks covers the few-targets pass's blocks (OpenCL C
+// folds whole contiguous blocks of kernels.ScPb positions as vectors,
+// checking each as it goes, and everything else one position at a time):
+// several blocks per worker, exact blocks and a tail, 1 to 32 targets,
+// every dtype, sum, prod, amax and amin with the input. Float amax/amin
+// get NaNs of distinct payloads, signed zeros and infinities in some
+// blocks (a block with a NaN or a zero folds again as scalars) and must
+// match the reference's bits, payloads and zero signs included; sums and
+// products match within rounding. The planner's choice is few on CPU
+// drivers, and few is forced too.
+func TestScatterFewBlocks(t *testing.T) {
+	forEachDevice(t, func(t *testing.T, d *Device) {
+		for _, strategy := range []string{"", host.ScatterFew} {
+			t.Run("strategy="+strategy, func(t *testing.T) {
+				defer forceScatter(d, strategy)()
+				testScatterFewBlocks(t, d, strategy == host.ScatterFew || d.caps.Type == host.TypeCPU && d.caps.LoopLimit == 0)
+			})
+		}
+	})
+}
+
+func testScatterFewBlocks(t *testing.T, d *Device, exact bool) {
+	rng := rand.New(rand.NewSource(12))
+	pb := int64(kernels.ScPb)
+	for _, n := range []int64{6*pb + 777, 2 * pb} {
+		for _, targets := range []int64{1, 5, 8, 16} {
+			for _, dt := range []DType{Float32, Float64, Int32, Int64} {
+				for _, reduce := range []Reduction{Sum, Prod, Amax, Amin} {
+					specials := []string{"none"}
+					if (dt == Float32 || dt == Float64) && (reduce == Amax || reduce == Amin) {
+						specials = append(specials, "nan", "zero", "inf")
+					}
+					for _, special := range specials {
+						name := fmt.Sprintf("n=%d/%d/%s/%s/%s", n, targets, dt, reduce, special)
+						in, _ := NewTensor(dt, targets)
+						src, _ := NewTensor(dt, n)
+						randValues(rng, in, false)
+						randValues(rng, src, false)
+						if reduce == Prod && (dt == Float32 || dt == Float64) {
+							for i := int64(0); i < n; i++ { // products of thousands of factors stay finite
+								setFloat(src, i, 1+(rng.Float64()-0.5)/256)
+							}
+						}
+						fewSpecials(rng, in, src, special, reduce, n, pb)
+						idx, _ := NewTensor(Int64, n)
+						for i := range idx.Int64s() {
+							idx.Int64s()[i] = rng.Int63n(targets)
+						}
+						want, err := RefScatterReduce(in, 0, idx, src, reduce, true)
+						require.NoError(t, err, name)
+						ts, release := uploadAll(t, d, in, idx, src)
+						out, err := d.ScatterReduce(ts[0], 0, ts[1], ts[2], reduce, true)
+						require.NoError(t, err, name)
+						got := mustHost(t, out)
+						release()
+						if exact && !looseFor(reduce) {
+							requireSameBits(t, got, want, name)
+						} else {
+							require.NoError(t, sameValues(got, want, looseFor(reduce)), name)
+						}
+					}
+				}
+			}
+		}
+		// put_along_axis (Paddle) counts a negative index from the end: the
+		// blocks holding one fold as scalars, the others as vectors
+		for _, reduce := range []Reduction{Sum, Amax} {
+			name := fmt.Sprintf("put_along_axis n=%d/%s", n, reduce)
+			arr, _ := NewTensor(Float32, 16)
+			vals, _ := NewTensor(Float32, n)
+			randValues(rng, arr, false)
+			randValues(rng, vals, false)
+			idx, _ := NewTensor(Int64, n)
+			for i := range idx.Int64s() {
+				idx.Int64s()[i] = rng.Int63n(16)
+				if b := int64(i) / pb; (b == 1 || int64(i) >= n-5) && rng.Intn(3) == 0 {
+					idx.Int64s()[i] -= 16
+				}
+			}
+			want, err := RefPutAlongAxis(arr, idx, vals, 0, reduce, true)
+			require.NoError(t, err, name)
+			ts, release := uploadAll(t, d, arr, idx, vals)
+			out, err := d.PutAlongAxis(ts[0], ts[1], ts[2], 0, reduce, true)
+			require.NoError(t, err, name)
+			got := mustHost(t, out)
+			release()
+			require.NoError(t, sameValues(got, want, looseFor(reduce)), name)
+		}
+	}
+}
+
+// setFloat sets element i of a float tensor.
+func setFloat(x *Tensor, i int64, v float64) {
+	if x.dtype == Float32 {
+		x.Float32s()[i] = float32(v)
+	} else {
+		x.Float64s()[i] = v
+	}
+}
+
+// fewSpecials puts special values into some blocks of src (blocks of pb
+// positions): "nan" NaNs of distinct payloads in blocks 1 and 4 and at the
+// last position; "zero" values of one sign (every value, the input's too,
+// in (-1, 0] for amax, [0, 1) for amin, so a zero is the result) with
+// signed zeros in blocks 0 and 3 only; "inf" infinities of both signs in
+// block 2.
+func fewSpecials(rng *rand.Rand, in, src *Tensor, special string, reduce Reduction, n, pb int64) {
+	switch special {
+	case "nan":
+		for k, i := range []int64{pb + 3, pb + 700, 4*pb + 9, n - 1} {
+			if i >= n {
+				continue
+			}
+			if src.dtype == Float32 {
+				src.Float32s()[i] = math.Float32frombits(0x7fc00000 | uint32(k+1))
+			} else {
+				src.Float64s()[i] = math.Float64frombits(0x7ff8000000000000 | uint64(k+1))
+			}
+		}
+	case "zero":
+		sign := -1.0
+		if reduce == Amin {
+			sign = 1
+		}
+		for i := int64(0); i < in.Len(); i++ {
+			setFloat(in, i, sign*(0.5+rng.Float64()/2))
+		}
+		for i := int64(0); i < n; i++ {
+			v := sign * (0.001 + rng.Float64())
+			if b := i / pb; (b == 0 || b == 3) && rng.Intn(8) == 0 {
+				v = math.Copysign(0, float64(1-2*rng.Intn(2)))
+			}
+			setFloat(src, i, v)
+		}
+	case "inf":
+		for i := 2 * pb; i < min(3*pb, n); i += 97 {
+			setFloat(src, i, math.Inf(1-2*rng.Intn(2)))
+		}
+	}
+}
+
+// requireSameBits requires got and want to hold the same bits (floats
+// compared as bit patterns: NaN payloads and zero signs count).
+func requireSameBits(t *testing.T, got, want *Tensor, name string) {
+	t.Helper()
+	require.Equal(t, want.dtype, got.dtype, name)
+	switch want.dtype {
+	case Float32:
+		for i, w := range want.Float32s() {
+			require.Equal(t, math.Float32bits(w), math.Float32bits(got.Float32s()[i]), "%s: element %d = %v, want %v", name, i, got.Float32s()[i], w)
+		}
+	case Float64:
+		for i, w := range want.Float64s() {
+			require.Equal(t, math.Float64bits(w), math.Float64bits(got.Float64s()[i]), "%s: element %d = %v, want %v", name, i, got.Float64s()[i], w)
+		}
+	default:
+		require.NoError(t, sameValues(got, want, false), name)
+	}
+}

@@ -39,6 +39,39 @@
 	memory_order_relaxed, memory_scope_device)
 #endif
 
+/* The few pass's vector steps (scatter_body.h, SC_VN): SC_VN lanes of T
+ * fill one 64-byte register; UV is T's bit word in as many lanes (the
+ * masks), LV and ULV the int64 indices. Integers wrap: they add and
+ * multiply in the unsigned type. SC_VODD(v) sets the lanes whose value is
+ * NaN or a signed zero (floats; no lane for integers), SC_VSIGNED(m)
+ * reads a mask as signed lanes for any(). */
+#if DT == 1 || DT == 3
+#define SC_VN 16
+#define SC_VSIGNED(m) as_int16(m)
+#else
+#define SC_VN 8
+#define SC_VSIGNED(m) as_long8(m)
+#endif
+#define SC_VCAT_(a, b) a##b
+#define SC_VCAT(a, b) SC_VCAT_(a, b)
+#define TV SC_VCAT(T, SC_VN)
+#define UV SC_VCAT(UBITS, SC_VN)
+#define LV SC_VCAT(long, SC_VN)
+#define ULV SC_VCAT(ulong, SC_VN)
+#define SC_VLOADV(p, i) SC_VCAT(vload, SC_VN)(0, (__global const T*)(p) + (i))
+#define SC_VLOADI(p, i) SC_VCAT(vload, SC_VN)(0, (__global const long*)(p) + (i))
+#define SC_VSTORE(v, a) SC_VCAT(vstore, SC_VN)((v), 0, (a))
+#define SC_VTO_UV(x) SC_VCAT(convert_, UV)(x)
+#if DT == 1 || DT == 2
+#define SC_VADD(a, b) SC_VCAT(as_, TV)(SC_VCAT(as_, UV)(a) + SC_VCAT(as_, UV)(b))
+#define SC_VMUL(a, b) SC_VCAT(as_, TV)(SC_VCAT(as_, UV)(a) * SC_VCAT(as_, UV)(b))
+#define SC_VODD(v) ((UV)(0u))
+#else
+#define SC_VADD(a, b) ((a) + (b))
+#define SC_VMUL(a, b) ((a) * (b))
+#define SC_VODD(v) SC_VCAT(as_, UV)(!(fabs(v) > (TV)(0)))
+#endif
+
 #include "gen/scatter.h"
 #include "scatter_body.h"
 

@@ -101,8 +101,8 @@ func TestPlanScatter(t *testing.T) {
 	}{
 		{"cpu 16M into 1M", cpu, 16 << 20, 1 << 20, 4, false, ScatterPrivate, 2},
 		{"cpu 16M into 16", cpu, 16 << 20, 16, 4, false, ScatterFew, 2},
-		{"cpu 16M into 32", cpu, 16 << 20, 32, 8, false, ScatterFew, 2},
-		{"cpu 16M into 33", cpu, 16 << 20, 33, 4, false, ScatterPrivate, 2},
+		{"cpu 16M into 16 (8 bytes)", cpu, 16 << 20, 16, 8, false, ScatterFew, 2},
+		{"cpu 16M into 17", cpu, 16 << 20, 17, 4, false, ScatterPrivate, 2},
 		{"cpu det", cpu, 16 << 20, 1 << 20, 4, true, ScatterOwned, 2},
 		{"cpu det, one target", cpu, 100, 1, 8, true, ScatterOwned, 1},
 		{"cpu: copies far larger than the work", cpu, 10, 1 << 30, 4, false, ScatterOwned, 2},

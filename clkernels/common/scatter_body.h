@@ -38,12 +38,11 @@
  *                     of the output (no atomics), validating as it goes
  *   scatter_few       (CPU drivers; one work-item per worker; a 1-d loop
  *                     shape, at most SC_FEW_MAX targets, a reduction that
- *                     needs no hit counts): worker w keeps SC_LANES
- *                     accumulators per target and folds SC_LANES positions
- *                     a step, every target testing every lane (a select,
- *                     no data-dependent address: the compiler vectorizes
- *                     it), then folds its lanes in lane order into its
- *                     private copy, validating as it goes
+ *                     needs no hit counts): worker w keeps a vector of
+ *                     accumulators per target in registers and folds a
+ *                     vector of positions a step, every target under its
+ *                     lane mask (no data-dependent address), then writes
+ *                     its private copy, validating as it goes
  *   scatter_merge     (over outputs): folds the private copies into dst in
  *                     worker order (and divides the mean)
  * Every pass after validate returns at once when err[0] != ERR_NONE (an
@@ -419,121 +418,139 @@ void scatter_private(SCATTER_PRIVATE_PARAMS) {
 	SC_WALK(from, to, SC_PRIVATE_STEP)
 }
 
-/* The few-targets pass (see the top of the file). The positions of worker
- * w are a run of whole SC_LANES steps; lane l of target t accumulates the
- * values of positions b+l whose index is t, every other lane folding the
- * fold identity (-0.0 for float sums: x + -0.0 is x for every x), so no
- * value is combined that the reduction would not combine. A bad index
- * matches no target and marks its lane; a worker with a marked lane walks
- * its positions again for the first bad one and records it in err[0]. The host passes a 1-d loop shape
- * (target = index value) and few as a knob. A lane's target is a bit of a
- * 32-bit word (one test per target, on 32-bit lanes). */
+/* The few-targets pass (see the top of the file). Worker w takes a run of
+ * whole SC_PB blocks (the last worker the rest) and folds into out_n <=
+ * few <= SC_FEW_MAX targets (few compiled in) with no private copy in
+ * memory:
+ * - where the wrapper defines SC_VN (OpenCL C: SC_VN lanes of T in one
+ *   64-byte register, vector types TV/UV/LV/ULV), each whole contiguous
+ *   block folds as vectors: lane l of a step takes position q+l, whose
+ *   target is a bit of a 32-bit word, and every target folds the step's
+ *   values under its lane mask (a test, and an add and a blend or a
+ *   masked max, per target and vector: about 80 instructions per 16
+ *   float32 positions, where the scalar spelling of 8 lanes, which LLVM's
+ *   SLP pass vectorized, checked and wrapped each lane every step, about
+ *   100 per 8 positions). The block is checked as it folds (the
+ *   unsigned maximum of its indices, and for float amax/amin whether a
+ *   value is NaN or zero); a block that fails (a bad, or with wrap a
+ *   negative, index; a NaN or a signed zero) puts the vector accumulators
+ *   back as they were before it and folds again with the scalar loop (a
+ *   separate check pass over each block first cost 2-3 ms more over 16M
+ *   positions on PoCL);
+ * - everything else (the blocks that failed, the tail, a strided index
+ *   or source, the GLSL build) folds one position at a time, in order,
+ *   into a scalar accumulator per target, validating as it goes.
+ * The worker's result per target is sc_combine(its vector lanes folded in
+ * lane order, its scalar accumulator). Sums and products thereby
+ * associate differently from index order (as any split across workers
+ * does). amax and amin keep the reference's bits: the vector blocks hold
+ * no NaN and no zero, so values that compare equal there have equal bits
+ * and their order cannot show; the scalar loop sees the rest in order, so
+ * its result holds the worker's last NaN (sc_combine's rule) and, between
+ * equal zeros, the first; and a zero or NaN never ties with a vector
+ * block's value. The merge then folds the workers in order. */
 #define SC_FEW_N CAST(int, few)
-/* The step's loops unroll only where few is compiled in (OpenCL C). */
-#ifdef __OPENCL_VERSION__
-#if SC_FEW < 0
-#define SC_FEW_UNROLL
-#else
-#define SC_FEW_UNROLL UNROLL
-#endif
-#else
-#define SC_FEW_UNROLL
-#endif
-#define SC_FEW_STEP(b, IN, ISTRIDE, SSTRIDE) \
-	{ \
-		u32 tl_[SC_LANES]; \
-		T vl_[SC_LANES]; \
-		SC_FEW_UNROLL \
-		for (int l = 0; l < SC_LANES; l++) { \
-			const i64 p_ = (b) + I64C(l); \
-			const bool in_ = IN; \
-			const i64 q_ = in_ ? p_ : from; \
-			i64 ix_ = LOADI(index, q_ * (ISTRIDE)); \
-			if (wrap != I64C(0) && ix_ < I64C(0)) { \
-				ix_ += dim_size; \
-			} \
-			const bool ok_ = ix_ >= I64C(0) && ix_ < dim_size; \
-			bad[l] = bad[l] || (in_ && !ok_); \
-			tl_[l] = (in_ && ok_) ? (1u << CAST(u32, ix_)) : 0u; \
-			vl_[l] = LOADV(src, q_ * (SSTRIDE)); \
+
+/* The scalar loop over positions [lo, hi) with index and source strides
+ * (ISTRIDE, SSTRIDE): a bad index is skipped and the worker's first
+ * recorded in err[0]. */
+#define SC_FEW_SCALAR(lo, hi, ISTRIDE, SSTRIDE) \
+	for (i64 p_ = (lo); p_ < (hi); p_++) { \
+		i64 ix_ = LOADI(index, p_ * (ISTRIDE)); \
+		if (wrap != I64C(0) && ix_ < I64C(0)) { \
+			ix_ += dim_size; \
 		} \
-		SC_FEW_UNROLL \
-		for (int t = 0; t < SC_FEW_N; t++) { \
-			SC_FEW_UNROLL \
-			for (int l = 0; l < SC_LANES; l++) { \
-				acc[t * SC_LANES + l] = sc_few_fold(acc[t * SC_LANES + l], (tl_[l] & (1u << CAST(u32, t))) != 0u, vl_[l], red); \
+		if (ix_ < I64C(0) || ix_ >= dim_size) { \
+			if (!bad) { \
+				bad = true; \
+				ATOM_MIN_U32(err, 0, CAST(u32, p_ >> ERR_TILE_SHIFT)); \
 			} \
+			continue; \
 		} \
+		one[CAST(int, ix_)] = sc_combine(one[CAST(int, ix_)], LOADV(src, p_ * (SSTRIDE)), red); \
 	}
 
-/* The steps of [from, to): whole steps, then the tail's. */
-#define SC_FEW_WALK(ISTRIDE, SSTRIDE) \
-	{ \
-		i64 b = from; \
-		for (; b + I64C(SC_LANES) <= to; b += I64C(SC_LANES)) { \
-			SC_FEW_STEP(b, true, ISTRIDE, SSTRIDE) \
-		} \
-		if (b < to) { \
-			SC_FEW_STEP(b, p_ < to, ISTRIDE, SSTRIDE) \
-		} \
-	}
-
-/* sc_combine(acc, v) where hit, else acc, for the reductions the host
- * sends here (sum and product: accel's fewFits; amax and amin measured
- * faster on the private pass): a select of v or the identity, which the
- * compiler turns into a masked operation. */
-T sc_few_fold(T acc, bool hit, T v, i64 red) {
-	if (red == I64C(RED_PROD)) {
-		return WRAP_MUL(acc, hit ? v : CAST(T, 1));
-	}
-	return WRAP_ADD(acc, hit ? v : -CAST(T, 0));
-}
+#ifdef SC_VN
+/* sc_combine of v into acc in the lanes where hit (a lane mask) is set,
+ * for the reductions few takes (no NaN in the lanes: see above). */
+#define SC_FEW_VFOLD(acc, hit, v) \
+	((red == I64C(RED_PROD)) ? SC_VMUL(acc, select((TV)(CAST(T, 1)), v, hit)) \
+	 : (red == I64C(RED_AMAX)) ? select(acc, v, (hit) & ((v) > (acc))) \
+	 : (red == I64C(RED_AMIN)) ? select(acc, v, (hit) & ((v) < (acc))) \
+				   : SC_VADD(acc, select((TV)(-CAST(T, 0)), v, hit)))
+#endif
 
 void scatter_few(SCATTER_FEW_PARAMS) {
 	const i64 workers = GROUP_TOTAL() * I64C(LOCAL_SIZE);
 	const i64 w = GROUP_LINEAR_ID() * I64C(LOCAL_SIZE) + LOCAL_ID();
-	const i64 steps = (count + I64C(SC_LANES - 1)) / I64C(SC_LANES);
-	const i64 chunk = (steps + workers - I64C(1)) / workers * I64C(SC_LANES);
+	const i64 blocks = (count + I64C(SC_PB - 1)) / I64C(SC_PB);
+	const i64 chunk = (blocks + workers - I64C(1)) / workers * I64C(SC_PB);
 	const i64 from = min64(w * chunk, count);
 	const i64 to = min64(from + chunk, count);
 	const i64 src_stride = LOADI(meta, I64C(SC_META_SRC));
 	const i64 index_stride = LOADI(meta, I64C(SC_META_IDX));
 	const T ident = (red == I64C(RED_SUM)) ? -CAST(T, 0) : sc_identity(red);
-	T acc[SC_FEW_MAX * SC_LANES];
-	bool bad[SC_LANES];
-	for (int k = 0; k < SC_FEW_N * SC_LANES; k++) {
-		acc[k] = ident;
+	T one[SC_FEW_MAX];
+	for (int t = 0; t < SC_FEW_MAX; t++) {
+		one[t] = ident;
 	}
-	for (int l = 0; l < SC_LANES; l++) {
-		bad[l] = false;
+	bool bad = false;
+	i64 b = from;
+#ifdef SC_VN
+	const bool nanful = red == I64C(RED_AMAX) || red == I64C(RED_AMIN);
+	TV acc[SC_FEW_MAX];
+	UNROLL
+	for (int t = 0; t < SC_FEW_N; t++) {
+		acc[t] = (TV)(ident);
 	}
 	if (index_stride == I64C(1) && src_stride == I64C(1)) {
-		SC_FEW_WALK(I64C(1), I64C(1)) /* contiguous: vector loads */
-	} else {
-		SC_FEW_WALK(index_stride, src_stride)
-	}
-	bool any = false;
-	for (int l = 0; l < SC_LANES; l++) {
-		any = any || bad[l];
-	}
-	if (any) { /* find the first bad position again */
-		for (i64 p = from; p < to; p++) {
-			i64 ix = LOADI(index, p * index_stride);
-			if (wrap != I64C(0) && ix < I64C(0)) {
-				ix += dim_size;
+		for (; b + I64C(SC_PB) <= to; b += I64C(SC_PB)) {
+			TV keep[SC_FEW_MAX];
+			UNROLL
+			for (int t = 0; t < SC_FEW_N; t++) {
+				keep[t] = acc[t];
 			}
-			if (ix < I64C(0) || ix >= dim_size) {
-				ATOM_MIN_U32(err, 0, CAST(u32, p >> ERR_TILE_SHIFT));
-				break;
+			ULV mx = (ULV)(0);
+			UV odd = (UV)(0);
+			for (i64 q = b; q < b + I64C(SC_PB); q += I64C(SC_VN)) {
+				const LV x = SC_VLOADI(index, q);
+				const TV v = SC_VLOADV(src, q);
+				mx = max(mx, SC_VCAT(as_, ULV)(x));
+				if (nanful) {
+					odd = odd | SC_VODD(v);
+				}
+				const UV bits = (UV)(1u) << SC_VTO_UV(x);
+				UNROLL
+				for (int t = 0; t < SC_FEW_N; t++) {
+					acc[t] = SC_FEW_VFOLD(acc[t], (bits & (UV)(1u << CAST(u32, t))) != (UV)(0u), v);
+				}
+			}
+			if (any(mx >= (ULV)(CAST(u64, dim_size))) || any(SC_VSIGNED(odd))) {
+				UNROLL
+				for (int t = 0; t < SC_FEW_N; t++) {
+					acc[t] = keep[t];
+				}
+				SC_FEW_SCALAR(b, b + I64C(SC_PB), I64C(1), I64C(1))
 			}
 		}
 	}
-	for (int t = 0; t < CAST(int, out_n); t++) {
-		T r = acc[t * SC_LANES];
-		for (int l = 1; l < SC_LANES; l++) {
-			r = sc_combine(r, acc[t * SC_LANES + l], red);
+#endif
+	SC_FEW_SCALAR(b, to, index_stride, src_stride)
+	UNROLL
+	for (int t = 0; t < SC_FEW_N; t++) {
+		T r = one[t];
+#ifdef SC_VN
+		T lanes[SC_VN];
+		SC_VSTORE(acc[t], lanes);
+		r = lanes[0];
+		for (int l = 1; l < SC_VN; l++) {
+			r = sc_combine(r, lanes[l], red);
 		}
-		STOREV(priv, w * out_n + I64C(t), r);
+		r = sc_combine(r, one[t], red);
+#endif
+		if (t < CAST(int, out_n)) {
+			STOREV(priv, w * out_n + I64C(t), r);
+		}
 	}
 }
 

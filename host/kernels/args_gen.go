@@ -76,11 +76,9 @@ const (
 	ScMetaBlocks = 4
 	// ScSpare is SC_SPARE: the owned pass's spare slots per owner.
 	ScSpare = 8
-	// ScLanes is SC_LANES: the few-targets pass's positions per step (its lanes).
-	ScLanes = 8
 	// ScFewMax is SC_FEW_MAX: the most targets the few-targets pass takes.
-	ScFewMax = 32
-	// ScPb is SC_PB: the private pass's block of 1-d positions checked at once.
+	ScFewMax = 16
+	// ScPb is SC_PB: the private and few passes' block of 1-d positions checked at once.
 	ScPb = 2048
 	// ScPf is SC_PF: the private pass's prefetch distance, in positions.
 	ScPf = 64
@@ -441,7 +439,7 @@ func (a ScatterPrivate) AppendArgs(dst []host.Arg) []host.Arg {
 	return append(dst, host.BufArg(a.Dst), host.BufArg(a.Src), host.BufArg(a.Pcnt), host.BufArg(a.Err), host.BufArg(a.Priv), host.BufArg(a.Index), host.BufArg(a.Meta), host.I64(a.Count), host.I64(a.Rank), host.I64(a.Dim), host.I64(a.DimSize), host.I64(a.Wrap), host.I64(a.OutN), host.I64(a.Counted), host.I64(a.Inplace), host.I64(a.Red))
 }
 
-// ScatterFew is a launch of scatter_few_k (scatter): CPU drivers, 1-d, at most SC_FEW_MAX targets: worker w folds its chunk into SC_LANES accumulators per target, then into its private copy.
+// ScatterFew is a launch of scatter_few_k (scatter): CPU drivers, 1-d, at most SC_FEW_MAX targets: worker w folds its blocks into registers per target (vector lanes on OpenCL C), then writes its private copy.
 type ScatterFew struct {
 	Src     host.Buffer // in: the values
 	Err     host.Buffer // inout: the validation flag

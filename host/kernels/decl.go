@@ -71,9 +71,8 @@ var (
 		{Name: "META_IDX", Value: 3, Doc: "meta[SC_META_IDX*rank + k]: index strides"},
 		{Name: "META_BLOCKS", Value: 4, Doc: "meta holds SC_META_BLOCKS*rank entries"},
 		{Name: "SPARE", Value: 8, Doc: "the owned pass's spare slots per owner"},
-		{Name: "LANES", Value: 8, Doc: "the few-targets pass's positions per step (its lanes)"},
-		{Name: "FEW_MAX", Value: 32, Doc: "the most targets the few-targets pass takes"},
-		{Name: "PB", Value: 2048, Doc: "the private pass's block of 1-d positions checked at once"},
+		{Name: "FEW_MAX", Value: 16, Doc: "the most targets the few-targets pass takes"},
+		{Name: "PB", Value: 2048, Doc: "the private and few passes' block of 1-d positions checked at once"},
 		{Name: "PF", Value: 64, Doc: "the private pass's prefetch distance, in positions"},
 		{Name: "PF_MIN", Value: 65536, Doc: "the fewest targets the private pass prefetches for (smaller copies stay in cache)"}}}
 	// HashCodes are the hash table's word markers.
@@ -195,7 +194,7 @@ var Scatter = (&host.FileDecl{
 				inout("pcnt", "uint32 hit counts per copy"), inout("err", "the validation flag"), inout("priv", "the private copies")},
 				with(scatterPos(true), i64("out_n", "output elements"), i64("counted", "1: count hits"),
 					i64("inplace", "1: worker 0 folds into dst, worker w > 0 into copy w - 1 (no counts)"), scRed)...)},
-		{Name: "few", Doc: "CPU drivers, 1-d, at most SC_FEW_MAX targets: worker w folds its chunk into SC_LANES accumulators per target, then into its private copy",
+		{Name: "few", Doc: "CPU drivers, 1-d, at most SC_FEW_MAX targets: worker w folds its blocks into registers per target (vector lanes on OpenCL C), then writes its private copy",
 			Args: with([]host.ArgDecl{in("src", "the values"), inout("err", "the validation flag"), out("priv", "the private copies")},
 				with(scatterPos(true), i64("out_n", "output elements"),
 					folded("few", "SC_FEW", "targets the loop tests (a power of two >= out_n, <= SC_FEW_MAX)"), scRed)...)},

@@ -39,9 +39,8 @@
 #define SC_META_IDX 3 /* meta[SC_META_IDX*rank + k]: index strides */
 #define SC_META_BLOCKS 4 /* meta holds SC_META_BLOCKS*rank entries */
 #define SC_SPARE 8 /* the owned pass's spare slots per owner */
-#define SC_LANES 8 /* the few-targets pass's positions per step (its lanes) */
-#define SC_FEW_MAX 32 /* the most targets the few-targets pass takes */
-#define SC_PB 2048 /* the private pass's block of 1-d positions checked at once */
+#define SC_FEW_MAX 16 /* the most targets the few-targets pass takes */
+#define SC_PB 2048 /* the private and few passes' block of 1-d positions checked at once */
 #define SC_PF 64 /* the private pass's prefetch distance, in positions */
 #define SC_PF_MIN 65536 /* the fewest targets the private pass prefetches for (smaller copies stay in cache) */
 #endif
