@@ -78,6 +78,24 @@ func TestTriIndicesGroupShapes(t *testing.T) {
 				})
 			}
 		}
+		// STREAM (non-temporal stores from each run's first 64-byte
+		// boundary, OpenCL C; the plan picks it for outputs of 16 MiB and
+		// more): runs shorter than a vector, with heads, bodies and tails
+		for _, items := range []int64{3, 100, 4096} {
+			d.planHook = func(p host.Plan) host.Plan {
+				p.LocalSize = 8
+				p.Knobs = []host.Knob{{Name: "ITEMS", Value: items}, {Name: "CONTIG", Value: 1}, {Name: "STREAM", Value: 1}}
+				p.Groups = [3]int64{3, 2, 1}
+				return p
+			}
+			t.Run(fmt.Sprint("stream ", items), func(t *testing.T) {
+				for _, dt := range []DType{Int64, Int32} {
+					checkTri(t, d, 300, 257, -100, false, dt)
+					checkTri(t, d, 257, 300, 100, true, dt)
+					checkTri(t, d, 123, 131, 0, false, dt)
+				}
+			})
+		}
 	})
 }
 

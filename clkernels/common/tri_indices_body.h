@@ -1,21 +1,30 @@
 /* tri_indices_body.h: the tril_indices/triu_indices kernel body, shared by
  * clkernels/tri_indices.cl and shaders/tri_indices.comp (entry point and
  * knobs declared in host/kernels: gen/tri_indices.h). The wrappers define
- * OUT_T (the output's element type) and STORE(p, i, v).
+ * OUT_T (the output's element type) and STORE(p, i, v), and may define
+ * TRI_FILL(p, i, len, v, step): p[i + j] = v + j*step for j in [0, len)
+ * (OpenCL C: with STREAM, in non-temporal vector stores).
  *
  * It writes elements k0 .. k0+count-1 of the result (the whole result when
  * k0 = 0 and count = N; a window of a result too large to hold otherwise):
  * rows at dst[0, count), columns at dst[count, 2*count). The work is cut into tiles of LOCAL_SIZE*ITEMS elements; work-groups take tiles
  * with a grid stride. CONTIG selects how a tile is split among work-items:
  *   CONTIG != 0: each work-item writes ITEMS consecutive elements, finding
- *     its first row once and then walking the rows with plain fill loops
- *     (CPU drivers vectorize those loops and stream the stores);
+ *     its first row once and then walking the rows with fill loops (CPU
+ *     drivers vectorize them; TRI_FILL streams them past the caches);
  *   CONTIG == 0: consecutive work-items write consecutive elements, each
  *     recovering its own row (coalesced stores on GPUs and SIMD lanes). */
 #ifndef ACCEL_TRI_INDICES_BODY_H
 #define ACCEL_TRI_INDICES_BODY_H
 
 #include "tri_math.h"
+
+#ifndef TRI_FILL
+#define TRI_FILL(p, i, len, v, step) \
+	for (i64 j_ = I64C(0); j_ < (len); j_++) { \
+		STORE(p, (i) + j_, CAST(OUT_T, (v) + j_ * (step))); \
+	}
+#endif
 
 void tri_indices_run(TRI_INDICES_RUN_PARAMS) {
 	const i64 items = I64C(ITEMS);
@@ -35,10 +44,8 @@ void tri_indices_run(TRI_INDICES_RUN_PARAMS) {
 				while (k < end) {
 					const i64 cend = tri_col_start(r, upper, C, lead, n, a) + tri_row_len(r, upper, C, lead, n, a);
 					const i64 run = min64(cend - c, end - k);
-					for (i64 i = I64C(0); i < run; i++) {
-						STORE(dst, k - k0 + i, CAST(OUT_T, r));
-						STORE(dst, count + k - k0 + i, CAST(OUT_T, c + i));
-					}
+					TRI_FILL(dst, k - k0, run, r, I64C(0))
+					TRI_FILL(dst, count + k - k0, run, c, I64C(1))
 					k += run;
 					r += I64C(1);
 					c = tri_col_start(r, upper, C, lead, n, a);

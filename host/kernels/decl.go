@@ -102,7 +102,8 @@ func registerCodes(gs ...*host.CodeGroup) { Groups = append(Groups, gs...) }
 var TriIndices = (&host.FileDecl{
 	Name:  "tri_indices",
 	Doc:   "tril_indices / triu_indices: rows then columns of elements k0 .. k0+count-1 of the result",
-	Knobs: tileKnobs,
+	Knobs: append(append([]host.KnobDecl(nil), tileKnobs...),
+		host.KnobDecl{Name: "STREAM", Default: 0, Doc: "1: CONTIG runs go in non-temporal stores from each run's first 64-byte boundary on (OpenCL C; outputs larger than the caches)"}),
 	Entries: []*host.EntryDecl{{
 		Name: "run", Doc: "writes elements k0 .. k0+count-1",
 		Args: []host.ArgDecl{

@@ -21,11 +21,15 @@
 #ifndef CONTIG
 #define CONTIG 0 /* 1: each work-item takes ITEMS consecutive elements (CPU drivers); 0: interleaved (GPUs) */
 #endif
+#ifndef STREAM
+#define STREAM 0 /* 1: CONTIG runs go in non-temporal stores from each run's first 64-byte boundary on (OpenCL C; outputs larger than the caches) */
+#endif
 #else
 layout(local_size_x_id = 0) in;
 layout(constant_id = 1) const int ENTRY = 0;
 layout(constant_id = 2) const int ITEMS = 16; /* elements per work-item per tile */
 layout(constant_id = 3) const int CONTIG = 0; /* 1: each work-item takes ITEMS consecutive elements (CPU drivers); 0: interleaved (GPUs) */
+layout(constant_id = 4) const int STREAM = 0; /* 1: CONTIG runs go in non-temporal stores from each run's first 64-byte boundary on (OpenCL C; outputs larger than the caches) */
 #define LOCAL_SIZE gl_WorkGroupSize.x
 #endif
 
