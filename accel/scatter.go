@@ -238,10 +238,14 @@ func (d *Device) scatterPlan(g scatterGeom, out *DeviceTensor, includeSelf, det 
 		sp = d.scatterHook(sp, g.idxN, out.n, out.dtype.Size(), det)
 	}
 	if sp.Strategy == host.ScatterFew && !fewFits(g, out.n, out.dtype.Size(), includeSelf) {
-		// the planner sees only sizes: the lanes take what fewFits says
-		// (scatterJob.few), everything else the private pass of the same
-		// plan
-		sp.Strategy, sp.Reason = host.ScatterPrivate, sp.Reason+"; not a 1-d reduction the lanes take: private copies"
+		// the planner sees only sizes: the few pass takes what fewFits
+		// says (scatterJob.few), everything else the private pass of the
+		// same plan, or under a loop limit the shared strategies
+		if d.caps.LoopLimit > 0 {
+			sp = host.PlanScatterShared(d.caps, out.dtype.Size(), det)
+		} else {
+			sp.Strategy, sp.Reason = host.ScatterPrivate, sp.Reason+"; not a 1-d reduction the lanes take: private copies"
+		}
 	}
 	if sp.Strategy == host.ScatterOwned || sp.Strategy == host.ScatterPrivate || sp.Strategy == host.ScatterFew {
 		// only the CPU passes launch sp.Plan; the reduction is compiled in,

@@ -105,8 +105,11 @@ func fewFits(g scatterGeom, targets int64, elemBytes int, includeSelf bool) bool
 }
 
 // few: the private pass for few targets (fewFits): each worker folds its
-// positions into lanes of accumulators per target and writes its whole
-// private copy, which private's merge folds into out.
+// positions into accumulators per target and writes its whole private
+// copy, which private's merge folds into out. On CPU OpenCL a worker is a
+// core; under a loop limit (llvmpipe) an invocation with a short run
+// (host.PlanScatter): measured on lavapipe, 16M float32 positions into 16
+// targets, sum, 252 ms with atomics and 38-41 ms here.
 func (j *scatterJob) few(plan host.Plan) error {
 	d, g := j.d, j.g
 	index, meta, count, rank, dim, dimSize, wrap := j.pos()
@@ -115,10 +118,7 @@ func (j *scatterJob) few(plan host.Plan) error {
 	if err != nil {
 		return err
 	}
-	few := int64(8) // the targets tested, compiled in: 8 or 16 (two variants)
-	for few < j.out.n {
-		few *= 2
-	}
+	few := host.FewTargets(j.out.n) // the targets tested, compiled in: 8 or 16 (two variants)
 	plan.Knobs = append(append([]host.Knob(nil), plan.Knobs...), host.Knob{Name: "SC_FEW", Value: few})
 	variant := dtVariant(j.out.dtype)
 	if err := j.run(variant, plan, kernels.ScatterFew{Src: j.src.raw(), Err: j.flag.raw(), Priv: priv.raw(),
@@ -129,7 +129,21 @@ func (j *scatterJob) few(plan host.Plan) error {
 	if j.out.n == 0 {
 		return nil
 	}
-	return j.run(variant, d.elementwise(j.op, j.out.n), kernels.ScatterMerge{Dst: j.out.raw(), Priv: priv.raw(),
+	mp := d.elementwise(j.op, j.out.n)
+	if d.caps.LoopLimit > 0 {
+		// the merge loops over every worker's copy: one output per
+		// invocation, so that loop is all of its iterations
+		mp.Knobs = append([]host.Knob(nil), mp.Knobs...)
+		for i := range mp.Knobs {
+			if mp.Knobs[i].Name == "ITEMS" {
+				mp.Knobs[i].Value = 1
+			}
+		}
+		mp.TileElems = int64(mp.LocalSize)
+		mp.Tiles = (j.out.n + mp.TileElems - 1) / mp.TileElems
+		mp.Groups = host.FoldGroups(mp.Tiles, d.caps.MaxWorkGroupCount)
+	}
+	return j.run(variant, mp, kernels.ScatterMerge{Dst: j.out.raw(), Priv: priv.raw(),
 		Count: j.out.n, Workers: workers, Red: int64(g.red), IncludeSelf: 1})
 }
 

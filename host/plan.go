@@ -437,9 +437,11 @@ func (s ScatterPlan) String() string {
 // private copy of the output per compute unit, merged at the end) where
 // the copies are no larger than about twice the positions and fit in an
 // eighth of the device's memory, ScatterFew where that is so and the
-// targets are at most ScatterFewMax, else ScatterOwned. On other devices det
-// takes ScatterSorted, and so do 64-bit elements without 64-bit atomics;
-// everything else takes ScatterAtomic.
+// targets are at most ScatterFewMax, else ScatterOwned. On a CPU driver
+// with a loop limit, ScatterFew for at most ScatterFewMax targets without
+// det, where its workers fit the limit. On other devices det takes
+// ScatterSorted, and so do 64-bit elements without 64-bit atomics;
+// everything else takes ScatterAtomic (PlanScatterShared).
 func PlanScatter(caps Caps, n, targets int64, elemBytes int, det bool) ScatterPlan {
 	if caps.Type == TypeCPU && caps.LoopLimit == 0 {
 		workers := max(int64(caps.ComputeUnits), 1)
@@ -470,6 +472,42 @@ func PlanScatter(caps Caps, n, targets int64, elemBytes int, det bool) ScatterPl
 		return ScatterPlan{Strategy: ScatterOwned, Plan: p,
 			Reason: "cpu driver: each core owns a range of targets and folds them in index order (the reference's bits)"}
 	}
+	if caps.Type == TypeCPU && !det && targets <= ScatterFewMax && n > 0 {
+		// A CPU driver with a loop limit (llvmpipe), where atomics on a
+		// few hot targets serialize: ScatterFew with many short workers,
+		// each folding a chunk that keeps its iterations (a position, and
+		// a test of each of the few targets) under the limit, and as
+		// many workers as the merge's loop over them allows.
+		lc := loopCap(caps)
+		chunk := max(lc/(FewTargets(targets)+2), 1)
+		local := int64(pow2Local(caps, 64, 0))
+		groups := (n + chunk*local - 1) / (chunk * local)
+		if groups*local <= lc {
+			p := Plan{Kernel: "scatter_cpu", LocalSize: int(local), Knobs: []Knob{{Name: "ITEMS", Value: 1}, {Name: "CONTIG", Value: 1}},
+				Groups: FoldGroups(groups, caps.MaxWorkGroupCount), Tiles: groups * local, TileElems: chunk,
+				Reason: fmt.Sprintf("%d workers, at most %d positions each, private copies of %d targets", groups*local, chunk, targets)}
+			return ScatterPlan{Strategy: ScatterFew, Plan: p,
+				Reason: "cpu driver with a loop limit, few targets: short runs per invocation, every target tested, merged in order"}
+		}
+	}
+	return PlanScatterShared(caps, elemBytes, det)
+}
+
+// FewTargets is the number of targets the few pass tests for targets
+// outputs (compiled in as knob SC_FEW): 8 or 16.
+func FewTargets(targets int64) int64 {
+	few := int64(8)
+	for few < targets {
+		few *= 2
+	}
+	return few
+}
+
+// PlanScatterShared is PlanScatter's choice where no CPU pass applies (and
+// for ops the few pass does not take on a driver with a loop limit):
+// ScatterSorted for det, and for 64-bit elements without 64-bit atomics;
+// else ScatterAtomic.
+func PlanScatterShared(caps Caps, elemBytes int, det bool) ScatterPlan {
 	if det {
 		return ScatterPlan{Strategy: ScatterSorted, Reason: "bit-reproducible: stable sort by target, in-order folds"}
 	}

@@ -109,6 +109,12 @@ func TestPlanScatter(t *testing.T) {
 		{"cpu: copies over the memory budget", cpu, 1 << 30, 1 << 30, 8, false, ScatterOwned, 2},
 		{"lavapipe (loop limit)", lavapipe, 16 << 20, 1 << 20, 4, false, ScatterAtomic, 0},
 		{"lavapipe det", lavapipe, 16 << 20, 1 << 20, 4, true, ScatterSorted, 0},
+		{"lavapipe 16M into 16", lavapipe, 16 << 20, 16, 4, false, ScatterFew, 145 * 64},
+		{"lavapipe 16M into 5 (8 bytes)", lavapipe, 16 << 20, 5, 8, false, ScatterFew, 81 * 64},
+		{"lavapipe 10 into 16", lavapipe, 10, 16, 4, false, ScatterFew, 64},
+		{"lavapipe 16M into 17", lavapipe, 16 << 20, 17, 4, false, ScatterAtomic, 0},
+		{"lavapipe 16M into 16 det", lavapipe, 16 << 20, 16, 4, true, ScatterSorted, 0},
+		{"lavapipe 1G into 16: too many workers for the merge", lavapipe, 1 << 30, 16, 4, false, ScatterAtomic, 0},
 		{"gpu", gpu, 16 << 20, 1 << 20, 4, false, ScatterAtomic, 0},
 		{"gpu det", gpu, 16 << 20, 1 << 20, 8, true, ScatterSorted, 0},
 		{"gpu without 64-bit atomics", noI64, 16 << 20, 1 << 20, 8, false, ScatterSorted, 0},
@@ -121,6 +127,14 @@ func TestPlanScatter(t *testing.T) {
 		assert.Equal(t, c.workers, sp.Plan.TotalGroups()*int64(sp.Plan.LocalSize), "%s: work-items (%s)", c.name, sp)
 		if c.workers > 0 {
 			assert.NoError(t, sp.Plan.Validate(c.caps), c.name)
+		}
+		if lc := int64(c.caps.LoopLimit) / 2; lc > 0 && sp.Strategy == ScatterFew {
+			// a worker's positions, each testing every target, and the
+			// merge's loop over the workers stay under half the limit
+			workers := sp.Plan.TotalGroups() * int64(sp.Plan.LocalSize)
+			chunk := (c.n + workers - 1) / workers
+			assert.LessOrEqual(t, chunk*(FewTargets(c.targets)+2), lc, "%s: a worker's iterations", c.name)
+			assert.LessOrEqual(t, workers, lc, "%s: the merge's iterations", c.name)
 		}
 		assert.NotEmpty(t, sp.String(), "%s: no reason printed", c.name)
 		assert.NotEmpty(t, sp.Reason, "%s: no reason printed", c.name)

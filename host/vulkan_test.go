@@ -27,7 +27,7 @@ import (
 // checks this copy against kernels.TriIndices.
 var vktTriFile = (&FileDecl{
 	Name:  "tri_indices",
-	Knobs: []KnobDecl{{Name: "ITEMS", Default: 16}, {Name: "CONTIG", Default: 0}},
+	Knobs: []KnobDecl{{Name: "ITEMS", Default: 16}, {Name: "CONTIG", Default: 0}, {Name: "STREAM", Default: 0}},
 	Entries: []*EntryDecl{{Name: "run", Args: []ArgDecl{
 		{Name: "dst", Kind: ArgBuf, Access: Out},
 		{Name: "count", Kind: ArgI64}, {Name: "k0", Kind: ArgI64}, {Name: "C", Kind: ArgI64},

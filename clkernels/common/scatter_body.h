@@ -419,7 +419,7 @@ void scatter_private(SCATTER_PRIVATE_PARAMS) {
 }
 
 /* The few-targets pass (see the top of the file). Worker w takes a run of
- * whole SC_PB blocks (the last worker the rest) and folds into out_n <=
+ * whole SC_FEW_UNIT positions (the last worker the rest) and folds into out_n <=
  * few <= SC_FEW_MAX targets (few compiled in) with no private copy in
  * memory:
  * - where the wrapper defines SC_VN (OpenCL C: SC_VN lanes of T in one
@@ -450,6 +450,14 @@ void scatter_private(SCATTER_PRIVATE_PARAMS) {
  * equal zeros, the first; and a zero or NaN never ties with a vector
  * block's value. The merge then folds the workers in order. */
 #define SC_FEW_N CAST(int, few)
+/* A worker's run is whole SC_FEW_UNIT positions: SC_PB blocks where the
+ * vector steps take them, else single positions (the plan's chunk under
+ * a loop limit). */
+#ifdef SC_VN
+#define SC_FEW_UNIT SC_PB
+#else
+#define SC_FEW_UNIT 1
+#endif
 
 /* The scalar loop over positions [lo, hi) with index and source strides
  * (ISTRIDE, SSTRIDE): a bad index is skipped and the worker's first
@@ -467,8 +475,24 @@ void scatter_private(SCATTER_PRIVATE_PARAMS) {
 			} \
 			continue; \
 		} \
-		one[CAST(int, ix_)] = sc_combine(one[CAST(int, ix_)], LOADV(src, p_ * (SSTRIDE)), red); \
+		SC_FEW_ONE(CAST(int, ix_), LOADV(src, p_ * (SSTRIDE))) \
 	}
+
+/* one[t] = sc_combine(one[t], v): OpenCL C indexes the private array (kept
+ * in memory, off the vector loop's registers); GLSL compares every target
+ * instead, so a driver running invocations as SIMD lanes (llvmpipe) needs
+ * no per-lane array address. */
+#ifdef SC_VN
+#define SC_FEW_ONE(t, v) one[t] = sc_combine(one[t], v, red);
+#else
+#define SC_FEW_ONE(t, v) \
+	{ \
+		const T v1_ = v; \
+		for (int u_ = 0; u_ < SC_FEW_N; u_++) { \
+			one[u_] = u_ == (t) ? sc_combine(one[u_], v1_, red) : one[u_]; \
+		} \
+	}
+#endif
 
 #ifdef SC_VN
 /* sc_combine of v into acc in the lanes where hit (a lane mask) is set,
@@ -483,8 +507,8 @@ void scatter_private(SCATTER_PRIVATE_PARAMS) {
 void scatter_few(SCATTER_FEW_PARAMS) {
 	const i64 workers = GROUP_TOTAL() * I64C(LOCAL_SIZE);
 	const i64 w = GROUP_LINEAR_ID() * I64C(LOCAL_SIZE) + LOCAL_ID();
-	const i64 blocks = (count + I64C(SC_PB - 1)) / I64C(SC_PB);
-	const i64 chunk = (blocks + workers - I64C(1)) / workers * I64C(SC_PB);
+	const i64 units = (count + I64C(SC_FEW_UNIT - 1)) / I64C(SC_FEW_UNIT);
+	const i64 chunk = (units + workers - I64C(1)) / workers * I64C(SC_FEW_UNIT);
 	const i64 from = min64(w * chunk, count);
 	const i64 to = min64(from + chunk, count);
 	const i64 src_stride = LOADI(meta, I64C(SC_META_SRC));

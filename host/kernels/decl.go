@@ -100,8 +100,8 @@ func registerCodes(gs ...*host.CodeGroup) { Groups = append(Groups, gs...) }
 
 // TriIndices is tril_indices/triu_indices (tri_indices_body.h).
 var TriIndices = (&host.FileDecl{
-	Name:  "tri_indices",
-	Doc:   "tril_indices / triu_indices: rows then columns of elements k0 .. k0+count-1 of the result",
+	Name: "tri_indices",
+	Doc:  "tril_indices / triu_indices: rows then columns of elements k0 .. k0+count-1 of the result",
 	Knobs: append(append([]host.KnobDecl(nil), tileKnobs...),
 		host.KnobDecl{Name: "STREAM", Default: 0, Doc: "1: CONTIG runs go in non-temporal stores from each run's first 64-byte boundary on (OpenCL C; outputs larger than the caches)"}),
 	Entries: []*host.EntryDecl{{
