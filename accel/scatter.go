@@ -237,7 +237,7 @@ func (d *Device) scatterPlan(g scatterGeom, out *DeviceTensor, includeSelf, det 
 	if d.scatterHook != nil {
 		sp = d.scatterHook(sp, g.idxN, out.n, out.dtype.Size(), det)
 	}
-	if sp.Strategy == host.ScatterFew && !fewFits(g, out.n, out.dtype.Size(), includeSelf) {
+	if sp.Strategy == host.ScatterFew && !fewFits(g, out.n, out.dtype.Size(), includeSelf, d.caps.LoopLimit > 0) {
 		// the planner sees only sizes: the few pass takes what fewFits
 		// says (scatterJob.few), everything else the private pass of the
 		// same plan, or under a loop limit the shared strategies

@@ -37,8 +37,9 @@
  *                     its chunk of positions, in order, into a private copy
  *                     of the output (no atomics), validating as it goes
  *   scatter_few       (CPU drivers; one work-item per worker; a 1-d loop
- *                     shape, at most SC_FEW_MAX targets, a reduction that
- *                     needs no hit counts): worker w keeps a vector of
+ *                     shape, at most SC_FEW_MAX targets; sum, prod, amax,
+ *                     amin, and with counted != 0 (hit counts per copy in
+ *                     pcnt, for the merge) mean or no input too): worker w keeps a vector of
  *                     accumulators per target in registers and folds a
  *                     vector of positions a step, every target under its
  *                     lane mask (no data-dependent address), then writes
@@ -438,8 +439,9 @@ void scatter_private(SCATTER_PRIVATE_PARAMS) {
  *   separate check pass over each block first cost 2-3 ms more over 16M
  *   positions on PoCL);
  * - everything else (the blocks that failed, the tail, a strided index
- *   or source, the GLSL build) folds one position at a time, in order,
- *   into a scalar accumulator per target, validating as it goes.
+ *   or source, hit counts, the GLSL build) folds one position at a time,
+ *   in order, into a scalar accumulator (and with counted a hit count)
+ *   per target, validating as it goes.
  * The worker's result per target is sc_combine(its vector lanes folded in
  * lane order, its scalar accumulator). Sums and products thereby
  * associate differently from index order (as any split across workers
@@ -483,13 +485,16 @@ void scatter_private(SCATTER_PRIVATE_PARAMS) {
  * instead, so a driver running invocations as SIMD lanes (llvmpipe) needs
  * no per-lane array address. */
 #ifdef SC_VN
-#define SC_FEW_ONE(t, v) one[t] = sc_combine(one[t], v, red);
+#define SC_FEW_ONE(t, v) \
+	one[t] = sc_combine(one[t], v, red); \
+	hits[t] += counted != I64C(0) ? 1u : 0u;
 #else
 #define SC_FEW_ONE(t, v) \
 	{ \
 		const T v1_ = v; \
 		for (int u_ = 0; u_ < SC_FEW_N; u_++) { \
 			one[u_] = u_ == (t) ? sc_combine(one[u_], v1_, red) : one[u_]; \
+			hits[u_] += (u_ == (t) && counted != I64C(0)) ? 1u : 0u; \
 		} \
 	}
 #endif
@@ -513,10 +518,12 @@ void scatter_few(SCATTER_FEW_PARAMS) {
 	const i64 to = min64(from + chunk, count);
 	const i64 src_stride = LOADI(meta, I64C(SC_META_SRC));
 	const i64 index_stride = LOADI(meta, I64C(SC_META_IDX));
-	const T ident = (red == I64C(RED_SUM)) ? -CAST(T, 0) : sc_identity(red);
+	const T ident = (red == I64C(RED_SUM) || red == I64C(RED_MEAN)) ? -CAST(T, 0) : sc_identity(red);
 	T one[SC_FEW_MAX];
+	u32 hits[SC_FEW_MAX];
 	for (int t = 0; t < SC_FEW_MAX; t++) {
 		one[t] = ident;
+		hits[t] = 0u;
 	}
 	bool bad = false;
 	i64 b = from;
@@ -527,7 +534,7 @@ void scatter_few(SCATTER_FEW_PARAMS) {
 	for (int t = 0; t < SC_FEW_N; t++) {
 		acc[t] = (TV)(ident);
 	}
-	if (index_stride == I64C(1) && src_stride == I64C(1)) {
+	if (index_stride == I64C(1) && src_stride == I64C(1) && counted == I64C(0)) {
 		for (; b + I64C(SC_PB) <= to; b += I64C(SC_PB)) {
 			TV keep[SC_FEW_MAX];
 			UNROLL
@@ -574,6 +581,9 @@ void scatter_few(SCATTER_FEW_PARAMS) {
 #endif
 		if (t < CAST(int, out_n)) {
 			STOREV(priv, w * out_n + I64C(t), r);
+			if (counted != I64C(0)) {
+				STOREU(pcnt, w * out_n + I64C(t), hits[t]);
+			}
 		}
 	}
 }

@@ -444,6 +444,7 @@ type ScatterFew struct {
 	Src     host.Buffer // in: the values
 	Err     host.Buffer // inout: the validation flag
 	Priv    host.Buffer // out: the private copies
+	Pcnt    host.Buffer // out: uint32 hit counts per copy (counted)
 	Index   host.Buffer // in: int64 indices
 	Meta    host.Buffer // in: [loop shape, out, src and index strides] (SC_META_*)
 	Count   int64       // positions
@@ -452,6 +453,7 @@ type ScatterFew struct {
 	DimSize int64       // the output's size along dim
 	Wrap    int64       // folds into SC_WRAP: 1: a negative index counts once from the end
 	OutN    int64       // output elements
+	Counted int64       // folds into SC_COUNTED: 1: count hits (mean, or without the input)
 	Few     int64       // folds into SC_FEW: targets the loop tests (a power of two >= out_n, <= SC_FEW_MAX)
 	Red     int64       // folds into SC_RED: the reduction (RED_*)
 }
@@ -461,7 +463,7 @@ func (ScatterFew) Entry() *host.EntryDecl { return Scatter.Entries[8] }
 
 // AppendArgs appends the argument slots in declaration order.
 func (a ScatterFew) AppendArgs(dst []host.Arg) []host.Arg {
-	return append(dst, host.BufArg(a.Src), host.BufArg(a.Err), host.BufArg(a.Priv), host.BufArg(a.Index), host.BufArg(a.Meta), host.I64(a.Count), host.I64(a.Rank), host.I64(a.Dim), host.I64(a.DimSize), host.I64(a.Wrap), host.I64(a.OutN), host.I64(a.Few), host.I64(a.Red))
+	return append(dst, host.BufArg(a.Src), host.BufArg(a.Err), host.BufArg(a.Priv), host.BufArg(a.Pcnt), host.BufArg(a.Index), host.BufArg(a.Meta), host.I64(a.Count), host.I64(a.Rank), host.I64(a.Dim), host.I64(a.DimSize), host.I64(a.Wrap), host.I64(a.OutN), host.I64(a.Counted), host.I64(a.Few), host.I64(a.Red))
 }
 
 // ScatterMerge is a launch of scatter_merge_k (scatter): folds the private copies into out in worker order (and divides the mean).

@@ -63,6 +63,9 @@
 #ifndef SC_SELF
 #define SC_SELF -1 /* folded argument include_self (-1: the run-time value) */
 #endif
+#ifndef SC_COUNTED
+#define SC_COUNTED -1 /* folded argument counted (-1: the run-time value) */
+#endif
 #ifndef SC_FEW
 #define SC_FEW -1 /* folded argument few (-1: the run-time value) */
 #endif
@@ -74,7 +77,8 @@ layout(constant_id = 3) const int CONTIG = 0; /* 1: each work-item takes ITEMS c
 layout(constant_id = 4) const int SC_WRAP = -1; /* folded argument wrap (-1: the run-time value) */
 layout(constant_id = 5) const int SC_RED = -1; /* folded argument red (-1: the run-time value) */
 layout(constant_id = 6) const int SC_SELF = -1; /* folded argument include_self (-1: the run-time value) */
-layout(constant_id = 7) const int SC_FEW = -1; /* folded argument few (-1: the run-time value) */
+layout(constant_id = 7) const int SC_COUNTED = -1; /* folded argument counted (-1: the run-time value) */
+layout(constant_id = 8) const int SC_FEW = -1; /* folded argument few (-1: the run-time value) */
 #define LOCAL_SIZE gl_WorkGroupSize.x
 #endif
 
@@ -87,7 +91,7 @@ layout(constant_id = 7) const int SC_FEW = -1; /* folded argument few (-1: the r
 #define SCATTER_DEST_PARAMS BPTR keys, BPTR soffs, BPTR err, BPTR index, BPTR meta, i64 count, i64 rank, i64 dim, i64 dim_size, i64 wrap
 #define SCATTER_OWNED_PARAMS BPTR dst, BPTR src, BPTR counts, BPTR err, BPTR spare, BPTR index, BPTR meta, i64 count, i64 rank, i64 dim, i64 dim_size, i64 wrap, i64 out_n, i64 red, i64 include_self
 #define SCATTER_PRIVATE_PARAMS BPTR dst, BPTR src, BPTR pcnt, BPTR err, BPTR priv, BPTR index, BPTR meta, i64 count, i64 rank, i64 dim, i64 dim_size, i64 wrap, i64 out_n, i64 counted, i64 inplace, i64 red
-#define SCATTER_FEW_PARAMS BPTR src, BPTR err, BPTR priv, BPTR index, BPTR meta, i64 count, i64 rank, i64 dim, i64 dim_size, i64 wrap, i64 out_n, i64 few, i64 red
+#define SCATTER_FEW_PARAMS BPTR src, BPTR err, BPTR priv, BPTR pcnt, BPTR index, BPTR meta, i64 count, i64 rank, i64 dim, i64 dim_size, i64 wrap, i64 out_n, i64 counted, i64 few, i64 red
 #define SCATTER_MERGE_PARAMS BPTR dst, BPTR pcnt, BPTR priv, i64 count, i64 workers, i64 counted, i64 red, i64 include_self
 
 /* The entry points. */
@@ -126,8 +130,8 @@ layout(constant_id = 7) const int SC_FEW = -1; /* folded argument few (-1: the r
 		scatter_private(dst, src, pcnt, err, priv, index, meta, count, rank, dim, dim_size, FOLD(SC_WRAP, wrap), out_n, counted, inplace, FOLD(SC_RED, red)); \
 	} \
 	__kernel __attribute__((reqd_work_group_size(LOCAL_SIZE, 1, 1))) \
-	void scatter_few_k(__global uchar* src, __global uchar* err, __global uchar* priv, __global uchar* index, __global uchar* meta, long count, long rank, long dim, long dim_size, long wrap, long out_n, long few, long red) { \
-		scatter_few(src, err, priv, index, meta, count, rank, dim, dim_size, FOLD(SC_WRAP, wrap), out_n, FOLD(SC_FEW, few), FOLD(SC_RED, red)); \
+	void scatter_few_k(__global uchar* src, __global uchar* err, __global uchar* priv, __global uchar* pcnt, __global uchar* index, __global uchar* meta, long count, long rank, long dim, long dim_size, long wrap, long out_n, long counted, long few, long red) { \
+		scatter_few(src, err, priv, pcnt, index, meta, count, rank, dim, dim_size, FOLD(SC_WRAP, wrap), out_n, FOLD(SC_COUNTED, counted), FOLD(SC_FEW, few), FOLD(SC_RED, red)); \
 	} \
 	__kernel __attribute__((reqd_work_group_size(LOCAL_SIZE, 1, 1))) \
 	void scatter_merge_k(__global uchar* dst, __global uchar* pcnt, __global uchar* priv, long count, long workers, long counted, long red, long include_self) { \
@@ -156,7 +160,7 @@ layout(push_constant) uniform AccelArgs { uint64_t s[16]; } accel_args;
 		} else if (ENTRY == 7) { \
 			scatter_private(accel_args.s[0], accel_args.s[1], accel_args.s[2], accel_args.s[3], accel_args.s[4], accel_args.s[5], accel_args.s[6], int64_t(accel_args.s[7]), int64_t(accel_args.s[8]), int64_t(accel_args.s[9]), int64_t(accel_args.s[10]), FOLD(SC_WRAP, int64_t(accel_args.s[11])), int64_t(accel_args.s[12]), int64_t(accel_args.s[13]), int64_t(accel_args.s[14]), FOLD(SC_RED, int64_t(accel_args.s[15]))); \
 		} else if (ENTRY == 8) { \
-			scatter_few(accel_args.s[0], accel_args.s[1], accel_args.s[2], accel_args.s[3], accel_args.s[4], int64_t(accel_args.s[5]), int64_t(accel_args.s[6]), int64_t(accel_args.s[7]), int64_t(accel_args.s[8]), FOLD(SC_WRAP, int64_t(accel_args.s[9])), int64_t(accel_args.s[10]), FOLD(SC_FEW, int64_t(accel_args.s[11])), FOLD(SC_RED, int64_t(accel_args.s[12]))); \
+			scatter_few(accel_args.s[0], accel_args.s[1], accel_args.s[2], accel_args.s[3], accel_args.s[4], accel_args.s[5], int64_t(accel_args.s[6]), int64_t(accel_args.s[7]), int64_t(accel_args.s[8]), int64_t(accel_args.s[9]), FOLD(SC_WRAP, int64_t(accel_args.s[10])), int64_t(accel_args.s[11]), FOLD(SC_COUNTED, int64_t(accel_args.s[12])), FOLD(SC_FEW, int64_t(accel_args.s[13])), FOLD(SC_RED, int64_t(accel_args.s[14]))); \
 		} else if (ENTRY == 9) { \
 			scatter_merge(accel_args.s[0], accel_args.s[1], accel_args.s[2], int64_t(accel_args.s[3]), int64_t(accel_args.s[4]), int64_t(accel_args.s[5]), FOLD(SC_RED, int64_t(accel_args.s[6])), FOLD(SC_SELF, int64_t(accel_args.s[7]))); \
 		} \
