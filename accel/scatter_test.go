@@ -193,18 +193,8 @@ func testScatterPrivateBlocks(t *testing.T, d *Device) {
 							src.Float64s()[nanAt] = math.NaN()
 						}
 					}
-					idx, _ := NewTensor(Int64, n)
-					for i := range idx.Int64s() {
-						idx.Int64s()[i] = rng.Int63n(targets)
-					}
 					name := fmt.Sprintf("%d/%s/%s/nan@%d/self=%v", targets, dt, reduce, nanAt, self)
-					want, err := RefScatterReduce(in, 0, idx, src, reduce, self)
-					require.NoError(t, err, name)
-					ts, release := uploadAll(t, d, in, idx, src)
-					out, err := d.ScatterReduce(ts[0], 0, ts[1], ts[2], reduce, self)
-					require.NoError(t, err, name)
-					got := mustHost(t, out)
-					release()
+					got, want := scatterVsRef(t, d, rng, in, src, reduce, self, name)
 					require.NoError(t, sameValues(got, want, looseFor(reduce)), name)
 				}
 			}
@@ -389,17 +379,7 @@ func testScatterFewBlocks(t *testing.T, d *Device, forced bool) {
 							}
 						}
 						fewSpecials(rng, in, src, special, reduce, n, pb)
-						idx, _ := NewTensor(Int64, n)
-						for i := range idx.Int64s() {
-							idx.Int64s()[i] = rng.Int63n(targets)
-						}
-						want, err := RefScatterReduce(in, 0, idx, src, reduce, self)
-						require.NoError(t, err, name)
-						ts, release := uploadAll(t, d, in, idx, src)
-						out, err := d.ScatterReduce(ts[0], 0, ts[1], ts[2], reduce, self)
-						require.NoError(t, err, name)
-						got := mustHost(t, out)
-						release()
+						got, want := scatterVsRef(t, d, rng, in, src, reduce, self, name)
 						// the few and private passes keep the reference's
 						// bits for amax and amin (atomics do not): the CPU
 						// drivers plan them for these sizes, and forcing few
@@ -439,6 +419,23 @@ func testScatterFewBlocks(t *testing.T, d *Device, forced bool) {
 			require.NoError(t, sameValues(got, want, looseFor(reduce)), name)
 		}
 	}
+}
+
+// scatterVsRef scatters the 1-d src into in along dim 0 at indices drawn
+// from [0, len(in)), on d and in the reference, and returns both results.
+func scatterVsRef(t *testing.T, d *Device, rng *rand.Rand, in, src *Tensor, reduce Reduction, self bool, name string) (got, want *Tensor) {
+	t.Helper()
+	idx, _ := NewTensor(Int64, src.Len())
+	for i := range idx.Int64s() {
+		idx.Int64s()[i] = rng.Int63n(in.Len())
+	}
+	want, err := RefScatterReduce(in, 0, idx, src, reduce, self)
+	require.NoError(t, err, name)
+	ts, release := uploadAll(t, d, in, idx, src)
+	defer release()
+	out, err := d.ScatterReduce(ts[0], 0, ts[1], ts[2], reduce, self)
+	require.NoError(t, err, name)
+	return mustHost(t, out), want
 }
 
 // setFloat sets element i of a float tensor.
