@@ -504,8 +504,8 @@ void scatter_private(SCATTER_PRIVATE_PARAMS) {
  * for the reductions few takes (no NaN in the lanes: see above). */
 #define SC_FEW_VFOLD(acc, hit, v) \
 	((red == I64C(RED_PROD)) ? SC_VMUL(acc, select((TV)(CAST(T, 1)), v, hit)) \
-	 : (red == I64C(RED_AMAX)) ? select(acc, v, (hit) & ((v) > (acc))) \
-	 : (red == I64C(RED_AMIN)) ? select(acc, v, (hit) & ((v) < (acc))) \
+	 : (red == I64C(RED_AMAX)) ? select(acc, select(acc, v, (v) > (acc)), hit) \
+	 : (red == I64C(RED_AMIN)) ? select(acc, select(acc, v, (v) < (acc)), hit) \
 				   : SC_VADD(acc, select((TV)(-CAST(T, 0)), v, hit)))
 #endif
 
