@@ -388,7 +388,11 @@ void sc_private_blocks(BPTR src, BPTR pcnt, BPTR err, BPTR priv, BPTR index, i64
 			const i64 pe = min64(e, count - I64C(SC_PF)); /* the prefetch reads index[p + SC_PF] */
 			for (; p < pe; p++) {
 				const i64 f = LOADI(index, p + I64C(SC_PF));
-				PREFETCH_RW(&LOADV(priv, base + (CAST(u64, f) < CAST(u64, dim_size) ? f : I64C(0))));
+				const i64 fo = base + (CAST(u64, f) < CAST(u64, dim_size) ? f : I64C(0));
+				PREFETCH_RW(&LOADV(priv, fo));
+				if (counted != I64C(0)) {
+					PREFETCH_RW(&LOADU(pcnt, fo));
+				}
 				SC_FAST_FOLD(p)
 			}
 		}
