@@ -6,8 +6,11 @@
  *                     records its tile (position >> ERR_TILE_SHIFT) with an
  *                     atomic min into err[0]; nothing else is written
  *   scatter_init      (over positions): every hit target starts from the
- *                     reduction's identity (include_self false)
- *   scatter_reduce    (over positions): dst[target] = combine(dst[target],
+ *                     reduction's identity (include_self false); a bad
+ *                     index is recorded as scatter_validate does, and
+ *                     skipped
+ *   scatter_reduce    (over positions; a bad index recorded and skipped
+ *                     too): dst[target] = combine(dst[target],
  *                     src[p]) with a compare-and-swap loop on the element's
  *                     bits (a stored NaN cannot make it spin: bits are
  *                     compared), or a plain store for assign; counts[target]++
@@ -46,9 +49,11 @@
  *                     its private copy, validating as it goes
  *   scatter_merge     (over outputs): folds the private copies into dst in
  *                     worker order (and divides the mean)
- * Every pass after validate returns at once when err[0] != ERR_NONE (an
- * index was flagged): the host reads the flag once, at the end of the op,
- * and nothing is read or written out of bounds meanwhile.
+ * The other passes after validate return at once when err[0] != ERR_NONE
+ * (an index was flagged), except init and reduce, which check each index
+ * themselves (the atomic strategy runs no validate pass); the host reads
+ * the flag once, at the end of the op, and nothing is read or written out
+ * of bounds meanwhile.
  *
  * Positions p run over the loop shape (the index shape, or for
  * put/take_along_axis the broadcast of index and array) and decompose with
@@ -132,12 +137,20 @@ void scatter_validate(SCATTER_VALIDATE_PARAMS) {
 
 #define SC_TARGET(o, ix) ((o) + (ix) * SC_META(SC_META_OUT, dim))
 
-#define SC_INIT_STEP(p, o, s, ix) STOREV(dst, SC_TARGET(o, ix), sc_identity(red));
-
-void scatter_init(SCATTER_INIT_PARAMS) {
-	if (sc_flagged(err)) {
-		return;
+/* The atomic passes check their own indices (a bad one is recorded, as
+ * scatter_validate does, and skipped): the output is a fresh tensor that
+ * the host drops when the flag is raised, so no separate validation pass
+ * has to read every index first. */
+#define SC_INIT_STEP(p, o, s, ix) \
+	SC_VALIDATE_STEP(p, o, s, ix) \
+	else { \
+		STOREV(dst, SC_TARGET(o, ix), sc_identity(red)); \
 	}
+
+/* No early return on the flag (in init or reduce): a group that starts
+ * after another flagged an index must still record its own, or the first
+ * bad index would not be the one named. */
+void scatter_init(SCATTER_INIT_PARAMS) {
 	SC_EACH_POSITION(SC_INIT_STEP)
 }
 
@@ -156,7 +169,8 @@ void scatter_init(SCATTER_INIT_PARAMS) {
 #endif
 
 #define SC_REDUCE_STEP(p, o, s, ix) \
-	{ \
+	SC_VALIDATE_STEP(p, o, s, ix) \
+	else { \
 		const i64 t_ = SC_TARGET(o, ix); \
 		const T v_ = LOADV(src, s); \
 		if (red == I64C(RED_ASSIGN)) { \
@@ -182,9 +196,6 @@ void scatter_init(SCATTER_INIT_PARAMS) {
 	}
 
 void scatter_reduce(SCATTER_REDUCE_PARAMS) {
-	if (sc_flagged(err)) {
-		return;
-	}
 	SC_EACH_POSITION(SC_REDUCE_STEP)
 }
 
