@@ -76,7 +76,7 @@ func (j *scatterJob) private(plan host.Plan) error {
 	if j.out.n == 0 {
 		return nil
 	}
-	return j.run(variant, d.elementwise(j.op, j.out.n), kernels.ScatterMerge{Dst: j.out.raw(), Pcnt: pcnt, Priv: priv.raw(),
+	return j.run(variant, d.plan(host.PlanScatterMerge(j.op, d.caps, j.out.n)), kernels.ScatterMerge{Dst: j.out.raw(), Pcnt: pcnt, Priv: priv.raw(),
 		Count: j.out.n, Workers: copies, Counted: b2i(counted), Red: int64(g.red), IncludeSelf: b2i(j.includeSelf)})
 }
 
@@ -146,21 +146,7 @@ func (j *scatterJob) few(plan host.Plan) error {
 	if j.out.n == 0 {
 		return nil
 	}
-	mp := d.elementwise(j.op, j.out.n)
-	if d.caps.LoopLimit > 0 {
-		// the merge loops over every worker's copy: one output per
-		// invocation, so that loop is all of its iterations
-		mp.Knobs = append([]host.Knob(nil), mp.Knobs...)
-		for i := range mp.Knobs {
-			if mp.Knobs[i].Name == "ITEMS" {
-				mp.Knobs[i].Value = 1
-			}
-		}
-		mp.TileElems = int64(mp.LocalSize)
-		mp.Tiles = (j.out.n + mp.TileElems - 1) / mp.TileElems
-		mp.Groups = host.FoldGroups(mp.Tiles, d.caps.MaxWorkGroupCount)
-	}
-	return j.run(variant, mp, kernels.ScatterMerge{Dst: j.out.raw(), Pcnt: pcnt, Priv: priv.raw(),
+	return j.run(variant, d.plan(host.PlanScatterMerge(j.op, d.caps, j.out.n)), kernels.ScatterMerge{Dst: j.out.raw(), Pcnt: pcnt, Priv: priv.raw(),
 		Count: j.out.n, Workers: workers, Counted: b2i(counted), Red: int64(g.red), IncludeSelf: b2i(j.includeSelf)})
 }
 

@@ -188,14 +188,7 @@ func (d *Device) triRun(op string, l triLayout, k0 int64, out *DeviceTensor) err
 	if out.dtype == Int32 {
 		variant = "i32"
 	}
-	plan := host.PlanElementwise(op, d.caps, count)
-	if d.caps.Type == host.TypeCPU && 2*count*int64(out.dtype.Size()) >= host.StreamMinBytes {
-		// an output larger than the caches goes in non-temporal stores
-		// (OpenCL C): bench tril 10000^2 int64 on PoCL 22-31 -> 17.3-17.5
-		// ms in one sitting, where a C loop over both cores wrote 800 MB
-		// in 20.1 ms with plain stores and 16.1 ms with non-temporal ones
-		plan.Knobs = append(plan.Knobs, host.Knob{Name: "STREAM", Value: 1})
-	}
-	return d.run(op, variant, d.plan(plan), kernels.TriIndicesRun{Dst: out.raw(), Count: count, K0: k0,
+	plan := d.plan(host.PlanElementwiseWrite(op, d.caps, count, 2*count*int64(out.dtype.Size())))
+	return d.run(op, variant, plan, kernels.TriIndicesRun{Dst: out.raw(), Count: count, K0: k0,
 		C: l.C, Lead: l.lead, N: l.n, A: l.a, T: l.T, Upper: b2i(l.upper)})
 }

@@ -348,3 +348,39 @@ func b2i(b bool) int64 {
 	}
 	return 0
 }
+
+// PlanElementwiseWrite streams large outputs on CPU drivers only;
+// PlanScatterMerge takes one output per work-item under a loop limit.
+func TestPlanElementwiseWriteAndMerge(t *testing.T) {
+	cpu := Caps{Backend: OpenCL, Type: TypeCPU, ComputeUnits: 2}
+	lavapipe := Caps{Backend: Vulkan, Type: TypeCPU, ComputeUnits: 2, LoopLimit: 65535}
+	gpu := Caps{Backend: Vulkan, Type: TypeDiscreteGPU, ComputeUnits: 132}
+	for _, c := range []struct {
+		name   string
+		caps   Caps
+		bytes  int64
+		stream int64
+	}{
+		{"cpu, large", cpu, StreamMinBytes, 1},
+		{"cpu, small", cpu, StreamMinBytes - 1, 0},
+		{"lavapipe, large", lavapipe, StreamMinBytes, 1},
+		{"gpu, large", gpu, StreamMinBytes, 0},
+	} {
+		p := PlanElementwiseWrite("k", c.caps, 1<<20, c.bytes)
+		assert.Equal(t, c.stream, p.Knob("STREAM"), c.name)
+		assert.Equal(t, PlanElementwise("k", c.caps, 1<<20).TileElems, p.TileElems, c.name)
+	}
+	for _, c := range []Caps{cpu, lavapipe, gpu} {
+		for _, n := range []int64{1, 16, 1000} {
+			p := PlanScatterMerge("k", c, n)
+			assert.NoError(t, p.Validate(c))
+			assert.GreaterOrEqual(t, p.Tiles*p.TileElems, n, "%+v: %d outputs", c, n)
+			if c.LoopLimit > 0 {
+				assert.Equal(t, int64(1), p.Knob("ITEMS"), "%+v: one output per work-item", c)
+				assert.Equal(t, int64(p.LocalSize), p.TileElems)
+			} else {
+				assert.Equal(t, PlanElementwise("k", c, n), p)
+			}
+		}
+	}
+}

@@ -477,22 +477,18 @@ void scatter_private(SCATTER_PRIVATE_PARAMS) {
 #endif
 
 /* The scalar loop over positions [lo, hi) with index and source strides
- * (ISTRIDE, SSTRIDE): a bad index is skipped and the worker's first
- * recorded in err[0]. */
+ * (ISTRIDE, SSTRIDE): a bad index is recorded as scatter_validate does
+ * and skipped. */
 #define SC_FEW_SCALAR(lo, hi, ISTRIDE, SSTRIDE) \
 	for (i64 p_ = (lo); p_ < (hi); p_++) { \
 		i64 ix_ = LOADI(index, p_ * (ISTRIDE)); \
 		if (wrap != I64C(0) && ix_ < I64C(0)) { \
 			ix_ += dim_size; \
 		} \
-		if (ix_ < I64C(0) || ix_ >= dim_size) { \
-			if (!bad) { \
-				bad = true; \
-				ATOM_MIN_U32(err, 0, CAST(u32, p_ >> ERR_TILE_SHIFT)); \
-			} \
-			continue; \
+		SC_VALIDATE_STEP(p_, 0, 0, ix_) \
+		else { \
+			SC_FEW_ONE(CAST(int, ix_), LOADV(src, p_ * (SSTRIDE))) \
 		} \
-		SC_FEW_ONE(CAST(int, ix_), LOADV(src, p_ * (SSTRIDE))) \
 	}
 
 /* one[t] = sc_combine(one[t], v): OpenCL C indexes the private array (kept
@@ -540,7 +536,6 @@ void scatter_few(SCATTER_FEW_PARAMS) {
 		one[t] = ident;
 		hits[t] = 0u;
 	}
-	bool bad = false;
 	i64 b = from;
 #ifdef SC_VN
 	const bool nanful = red == I64C(RED_AMAX) || red == I64C(RED_AMIN);
