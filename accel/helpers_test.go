@@ -28,16 +28,18 @@ func openTestDevices() {
 		if env := os.Getenv("ACCEL_TEST_" + b); env != "" {
 			sel = env
 		}
-		d, err := OpenWith(sel, Options{Validation: true, GuardBytes: 64})
+		// ACCEL_TEST_PLANS=gpu: plan as for a discrete GPU (every
+		// planner's GPU branch) and keep memory as one does (staged
+		// transfers, EmulateDiscrete) on whatever device this is: the GPU
+		// paths' correctness on the CPU drivers, before a GPU is at hand
+		gpu := os.Getenv("ACCEL_TEST_PLANS") == "gpu"
+		d, err := OpenWith(sel, Options{Validation: true, GuardBytes: 64, EmulateDiscrete: gpu})
 		if err != nil {
 			devErrs[b] = err
 			continue
 		}
 		d.poison = []byte{0xA5, 0x5A, 0xC3, 0x3C}
-		if os.Getenv("ACCEL_TEST_PLANS") == "gpu" {
-			// plan as for a discrete GPU (every planner's GPU branch) on
-			// whatever device this is: the GPU paths' correctness on the
-			// CPU drivers, before a GPU is at hand
+		if gpu {
 			d.caps.Type = host.TypeDiscreteGPU
 		}
 		devs[b] = d

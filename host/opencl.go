@@ -230,7 +230,7 @@ func openclOpen(index int, opts Options) (Device, error) {
 	}
 	return &clDevice{caps: caps, ctx: ctx, dev: pd.device, queue: q, rawQ: raw, trace: opts.trace(), timing: opts.timing(),
 		disk: openDiskCache(OpenCL), bufs: map[*clBuffer]struct{}{},
-		huge: caps.Type == TypeCPU && os.Getenv("ACCEL_HUGEPAGES") != "0"}, nil
+		huge: caps.Type == TypeCPU && os.Getenv("ACCEL_HUGEPAGES") != "0" && !opts.emulateDiscrete()}, nil
 }
 
 func (d *clDevice) Caps() Caps { return d.caps }

@@ -33,6 +33,15 @@ type Options struct {
 	// targets and the soak run with it. ACCEL_GUARD_BYTES=N in the
 	// environment sets it too.
 	GuardBytes int64
+	// EmulateDiscrete makes a device with unified memory (a CPU driver,
+	// an integrated GPU) keep its memory as a discrete GPU does, so the
+	// paths only discrete GPUs take run on the CPU drivers too: Vulkan
+	// device buffers are never mapped, so every upload and download goes
+	// through host-visible staging buffers, in pieces; OpenCL buffers are
+	// the driver's own (no huge-page host memory handed to it). A testing
+	// aid (the accel tests turn it on with ACCEL_TEST_PLANS=gpu);
+	// ACCEL_EMULATE_DISCRETE=1 in the environment turns it on too.
+	EmulateDiscrete bool
 }
 
 // GuardBand returns the guard band in bytes (Options.GuardBytes, else
@@ -46,6 +55,10 @@ func (o Options) GuardBand() int64 {
 		return 0
 	}
 	return (g + 3) &^ 3
+}
+
+func (o Options) emulateDiscrete() bool {
+	return o.EmulateDiscrete || os.Getenv("ACCEL_EMULATE_DISCRETE") == "1"
 }
 
 func (o Options) validation() bool {

@@ -337,6 +337,7 @@ struct vks_device {
 	VkPhysicalDeviceMemoryProperties mp;
 	int prefer_mapped; /* unified memory: prefer host-visible device-local types */
 	int import_host;   /* large buffers in imported huge-page memory (vks_alloc) */
+	int no_map;        /* device buffers stay unmapped (vks_open) */
 	uint64_t import_align; /* minImportedHostPointerAlignment */
 	PFN_vkGetMemoryHostPointerPropertiesEXT vkGetMemoryHostPointerPropertiesEXT;
 	PFN_vkGetDeviceProcAddr gdpa;
@@ -408,8 +409,8 @@ static uint32_t pick_memory(const VkPhysicalDeviceMemoryProperties *mp, uint32_t
 	return UINT32_MAX;
 }
 
-int vks_open(vks_instance *vi, void *phys, int host_visible_device_memory, int import_host, vks_device **out, char *err,
-	int errlen) {
+int vks_open(vks_instance *vi, void *phys, int host_visible_device_memory, int import_host, int no_map, vks_device **out,
+	char *err, int errlen) {
 	vks_device *d = calloc(1, sizeof *d);
 	if (!d) {
 		snprintf(err, errlen, "out of host memory");
@@ -517,6 +518,7 @@ int vks_open(vks_instance *vi, void *phys, int host_visible_device_memory, int i
 	gp(d->pd, &props);
 	d->ts_period = props.limits.timestampPeriod;
 	d->prefer_mapped = host_visible_device_memory;
+	d->no_map = no_map;
 	if (import_host) {
 		VkPhysicalDeviceExternalMemoryHostPropertiesEXT hp = {
 			VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_EXTERNAL_MEMORY_HOST_PROPERTIES_EXT};
@@ -697,7 +699,7 @@ int vks_alloc(vks_device *d, uint64_t size, int host_visible, vks_buffer *out) {
 	r = d->vkBindBufferMemory(d->dev, buf, mem, 0);
 	void *mapped = NULL;
 	VkMemoryPropertyFlags flags = d->mp.memoryTypes[mai.memoryTypeIndex].propertyFlags;
-	if (r == VK_SUCCESS && (flags & HVC) == HVC) {
+	if (r == VK_SUCCESS && (flags & HVC) == HVC && (host_visible || !d->no_map)) {
 		r = d->vkMapMemory(d->dev, mem, 0, VK_WHOLE_SIZE, 0, &mapped);
 	}
 	if (r != VK_SUCCESS) {

@@ -60,9 +60,11 @@ void vks_device_extensions(vks_instance *vi, void *phys, char *buf, int len);
 typedef struct vks_device vks_device;
 /* import_host: the device (a CPU driver with VK_EXT_external_memory_host)
  * gets its large buffers in memory we map ourselves, in huge pages, as
- * the OpenCL backend does (see vks_alloc). */
-int vks_open(vks_instance *vi, void *phys, int host_visible_device_memory, int import_host, vks_device **out, char *err,
-	int errlen);
+ * the OpenCL backend does (see vks_alloc). no_map: device buffers are
+ * never mapped, even in host-visible memory (Options.EmulateDiscrete:
+ * every transfer goes through staging, as on a discrete GPU). */
+int vks_open(vks_instance *vi, void *phys, int host_visible_device_memory, int import_host, int no_map, vks_device **out,
+	char *err, int errlen);
 void vks_close(vks_device *d);
 
 typedef struct {

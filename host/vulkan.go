@@ -8,6 +8,7 @@ package host
 import "C"
 
 import (
+	"encoding/binary"
 	"fmt"
 	"os"
 	"runtime"
@@ -281,6 +282,11 @@ type vkDevice struct {
 	epoch    uint64     // barrier epoch: commands of one epoch may overlap
 	zombies  []vkZombie // released buffers that queued work still used
 	arenas   []*vkArena // idle host-visible arenas
+	// pinned are the arenas downloads hold while they wait; lostArenas
+	// those of downloads whose wait failed (the device is lost). Close
+	// frees both.
+	pinned     map[*vkArena]struct{}
+	lostArenas []*vkArena
 
 	// noMap makes transfers ignore mappings of device buffers, so tests on
 	// unified-memory drivers exercise the staging path too.
@@ -288,6 +294,9 @@ type vkDevice struct {
 	// stagingBytes is the largest transfer staged through an arena in one
 	// piece (vkStagingBytes but in tests, which shrink it).
 	stagingBytes int64
+	// maxIdle is the most bytes of idle arenas kept for reuse
+	// (maxIdleArenas but in tests, which shrink it).
+	maxIdle int64
 }
 
 // vkBatch is a command buffer being recorded or run.
@@ -391,9 +400,13 @@ func vulkanOpen(index int, opts Options) (Device, error) {
 		vkDropInstance(vi)
 		return nil, fmt.Errorf("vulkan:%d %s: %s: %w", index, caps.Name, caps.Unusable, ErrUnsupported)
 	}
-	hostVisible := C.int(0)
+	hostVisible, noMap := C.int(0), C.int(0)
 	if caps.Type == TypeCPU || caps.Type == TypeIntegratedGPU {
 		hostVisible = 1 // unified memory: map device buffers, no staging
+	}
+	emulate := opts.emulateDiscrete()
+	if emulate {
+		hostVisible, noMap = 0, 1
 	}
 	var dev *C.vks_device
 	var cerr [512]C.char
@@ -401,15 +414,15 @@ func vulkanOpen(index int, opts Options) (Device, error) {
 	// (vks_alloc), as the OpenCL backend does (hostAlloc);
 	// ACCEL_HUGEPAGES=0 turns it off.
 	importHost := C.int(0)
-	if caps.Type == TypeCPU && slices.Contains(caps.Extensions, "VK_EXT_external_memory_host") && os.Getenv("ACCEL_HUGEPAGES") != "0" {
+	if caps.Type == TypeCPU && slices.Contains(caps.Extensions, "VK_EXT_external_memory_host") && os.Getenv("ACCEL_HUGEPAGES") != "0" && !emulate {
 		importHost = 1
 	}
-	if r := C.vks_open(vi, unsafe.Pointer(pds[index]), hostVisible, importHost, &dev, &cerr[0], C.int(len(cerr))); r != 0 {
+	if r := C.vks_open(vi, unsafe.Pointer(pds[index]), hostVisible, importHost, noMap, &dev, &cerr[0], C.int(len(cerr))); r != 0 {
 		vkDropInstance(vi)
 		return nil, fmt.Errorf("vulkan:%d: %s: %w", index, C.GoString(&cerr[0]), ErrDriver)
 	}
 	d := &vkDevice{caps: caps, inst: vi, d: dev, validation: validation, trace: opts.trace(), timing: opts.timing(),
-		bufs: map[*vkBuffer]struct{}{}, stagingBytes: vkStagingBytes}
+		bufs: map[*vkBuffer]struct{}{}, pinned: map[*vkArena]struct{}{}, stagingBytes: vkStagingBytes, maxIdle: maxIdleArenas}
 	d.mu.Lock()
 	err = d.check("open")
 	d.mu.Unlock()
@@ -540,10 +553,29 @@ func (d *vkDevice) Sub(b Buffer, off, size int64) (Buffer, error) {
 	return &vkBuffer{dev: d, size: size, live: true, root: root, off: at}, nil
 }
 
-// mapped is the host view of bytes [off, off+n) of a mapped buffer: C
-// memory, which Go may read and write but never keeps a pointer into.
-func mapped(b C.vks_buffer, off, n int64) []byte {
-	return unsafe.Slice((*byte)(unsafe.Add(b.mapped, off)), n)
+// mapped is the host view of bytes [off, off+n) of a mapped buffer of
+// size bytes: C memory, which Go may read and write but never keeps a
+// pointer into. A buffer without a mapping, or a range outside it, is an
+// error wrapping ErrDriver, never a slice past the mapping (nor a panic).
+func mapped(b C.vks_buffer, size, off, n int64) ([]byte, error) {
+	if b.mapped == nil || off < 0 || n < 0 || off > size || n > size-off || int64(int(n)) != n {
+		return nil, fmt.Errorf("vulkan: host view of bytes [%d, %d) of a %d-byte buffer (mapped: %t): %w",
+			off, off+n, size, b.mapped != nil, ErrDriver)
+	}
+	if n == 0 {
+		return nil, nil
+	}
+	return unsafe.Slice((*byte)(unsafe.Add(b.mapped, off)), int(n)), nil
+}
+
+// copyMapped copies src into the mapping of b (size bytes) at off, or
+// returns mapped's error.
+func copyMapped(b C.vks_buffer, size, off int64, src []byte) error {
+	m, err := mapped(b, size, off, int64(len(src)))
+	if err == nil {
+		copy(m, src)
+	}
+	return err
 }
 
 // vkStagingBytes is the largest transfer staged through an arena in one
@@ -663,27 +695,53 @@ func (d *vkDevice) arenaLocked(b *vkBatch, n int64) (*vkArena, int64, error) {
 			return a, off, nil
 		}
 	}
-	var a *vkArena
-	for i, x := range d.arenas {
-		if x.size >= n {
-			a = x
-			d.arenas = append(d.arenas[:i], d.arenas[i+1:]...)
-			break
-		}
-	}
-	if a == nil {
-		size := int64(minArenaBytes)
-		for size < n {
-			size *= 2
-		}
-		a = &vkArena{size: size}
-		if r := C.vks_alloc(d.d, C.uint64_t(size), 1, &a.b); r != 0 {
-			return nil, 0, vkResult(fmt.Sprintf("staging arena of %d bytes", size), r)
-		}
+	a, err := d.takeArenaLocked(n)
+	if err != nil {
+		return nil, 0, err
 	}
 	a.used = n
 	b.arenas = append(b.arenas, a)
 	return a, 0, nil
+}
+
+// takeArenaLocked returns an idle arena of at least n bytes, or a new
+// one, owned by the caller until it hands it to a batch or to
+// dropArenaLocked. Callers hold d.mu.
+func (d *vkDevice) takeArenaLocked(n int64) (*vkArena, error) {
+	for i, x := range d.arenas {
+		if x.size >= n {
+			d.arenas = append(d.arenas[:i], d.arenas[i+1:]...)
+			return x, nil
+		}
+	}
+	size := int64(minArenaBytes)
+	for size < n {
+		size *= 2
+	}
+	a := &vkArena{size: size}
+	if r := C.vks_alloc(d.d, C.uint64_t(size), 1, &a.b); r != 0 {
+		return nil, vkResult(fmt.Sprintf("staging arena of %d bytes", size), r)
+	}
+	if a.b.mapped == nil {
+		C.vks_free(d.d, &a.b)
+		return nil, fmt.Errorf("vulkan: staging arena of %d bytes is not mapped: %w", size, ErrDriver)
+	}
+	return a, nil
+}
+
+// dropArenaLocked keeps an arena no batch uses any more among the idle
+// ones, or frees it where they hold maxIdleArenas already. Callers hold
+// d.mu.
+func (d *vkDevice) dropArenaLocked(a *vkArena) {
+	idle := int64(0)
+	for _, x := range d.arenas {
+		idle += x.size
+	}
+	if idle+a.size <= d.maxIdle {
+		d.arenas = append(d.arenas, a)
+		return
+	}
+	C.vks_free(d.d, &a.b)
 }
 
 // submitLocked ends and submits the batch being recorded, if any.
@@ -754,17 +812,8 @@ func (d *vkDevice) retireLocked(b *vkBatch) {
 		fmt.Fprintf(os.Stderr, "accel: %s %s: %.3f ms\n", d.caps.ID(), l.label, float64(ns)/1e6)
 	}
 	b.labels = b.labels[:0]
-	idle := int64(0)
-	for _, a := range d.arenas {
-		idle += a.size
-	}
 	for _, a := range b.arenas {
-		if idle+a.size <= maxIdleArenas {
-			d.arenas = append(d.arenas, a)
-			idle += a.size
-		} else {
-			C.vks_free(d.d, &a.b)
-		}
+		d.dropArenaLocked(a)
 	}
 	b.arenas = b.arenas[:0]
 	keep := d.zombies[:0]
@@ -800,8 +849,7 @@ func (d *vkDevice) Upload(dst Buffer, off int64, src []byte) error {
 func (d *vkDevice) uploadLocked(vb *vkBuffer, off int64, src []byte) error {
 	n := int64(len(src))
 	if vb.b.mapped != nil && !d.noMap && d.idle(vb) {
-		copy(mapped(vb.b, off, n), src)
-		return nil
+		return copyMapped(vb.b, vb.size, off, src)
 	}
 	if n <= 65536 && off%4 == 0 && n%4 == 0 {
 		b, err := d.batchLocked()
@@ -817,11 +865,18 @@ func (d *vkDevice) uploadLocked(vb *vkBuffer, off int64, src []byte) error {
 }
 
 // stagedLocked moves bytes between host memory and vb at off through
-// pieces of at most d.stagingBytes of a host-visible arena, each a
-// recorded copy: an upload fills a piece and records its copy into vb
-// (waiting for it before staging the next, so the staged bytes stay
-// bounded); a download records the copy out of vb after the work queued
-// on it, waits, and reads the piece. Callers hold d.mu.
+// pieces of at most d.stagingBytes of host-visible arenas, each a
+// recorded copy. An upload fills a piece of an arena that belongs to the
+// batch and records its copy into vb, waiting for it before staging the
+// next, so the staged bytes stay bounded (the last piece stays queued).
+// A download records the copy out of vb, after the work queued on it,
+// into an arena it keeps to itself (d.pinned: the batch's retirement may
+// free or hand out the batch's arenas, and another goroutine may take an
+// idle one while this one waits), waits, reads the piece and gives the
+// arena back. The H100 run found the download reading an arena its
+// batch's retirement had just freed (a panic in unsafe.Slice). Callers
+// hold d.mu, which waitLocked releases while it waits: after each wait
+// the device may have closed.
 func (d *vkDevice) stagedLocked(vb *vkBuffer, off int64, host []byte, upload bool) error {
 	n := int64(len(host))
 	for done := int64(0); done < n; done += d.stagingBytes {
@@ -830,33 +885,62 @@ func (d *vkDevice) stagedLocked(vb *vkBuffer, off int64, host []byte, upload boo
 		if err != nil {
 			return err
 		}
-		ar, aoff, err := d.arenaLocked(b, c)
+		if upload {
+			ar, aoff, err := d.arenaLocked(b, c)
+			if err != nil {
+				return err
+			}
+			a := d.traceStart(b)
+			if err := copyMapped(ar.b, ar.size, aoff, host[done:done+c]); err != nil {
+				return err
+			}
+			d.use(b, nil, []*vkBuffer{vb})
+			C.vks_cmd_copy(d.d, b.c, ar.b.buffer, C.uint64_t(aoff), vb.b.buffer, C.uint64_t(off+done), C.uint64_t(c))
+			if err := d.recorded(b, a, func() string { return fmt.Sprintf("upload %d bytes", c) }); err != nil {
+				return err
+			}
+			if done+c == n {
+				return nil // the last piece stays queued
+			}
+			if err := d.waitLocked(b.seq); err != nil {
+				return err
+			}
+			if d.closed {
+				return fmt.Errorf("vulkan: upload: the device closed meanwhile: %w", ErrClosed)
+			}
+			continue
+		}
+		ar, err := d.takeArenaLocked(c)
 		if err != nil {
 			return err
 		}
+		d.pinned[ar] = struct{}{}
 		a := d.traceStart(b)
-		what := "download"
-		if upload {
-			what = "upload"
-			copy(mapped(ar.b, aoff, c), host[done:done+c])
-			d.use(b, nil, []*vkBuffer{vb})
-			C.vks_cmd_copy(d.d, b.c, ar.b.buffer, C.uint64_t(aoff), vb.b.buffer, C.uint64_t(off+done), C.uint64_t(c))
+		d.use(b, []*vkBuffer{vb}, nil)
+		C.vks_cmd_copy(d.d, b.c, vb.b.buffer, C.uint64_t(off+done), ar.b.buffer, 0, C.uint64_t(c))
+		err = d.recorded(b, a, func() string { return fmt.Sprintf("download %d bytes", c) })
+		if err == nil {
+			err = d.waitLocked(b.seq)
+		}
+		if d.closed {
+			// Close freed the pinned arena with everything else
+			return fmt.Errorf("vulkan: download: the device closed meanwhile: %w", ErrClosed)
+		}
+		delete(d.pinned, ar)
+		if err == nil {
+			var m []byte
+			if m, err = mapped(ar.b, ar.size, 0, c); err == nil {
+				copy(host[done:done+c], m)
+			}
+		}
+		if d.lost == nil {
+			d.dropArenaLocked(ar)
 		} else {
-			d.use(b, []*vkBuffer{vb}, nil)
-			C.vks_cmd_copy(d.d, b.c, vb.b.buffer, C.uint64_t(off+done), ar.b.buffer, C.uint64_t(aoff), C.uint64_t(c))
+			// the copy may still run on a lost device: never reuse it
+			d.lostArenas = append(d.lostArenas, ar)
 		}
-		if err := d.recorded(b, a, func() string { return fmt.Sprintf("%s %d bytes", what, c) }); err != nil {
+		if err != nil {
 			return err
-		}
-		if upload && done+c == n {
-			return nil // the last piece stays queued
-		}
-		if err := d.waitLocked(b.seq); err != nil {
-			return err
-		}
-		if !upload {
-			// the arena is idle now but stays ours until d.mu is released
-			copy(host[done:done+c], mapped(ar.b, aoff, c))
 		}
 	}
 	return nil
@@ -881,8 +965,11 @@ func (d *vkDevice) Download(src Buffer, off int64, dst []byte) error {
 		if !vb.live {
 			return fmt.Errorf("vulkan: download: the buffer was released meanwhile: %w", ErrClosed)
 		}
-		copy(dst, mapped(vb.b, off, n))
-		return d.checked("download", nil)
+		m, err := mapped(vb.b, vb.size, off, n)
+		if err == nil {
+			copy(dst, m)
+		}
+		return d.checked("download", err)
 	}
 	return d.checked("download", d.stagedLocked(vb, off, dst, false))
 }
@@ -939,7 +1026,9 @@ func (d *vkDevice) fillLocked(vb *vkBuffer, off, size int64, pattern []byte) err
 			if err != nil {
 				return err
 			}
-			copy(mapped(ar.b, aoff, 4), p)
+			if err := copyMapped(ar.b, ar.size, aoff, p[:4]); err != nil {
+				return err
+			}
 			C.vks_cmd_copy(d.d, b.c, ar.b.buffer, C.uint64_t(aoff), vb.b.buffer, C.uint64_t(part[0]), C.uint64_t(part[1]))
 		}
 	} else {
@@ -950,7 +1039,10 @@ func (d *vkDevice) fillLocked(vb *vkBuffer, off, size int64, pattern []byte) err
 		if err != nil {
 			return err
 		}
-		m := mapped(ar.b, aoff, chunk)
+		m, err := mapped(ar.b, ar.size, aoff, chunk)
+		if err != nil {
+			return err
+		}
 		k := copy(m, p)
 		for k < len(m) {
 			k += copy(m[k:], m[:k])
@@ -1120,7 +1212,13 @@ func (d *vkDevice) Launch(kern Kernel, plan Plan, args []Arg) error {
 		if err != nil {
 			return err
 		}
-		copy(unsafe.Slice((*uint64)(unsafe.Add(ar.b.mapped, aoff)), len(block)), block)
+		m, err := mapped(ar.b, ar.size, aoff, int64(8*len(block)))
+		if err != nil {
+			return err
+		}
+		for i, v := range block {
+			binary.LittleEndian.PutUint64(m[8*i:], v)
+		}
 		slots[0], pushBytes = uint64(ar.b.address)+uint64(aoff), 8
 	}
 	a := d.traceStart(b)
@@ -1199,7 +1297,13 @@ func (d *vkDevice) Close() error {
 	for _, a := range d.arenas {
 		C.vks_free(d.d, &a.b)
 	}
-	d.arenas = nil
+	for a := range d.pinned {
+		C.vks_free(d.d, &a.b)
+	}
+	for _, a := range d.lostArenas {
+		C.vks_free(d.d, &a.b)
+	}
+	d.arenas, d.pinned, d.lostArenas = nil, nil, nil
 	d.pipes.each(func(k *vkKernel) { C.vks_destroy_pipeline(d.d, k.pipeline) })
 	C.vks_close(d.d)
 	d.d = nil

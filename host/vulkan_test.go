@@ -48,14 +48,20 @@ func vktTriArgs(out Buffer) []Arg {
 // one it skips, or fails when $CI is "true".
 func vktOpen(t *testing.T) *vkDevice {
 	t.Helper()
-	caps, err := vulkanEnumerate(Options{Validation: true})
+	return vktOpenWith(t, Options{Validation: true, Timing: true})
+}
+
+// vktOpenWith is vktOpen with other options.
+func vktOpenWith(t *testing.T, opts Options) *vkDevice {
+	t.Helper()
+	caps, err := vulkanEnumerate(opts)
 	var c Caps
 	if err == nil {
 		c, err = Select(caps, Vulkan)
 	}
 	var d Device
 	if err == nil {
-		d, err = vulkanOpen(c.Index, Options{Validation: true, Timing: true})
+		d, err = vulkanOpen(c.Index, opts)
 	}
 	if err != nil {
 		if os.Getenv("CI") == "true" {
