@@ -915,12 +915,21 @@ func (d *vkDevice) stagedLocked(vb *vkBuffer, off int64, host []byte, upload boo
 			return err
 		}
 		d.pinned[ar] = struct{}{}
+		// A copy with no work queued before it is the transfer alone, as
+		// OpenCL's blocking read of idle memory, not a wait for the
+		// device's work (Stats.Waits): ToHost of a finished result
+		// counts none on either backend.
+		alone := b.cmds == 0 && len(d.inflight) == 0
 		a := d.traceStart(b)
 		d.use(b, []*vkBuffer{vb}, nil)
 		C.vks_cmd_copy(d.d, b.c, vb.b.buffer, C.uint64_t(off+done), ar.b.buffer, 0, C.uint64_t(c))
 		err = d.recorded(b, a, func() string { return fmt.Sprintf("download %d bytes", c) })
 		if err == nil {
+			waits := d.stats.Waits
 			err = d.waitLocked(b.seq)
+			if alone {
+				d.stats.Waits = waits
+			}
 		}
 		if d.closed {
 			// Close freed the pinned arena with everything else

@@ -78,6 +78,15 @@ func TestVulkanDiscreteTransfers(t *testing.T) {
 	}
 	// a kernel's output, read back through staging
 	vktColumn(t, d, big, int64(3<<20+8)/16)
+	// waits count the device's work, not a staged read's own copy (as
+	// OpenCL's blocking read of idle memory): one for a read after
+	// queued work, none for a read of finished work
+	require.NoError(t, d.Fill(b, 0, 64, []byte{7}))
+	w0 := d.Stats().Waits
+	require.NoError(t, d.Download(b, 0, make([]byte, 64)))
+	w1 := d.Stats().Waits
+	require.NoError(t, d.Download(b, 0, make([]byte, 64)))
+	assert.Equal(t, []int64{1, 0}, []int64{w1 - w0, d.Stats().Waits - w1}, "waits of a read after a fill, and of a second read")
 }
 
 // TestVulkanStagedDownloadArena is the H100's panic: a download staged
