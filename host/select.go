@@ -160,10 +160,12 @@ func Open(selector string, opts Options) (Device, error) {
 	}
 	all, errs := Enumerate(opts)
 	c, err := Select(all, selector)
+	if err != nil && len(errs) > 0 {
+		// say why a backend listed nothing (a selector naming a backend
+		// that failed to load, say)
+		return nil, fmt.Errorf("%w (%v)", err, errors.Join(errs...))
+	}
 	if err != nil {
-		if len(all) == 0 && len(errs) > 0 {
-			return nil, fmt.Errorf("%w (%v)", err, errors.Join(errs...))
-		}
 		return nil, err
 	}
 	return OpenCaps(c, opts)

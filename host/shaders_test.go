@@ -18,10 +18,13 @@ import (
 // fails if a committed .spv differs from what its source produces.
 func TestSPIRVUpToDate(t *testing.T) {
 	if _, err := exec.LookPath("glslc"); err != nil {
-		if os.Getenv("CI") == "true" {
+		if os.Getenv("CI") == "true" && os.Getenv("ACCEL_GPU_RUN") != "1" {
 			require.NoError(t, err, "glslc not found in CI (make deps installs it)")
 		}
-		t.Skip("glslc not found; install glslc to check the committed SPIR-V")
+		// scripts/gpu-run.sh sets ACCEL_GPU_RUN=1: a GPU machine runs the
+		// packed test binaries without the toolchain, and this checks the
+		// source tree, not the device
+		t.Skip("glslc not found: the committed SPIR-V is checked where make deps installed glslc")
 	}
 	dir := t.TempDir()
 	out, err := exec.Command("sh", "../shaders/build.sh", dir).CombinedOutput()

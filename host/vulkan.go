@@ -226,6 +226,18 @@ func vkCaps(vi *C.vks_instance, index int, pd vk.PhysicalDevice) Caps {
 	if q.has_compute_queue == 0 {
 		why = append(why, "no compute queue")
 	}
+	// sizes the planners divide by or allocate against: a driver that
+	// reports none makes the device unusable, not a panic later
+	for _, l := range []struct {
+		what string
+		v    int64
+	}{{"max work-group size", int64(c.MaxWorkGroupSize)}, {"max work-group count x", c.MaxWorkGroupCount[0]},
+		{"max work-group count y", c.MaxWorkGroupCount[1]}, {"max work-group count z", c.MaxWorkGroupCount[2]},
+		{"device memory", c.GlobalMemBytes}, {"max allocation", c.MaxAllocBytes}} {
+		if l.v <= 0 {
+			why = append(why, fmt.Sprintf("reports %s %d", l.what, l.v))
+		}
+	}
 	c.Unusable = strings.Join(why, ", ")
 	return c
 }
@@ -241,6 +253,10 @@ func vulkanEnumerate(opts Options) ([]Caps, error) {
 	pds, err := vkPhysicalDevices(vi)
 	if err != nil {
 		return nil, err
+	}
+	if len(pds) == 0 {
+		return nil, fmt.Errorf("the Vulkan loader found no physical device (VK_DRIVER_FILES=%q, VK_ICD_FILENAMES=%q): %w",
+			os.Getenv("VK_DRIVER_FILES"), os.Getenv("VK_ICD_FILENAMES"), ErrNoDevice)
 	}
 	caps := make([]Caps, len(pds))
 	for i, pd := range pds {

@@ -552,8 +552,17 @@ func TestVulkanCloseReleasesAll(t *testing.T) {
 // TestVulkanCloseReportsLeaks proves the leak check behind
 // TestVulkanCloseReleasesAll is live: an object the device does not track
 // makes the validation layer complain at vkDestroyDevice, and Close fail.
+//
+// Destroying a device that still owns an object is undefined behaviour,
+// which only a CPU driver is trusted to survive: on NVIDIA's driver (580,
+// H100) every later Vulkan call of the process found no device, which
+// failed the rest of the host tests. Elsewhere the test skips.
 func TestVulkanCloseReportsLeaks(t *testing.T) {
 	d := vktOpen(t)
+	if d.caps.Type != TypeCPU {
+		vktClose(t, d)
+		t.Skipf("%s is not a CPU driver: a leak at vkDestroyDevice is undefined behaviour there", d.caps.Name)
+	}
 	require.NoError(t, d.leakBufferForTest())
 	err := d.Close()
 	require.ErrorIs(t, err, ErrValidation, "Close with a leaked VkBuffer")
