@@ -380,6 +380,33 @@ func sameBackwardCOO(t *testing.T, d *Device, op SparseOp, x, y HostCOO, dx, dy 
 	out.Release()
 }
 
+// checkCSROp checks op of the CSR operands x and y (dx, dy on d) against
+// the reference, bit for bit, and for divide its backward too, for a
+// random gradient.
+func checkCSROp(t *testing.T, d *Device, rng *rand.Rand, op SparseOp, x, y HostCSR, dx, dy *SparseCSR, what string) {
+	t.Helper()
+	want, err := RefSparseBinaryCSR(op, x, y)
+	require.NoError(t, err, what)
+	got, err := d.SparseBinaryCSR(op, dx, dy)
+	require.NoError(t, err, what)
+	sameCSR(t, want, got, what)
+	got.Release()
+	if op != SparseDivOp {
+		return
+	}
+	g := spValues(rng, want.Values.dtype, int(want.Values.Len()), false)
+	dg := mustUpload(t, d, g)
+	defer dg.Release()
+	wo, wx, wy, err := RefSparseBinaryBackwardCSR(op, x, y, g)
+	require.NoError(t, err, what)
+	out, gx, gy, err := d.SparseBinaryBackwardCSR(op, dx, dy, dg)
+	require.NoError(t, err, what)
+	sameCSR(t, wo, out, what+" backward")
+	sameFloats(t, wx, mustHost(t, gx), what+": grad_x")
+	sameFloats(t, wy, mustHost(t, gy), what+": grad_y")
+	out.Release()
+}
+
 func TestSparseBinaryCSR(t *testing.T) {
 	forEachDevice(t, func(t *testing.T, d *Device) {
 		forEachSparsePlan(t, d, func(t *testing.T) { testSparseBinaryCSR(t, d) })
@@ -402,26 +429,7 @@ func testSparseBinaryCSR(t *testing.T, d *Device) {
 				dy, err := d.UploadCSR(y)
 				require.NoError(t, err)
 				for _, op := range spOps {
-					what := fmt.Sprintf("%v %s %s %s", shape, c.name, dt, op)
-					want, err := RefSparseBinaryCSR(op, x, y)
-					require.NoError(t, err, what)
-					got, err := d.SparseBinaryCSR(op, dx, dy)
-					require.NoError(t, err, what)
-					sameCSR(t, want, got, what)
-					got.Release()
-					if op == SparseDivOp {
-						g := spValues(rng, dt, int(want.Values.Len()), false)
-						dg := mustUpload(t, d, g)
-						wo, wx, wy, err := RefSparseBinaryBackwardCSR(op, x, y, g)
-						require.NoError(t, err, what)
-						out, gx, gy, err := d.SparseBinaryBackwardCSR(op, dx, dy, dg)
-						require.NoError(t, err, what)
-						sameCSR(t, wo, out, what+" backward")
-						sameFloats(t, wx, mustHost(t, gx), what+": grad_x")
-						sameFloats(t, wy, mustHost(t, gy), what+": grad_y")
-						out.Release()
-						dg.Release()
-					}
+					checkCSROp(t, d, rng, op, x, y, dx, dy, fmt.Sprintf("%v %s %s %s", shape, c.name, dt, op))
 				}
 				dx.Release()
 				dy.Release()

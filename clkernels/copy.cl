@@ -3,7 +3,7 @@
  * and knobs are declared in host/kernels (common/gen/copy.h). COPY_RUN is
  * a plain loop over restrict pointers, which LLVM vectorizes; with STREAM
  * (copies larger than the caches) the words from dst's first 64-byte
- * boundary on go in 64-byte non-temporal stores (memory.h's STREAM_STORE),
+ * boundary on go in 64-byte non-temporal stores (device_tricks.h's STREAM_STORE),
  * which skip reading the lines they overwrite. */
 #include "portable.h"
 

@@ -35,10 +35,11 @@
  * shift-and-add steps, the lanes shifted in filled with z, SCAN_FILL
  * (-0.0 for floats: x + -0.0 is x for every x, so a -0.0 element keeps its
  * sign); the carry into the next vector is the running carry plus the
- * vector's last sum broadcast, so the loop-carried chain is one add. With
- * clang (PoCL) the shifts are __builtin_shufflevector of z and the vector,
- * z read through a volatile: with a constant zero LLVM turns the shifts
- * into vpexpand, measured twice as slow on this AMD EPYC. With STREAM, y's
+ * vector's last sum broadcast, so the loop-carried chain is one add. On
+ * CPU drivers (PoCL) the shifts are shuffles of z and the vector
+ * (VSHUFFLE, a trick of device_tricks.h), z read through a volatile: with
+ * a constant zero LLVM turns the shifts into vpexpand, measured twice as
+ * slow on this AMD EPYC; elsewhere they are swizzles. With STREAM, y's
  * vectors go out with non-temporal stores from its first 64-byte boundary
  * on. */
 #define SCAN_CHAIN_OK 1
@@ -56,21 +57,16 @@
 #else
 #define SCAN_FILL CAST(T, 0)
 #endif
-#ifdef __has_builtin
-#if __has_builtin(__builtin_shufflevector)
-#define TV_SHUFFLE 1
-#endif
-#endif
 #if DT == 1 || DT == 3
 #define TV_LANES 16
 #define TV_LOAD(p) vload16(0, (p))
 #define TV_STORE(v, p) vstore16((v), 0, (p))
-#ifdef TV_SHUFFLE
-#define TV_SH1(z, v) __builtin_shufflevector((z), (v), 0, 16, 17, 18, 19, 20, 21, 22, 23, 24, 25, 26, 27, 28, 29, 30)
-#define TV_SH2(z, v) __builtin_shufflevector((z), (v), 0, 1, 16, 17, 18, 19, 20, 21, 22, 23, 24, 25, 26, 27, 28, 29)
-#define TV_SH4(z, v) __builtin_shufflevector((z), (v), 0, 1, 2, 3, 16, 17, 18, 19, 20, 21, 22, 23, 24, 25, 26, 27)
-#define TV_SH8(z, v) __builtin_shufflevector((z), (v), 0, 1, 2, 3, 4, 5, 6, 7, 16, 17, 18, 19, 20, 21, 22, 23)
-#define TV_BLAST(v) __builtin_shufflevector((v), (v), 15, 15, 15, 15, 15, 15, 15, 15, 15, 15, 15, 15, 15, 15, 15, 15)
+#ifdef VSHUFFLE
+#define TV_SH1(z, v) VSHUFFLE((z), (v), 0, 16, 17, 18, 19, 20, 21, 22, 23, 24, 25, 26, 27, 28, 29, 30)
+#define TV_SH2(z, v) VSHUFFLE((z), (v), 0, 1, 16, 17, 18, 19, 20, 21, 22, 23, 24, 25, 26, 27, 28, 29)
+#define TV_SH4(z, v) VSHUFFLE((z), (v), 0, 1, 2, 3, 16, 17, 18, 19, 20, 21, 22, 23, 24, 25, 26, 27)
+#define TV_SH8(z, v) VSHUFFLE((z), (v), 0, 1, 2, 3, 4, 5, 6, 7, 16, 17, 18, 19, 20, 21, 22, 23)
+#define TV_BLAST(v) VSHUFFLE((v), (v), 15, 15, 15, 15, 15, 15, 15, 15, 15, 15, 15, 15, 15, 15, 15, 15)
 #else
 #define TV_SH1(z, v) ((TV)((z).s0, (v).s0123, (v).s4567, (v).s89ab, (v).scde))
 #define TV_SH2(z, v) ((TV)((z).s01, (v).s0123, (v).s4567, (v).s89ab, (v).scd))
@@ -83,11 +79,11 @@
 #define TV_LANES 8
 #define TV_LOAD(p) vload8(0, (p))
 #define TV_STORE(v, p) vstore8((v), 0, (p))
-#ifdef TV_SHUFFLE
-#define TV_SH1(z, v) __builtin_shufflevector((z), (v), 0, 8, 9, 10, 11, 12, 13, 14)
-#define TV_SH2(z, v) __builtin_shufflevector((z), (v), 0, 1, 8, 9, 10, 11, 12, 13)
-#define TV_SH4(z, v) __builtin_shufflevector((z), (v), 0, 1, 2, 3, 8, 9, 10, 11)
-#define TV_BLAST(v) __builtin_shufflevector((v), (v), 7, 7, 7, 7, 7, 7, 7, 7)
+#ifdef VSHUFFLE
+#define TV_SH1(z, v) VSHUFFLE((z), (v), 0, 8, 9, 10, 11, 12, 13, 14)
+#define TV_SH2(z, v) VSHUFFLE((z), (v), 0, 1, 8, 9, 10, 11, 12, 13)
+#define TV_SH4(z, v) VSHUFFLE((z), (v), 0, 1, 2, 3, 8, 9, 10, 11)
+#define TV_BLAST(v) VSHUFFLE((v), (v), 7, 7, 7, 7, 7, 7, 7, 7)
 #else
 #define TV_SH1(z, v) ((TV)((z).s0, (v).s0123, (v).s456))
 #define TV_SH2(z, v) ((TV)((z).s01, (v).s0123, (v).s45))

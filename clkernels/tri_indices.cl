@@ -16,9 +16,9 @@
 
 /* TRI_FILL (tri_indices_body.h): a run of p[i + j] = v + j*step. With
  * STREAM (outputs larger than the caches) the elements from the run's
- * first 64-byte boundary on go in 64-byte non-temporal stores (memory.h's
- * STREAM_STORE), so the 2xN output is written without first reading
- * every line it overwrites. */
+ * first 64-byte boundary on go in 64-byte non-temporal stores
+ * (device_tricks.h's STREAM_STORE, on CPU drivers), so the 2xN output is
+ * written without first reading every line it overwrites. */
 #if IDX_BITS == 64
 #define TRI_VN 8
 #define TRI_IOTA ((long8)(0, 1, 2, 3, 4, 5, 6, 7))

@@ -16,6 +16,14 @@ void *acl_queue_device(void *queue) {
 	return (void *)dev;
 }
 
+uint64_t acl_single_fp_config(void *dev) {
+	cl_device_fp_config c = 0;
+	if (clGetDeviceInfo((cl_device_id)dev, CL_DEVICE_SINGLE_FP_CONFIG, sizeof c, &c, NULL) != CL_SUCCESS) {
+		return 0;
+	}
+	return (uint64_t)c;
+}
+
 void *acl_sub_buffer(void *mem, size_t origin, size_t size, int *status) {
 	cl_buffer_region region = {origin, size};
 	cl_int err = CL_SUCCESS;

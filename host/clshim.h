@@ -14,6 +14,12 @@ int acl_flush(void *queue);
 /* The cl_device_id of queue (CL_QUEUE_DEVICE), or NULL on error. */
 void *acl_queue_device(void *queue);
 
+/* CL_DEVICE_SINGLE_FP_CONFIG of dev (the binding has no such query), or
+ * 0 where the query fails. */
+uint64_t acl_single_fp_config(void *dev);
+/* CL_FP_CORRECTLY_ROUNDED_DIVIDE_SQRT, a bit of that config (cl.h) */
+#define ACL_FP_CORRECTLY_ROUNDED_DIVIDE_SQRT (1u << 7)
+
 /* Program binaries, for the disk cache (the binding has neither call). */
 /* The binary of a program built for one device: its size, and a copy in
  * buf when buf is not NULL and len is at least the size; 0 on error. */

@@ -17,6 +17,7 @@ package host
 import (
 	"errors"
 	"fmt"
+	"os"
 	"strings"
 )
 
@@ -110,10 +111,25 @@ type Caps struct {
 	// SubgroupFixed: every dispatch runs subgroups of exactly
 	// SubgroupSize invocations (the device's smallest and largest
 	// subgroup sizes agree), so a work-group of that size is one subgroup.
-	SubgroupFixed     bool     `json:"subgroup_fixed"`
-	Timestamps        bool     `json:"timestamps"`
-	TimestampPeriodNs float64  `json:"timestamp_period_ns"`
-	Extensions        []string `json:"-"`
+	SubgroupFixed bool `json:"subgroup_fixed"`
+	// FP32DivCorrect: float32 division can be had correctly rounded by
+	// asking (OpenCL: CL_FP_CORRECTLY_ROUNDED_DIVIDE_SQRT in the device's
+	// single-precision config; programs are then built with
+	// -cl-fp32-correctly-rounded-divide-sqrt). Vulkan has no such query.
+	FP32DivCorrect bool `json:"fp32_div_correct"`
+	// FloatPreserve32 and FloatPreserve64: shaders may declare that they
+	// preserve signed zeros, infinities and NaNs of 32- and 64-bit floats
+	// (Vulkan's float controls, shaderSignedZeroInfNanPreserveFloat32/64);
+	// OpenCL C always does, without -cl-fast-relaxed-math.
+	FloatPreserve32 bool `json:"float_preserve32"`
+	FloatPreserve64 bool `json:"float_preserve64"`
+	// FP32Div says how the kernels divide float32 here (FP32DivMode):
+	// correctly rounded, by the device's division where it can be asked
+	// for that, else through float64 or in integers.
+	FP32Div           FP32DivMode `json:"fp32_div"`
+	Timestamps        bool        `json:"timestamps"`
+	TimestampPeriodNs float64     `json:"timestamp_period_ns"`
+	Extensions        []string    `json:"-"`
 	// LoopLimit is a driver workaround flag: the most loop iterations one
 	// invocation may run before the driver cuts its loops short; 0 means no
 	// limit. llvmpipe's counter (65535) is seen to span all the loops of an
@@ -127,6 +143,64 @@ type Caps struct {
 	// instead of as run-time arguments (see Fold).
 	FoldArgs bool   `json:"fold_args,omitempty"`
 	Unusable string `json:"unusable,omitempty"` // why kernels cannot run here, if they cannot
+}
+
+// FP32DivMode says how kernels divide float32 on a device (Caps.FP32Div).
+type FP32DivMode string
+
+// The ways kernels divide float32. Every op whose doc promises the
+// reference's bits (sparse divide and its gradients, the float means of
+// scatter_reduce and its gradients) keeps that promise in every mode but
+// FP32DivDevice, which only ACCEL_FP32_DIV=device asks for.
+const (
+	// FP32DivNative: the device's own division, correctly rounded
+	// (OpenCL devices reporting CL_FP_CORRECTLY_ROUNDED_DIVIDE_SQRT,
+	// built with -cl-fp32-correctly-rounded-divide-sqrt): FDIV=0.
+	FP32DivNative FP32DivMode = "correctly rounded"
+	// FP32DivFloat64: a float64 quotient rounded to float32, which
+	// OpenCL's correctly rounded float64 division makes the correctly
+	// rounded float32 quotient (53 >= 2*24 + 2 bits): OpenCL devices with
+	// fp64 but not the capability, FDIV=1.
+	FP32DivFloat64 FP32DivMode = "correctly rounded (float64)"
+	// FP32DivInteger: the quotient computed from the values' bits in
+	// integer arithmetic (clkernels/common/arith.h's fdiv32_bits), which
+	// no float rule of the device can change: every Vulkan device (Vulkan
+	// allows 2.5 ulp and asks for no more; lavapipe's float64 quotient,
+	// rounded to float32, was 1 ulp off), and OpenCL devices with neither
+	// of the above, FDIV=2.
+	FP32DivInteger FP32DivMode = "correctly rounded (integer)"
+	// FP32DivDevice: the device's own quotient, which OpenCL allows to be
+	// 2.5 ulp off: float32 results of division may differ from the
+	// reference's in their last bits. Only ACCEL_FP32_DIV=device picks it
+	// (OpenCL), to compare.
+	FP32DivDevice FP32DivMode = "within 2.5 ulp"
+)
+
+// fp32Div is the FP32DivMode of a device with these capabilities.
+// ACCEL_FP32_DIV=native, float64, integer or device overrides the choice
+// on OpenCL devices (native and float64 only where the device has them),
+// to compare the ways on one device; the tests run each.
+func fp32Div(c Caps) FP32DivMode {
+	if c.Backend != OpenCL {
+		return FP32DivInteger
+	}
+	switch force := os.Getenv("ACCEL_FP32_DIV"); {
+	case force == "device":
+		return FP32DivDevice
+	case force == "integer":
+		return FP32DivInteger
+	case force == "float64" && c.FP64:
+		return FP32DivFloat64
+	case force == "native" && c.FP32DivCorrect:
+		return FP32DivNative
+	}
+	switch {
+	case c.FP32DivCorrect:
+		return FP32DivNative
+	case c.FP64:
+		return FP32DivFloat64
+	}
+	return FP32DivInteger
 }
 
 // ID returns "backend:index", the canonical selector for the device.

@@ -12,6 +12,7 @@ import (
 	"fmt"
 	"os"
 	"runtime"
+	"sort"
 	"strings"
 	"sync"
 	"unsafe"
@@ -65,7 +66,18 @@ func openclEnumerate() ([]Caps, error) {
 	return caps, nil
 }
 
-func openclCaps(index int, p *cl.Platform, d *cl.Device) Caps {
+// openclCaps queries a device's capabilities. The binding panics where a
+// query fails (Type, DoubleFPConfig, ...): such a device is listed as
+// unusable, with the reason, instead.
+func openclCaps(index int, p *cl.Platform, d *cl.Device) (c Caps) {
+	defer func() {
+		if r := recover(); r != nil {
+			c = Caps{Backend: OpenCL, Index: index, Type: TypeOther,
+				Unusable: fmt.Sprintf("a device query failed: %v", r)}
+			c.Name = fmt.Sprintf("OpenCL device %d", index)
+			c.FP32Div = fp32Div(c)
+		}
+	}()
 	exts := strings.Fields(d.Extensions())
 	has := func(e string) bool {
 		for _, x := range exts {
@@ -75,7 +87,7 @@ func openclCaps(index int, p *cl.Platform, d *cl.Device) Caps {
 		}
 		return false
 	}
-	c := Caps{
+	c = Caps{
 		Backend:           OpenCL,
 		Index:             index,
 		Platform:          strings.TrimSpace(p.Name() + " " + p.Version()),
@@ -88,15 +100,27 @@ func openclCaps(index int, p *cl.Platform, d *cl.Device) Caps {
 		GlobalMemBytes:    d.GlobalMemSize(),
 		MaxAllocBytes:     d.MaxMemAllocSize(),
 		SubAlign:          max(int64(d.MemBaseAddrAlign())/8, 4),
-		FP64:              has("cl_khr_fp64") || d.DoubleFPConfig() != 0,
+		FP64:              has("cl_khr_fp64"),
 		Int64:             true, // long is a required OpenCL C type
 		Int64Atomics:      has("cl_khr_int64_base_atomics"),
 		Float32Atomics:    has("cl_ext_float_atomics"),
 		Float64Atomics:    has("cl_ext_float_atomics") && has("cl_khr_fp64"),
+		FP32DivCorrect:    C.acl_single_fp_config(rawHandle(d))&C.ACL_FP_CORRECTLY_ROUNDED_DIVIDE_SQRT != 0,
+		FloatPreserve32:   true, // OpenCL C is IEEE without -cl-fast-relaxed-math
+		FloatPreserve64:   true,
 		Timestamps:        true, // profiling events are core OpenCL
 		TimestampPeriodNs: float64(d.ProfilingTimerResolution()),
 		Extensions:        exts,
 	}
+	if !c.FP64 {
+		// a device may announce fp64 by its config alone; the binding
+		// panics where the query fails (a device without fp64 may fail it)
+		func() {
+			defer func() { _ = recover() }()
+			c.FP64 = d.DoubleFPConfig() != 0
+		}()
+	}
+	c.FP32Div = fp32Div(c)
 	// OpenCL's NDRange is size_t per dimension: no per-dimension group limit
 	// that matters; keep the product representable in 32 bits per dimension.
 	c.MaxWorkGroupCount = [3]int64{1 << 31, 1 << 31, 1 << 31}
@@ -113,9 +137,18 @@ func openclCaps(index int, p *cl.Platform, d *cl.Device) Caps {
 	default:
 		c.Type = TypeOther
 	}
+	var why []string
 	if !d.Available() || !d.CompilerAvailable() {
-		c.Unusable = "device not available or has no compiler"
+		why = append(why, "device not available or has no compiler")
 	}
+	for what, v := range map[string]int64{"compute units": int64(c.ComputeUnits), "max work-group size": int64(c.MaxWorkGroupSize),
+		"global memory": c.GlobalMemBytes, "max allocation": c.MaxAllocBytes} {
+		if v <= 0 {
+			why = append(why, fmt.Sprintf("reports %s %d", what, v))
+		}
+	}
+	sort.Strings(why)
+	c.Unusable = strings.Join(why, ", ")
 	return c
 }
 
@@ -602,7 +635,7 @@ func (d *clDevice) build(f *FileDecl, variant string, plan Plan) (*clProgram, er
 	if closed {
 		return nil, ErrClosed
 	}
-	opts, err := CLOptions(file, variant, plan)
+	opts, err := CLOptions(d.caps, file, variant, plan)
 	if err != nil {
 		return nil, err
 	}

@@ -7,8 +7,10 @@ import (
 	"encoding/hex"
 	"fmt"
 	"io/fs"
+	"os"
 	"path"
 	"regexp"
+	"slices"
 	"sort"
 	"strings"
 	"sync"
@@ -22,6 +24,64 @@ type Variant struct {
 	File    string
 	Name    string
 	Defines []string // NAME=VALUE
+}
+
+// Strict reports whether v is the STRICT SPIR-V build of another variant
+// (Vulkan only; see StrictVariant).
+func (v Variant) Strict() bool { return slices.Contains(v.Defines, "STRICT=1") }
+
+// Define returns the value of the define name in v, or "".
+func (v Variant) Define(name string) string {
+	for _, d := range v.Defines {
+		if k, val, ok := strings.Cut(d, "="); ok && k == name {
+			return val
+		}
+	}
+	return ""
+}
+
+// StrictVariant returns the variant of file the Vulkan backend loads for
+// variant on a device with caps: variant + ".strict" where
+// shaders/variants.txt lists one (a build declaring
+// SignedZeroInfNanPreserve at its float width) and the device offers that
+// float control, else variant. ACCEL_VK_STRICT=0 keeps variant (the tests
+// run both builds on one device with it).
+func StrictVariant(c Caps, file, variant string) string {
+	vs, err := Variants()
+	if err != nil {
+		return variant
+	}
+	sv, ok := vs[file+"."+variant+".strict"]
+	if !ok || os.Getenv("ACCEL_VK_STRICT") == "0" {
+		return variant
+	}
+	if sv.Define("DT") == "4" && !c.FloatPreserve64 || sv.Define("DT") != "4" && !c.FloatPreserve32 {
+		return variant
+	}
+	return sv.Name
+}
+
+// DeviceKnobs returns the knobs an OpenCL program of variant v for a
+// device with caps is built with, whatever its plan: the device class's,
+// not the op's.
+//   - CPU_TRICKS=1 on CPU drivers compiles in the tricks of
+//     clkernels/common/device_tricks.h (non-temporal stores, prefetches,
+//     clang's vector shuffles), 0 elsewhere: GPU compilers need not
+//     accept them.
+//   - FDIV, for float32 variants, picks how float32 divides
+//     (Caps.FP32Div): 0 the device's own division, 1 through float64, 2
+//     in integers (dtypes.h's T_DIV).
+func DeviceKnobs(c Caps, v Variant) []Knob {
+	cpu := int64(0)
+	if c.Type == TypeCPU {
+		cpu = 1
+	}
+	k := []Knob{{Name: "CPU_TRICKS", Value: cpu}}
+	if v.Define("DT") == "3" {
+		fdiv := map[FP32DivMode]int64{FP32DivNative: 0, FP32DivDevice: 0, FP32DivFloat64: 1, FP32DivInteger: 2}[c.FP32Div]
+		k = append(k, Knob{Name: "FDIV", Value: fdiv})
+	}
+	return k
 }
 
 var (
@@ -162,19 +222,27 @@ func SPIRV(file, variant string) ([]byte, error) {
 }
 
 // CLOptions returns the OpenCL build options for a file's variant and a
-// plan: the variant's defines, the local size and every knob as -D (knobs
-// sorted by name, so equal plans give equal options).
-func CLOptions(file, variant string, plan Plan) (string, error) {
+// plan on a device with caps: -cl-fp32-correctly-rounded-divide-sqrt
+// where the device offers it, the variant's defines, the local size, and
+// the device's knobs (DeviceKnobs) and the plan's knobs as -D (sorted by
+// name, so equal plans give equal options).
+func CLOptions(c Caps, file, variant string, plan Plan) (string, error) {
 	v, err := lookupVariant(file, variant)
 	if err != nil {
 		return "", err
 	}
+	if v.Strict() {
+		return "", fmt.Errorf("kernel %s variant %q is a Vulkan-only STRICT build", file, variant)
+	}
 	opts := []string{"-cl-std=CL1.2"}
+	if c.FP32Div == FP32DivNative {
+		opts = append(opts, "-cl-fp32-correctly-rounded-divide-sqrt")
+	}
 	for _, d := range v.Defines {
 		opts = append(opts, "-D"+d)
 	}
 	opts = append(opts, fmt.Sprintf("-DLOCAL_SIZE=%d", plan.LocalSize))
-	knobs := append([]Knob(nil), plan.Knobs...)
+	knobs := append(DeviceKnobs(c, v), plan.Knobs...)
 	sort.Slice(knobs, func(i, j int) bool { return knobs[i].Name < knobs[j].Name })
 	for _, k := range knobs {
 		opts = append(opts, fmt.Sprintf("-D%s=%d", k.Name, k.Value))

@@ -255,7 +255,9 @@ int vks_query(vks_instance *vi, void *phys, vks_caps *out) {
 		return 0;
 	}
 	/* VkPhysicalDeviceDriverProperties is core in 1.2 only. */
-	VkPhysicalDeviceDriverProperties drv = {VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_DRIVER_PROPERTIES};
+	/* So are VkPhysicalDeviceDriverProperties and the float controls. */
+	VkPhysicalDeviceFloatControlsProperties fc = {VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_FLOAT_CONTROLS_PROPERTIES};
+	VkPhysicalDeviceDriverProperties drv = {VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_DRIVER_PROPERTIES, &fc};
 	VkPhysicalDeviceSubgroupProperties sub = {VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_SUBGROUP_PROPERTIES, v12 ? &drv : NULL};
 	/* Subgroup size control: core in 1.3, else the extension; chained only
 	 * where the device knows it. */
@@ -267,6 +269,8 @@ int vks_query(vks_instance *vi, void *phys, vks_caps *out) {
 	if (v12) {
 		snprintf(out->driver_name, sizeof out->driver_name, "%s", drv.driverName);
 		snprintf(out->driver_info, sizeof out->driver_info, "%s", drv.driverInfo);
+		out->preserve32 = fc.shaderSignedZeroInfNanPreserveFloat32;
+		out->preserve64 = fc.shaderSignedZeroInfNanPreserveFloat64;
 	}
 	out->subgroup_size = sub.subgroupSize;
 	out->subgroup_fixed = has_ssc && ssc.minSubgroupSize == ssc.maxSubgroupSize && ssc.minSubgroupSize == sub.subgroupSize;

@@ -49,6 +49,8 @@ typedef struct {
 	int subgroup_fixed;     /* min = max subgroup size: every dispatch runs subgroup_size lanes */
 	int has_compute_queue;
 	uint32_t timestamp_valid_bits;
+	int preserve32; /* shaderSignedZeroInfNanPreserveFloat32 */
+	int preserve64; /* shaderSignedZeroInfNanPreserveFloat64 */
 } vks_caps;
 
 int vks_query(vks_instance *vi, void *phys, vks_caps *out);

@@ -168,10 +168,13 @@ func vkCaps(vi *C.vks_instance, index int, pd vk.PhysicalDevice) Caps {
 		SubgroupArith:     q.subgroup_arith != 0,
 		SubgroupArith64:   q.subgroup_ext_types != 0 && q.shader_int64 != 0,
 		SubgroupFixed:     q.subgroup_fixed != 0,
+		FloatPreserve32:   q.preserve32 != 0,
+		FloatPreserve64:   q.preserve64 != 0,
 		Timestamps:        q.timestamp_valid_bits > 0,
 		TimestampPeriodNs: float64(p.Limits.TimestampPeriod),
 		Extensions:        strings.Fields(C.GoString(&exts[0])),
 	}
+	c.FP32Div = fp32Div(c)
 	if x := int(p.Limits.MaxComputeWorkGroupSize[0]); x > 0 && x < c.MaxWorkGroupSize {
 		c.MaxWorkGroupSize = x
 	}
@@ -1127,7 +1130,7 @@ func (d *vkDevice) build(spec KernelSpec, plan Plan) (*vkKernel, error) {
 	d.life.RLock()
 	defer d.life.RUnlock()
 	f := spec.Entry.File
-	code, err := SPIRV(f.Name, spec.Variant)
+	code, err := SPIRV(f.Name, StrictVariant(d.caps, f.Name, spec.Variant))
 	if err != nil {
 		return nil, err
 	}

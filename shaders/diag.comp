@@ -15,8 +15,8 @@ layout(buffer_reference, std430, buffer_reference_align = 8) buffer Word { uint6
 #define WORD uint
 layout(buffer_reference, std430, buffer_reference_align = 4) buffer Word { uint x; };
 #endif
-#define LOAD(p, i) (Word((p) + uint64_t(i) * uint64_t(WORD_BITS / 8)).x)
-#define STORE(p, i, v) (Word((p) + uint64_t(i) * uint64_t(WORD_BITS / 8)).x = (v))
+#define LOAD(p, i) (Word((p) + uint64_t(i) * uint64_t(WORD_BITS >> 3)).x)
+#define STORE(p, i, v) (Word((p) + uint64_t(i) * uint64_t(WORD_BITS >> 3)).x = (v))
 
 #include "gen/diag.h"
 #include "diag_body.h"

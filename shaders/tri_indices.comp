@@ -17,7 +17,7 @@ layout(buffer_reference, std430, buffer_reference_align = 8) buffer OutElem { in
 #define OUT_T int
 layout(buffer_reference, std430, buffer_reference_align = 4) buffer OutElem { int x; };
 #endif
-#define STORE(p, i, v_) (OutElem((p) + uint64_t(i) * uint64_t(IDX_BITS / 8)).x = (v_))
+#define STORE(p, i, v_) (OutElem((p) + uint64_t(i) * uint64_t(IDX_BITS >> 3)).x = (v_))
 
 #include "gen/tri_indices.h"
 #include "tri_indices_body.h"

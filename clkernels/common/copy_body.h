@@ -15,8 +15,8 @@
 void copy_words(COPY_WORDS_PARAMS) {
 	const i64 workers = GROUP_TOTAL() * I64C(LOCAL_SIZE);
 	const i64 w = GROUP_LINEAR_ID() * I64C(LOCAL_SIZE) + LOCAL_ID();
-	const i64 chunks = (n + I64C(ITEMS) - I64C(1)) / I64C(ITEMS);
-	const i64 per = (chunks + workers - I64C(1)) / workers;
+	const i64 chunks = cdiv64(n, I64C(ITEMS));
+	const i64 per = cdiv64(chunks, workers);
 	const i64 last = min64((w + I64C(1)) * per, chunks);
 	for (i64 c = w * per; c < last; c++) {
 		const i64 lo = c * I64C(ITEMS);

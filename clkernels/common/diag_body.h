@@ -20,12 +20,14 @@
 #include "elementwise.h"
 
 i64 diag_offset(i64 j, i64 L, i64 base, i64 dstride, i64 n1, i64 n2, i64 s0, i64 s1, i64 s2) {
-	const i64 t = j % L;
-	i64 b = j / L;
-	const i64 b2 = b % n2;
-	b = b / n2;
-	const i64 b1 = b % n1;
-	const i64 b0 = b / n1;
+	i64 b = udiv64(j, L);
+	const i64 t = j - b * L;
+	i64 q = udiv64(b, n2);
+	const i64 b2 = b - q * n2;
+	b = q;
+	q = udiv64(b, n1);
+	const i64 b1 = b - q * n1;
+	const i64 b0 = q;
 	return base + t * dstride + b0 * s0 + b1 * s1 + b2 * s2;
 }
 
@@ -56,12 +58,14 @@ void diag_walk(BPTR full, BPTR diag, i64 count, i64 L, i64 base, i64 dstride,
 			if (lo >= hi) {
 				continue;
 			}
-			i64 t = lo % L;
-			i64 b = lo / L;
-			i64 b2 = b % n2;
-			b = b / n2;
-			i64 b1 = b % n1;
-			i64 b0 = b / n1;
+			i64 b = udiv64(lo, L);
+			i64 t = lo - b * L;
+			i64 q = udiv64(b, n2);
+			i64 b2 = b - q * n2;
+			b = q;
+			q = udiv64(b, n1);
+			i64 b1 = b - q * n1;
+			i64 b0 = q;
 			i64 off = base + t * dstride + b0 * s0 + b1 * s1 + b2 * s2;
 			for (i64 i = lo; i < hi; i++) {
 				DIAG_STEP(off, i)

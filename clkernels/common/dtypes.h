@@ -2,13 +2,34 @@
  * languages. Variant define DT: 1 int32, 2 int64, 3 float32, 4 float64.
  * Defines T, its bit word UBITS and BYTES, TO_BITS/FROM_BITS, T_LOWEST and
  * T_HIGHEST (the identities of max and min), WRAP_ADD/WRAP_MUL (integers
- * wrap: they compute in the unsigned type) and MEAN_DIV(a, d) (integers
- * floor). GLSL shaders enable the int64 types first. */
+ * wrap: they compute in the unsigned type), MEAN_DIV(a, d) (integers
+ * floor), T_DIV(a, b) (floats: the correctly rounded quotient, see
+ * below) and the comparisons of amax/amin
+ * (T_IS_NAN, T_GT, T_LT, T_EQ, T_SEL, see below). GLSL shaders enable the
+ * int64 types first. */
 #ifndef ACCEL_DTYPES_H
 #define ACCEL_DTYPES_H
 
-#ifdef __OPENCL_VERSION__
-#if DT == 4
+#include "portable.h"
+
+/* Float32 division, T_DIV. GPUs divide float32 within 2.5 ulp unless
+ * asked for more (OpenCL: -cl-fp32-correctly-rounded-divide-sqrt;
+ * Vulkan's OpFDiv has no such request), and the NVIDIA H100 gave quotients
+ * 1 ulp off the reference's; lavapipe's float64 quotient rounded to
+ * float32 was 1 ulp off too. T_DIV is the correctly rounded quotient on
+ * every device: OpenCL builds take the knob FDIV from the host
+ * (host.DeviceKnobs: 0 the device's own division, built with that option
+ * where the device reports the capability; 1 a float64 quotient rounded
+ * to float32, which OpenCL's correctly rounded float64 division makes the
+ * correctly rounded float32 one: 53 >= 2*24 + 2 bits; 2 arith.h's
+ * fdiv32_bits, in integers), GLSL always divides in integers
+ * (fdiv32_bits: no Vulkan float rule can touch it). */
+#ifndef FDIV
+#define FDIV 2
+#endif
+
+#ifdef ACCEL_CL
+#if DT == 4 || (DT == 3 && FDIV == 1)
 #pragma OPENCL EXTENSION cl_khr_fp64 : enable
 #endif
 #if DT == 1
@@ -41,16 +62,27 @@
 #define T_HIGHEST ((double)INFINITY)
 #endif
 #if DT == 1 || DT == 2
-#define T_IS_NAN(v) false
 #define WRAP_ADD(a, b) FROM_BITS(TO_BITS(a) + TO_BITS(b))
 #define WRAP_MUL(a, b) FROM_BITS(TO_BITS(a) * TO_BITS(b))
-#define MEAN_DIV(a, d) ((T)((a) / (T)(d) - ((((a) % (T)(d)) != 0 && (a) < 0) ? 1 : 0)))
 #else
-#define T_IS_NAN(v) ((v) != (v))
 #define WRAP_ADD(a, b) ((a) + (b))
 #define WRAP_MUL(a, b) ((a) * (b))
-#define MEAN_DIV(a, d) ((a) / (T)(d))
 #endif
+#if DT == 3 && FDIV == 1
+#define T_DIV(a, b) ((float)((double)(a) / (double)(b)))
+#elif DT == 3 && FDIV == 2
+#define T_DIV(a, b) FROM_BITS(fdiv32_bits(TO_BITS(a), TO_BITS(b)))
+#else
+#define T_DIV(a, b) ((a) / (b))
+#endif
+/* OpenCL C keeps IEEE comparisons (NaN unordered, -0 == +0): the
+ * comparisons are the operators (the CPU drivers' vector folds rely on
+ * it). */
+#define T_IS_NAN(v) ((v) != (v))
+#define T_GT(a, b) ((a) > (b))
+#define T_LT(a, b) ((a) < (b))
+#define T_EQ(a, b) ((a) == (b))
+#define T_SEL(c, a, b) ((c) ? (a) : (b))
 
 #else /* GLSL */
 #if DT == 1
@@ -86,16 +118,70 @@
 #define T_LOWEST uint64BitsToDouble(0xfff0000000000000ul)
 #define T_HIGHEST uint64BitsToDouble(0x7ff0000000000000ul)
 #endif
+/* The STRICT variants (shaders/variants.txt) declare that the shader
+ * preserves signed zeros, infinities and NaNs at T's width, so that no
+ * compiler folds x * 0 to 0 or drops a NaN in the arithmetic either. */
+#if defined(STRICT) && STRICT == 1
+#if DT == 3
+spirv_execution_mode(extensions = ["SPV_KHR_float_controls"], capabilities = [4466], 4461, 32);
+#elif DT == 4
+spirv_execution_mode(extensions = ["SPV_KHR_float_controls"], capabilities = [4466], 4461, 64);
+#endif
+#endif
 /* SPIR-V integer arithmetic wraps */
 #define WRAP_ADD(a, b) ((a) + (b))
 #define WRAP_MUL(a, b) ((a) * (b))
+#if DT == 3
+#define T_DIV(a, b) FROM_BITS(fdiv32_bits(TO_BITS(a), TO_BITS(b)))
+#else
+#define T_DIV(a, b) ((a) / (b))
+#endif
 #if DT == 1 || DT == 2
 #define T_IS_NAN(v) false
-#define MEAN_DIV(a, d) T((a) / T(d) - ((((a) % T(d)) != 0 && (a) < 0) ? 1 : 0))
+#define T_GT(a, b) ((a) > (b))
+#define T_LT(a, b) ((a) < (b))
+#define T_EQ(a, b) ((a) == (b))
+#define T_SEL(c, a, b) ((c) ? (a) : (b))
 #else
-#define T_IS_NAN(v) ((v) != (v))
-#define MEAN_DIV(a, d) ((a) / T(d))
+/* Vulkan leaves NaNs and the sign of zero to the implementation unless a
+ * shader declares SignedZeroInfNanPreserve, and NVIDIA's compiler took
+ * the liberty: an amax dropped a NaN and gave +0 for -0. So GLSL compares
+ * floats on their bits, in integers no compiler reorders: a NaN is an
+ * exponent of ones with a mantissa; T_GT and T_LT order non-NaN values as
+ * IEEE does (-0 == +0) through keys that sort as the values; T_EQ is IEEE
+ * equality; T_SEL selects the bits of a or b. */
+#if DT == 3
+#define T_SIGN 0x80000000u
+#define T_INF 0x7f800000u
+#else
+#define T_SIGN 0x8000000000000000ul
+#define T_INF 0x7ff0000000000000ul
 #endif
+bool t_is_nan(T v) { return (TO_BITS(v) & ~T_SIGN) > T_INF; }
+/* a key that orders non-NaN values as < does, both zeros one key */
+UBITS t_key(T v) {
+	const UBITS b = TO_BITS(v);
+	if ((b & ~T_SIGN) == UBITS(0)) {
+		return T_SIGN;
+	}
+	return (b & T_SIGN) != UBITS(0) ? ~b : (b | T_SIGN);
+}
+#define T_IS_NAN(v) t_is_nan(v)
+#define T_GT(a, b) (t_key(a) > t_key(b))
+#define T_LT(a, b) (t_key(a) < t_key(b))
+#define T_EQ(a, b) (!t_is_nan(a) && !t_is_nan(b) && t_key(a) == t_key(b))
+#define T_SEL(c, a, b) FROM_BITS((c) ? TO_BITS(a) : TO_BITS(b))
+#endif
+#endif
+
+/* The integer mean rounds toward negative infinity (the reference's and
+ * PyTorch's floor division): a over d > 0 counts, through arith.h. */
+#if DT == 1
+#define MEAN_DIV(a, d) CAST(T, floordiv64(sext32(TO_BITS(a)), I64C(d)))
+#elif DT == 2
+#define MEAN_DIV(a, d) CAST(T, floordiv64((a), I64C(d)))
+#else
+#define MEAN_DIV(a, d) T_DIV((a), CAST(T, d))
 #endif
 
 #endif

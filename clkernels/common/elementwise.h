@@ -15,7 +15,7 @@
 
 i64 ew_tiles(i64 count) {
 	const i64 tile = I64C(LOCAL_SIZE) * I64C(ITEMS);
-	return (count + tile - I64C(1)) / tile;
+	return cdiv64(count, tile);
 }
 
 i64 ew_index(i64 tile, i64 j) {

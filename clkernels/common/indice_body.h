@@ -62,13 +62,13 @@ u64 ip_pos(BPTR pos, i64 i, i64 wide) {
 	return CAST(u64, LD32(pos, i));
 }
 
-/* a / b for a >= 0 or not, b > 0: in 32 bits where both fit (a 64-bit
+/* a / b for a >= 0, b > 0: in 32 bits where both fit (a 64-bit
  * division costs several 32-bit ones on CPUs) */
 i64 ip_div(i64 a, i64 b) {
 	if (((CAST(u64, a) | CAST(u64, b)) >> 32) == CAST(u64, 0)) {
-		return CAST(i64, CAST(u32, a) / CAST(u32, b));
+		return CAST(i64, udiv32(CAST(u32, a), CAST(u32, b)));
 	}
-	return a / b;
+	return udiv64(a, b);
 }
 
 /* A target coordinate splits into a part of the row, computed once per
@@ -165,17 +165,17 @@ i64 ip_target(BPTR params, i64 rule, i64 D, i64 b, i64 v0, i64 v1, i64 v2, i64 v
 	i64 k0 = I64C(0); \
 	i64 kstep = I64C(1); \
 	if ((sp) == I64C(IP_SPLIT_LL)) { \
-		const i64 chunk_ = ((rows_n) + (jobs) * (cores) - I64C(1)) / ((jobs) * (cores)); \
+		const i64 chunk_ = cdiv64((rows_n), (jobs) * (cores)); \
 		r_lo = ((g) * (cores) + (c)) * chunk_; \
 		r_hi = r_lo + chunk_; \
 	} else if ((sp) == I64C(IP_SPLIT_LK)) { \
-		const i64 chunk_ = ((rows_n) + (jobs) - I64C(1)) / (jobs); \
+		const i64 chunk_ = cdiv64((rows_n), (jobs)); \
 		r_lo = (g) * chunk_; \
 		r_hi = r_lo + chunk_; \
 		k0 = (c); \
 		kstep = (cores); \
 	} else if ((sp) == I64C(IP_SPLIT_KL)) { \
-		const i64 chunk_ = ((rows_n) + (cores) - I64C(1)) / (cores); \
+		const i64 chunk_ = cdiv64((rows_n), (cores)); \
 		r_lo = (c) * chunk_; \
 		r_hi = r_lo + chunk_; \
 		k0 = (g); \
@@ -268,7 +268,7 @@ void indice_expand(INDICE_EXPAND_PARAMS) {
 					 * [0, nkeys), or galloping from the offset's cursor */
 					i64 lo = I64C(0);
 					i64 hi = nkeys;
-					const int slot = CAST(int, (k - k0) / kstep);
+					const int slot = CAST(int, udiv64(k - k0, kstep));
 					if (merge && cur[slot] >= I64C(0)) {
 						lo = cur[slot];
 						i64 step = I64C(1);
@@ -322,9 +322,9 @@ void indice_expand(INDICE_EXPAND_PARAMS) {
 void indice_flags(INDICE_FLAGS_PARAMS) {
 	const i64 wd = wide;
 	const i64 per = ew_tiles(n);
-	const i64 K = count / n;
+	const i64 K = udiv64(count, n);
 	for (i64 tile = GROUP_LINEAR_ID(); tile < K * per; tile += GROUP_TOTAL()) {
-		const i64 k = tile / per;
+		const i64 k = udiv64(tile, per);
 		const i64 t = tile - k * per;
 		for (i64 j = I64C(0); j < I64C(ITEMS); j++) {
 			const i64 q = ew_index(t, j);
@@ -381,9 +381,9 @@ void indice_write(INDICE_WRITE_PARAMS) {
 	/* tiles never straddle two offsets: an offset's start and count are
 	 * loaded once per tile */
 	const i64 per = ew_tiles(n);
-	const i64 K = count / n;
+	const i64 K = udiv64(count, n);
 	for (i64 tile = GROUP_LINEAR_ID(); tile < K * per; tile += GROUP_TOTAL()) {
-		const i64 k = tile / per;
+		const i64 k = udiv64(tile, per);
 		const i64 t = tile - k * per;
 		const i64 start = CAST(i64, ip_pos(pos, k * n, wd));
 		const i64 cnt = CAST(i64, ip_pos(pos, (k + I64C(1)) * n, wd)) - start;
@@ -472,9 +472,9 @@ void indice_search(INDICE_SEARCH_PARAMS) {
 	const i64 w = D + I64C(1);
 	const i64 kl = ip_param(params, IP_P_KSIZE + CAST(int, D) - 1);
 	const i64 xl = ip_param(params, IP_P_OUT + CAST(int, D) - 1);
-	const i64 P = K / kl;
+	const i64 P = udiv64(K, kl);
 	const bool mirror = sym != I64C(0);
-	const i64 PS = mirror ? (P + I64C(1)) / I64C(2) : P;
+	const i64 PS = mirror ? (P + I64C(1)) >> 1 : P;
 	const i64 cores = I64C(LOCAL_SIZE);
 	const i64 c = LOCAL_ID();
 	const i64 sp = split;
@@ -519,7 +519,7 @@ void indice_search(INDICE_SEARCH_PARAMS) {
 				continue;
 			}
 			const bool both = mirror && pl < P - I64C(1) - pl;
-			const int slot = CAST(int, (pl - k0) / kstep);
+			const int slot = CAST(int, udiv64(pl - k0, kstep));
 			/* the cursor: the lower bound of the plane's lowest target,
 			 * tkey + x + kq(kl-1) (a key that only grows with the sorted
 			 * position, whether inside the grid or not) */
@@ -582,7 +582,7 @@ void indice_tsearch(INDICE_TSEARCH_PARAMS) {
 	const i64 K = ip_param(params, IP_P_K);
 	const i64 kl = ip_param(params, IP_P_KSIZE + CAST(int, D) - 1);
 	const i64 xl = ip_param(params, IP_P_OUT + CAST(int, D) - 1);
-	const i64 P = K / kl;
+	const i64 P = udiv64(K, kl);
 	for (i64 c = GROUP_LINEAR_ID() * I64C(LOCAL_SIZE) + LOCAL_ID(); c < chunks; c += GROUP_TOTAL() * I64C(LOCAL_SIZE)) {
 		const i64 hi = min64((c + I64C(1)) * chunk, n);
 		for (i64 j = c * chunk; j < hi; j++) {
@@ -709,7 +709,7 @@ void indice_emit(INDICE_EMIT_PARAMS) {
 	}
 	const i64 tiles = chunks * K;
 	for (i64 t = GROUP_LINEAR_ID() * I64C(LOCAL_SIZE) + LOCAL_ID(); t < tiles; t += GROUP_TOTAL() * I64C(LOCAL_SIZE)) {
-		const i64 c = t / K;
+		const i64 c = udiv64(t, K);
 		const i64 k = t - c * K;
 		const i64 start = CAST(i64, LD64(cnt, k * chunks));
 		const i64 num_k = CAST(i64, LD64(cnt, (k + I64C(1)) * chunks)) - start;
@@ -785,7 +785,7 @@ void indice_crows(INDICE_CROWS_PARAMS) {
 	for (i64 r = r_lo; r < r_hi; r++) {
 		const i64 ch = chunk0 + r;
 		for (i64 k = k0; k < K; k += kstep) {
-			const int slot = CAST(int, (k - k0) / kstep);
+			const int slot = CAST(int, udiv64(k - k0, kstep));
 			m[slot] = em ? CAST(i64, LD64(cnt, k * chunks + ch)) : I64C(0);
 		}
 		const i64 hi = min64((ch + I64C(1)) * chunk, n);
@@ -832,10 +832,10 @@ void indice_crows(INDICE_CROWS_PARAMS) {
 							const i64 k = kc + kk[3 * IP_KD + CAST(int, a3)];
 							int slot = CAST(int, k);
 							if (kstep != I64C(1)) { /* no division on LL's path */
-								if (k < k0 || (k - k0) % kstep != I64C(0)) {
+								if (k < k0 || umod64(k - k0, kstep) != I64C(0)) {
 									continue;
 								}
-								slot = CAST(int, (k - k0) / kstep);
+								slot = CAST(int, udiv64(k - k0, kstep));
 							}
 							if (em) {
 								const i64 at = m[slot];
@@ -853,7 +853,7 @@ void indice_crows(INDICE_CROWS_PARAMS) {
 		}
 		if (!em) {
 			for (i64 k = k0; k < K; k += kstep) {
-				ST64(cnt, k * chunks + ch, CAST(u64, m[CAST(int, (k - k0) / kstep)]));
+				ST64(cnt, k * chunks + ch, CAST(u64, m[CAST(int, udiv64(k - k0, kstep))]));
 			}
 		}
 	}
@@ -869,9 +869,9 @@ void indice_cpairs(INDICE_CPAIRS_PARAMS) {
 		return;
 	}
 	const i64 per = ew_tiles(n);
-	const i64 K = count / n;
+	const i64 K = udiv64(count, n);
 	for (i64 tile = GROUP_LINEAR_ID(); tile < K * per; tile += GROUP_TOTAL()) {
-		const i64 k = tile / per;
+		const i64 k = udiv64(tile, per);
 		const i64 t = tile - k * per;
 		const i64 start = CAST(i64, LD64(cnt, k * chunks));
 		const i64 num_k = CAST(i64, LD64(cnt, (k + I64C(1)) * chunks)) - start;

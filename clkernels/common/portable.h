@@ -8,7 +8,15 @@
 #ifndef ACCEL_PORTABLE_H
 #define ACCEL_PORTABLE_H
 
-#ifdef __OPENCL_VERSION__
+/* ACCEL_CL is defined when the source is OpenCL C: drivers define
+ * __OPENCL_VERSION__ (and __OPENCL_C_VERSION__), clang's own OpenCL front
+ * end (the offline compiles of TestOfflineCompile) only
+ * __OPENCL_C_VERSION__. Every header tests ACCEL_CL, never the two. */
+#if defined(__OPENCL_VERSION__) || defined(__OPENCL_C_VERSION__)
+#define ACCEL_CL 1
+#endif
+
+#ifdef ACCEL_CL
 #define i64 long
 #define u64 ulong
 #define i32 int
@@ -32,10 +40,17 @@
 /* Asks OpenCL C's compiler to unroll the loop that follows completely (a
  * loop of constant trip count whose body indexes a private array: once
  * unrolled, the array lives in registers); GLSL has no such hint. */
-#ifdef __OPENCL_VERSION__
+#ifdef ACCEL_CL
 #define UNROLL _Pragma("unroll")
 #else
 #define UNROLL
+#endif
+
+/* The leading zero bits of a 32-bit word (32 for 0). */
+#ifdef ACCEL_CL
+#define CLZ32(x) CAST(int, clz(CAST(u32, x)))
+#else
+#define CLZ32(x) (31 - findMSB(CAST(u32, x)))
 #endif
 
 i64 min64(i64 a, i64 b) { return a < b ? a : b; }
@@ -44,7 +59,7 @@ i64 max64(i64 a, i64 b) { return a > b ? a : b; }
 /* Work-group linear id over a 3-D grid of groups, and the total group count.
  * Kernels loop over tiles with a stride of the total, so any grid shape the
  * planner picks (within the device's per-dimension limits) covers any N. */
-#ifdef __OPENCL_VERSION__
+#ifdef ACCEL_CL
 #define GROUP_LINEAR_ID() (I64C(get_group_id(0)) + I64C(get_group_id(1)) * I64C(get_num_groups(0)) + \
 	I64C(get_group_id(2)) * I64C(get_num_groups(0)) * I64C(get_num_groups(1)))
 #define GROUP_TOTAL() (I64C(get_num_groups(0)) * I64C(get_num_groups(1)) * I64C(get_num_groups(2)))
@@ -55,5 +70,7 @@ i64 max64(i64 a, i64 b) { return a > b ? a : b; }
 #define GROUP_TOTAL() (I64C(gl_NumWorkGroups.x) * I64C(gl_NumWorkGroups.y) * I64C(gl_NumWorkGroups.z))
 #define LOCAL_ID() I64C(gl_LocalInvocationID.x)
 #endif
+
+#include "arith.h"
 
 #endif

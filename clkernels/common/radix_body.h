@@ -163,7 +163,7 @@ void radix_scatter(RADIX_SCATTER_PARAMS) {
 	}
 
 void radix_tcount(RADIX_TCOUNT_PARAMS) {
-	const i64 tiles = RADIX_KPT > 0 ? (n + RADIX_TILE - I64C(1)) / max64(RADIX_TILE, I64C(1)) : I64C(0);
+	const i64 tiles = RADIX_KPT > 0 ? cdiv64(n, max64(RADIX_TILE, I64C(1))) : I64C(0);
 	const KEY mask = CAST(KEY, RADIX_DIGITS - 1);
 	const int lid = CAST(int, LOCAL_ID());
 	uint w[RADIX_WORDS];
@@ -176,7 +176,7 @@ void radix_tcount(RADIX_TCOUNT_PARAMS) {
 			sh[q * RADIX_LS + lid] = w[q];
 		}
 		/* a tree sum of the lanes' words, row by row */
-		for (int off = RADIX_LS / 2; off > 0; off >>= 1) {
+		for (int off = RADIX_LS >> 1; off > 0; off >>= 1) {
 			LOCAL_BARRIER();
 			if (lid < off) {
 				for (int q = 0; q < RADIX_WORDS; q++) {
@@ -193,7 +193,7 @@ void radix_tcount(RADIX_TCOUNT_PARAMS) {
 }
 
 void radix_tscatter(RADIX_TSCATTER_PARAMS) {
-	const i64 tiles = RADIX_KPT > 0 ? (n + RADIX_TILE - I64C(1)) / max64(RADIX_TILE, I64C(1)) : I64C(0);
+	const i64 tiles = RADIX_KPT > 0 ? cdiv64(n, max64(RADIX_TILE, I64C(1))) : I64C(0);
 	const KEY mask = CAST(KEY, RADIX_DIGITS - 1);
 	const int lid = CAST(int, LOCAL_ID());
 	uint w[RADIX_WORDS];

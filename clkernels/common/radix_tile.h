@@ -24,7 +24,7 @@
  * rows of LOCAL_SIZE words at the start of the scratch; the tile's keys
  * (RADIX_KW words each) and entries (two words each) follow. */
 #define RADIX_DIGITS (1 << RADIX_BITS)
-#define RADIX_WORDS (RADIX_DIGITS / 2)
+#define RADIX_WORDS (RADIX_DIGITS >> 1)
 #define RADIX_TILE (I64C(LOCAL_SIZE) * I64C(RADIX_KPT))
 #define RADIX_KEYS_AT (RADIX_WORDS * RADIX_LS)
 #define RADIX_ENTS_AT (RADIX_KEYS_AT + RADIX_LS * RADIX_KPT * RADIX_KW)

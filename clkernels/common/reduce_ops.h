@@ -19,7 +19,9 @@ T sc_identity(i64 red) {
 	return CAST(T, 0);
 }
 
-/* Folds v into acc; NaN wins in amax/amin. */
+/* Folds v into acc; NaN wins in amax/amin, and between equal values
+ * (-0 and +0 among them) acc stays (dtypes.h's comparisons, on bits in
+ * GLSL). */
 T sc_combine(T acc, T v, i64 red) {
 	if (red == I64C(RED_SUM) || red == I64C(RED_MEAN)) {
 		return WRAP_ADD(acc, v);
@@ -34,9 +36,9 @@ T sc_combine(T acc, T v, i64 red) {
 		return acc;
 	}
 	if (red == I64C(RED_AMAX)) {
-		return v > acc ? v : acc;
+		return T_SEL(T_GT(v, acc), v, acc);
 	}
-	return v < acc ? v : acc;
+	return T_SEL(T_LT(v, acc), v, acc);
 }
 
 #endif

@@ -72,13 +72,12 @@ T scan_load(BPTR x, i64 i, i64 kind) {
 /* The end of the range of tiles group g owns, [g*tpg, end). */
 i64 scan_tiles_per_group(i64 n) {
 	const i64 tile = I64C(LOCAL_SIZE) * I64C(ITEMS);
-	const i64 tiles = (n + tile - I64C(1)) / tile;
-	return (tiles + GROUP_TOTAL() - I64C(1)) / GROUP_TOTAL();
+	return cdiv64(cdiv64(n, tile), GROUP_TOTAL());
 }
 
 i64 scan_tiles_end(i64 n, i64 g, i64 tpg) {
 	const i64 tile = I64C(LOCAL_SIZE) * I64C(ITEMS);
-	return min64((g + I64C(1)) * tpg, (n + tile - I64C(1)) / tile);
+	return min64((g + I64C(1)) * tpg, cdiv64(n, tile));
 }
 
 void scan_reduce_local(BPTR x, BPTR partials, i64 n, i64 kind SCRATCH_PARAM) {
@@ -107,7 +106,7 @@ void scan_reduce_local(BPTR x, BPTR partials, i64 n, i64 kind SCRATCH_PARAM) {
 	}
 	SH(lid) = acc;
 	LOCAL_BARRIER();
-	for (i64 s = I64C(LOCAL_SIZE) / I64C(2); s > I64C(0); s = s / I64C(2)) {
+	for (i64 s = I64C(LOCAL_SIZE) >> 1; s > I64C(0); s = s >> 1) {
 		if (lid < s) {
 			SH(lid) = ADD(SH(lid), SH(lid + s));
 		}
@@ -196,8 +195,8 @@ i64 sg_seg(i64 t) {
 
 /* How many rows of the segment at seg hold only elements below n. */
 i64 sg_full_rows(i64 seg, i64 n) {
-	const i64 whole = n / I64C(SCAN_SG_PV); /* units with every element below n */
-	return min64(max64(whole - seg, I64C(0)) / SG_SIZE, I64C(ITEMS));
+	const i64 whole = udiv64(n, I64C(SCAN_SG_PV)); /* units with every element below n */
+	return min64(udiv64(max64(whole - seg, I64C(0)), SG_SIZE), I64C(ITEMS));
 }
 
 #if SCAN_SG_PV == 2
@@ -275,7 +274,7 @@ T sg_row(BPTR x, BPTR y, i64 n, i64 u, i64 kind, i64 exclusive, T run, i64 check
 }
 
 void scan_reduce_sg(BPTR x, BPTR partials, i64 n, i64 kind SCRATCH_PARAM) {
-	const i64 units = (n + I64C(SCAN_SG_PV - 1)) / I64C(SCAN_SG_PV);
+	const i64 units = cdiv64(n, I64C(SCAN_SG_PV));
 	const i64 tpg = scan_tiles_per_group(units);
 	const i64 g = GROUP_LINEAR_ID();
 	const i64 tend = scan_tiles_end(units, g, tpg);
@@ -304,7 +303,7 @@ void scan_reduce_sg(BPTR x, BPTR partials, i64 n, i64 kind SCRATCH_PARAM) {
 }
 
 void scan_apply_sg(BPTR x, BPTR y, BPTR partials, i64 n, i64 kind, i64 exclusive SCRATCH_PARAM) {
-	const i64 units = (n + I64C(SCAN_SG_PV - 1)) / I64C(SCAN_SG_PV);
+	const i64 units = cdiv64(n, I64C(SCAN_SG_PV));
 	const i64 tpg = scan_tiles_per_group(units);
 	const i64 g = GROUP_LINEAR_ID();
 	const i64 tend = scan_tiles_end(units, g, tpg); /* uniform: barriers stay matched */
@@ -423,7 +422,7 @@ T scan_chain_carry(volatile __global uint *fl, volatile __global T *pv, i64 tile
 void scan_chain(SCAN_CHAIN_PARAMS) {
 	volatile __global uint *fl = (volatile __global uint *)flags;
 	volatile __global T *pv = (volatile __global T *)partials;
-	const i64 tiles = (n + I64C(ITEMS) - I64C(1)) / I64C(ITEMS);
+	const i64 tiles = cdiv64(n, I64C(ITEMS));
 	for (;;) {
 		const i64 t = CAST(i64, atomic_inc(fl));
 		if (t >= tiles) {
@@ -454,7 +453,7 @@ void scan_chain(SCAN_CHAIN_PARAMS) {
 void scan_fixup(SCAN_FIXUP_PARAMS) {
 	volatile __global uint *fl = (volatile __global uint *)flags;
 	volatile __global T *pv = (volatile __global T *)partials;
-	const i64 tiles = (n + I64C(ITEMS) - I64C(1)) / I64C(ITEMS);
+	const i64 tiles = cdiv64(n, I64C(ITEMS));
 	const i64 workers = GROUP_TOTAL();
 	for (i64 t = GROUP_LINEAR_ID(); t < tiles; t += workers) {
 		if (fl[I64C(1) + t] == 2u) {

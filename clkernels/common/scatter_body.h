@@ -85,8 +85,9 @@
 		} \
 		for (i64 k_ = rank - I64C(1); k_ >= I64C(0) && rank > I64C(1); k_--) { \
 			const i64 size_ = SC_META(SC_META_LOOP, k_); \
-			const i64 pk_ = rem_ % size_; \
-			rem_ = rem_ / size_; \
+			const i64 q_ = udiv64(rem_, size_); \
+			const i64 pk_ = rem_ - q_ * size_; \
+			rem_ = q_; \
 			if (k_ != dim) { \
 				o += pk_ * SC_META(SC_META_OUT, k_); \
 			} \
@@ -297,7 +298,7 @@ void scatter_dest(SCATTER_DEST_PARAMS) {
 void scatter_owned(SCATTER_OWNED_PARAMS) {
 	const i64 owners = GROUP_TOTAL() * I64C(LOCAL_SIZE);
 	const i64 w = GROUP_LINEAR_ID() * I64C(LOCAL_SIZE) + LOCAL_ID();
-	const i64 span = (out_n + owners - I64C(1)) / owners;
+	const i64 span = cdiv64(out_n, owners);
 	const i64 lo = w * span;
 	const i64 hi = min64(lo + span, out_n);
 	const i64 dim_stride = SC_META(SC_META_OUT, dim);
@@ -357,9 +358,9 @@ void scatter_owned(SCATTER_OWNED_PARAMS) {
 		const T acc_ = LOADV(priv, o_); \
 		T r_ = v_; \
 		if (red == I64C(RED_AMAX)) { \
-			r_ = v_ > acc_ ? v_ : acc_; /* no NaN: sc_combine's result */ \
+			r_ = T_SEL(T_GT(v_, acc_), v_, acc_); /* no NaN: sc_combine's result */ \
 		} else if (red == I64C(RED_AMIN)) { \
-			r_ = v_ < acc_ ? v_ : acc_; \
+			r_ = T_SEL(T_LT(v_, acc_), v_, acc_); \
 		} else if (red != I64C(RED_ASSIGN)) { \
 			r_ = sc_combine(acc_, v_, red); \
 		} \
@@ -416,7 +417,7 @@ void sc_private_blocks(BPTR src, BPTR pcnt, BPTR err, BPTR priv, BPTR index, i64
 void scatter_private(SCATTER_PRIVATE_PARAMS) {
 	const i64 workers = GROUP_TOTAL() * I64C(LOCAL_SIZE);
 	const i64 w = GROUP_LINEAR_ID() * I64C(LOCAL_SIZE) + LOCAL_ID();
-	const i64 chunk = (count + workers - I64C(1)) / workers;
+	const i64 chunk = cdiv64(count, workers);
 	const i64 from = w * chunk;
 	const i64 to = min64(from + chunk, count);
 	/* inplace: worker 0 folds straight into the output (which holds the
@@ -466,7 +467,20 @@ void scatter_private(SCATTER_PRIVATE_PARAMS) {
  * its result holds the worker's last NaN (sc_combine's rule) and, between
  * equal zeros, the first; and a zero or NaN never ties with a vector
  * block's value. The merge then folds the workers in order. */
+/* The worker's target count. OpenCL C: the knob where the host folded it
+ * in (the CPU plans do), a constant trip count for the loops over the
+ * targets, which SC_FEW_UNROLL then unrolls (a loop over a run-time count
+ * cannot be: clang warned "loop not unrolled" at every GPU build). */
+#ifdef ACCEL_CL
+#if SC_FEW >= 0
+#define SC_FEW_N SC_FEW
+#define SC_FEW_UNROLL UNROLL
+#endif
+#endif
+#ifndef SC_FEW_N
 #define SC_FEW_N CAST(int, few)
+#define SC_FEW_UNROLL
+#endif
 /* A worker's run is whole SC_FEW_UNIT positions: SC_PB blocks where the
  * vector steps take them, else single positions (the plan's chunk under
  * a loop limit). */
@@ -523,8 +537,8 @@ void scatter_private(SCATTER_PRIVATE_PARAMS) {
 void scatter_few(SCATTER_FEW_PARAMS) {
 	const i64 workers = GROUP_TOTAL() * I64C(LOCAL_SIZE);
 	const i64 w = GROUP_LINEAR_ID() * I64C(LOCAL_SIZE) + LOCAL_ID();
-	const i64 units = (count + I64C(SC_FEW_UNIT - 1)) / I64C(SC_FEW_UNIT);
-	const i64 chunk = (units + workers - I64C(1)) / workers * I64C(SC_FEW_UNIT);
+	const i64 units = cdiv64(count, I64C(SC_FEW_UNIT));
+	const i64 chunk = cdiv64(units, workers) * I64C(SC_FEW_UNIT);
 	const i64 from = min64(w * chunk, count);
 	const i64 to = min64(from + chunk, count);
 	const i64 src_stride = LOADI(meta, I64C(SC_META_SRC));
@@ -540,14 +554,14 @@ void scatter_few(SCATTER_FEW_PARAMS) {
 #ifdef SC_VN
 	const bool nanful = red == I64C(RED_AMAX) || red == I64C(RED_AMIN);
 	TV acc[SC_FEW_MAX];
-	UNROLL
+	SC_FEW_UNROLL
 	for (int t = 0; t < SC_FEW_N; t++) {
 		acc[t] = (TV)(ident);
 	}
 	if (index_stride == I64C(1) && src_stride == I64C(1) && counted == I64C(0)) {
 		for (; b + I64C(SC_PB) <= to; b += I64C(SC_PB)) {
 			TV keep[SC_FEW_MAX];
-			UNROLL
+			SC_FEW_UNROLL
 			for (int t = 0; t < SC_FEW_N; t++) {
 				keep[t] = acc[t];
 			}
@@ -561,13 +575,13 @@ void scatter_few(SCATTER_FEW_PARAMS) {
 					odd = odd | SC_VODD(v);
 				}
 				const UV bits = (UV)(1u) << SC_VTO_UV(x);
-				UNROLL
+				SC_FEW_UNROLL
 				for (int t = 0; t < SC_FEW_N; t++) {
 					acc[t] = SC_FEW_VFOLD(acc[t], (bits & (UV)(1u << CAST(u32, t))) != (UV)(0u), v);
 				}
 			}
 			if (any(mx >= (ULV)(CAST(u64, dim_size))) || any(SC_VSIGNED(odd))) {
-				UNROLL
+				SC_FEW_UNROLL
 				for (int t = 0; t < SC_FEW_N; t++) {
 					acc[t] = keep[t];
 				}
@@ -577,7 +591,7 @@ void scatter_few(SCATTER_FEW_PARAMS) {
 	}
 #endif
 	SC_FEW_SCALAR(b, to, index_stride, src_stride)
-	UNROLL
+	SC_FEW_UNROLL
 	for (int t = 0; t < SC_FEW_N; t++) {
 		T r = one[t];
 #ifdef SC_VN

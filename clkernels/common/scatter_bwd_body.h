@@ -59,7 +59,7 @@ T sb_mask(bool b) {
 void scatter_bwd_nanself(SCATTER_BWD_NANSELF_PARAMS) {
 	EW_FOR(n, j)
 		const T x = LDV(self_in, j);
-		if (x != x) {
+		if (T_IS_NAN(x)) {
 			STV(gi, j, SB_NAN);
 		}
 	EW_END
@@ -74,12 +74,12 @@ void scatter_bwd_count(SCATTER_BWD_COUNT_PARAMS) {
 		SB_POSITION(j)
 		const i64 s = CAST(i64, LD64(perm, j));
 		const T r = LDV(res, dest);
-		if (!extremum || LDV(src, s) == r) {
+		if (!extremum || T_EQ(LDV(src, s), r)) {
 			ATOM_INC_U32(aux, dest);
 		}
 		/* torch counts input's own value among the ties whenever it equals
 		 * the result, include_self or not (its own gradient is then 0) */
-		if (start && (extremum ? LDV(self_in, dest) == r : include_self != I64C(0))) {
+		if (start && (extremum ? T_EQ(LDV(self_in, dest), r) : include_self != I64C(0))) {
 			ATOM_INC_U32(aux, dest);
 		}
 	EW_END
@@ -99,14 +99,14 @@ void scatter_bwd_apply(SCATTER_BWD_APPLY_PARAMS) {
 		T src_g = gv;
 		if (red != I64C(RED_SUM)) {
 			const u32 c = LD32(aux, dest);
-			q = c == 0u ? SB_NAN : gv / CAST(T, c);
+			q = c == 0u ? SB_NAN : T_DIV(gv, CAST(T, c));
 			self_g = q;
 			src_g = q;
 		}
 		if (extremum) {
 			const T r = LDV(res, dest);
-			src_g = sb_mask(LDV(src, s) == r) * q;
-			self_g = sb_mask(LDV(self_in, dest) == r) * q;
+			src_g = sb_mask(T_EQ(LDV(src, s), r)) * q;
+			self_g = sb_mask(T_EQ(LDV(self_in, dest), r)) * q;
 		}
 		STV(gs, s, src_g);
 		if (start) {

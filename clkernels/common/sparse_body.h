@@ -87,8 +87,9 @@ void sp_flag(BPTR err, i64 k) { ATOM_MIN_U32(err, 0, CAST(u32, k >> ERR_TILE_SHI
 void sp_unkey(i64 key, BPTR idx, BPTR shape, i64 ndim, i64 k, i64 n) {
 	for (i64 d = ndim - I64C(1); d >= I64C(0); d--) {
 		const i64 s = sp_key(shape, d);
-		ST64(idx, d * n + k, CAST(u64, key % s));
-		key /= s;
+		const i64 q = udiv64(key, s);
+		ST64(idx, d * n + k, CAST(u64, key - q * s));
+		key = q;
 	}
 }
 
@@ -133,7 +134,7 @@ void sparse_csr_ptrs(SPARSE_CSR_PTRS_PARAMS) {
 	const i64 per = rows + I64C(1);
 	const i64 last = batch * per - I64C(1);
 	EW_FOR(batch * per, q)
-		const i64 b = q / per;
+		const i64 b = udiv64(q, per);
 		const i64 r = q - b * per;
 		const i64 v = sp_ld(crow, q, wide);
 		const i64 o = has_off != I64C(0) ? sp_key(off, b) : I64C(0); /* off: crow when unused */
@@ -164,7 +165,7 @@ i64 sp_row_b(BPTR keys, i64 j, i64 mode) { return mode == I64C(0) ? j : sp_key(k
 void sparse_rowmerge(SPARSE_ROWMERGE_PARAMS) {
 	const i64 na = mode == I64C(0) ? grows : grows + I64C(1);
 	const i64 total = na + n;
-	EW_FOR((total + chunk - I64C(1)) / chunk, c)
+	EW_FOR(cdiv64(total, chunk), c)
 		const i64 d0 = c * chunk;
 		const i64 d1 = min64(d0 + chunk, total);
 		i64 lo = max64(I64C(0), d0 - n);
@@ -243,7 +244,7 @@ i64 sp_prev(BPTR kx, BPTR ky, i64 i, i64 j) {
 
 void sparse_count(SPARSE_COUNT_PARAMS) {
 	const i64 n = nx + ny;
-	EW_FOR((n + chunk - I64C(1)) / chunk, c)
+	EW_FOR(cdiv64(n, chunk), c)
 		const i64 d0 = c * chunk;
 		const i64 d1 = min64(d0 + chunk, n);
 		i64 i = sp_split(kx, ky, nx, ny, d0);
@@ -291,7 +292,7 @@ T sp_apply(i64 op, T a, T b) {
 	if (op == I64C(SP_MUL)) {
 		return a * b;
 	}
-	return a / b;
+	return T_DIV(a, b);
 }
 
 /* The gradients of union entry pos for g, the result's gradient there:
@@ -305,8 +306,8 @@ void sp_grads(i64 op, T g, T va, T vb, T v, BPTR gxo, BPTR gyo, i64 pos) {
 		ga = g * vb;
 		gb = g * va;
 	} else if (op == I64C(SP_DIV)) {
-		ga = g / vb;
-		gb = -g * (v / vb);
+		ga = T_DIV(g, vb);
+		gb = -g * T_DIV(v, vb);
 	}
 	STV(gxo, pos, ga);
 	STV(gyo, pos, gb);
@@ -314,7 +315,7 @@ void sp_grads(i64 op, T g, T va, T vb, T v, BPTR gxo, BPTR gyo, i64 pos) {
 
 void sparse_emit(SPARSE_EMIT_PARAMS) {
 	const i64 n = nx + ny;
-	EW_FOR((n + chunk - I64C(1)) / chunk, c)
+	EW_FOR(cdiv64(n, chunk), c)
 		const i64 d0 = c * chunk;
 		const i64 d1 = min64(d0 + chunk, n);
 		i64 i = sp_split(kx, ky, nx, ny, d0);
@@ -587,7 +588,7 @@ i64 sp_rwalk(BPTR gx, BPTR gy, BPTR cx, BPTR cy, i64 wx, i64 wy, BPTR xv, BPTR y
 void sparse_rcount(SPARSE_RCOUNT_PARAMS) {
 	const i64 total = nx + ny + g;
 	const i64 lim = cols_n >= I64C(0) ? cols_n : ~(I64C(1) << I64C(63));
-	EW_FOR(max64((total + chunk - I64C(1)) / chunk, I64C(1)), c) /* one chunk for an empty sequence */
+	EW_FOR(max64(cdiv64(total, chunk), I64C(1)), c) /* one chunk for an empty sequence */
 		ST64(cnt, c, CAST(u64, sp_rwalk(gx, gy, cx, cy, wide_x, wide_y, cx, cy, cx, cx, cx, cx, cx, cx, cx, I64C(1),
 			g, nx, ny, I64C(0), chunk, c, I64C(0), I64C(0), I64C(0), I64C(0), lim, err)));
 	EW_END
@@ -596,7 +597,7 @@ void sparse_rcount(SPARSE_RCOUNT_PARAMS) {
 void sparse_remit(SPARSE_REMIT_PARAMS) {
 	const i64 total = nx + ny + g;
 	const i64 lim = cols_n >= I64C(0) ? cols_n : ~(I64C(1) << I64C(63));
-	EW_FOR(max64((total + chunk - I64C(1)) / chunk, I64C(1)), c)
+	EW_FOR(max64(cdiv64(total, chunk), I64C(1)), c)
 		sp_rwalk(gx, gy, cx, cy, wide_x, wide_y, xv, yv, gout, uidx, uval, gxo, gyo, gstart, shape, ndim,
 			g, nx, ny, u, chunk, c, I64C(1), op, grad, sp_key(off, c), lim, err);
 	EW_END
@@ -611,7 +612,7 @@ void sparse_remit(SPARSE_REMIT_PARAMS) {
 void sparse_rmerge(SPARSE_RMERGE_PARAMS) {
 	const i64 total = nx + ny + g;
 	const i64 lim = cols_n >= I64C(0) ? cols_n : ~(I64C(1) << I64C(63));
-	EW_FOR(max64((total + chunk - I64C(1)) / chunk, I64C(1)), c)
+	EW_FOR(max64(cdiv64(total, chunk), I64C(1)), c)
 		ST64(cnt, c, CAST(u64, sp_rwalk(gx, gy, cx, cy, wide_x, wide_y, xv, yv, xv, scol, sval, xv, xv, gstart, xv, I64C(1),
 			g, nx, ny, I64C(0), chunk, c, I64C(2), op, I64C(0), c * chunk, lim, err)));
 	EW_END
@@ -619,7 +620,7 @@ void sparse_rmerge(SPARSE_RMERGE_PARAMS) {
 
 void sparse_rcopy(SPARSE_RCOPY_PARAMS) {
 	const i64 total = nx + ny + g;
-	const i64 chunks = max64((total + chunk - I64C(1)) / chunk, I64C(1));
+	const i64 chunks = max64(cdiv64(total, chunk), I64C(1));
 	EW_FOR(chunks, c)
 		const i64 d0 = c * chunk;
 		const i64 d1 = min64(d0 + chunk, total);
@@ -735,7 +736,7 @@ void sparse_bsort(SPARSE_BSORT_PARAMS) {
 				sp_rset(rec, q + I64C(1), k, x, v);
 			}
 		} else {
-			for (i64 r = len / I64C(2) - I64C(1); r >= I64C(0); r--) {
+			for (i64 r = (len >> 1) - I64C(1); r >= I64C(0); r--) {
 				sp_bsift(rec, s, r, len);
 			}
 			for (i64 m = len - I64C(1); m > I64C(0); m--) {
@@ -831,7 +832,7 @@ bool sp_ublock_ok(BPTR idx, i64 w, i64 n, i64 i, i64 e, i64 s0, i64 s1) {
 
 void sparse_uhist(SPARSE_UHIST_PARAMS) {
 	const i64 n = nx + ny;
-	const i64 chunks = (n + ch - I64C(1)) / ch;
+	const i64 chunks = cdiv64(n, ch);
 	const i64 s0 = sp_key(shape, I64C(0));
 	const i64 s1 = sp_key(shape, min64(I64C(1), ndim - I64C(1)));
 	EW_FOR(chunks, c)
@@ -889,7 +890,7 @@ void sparse_uhist(SPARSE_UHIST_PARAMS) {
 
 void sparse_upart(SPARSE_UPART_PARAMS) {
 	const i64 n = nx + ny;
-	const i64 chunks = (n + ch - I64C(1)) / ch;
+	const i64 chunks = cdiv64(n, ch);
 	const i64 s0 = sp_key(shape, I64C(0));
 	const i64 s1 = sp_key(shape, min64(I64C(1), ndim - I64C(1)));
 	const u64 mask = (CAST(u64, 1) << CAST(u64, shift)) - CAST(u64, 1);
@@ -921,7 +922,7 @@ void sparse_upart(SPARSE_UPART_PARAMS) {
 
 /* The digits of the bucket union's LSD radix sort of `shift` low bits:
  * at most SP_UDIG bits each (counters stay in L1). */
-i64 sp_udigits(i64 shift) { return (shift + I64C(SP_UDIG) - I64C(1)) / I64C(SP_UDIG); }
+i64 sp_udigits(i64 shift) { return cdiv64(shift, I64C(SP_UDIG)); }
 
 void sparse_usort(SPARSE_USORT_PARAMS) {
 	/* one slot per work-group (local size 1): its records A and B
@@ -929,7 +930,7 @@ void sparse_usort(SPARSE_USORT_PARAMS) {
 	const i64 slot = GROUP_LINEAR_ID();
 	const i64 c0 = slot * I64C(SP_UCNT);
 	const i64 nd = sp_udigits(shift);
-	const i64 wd = (shift + nd - I64C(1)) / nd; /* bits per digit */
+	const i64 wd = nd > I64C(0) ? cdiv64(shift, nd) : I64C(0); /* bits per digit */
 	const i64 nc = I64C(1) << wd;
 	const u32 dmask = CAST(u32, nc - I64C(1));
 	for (i64 b = slot; b < nb; b += GROUP_TOTAL()) {
@@ -973,7 +974,7 @@ void sparse_usort(SPARSE_USORT_PARAMS) {
 			srck = sk;
 			srcv = sv;
 			src = dst;
-			dst = (t % I64C(2)) == I64C(0) ? slot * I64C(2) * cap : slot * I64C(2) * cap + cap;
+			dst = (t & I64C(1)) == I64C(0) ? slot * I64C(2) * cap : slot * I64C(2) * cap + cap;
 		}
 		/* each key's x and y entries summed in order from -0, without
 		 * branches: a record of a new key starts a union entry; every
@@ -1031,7 +1032,7 @@ void sparse_uemit(SPARSE_UEMIT_PARAMS) {
 				ST64(uidx, pos, CAST(u64, key));
 			} else {
 				if (prev < I64C(0) || key - prev >= I64C(4) * sl) {
-					q = key / sl;
+					q = udiv64(key, sl);
 					rem = key - q * sl;
 				} else {
 					rem += key - prev;
@@ -1045,8 +1046,9 @@ void sparse_uemit(SPARSE_UEMIT_PARAMS) {
 				i64 t = q;
 				for (i64 d = ndim - I64C(2); d >= I64C(1); d--) {
 					const i64 s = sp_key(shape, d);
-					ST64(uidx, d * u + pos, CAST(u64, t % s));
-					t /= s;
+					const i64 tq = udiv64(t, s);
+					ST64(uidx, d * u + pos, CAST(u64, t - tq * s));
+					t = tq;
 				}
 				ST64(uidx, pos, CAST(u64, t));
 			}
@@ -1072,7 +1074,7 @@ void sparse_unkey(SPARSE_UNKEY_PARAMS) {
 void sparse_crows(SPARSE_CROWS_PARAMS) {
 	const i64 per = rows + I64C(1);
 	EW_FOR(batch * per, q)
-		const i64 b = q / per;
+		const i64 b = udiv64(q, per);
 		const i64 r = q - b * per;
 		ST64(crow, q, CAST(u64, sp_key(gstart, b * rows + r) - sp_key(gstart, b * rows)));
 	EW_END
@@ -1086,14 +1088,14 @@ void sparse_to_dense(SPARSE_TO_DENSE_PARAMS) {
 
 void sparse_nonzero(SPARSE_NONZERO_PARAMS) {
 	EW_FOR(n, i)
-		ST64(nz, i, LDV(dense, i) != CAST(T, 0) ? 1ul : 0ul);
+		ST64(nz, i, T_EQ(LDV(dense, i), CAST(T, 0)) ? 0ul : 1ul);
 	EW_END
 }
 
 void sparse_from_dense(SPARSE_FROM_DENSE_PARAMS) {
 	EW_FOR(n, i)
 		const T v = LDV(dense, i);
-		if (v != CAST(T, 0)) {
+		if (!T_EQ(v, CAST(T, 0))) {
 			const i64 p = sp_key(pos, i);
 			ST64(keys, p, CAST(u64, i));
 			STV(vals, p, v);

@@ -29,7 +29,7 @@
 void tri_indices_run(TRI_INDICES_RUN_PARAMS) {
 	const i64 items = I64C(ITEMS);
 	const i64 tile_elems = I64C(LOCAL_SIZE) * items;
-	const i64 tiles = (count + tile_elems - I64C(1)) / tile_elems;
+	const i64 tiles = cdiv64(count, tile_elems);
 	const i64 lid = LOCAL_ID();
 	const i64 stride = GROUP_TOTAL();
 	for (i64 tile = GROUP_LINEAR_ID(); tile < tiles; tile += stride) {

@@ -16,7 +16,7 @@
 #define ACCEL_TRI_MATH_H
 
 /* Start of row r in an increasing trapezoid whose first row has length a. */
-i64 trap_start(i64 r, i64 a) { return r * a + (r * (r - I64C(1))) / I64C(2); }
+i64 trap_start(i64 r, i64 a) { return r * a + ((r * (r - I64C(1))) >> 1); }
 
 /* The row r in [0, n) of an increasing trapezoid (first length a >= 1)
  * holding element k, 0 <= k < trap_start(n, a). */
@@ -25,11 +25,11 @@ i64 trap_row(i64 k, i64 a, i64 n) {
 	float fk = CAST(float, k);
 	/* S(r) = k  <=>  r^2 + (2a-1) r - 2k = 0; the positive root, written
 	 * without cancellation: r = 4k / ((2a-1) + sqrt((2a-1)^2 + 8k)). */
-	float est = (4.0f * fk) / (fb + sqrt(fb * fb + 8.0f * fk));
+	float est = (4.0f * fk) / (fb + sqrt(fb * fb + 8.0f * fk)); /* div-ok: an estimate, corrected in integers */
 	i64 r = min64(max64(CAST(i64, est), I64C(0)), n - I64C(1));
 	/* One exact integer Newton step removes the float's relative error
 	 * (rows near r have length about a + r), then unit steps finish. */
-	r = min64(max64(r + (k - trap_start(r, a)) / (a + r), I64C(0)), n - I64C(1));
+	r = min64(max64(r + floordiv64(k - trap_start(r, a), a + r), I64C(0)), n - I64C(1));
 	while (r > I64C(0) && trap_start(r, a) > k) {
 		r -= I64C(1);
 	}
@@ -59,7 +59,7 @@ i64 tri_col_start(i64 r, i64 upper, i64 C, i64 lead, i64 n, i64 a) {
 i64 tri_row(i64 k, i64 upper, i64 C, i64 lead, i64 n, i64 a, i64 T) {
 	if (upper != I64C(0)) {
 		if (k < lead * C) {
-			return k / C;
+			return udiv64(k, C);
 		}
 		/* Walk the decreasing trapezoid backwards: an increasing one whose
 		 * first row has length b = a - n + 1. */
@@ -69,7 +69,7 @@ i64 tri_row(i64 k, i64 upper, i64 C, i64 lead, i64 n, i64 a, i64 T) {
 	if (k < T) {
 		return lead + trap_row(k, a, n);
 	}
-	return lead + n + (k - T) / C;
+	return lead + n + udiv64(k - T, C);
 }
 
 /* Column of element k, given its row r. */

@@ -101,6 +101,7 @@ func printCaps(c host.Caps) {
 		{"max allocation", mib(c.MaxAllocBytes)},
 		{"max storage-buffer range", map[bool]string{true: mib(c.MaxStorageRange), false: "n/a"}[c.MaxStorageRange > 0]},
 		{"fp64", yn(c.FP64)},
+		{"float32 division", string(c.FP32Div)},
 		{"int64", yn(c.Int64)},
 		{"int64 atomics", yn(c.Int64Atomics)},
 		{"float32 / float64 atomic add", yn(c.Float32Atomics) + " / " + yn(c.Float64Atomics)},

@@ -84,7 +84,7 @@ func Header(f *host.FileDecl) []byte {
 	}
 	knobs := f.AllKnobs()
 	w.WriteString("\n/* Knobs: -D options in OpenCL C, specialization constants in GLSL (id 0 is\n * the local size, id 1 the entry). */\n")
-	w.WriteString("#ifdef __OPENCL_VERSION__\n")
+	w.WriteString("#ifdef ACCEL_CL\n")
 	for _, k := range knobs {
 		fmt.Fprintf(&w, "#ifndef %s\n#define %s %d /* %s */\n#endif\n", k.Name, k.Name, k.Default, k.Doc)
 	}
@@ -104,14 +104,14 @@ func Header(f *host.FileDecl) []byte {
 		}
 		name := upper(f, e) + "_PARAMS"
 		if e.Scratch {
-			fmt.Fprintf(&w, "#ifdef __OPENCL_VERSION__\n#define %s %s, __local SCRATCH_T* sh\n#else\n#define %s %s\n#endif\n",
+			fmt.Fprintf(&w, "#ifdef ACCEL_CL\n#define %s %s, __local SCRATCH_T* sh\n#else\n#define %s %s\n#endif\n",
 				name, strings.Join(ps, ", "), name, strings.Join(ps, ", "))
 			continue
 		}
 		fmt.Fprintf(&w, "#define %s %s\n", name, strings.Join(ps, ", "))
 	}
 
-	w.WriteString("\n/* The entry points. */\n#ifdef __OPENCL_VERSION__\n")
+	w.WriteString("\n/* The entry points. */\n#ifdef ACCEL_CL\n")
 	fmt.Fprintf(&w, "#define %s", macro)
 	for _, e := range f.Entries {
 		var ps, as []string

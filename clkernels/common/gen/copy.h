@@ -14,7 +14,7 @@
 
 /* Knobs: -D options in OpenCL C, specialization constants in GLSL (id 0 is
  * the local size, id 1 the entry). */
-#ifdef __OPENCL_VERSION__
+#ifdef ACCEL_CL
 #ifndef ITEMS
 #define ITEMS 16 /* elements per work-item per tile */
 #endif
@@ -37,7 +37,7 @@ layout(constant_id = 4) const int STREAM = 0; /* 1: non-temporal stores from dst
 #define COPY_WORDS_PARAMS BPTR dst, BPTR src, i64 dst_off, i64 src_off, i64 n
 
 /* The entry points. */
-#ifdef __OPENCL_VERSION__
+#ifdef ACCEL_CL
 #define COPY_ENTRIES \
 	__kernel __attribute__((reqd_work_group_size(LOCAL_SIZE, 1, 1))) \
 	void copy_words_k(__global uchar* dst, __global uchar* src, long dst_off, long src_off, long n) { \

@@ -14,7 +14,7 @@
 
 /* Knobs: -D options in OpenCL C, specialization constants in GLSL (id 0 is
  * the local size, id 1 the entry). */
-#ifdef __OPENCL_VERSION__
+#ifdef ACCEL_CL
 #ifndef ITEMS
 #define ITEMS 16 /* elements per work-item per tile */
 #endif
@@ -35,7 +35,7 @@ layout(constant_id = 3) const int CONTIG = 0; /* 1: each work-item takes ITEMS c
 #define DIAG_ZERO_PARAMS BPTR full, i64 count, i64 L, i64 base, i64 dstride, i64 n1, i64 n2, i64 s0, i64 s1, i64 s2
 
 /* The entry points. */
-#ifdef __OPENCL_VERSION__
+#ifdef ACCEL_CL
 #define DIAG_ENTRIES \
 	__kernel __attribute__((reqd_work_group_size(LOCAL_SIZE, 1, 1))) \
 	void diag_scatter_k(__global uchar* full, __global uchar* diag, long count, long L, long base, long dstride, long n1, long n2, long s0, long s1, long s2) { \

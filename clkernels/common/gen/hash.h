@@ -29,7 +29,7 @@
 
 /* Knobs: -D options in OpenCL C, specialization constants in GLSL (id 0 is
  * the local size, id 1 the entry). */
-#ifdef __OPENCL_VERSION__
+#ifdef ACCEL_CL
 #ifndef ITEMS
 #define ITEMS 16 /* elements per work-item per tile */
 #endif
@@ -52,7 +52,7 @@ layout(constant_id = 3) const int CONTIG = 0; /* 1: each work-item takes ITEMS c
 #define HASH_IDS_PARAMS BPTR table, BPTR res, BPTR aux, i64 n, i64 slots
 
 /* The entry points. */
-#ifdef __OPENCL_VERSION__
+#ifdef ACCEL_CL
 #define HASH_ENTRIES \
 	__kernel __attribute__((reqd_work_group_size(LOCAL_SIZE, 1, 1))) \
 	void hash_insert_k(__global uchar* table, __global uchar* keys, __global uchar* res, __global uchar* meta, long n, long slots, long max_probes, long budget, long step, long capacity) { \

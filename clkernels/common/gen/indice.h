@@ -44,7 +44,7 @@
 
 /* Knobs: -D options in OpenCL C, specialization constants in GLSL (id 0 is
  * the local size, id 1 the entry). */
-#ifdef __OPENCL_VERSION__
+#ifdef ACCEL_CL
 #ifndef ITEMS
 #define ITEMS 16 /* elements per work-item per tile */
 #endif
@@ -100,7 +100,7 @@ layout(constant_id = 9) const int IP_LOOKUP = -1; /* folded argument lookup (-1:
 #define INDICE_GOUTS_PARAMS BPTR grid, BPTR params, BPTR outs, BPTR err, i64 n
 
 /* The entry points. */
-#ifdef __OPENCL_VERSION__
+#ifdef ACCEL_CL
 #define INDICE_ENTRIES \
 	__kernel __attribute__((reqd_work_group_size(LOCAL_SIZE, 1, 1))) \
 	void indice_keys_k(__global uchar* indices, __global uchar* params, __global uchar* keys, __global uchar* err, long n) { \

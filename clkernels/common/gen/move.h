@@ -23,7 +23,7 @@
 
 /* Knobs: -D options in OpenCL C, specialization constants in GLSL (id 0 is
  * the local size, id 1 the entry). */
-#ifdef __OPENCL_VERSION__
+#ifdef ACCEL_CL
 #ifndef ITEMS
 #define ITEMS 16 /* elements per work-item per tile */
 #endif
@@ -59,7 +59,7 @@ layout(constant_id = 6) const int MOVE_HAS_IDX = -1; /* folded argument has_idx 
 #define MOVE_WIDEN_PARAMS BPTR dst, BPTR src, i64 n
 
 /* The entry points. */
-#ifdef __OPENCL_VERSION__
+#ifdef ACCEL_CL
 #define MOVE_ENTRIES \
 	__kernel __attribute__((reqd_work_group_size(LOCAL_SIZE, 1, 1))) \
 	void move_gather_k(__global uchar* dst, __global uchar* src, __global uchar* idx, long n) { \

@@ -14,7 +14,7 @@
 
 /* Knobs: -D options in OpenCL C, specialization constants in GLSL (id 0 is
  * the local size, id 1 the entry). */
-#ifdef __OPENCL_VERSION__
+#ifdef ACCEL_CL
 #ifndef PROBE_K
 #define PROBE_K 7 /* a knob the kernel echoes */
 #endif
@@ -29,7 +29,7 @@ layout(constant_id = 2) const int PROBE_K = 7; /* a knob the kernel echoes */
 #define PROBE_ARGS_PARAMS BPTR dst, BPTR src, i64 ax, i64 bx, i64 cx, i64 dx, i64 ex, i64 fx, i64 gx, i64 hx, i64 ix, i64 jx, i64 kx, i64 lx, i64 mx, i64 nx, i64 ox, i64 px, i64 qx, i64 rx, i64 sx, i64 tx
 
 /* The entry points. */
-#ifdef __OPENCL_VERSION__
+#ifdef ACCEL_CL
 #define PROBE_ENTRIES \
 	__kernel __attribute__((reqd_work_group_size(LOCAL_SIZE, 1, 1))) \
 	void probe_args_k(__global uchar* dst, __global uchar* src, long ax, long bx, long cx, long dx, long ex, long fx, long gx, long hx, long ix, long jx, long kx, long lx, long mx, long nx, long ox, long px, long qx, long rx, long sx, long tx) { \

@@ -31,7 +31,7 @@
 
 /* Knobs: -D options in OpenCL C, specialization constants in GLSL (id 0 is
  * the local size, id 1 the entry). */
-#ifdef __OPENCL_VERSION__
+#ifdef ACCEL_CL
 #ifndef RADIX_BITS
 #define RADIX_BITS 4 /* digit width */
 #endif
@@ -66,19 +66,19 @@ layout(constant_id = 7) const int RADIX_FIRST = -1; /* folded argument first (-1
 #define RADIX_PREP_PARAMS BPTR kin, BPTR kout, i64 n, i64 chunk, i64 kind, i64 descending
 #define RADIX_COUNT_PARAMS BPTR kin, BPTR pin, BPTR hist, i64 n, i64 chunk, i64 shift, i64 pack
 #define RADIX_SCATTER_PARAMS BPTR kin, BPTR kout, BPTR pin, BPTR pout, BPTR hist, i64 n, i64 chunk, i64 shift, i64 first, i64 pack
-#ifdef __OPENCL_VERSION__
+#ifdef ACCEL_CL
 #define RADIX_TCOUNT_PARAMS BPTR kin, BPTR pin, BPTR hist, i64 n, i64 shift, i64 pack, __local SCRATCH_T* sh
 #else
 #define RADIX_TCOUNT_PARAMS BPTR kin, BPTR pin, BPTR hist, i64 n, i64 shift, i64 pack
 #endif
-#ifdef __OPENCL_VERSION__
+#ifdef ACCEL_CL
 #define RADIX_TSCATTER_PARAMS BPTR kin, BPTR kout, BPTR pin, BPTR pout, BPTR hist, i64 n, i64 shift, i64 first, i64 pack, __local SCRATCH_T* sh
 #else
 #define RADIX_TSCATTER_PARAMS BPTR kin, BPTR kout, BPTR pin, BPTR pout, BPTR hist, i64 n, i64 shift, i64 first, i64 pack
 #endif
 
 /* The entry points. */
-#ifdef __OPENCL_VERSION__
+#ifdef ACCEL_CL
 #define RADIX_ENTRIES \
 	__kernel __attribute__((reqd_work_group_size(LOCAL_SIZE, 1, 1))) \
 	void radix_prep_k(__global uchar* kin, __global uchar* kout, long n, long chunk, long kind, long descending) { \

@@ -23,7 +23,7 @@
 
 /* Knobs: -D options in OpenCL C, specialization constants in GLSL (id 0 is
  * the local size, id 1 the entry). */
-#ifdef __OPENCL_VERSION__
+#ifdef ACCEL_CL
 #ifndef ITEMS
 #define ITEMS 16 /* units per work-item per tile */
 #endif
@@ -63,13 +63,13 @@ layout(constant_id = 9) const int SCAN_EXCL = -1; /* folded argument exclusive (
 #endif
 
 /* The parameters of the body functions, one list per entry point. */
-#ifdef __OPENCL_VERSION__
+#ifdef ACCEL_CL
 #define SCAN_REDUCE_PARAMS BPTR x, BPTR partials, i64 n, i64 kind, __local SCRATCH_T* sh
 #else
 #define SCAN_REDUCE_PARAMS BPTR x, BPTR partials, i64 n, i64 kind
 #endif
 #define SCAN_PARTIALS_PARAMS BPTR partials, i64 groups
-#ifdef __OPENCL_VERSION__
+#ifdef ACCEL_CL
 #define SCAN_APPLY_PARAMS BPTR x, BPTR y, BPTR partials, i64 n, i64 kind, i64 exclusive, __local SCRATCH_T* sh
 #else
 #define SCAN_APPLY_PARAMS BPTR x, BPTR y, BPTR partials, i64 n, i64 kind, i64 exclusive
@@ -78,7 +78,7 @@ layout(constant_id = 9) const int SCAN_EXCL = -1; /* folded argument exclusive (
 #define SCAN_FIXUP_PARAMS BPTR x, BPTR y, BPTR partials, BPTR flags, i64 n, i64 kind, i64 exclusive
 
 /* The entry points. */
-#ifdef __OPENCL_VERSION__
+#ifdef ACCEL_CL
 #define SCAN_ENTRIES \
 	__kernel __attribute__((reqd_work_group_size(LOCAL_SIZE, 1, 1))) \
 	void scan_reduce_k(__global uchar* x, __global uchar* partials, long n, long kind) { \

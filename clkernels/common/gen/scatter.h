@@ -47,7 +47,7 @@
 
 /* Knobs: -D options in OpenCL C, specialization constants in GLSL (id 0 is
  * the local size, id 1 the entry). */
-#ifdef __OPENCL_VERSION__
+#ifdef ACCEL_CL
 #ifndef ITEMS
 #define ITEMS 16 /* elements per work-item per tile */
 #endif
@@ -95,7 +95,7 @@ layout(constant_id = 8) const int SC_FEW = -1; /* folded argument few (-1: the r
 #define SCATTER_MERGE_PARAMS BPTR dst, BPTR pcnt, BPTR priv, i64 count, i64 workers, i64 counted, i64 red, i64 include_self
 
 /* The entry points. */
-#ifdef __OPENCL_VERSION__
+#ifdef ACCEL_CL
 #define SCATTER_ENTRIES \
 	__kernel __attribute__((reqd_work_group_size(LOCAL_SIZE, 1, 1))) \
 	void scatter_validate_k(__global uchar* err, __global uchar* index, __global uchar* meta, long count, long rank, long dim, long dim_size, long wrap) { \

@@ -32,7 +32,7 @@
 
 /* Knobs: -D options in OpenCL C, specialization constants in GLSL (id 0 is
  * the local size, id 1 the entry). */
-#ifdef __OPENCL_VERSION__
+#ifdef ACCEL_CL
 #ifndef ITEMS
 #define ITEMS 16 /* elements per work-item per tile */
 #endif
@@ -55,7 +55,7 @@ layout(constant_id = 3) const int CONTIG = 0; /* 1: each work-item takes ITEMS c
 #define SCATTER_BWD_PREFIX_PARAMS BPTR gi, BPTR gs, BPTR g, BPTR self_in, BPTR aux, BPTR keys, BPTR perm, BPTR src, BPTR err, i64 n, i64 include_self, i64 limit, i64 step
 
 /* The entry points. */
-#ifdef __OPENCL_VERSION__
+#ifdef ACCEL_CL
 #define SCATTER_BWD_ENTRIES \
 	__kernel __attribute__((reqd_work_group_size(LOCAL_SIZE, 1, 1))) \
 	void scatter_bwd_nanself_k(__global uchar* gi, __global uchar* self_in, long n) { \

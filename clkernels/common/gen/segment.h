@@ -32,7 +32,7 @@
 
 /* Knobs: -D options in OpenCL C, specialization constants in GLSL (id 0 is
  * the local size, id 1 the entry). */
-#ifdef __OPENCL_VERSION__
+#ifdef ACCEL_CL
 #ifndef ITEMS
 #define ITEMS 16 /* elements per work-item per tile */
 #endif
@@ -64,7 +64,7 @@ layout(constant_id = 6) const int SEG_HAS_PERM = -1; /* folded argument has_perm
 #define SEGMENT_REDUCE_PARAMS BPTR dst, BPTR vals, BPTR keys, BPTR perm, BPTR err, i64 n, i64 red, i64 include_self, i64 has_perm, i64 limit, i64 step
 
 /* The entry points. */
-#ifdef __OPENCL_VERSION__
+#ifdef ACCEL_CL
 #define SEGMENT_ENTRIES \
 	__kernel __attribute__((reqd_work_group_size(LOCAL_SIZE, 1, 1))) \
 	void segment_validate_k(__global uchar* keys, __global uchar* err, long n, long segments) { \

@@ -36,7 +36,7 @@
 
 /* Knobs: -D options in OpenCL C, specialization constants in GLSL (id 0 is
  * the local size, id 1 the entry). */
-#ifdef __OPENCL_VERSION__
+#ifdef ACCEL_CL
 #ifndef ITEMS
 #define ITEMS 16 /* elements per work-item per tile */
 #endif
@@ -103,7 +103,7 @@ layout(constant_id = 9) const int SP_WIDE_Y = -1; /* folded argument wide_y (-1:
 #define SPARSE_FROM_DENSE_PARAMS BPTR dense, BPTR pos, BPTR keys, BPTR vals, i64 n
 
 /* The entry points. */
-#ifdef __OPENCL_VERSION__
+#ifdef ACCEL_CL
 #define SPARSE_ENTRIES \
 	__kernel __attribute__((reqd_work_group_size(LOCAL_SIZE, 1, 1))) \
 	void sparse_coo_keys_k(__global uchar* indices, __global uchar* keys, __global uchar* err, __global uchar* shape, long ndim, long nnz, long wide) { \

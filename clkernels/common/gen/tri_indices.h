@@ -14,7 +14,7 @@
 
 /* Knobs: -D options in OpenCL C, specialization constants in GLSL (id 0 is
  * the local size, id 1 the entry). */
-#ifdef __OPENCL_VERSION__
+#ifdef ACCEL_CL
 #ifndef ITEMS
 #define ITEMS 16 /* elements per work-item per tile */
 #endif
@@ -37,7 +37,7 @@ layout(constant_id = 4) const int STREAM = 0; /* 1: CONTIG runs go in non-tempor
 #define TRI_INDICES_RUN_PARAMS BPTR dst, i64 count, i64 k0, i64 C, i64 lead, i64 n, i64 a, i64 T, i64 upper
 
 /* The entry points. */
-#ifdef __OPENCL_VERSION__
+#ifdef ACCEL_CL
 #define TRI_INDICES_ENTRIES \
 	__kernel __attribute__((reqd_work_group_size(LOCAL_SIZE, 1, 1))) \
 	void tri_indices_run_k(__global uchar* dst, long count, long k0, long C, long lead, long n, long a, long T, long upper) { \

@@ -1,0 +1,85 @@
+package accel
+
+import (
+	"fmt"
+	"math/rand"
+	"os"
+	"testing"
+
+	"github.com/stretchr/testify/require"
+
+	"github.com/accelkern/accel/host"
+)
+
+// TestFP32DivisionModes runs the ops whose float32 results divide, with
+// the reference's bits promised, in the ways a GPU may divide
+// (host.FP32DivMode) besides the CPU drivers' own, which every other test
+// runs: on OpenCL through float64 (FDIV=1, a GPU without the capability)
+// and in integers (FDIV=2, one without fp64 either), picked with
+// ACCEL_FP32_DIV; on Vulkan in integers, in the STRICT and the plain
+// SPIR-V builds (ACCEL_VK_STRICT=0 picks the plain one, which devices
+// without the float controls load). Each must give the reference's bits.
+func TestFP32DivisionModes(t *testing.T) {
+	type mode struct {
+		backend, div, strict string
+		want                 host.FP32DivMode
+	}
+	modes := []mode{
+		{host.OpenCL, "float64", "", host.FP32DivFloat64},
+		{host.OpenCL, "integer", "", host.FP32DivInteger},
+		{host.Vulkan, "", "1", host.FP32DivInteger},
+		{host.Vulkan, "", "0", host.FP32DivInteger},
+	}
+	for _, m := range modes {
+		t.Run(fmt.Sprintf("%s/div=%s/strict=%s", m.backend, m.div, m.strict), func(t *testing.T) {
+			t.Setenv("ACCEL_FP32_DIV", m.div)
+			t.Setenv("ACCEL_VK_STRICT", m.strict)
+			sel := m.backend
+			if env := os.Getenv("ACCEL_TEST_" + m.backend); env != "" {
+				sel = env
+			}
+			d, err := OpenWith(sel, Options{Validation: true, GuardBytes: 64})
+			if err != nil {
+				require.NotEqual(t, "true", os.Getenv("CI"), "no %s device in CI: %v", m.backend, err)
+				t.Skipf("no %s device: %v", m.backend, err)
+			}
+			defer func() { require.NoError(t, d.Close()) }()
+			d.poison = []byte{0xA5, 0x5A, 0xC3, 0x3C}
+			if (m.want == host.FP32DivNative && !d.caps.FP32DivCorrect) || (m.want == host.FP32DivFloat64 && !d.caps.FP64) {
+				t.Skipf("%s: no %s division here", d, m.div)
+			}
+			require.Equal(t, m.want, d.caps.FP32Div, "%s", d)
+			testFP32Division(t, d)
+		})
+	}
+}
+
+// testFP32Division checks sparse divide (values and gradients), the
+// bit-reproducible scatter_reduce mean and its backward, on float32,
+// against the reference's bits.
+func testFP32Division(t *testing.T, d *Device) {
+	rng := rand.New(rand.NewSource(77))
+	for _, shape := range [][]int64{{64, 300}, {5, 8, 40}} {
+		x := genCSR(rng, shape, Float32, Int64, spGen{nnz: 3000, specials: true})
+		y := genCSR(rng, shape, Float32, Int64, spGen{nnz: 3000, specials: true})
+		dx, err := d.UploadCSR(x)
+		require.NoError(t, err)
+		dy, err := d.UploadCSR(y)
+		require.NoError(t, err)
+		checkCSROp(t, d, rng, SparseDivOp, x, y, dx, dy, fmt.Sprintf("%v divide", shape))
+		dx.Release()
+		dy.Release()
+	}
+	s := bwdShape{in: []int64{97}, idx: []int64{5000}, src: []int64{5000}}
+	for _, self := range []bool{true, false} {
+		in, idx, src, grad := bwdCase(rng, s, Float32, Mean, 5, 5, 5, 5)
+		what := fmt.Sprintf("mean self=%v", self)
+		want, err := RefScatterReduce(in, 0, idx, src, Mean, self)
+		require.NoError(t, err, what)
+		ts, release := uploadAll(t, d, in, idx, src)
+		got := mustHost(t, must(t)(d.ScatterReduceDeterministic(ts[0], 0, ts[1], ts[2], Mean, self)))
+		release()
+		require.NoError(t, sameBits(got, want), "%s: deterministic scatter_reduce", what)
+		runBwd(t, d, what+" backward", in, idx, src, grad, 0, Mean, self)
+	}
+}
