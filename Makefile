@@ -13,8 +13,11 @@ export CGO_CFLAGS ?= -O2 -g -DCL_TARGET_OPENCL_VERSION=120
 # MESA_BACKPORTS=0 to keep the release's driver.
 MESA_BACKPORTS ?= 1
 
+# clang-16 and libclc-16 compile every OpenCL kernel offline for NVIDIA and
+# AMD GPUs in the tests (TestOfflineCompile in host/kernels).
 APT_PACKAGES = pocl-opencl-icd ocl-icd-opencl-dev opencl-headers clinfo mesa-vulkan-drivers \
-	libvulkan-dev vulkan-tools vulkan-validationlayers glslc spirv-tools gcc make ca-certificates
+	libvulkan-dev vulkan-tools vulkan-validationlayers glslc spirv-tools gcc make ca-certificates \
+	clang-16 libclc-16
 
 .PHONY: deps build run test test-race fuzz shaders generate bench vet fmt-check clean
 

@@ -1,0 +1,291 @@
+package kernels_test
+
+import (
+	"crypto/sha256"
+	"encoding/hex"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"regexp"
+	"runtime"
+	"slices"
+	"sort"
+	"strings"
+	"sync"
+	"testing"
+
+	"github.com/stretchr/testify/require"
+
+	"github.com/accelkern/accel/host"
+	"github.com/accelkern/accel/host/kernels"
+)
+
+// TestOfflineCompile is how the GPU compilers see the kernels on every
+// commit, without a GPU: every OpenCL kernel variant is compiled by clang
+// (Debian's clang-16) for NVIDIA (nvptx64-nvidia-nvcl, linked with
+// libclc's builtins) and AMD (amdgcn-amd-amdhsa, gfx90a and gfx1100, with
+// -nogpulib, linked with libclc's builtins) at -cl-std=CL1.2, with the
+// options a GPU's OpenCL build gets (host.CLOptions: CPU_TRICKS=0, and
+// float32 division through float64). Each variant is compiled to assembly
+// at -O2 with the knobs of the GPU plans and with those of the CPU plans
+// (which tests force onto GPUs too), float32 variants also with their
+// division in integers and the device's own (FDIV=2, 0), and, for
+// NVIDIA, to LLVM IR at -O0
+// once more for each value of each knob that selects code in the
+// preprocessor (a knob only passed on as a value compiles the same code
+// whatever it is; the front end's checks are OpenCL C's on both). Any
+// error fails; so does any warning but the one justified below; an
+// unresolved builtin (a PTX .extern function) fails too. NVIDIA's own
+// compiler refused what clang accepts once (__builtin_prefetch of a
+// __global pointer in scatter.cl): TestNoBuiltinsOutsideTricks in
+// clkernels keeps such tricks out of what GPUs compile.
+func TestOfflineCompile(t *testing.T) {
+	clang, err := exec.LookPath("clang-16")
+	clc := "/usr/lib/clc"
+	if err == nil {
+		_, err = os.Stat(filepath.Join(clc, "nvptx64--nvidiacl.bc"))
+	}
+	if err != nil {
+		if os.Getenv("CI") == "true" && os.Getenv("ACCEL_GPU_RUN") != "1" {
+			require.NoError(t, err, "clang-16 and libclc-16 not found in CI (make deps installs them)")
+		}
+		t.Skipf("clang-16 and libclc-16 not found (%v): the offline GPU compiles run where make deps installed them", err)
+	}
+	type target struct{ name, clc string }
+	targets := []target{
+		{"nvptx64-nvidia-nvcl", "nvptx64--nvidiacl.bc"},
+		{"amdgcn-amd-amdhsa -mcpu=gfx90a -nogpulib", "amdgcn--amdhsa.bc"},
+		{"amdgcn-amd-amdhsa -mcpu=gfx1100 -nogpulib", "amdgcn--amdhsa.bc"},
+	}
+	// A discrete GPU as CLOptions sees it: no CPU tricks, float32 division
+	// through float64 (what NVIDIA's OpenCL gets).
+	gpu := host.Caps{Backend: host.OpenCL, Type: host.TypeDiscreteGPU, FP64: true, Int64: true, Int64Atomics: true,
+		FP32Div: host.FP32DivFloat64}
+	vs, err := host.Variants()
+	require.NoError(t, err)
+	dir := t.TempDir()
+
+	type job struct {
+		what string
+		args []string
+	}
+	var jobs []job
+	for _, f := range kernels.Files {
+		src, err := host.CLSource(f.Name)
+		require.NoError(t, err)
+		path := filepath.Join(dir, f.Name+".cl")
+		require.NoError(t, os.WriteFile(path, []byte(src), 0o644))
+		knobs := f.AllKnobs()
+		var names []string
+		for key, v := range vs {
+			if v.File == f.Name && !v.Strict() && v.Define("SG") != "1" { // SG=1: Vulkan's subgroup builds
+				names = append(names, key)
+			}
+		}
+		sort.Strings(names)
+		for _, key := range names {
+			v := vs[key]
+			gpuSet := map[string]int64{"CONTIG": 0, "ITEMS": 4, "RADIX_BITS": 4, "RADIX_KPT": 4}
+			profiles := []offlineProfile{
+				{"gpu plans", host.FP32DivFloat64, 256, gpuSet},
+				{"cpu plans", host.FP32DivFloat64, 1, map[string]int64{"CONTIG": 1, "ITEMS": 16, "STREAM": 1, "FLAT": 1, "CHAIN": 1,
+					"RADIX_BITS": 11, "SC_FEW": 8, "SC_COUNTED": 0, "SC_RED": 1}},
+			}
+			if v.Define("DT") == "3" { // float32 divides: the other two ways too
+				profiles = append(profiles, offlineProfile{"gpu plans, integer division", host.FP32DivInteger, 256, gpuSet},
+					offlineProfile{"gpu plans, native division", host.FP32DivNative, 256, gpuSet})
+			}
+			for _, prof := range profiles {
+				plan := host.Plan{LocalSize: prof.local, Groups: [3]int64{1, 1, 1}, Knobs: knobPlan(knobs, prof.set)}
+				caps := gpu
+				caps.FP32Div = prof.div
+				opts, err := host.CLOptions(caps, f.Name, v.Name, plan)
+				require.NoError(t, err)
+				for _, tg := range targets {
+					jobs = append(jobs, job{
+						what: fmt.Sprintf("%s.%s (%s) for %s", f.Name, v.Name, prof.name, tg.name),
+						args: clangArgs(tg.name, filepath.Join(clc, tg.clc), opts, path, "-S", "-O2"),
+					})
+				}
+			}
+			// every value of every knob that selects code
+			for _, k := range knobs {
+				for _, val := range knobValues(src, k) {
+					plan := host.Plan{LocalSize: 64, Groups: [3]int64{1, 1, 1}, Knobs: knobPlan(knobs, map[string]int64{k.Name: val})}
+					opts, err := host.CLOptions(gpu, f.Name, v.Name, plan)
+					require.NoError(t, err)
+					tg := targets[0] // the front end's checks are the targets' (both OpenCL C)
+					jobs = append(jobs, job{
+						what: fmt.Sprintf("%s.%s %s=%d for %s", f.Name, v.Name, k.Name, val, tg.name),
+						args: clangArgs(tg.name, filepath.Join(clc, tg.clc), opts, path, "-S", "-emit-llvm", "-O0"),
+					})
+				}
+			}
+		}
+	}
+	require.Greater(t, len(jobs), 400, "too few compiles: variants or knobs not found")
+
+	// A compile that passed is remembered by the digest of clang's
+	// version, its arguments and the source (the user cache directory,
+	// as go test's own cache), so a rerun recompiles only what changed.
+	version, err := exec.Command(clang, "--version").Output()
+	require.NoError(t, err)
+	cacheDir := ""
+	if d, err := os.UserCacheDir(); err == nil && os.Getenv("ACCEL_OFFLINE_CACHE") != "0" {
+		cacheDir = filepath.Join(d, "accel", "offline-compile")
+		_ = os.MkdirAll(cacheDir, 0o755)
+	}
+	sources := map[string][]byte{}
+	for _, f := range kernels.Files {
+		b, err := os.ReadFile(filepath.Join(dir, f.Name+".cl"))
+		require.NoError(t, err)
+		sources[filepath.Join(dir, f.Name+".cl")] = b
+	}
+	key := func(j job) string {
+		h := sha256.New()
+		h.Write(version)
+		for _, a := range j.args {
+			if src, ok := sources[a]; ok {
+				fmt.Fprintf(h, "source %x\n", sha256.Sum256(src))
+				continue
+			}
+			fmt.Fprintf(h, "%q\n", a)
+		}
+		return hex.EncodeToString(h.Sum(nil))
+	}
+	cached := 0
+
+	var mu sync.Mutex
+	var wg sync.WaitGroup
+	next := make(chan int)
+	for w := 0; w < runtime.NumCPU(); w++ {
+		wg.Add(1)
+		go func(w int) {
+			defer wg.Done()
+			out := filepath.Join(dir, fmt.Sprintf("out%d", w))
+			for i := range next {
+				j := jobs[i]
+				done := ""
+				if cacheDir != "" {
+					done = filepath.Join(cacheDir, key(j))
+					if _, err := os.Stat(done); err == nil {
+						mu.Lock()
+						cached++
+						mu.Unlock()
+						continue
+					}
+				}
+				cmd := exec.Command(clang, append(j.args, "-o", out)...)
+				log, err := cmd.CombinedOutput()
+				var problem string
+				switch {
+				case err != nil:
+					problem = fmt.Sprintf("%v", err)
+				case len(log) > 0:
+					problem = "warnings"
+				default:
+					if asm, err := os.ReadFile(out); err == nil && strings.Contains(string(asm), ".extern .func") {
+						problem = "an unresolved function (.extern .func) in the PTX"
+					}
+				}
+				if problem != "" {
+					mu.Lock()
+					t.Errorf("%s: %s\n%s\n%s %s", j.what, problem, clip(string(log), 4000), clang, strings.Join(j.args, " "))
+					mu.Unlock()
+				} else if done != "" {
+					_ = os.WriteFile(done, nil, 0o644)
+				}
+			}
+		}(w)
+	}
+	for i := range jobs {
+		if t.Failed() {
+			break // one report is enough to act on
+		}
+		next <- i
+	}
+	close(next)
+	wg.Wait()
+	t.Logf("%d offline compiles for %d targets (%d passed before with the same source and arguments)", len(jobs), len(targets), cached)
+}
+
+// offlineProfile is a device's division and a plan's local size and knobs.
+type offlineProfile struct {
+	name  string
+	div   host.FP32DivMode
+	local int
+	set   map[string]int64
+}
+
+// clangArgs are clang's arguments for an OpenCL build with options opts
+// (host.CLOptions) of src for target (triple and flags), linked with the
+// libclc builtins clc.
+//
+// The one warning silenced, -Wlinker-warnings, is libclc's triple: its
+// bitcode says nvptx64-unknown-nvidiacl and amdgcn-unknown-amdhsa, the
+// same targets as nvptx64-nvidia-nvcl and amdgcn-amd-amdhsa spelled with
+// another vendor field, and clang warns that the two modules' triples
+// differ.
+func clangArgs(target, clc, opts, src string, mode ...string) []string {
+	args := append([]string{"-target"}, strings.Fields(target)...)
+	args = append(args, strings.Fields(opts)...)
+	// the extensions the devices running these variants announce (H100:
+	// all three), which clang's targets leave off by default
+	args = append(args, "-Xclang", "-cl-ext=+cl_khr_fp64,+cl_khr_int64_base_atomics,+cl_khr_int64_extended_atomics")
+	args = append(args, "-Xclang", "-mlink-builtin-bitcode", "-Xclang", clc, "-Wno-linker-warnings")
+	args = append(args, mode...)
+	return append(args, src)
+}
+
+// knobPlan is every declared knob at its default (a folded argument's -1
+// compiled in as the run-time value), but those set.
+func knobPlan(decl []host.KnobDecl, set map[string]int64) []host.Knob {
+	var out []host.Knob
+	for _, k := range decl {
+		v := k.Default
+		if s, ok := set[k.Name]; ok {
+			v = s
+		}
+		out = append(out, host.Knob{Name: k.Name, Value: v})
+	}
+	return out
+}
+
+// ppRE finds preprocessor conditionals.
+var ppRE = regexp.MustCompile(`(?m)^[ \t]*#[ \t]*(if|ifdef|ifndef|elif)\b.*$`)
+
+// knobValues are the values of knob k a compile should try in source src:
+// none where no preprocessor conditional reads it (its value only flows
+// into expressions, so every value compiles the same code), else the
+// values that select each branch (folded arguments: the run-time value
+// and the codes 0..5, which cover every code group's and boolean's
+// values).
+func knobValues(src string, k host.KnobDecl) []int64 {
+	word := regexp.MustCompile(`\b` + regexp.QuoteMeta(k.Name) + `\b`)
+	used := false
+	for _, line := range ppRE.FindAllString(src, -1) {
+		used = used || word.MatchString(line)
+	}
+	if !used {
+		return nil
+	}
+	vals := map[string][]int64{
+		"ITEMS": {1, 4, 16}, "RADIX_BITS": {4, 8, 11}, "RADIX_KPT": {0, 4}, "SPIN": {16384}, "PROBE_K": {7},
+		"SC_FEW": {-1, 1, 8, 16}, "SCAN_SG": {0},
+	}[k.Name]
+	if vals == nil {
+		vals = []int64{0, 1}
+		if k.Default < 0 {
+			vals = []int64{-1, 0, 1, 2, 3, 4, 5}
+		}
+	}
+	return slices.DeleteFunc(vals, func(v int64) bool { return v == k.Default && v != -1 })
+}
+
+func clip(s string, n int) string {
+	if len(s) > n {
+		return s[:n] + "..."
+	}
+	return s
+}
