@@ -115,7 +115,8 @@ type Caps struct {
 	// FP32DivCorrect: float32 division can be had correctly rounded by
 	// asking (OpenCL: CL_FP_CORRECTLY_ROUNDED_DIVIDE_SQRT in the device's
 	// single-precision config; programs are then built with
-	// -cl-fp32-correctly-rounded-divide-sqrt). Vulkan has no such query.
+	// -cl-fp32-correctly-rounded-divide-sqrt). Vulkan has no such query:
+	// a driver fact there (lavapipe's), set with the driver workarounds.
 	FP32DivCorrect bool `json:"fp32_div_correct"`
 	// FloatPreserve32 and FloatPreserve64: shaders may declare that they
 	// preserve signed zeros, infinities and NaNs of 32- and 64-bit floats
@@ -155,7 +156,8 @@ type FP32DivMode string
 const (
 	// FP32DivNative: the device's own division, correctly rounded
 	// (OpenCL devices reporting CL_FP_CORRECTLY_ROUNDED_DIVIDE_SQRT,
-	// built with -cl-fp32-correctly-rounded-divide-sqrt): FDIV=0.
+	// built with -cl-fp32-correctly-rounded-divide-sqrt; lavapipe, whose
+	// division is LLVM's on the host CPU): FDIV=0.
 	FP32DivNative FP32DivMode = "correctly rounded"
 	// FP32DivFloat64: a float64 quotient rounded to float32, which
 	// OpenCL's correctly rounded float64 division makes the correctly
@@ -164,32 +166,31 @@ const (
 	FP32DivFloat64 FP32DivMode = "correctly rounded (float64)"
 	// FP32DivInteger: the quotient computed from the values' bits in
 	// integer arithmetic (clkernels/common/arith.h's fdiv32_bits), which
-	// no float rule of the device can change: every Vulkan device (Vulkan
-	// allows 2.5 ulp and asks for no more; lavapipe's float64 quotient,
-	// rounded to float32, was 1 ulp off), and OpenCL devices with neither
-	// of the above, FDIV=2.
+	// no float rule of the device can change: Vulkan GPUs (Vulkan allows
+	// 2.5 ulp and asks for no more; lavapipe's float64 quotient, rounded
+	// to float32, was 1 ulp off, so float64 is no way there), and OpenCL
+	// devices with neither of the above, FDIV=2.
 	FP32DivInteger FP32DivMode = "correctly rounded (integer)"
-	// FP32DivDevice: the device's own quotient, which OpenCL allows to be
-	// 2.5 ulp off: float32 results of division may differ from the
-	// reference's in their last bits. Only ACCEL_FP32_DIV=device picks it
-	// (OpenCL), to compare.
+	// FP32DivDevice: the device's own quotient, which OpenCL and Vulkan
+	// allow to be 2.5 ulp off: float32 results of division may differ
+	// from the reference's in their last bits. Only ACCEL_FP32_DIV=device
+	// picks it, to compare.
 	FP32DivDevice FP32DivMode = "within 2.5 ulp"
 )
 
 // fp32Div is the FP32DivMode of a device with these capabilities.
 // ACCEL_FP32_DIV=native, float64, integer or device overrides the choice
-// on OpenCL devices (native and float64 only where the device has them),
-// to compare the ways on one device; the tests run each.
+// (native only where the division is correctly rounded, float64 only on
+// OpenCL devices with fp64), to compare the ways on one device; the tests
+// run each.
 func fp32Div(c Caps) FP32DivMode {
-	if c.Backend != OpenCL {
-		return FP32DivInteger
-	}
+	float64OK := c.Backend == OpenCL && c.FP64
 	switch force := os.Getenv("ACCEL_FP32_DIV"); {
 	case force == "device":
 		return FP32DivDevice
 	case force == "integer":
 		return FP32DivInteger
-	case force == "float64" && c.FP64:
+	case force == "float64" && float64OK:
 		return FP32DivFloat64
 	case force == "native" && c.FP32DivCorrect:
 		return FP32DivNative
@@ -197,7 +198,7 @@ func fp32Div(c Caps) FP32DivMode {
 	switch {
 	case c.FP32DivCorrect:
 		return FP32DivNative
-	case c.FP64:
+	case float64OK:
 		return FP32DivFloat64
 	}
 	return FP32DivInteger

@@ -61,27 +61,42 @@ func StrictVariant(c Caps, file, variant string) string {
 	return sv.Name
 }
 
-// DeviceKnobs returns the knobs an OpenCL program of variant v for a
-// device with caps is built with, whatever its plan: the device class's,
-// not the op's.
-//   - CPU_TRICKS=1 on CPU drivers compiles in the tricks of
+// DeviceKnobs returns the knobs a kernel of variant v for a device with
+// caps is built with, whatever its plan: the device class's, not the
+// op's (a plan that sets one of them wins: WithDeviceKnobs).
+//   - CPU_TRICKS (OpenCL C): 1 on CPU drivers compiles in the tricks of
 //     clkernels/common/device_tricks.h (non-temporal stores, prefetches,
 //     clang's vector shuffles), 0 elsewhere: GPU compilers need not
 //     accept them.
-//   - FDIV, for float32 variants, picks how float32 divides
-//     (Caps.FP32Div): 0 the device's own division, 1 through float64, 2
-//     in integers (dtypes.h's T_DIV).
+//   - FDIV, for float32 variants: how float32 divides (Caps.FP32Div,
+//     dtypes.h's T_DIV): 0 the device's own division, 1 through float64
+//     (OpenCL C), 2 in integers.
 func DeviceKnobs(c Caps, v Variant) []Knob {
-	cpu := int64(0)
-	if c.Type == TypeCPU {
-		cpu = 1
+	var k []Knob
+	if c.Backend == OpenCL {
+		cpu := int64(0)
+		if c.Type == TypeCPU {
+			cpu = 1
+		}
+		k = append(k, Knob{Name: "CPU_TRICKS", Value: cpu})
 	}
-	k := []Knob{{Name: "CPU_TRICKS", Value: cpu}}
 	if v.Define("DT") == "3" {
 		fdiv := map[FP32DivMode]int64{FP32DivNative: 0, FP32DivDevice: 0, FP32DivFloat64: 1, FP32DivInteger: 2}[c.FP32Div]
 		k = append(k, Knob{Name: "FDIV", Value: fdiv})
 	}
 	return k
+}
+
+// WithDeviceKnobs returns the plan's knobs and, where the plan does not
+// set them, the device's (DeviceKnobs).
+func WithDeviceKnobs(c Caps, v Variant, plan []Knob) []Knob {
+	out := append([]Knob(nil), plan...)
+	for _, dk := range DeviceKnobs(c, v) {
+		if !slices.ContainsFunc(plan, func(k Knob) bool { return k.Name == dk.Name }) {
+			out = append(out, dk)
+		}
+	}
+	return out
 }
 
 var (
@@ -242,7 +257,7 @@ func CLOptions(c Caps, file, variant string, plan Plan) (string, error) {
 		opts = append(opts, "-D"+d)
 	}
 	opts = append(opts, fmt.Sprintf("-DLOCAL_SIZE=%d", plan.LocalSize))
-	knobs := append(DeviceKnobs(c, v), plan.Knobs...)
+	knobs := WithDeviceKnobs(c, v, plan.Knobs)
 	sort.Slice(knobs, func(i, j int) bool { return knobs[i].Name < knobs[j].Name })
 	for _, k := range knobs {
 		opts = append(opts, fmt.Sprintf("-D%s=%d", k.Name, k.Value))

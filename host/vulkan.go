@@ -174,7 +174,6 @@ func vkCaps(vi *C.vks_instance, index int, pd vk.PhysicalDevice) Caps {
 		TimestampPeriodNs: float64(p.Limits.TimestampPeriod),
 		Extensions:        strings.Fields(C.GoString(&exts[0])),
 	}
-	c.FP32Div = fp32Div(c)
 	if x := int(p.Limits.MaxComputeWorkGroupSize[0]); x > 0 && x < c.MaxWorkGroupSize {
 		c.MaxWorkGroupSize = x
 	}
@@ -211,11 +210,17 @@ func vkCaps(vi *C.vks_instance, index int, pd vk.PhysicalDevice) Caps {
 	} else {
 		c.ComputeUnits = 64
 	}
-	// Driver workarounds, all in this one place.
+	// Driver workarounds and facts, all in this one place.
 	if strings.Contains(strings.ToLower(c.Driver+" "+c.Name), "llvmpipe") {
 		c.LoopLimit = 65535 // gallivm's LP_MAX_TGSI_LOOP_ITERATIONS
 		c.FoldArgs = true   // gallivm runs both sides of every branch
+		// LLVM's fdiv on the host CPU: IEEE division (the bit-exact
+		// division tests pass on it with FDIV=0 and FDIV=2 alike), which
+		// Vulkan cannot report; the integer division would cost its
+		// sparse divide's emit pass 12-15%
+		c.FP32DivCorrect = true
 	}
+	c.FP32Div = fp32Div(c)
 	var why []string
 	if api>>22 == 1 && (api>>12)&0x3ff < 2 {
 		why = append(why, fmt.Sprintf("needs Vulkan 1.2, has %d.%d", api>>22, (api>>12)&0x3ff))
@@ -1134,9 +1139,16 @@ func (d *vkDevice) build(spec KernelSpec, plan Plan) (*vkKernel, error) {
 	if err != nil {
 		return nil, err
 	}
+	v, err := lookupVariant(f.Name, spec.Variant)
+	if err != nil {
+		return nil, err
+	}
 	spc := []uint32{SpecLocalSize, uint32(plan.LocalSize), SpecEntry, uint32(spec.Entry.Index())}
-	for _, k := range plan.Knobs {
-		id, _ := f.KnobID(k.Name) // checkKernel made sure it exists
+	for _, k := range WithDeviceKnobs(d.caps, v, plan.Knobs) {
+		id, ok := f.KnobID(k.Name) // checkKernel made sure the plan's exist
+		if !ok {
+			continue // a device knob this file does not declare
+		}
 		if k.Value < -1<<31 || k.Value > 1<<31-1 {
 			return nil, fmt.Errorf("vulkan: kernel %s: knob %s = %d outside the 32-bit range of a specialization constant", spec, k.Name, k.Value)
 		}

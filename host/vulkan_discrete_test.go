@@ -142,12 +142,22 @@ func availableBytes() int64 {
 
 // TestVulkanStagedPast2GiB moves a buffer of the device's largest
 // allocation, up to a little past 4 GiB (lavapipe: 2 GiB, exactly 2^31
-// bytes, a length no int32 holds), to the device and back through
-// staging, with offsets past 2^31 (and 2^32 where the device allows), and
-// checks every byte: no 32-bit length or offset on the way.
+// bytes, a length no int32 holds), to the device and back, through
+// staging (the discrete GPU's path) and through the mapping (a unified
+// memory's: one host view of the whole buffer), with offsets past 2^31
+// (and 2^32 where the device allows), and checks every byte: no 32-bit
+// length or offset on the way.
 func TestVulkanStagedPast2GiB(t *testing.T) {
-	d := vktDiscrete(t)
-	defer vktClose(t, d)
+	for _, discrete := range []bool{true, false} {
+		t.Run(fmt.Sprintf("discrete=%v", discrete), func(t *testing.T) {
+			d := vktOpenWith(t, Options{Validation: true, Timing: true, EmulateDiscrete: discrete})
+			defer vktClose(t, d)
+			past2GiB(t, d)
+		})
+	}
+}
+
+func past2GiB(t *testing.T, d *vkDevice) {
 	size := min(d.caps.MaxAllocBytes, 1<<32+1<<20)
 	if size < 1<<31 {
 		t.Skipf("%s: largest allocation %d MiB, below 2 GiB", d.caps.Name, size>>20)
@@ -182,5 +192,6 @@ func TestVulkanStagedPast2GiB(t *testing.T) {
 		require.NoError(t, d.Download(b, at, got), "download at %d", at)
 		require.Equal(t, string(src), string(got), "window at byte %d", at)
 	}
-	t.Logf("%s: %d bytes (%s) through staging and back", d.caps.Name, size, fmt.Sprintf("2^31 + %d", size-1<<31))
+	mappedTo := b.(*vkBuffer).b.mapped != nil
+	t.Logf("%s: %d bytes (2^31 + %d) to the device and back, mapped: %v", d.caps.Name, size, size-1<<31, mappedTo)
 }

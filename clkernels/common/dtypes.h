@@ -17,18 +17,20 @@
  * Vulkan's OpFDiv has no such request), and the NVIDIA H100 gave quotients
  * 1 ulp off the reference's; lavapipe's float64 quotient rounded to
  * float32 was 1 ulp off too. T_DIV is the correctly rounded quotient on
- * every device: OpenCL builds take the knob FDIV from the host
- * (host.DeviceKnobs: 0 the device's own division, built with that option
- * where the device reports the capability; 1 a float64 quotient rounded
- * to float32, which OpenCL's correctly rounded float64 division makes the
- * correctly rounded float32 one: 53 >= 2*24 + 2 bits; 2 arith.h's
- * fdiv32_bits, in integers), GLSL always divides in integers
- * (fdiv32_bits: no Vulkan float rule can touch it). */
+ * every device, by the knob FDIV, which the host sets per device
+ * (host.DeviceKnobs, Caps.FP32Div): 0 the device's own division, where
+ * it is correctly rounded (OpenCL built with that option where the device
+ * reports the capability; lavapipe's); 1 (OpenCL C) a float64 quotient
+ * rounded to float32, which OpenCL's correctly rounded float64 division
+ * makes the correctly rounded float32 one (53 >= 2*24 + 2 bits); 2
+ * arith.h's fdiv32_bits, in integers, which no float rule can touch (every
+ * other Vulkan device). A -D option in OpenCL C, a specialization constant
+ * of the files that divide in GLSL. */
+
+#ifdef ACCEL_CL
 #ifndef FDIV
 #define FDIV 2
 #endif
-
-#ifdef ACCEL_CL
 #if DT == 4 || (DT == 3 && FDIV == 1)
 #pragma OPENCL EXTENSION cl_khr_fp64 : enable
 #endif
@@ -132,7 +134,7 @@ spirv_execution_mode(extensions = ["SPV_KHR_float_controls"], capabilities = [44
 #define WRAP_ADD(a, b) ((a) + (b))
 #define WRAP_MUL(a, b) ((a) * (b))
 #if DT == 3
-#define T_DIV(a, b) FROM_BITS(fdiv32_bits(TO_BITS(a), TO_BITS(b)))
+#define T_DIV(a, b) (FDIV == 0 ? ((a) / (b)) : FROM_BITS(fdiv32_bits(TO_BITS(a), TO_BITS(b))))
 #else
 #define T_DIV(a, b) ((a) / (b))
 #endif
@@ -142,14 +144,25 @@ spirv_execution_mode(extensions = ["SPV_KHR_float_controls"], capabilities = [44
 #define T_LT(a, b) ((a) < (b))
 #define T_EQ(a, b) ((a) == (b))
 #define T_SEL(c, a, b) ((c) ? (a) : (b))
+#elif defined(STRICT) && STRICT == 1
+/* The STRICT builds declare SignedZeroInfNanPreserve (above): the
+ * compiler must keep IEEE comparisons, so they are the operators, as in
+ * OpenCL C (the comparisons on bits cost lavapipe's few-targets amax
+ * twice the time). */
+#define T_IS_NAN(v) isnan(v)
+#define T_GT(a, b) ((a) > (b))
+#define T_LT(a, b) ((a) < (b))
+#define T_EQ(a, b) ((a) == (b))
+#define T_SEL(c, a, b) ((c) ? (a) : (b))
 #else
-/* Vulkan leaves NaNs and the sign of zero to the implementation unless a
- * shader declares SignedZeroInfNanPreserve, and NVIDIA's compiler took
- * the liberty: an amax dropped a NaN and gave +0 for -0. So GLSL compares
- * floats on their bits, in integers no compiler reorders: a NaN is an
- * exponent of ones with a mantissa; T_GT and T_LT order non-NaN values as
- * IEEE does (-0 == +0) through keys that sort as the values; T_EQ is IEEE
- * equality; T_SEL selects the bits of a or b. */
+/* Without that declaration Vulkan leaves NaNs and the sign of zero to
+ * the implementation, and NVIDIA's compiler took the liberty: an amax
+ * dropped a NaN and gave +0 for -0. So the plain builds (loaded where the
+ * device offers no such float control) compare floats on their bits, in
+ * integers no compiler reorders: a NaN is an exponent of ones with a
+ * mantissa; T_GT and T_LT order non-NaN values as IEEE does (-0 == +0)
+ * through keys that sort as the values; T_EQ is IEEE equality; T_SEL
+ * selects the bits of a or b. */
 #if DT == 3
 #define T_SIGN 0x80000000u
 #define T_INF 0x7f800000u

@@ -35,6 +35,14 @@ var tileKnobs = []host.KnobDecl{
 	{Name: "CONTIG", Default: 0, Doc: "1: each work-item takes ITEMS consecutive elements (CPU drivers); 0: interleaved (GPUs)"},
 }
 
+// fdivKnob is the float32 division of the files that divide floats
+// (dtypes.h's T_DIV); the host sets it per device (host.DeviceKnobs).
+var fdivKnob = host.KnobDecl{Name: "FDIV", Default: 2,
+	Doc: "float32 division: 0 the device's own (correctly rounded there), 1 through float64 (OpenCL C), 2 in integers"}
+
+// withFdiv is the tile loop's knobs and FDIV.
+func withFdiv() []host.KnobDecl { return append(append([]host.KnobDecl(nil), tileKnobs...), fdivKnob) }
+
 // Codes shared by kernels and host.
 var (
 	// Reduce are the reductions of scatter_reduce, put_along_axis and the
@@ -168,7 +176,7 @@ var (
 var Scatter = (&host.FileDecl{
 	Name:  "scatter",
 	Doc:   "scatter, scatter_reduce, put_along_axis and take_along_axis",
-	Knobs: tileKnobs,
+	Knobs: withFdiv(),
 	Codes: []*host.CodeGroup{Reduce, Err, ScatterCodes},
 	Entries: []*host.EntryDecl{
 		{Name: "validate", Doc: "an index out of range records its tile with an atomic min into err[0]",
@@ -306,7 +314,7 @@ var Move = (&host.FileDecl{
 var Segment = (&host.FileDecl{
 	Name:  "segment",
 	Doc:   "in-order reductions over runs of equal sorted keys",
-	Knobs: tileKnobs,
+	Knobs: withFdiv(),
 	Codes: []*host.CodeGroup{Reduce, Err},
 	Entries: []*host.EntryDecl{
 		{Name: "validate", Doc: "an id outside [0, segments) or below its predecessor records its tile into err[0]",
@@ -329,7 +337,7 @@ var bwdErr = inout("err", "err[0]: the forward's validation flag (skip when set)
 var ScatterBwd = (&host.FileDecl{
 	Name:  "scatter_bwd",
 	Doc:   "the gradient of scatter_reduce",
-	Knobs: tileKnobs,
+	Knobs: withFdiv(),
 	Codes: []*host.CodeGroup{Reduce, Err},
 	Entries: []*host.EntryDecl{
 		{Name: "nanself", Doc: "gi[p] = NaN where input[p] is NaN (amax/amin)",

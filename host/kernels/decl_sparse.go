@@ -28,7 +28,7 @@ var (
 var Sparse = (&host.FileDecl{
 	Name:  "sparse",
 	Doc:   "sparse COO/CSR tensors: keys, merges and the elementwise ops",
-	Knobs: tileKnobs,
+	Knobs: withFdiv(),
 	Codes: []*host.CodeGroup{Err, SparseCodes},
 	Entries: []*host.EntryDecl{
 		{Name: "coo_keys", Doc: "keys[k] = the row-major linear index of COO entry k; an index out of the shape flags its tile",

@@ -64,8 +64,10 @@ func TestIntegerDivision(t *testing.T) {
 	vals := []int64{0, 1, 2, 3, 7, 1<<31 - 1, 1 << 31, 1<<31 + 1, 1<<32 - 1, 1 << 32, 1<<32 + 3, 1 << 40, 1<<62 - 1, 1 << 62,
 		math.MaxInt64 - 1, math.MaxInt64}
 	floor := func(a, b int64) (q, m int64) {
-		bq, bm := new(big.Int).DivMod(big.NewInt(a), big.NewInt(b), new(big.Int)) // Euclidean: m >= 0
-		if bm.Sign() != 0 && b < 0 { // floor: one less, the remainder b's sign
+		// Euclidean: m >= 0; floor is one less where b < 0, the
+		// remainder then taking b's sign.
+		bq, bm := new(big.Int).DivMod(big.NewInt(a), big.NewInt(b), new(big.Int))
+		if bm.Sign() != 0 && b < 0 {
 			bq.Sub(bq, big.NewInt(1))
 			bm.Add(bm, big.NewInt(b))
 		}
