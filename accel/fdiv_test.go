@@ -88,3 +88,36 @@ func testFP32Division(t *testing.T, d *Device) {
 		runBwd(t, d, what+" backward", in, idx, src, grad, 0, Mean, self)
 	}
 }
+
+// TestVulkanPlainBuilds runs the float tests that turn on NaNs, infinities
+// and signed zeros (amax and amin of scatter_reduce on each CPU strategy
+// and on atomics, of segment_reduce, and their gradients' ties) with the
+// plain SPIR-V builds, which compare floats on their bits: devices
+// without SignedZeroInfNanPreserve load them, and lavapipe, which has
+// the control, loads the STRICT ones in every other test.
+func TestVulkanPlainBuilds(t *testing.T) {
+	t.Setenv("ACCEL_VK_STRICT", "0")
+	sel := host.Vulkan
+	if env := os.Getenv("ACCEL_TEST_" + host.Vulkan); env != "" {
+		sel = env
+	}
+	d, err := OpenWith(sel, Options{Validation: true, GuardBytes: 64})
+	if err != nil {
+		require.NotEqual(t, "true", os.Getenv("CI"), "no vulkan device in CI: %v", err)
+		t.Skipf("no vulkan device: %v", err)
+	}
+	defer func() { require.NoError(t, d.Close()) }()
+	d.poison = []byte{0xA5, 0x5A, 0xC3, 0x3C}
+	for _, strategy := range []string{"", host.ScatterFew, host.ScatterAtomic} {
+		t.Run("scatter/strategy="+strategy, func(t *testing.T) {
+			defer forceScatter(d, strategy)()
+			testScatterFewBlocks(t, d, strategy != host.ScatterAtomic)
+		})
+	}
+	t.Run("segment_reduce", func(t *testing.T) {
+		testSegmentReduce(t, d, []DType{Float32, Float64}, []Reduction{Amin, Amax})
+	})
+	t.Run("scatter_reduce backward", func(t *testing.T) {
+		testScatterBackward(t, d, []Reduction{Amax, Amin})
+	})
+}

@@ -344,34 +344,41 @@ func TestUniqueRandom(t *testing.T) {
 
 func TestSegmentReduceRandom(t *testing.T) {
 	forEachDevice(t, func(t *testing.T, d *Device) {
-		rng := rand.New(rand.NewSource(15))
-		for _, n := range primSizes {
-			for _, dt := range []DType{Int32, Int64, Float32, Float64} {
-				if !d.supports(dt) {
-					continue
-				}
-				for _, red := range []Reduction{Sum, Amin, Amax} {
-					for _, segs := range []int64{1, 5, n/3 + 1, 2*n + 2} {
-						name := fmt.Sprintf("n=%d %s %s segments=%d", n, dt, red, segs)
-						vals, _ := NewTensor(dt, n)
-						fillKeys(rng, vals, "rand")
-						ids, _ := NewTensor(Int64, n)
-						for i := range ids.Int64s() {
-							ids.Int64s()[i] = rng.Int63n(segs)
-						}
-						sortInt64s(t, ids.Int64s())
-						want, err := RefSegmentReduce(vals, ids, red, segs)
-						require.NoError(t, err, name)
-						ts, release := uploadAll(t, d, vals, ids)
-						got := mustHost(t, must(t)(d.SegmentReduce(ts[0], ts[1], red, segs)))
-						release()
-						// In-order folds: the same bits as the reference.
-						require.NoError(t, sameBits(got, want), name)
+		testSegmentReduce(t, d, []DType{Int32, Int64, Float32, Float64}, []Reduction{Sum, Amin, Amax})
+	})
+}
+
+// testSegmentReduce checks segment_reduce of dtypes by reds on d against
+// the reference's bits, on random values (NaNs, infinities and signed
+// zeros among the floats) and random segment lengths.
+func testSegmentReduce(t *testing.T, d *Device, dtypes []DType, reds []Reduction) {
+	rng := rand.New(rand.NewSource(15))
+	for _, n := range primSizes {
+		for _, dt := range dtypes {
+			if !d.supports(dt) {
+				continue
+			}
+			for _, red := range reds {
+				for _, segs := range []int64{1, 5, n/3 + 1, 2*n + 2} {
+					name := fmt.Sprintf("n=%d %s %s segments=%d", n, dt, red, segs)
+					vals, _ := NewTensor(dt, n)
+					fillKeys(rng, vals, "rand")
+					ids, _ := NewTensor(Int64, n)
+					for i := range ids.Int64s() {
+						ids.Int64s()[i] = rng.Int63n(segs)
 					}
+					sortInt64s(t, ids.Int64s())
+					want, err := RefSegmentReduce(vals, ids, red, segs)
+					require.NoError(t, err, name)
+					ts, release := uploadAll(t, d, vals, ids)
+					got := mustHost(t, must(t)(d.SegmentReduce(ts[0], ts[1], red, segs)))
+					release()
+					// In-order folds: the same bits as the reference.
+					require.NoError(t, sameBits(got, want), name)
 				}
 			}
 		}
-	})
+	}
 }
 
 // sortInt64s sorts segment ids for a test's input (plain values: no
