@@ -162,9 +162,12 @@ func (d *Device) Scatter(input *DeviceTensor, dim int64, index, src *DeviceTenso
 // reduction's identity and a mean does not count the input; positions
 // never hit keep the input. Integer sums and products wrap, integer means
 // floor, amax/amin propagate NaN. The strategy is the device's
-// (host.PlanScatter): on GPUs float sums and means are reduced with atomics,
-// so their rounding may differ from the reference's index order; on CPU
-// drivers each core owns a range of targets and the result has the
+// (host.PlanScatter): GPUs reduce with atomics, CPU drivers split the
+// positions among cores (private copies merged in order, or a pass per
+// block of positions for few targets), so float sums, products and means
+// are folded in another order than the reference's and may differ from it
+// in rounding, on every device. Integer results, and the values of amax
+// and amin, are the reference's. ScatterReduceDeterministic gives the
 // reference's bits.
 // An index out of range is an error naming the first offending position,
 // found on the device; nothing is written out of bounds. The op waits for
