@@ -3,6 +3,7 @@ package accel
 import (
 	"encoding/binary"
 	"fmt"
+	"math"
 	"strings"
 
 	"github.com/accelkern/accel/host"
@@ -233,6 +234,12 @@ func (d *Device) scatterReduce(op string, input *DeviceTensor, dim int64, index,
 	return out, nil
 }
 
+// maxHits is the most positions a scatter strategy that counts each
+// target's hits in a Uint32 buffer takes (the atomic, owned, private and
+// few passes, and the backward's count pass): a larger scatter that counts
+// hits (a mean, an assign, or without the input) takes the sorted path.
+const maxHits = math.MaxUint32
+
 // scatterPlan is the strategy of a scatter of g into out (det: the
 // reference's bits), after the test hook.
 func (d *Device) scatterPlan(g scatterGeom, out *DeviceTensor, includeSelf, det bool) host.ScatterPlan {
@@ -249,6 +256,11 @@ func (d *Device) scatterPlan(g scatterGeom, out *DeviceTensor, includeSelf, det 
 		} else {
 			sp.Strategy, sp.Reason = host.ScatterPrivate, sp.Reason+"; not a 1-d reduction the lanes take: private copies"
 		}
+	}
+	if g.idxN > maxHits && sp.Strategy != host.ScatterSorted && (g.red == Mean || g.red == Assign || !includeSelf) {
+		// the other strategies count a target's hits in 32 bits
+		sp = host.ScatterPlan{Strategy: host.ScatterSorted,
+			Reason: sp.Reason + fmt.Sprintf("; over %d positions with hit counts: the sorted path, which counts runs in 64 bits", int64(maxHits))}
 	}
 	if sp.Strategy == host.ScatterOwned || sp.Strategy == host.ScatterPrivate || sp.Strategy == host.ScatterFew {
 		// only the CPU passes launch sp.Plan; the reduction is compiled in,

@@ -21,6 +21,11 @@ func scatterBwdGeom(op string, inShape []int64, inDT DType, dim int64, idxShape 
 	if inDT != Float32 && inDT != Float64 {
 		return g, argErr(op, "input", "dtype "+inDT.String(), "float32 or float64 (gradients need a floating dtype)", ErrUnsupported)
 	}
+	if reduce != Sum && g.idxN > maxHits {
+		// the count pass keeps each target's count in 32 bits of aux
+		return g, argErr(op, "index", fmt.Sprintf("%d positions", g.idxN),
+			fmt.Sprintf("at most %d for the gradients of %s (hit counts are 32-bit)", int64(maxHits), reduce), ErrUnsupported)
+	}
 	if gDT != inDT || !sameShape(gShape, inShape) {
 		return g, argErr(op, "grad_output", fmt.Sprintf("dtype %s shape %v", gDT, gShape),
 			fmt.Sprintf("the input's dtype %s and shape %v", inDT, inShape), ErrInvalidArgument)

@@ -6,6 +6,7 @@ import (
 	"math/rand"
 	"testing"
 
+	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
 	"github.com/accelkern/accel/host"
@@ -504,4 +505,47 @@ func requireSameBits(t *testing.T, got, want *Tensor, name string) {
 	default:
 		require.NoError(t, sameValues(got, want, false), name)
 	}
+}
+
+// TestScatterPlanPast2p32 checks the plans of scatters with 2^32 or more
+// positions, which no test can run on this machine's memory: where hits
+// are counted (a mean, an assign, or without the input) only the sorted
+// path's 64-bit run lengths hold a target's count, so the plan is sorted
+// on every device; a sum with the input keeps the device's plan; the
+// backward of a reduction that counts refuses with the bound.
+func TestScatterPlanPast2p32(t *testing.T) {
+	forEachDevice(t, func(t *testing.T, d *Device) {
+		for _, n := range []int64{math.MaxUint32, math.MaxUint32 + 1, 1 << 34} {
+			for _, c := range []struct {
+				red  Reduction
+				self bool
+			}{{Mean, true}, {Assign, true}, {Sum, false}, {Amax, false}, {Sum, true}, {Amax, true}} {
+				what := fmt.Sprintf("%d positions %s self=%v", n, c.red, c.self)
+				g, err := newScatterGeom("scatter_reduce", []int64{16}, Float32, 0, []int64{n}, Int64, []int64{n}, Float32, c.red)
+				require.NoError(t, err, what)
+				out := &DeviceTensor{dtype: Float32, shape: []int64{16}, n: 16}
+				sp := d.scatterPlan(g, out, c.self, false)
+				counted := c.red == Mean || c.red == Assign || !c.self
+				if n > math.MaxUint32 && counted {
+					assert.Equal(t, host.ScatterSorted, sp.Strategy, "%s: %s", what, sp.Reason)
+				} else {
+					assert.Equal(t, host.PlanScatter(d.caps, n, 16, 4, false).Strategy == host.ScatterSorted,
+						sp.Strategy == host.ScatterSorted, "%s: %s", what, sp.Reason)
+				}
+				if c.red == Assign {
+					continue
+				}
+				_, err = scatterBwdGeom("scatter_reduce_backward", []int64{16}, Float32, 0, []int64{n}, Int64, []int64{n}, Float32,
+					c.red, []int64{16}, Float32)
+				if n > math.MaxUint32 && c.red != Sum {
+					var ae *ArgError
+					require.ErrorAs(t, err, &ae, what)
+					assert.ErrorIs(t, err, ErrUnsupported, what)
+					assert.Equal(t, "index", ae.Arg, what)
+				} else {
+					assert.NoError(t, err, what)
+				}
+			}
+		}
+	})
 }
