@@ -112,7 +112,7 @@ T scan_tile_sum(BPTR x, i64 lo, i64 hi) {
 	T lanes[TV_LANES];
 	TV_STORE(acc, lanes);
 	T s = lanes[0];
-	for (int k = 1; k < TV_LANES; k++) {
+	for (int k = 1; k < TV_LANES; k++) { /* 32-ok: a vector lane, < TV_LANES */
 		s = s + lanes[k];
 	}
 	for (; i < hi; i++) {

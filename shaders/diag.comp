@@ -13,7 +13,7 @@
 layout(buffer_reference, std430, buffer_reference_align = 8) buffer Word { uint64_t x; };
 #else
 #define WORD uint
-layout(buffer_reference, std430, buffer_reference_align = 4) buffer Word { uint x; };
+layout(buffer_reference, std430, buffer_reference_align = 4) buffer Word { uint x; }; /* 32-ok: a 32-bit word of the buffer, not an index */
 #endif
 #define LOAD(p, i) (Word((p) + uint64_t(i) * uint64_t(WORD_BITS >> 3)).x)
 #define STORE(p, i, v) (Word((p) + uint64_t(i) * uint64_t(WORD_BITS >> 3)).x = (v))

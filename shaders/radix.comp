@@ -29,7 +29,7 @@
 #include "gen/radix.h"
 #include "radix_tile.h"
 // the tiled passes' work-group scratch (one word where they are off)
-shared uint sh[RADIX_SCRATCH_LEN];
+shared uint sh[RADIX_SCRATCH_LEN]; /* 32-ok: scratch words: packed digit counts (< 2^16 each), a tile's keys and entry halves */
 #include "radix_body.h"
 
 RADIX_ENTRIES

@@ -35,7 +35,7 @@ layout(buffer_reference, std430, buffer_reference_align = BYTES) buffer TRef { T
 #define LDT(p, i) (TRef((p) + uint64_t(i) * uint64_t(BYTES)).x)
 #define STT(p, i, v) (TRef((p) + uint64_t(i) * uint64_t(BYTES)).x = (v))
 #define SCRATCH_T T
-#define SH(i) sh[int(i)]
+#define SH(i) sh[int(i)] /* 32-ok: a scratch slot, < the scratch length (local size x a few) */
 #define SCRATCH_PARAM
 #define SCRATCH_ARG
 
@@ -60,12 +60,12 @@ layout(buffer_reference, std430, buffer_reference_align = 8) buffer PairRef { ui
 #define LD_PAIR(p, u) (PairRef((p) + uint64_t(u) * 8ul).x)
 #define ST_PAIR(p, u, w) (PairRef((p) + uint64_t(u) * 8ul).x = (w))
 #if DT == 3
-#define PAIR_LO(w) uintBitsToFloat(uint(w))
-#define PAIR_HI(w) uintBitsToFloat(uint((w) >> 32))
+#define PAIR_LO(w) uintBitsToFloat(uint(w)) /* 32-ok: one 32-bit half of a pair word */
+#define PAIR_HI(w) uintBitsToFloat(uint((w) >> 32)) /* 32-ok: one 32-bit half of a pair word */
 #define PAIR_PACK(a, b) (uint64_t(floatBitsToUint(a)) | (uint64_t(floatBitsToUint(b)) << 32))
 #else
-#define PAIR_LO(w) uint(w)
-#define PAIR_HI(w) uint((w) >> 32)
+#define PAIR_LO(w) uint(w) /* 32-ok: one 32-bit half of a pair word */
+#define PAIR_HI(w) uint((w) >> 32) /* 32-ok: one 32-bit half of a pair word */
 #define PAIR_PACK(a, b) (uint64_t(a) | (uint64_t(b) << 32))
 #endif
 #endif

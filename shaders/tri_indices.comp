@@ -15,7 +15,7 @@
 layout(buffer_reference, std430, buffer_reference_align = 8) buffer OutElem { int64_t x; };
 #else
 #define OUT_T int
-layout(buffer_reference, std430, buffer_reference_align = 4) buffer OutElem { int x; };
+layout(buffer_reference, std430, buffer_reference_align = 4) buffer OutElem { int x; }; /* 32-ok: an int32 output element; the host checks the rows and columns <= MaxInt32 (accel/tri.go) */
 #endif
 #define STORE(p, i, v_) (OutElem((p) + uint64_t(i) * uint64_t(IDX_BITS >> 3)).x = (v_))
 

@@ -26,15 +26,15 @@
 
 i64 udiv64(i64 a, i64 b) { return CAST(i64, CAST(u64, a) / CAST(u64, b)); }
 i64 umod64(i64 a, i64 b) { return CAST(i64, CAST(u64, a) % CAST(u64, b)); }
-u32 udiv32(u32 a, u32 b) { return a / b; }
-u32 umod32(u32 a, u32 b) { return a % b; }
+u32 udiv32(u32 a, u32 b) { return a / b; } /* 32-ok: 32-bit operands by contract (ip_div checks both < 2^32) */
+u32 umod32(u32 a, u32 b) { return a % b; } /* 32-ok: 32-bit operands by contract (ip_div checks both < 2^32) */
 
 /* The int32 value of a 32-bit word, as an int64: the sign extended by
  * arithmetic from the zero-extended word (lavapipe on Mesa 22.3 compiled
  * int64_t(int(w)) to a zero extension in places, so the sparse kernels
  * read an index of -1 as 4294967295 and let it pass their range check:
  * the soak's find). */
-i64 sext32(u32 w) {
+i64 sext32(u32 w) { /* 32-ok: a 32-bit word, its int32 value sign-extended to 64 bits */
 	const i64 u = CAST(i64, w);
 	return u >= (I64C(1) << 31) ? u - (I64C(1) << 32) : u;
 }
@@ -70,12 +70,12 @@ i64 floormod64(i64 a, i64 b) {
  * is the default NaN 0xffc00000. One 64-bit integer division: the
  * significands' quotient to 40-41 bits, and its remainder for the sticky
  * bit. */
-u32 fdiv32_bits(u32 a, u32 b) {
-	const u32 sign = (a ^ b) & 0x80000000u;
-	const u32 ea = (a >> 23) & 0xffu;
-	const u32 eb = (b >> 23) & 0xffu;
-	u32 ma = a & 0x7fffffu;
-	u32 mb = b & 0x7fffffu;
+u32 fdiv32_bits(u32 a, u32 b) { /* 32-ok: float32 bits */
+	const u32 sign = (a ^ b) & 0x80000000u; /* 32-ok: float32 bits */
+	const u32 ea = (a >> 23) & 0xffu; /* 32-ok: float32 bits */
+	const u32 eb = (b >> 23) & 0xffu; /* 32-ok: float32 bits */
+	u32 ma = a & 0x7fffffu; /* 32-ok: float32 bits */
+	u32 mb = b & 0x7fffffu; /* 32-ok: float32 bits */
 	if (ea == 0xffu) {
 		if (ma != 0u) {
 			return a | 0x400000u; /* NaN / x */
@@ -95,18 +95,18 @@ u32 fdiv32_bits(u32 a, u32 b) {
 		return sign; /* 0 / y */
 	}
 	/* significands in [2^23, 2^24), exponents unbiased by one scale */
-	int xa = CAST(int, ea);
-	int xb = CAST(int, eb);
+	int xa = CAST(int, ea); /* 32-ok: an exponent, < 256 */
+	int xb = CAST(int, eb); /* 32-ok: an exponent, < 256 */
 	if (ea == 0u) {
-		const int s = CLZ32(ma) - 8;
-		ma = ma << CAST(u32, s);
+		const int s = CLZ32(ma) - 8; /* 32-ok: a shift, < 32 */
+		ma = ma << CAST(u32, s); /* 32-ok: a shift, < 32 */
 		xa = 1 - s;
 	} else {
 		ma = ma | 0x800000u;
 	}
 	if (eb == 0u) {
-		const int s = CLZ32(mb) - 8;
-		mb = mb << CAST(u32, s);
+		const int s = CLZ32(mb) - 8; /* 32-ok: a shift, < 32 */
+		mb = mb << CAST(u32, s); /* 32-ok: a shift, < 32 */
 		xb = 1 - s;
 	} else {
 		mb = mb | 0x800000u;
@@ -117,8 +117,8 @@ u32 fdiv32_bits(u32 a, u32 b) {
 	const u64 q = n / CAST(u64, mb);
 	const bool sticky = n - q * CAST(u64, mb) != CAST(u64, 0);
 	const bool wide = q >= (CAST(u64, 1) << 40);
-	int e = xa - xb + (wide ? 127 : 126); /* the biased exponent */
-	int drop = wide ? 17 : 16;            /* q's bits below the 24 kept */
+	int e = xa - xb + (wide ? 127 : 126); /* the biased exponent; 32-ok: an exponent, |e| < 512 */
+	int drop = wide ? 17 : 16;            /* q's bits below the 24 kept; 32-ok: a bit count, < 64 */
 	if (e <= 0) {
 		/* subnormal: drop as many bits more, exponent field 0 */
 		drop += 1 - e;
@@ -130,9 +130,9 @@ u32 fdiv32_bits(u32 a, u32 b) {
 	if (e >= 255) {
 		return sign | 0x7f800000u;
 	}
-	u64 kept = q >> CAST(u32, drop);
-	const u64 rest = q & ((CAST(u64, 1) << CAST(u32, drop)) - CAST(u64, 1));
-	const u64 mid = CAST(u64, 1) << CAST(u32, drop - 1);
+	u64 kept = q >> CAST(u32, drop); /* 32-ok: a bit count, < 64 */
+	const u64 rest = q & ((CAST(u64, 1) << CAST(u32, drop)) - CAST(u64, 1)); /* 32-ok: a bit count, < 64 */
+	const u64 mid = CAST(u64, 1) << CAST(u32, drop - 1); /* 32-ok: a bit count, < 64 */
 	if (rest > mid || (rest == mid && (sticky || (kept & CAST(u64, 1)) != CAST(u64, 0)))) {
 		kept = kept + CAST(u64, 1);
 	}
@@ -140,7 +140,7 @@ u32 fdiv32_bits(u32 a, u32 b) {
 	 * field adds up (a rounding carry into 2^24 moves it up one, past 254
 	 * to infinity; a subnormal rounding up to 2^23 becomes the least
 	 * normal) */
-	const u32 bits = (CAST(u32, e - 1) << 23) + CAST(u32, kept);
+	const u32 bits = (CAST(u32, e - 1) << 23) + CAST(u32, kept); /* 32-ok: float32 bits */
 	return sign | min(bits, 0x7f800000u);
 }
 

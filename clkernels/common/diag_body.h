@@ -49,7 +49,7 @@ i64 diag_offset(i64 j, i64 L, i64 base, i64 dstride, i64 n1, i64 n2, i64 s0, i64
  * carry into the batch indices, with no division per element (three 64-bit
  * divisions per element cost more than the element's memory traffic). */
 void diag_walk(BPTR full, BPTR diag, i64 count, i64 L, i64 base, i64 dstride,
-	i64 n1, i64 n2, i64 s0, i64 s1, i64 s2, int op) {
+	i64 n1, i64 n2, i64 s0, i64 s1, i64 s2, int op) { /* 32-ok: an op code, 0..2 */
 	if (CONTIG == 1) {
 		const i64 tiles = ew_tiles(count);
 		for (i64 tile = GROUP_LINEAR_ID(); tile < tiles; tile += GROUP_TOTAL()) {

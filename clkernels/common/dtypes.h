@@ -91,10 +91,10 @@
 #define T int
 #define UBITS uint
 #define BYTES 4
-#define TO_BITS(v) uint(v)
-#define FROM_BITS(b) int(b)
-#define T_LOWEST int(0x80000000u)
-#define T_HIGHEST int(0x7fffffff)
+#define TO_BITS(v) uint(v) /* 32-ok: an int32 element's value or bits (DT 1), not an index */
+#define FROM_BITS(b) int(b) /* 32-ok: an int32 element's value or bits (DT 1), not an index */
+#define T_LOWEST int(0x80000000u) /* 32-ok: an int32 element's value or bits (DT 1), not an index */
+#define T_HIGHEST int(0x7fffffff) /* 32-ok: an int32 element's value or bits (DT 1), not an index */
 #elif DT == 2
 #define T int64_t
 #define UBITS uint64_t

@@ -11,8 +11,8 @@
 
 bool flag_at(BPTR x, i64 i, i64 kind) {
 	if (kind == I64C(FLAG_MASK8)) {
-		const u32 w = LD32(x, i >> 2);
-		return ((w >> (CAST(u32, i & I64C(3)) * 8u)) & 255u) != 0u;
+		const u32 w = LD32(x, i >> 2); /* 32-ok: four mask bytes */
+		return ((w >> (CAST(u32, i & I64C(3)) * 8u)) & 255u) != 0u; /* 32-ok: a byte of the word, < 4 */
 	}
 	if (i == I64C(0)) {
 		return true;

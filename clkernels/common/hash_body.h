@@ -69,7 +69,7 @@ u64 ht_hash(u64 k) {
 
 /* The passes over an insert's slots (plain loops that vectorize); op is a
  * literal at each entry: 0 mark, 1 commit, 2 ids. */
-void ht_slot_pass(BPTR table, BPTR res, BPTR aux, i64 n, i64 slots, i64 base, int op) {
+void ht_slot_pass(BPTR table, BPTR res, BPTR aux, i64 n, i64 slots, i64 base, int op) { /* 32-ok: an op code, 0..2 */
 	EW_FOR(n, i)
 		const i64 s = CAST(i64, LD64(res, i));
 		if (s < I64C(0) || s > slots) {
@@ -114,7 +114,7 @@ void ht_probe(BPTR table, BPTR keys, BPTR res, BPTR meta, i64 n, i64 slots, i64 
 		/* The first probe of a batch of keys is loaded up front: the loads
 		 * are independent, so their cache misses overlap. */
 		u64 pre[HT_BATCH];
-		for (int b = 0; b < HT_BATCH; b++) {
+		for (int b = 0; b < HT_BATCH; b++) { /* 32-ok: a batch slot, < HT_BATCH */
 			const i64 i = ew_index(tile, j0 + I64C(b));
 			pre[b] = HT_EMPTY;
 			if (step == I64C(0) && j0 + I64C(b) < I64C(ITEMS) && i < n) {
@@ -124,7 +124,7 @@ void ht_probe(BPTR table, BPTR keys, BPTR res, BPTR meta, i64 n, i64 slots, i64 
 				}
 			}
 		}
-		for (int b = 0; b < HT_BATCH; b++) {
+		for (int b = 0; b < HT_BATCH; b++) { /* 32-ok: a batch slot, < HT_BATCH */
 			const i64 j = j0 + I64C(b);
 			const i64 i = ew_index(tile, j);
 			if (j >= I64C(ITEMS) || i >= n) {
@@ -152,7 +152,7 @@ void ht_probe(BPTR table, BPTR keys, BPTR res, BPTR meta, i64 n, i64 slots, i64 
 			}
 			const u64 key = LD64(keys, i);
 			/* state: 0 probing, 1 found, 2 absent (or no slot), 3 out of budget */
-			int state = 0;
+			int state = 0; /* 32-ok: a probe state, 0..3 */
 			i64 s = slots;
 			if (key == HT_EMPTY) {
 				u64 k = LD64(table, I64C(2) * slots);

@@ -51,7 +51,7 @@
 #define IP_CURSORS 128 /* offsets one work-item may keep cursors for */
 #define IP_KD 16 /* kernel sizes per dim of indice_crows (host.IndiceKD) */
 
-i64 ip_param(BPTR params, int at) {
+i64 ip_param(BPTR params, int at) { /* 32-ok: a params slot, < IP_P_LEN + 8 * K */
 	return CAST(i64, LD64(params, at));
 }
 
@@ -66,7 +66,7 @@ u64 ip_pos(BPTR pos, i64 i, i64 wide) {
  * division costs several 32-bit ones on CPUs) */
 i64 ip_div(i64 a, i64 b) {
 	if (((CAST(u64, a) | CAST(u64, b)) >> 32) == CAST(u64, 0)) {
-		return CAST(i64, udiv32(CAST(u32, a), CAST(u32, b)));
+		return CAST(i64, udiv32(CAST(u32, a), CAST(u32, b))); /* 32-ok: a and b < 2^32, tested above */
 	}
 	return udiv64(a, b);
 }
@@ -81,7 +81,7 @@ i64 ip_div(i64 a, i64 b) {
  *          SUBM, whose block holds stride 1 and padding 0: kq =
  *          -(kidx - ksize/2)*dilation)
  * so no division runs per candidate. */
-i64 ip_rowv(BPTR params, i64 rule, i64 x, int d) {
+i64 ip_rowv(BPTR params, i64 rule, i64 x, int d) { /* 32-ok: a dim, < IP_MAXD */
 	const i64 st = ip_param(params, IP_P_STRIDE + d);
 	const i64 pad = ip_param(params, IP_P_PAD + d);
 	if (rule == I64C(IP_RULE_CONV)) {
@@ -90,7 +90,7 @@ i64 ip_rowv(BPTR params, i64 rule, i64 x, int d) {
 	return x * st - pad;
 }
 
-i64 ip_rowr(BPTR params, i64 rule, i64 x, int d) {
+i64 ip_rowr(BPTR params, i64 rule, i64 x, int d) { /* 32-ok: a dim, < IP_MAXD */
 	if (rule == I64C(IP_RULE_CONV)) {
 		const i64 st = ip_param(params, IP_P_STRIDE + d);
 		const i64 xp = x + ip_param(params, IP_P_PAD + d);
@@ -105,7 +105,7 @@ i64 ip_rowr(BPTR params, i64 rule, i64 x, int d) {
 i64 ip_target(BPTR params, i64 rule, i64 D, i64 b, i64 v0, i64 v1, i64 v2, i64 v3, i64 r0, i64 r1, i64 r2, i64 r3, i64 k) {
 	i64 key = b;
 	const bool conv = rule == I64C(IP_RULE_CONV);
-	for (int d = 0; d < IP_MAXD; d++) {
+	for (int d = 0; d < IP_MAXD; d++) { /* 32-ok: a dim, < IP_MAXD */
 		if (I64C(d) >= D) {
 			break;
 		}
@@ -196,7 +196,7 @@ void indice_keys(INDICE_KEYS_PARAMS) {
 		 * lavapipe loses the sign test of `v < 0 || v >= limit` on int64 */
 		bool bad = CAST(u64, b) >= CAST(u64, batch);
 		i64 key = b;
-		for (int d = 0; d < IP_MAXD; d++) {
+		for (int d = 0; d < IP_MAXD; d++) { /* 32-ok: a dim, < IP_MAXD */
 			if (I64C(d) >= D) {
 				break;
 			}
@@ -208,7 +208,7 @@ void indice_keys(INDICE_KEYS_PARAMS) {
 			key = key * s + x;
 		}
 		if (bad) {
-			ATOM_MIN_U32(err, 0, CAST(u32, i >> ERR_TILE_SHIFT));
+			ATOM_MIN_U32(err, 0, CAST(u32, i >> ERR_TILE_SHIFT)); /* 32-ok: p >> ERR_TILE_SHIFT (16) < 2^32 for positions < 2^48 */
 			key = I64C(0);
 		}
 		ST64(keys, i, CAST(u64, key));
@@ -218,7 +218,7 @@ void indice_keys(INDICE_KEYS_PARAMS) {
 void indice_dups(INDICE_DUPS_PARAMS) {
 	EW_FOR(n, i)
 		if (i > I64C(0) && LD64(keys, i) == LD64(keys, i - I64C(1))) {
-			ATOM_MIN_U32(err, 0, CAST(u32, i >> ERR_TILE_SHIFT));
+			ATOM_MIN_U32(err, 0, CAST(u32, i >> ERR_TILE_SHIFT)); /* 32-ok: p >> ERR_TILE_SHIFT (16) < 2^32 for positions < 2^48 */
 		}
 	EW_END
 }
@@ -246,13 +246,13 @@ void indice_expand(INDICE_EXPAND_PARAMS) {
 	 * gallops forward from it (a few steps, not a binary search). */
 	const bool merge = sorted != I64C(0); /* the host checks the offsets per core <= IP_CURSORS */
 	i64 cur[IP_CURSORS];
-	for (int s = 0; s < IP_CURSORS; s++) {
+	for (int s = 0; s < IP_CURSORS; s++) { /* 32-ok: a cursor, < IP_CURSORS */
 		cur[s] = I64C(-1);
 	}
 	for (i64 r = r_lo; r < r_hi; r++) {
 		const i64 q = merge ? CAST(i64, LD64(sperm, row0 + r)) : row0 + r;
 		if (merge && k0 == I64C(0)) {
-			ST32(rank, q, CAST(u32, row0 + r)); /* once per row: the core with offset 0 */
+			ST32(rank, q, CAST(u32, row0 + r)); /* once per row: the core with offset 0; 32-ok: a sorted position, < rows <= MaxInt32 (accel/indice.go) */
 		}
 		IP_LOAD_ROW(rows, params, rl, D, w, q)
 		for (i64 k = k0; k < K; k += kstep) {
@@ -268,7 +268,7 @@ void indice_expand(INDICE_EXPAND_PARAMS) {
 					 * [0, nkeys), or galloping from the offset's cursor */
 					i64 lo = I64C(0);
 					i64 hi = nkeys;
-					const int slot = CAST(int, udiv64(k - k0, kstep));
+					const int slot = CAST(int, udiv64(k - k0, kstep)); /* 32-ok: slot of the offset window, < IP_CURSORS (host-checked) */
 					if (merge && cur[slot] >= I64C(0)) {
 						lo = cur[slot];
 						i64 step = I64C(1);
@@ -296,7 +296,7 @@ void indice_expand(INDICE_EXPAND_PARAMS) {
 						found = CAST(i64, LD64(sperm, lo));
 					}
 				}
-				ST32(orow, p, CAST(u32, CAST(i32, found)));
+				ST32(orow, p, CAST(u32, CAST(i32, found))); /* 32-ok: a row number or -1, rows <= MaxInt32 (accel/indice.go) */
 				key = found;
 			}
 			if (merge) {
@@ -346,15 +346,15 @@ void indice_flags(INDICE_FLAGS_PARAMS) {
 void ip_site_out(BPTR outs, BPTR params, i64 D, i64 row, i64 key) {
 	const i64 w = D + I64C(1);
 	i64 rest = key;
-	for (int d = IP_MAXD - 1; d >= 0; d--) {
+	for (int d = IP_MAXD - 1; d >= 0; d--) { /* 32-ok: a dim, < IP_MAXD */
 		if (I64C(d) < D) {
 			const i64 lim = ip_param(params, IP_P_OUT + d);
 			const i64 up = ip_div(rest, lim);
-			ST32(outs, row * w + I64C(1 + d), CAST(u32, CAST(i32, rest - up * lim)));
+			ST32(outs, row * w + I64C(1 + d), CAST(u32, CAST(i32, rest - up * lim))); /* 32-ok: a coordinate, < out size <= MaxInt32 (accel/indice.go) */
 			rest = up;
 		}
 	}
-	ST32(outs, row * w, CAST(u32, CAST(i32, rest)));
+	ST32(outs, row * w, CAST(u32, CAST(i32, rest))); /* 32-ok: a coordinate, < out size <= MaxInt32 (accel/indice.go) */
 }
 
 void indice_outs(INDICE_OUTS_PARAMS) {
@@ -389,7 +389,7 @@ void indice_write(INDICE_WRITE_PARAMS) {
 		const i64 cnt = CAST(i64, ip_pos(pos, (k + I64C(1)) * n, wd)) - start;
 		const i64 base = I64C(2) * k * n;
 		if (t == I64C(0) && LOCAL_ID() == I64C(0)) {
-			ST32(num, k, CAST(u32, CAST(i32, cnt)));
+			ST32(num, k, CAST(u32, CAST(i32, cnt))); /* 32-ok: an offset's pair count, <= rows <= MaxInt32 (accel/indice.go) */
 		}
 		for (i64 j = I64C(0); j < I64C(ITEMS); j++) {
 			const i64 q = ew_index(t, j);
@@ -408,8 +408,8 @@ void indice_write(INDICE_WRITE_PARAMS) {
 				} else {
 					o = CAST(i64, LD64(crow, at));
 				}
-				ST32(pairs, base + col, CAST(u32, CAST(i32, q)));
-				ST32(pairs, base + n + col, CAST(u32, CAST(i32, o)));
+				ST32(pairs, base + col, CAST(u32, CAST(i32, q))); /* 32-ok: a row, < rows <= MaxInt32 (accel/indice.go) */
+				ST32(pairs, base + n + col, CAST(u32, CAST(i32, o))); /* 32-ok: an output row, < M <= MaxInt32 (accel/indice.go) */
 			} else {
 				const i64 tail = cnt + (q - col);
 				ST32(pairs, base + tail, 0xffffffffu);
@@ -470,8 +470,8 @@ void indice_search(INDICE_SEARCH_PARAMS) {
 	const i64 D = ip_param(params, IP_P_D);
 	const i64 K = ip_param(params, IP_P_K);
 	const i64 w = D + I64C(1);
-	const i64 kl = ip_param(params, IP_P_KSIZE + CAST(int, D) - 1);
-	const i64 xl = ip_param(params, IP_P_OUT + CAST(int, D) - 1);
+	const i64 kl = ip_param(params, IP_P_KSIZE + CAST(int, D) - 1); /* 32-ok: a dim, D <= IP_MAXD */
+	const i64 xl = ip_param(params, IP_P_OUT + CAST(int, D) - 1); /* 32-ok: a dim, D <= IP_MAXD */
 	const i64 P = udiv64(K, kl);
 	const bool mirror = sym != I64C(0);
 	const i64 PS = mirror ? (P + I64C(1)) >> 1 : P;
@@ -480,14 +480,14 @@ void indice_search(INDICE_SEARCH_PARAMS) {
 	const i64 sp = split;
 	IP_SPLIT_RANGE(sp, g, c, cores, jobs, rows_n)
 	i64 cur[IP_CURSORS]; /* the host checks the planes per core <= IP_CURSORS */
-	for (int s = 0; s < IP_CURSORS; s++) {
+	for (int s = 0; s < IP_CURSORS; s++) { /* 32-ok: a cursor, < IP_CURSORS */
 		cur[s] = I64C(-1);
 	}
 	for (i64 r = r_lo; r < r_hi; r++) {
 		const i64 j = row0 + r;
 		const i64 q = CAST(i64, LD64(sperm, j));
 		if (k0 == I64C(0)) {
-			ST32(rank, q, CAST(u32, j)); /* once per row: the core with plane 0 */
+			ST32(rank, q, CAST(u32, j)); /* once per row: the core with plane 0; 32-ok: a sorted position, < rows <= MaxInt32 (accel/indice.go) */
 		}
 		const i64 rl = I64C(IP_RULE_SUBM);
 		IP_LOAD_ROW(rows, params, rl, D, w, q)
@@ -496,7 +496,7 @@ void indice_search(INDICE_SEARCH_PARAMS) {
 			/* the plane's row key: every dim but the last, which is 0 */
 			i64 tkey = b;
 			bool ok = true;
-			for (int d = 0; d < IP_MAXD; d++) {
+			for (int d = 0; d < IP_MAXD; d++) { /* 32-ok: a dim, < IP_MAXD */
 				if (I64C(d) >= D) {
 					break;
 				}
@@ -519,7 +519,7 @@ void indice_search(INDICE_SEARCH_PARAMS) {
 				continue;
 			}
 			const bool both = mirror && pl < P - I64C(1) - pl;
-			const int slot = CAST(int, udiv64(pl - k0, kstep));
+			const int slot = CAST(int, udiv64(pl - k0, kstep)); /* 32-ok: slot of the offset window, < IP_CURSORS (host-checked) */
 			/* the cursor: the lower bound of the plane's lowest target,
 			 * tkey + x + kq(kl-1) (a key that only grows with the sorted
 			 * position, whether inside the grid or not) */
@@ -538,11 +538,11 @@ void indice_search(INDICE_SEARCH_PARAMS) {
 					if (at < nkeys && LD64(skeys, at) == t) {
 						found = CAST(i64, LD64(sperm, at));
 						if (both) {
-							ST32(orow, at * K + (K - I64C(1) - pl * kl - i), CAST(u32, q));
+							ST32(orow, at * K + (K - I64C(1) - pl * kl - i), CAST(u32, q)); /* 32-ok: a row, < rows <= MaxInt32 (accel/indice.go) */
 						}
 					}
 				}
-				ST32(orow, rec + i, CAST(u32, CAST(i32, found)));
+				ST32(orow, rec + i, CAST(u32, CAST(i32, found))); /* 32-ok: a row number or -1, rows <= MaxInt32 (accel/indice.go) */
 			}
 		}
 	}
@@ -557,13 +557,13 @@ void indice_search(INDICE_SEARCH_PARAMS) {
  * search for its first, then a gallop per entry from there. */
 void indice_lines(INDICE_LINES_PARAMS) {
 	const i64 D = ip_param(params, IP_P_D);
-	const i64 xl = ip_param(params, IP_P_OUT + CAST(int, D) - 1);
+	const i64 xl = ip_param(params, IP_P_OUT + CAST(int, D) - 1); /* 32-ok: a dim, D <= IP_MAXD */
 	for (i64 t = GROUP_LINEAR_ID() * I64C(LOCAL_SIZE) + LOCAL_ID(); t < tiles; t += GROUP_TOTAL() * I64C(LOCAL_SIZE)) {
 		const i64 hi = min64((t + I64C(1)) * chunk, lines + I64C(1));
 		i64 at = I64C(-1);
 		for (i64 l = t * chunk; l < hi; l++) {
 			at = ip_gallop(skeys, nkeys, at, CAST(u64, l * xl));
-			ST32(table, l, CAST(u32, at));
+			ST32(table, l, CAST(u32, at)); /* 32-ok: a sorted position, <= rows <= MaxInt32 (accel/indice.go) */
 		}
 	}
 }
@@ -580,8 +580,8 @@ void indice_lines(INDICE_LINES_PARAMS) {
 void indice_tsearch(INDICE_TSEARCH_PARAMS) {
 	const i64 D = ip_param(params, IP_P_D);
 	const i64 K = ip_param(params, IP_P_K);
-	const i64 kl = ip_param(params, IP_P_KSIZE + CAST(int, D) - 1);
-	const i64 xl = ip_param(params, IP_P_OUT + CAST(int, D) - 1);
+	const i64 kl = ip_param(params, IP_P_KSIZE + CAST(int, D) - 1); /* 32-ok: a dim, D <= IP_MAXD */
+	const i64 xl = ip_param(params, IP_P_OUT + CAST(int, D) - 1); /* 32-ok: a dim, D <= IP_MAXD */
 	const i64 P = udiv64(K, kl);
 	for (i64 c = GROUP_LINEAR_ID() * I64C(LOCAL_SIZE) + LOCAL_ID(); c < chunks; c += GROUP_TOTAL() * I64C(LOCAL_SIZE)) {
 		const i64 hi = min64((c + I64C(1)) * chunk, n);
@@ -593,7 +593,7 @@ void indice_tsearch(INDICE_TSEARCH_PARAMS) {
 			i64 rest = ip_div(key, xl);
 			const i64 x = key - rest * xl;
 			i64 v0 = I64C(0), v1 = I64C(0), v2 = I64C(0);
-			for (int d = IP_MAXD - 2; d >= 0; d--) {
+			for (int d = IP_MAXD - 2; d >= 0; d--) { /* 32-ok: a dim, < IP_MAXD */
 				if (I64C(d) < D - I64C(1)) {
 					const i64 lim = ip_param(params, IP_P_OUT + d);
 					const i64 t = ip_div(rest, lim);
@@ -613,7 +613,7 @@ void indice_tsearch(INDICE_TSEARCH_PARAMS) {
 				/* the plane's target line: every dim but the last */
 				i64 line = b;
 				bool ok = true;
-				for (int d = 0; d < IP_MAXD - 1; d++) {
+				for (int d = 0; d < IP_MAXD - 1; d++) { /* 32-ok: a dim, < IP_MAXD */
 					if (I64C(d) >= D - I64C(1)) {
 						break;
 					}
@@ -650,7 +650,7 @@ void indice_tsearch(INDICE_TSEARCH_PARAMS) {
 							if (CAST(u64, ol) < CAST(u64, xl) && sk == t) {
 								found = CAST(i64, LD64(sperm, at));
 							}
-							ST32(orowq, rec + i, CAST(u32, CAST(i32, found)));
+							ST32(orowq, rec + i, CAST(u32, CAST(i32, found))); /* 32-ok: a row number or -1, rows <= MaxInt32 (accel/indice.go) */
 							i--;
 						}
 					}
@@ -671,30 +671,30 @@ void indice_count(INDICE_COUNT_PARAMS) {
 	for (i64 c = GROUP_LINEAR_ID() * I64C(LOCAL_SIZE) + LOCAL_ID(); c < chunks; c += GROUP_TOTAL() * I64C(LOCAL_SIZE)) {
 		i64 m[IP_CURSORS];
 		for (i64 k = I64C(0); k < K; k++) {
-			m[CAST(int, k)] = I64C(0);
+			m[CAST(int, k)] = I64C(0); /* 32-ok: an offset, < K <= IP_CURSORS (host-checked) */
 		}
 		const i64 hi = min64((c + I64C(1)) * chunk, n);
 		for (i64 q = c * chunk; q < hi; q++) {
 			if (gather == I64C(0)) {
 				/* the records are in row order: count them */
 				for (i64 k = I64C(0); k < K; k++) {
-					if (CAST(i32, LD32(orowq, q * K + k)) >= 0) {
-						m[CAST(int, k)]++;
+					if (CAST(i32, LD32(orowq, q * K + k)) >= 0) { /* 32-ok: a row number or -1 (sign test) */
+						m[CAST(int, k)]++; /* 32-ok: an offset, < K <= IP_CURSORS (host-checked) */
 					}
 				}
 				continue;
 			}
 			const i64 rec = CAST(i64, LD32(rank, q)) * K;
 			for (i64 k = I64C(0); k < K; k++) {
-				const u32 o = LD32(orow, rec + k);
+				const u32 o = LD32(orow, rec + k); /* 32-ok: a row number or -1, rows <= MaxInt32 */
 				ST32(orowq, q * K + k, o);
-				if (CAST(i32, o) >= 0) {
-					m[CAST(int, k)]++;
+				if (CAST(i32, o) >= 0) { /* 32-ok: a row number or -1 (sign test) */
+					m[CAST(int, k)]++; /* 32-ok: an offset, < K <= IP_CURSORS (host-checked) */
 				}
 			}
 		}
 		for (i64 k = I64C(0); k < K; k++) {
-			ST64(cnt, k * chunks + c, CAST(u64, m[CAST(int, k)]));
+			ST64(cnt, k * chunks + c, CAST(u64, m[CAST(int, k)])); /* 32-ok: an offset, < K <= IP_CURSORS (host-checked) */
 		}
 	}
 }
@@ -714,7 +714,7 @@ void indice_emit(INDICE_EMIT_PARAMS) {
 		const i64 start = CAST(i64, LD64(cnt, k * chunks));
 		const i64 num_k = CAST(i64, LD64(cnt, (k + I64C(1)) * chunks)) - start;
 		if (c == I64C(0)) {
-			ST32(num, k, CAST(u32, CAST(i32, num_k)));
+			ST32(num, k, CAST(u32, CAST(i32, num_k))); /* 32-ok: an offset's pair count, <= rows <= MaxInt32 (accel/indice.go) */
 		}
 		i64 col = CAST(i64, LD64(cnt, k * chunks + c)) - start;
 		const i64 lo = c * chunk;
@@ -724,8 +724,8 @@ void indice_emit(INDICE_EMIT_PARAMS) {
 		for (i64 q = lo; q < hi; q++) {
 			const i64 o = LD32S(orowq, q * K + k);
 			if (o >= I64C(0)) {
-				ST32(pairs, base + col, CAST(u32, CAST(i32, q)));
-				ST32(pairs, base + n + col, CAST(u32, CAST(i32, o)));
+				ST32(pairs, base + col, CAST(u32, CAST(i32, q))); /* 32-ok: a row, < rows <= MaxInt32 (accel/indice.go) */
+				ST32(pairs, base + n + col, CAST(u32, CAST(i32, o))); /* 32-ok: an output row, < M <= MaxInt32 (accel/indice.go) */
 				col++;
 			} else {
 				ST32(pairs, base + tail, 0xffffffffu);
@@ -769,7 +769,7 @@ void indice_crows(INDICE_CROWS_PARAMS) {
 	i64 ksz[IP_MAXD];
 	i64 lim[IP_MAXD];
 	i64 kstr[IP_MAXD];
-	for (int d = IP_MAXD - 1; d >= 0; d--) {
+	for (int d = IP_MAXD - 1; d >= 0; d--) { /* 32-ok: a dim, < IP_MAXD */
 		ksz[d] = I64C(1);
 		lim[d] = I64C(1);
 		if (I64C(d) < D) {
@@ -785,13 +785,13 @@ void indice_crows(INDICE_CROWS_PARAMS) {
 	for (i64 r = r_lo; r < r_hi; r++) {
 		const i64 ch = chunk0 + r;
 		for (i64 k = k0; k < K; k += kstep) {
-			const int slot = CAST(int, udiv64(k - k0, kstep));
+			const int slot = CAST(int, udiv64(k - k0, kstep)); /* 32-ok: slot of the offset window, < IP_CURSORS (host-checked) */
 			m[slot] = em ? CAST(i64, LD64(cnt, k * chunks + ch)) : I64C(0);
 		}
 		const i64 hi = min64((ch + I64C(1)) * chunk, n);
 		for (i64 q = ch * chunk; q < hi; q++) {
 			IP_LOAD_ROW(rows, params, rl, D, w, q)
-			for (int d = 0; d < IP_MAXD; d++) {
+			for (int d = 0; d < IP_MAXD; d++) { /* 32-ok: a dim, < IP_MAXD */
 				i64 cntd = I64C(0);
 				if (I64C(d) >= D) {
 					kk[d * IP_KD] = I64C(0);
@@ -811,8 +811,8 @@ void indice_crows(INDICE_CROWS_PARAMS) {
 							o = v - kq;
 						}
 						if (CAST(u64, o) < CAST(u64, lim[d])) {
-							kk[d * IP_KD + CAST(int, cntd)] = kd;
-							ko[d * IP_KD + CAST(int, cntd)] = o;
+							kk[d * IP_KD + CAST(int, cntd)] = kd; /* 32-ok: a kernel index, < IP_KD */
+							ko[d * IP_KD + CAST(int, cntd)] = o; /* 32-ok: a kernel index, < IP_KD */
 							cntd++;
 						}
 					}
@@ -820,29 +820,29 @@ void indice_crows(INDICE_CROWS_PARAMS) {
 				nv[d] = cntd;
 			}
 			for (i64 a0 = I64C(0); a0 < nv[0]; a0++) {
-				const i64 ka = kk[CAST(int, a0)] * kstr[0];
-				const i64 ya = b * lim[0] + ko[CAST(int, a0)];
+				const i64 ka = kk[CAST(int, a0)] * kstr[0]; /* 32-ok: a kernel index, < IP_KD */
+				const i64 ya = b * lim[0] + ko[CAST(int, a0)]; /* 32-ok: a kernel index, < IP_KD */
 				for (i64 a1 = I64C(0); a1 < nv[1]; a1++) {
-					const i64 kb = ka + kk[IP_KD + CAST(int, a1)] * kstr[1];
-					const i64 yb = ya * lim[1] + ko[IP_KD + CAST(int, a1)];
+					const i64 kb = ka + kk[IP_KD + CAST(int, a1)] * kstr[1]; /* 32-ok: a kernel index, < IP_KD */
+					const i64 yb = ya * lim[1] + ko[IP_KD + CAST(int, a1)]; /* 32-ok: a kernel index, < IP_KD */
 					for (i64 a2 = I64C(0); a2 < nv[2]; a2++) {
-						const i64 kc = kb + kk[2 * IP_KD + CAST(int, a2)] * kstr[2];
-						const i64 yc = yb * lim[2] + ko[2 * IP_KD + CAST(int, a2)];
+						const i64 kc = kb + kk[2 * IP_KD + CAST(int, a2)] * kstr[2]; /* 32-ok: a kernel index, < IP_KD */
+						const i64 yc = yb * lim[2] + ko[2 * IP_KD + CAST(int, a2)]; /* 32-ok: a kernel index, < IP_KD */
 						for (i64 a3 = I64C(0); a3 < nv[3]; a3++) {
-							const i64 k = kc + kk[3 * IP_KD + CAST(int, a3)];
-							int slot = CAST(int, k);
+							const i64 k = kc + kk[3 * IP_KD + CAST(int, a3)]; /* 32-ok: a kernel index, < IP_KD */
+							int slot = CAST(int, k); /* 32-ok: an offset, < K <= IP_CURSORS (host-checked) */
 							if (kstep != I64C(1)) { /* no division on LL's path */
 								if (k < k0 || umod64(k - k0, kstep) != I64C(0)) {
 									continue;
 								}
-								slot = CAST(int, udiv64(k - k0, kstep));
+								slot = CAST(int, udiv64(k - k0, kstep)); /* 32-ok: slot of the offset window, < IP_CURSORS (host-checked) */
 							}
 							if (em) {
 								const i64 at = m[slot];
-								ST64(ckey, at, CAST(u64, yc * lim[3] + ko[3 * IP_KD + CAST(int, a3)]));
-								ST32(qrow, at, CAST(u32, CAST(i32, q)));
+								ST64(ckey, at, CAST(u64, yc * lim[3] + ko[3 * IP_KD + CAST(int, a3)])); /* 32-ok: a kernel index, < IP_KD */
+								ST32(qrow, at, CAST(u32, CAST(i32, q))); /* 32-ok: a row, < rows <= MaxInt32 (accel/indice.go) */
 								if (dense != I64C(0)) {
-									ST32(grid, CAST(i64, yc * lim[3] + ko[3 * IP_KD + CAST(int, a3)]), 1u); /* the same 1 from every writer */
+									ST32(grid, CAST(i64, yc * lim[3] + ko[3 * IP_KD + CAST(int, a3)]), 1u); /* the same 1 from every writer; 32-ok: a kernel index, < IP_KD */
 								}
 							}
 							m[slot] = m[slot] + I64C(1);
@@ -853,7 +853,7 @@ void indice_crows(INDICE_CROWS_PARAMS) {
 		}
 		if (!em) {
 			for (i64 k = k0; k < K; k += kstep) {
-				ST64(cnt, k * chunks + ch, CAST(u64, m[CAST(int, udiv64(k - k0, kstep))]));
+				ST64(cnt, k * chunks + ch, CAST(u64, m[CAST(int, udiv64(k - k0, kstep))])); /* 32-ok: slot of the offset window, < IP_CURSORS (host-checked) */
 			}
 		}
 	}
@@ -877,7 +877,7 @@ void indice_cpairs(INDICE_CPAIRS_PARAMS) {
 		const i64 num_k = CAST(i64, LD64(cnt, (k + I64C(1)) * chunks)) - start;
 		const i64 base = I64C(2) * k * n;
 		if (t == I64C(0) && LOCAL_ID() == I64C(0)) {
-			ST32(num, k, CAST(u32, CAST(i32, num_k)));
+			ST32(num, k, CAST(u32, CAST(i32, num_k))); /* 32-ok: an offset's pair count, <= rows <= MaxInt32 (accel/indice.go) */
 		}
 		for (i64 j = I64C(0); j < I64C(ITEMS); j++) {
 			const i64 col = ew_index(t, j);
@@ -889,7 +889,7 @@ void indice_cpairs(INDICE_CPAIRS_PARAMS) {
 				if (dense != I64C(0)) {
 					ST32(pairs, base + n + col, LD32(grid, CAST(i64, LD64(ckey, start + col))));
 				} else {
-					ST32(pairs, base + n + col, CAST(u32, CAST(i32, CAST(i64, LD64(crow, start + col)))));
+					ST32(pairs, base + n + col, CAST(u32, CAST(i32, CAST(i64, LD64(crow, start + col))))); /* 32-ok: an output row, < M <= MaxInt32 (accel/indice.go) */
 				}
 			} else {
 				ST32(pairs, base + col, 0xffffffffu);

@@ -15,7 +15,7 @@
 #define ST64(p, i, v) (((__global ulong*)(p))[(i)] = (v))
 #define LOCAL_BARRIER() barrier(CLK_LOCAL_MEM_FENCE)
 #else
-layout(buffer_reference, std430, buffer_reference_align = 4) buffer Mem32 { uint x; };
+layout(buffer_reference, std430, buffer_reference_align = 4) buffer Mem32 { uint x; }; /* 32-ok: a 32-bit word of the buffer, not an index */
 layout(buffer_reference, std430, buffer_reference_align = 8) buffer Mem64 { uint64_t x; };
 #define BPTR uint64_t
 #define LD32(p, i) (Mem32((p) + uint64_t(i) * 4ul).x)

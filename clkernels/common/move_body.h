@@ -60,7 +60,7 @@ void move_ends(MOVE_ENDS_PARAMS) {
 
 void move_widen(MOVE_WIDEN_PARAMS) {
 	EW_FOR(n, i)
-		ST64(dst, i, CAST(u64, CAST(i64, CAST(i32, LD32(src, i)))));
+		ST64(dst, i, CAST(u64, CAST(i64, CAST(i32, LD32(src, i))))); /* 32-ok: an int32 element's value */
 	EW_END
 }
 

@@ -81,7 +81,7 @@ void radix_prep(RADIX_PREP_PARAMS) {
 void radix_count(RADIX_COUNT_PARAMS) {
 	RADIX_CHUNK
 	i64 cnt[1 << RADIX_BITS];
-	for (int d = 0; d < (1 << RADIX_BITS); d++) {
+	for (int d = 0; d < (1 << RADIX_BITS); d++) { /* 32-ok: a digit, < 2^RADIX_BITS */
 		cnt[d] = I64C(0);
 	}
 	for (i64 i = lo; i < hi; i++) {
@@ -91,10 +91,10 @@ void radix_count(RADIX_COUNT_PARAMS) {
 		} else {
 			k = LDK(kin, i);
 		}
-		const int d = CAST(int, (k >> CAST(KEY, shift)) & mask);
+		const int d = CAST(int, (k >> CAST(KEY, shift)) & mask); /* 32-ok: a digit, < 2^RADIX_BITS */
 		cnt[d] = cnt[d] + I64C(1);
 	}
-	for (int d = 0; d < (1 << RADIX_BITS); d++) {
+	for (int d = 0; d < (1 << RADIX_BITS); d++) { /* 32-ok: a digit, < 2^RADIX_BITS */
 		ST64(hist, I64C(d) * items + w, CAST(u64, cnt[d]));
 	}
 }
@@ -105,7 +105,7 @@ void radix_scatter(RADIX_SCATTER_PARAMS) {
 		return;
 	}
 	i64 cnt[1 << RADIX_BITS];
-	for (int d = 0; d < (1 << RADIX_BITS); d++) {
+	for (int d = 0; d < (1 << RADIX_BITS); d++) { /* 32-ok: a digit, < 2^RADIX_BITS */
 		cnt[d] = CAST(i64, LD64(hist, I64C(d) * items + w));
 	}
 	for (i64 i = lo; i < hi; i++) {
@@ -119,7 +119,7 @@ void radix_scatter(RADIX_SCATTER_PARAMS) {
 			k = LDK(kin, i);
 			e = first != I64C(0) ? CAST(u64, i) : LD64(pin, i);
 		}
-		const int d = CAST(int, (k >> CAST(KEY, shift)) & mask);
+		const int d = CAST(int, (k >> CAST(KEY, shift)) & mask); /* 32-ok: a digit, < 2^RADIX_BITS */
 		const i64 to = cnt[d];
 		cnt[d] = to + I64C(1);
 		if (pack == I64C(RADIX_PACK_OUT) || pack == I64C(RADIX_PACKED)) {
@@ -145,10 +145,10 @@ void radix_scatter(RADIX_SCATTER_PARAMS) {
 /* Counts this lane's keys of tile t (positions [lo, hi) of the tile at
  * base) into packed words w. */
 #define RADIX_LANE_COUNT(w) \
-	for (int q_ = 0; q_ < RADIX_WORDS; q_++) { \
+	for (int q_ = 0; q_ < RADIX_WORDS; q_++) { /* 32-ok: a word row, < RADIX_WORDS */ \
 		w[q_] = 0u; \
 	} \
-	for (int j_ = 0; j_ < RADIX_KPT; j_++) { \
+	for (int j_ = 0; j_ < RADIX_KPT; j_++) { /* 32-ok: a key of the lane, < RADIX_KPT */ \
 		const i64 i_ = base + LOCAL_ID() * I64C(RADIX_KPT) + I64C(j_); \
 		if (i_ < hi) { \
 			KEY k_; \
@@ -157,36 +157,36 @@ void radix_scatter(RADIX_SCATTER_PARAMS) {
 			} else { \
 				k_ = LDK(kin, i_); \
 			} \
-			const int d_ = CAST(int, (k_ >> CAST(KEY, shift)) & mask); \
-			w[d_ >> 1] += 1u << (CAST(uint, d_ & 1) * 16u); \
+			const int d_ = CAST(int, (k_ >> CAST(KEY, shift)) & mask); /* 32-ok: a digit, < 2^RADIX_BITS */ \
+			w[d_ >> 1] += 1u << (CAST(uint, d_ & 1) * 16u); /* 32-ok: a digit's bit, 0 or 1 */ \
 		} \
 	}
 
 void radix_tcount(RADIX_TCOUNT_PARAMS) {
 	const i64 tiles = RADIX_KPT > 0 ? cdiv64(n, max64(RADIX_TILE, I64C(1))) : I64C(0);
 	const KEY mask = CAST(KEY, RADIX_DIGITS - 1);
-	const int lid = CAST(int, LOCAL_ID());
-	uint w[RADIX_WORDS];
+	const int lid = CAST(int, LOCAL_ID()); /* 32-ok: local id */
+	uint w[RADIX_WORDS]; /* 32-ok: packed digit counts of a tile, < 2^16 each */
 	for (i64 t = GROUP_LINEAR_ID(); t < tiles; t += GROUP_TOTAL()) {
 		const i64 base = t * RADIX_TILE;
 		const i64 hi = min64(base + RADIX_TILE, n);
 		RADIX_LANE_COUNT(w)
 		LOCAL_BARRIER();
-		for (int q = 0; q < RADIX_WORDS; q++) {
+		for (int q = 0; q < RADIX_WORDS; q++) { /* 32-ok: a word row, < RADIX_WORDS */
 			sh[q * RADIX_LS + lid] = w[q];
 		}
 		/* a tree sum of the lanes' words, row by row */
-		for (int off = RADIX_LS >> 1; off > 0; off >>= 1) {
+		for (int off = RADIX_LS >> 1; off > 0; off >>= 1) { /* 32-ok: a lane offset, < local size */
 			LOCAL_BARRIER();
 			if (lid < off) {
-				for (int q = 0; q < RADIX_WORDS; q++) {
+				for (int q = 0; q < RADIX_WORDS; q++) { /* 32-ok: a word row, < RADIX_WORDS */
 					sh[q * RADIX_LS + lid] += sh[q * RADIX_LS + lid + off];
 				}
 			}
 		}
 		LOCAL_BARRIER();
-		for (int d = lid; d < RADIX_DIGITS; d += RADIX_LS) {
-			const uint c = (sh[(d >> 1) * RADIX_LS] >> (CAST(uint, d & 1) * 16u)) & 0xffffu;
+		for (int d = lid; d < RADIX_DIGITS; d += RADIX_LS) { /* 32-ok: a digit, < RADIX_DIGITS */
+			const uint c = (sh[(d >> 1) * RADIX_LS] >> (CAST(uint, d & 1) * 16u)) & 0xffffu; /* 32-ok: a tile count, < 2^16 */
 			ST64(hist, I64C(d) * tiles + t, CAST(u64, c));
 		}
 	}
@@ -195,66 +195,66 @@ void radix_tcount(RADIX_TCOUNT_PARAMS) {
 void radix_tscatter(RADIX_TSCATTER_PARAMS) {
 	const i64 tiles = RADIX_KPT > 0 ? cdiv64(n, max64(RADIX_TILE, I64C(1))) : I64C(0);
 	const KEY mask = CAST(KEY, RADIX_DIGITS - 1);
-	const int lid = CAST(int, LOCAL_ID());
-	uint w[RADIX_WORDS];
-	uint st[RADIX_DIGITS];
+	const int lid = CAST(int, LOCAL_ID()); /* 32-ok: local id */
+	uint w[RADIX_WORDS]; /* 32-ok: packed digit counts of a tile, < 2^16 each */
+	uint st[RADIX_DIGITS]; /* 32-ok: a rank in the tile, < RADIX_TILE < 2^16 */
 	for (i64 t = GROUP_LINEAR_ID(); t < tiles; t += GROUP_TOTAL()) {
 		const i64 base = t * RADIX_TILE;
 		const i64 hi = min64(base + RADIX_TILE, n);
 		RADIX_LANE_COUNT(w)
 		LOCAL_BARRIER(); /* the previous tile's readers are done */
-		for (int q = 0; q < RADIX_WORDS; q++) {
+		for (int q = 0; q < RADIX_WORDS; q++) { /* 32-ok: a word row, < RADIX_WORDS */
 			sh[q * RADIX_LS + lid] = w[q];
 		}
 		/* inclusive scan of the lanes' words, row by row (Hillis-Steele) */
-		for (int off = 1; off < RADIX_LS; off <<= 1) {
-			uint a[RADIX_WORDS];
+		for (int off = 1; off < RADIX_LS; off <<= 1) { /* 32-ok: a lane offset, < local size */
+			uint a[RADIX_WORDS]; /* 32-ok: packed digit counts of a tile, < 2^16 each */
 			LOCAL_BARRIER();
-			for (int q = 0; q < RADIX_WORDS; q++) {
+			for (int q = 0; q < RADIX_WORDS; q++) { /* 32-ok: a word row, < RADIX_WORDS */
 				a[q] = lid >= off ? sh[q * RADIX_LS + lid - off] : 0u;
 			}
 			LOCAL_BARRIER();
-			for (int q = 0; q < RADIX_WORDS; q++) {
+			for (int q = 0; q < RADIX_WORDS; q++) { /* 32-ok: a word row, < RADIX_WORDS */
 				sh[q * RADIX_LS + lid] += a[q];
 			}
 		}
 		LOCAL_BARRIER();
 		/* st[d]: where digit d starts in the sorted tile; the lane's
 		 * counters become its first rank per digit */
-		uint run = 0u;
-		for (int d = 0; d < RADIX_DIGITS; d++) {
+		uint run = 0u; /* 32-ok: a rank in the tile, < RADIX_TILE < 2^16 */
+		for (int d = 0; d < RADIX_DIGITS; d++) { /* 32-ok: a digit, < RADIX_DIGITS */
 			st[d] = run;
-			run += (sh[(d >> 1) * RADIX_LS + RADIX_LS - 1] >> (CAST(uint, d & 1) * 16u)) & 0xffffu;
+			run += (sh[(d >> 1) * RADIX_LS + RADIX_LS - 1] >> (CAST(uint, d & 1) * 16u)) & 0xffffu; /* 32-ok: a tile count, < 2^16 */
 		}
-		for (int q = 0; q < RADIX_WORDS; q++) {
+		for (int q = 0; q < RADIX_WORDS; q++) { /* 32-ok: a word row, < RADIX_WORDS */
 			w[q] = sh[q * RADIX_LS + lid] - w[q];
 		}
-		uint seen[RADIX_DIGITS];
-		for (int d = 0; d < RADIX_DIGITS; d++) {
+		uint seen[RADIX_DIGITS]; /* 32-ok: a rank in the tile, < RADIX_TILE < 2^16 */
+		for (int d = 0; d < RADIX_DIGITS; d++) { /* 32-ok: a digit, < RADIX_DIGITS */
 			seen[d] = st[d] + RADIX_CNT(w, d);
 		}
-		for (int j = 0; j < RADIX_KPT; j++) {
+		for (int j = 0; j < RADIX_KPT; j++) { /* 32-ok: a key of the lane, < RADIX_KPT */
 			const i64 i = base + LOCAL_ID() * I64C(RADIX_KPT) + I64C(j);
 			if (i < hi) {
 				KEY k;
 				u64 e;
 				RADIX_LOAD(i, k, e)
-				const int d = CAST(int, (k >> CAST(KEY, shift)) & mask);
-				const int r = CAST(int, seen[d]);
+				const int d = CAST(int, (k >> CAST(KEY, shift)) & mask); /* 32-ok: a digit, < 2^RADIX_BITS */
+				const int r = CAST(int, seen[d]); /* 32-ok: a rank in the tile, < RADIX_TILE < 2^16 */
 				seen[d] = seen[d] + 1u;
 				RADIX_SH_PUTK(RADIX_KEYS_AT, r, k);
-				sh[RADIX_ENTS_AT + 2 * r] = CAST(uint, e & 0xfffffffful);
-				sh[RADIX_ENTS_AT + 2 * r + 1] = CAST(uint, e >> 32);
+				sh[RADIX_ENTS_AT + 2 * r] = CAST(uint, e & 0xfffffffful); /* 32-ok: one 32-bit half of an entry */
+				sh[RADIX_ENTS_AT + 2 * r + 1] = CAST(uint, e >> 32); /* 32-ok: one 32-bit half of an entry */
 			}
 		}
 		LOCAL_BARRIER();
-		const int count = CAST(int, hi - base);
-		for (int j = 0; j < RADIX_KPT; j++) {
-			const int p = j * RADIX_LS + lid;
+		const int count = CAST(int, hi - base); /* 32-ok: a tile size, <= RADIX_TILE < 2^16 */
+		for (int j = 0; j < RADIX_KPT; j++) { /* 32-ok: a key of the lane, < RADIX_KPT */
+			const int p = j * RADIX_LS + lid; /* 32-ok: a slot of the tile, < RADIX_TILE < 2^16 */
 			if (p < count) {
 				const KEY k = RADIX_SH_GETK(RADIX_KEYS_AT, p);
 				const u64 e = CAST(u64, sh[RADIX_ENTS_AT + 2 * p]) | (CAST(u64, sh[RADIX_ENTS_AT + 2 * p + 1]) << 32);
-				const int d = CAST(int, (k >> CAST(KEY, shift)) & mask);
+				const int d = CAST(int, (k >> CAST(KEY, shift)) & mask); /* 32-ok: a digit, < 2^RADIX_BITS */
 				const i64 to = CAST(i64, LD64(hist, I64C(d) * tiles + t)) + I64C(p) - CAST(i64, st[d]);
 				if (pack == I64C(RADIX_PACK_OUT) || pack == I64C(RADIX_PACKED)) {
 					ST64(pout, to, (CAST(u64, k) << 32) | e);

@@ -6,16 +6,16 @@
 #define ACCEL_RADIX_TILE_H
 
 /* The tiled passes' scratch: keys of RADIX_KW 32-bit words. */
-#define RADIX_LS CAST(int, LOCAL_SIZE)
+#define RADIX_LS CAST(int, LOCAL_SIZE) /* 32-ok: the local size */
 #if KB == 64
 #define RADIX_KW 2
 #define RADIX_SH_PUTK(at, r, k) \
-	sh[(at) + 2 * (r)] = CAST(uint, (k) & CAST(KEY, 0xffffffffu)); \
-	sh[(at) + 2 * (r) + 1] = CAST(uint, (k) >> CAST(KEY, 32))
+	sh[(at) + 2 * (r)] = CAST(uint, (k) & CAST(KEY, 0xffffffffu)); /* 32-ok: one 32-bit half of a key */ \
+	sh[(at) + 2 * (r) + 1] = CAST(uint, (k) >> CAST(KEY, 32)) /* 32-ok: one 32-bit half of a key */
 #define RADIX_SH_GETK(at, p) (CAST(KEY, sh[(at) + 2 * (p)]) | (CAST(KEY, sh[(at) + 2 * (p) + 1]) << CAST(KEY, 32)))
 #else
 #define RADIX_KW 1
-#define RADIX_SH_PUTK(at, r, k) sh[(at) + (r)] = CAST(uint, k)
+#define RADIX_SH_PUTK(at, r, k) sh[(at) + (r)] = CAST(uint, k) /* 32-ok: a 32-bit key */
 #define RADIX_SH_GETK(at, p) CAST(KEY, sh[(at) + (p)])
 #endif
 
@@ -29,7 +29,7 @@
 #define RADIX_KEYS_AT (RADIX_WORDS * RADIX_LS)
 #define RADIX_ENTS_AT (RADIX_KEYS_AT + RADIX_LS * RADIX_KPT * RADIX_KW)
 /* counter d of a lane's packed words w */
-#define RADIX_CNT(w, d) (((w)[(d) >> 1] >> (CAST(uint, (d) & 1) * 16u)) & 0xffffu)
+#define RADIX_CNT(w, d) (((w)[(d) >> 1] >> (CAST(uint, (d) & 1) * 16u)) & 0xffffu) /* 32-ok: a digit's bit, 0 or 1 */
 
 /* The scratch's length in 32-bit words: one word where the tiled passes
  * are off (RADIX_KPT = 0, the CPU plans), so their wide digits do not size

@@ -399,7 +399,7 @@ T scan_chain_carry(volatile __global uint *fl, volatile __global T *pv, i64 tile
 	i64 j = t - I64C(1);
 	i64 polls = I64C(0);
 	while (j >= I64C(0)) {
-		const uint f = fl[I64C(1) + j];
+		const uint f = fl[I64C(1) + j]; /* 32-ok: a tile's state flag, 0..2 */
 		if (f == 2u) {
 			break;
 		}

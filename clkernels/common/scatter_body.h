@@ -129,7 +129,7 @@ bool sc_flagged(BPTR err) {
 
 #define SC_VALIDATE_STEP(p, o, s, ix) \
 	if (ix < I64C(0) || ix >= dim_size) { \
-		ATOM_MIN_U32(err, 0, CAST(u32, (p) >> ERR_TILE_SHIFT)); \
+		ATOM_MIN_U32(err, 0, CAST(u32, (p) >> ERR_TILE_SHIFT)); /* 32-ok: p >> ERR_TILE_SHIFT (16) < 2^32 for positions < 2^48 */ \
 	}
 
 void scatter_validate(SCATTER_VALIDATE_PARAMS) {
@@ -273,7 +273,7 @@ void scatter_dest(SCATTER_DEST_PARAMS) {
 		} \
 		const bool valid_ = ix >= I64C(0) && ix < dim_size; \
 		if (!valid_ && w == I64C(0)) { \
-			ATOM_MIN_U32(err, 0, CAST(u32, (p) >> ERR_TILE_SHIFT)); \
+			ATOM_MIN_U32(err, 0, CAST(u32, (p) >> ERR_TILE_SHIFT)); /* 32-ok: p >> ERR_TILE_SHIFT (16) < 2^32 for positions < 2^48 */ \
 		} \
 		o += ix * dim_stride; \
 		const bool mine_ = valid_ && o >= lo && o < hi; \
@@ -286,7 +286,7 @@ void scatter_dest(SCATTER_DEST_PARAMS) {
 		} else if (counted) { \
 			BPTR cb_ = mine_ ? counts : spare; \
 			const i64 co_ = mine_ ? o : I64C(2 * SC_SPARE) * owners + slot_; \
-			const u32 c_ = LOADU(cb_, co_); \
+			const u32 c_ = LOADU(cb_, co_); /* 32-ok: a hit count, < 2^32: larger counted scatters take the sorted path (accel maxHits) */ \
 			STOREU(cb_, co_, c_ + 1u); \
 			const T acc_ = (c_ == 0u && include_self == I64C(0)) ? ident : LOADV(vb_, vo_); \
 			STOREV(vb_, vo_, sc_combine(acc_, v_, red)); \
@@ -320,7 +320,7 @@ void scatter_owned(SCATTER_OWNED_PARAMS) {
 			ix += dim_size; \
 		} \
 		if (ix < I64C(0) || ix >= dim_size) { \
-			ATOM_MIN_U32(err, 0, CAST(u32, (p) >> ERR_TILE_SHIFT)); \
+			ATOM_MIN_U32(err, 0, CAST(u32, (p) >> ERR_TILE_SHIFT)); /* 32-ok: p >> ERR_TILE_SHIFT (16) < 2^32 for positions < 2^48 */ \
 			continue; \
 		} \
 		o = base + o + ix * dim_stride; \
@@ -378,7 +378,7 @@ void sc_private_blocks(BPTR src, BPTR pcnt, BPTR err, BPTR priv, BPTR index, i64
 		const i64 e = min64(b + I64C(SC_PB), to);
 		i64 mn = LOADI(index, b);
 		i64 mx = mn;
-		int nans = 0;
+		int nans = 0; /* 32-ok: a flag, 0 or 1 */
 		for (i64 p = b; p < e; p++) {
 			const i64 ix = LOADI(index, p);
 			mn = min64(mn, ix);
@@ -478,7 +478,7 @@ void scatter_private(SCATTER_PRIVATE_PARAMS) {
 #endif
 #endif
 #ifndef SC_FEW_N
-#define SC_FEW_N CAST(int, few)
+#define SC_FEW_N CAST(int, few) /* 32-ok: few <= SC_FEW_MAX */
 #define SC_FEW_UNROLL
 #endif
 /* A worker's run is whole SC_FEW_UNIT positions: SC_PB blocks where the
@@ -501,7 +501,7 @@ void scatter_private(SCATTER_PRIVATE_PARAMS) {
 		} \
 		SC_VALIDATE_STEP(p_, 0, 0, ix_) \
 		else { \
-			SC_FEW_ONE(CAST(int, ix_), LOADV(src, p_ * (SSTRIDE))) \
+			SC_FEW_ONE(CAST(int, ix_), LOADV(src, p_ * (SSTRIDE))) /* 32-ok: a validated target, < dim_size = out_n <= SC_FEW_MAX */ \
 		} \
 	}
 
@@ -517,7 +517,7 @@ void scatter_private(SCATTER_PRIVATE_PARAMS) {
 #define SC_FEW_ONE(t, v) \
 	{ \
 		const T v1_ = v; \
-		for (int u_ = 0; u_ < SC_FEW_N; u_++) { \
+		for (int u_ = 0; u_ < SC_FEW_N; u_++) { /* 32-ok: a target, < SC_FEW_MAX */ \
 			one[u_] = u_ == (t) ? sc_combine(one[u_], v1_, red) : one[u_]; \
 			hits[u_] += (u_ == (t) && counted != I64C(0)) ? 1u : 0u; \
 		} \
@@ -545,8 +545,8 @@ void scatter_few(SCATTER_FEW_PARAMS) {
 	const i64 index_stride = LOADI(meta, I64C(SC_META_IDX));
 	const T ident = (red == I64C(RED_SUM) || red == I64C(RED_MEAN)) ? -CAST(T, 0) : sc_identity(red);
 	T one[SC_FEW_MAX];
-	u32 hits[SC_FEW_MAX];
-	for (int t = 0; t < SC_FEW_MAX; t++) {
+	u32 hits[SC_FEW_MAX]; /* 32-ok: hits of a target in the run, < 2^32: larger counted scatters take the sorted path (accel maxHits) */
+	for (int t = 0; t < SC_FEW_MAX; t++) { /* 32-ok: a target, < SC_FEW_MAX */
 		one[t] = ident;
 		hits[t] = 0u;
 	}
@@ -555,14 +555,14 @@ void scatter_few(SCATTER_FEW_PARAMS) {
 	const bool nanful = red == I64C(RED_AMAX) || red == I64C(RED_AMIN);
 	TV acc[SC_FEW_MAX];
 	SC_FEW_UNROLL
-	for (int t = 0; t < SC_FEW_N; t++) {
+	for (int t = 0; t < SC_FEW_N; t++) { /* 32-ok: a target, < SC_FEW_MAX */
 		acc[t] = (TV)(ident);
 	}
 	if (index_stride == I64C(1) && src_stride == I64C(1) && counted == I64C(0)) {
 		for (; b + I64C(SC_PB) <= to; b += I64C(SC_PB)) {
 			TV keep[SC_FEW_MAX];
 			SC_FEW_UNROLL
-			for (int t = 0; t < SC_FEW_N; t++) {
+			for (int t = 0; t < SC_FEW_N; t++) { /* 32-ok: a target, < SC_FEW_MAX */
 				keep[t] = acc[t];
 			}
 			ULV mx = (ULV)(0);
@@ -576,13 +576,13 @@ void scatter_few(SCATTER_FEW_PARAMS) {
 				}
 				const UV bits = (UV)(1u) << SC_VTO_UV(x);
 				SC_FEW_UNROLL
-				for (int t = 0; t < SC_FEW_N; t++) {
-					acc[t] = SC_FEW_VFOLD(acc[t], (bits & (UV)(1u << CAST(u32, t))) != (UV)(0u), v);
+				for (int t = 0; t < SC_FEW_N; t++) { /* 32-ok: a target, < SC_FEW_MAX */
+					acc[t] = SC_FEW_VFOLD(acc[t], (bits & (UV)(1u << CAST(u32, t))) != (UV)(0u), v); /* 32-ok: a target, < SC_FEW_MAX */
 				}
 			}
 			if (any(mx >= (ULV)(CAST(u64, dim_size))) || any(SC_VSIGNED(odd))) {
 				SC_FEW_UNROLL
-				for (int t = 0; t < SC_FEW_N; t++) {
+				for (int t = 0; t < SC_FEW_N; t++) { /* 32-ok: a target, < SC_FEW_MAX */
 					acc[t] = keep[t];
 				}
 				SC_FEW_SCALAR(b, b + I64C(SC_PB), I64C(1), I64C(1))
@@ -592,18 +592,18 @@ void scatter_few(SCATTER_FEW_PARAMS) {
 #endif
 	SC_FEW_SCALAR(b, to, index_stride, src_stride)
 	SC_FEW_UNROLL
-	for (int t = 0; t < SC_FEW_N; t++) {
+	for (int t = 0; t < SC_FEW_N; t++) { /* 32-ok: a target, < SC_FEW_MAX */
 		T r = one[t];
 #ifdef SC_VN
 		T lanes[SC_VN];
 		SC_VSTORE(acc[t], lanes);
 		r = lanes[0];
-		for (int l = 1; l < SC_VN; l++) {
+		for (int l = 1; l < SC_VN; l++) { /* 32-ok: a vector lane, < SC_VN */
 			r = sc_combine(r, lanes[l], red);
 		}
 		r = sc_combine(r, one[t], red);
 #endif
-		if (t < CAST(int, out_n)) {
+		if (t < CAST(int, out_n)) { /* 32-ok: out_n <= few <= SC_FEW_MAX */
 			STOREV(priv, w * out_n + I64C(t), r);
 			if (counted != I64C(0)) {
 				STOREU(pcnt, w * out_n + I64C(t), hits[t]);

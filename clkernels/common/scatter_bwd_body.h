@@ -98,7 +98,7 @@ void scatter_bwd_apply(SCATTER_BWD_APPLY_PARAMS) {
 		T self_g = gv;
 		T src_g = gv;
 		if (red != I64C(RED_SUM)) {
-			const u32 c = LD32(aux, dest);
+			const u32 c = LD32(aux, dest); /* 32-ok: the forward's hit count, < 2^32: the host refuses more positions (accel maxHits) */
 			q = c == 0u ? SB_NAN : T_DIV(gv, CAST(T, c));
 			self_g = q;
 			src_g = q;

@@ -32,7 +32,7 @@ void segment_validate(SEGMENT_VALIDATE_PARAMS) {
 	EW_FOR(n, i)
 		const i64 id = CAST(i64, LD64(keys, i));
 		if (id < I64C(0) || id >= segments || (i > I64C(0) && CAST(i64, LD64(keys, i - I64C(1))) > id)) {
-			ATOM_MIN_U32(err, 0, CAST(u32, i >> ERR_TILE_SHIFT));
+			ATOM_MIN_U32(err, 0, CAST(u32, i >> ERR_TILE_SHIFT)); /* 32-ok: p >> ERR_TILE_SHIFT (16) < 2^32 for positions < 2^48 */
 		}
 	EW_END
 }

@@ -80,7 +80,7 @@ i64 sp_key(BPTR p, i64 i) { return CAST(i64, LD64(p, i)); }
 /* i clamped into [0, n) (0 when n is 0: buffers hold at least one word) */
 i64 sp_clamp(i64 i, i64 n) { return max64(min64(i, n - I64C(1)), I64C(0)); }
 
-void sp_flag(BPTR err, i64 k) { ATOM_MIN_U32(err, 0, CAST(u32, k >> ERR_TILE_SHIFT)); }
+void sp_flag(BPTR err, i64 k) { ATOM_MIN_U32(err, 0, CAST(u32, k >> ERR_TILE_SHIFT)); } /* 32-ok: k >> ERR_TILE_SHIFT (16) < 2^32 for positions < 2^48 */
 
 /* Writes key's coordinates (the last ndim dims of shape) into column k of
  * idx [ndim, n]. */
@@ -657,11 +657,11 @@ void sparse_rcopy(SPARSE_RCOPY_PARAMS) {
 
 u64 sp_rkey(BPTR rec, i64 p) { return LD64(rec, p * (SP_RW >> I64C(1))); }
 
-u32 sp_rpos(BPTR rec, i64 p) { return LD32(rec, p * SP_RW + I64C(2)); }
+u32 sp_rpos(BPTR rec, i64 p) { return LD32(rec, p * SP_RW + I64C(2)); } /* 32-ok: an input position, < n < 2^31 (bucket path only, host/plan.go PlanCoalesce) */
 
 T sp_rval(BPTR rec, i64 p) { return LDV(rec, SP_RV(p)); }
 
-void sp_rset(BPTR rec, i64 p, u64 key, u32 x, T v) {
+void sp_rset(BPTR rec, i64 p, u64 key, u32 x, T v) { /* 32-ok: an input position, < n < 2^31 (bucket path only, host/plan.go PlanCoalesce) */
 	ST64(rec, p * (SP_RW >> I64C(1)), key);
 	ST32(rec, p * SP_RW + I64C(2), x);
 	STV(rec, SP_RV(p), v);
@@ -679,9 +679,9 @@ void sparse_bscatter(SPARSE_BSCATTER_PARAMS) {
 	EW_FOR(n, i)
 		const i64 key = sp_key(keys, i);
 		const i64 b = sp_bucket(key, shift);
-		const u32 old = ATOM_ADD_U32(cnt, b, 0xffffffffu); /* fills each bucket from its end */
+		const u32 old = ATOM_ADD_U32(cnt, b, 0xffffffffu); /* fills each bucket from its end; 32-ok: a bucket count, < n < 2^31 (host/plan.go PlanCoalesce) */
 		const i64 p = sp_clamp(CAST(i64, LD32(start, b)) + CAST(i64, old) - I64C(1), n);
-		sp_rset(rec, p, CAST(u64, key), CAST(u32, i), LDV(vals, i));
+		sp_rset(rec, p, CAST(u64, key), CAST(u32, i), LDV(vals, i)); /* 32-ok: an input position, < n < 2^31 (host/plan.go PlanCoalesce) */
 	EW_END
 }
 
@@ -694,7 +694,7 @@ bool sp_bless(BPTR rec, i64 p, i64 q) {
 
 void sp_bswap(BPTR rec, i64 p, i64 q) {
 	const u64 k = sp_rkey(rec, p);
-	const u32 x = sp_rpos(rec, p);
+	const u32 x = sp_rpos(rec, p); /* 32-ok: an input position, < n < 2^31 (bucket path only, host/plan.go PlanCoalesce) */
 	const T v = sp_rval(rec, p);
 	sp_rset(rec, p, sp_rkey(rec, q), sp_rpos(rec, q), sp_rval(rec, q));
 	sp_rset(rec, q, k, x, v);
@@ -726,7 +726,7 @@ void sparse_bsort(SPARSE_BSORT_PARAMS) {
 		if (len <= I64C(32)) {
 			for (i64 a = s + I64C(1); a < e; a++) {
 				const u64 k = sp_rkey(rec, a);
-				const u32 x = sp_rpos(rec, a);
+				const u32 x = sp_rpos(rec, a); /* 32-ok: an input position, < n < 2^31 (bucket path only, host/plan.go PlanCoalesce) */
 				const T v = sp_rval(rec, a);
 				i64 q = a - I64C(1);
 				while (q >= s && (sp_rkey(rec, max64(q, s)) > k || (sp_rkey(rec, max64(q, s)) == k && sp_rpos(rec, max64(q, s)) > x))) {
@@ -879,7 +879,7 @@ void sparse_uhist(SPARSE_UHIST_PARAMS) {
 			}
 		}
 		for (i64 b = I64C(0); b < nb; b++) {
-			const u32 v = LD32(loc, l0 + b);
+			const u32 v = LD32(loc, l0 + b); /* 32-ok: a bucket's count or position, < n < 2^31 (host/plan_union.go) */
 			ST32(tab, b * chunks + c, v);
 			if (v != 0u) {
 				ATOM_ADD_U32(err, I64C(SP_FLAG_WORDS) + b, v);
@@ -911,9 +911,9 @@ void sparse_upart(SPARSE_UPART_PARAMS) {
 			for (i64 i = max64(e0, base) - base; i < i1; i++) {
 				const i64 k2 = sp_ukey2(idx, w, shape, ndim, s0, s1, no, i, t);
 				const i64 g = l0 + sp_ubucket(k2, shift, nb);
-				const u32 p = LD32(loc, g);
+				const u32 p = LD32(loc, g); /* 32-ok: a position, < n < 2^31 (host/plan_union.go); a key's low shift <= 32 bits */
 				ST32(loc, g, p + 1u);
-				ST32(rk, CAST(i64, p), CAST(u32, CAST(u64, k2) & mask));
+				ST32(rk, CAST(i64, p), CAST(u32, CAST(u64, k2) & mask)); /* 32-ok: a position, < n < 2^31 (host/plan_union.go); a key's low shift <= 32 bits */
 				STV(rv, CAST(i64, p), LDV(val, i));
 			}
 		}
@@ -932,7 +932,7 @@ void sparse_usort(SPARSE_USORT_PARAMS) {
 	const i64 nd = sp_udigits(shift);
 	const i64 wd = nd > I64C(0) ? cdiv64(shift, nd) : I64C(0); /* bits per digit */
 	const i64 nc = I64C(1) << wd;
-	const u32 dmask = CAST(u32, nc - I64C(1));
+	const u32 dmask = CAST(u32, nc - I64C(1)); /* 32-ok: a digit or a record's 32 low key bits (host/plan_union.go) */
 	for (i64 b = slot; b < nb; b += GROUP_TOTAL()) {
 		const i64 m = min64(CAST(i64, LD32(err, I64C(SP_FLAG_WORDS) + b)), cap);
 		const i64 o = sp_key(bst, b);
@@ -940,16 +940,16 @@ void sparse_usort(SPARSE_USORT_PARAMS) {
 			ST32(cnt, c0 + g, 0u);
 		}
 		for (i64 p = o; p < o + m; p++) { /* every digit's counts */
-			const u32 k = LD32(rk, p);
+			const u32 k = LD32(rk, p); /* 32-ok: a digit or a record's 32 low key bits (host/plan_union.go) */
 			for (i64 t = I64C(0); t < nd; t++) {
-				const i64 g = c0 + t * nc + CAST(i64, (k >> CAST(u32, t * wd)) & dmask);
+				const i64 g = c0 + t * nc + CAST(i64, (k >> CAST(u32, t * wd)) & dmask); /* 32-ok: a digit or a record's 32 low key bits (host/plan_union.go) */
 				ST32(cnt, g, LD32(cnt, g) + 1u);
 			}
 		}
 		for (i64 t = I64C(0); t < nd; t++) {
-			u32 acc = 0u;
+			u32 acc = 0u; /* 32-ok: a digit count, <= cap < 2^31 (host/plan_union.go) */
 			for (i64 g = c0 + t * nc; g < c0 + t * nc + nc; g++) {
-				const u32 v = LD32(cnt, g);
+				const u32 v = LD32(cnt, g); /* 32-ok: a bucket's count or position, < n < 2^31 (host/plan_union.go) */
 				ST32(cnt, g, acc);
 				acc += v;
 			}
@@ -961,12 +961,12 @@ void sparse_usort(SPARSE_USORT_PARAMS) {
 		i64 src = o;
 		i64 dst = slot * I64C(2) * cap + cap;
 		for (i64 t = I64C(0); t < nd; t++) {
-			const u32 sh = CAST(u32, t * wd);
+			const u32 sh = CAST(u32, t * wd); /* 32-ok: a digit or a record's 32 low key bits (host/plan_union.go) */
 			const i64 ct = c0 + t * nc;
 			for (i64 p = I64C(0); p < m; p++) {
-				const u32 k = LD32(srck, src + p);
+				const u32 k = LD32(srck, src + p); /* 32-ok: a digit or a record's 32 low key bits (host/plan_union.go) */
 				const i64 g = ct + CAST(i64, (k >> sh) & dmask);
-				const u32 r = LD32(cnt, g);
+				const u32 r = LD32(cnt, g); /* 32-ok: a bucket's count or position, < n < 2^31 (host/plan_union.go) */
 				ST32(cnt, g, r + 1u);
 				ST32(sk, dst + CAST(i64, r), k);
 				STV(sv, dst + CAST(i64, r), LDV(srcv, src + p));
@@ -981,15 +981,15 @@ void sparse_usort(SPARSE_USORT_PARAMS) {
 		 * record rewrites its entry (adding -0 leaves a sum's bits).
 		 * The entries go to the bucket's own range of rk, rv (and ub). */
 		i64 u = o - I64C(1);
-		u32 prev = 0xffffffffu; /* above any key >> 1 */
+		u32 prev = 0xffffffffu; /* above any key >> 1; 32-ok: a digit or a record's 32 low key bits (host/plan_union.go) */
 		T a = -CAST(T, 0);
 		T bv = -CAST(T, 0);
 		bool hx = false;
 		bool hy = false;
 		for (i64 p = src; p < src + m; p++) {
-			const u32 k = LD32(sk, p);
+			const u32 k = LD32(sk, p); /* 32-ok: a digit or a record's 32 low key bits (host/plan_union.go) */
 			const T v = LDV(sv, p);
-			const u32 key = k >> 1u;
+			const u32 key = k >> 1u; /* 32-ok: a digit or a record's 32 low key bits (host/plan_union.go) */
 			const bool fresh = key != prev;
 			const bool isy = (k & 1u) != 0u;
 			prev = key;

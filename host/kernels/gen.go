@@ -89,10 +89,10 @@ func Header(f *host.FileDecl) []byte {
 		fmt.Fprintf(&w, "#ifndef %s\n#define %s %d /* %s */\n#endif\n", k.Name, k.Name, k.Default, k.Doc)
 	}
 	w.WriteString("#else\nlayout(local_size_x_id = 0) in;\n")
-	fmt.Fprintf(&w, "layout(constant_id = %d) const int ENTRY = 0;\n", host.SpecEntry)
+	fmt.Fprintf(&w, "layout(constant_id = %d) const int ENTRY = 0; /* 32-ok: an entry code */\n", host.SpecEntry)
 	for _, k := range knobs {
 		id, _ := f.KnobID(k.Name)
-		fmt.Fprintf(&w, "layout(constant_id = %d) const int %s = %d; /* %s */\n", id, k.Name, k.Default, k.Doc)
+		fmt.Fprintf(&w, "layout(constant_id = %d) const int %s = %d; /* %s; 32-ok: a knob, an int32 (host/vulkan.go checks) */\n", id, k.Name, k.Default, k.Doc)
 	}
 	w.WriteString("#define LOCAL_SIZE gl_WorkGroupSize.x\n#endif\n")
 

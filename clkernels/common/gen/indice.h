@@ -71,15 +71,15 @@
 #endif
 #else
 layout(local_size_x_id = 0) in;
-layout(constant_id = 1) const int ENTRY = 0;
-layout(constant_id = 2) const int ITEMS = 16; /* elements per work-item per tile */
-layout(constant_id = 3) const int CONTIG = 0; /* 1: each work-item takes ITEMS consecutive elements (CPU drivers); 0: interleaved (GPUs) */
-layout(constant_id = 4) const int IP_RULE = -1; /* folded argument rule (-1: the run-time value) */
-layout(constant_id = 5) const int IP_SPLIT = -1; /* folded argument split (-1: the run-time value) */
-layout(constant_id = 6) const int IP_WIDE = -1; /* folded argument wide (-1: the run-time value) */
-layout(constant_id = 7) const int IP_SORTED = -1; /* folded argument sorted (-1: the run-time value) */
-layout(constant_id = 8) const int IP_EMIT = -1; /* folded argument emit (-1: the run-time value) */
-layout(constant_id = 9) const int IP_LOOKUP = -1; /* folded argument lookup (-1: the run-time value) */
+layout(constant_id = 1) const int ENTRY = 0; /* 32-ok: an entry code */
+layout(constant_id = 2) const int ITEMS = 16; /* elements per work-item per tile; 32-ok: a knob, an int32 (host/vulkan.go checks) */
+layout(constant_id = 3) const int CONTIG = 0; /* 1: each work-item takes ITEMS consecutive elements (CPU drivers); 0: interleaved (GPUs); 32-ok: a knob, an int32 (host/vulkan.go checks) */
+layout(constant_id = 4) const int IP_RULE = -1; /* folded argument rule (-1: the run-time value); 32-ok: a knob, an int32 (host/vulkan.go checks) */
+layout(constant_id = 5) const int IP_SPLIT = -1; /* folded argument split (-1: the run-time value); 32-ok: a knob, an int32 (host/vulkan.go checks) */
+layout(constant_id = 6) const int IP_WIDE = -1; /* folded argument wide (-1: the run-time value); 32-ok: a knob, an int32 (host/vulkan.go checks) */
+layout(constant_id = 7) const int IP_SORTED = -1; /* folded argument sorted (-1: the run-time value); 32-ok: a knob, an int32 (host/vulkan.go checks) */
+layout(constant_id = 8) const int IP_EMIT = -1; /* folded argument emit (-1: the run-time value); 32-ok: a knob, an int32 (host/vulkan.go checks) */
+layout(constant_id = 9) const int IP_LOOKUP = -1; /* folded argument lookup (-1: the run-time value); 32-ok: a knob, an int32 (host/vulkan.go checks) */
 #define LOCAL_SIZE gl_WorkGroupSize.x
 #endif
 

@@ -41,12 +41,12 @@
 #endif
 #else
 layout(local_size_x_id = 0) in;
-layout(constant_id = 1) const int ENTRY = 0;
-layout(constant_id = 2) const int ITEMS = 16; /* elements per work-item per tile */
-layout(constant_id = 3) const int CONTIG = 0; /* 1: each work-item takes ITEMS consecutive elements (CPU drivers); 0: interleaved (GPUs) */
-layout(constant_id = 4) const int MOVE_KIND = -1; /* folded argument kind (-1: the run-time value) */
-layout(constant_id = 5) const int MOVE_HAS_SRC = -1; /* folded argument has_src (-1: the run-time value) */
-layout(constant_id = 6) const int MOVE_HAS_IDX = -1; /* folded argument has_idx (-1: the run-time value) */
+layout(constant_id = 1) const int ENTRY = 0; /* 32-ok: an entry code */
+layout(constant_id = 2) const int ITEMS = 16; /* elements per work-item per tile; 32-ok: a knob, an int32 (host/vulkan.go checks) */
+layout(constant_id = 3) const int CONTIG = 0; /* 1: each work-item takes ITEMS consecutive elements (CPU drivers); 0: interleaved (GPUs); 32-ok: a knob, an int32 (host/vulkan.go checks) */
+layout(constant_id = 4) const int MOVE_KIND = -1; /* folded argument kind (-1: the run-time value); 32-ok: a knob, an int32 (host/vulkan.go checks) */
+layout(constant_id = 5) const int MOVE_HAS_SRC = -1; /* folded argument has_src (-1: the run-time value); 32-ok: a knob, an int32 (host/vulkan.go checks) */
+layout(constant_id = 6) const int MOVE_HAS_IDX = -1; /* folded argument has_idx (-1: the run-time value); 32-ok: a knob, an int32 (host/vulkan.go checks) */
 #define LOCAL_SIZE gl_WorkGroupSize.x
 #endif
 

@@ -20,8 +20,8 @@
 #endif
 #else
 layout(local_size_x_id = 0) in;
-layout(constant_id = 1) const int ENTRY = 0;
-layout(constant_id = 2) const int PROBE_K = 7; /* a knob the kernel echoes */
+layout(constant_id = 1) const int ENTRY = 0; /* 32-ok: an entry code */
+layout(constant_id = 2) const int PROBE_K = 7; /* a knob the kernel echoes; 32-ok: a knob, an int32 (host/vulkan.go checks) */
 #define LOCAL_SIZE gl_WorkGroupSize.x
 #endif
 

@@ -50,15 +50,15 @@
 #endif
 #else
 layout(local_size_x_id = 0) in;
-layout(constant_id = 1) const int ENTRY = 0;
-layout(constant_id = 2) const int ITEMS = 16; /* units per work-item per tile */
-layout(constant_id = 3) const int FLAT = 0; /* 1: one work-item per group scans its range in one loop (CPU drivers) */
-layout(constant_id = 4) const int SCAN_SG = 0; /* 1: the subgroup path; 2: one subgroup per group, no scratch (variants built with SG=1) */
-layout(constant_id = 5) const int CHAIN = 0; /* 1: the single-pass chained scan (entry chain, CPU OpenCL drivers); the host's choice, the kernels do not read it */
-layout(constant_id = 6) const int SPIN = 16384; /* the chained scan's polls for a tile's sum before it leaves its own tile to the fixup */
-layout(constant_id = 7) const int STREAM = 0; /* 1: the chained scan writes y with non-temporal stores (outputs larger than the caches) */
-layout(constant_id = 8) const int SCAN_KIND = -1; /* folded argument kind (-1: the run-time value) */
-layout(constant_id = 9) const int SCAN_EXCL = -1; /* folded argument exclusive (-1: the run-time value) */
+layout(constant_id = 1) const int ENTRY = 0; /* 32-ok: an entry code */
+layout(constant_id = 2) const int ITEMS = 16; /* units per work-item per tile; 32-ok: a knob, an int32 (host/vulkan.go checks) */
+layout(constant_id = 3) const int FLAT = 0; /* 1: one work-item per group scans its range in one loop (CPU drivers); 32-ok: a knob, an int32 (host/vulkan.go checks) */
+layout(constant_id = 4) const int SCAN_SG = 0; /* 1: the subgroup path; 2: one subgroup per group, no scratch (variants built with SG=1); 32-ok: a knob, an int32 (host/vulkan.go checks) */
+layout(constant_id = 5) const int CHAIN = 0; /* 1: the single-pass chained scan (entry chain, CPU OpenCL drivers); the host's choice, the kernels do not read it; 32-ok: a knob, an int32 (host/vulkan.go checks) */
+layout(constant_id = 6) const int SPIN = 16384; /* the chained scan's polls for a tile's sum before it leaves its own tile to the fixup; 32-ok: a knob, an int32 (host/vulkan.go checks) */
+layout(constant_id = 7) const int STREAM = 0; /* 1: the chained scan writes y with non-temporal stores (outputs larger than the caches); 32-ok: a knob, an int32 (host/vulkan.go checks) */
+layout(constant_id = 8) const int SCAN_KIND = -1; /* folded argument kind (-1: the run-time value); 32-ok: a knob, an int32 (host/vulkan.go checks) */
+layout(constant_id = 9) const int SCAN_EXCL = -1; /* folded argument exclusive (-1: the run-time value); 32-ok: a knob, an int32 (host/vulkan.go checks) */
 #define LOCAL_SIZE gl_WorkGroupSize.x
 #endif
 
