@@ -3,7 +3,6 @@ package accel
 import (
 	"fmt"
 	"math/rand"
-	"os"
 	"testing"
 
 	"github.com/stretchr/testify/require"
@@ -36,17 +35,7 @@ func TestFP32DivisionModes(t *testing.T) {
 		t.Run(fmt.Sprintf("%s/div=%s/strict=%s", m.backend, m.div, m.strict), func(t *testing.T) {
 			t.Setenv("ACCEL_FP32_DIV", m.div)
 			t.Setenv("ACCEL_VK_STRICT", m.strict)
-			sel := m.backend
-			if env := os.Getenv("ACCEL_TEST_" + m.backend); env != "" {
-				sel = env
-			}
-			d, err := OpenWith(sel, Options{Validation: true, GuardBytes: 64})
-			if err != nil {
-				require.NotEqual(t, "true", os.Getenv("CI"), "no %s device in CI: %v", m.backend, err)
-				t.Skipf("no %s device: %v", m.backend, err)
-			}
-			defer func() { require.NoError(t, d.Close()) }()
-			d.poison = []byte{0xA5, 0x5A, 0xC3, 0x3C}
+			d := ownTestDevice(t, m.backend)
 			if m.want == host.FP32DivFloat64 && !d.caps.FP64 {
 				t.Skipf("%s: no float64 here", d)
 			}
@@ -97,21 +86,11 @@ func testFP32Division(t *testing.T, d *Device) {
 // the control, loads the STRICT ones in every other test.
 func TestVulkanPlainBuilds(t *testing.T) {
 	t.Setenv("ACCEL_VK_STRICT", "0")
-	sel := host.Vulkan
-	if env := os.Getenv("ACCEL_TEST_" + host.Vulkan); env != "" {
-		sel = env
-	}
-	d, err := OpenWith(sel, Options{Validation: true, GuardBytes: 64})
-	if err != nil {
-		require.NotEqual(t, "true", os.Getenv("CI"), "no vulkan device in CI: %v", err)
-		t.Skipf("no vulkan device: %v", err)
-	}
-	defer func() { require.NoError(t, d.Close()) }()
-	d.poison = []byte{0xA5, 0x5A, 0xC3, 0x3C}
+	d := ownTestDevice(t, host.Vulkan)
 	for _, strategy := range []string{"", host.ScatterFew, host.ScatterAtomic} {
 		t.Run("scatter/strategy="+strategy, func(t *testing.T) {
 			defer forceScatter(d, strategy)()
-			testScatterFewBlocks(t, d, strategy != host.ScatterAtomic)
+			testScatterFewBlocks(t, d, strategy == host.ScatterFew || strategy == "" && d.caps.Type == host.TypeCPU)
 		})
 	}
 	t.Run("segment_reduce", func(t *testing.T) {

@@ -24,26 +24,50 @@ var (
 
 func openTestDevices() {
 	for _, b := range []string{host.OpenCL, host.Vulkan} {
-		sel := b
-		if env := os.Getenv("ACCEL_TEST_" + b); env != "" {
-			sel = env
-		}
-		// ACCEL_TEST_PLANS=gpu: plan as for a discrete GPU (every
-		// planner's GPU branch) and keep memory as one does (staged
-		// transfers, EmulateDiscrete) on whatever device this is: the GPU
-		// paths' correctness on the CPU drivers, before a GPU is at hand
-		gpu := os.Getenv("ACCEL_TEST_PLANS") == "gpu"
-		d, err := OpenWith(sel, Options{Validation: true, GuardBytes: 64, EmulateDiscrete: gpu})
+		d, err := openTestDevice(b)
 		if err != nil {
 			devErrs[b] = err
 			continue
 		}
-		d.poison = []byte{0xA5, 0x5A, 0xC3, 0x3C}
-		if gpu {
-			d.caps.Type = host.TypeDiscreteGPU
-		}
 		devs[b] = d
 	}
+}
+
+// openTestDevice opens backend b's test device (ACCEL_TEST_<b> selects
+// another) as the shared ones are: validation, guard bands, poisoned
+// outputs. ACCEL_TEST_PLANS=gpu: plan as for a discrete GPU (every
+// planner's GPU branch) and keep memory as one does (staged transfers,
+// EmulateDiscrete) on whatever device this is: the GPU paths' correctness
+// on the CPU drivers, before a GPU is at hand.
+func openTestDevice(b string) (*Device, error) {
+	sel := b
+	if env := os.Getenv("ACCEL_TEST_" + b); env != "" {
+		sel = env
+	}
+	gpu := os.Getenv("ACCEL_TEST_PLANS") == "gpu"
+	d, err := OpenWith(sel, Options{Validation: true, GuardBytes: 64, EmulateDiscrete: gpu})
+	if err != nil {
+		return nil, err
+	}
+	d.poison = []byte{0xA5, 0x5A, 0xC3, 0x3C}
+	if gpu {
+		d.caps.Type = host.TypeDiscreteGPU
+	}
+	return d, nil
+}
+
+// ownTestDevice opens a device of backend b for t alone (a test that
+// changes how kernels build through the environment), closed when t
+// ends; a missing one fails t under CI=true and skips it otherwise.
+func ownTestDevice(t *testing.T, b string) *Device {
+	t.Helper()
+	d, err := openTestDevice(b)
+	if err != nil {
+		require.NotEqual(t, "true", os.Getenv("CI"), "no %s device in CI: %v", b, err)
+		t.Skipf("no %s device: %v", b, err)
+	}
+	t.Cleanup(func() { require.NoError(t, d.Close()) })
+	return d
 }
 
 // forEachDevice runs f as a subtest on each backend's device.

@@ -254,8 +254,8 @@ int vks_query(vks_instance *vi, void *phys, vks_caps *out) {
 	if (!gp2 || !gf2) {
 		return 0;
 	}
-	/* VkPhysicalDeviceDriverProperties is core in 1.2 only. */
-	/* So are VkPhysicalDeviceDriverProperties and the float controls. */
+	/* VkPhysicalDeviceDriverProperties and the float controls are core in
+	 * 1.2 only. */
 	VkPhysicalDeviceFloatControlsProperties fc = {VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_FLOAT_CONTROLS_PROPERTIES};
 	VkPhysicalDeviceDriverProperties drv = {VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_DRIVER_PROPERTIES, &fc};
 	VkPhysicalDeviceSubgroupProperties sub = {VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_SUBGROUP_PROPERTIES, v12 ? &drv : NULL};
