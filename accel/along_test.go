@@ -12,7 +12,7 @@ import (
 func TestAlongAxisRandom(t *testing.T) {
 	forEachDevice(t, func(t *testing.T, d *Device) {
 		for _, strategy := range scatterStrategies {
-			t.Run("strategy="+strategy, func(t *testing.T) {
+			t.Run("strategy="+strategyName(strategy), func(t *testing.T) {
 				defer forceScatter(d, strategy)()
 				testAlongAxisRandom(t, d)
 			})

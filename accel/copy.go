@@ -8,15 +8,15 @@ import (
 )
 
 // copyBytes queues a copy of size bytes from src at srcOff to dst at
-// dstOff: the copy kernel where host.PlanCopy picks it (CPU OpenCL
+// dstOff: the copy kernel where planCopy picks it (CPU OpenCL
 // drivers) and the offsets and size are whole 32-bit words, else the
-// driver's buffer copy. Tests force the kernel with forceCopyKernel.
+// driver's buffer copy.
 func (d *Device) copyBytes(op string, dst host.Buffer, dstOff int64, src host.Buffer, srcOff, size int64) error {
 	if size == 0 {
 		return nil
 	}
-	plan, ours := host.PlanCopy(d.caps, size/4)
-	if (ours || d.forceCopyKernel) && dstOff%4 == 0 && srcOff%4 == 0 && size%4 == 0 {
+	plan, ours := d.planner.copy(d.caps, size/4)
+	if ours && dstOff%4 == 0 && srcOff%4 == 0 && size%4 == 0 {
 		return d.run(op, "any", d.plan(plan), kernels.CopyWords{Dst: dst, Src: src, DstOff: dstOff / 4,
 			SrcOff: srcOff / 4, N: size / 4})
 	}

@@ -10,15 +10,15 @@ import (
 	"github.com/accelkern/accel/host"
 )
 
-// TestCopyKernel runs the copy kernel (host.PlanCopy: CPU OpenCL drivers'
+// TestCopyKernel runs the copy kernel (planCopy: CPU OpenCL drivers'
 // copy) on every device by forcing it, over sizes around its chunk and odd
 // group counts, at word offsets, and through diagonal_scatter's copy of its
 // input; each destination starts with other random bits, so an unwritten
 // word shows.
 func TestCopyKernel(t *testing.T) {
 	forEachDevice(t, func(t *testing.T, d *Device) {
-		d.forceCopyKernel = true
-		defer func() { d.forceCopyKernel, d.planHook = false, nil }()
+		plans(d).copyKernel = true
+		defer func() { plans(d).copyKernel, plans(d).launchFn = false, nil }()
 		rng := rand.New(rand.NewSource(9))
 		const chunk = 16 << 10
 		streamed := func(p host.Plan) host.Plan {
@@ -29,7 +29,7 @@ func TestCopyKernel(t *testing.T) {
 			return p
 		}
 		for _, groups := range []int64{0, 1, 3, -3} {
-			d.planHook = func(p host.Plan) host.Plan {
+			plans(d).launchFn = func(p host.Plan) host.Plan {
 				// (not under a loop limit, where a group takes one chunk)
 				if p.Kernel == "copy" && groups != 0 && d.caps.LoopLimit == 0 {
 					p.Groups = [3]int64{max(groups, -groups), 1, 1}
@@ -51,12 +51,12 @@ func TestCopyKernel(t *testing.T) {
 				}
 			}
 		}
-		d.planHook = nil
+		plans(d).launchFn = nil
 		// word offsets inside the buffers: words [5, 5+n) of a to [2, 2+n)
 		// of b, plainly and streamed (a head before dst's 64-byte boundary)
 		const n = chunk + 3
 		for _, hook := range []func(host.Plan) host.Plan{nil, streamed} {
-			d.planHook = hook
+			plans(d).launchFn = hook
 			a, b := randTensor(t, rng, Uint32, n+9), randTensor(t, rng, Uint32, n+9)
 			da, db := mustUpload(t, d, a), mustUpload(t, d, b)
 			require.NoError(t, d.copyBytes("t", db.raw(), 8, da.raw(), 20, 4*n))
@@ -66,7 +66,7 @@ func TestCopyKernel(t *testing.T) {
 			copy(want[8:8+4*n], a.data[20:20+4*n])
 			requireElems(t, want, got.data, "copy at word offsets (streamed: %v)", hook != nil)
 		}
-		d.planHook = nil
+		plans(d).launchFn = nil
 		// diagonal_scatter copies its input first
 		in, src := randTensor(t, rng, Float64, 3, 130, 170), randTensor(t, rng, Float64, 3, 130)
 		want2, err := RefDiagonalScatter(in, src, 0, -2, -1)

@@ -3,23 +3,21 @@ package accel
 import (
 	"fmt"
 	"sync"
+	"sync/atomic"
 
 	"github.com/accelkern/accel/host"
 )
 
-// DeviceInfo describes a device: its backend, index, name and capabilities.
-type DeviceInfo = host.Caps
-
-// Options configure Open.
-type Options = host.Options
-
-// Stats are a device's counters: submits and waits (host round trips),
-// launches, transfers, barriers, device time and kernel compiles.
-type Stats = host.Stats
-
 // Devices lists every OpenCL device and Vulkan physical device, and the
 // errors of backends that could not be loaded.
-func Devices() ([]DeviceInfo, []error) { return host.Enumerate(host.Options{}) }
+func Devices() ([]DeviceInfo, []error) {
+	all, errs := host.Enumerate(host.Options{})
+	infos := make([]DeviceInfo, len(all))
+	for i, c := range all {
+		infos[i] = DeviceInfo(c)
+	}
+	return infos, errs
+}
 
 // Device runs ops on one OpenCL or Vulkan device. It is safe for concurrent
 // use by many goroutines. Close it when done.
@@ -42,37 +40,15 @@ type Device struct {
 	guard int64
 
 	// poison, when non-nil, is written over every fresh output buffer
-	// before its kernel runs (tests set it so an unwritten element shows).
+	// before its kernel runs (Options.Poison).
 	poison []byte
 
-	// planHook, when non-nil, may rewrite launch plans (tests force odd
-	// group shapes with it).
-	planHook func(host.Plan) host.Plan
+	// onPlan is the OnPlan hook, or nil.
+	onPlan atomic.Pointer[func(PlanReport)]
 
-	// forceCopyKernel, when set, makes copies run the copy kernel on any
-	// device (tests run it where host.PlanCopy keeps the driver's copy).
-	forceCopyKernel bool
-	// forceRadixTiles, when set, makes radix sorts run the GPUs' tiled
-	// passes (host.PlanRadixTiled) on any device (tests).
-	forceRadixTiles bool
-
-	// scatterHook, when non-nil, may rewrite a scatter's strategy, given
-	// host.PlanScatter's choice and arguments (tests run every strategy on
-	// every device with it).
-	scatterHook func(sp host.ScatterPlan, n, targets int64, elemBytes int, det bool) host.ScatterPlan
-
-	// sparseHook, when non-nil, may rewrite a sparse union's plan, given
-	// host.PlanSparse's choice and the positions (tests run both
-	// strategies on every device with it).
-	sparseHook func(sp host.SparsePlan, total int64) host.SparsePlan
-
-	// coalesceHook, when non-nil, may rewrite the coalescing plan of n
-	// sparse keys of keyBits bits, given host.PlanCoalesce's choice.
-	coalesceHook func(cp host.CoalescePlan, n int64, keyBits int) host.CoalescePlan
-
-	// unionHook, when non-nil, may rewrite the union plan of two COO
-	// operands of n entries in all, given host.PlanUnion's choice.
-	unionHook func(up host.UnionPlan, n int64, keyBits int) host.UnionPlan
+	// planner makes every plan the device runs (plan.go): devicePlanner,
+	// or a test's, which forces paths.
+	planner planner
 }
 
 // Open opens a device by selector: "" (then $ACCEL_DEVICE, then the default:
@@ -83,7 +59,7 @@ func Open(selector string) (*Device, error) { return OpenWith(selector, Options{
 
 // OpenWith is Open with options (Vulkan validation, tracing).
 func OpenWith(selector string, opts Options) (*Device, error) {
-	h, err := host.Open(selector, opts)
+	h, err := host.Open(selector, opts.host())
 	if err != nil {
 		return nil, fmt.Errorf("accel: open %q: %w", selector, err)
 	}
@@ -92,12 +68,13 @@ func OpenWith(selector string, opts Options) (*Device, error) {
 		h.Close()
 		return nil, fmt.Errorf("accel: open %q: %w: %w", selector, err, ErrInvalidArgument)
 	}
-	return &Device{h: h, caps: h.Caps(), pool: host.NewPool(h, capBytes), guard: opts.GuardBand()}, nil
+	return &Device{h: h, caps: h.Caps(), pool: host.NewPool(h, capBytes), guard: opts.host().GuardBand(), planner: devicePlanner{},
+		poison: append([]byte(nil), opts.Poison...)}, nil
 }
 
 // PoolStats returns the counters of the device's buffer pool: hits, misses
 // (driver allocations), bytes held idle and in use.
-func (d *Device) PoolStats() host.PoolStats { return d.pool.Stats() }
+func (d *Device) PoolStats() PoolStats { return PoolStats(d.pool.Stats()) }
 
 // ResetPoolPeak starts the pool's peak (PoolStats().PeakBytes: the most
 // bytes held in tensors at once) again from the bytes held now.
@@ -109,7 +86,7 @@ func (d *Device) TrimPool() int64 { return d.pool.Trim(0) }
 // Stats returns the device's counters since it was opened: submits and
 // waits (the host round trips), launches, transfers, barriers, device time
 // of the finished work and kernel compiles.
-func (d *Device) Stats() Stats { return d.h.Stats() }
+func (d *Device) Stats() Stats { return Stats(d.h.Stats()) }
 
 // Sync waits until all work queued on the device has finished, and
 // returns the first error any of it met.
@@ -121,7 +98,7 @@ func (d *Device) Sync() error {
 }
 
 // Info returns the device's capabilities.
-func (d *Device) Info() DeviceInfo { return d.caps }
+func (d *Device) Info() DeviceInfo { return DeviceInfo(d.caps) }
 
 // String returns "backend:index name".
 func (d *Device) String() string { return d.caps.ID() + " " + d.caps.Name }

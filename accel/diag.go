@@ -112,7 +112,9 @@ func (d *Device) diagRun(op string, g diagGeom, dt DType, call func(a diagArgs) 
 	if dt.Size() == 8 {
 		variant = "w64"
 	}
-	return d.run(op, variant, d.plan(host.PlanDiag(d.caps, g.count)), call(diagArgs{Count: g.count, L: g.L, Base: g.base,
+	plan := d.plan(planDiag(d.caps, g.count))
+	d.report(op, "diag", plan)
+	return d.run(op, variant, plan, call(diagArgs{Count: g.count, L: g.L, Base: g.base,
 		Dstride: g.dstr, N1: g.n1, N2: g.n2, S0: g.s0, S1: g.s1, S2: g.s2}))
 }
 

@@ -87,10 +87,10 @@ func testFP32Division(t *testing.T, d *Device) {
 func TestVulkanPlainBuilds(t *testing.T) {
 	t.Setenv("ACCEL_VK_STRICT", "0")
 	d := ownTestDevice(t, host.Vulkan)
-	for _, strategy := range []string{"", host.ScatterFew, host.ScatterAtomic} {
-		t.Run("scatter/strategy="+strategy, func(t *testing.T) {
+	for _, strategy := range []scatterPath{planned, scatterFew, scatterAtomic} {
+		t.Run("scatter/strategy="+strategyName(strategy), func(t *testing.T) {
 			defer forceScatter(d, strategy)()
-			testScatterFewBlocks(t, d, strategy == host.ScatterFew || strategy == "" && d.caps.Type == host.TypeCPU)
+			testScatterFewBlocks(t, d, strategy == scatterFew || strategy == planned && d.caps.Type == host.TypeCPU)
 		})
 	}
 	t.Run("segment_reduce", func(t *testing.T) {

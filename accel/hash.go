@@ -171,8 +171,9 @@ func (t *HashTable) Lookup(keys *DeviceTensor) (*DeviceTensor, error) {
 // flags were read (and then full, the full flag).
 func (t *HashTable) probe(op string, ins bool, keys, res host.Buffer, n int64) (read, full bool, err error) {
 	d := t.d
-	plan, budget := host.PlanHash(d.caps, n)
+	plan, budget := planHash(d.caps, n)
 	plan = d.plan(plan)
+	d.report(op, "hash", hashReport{plan, budget})
 	if t.budget > 0 && (budget <= 0 || t.budget < budget) {
 		budget = t.budget
 	}

@@ -45,11 +45,10 @@ func openTestDevice(b string) (*Device, error) {
 		sel = env
 	}
 	gpu := os.Getenv("ACCEL_TEST_PLANS") == "gpu"
-	d, err := OpenWith(sel, Options{Validation: true, GuardBytes: 64, EmulateDiscrete: gpu})
+	d, err := OpenWith(sel, Options{Validation: true, GuardBytes: 64, EmulateDiscrete: gpu, Poison: []byte{0xA5, 0x5A, 0xC3, 0x3C}})
 	if err != nil {
 		return nil, err
 	}
-	d.poison = []byte{0xA5, 0x5A, 0xC3, 0x3C}
 	if gpu {
 		d.caps.Type = host.TypeDiscreteGPU
 	}

@@ -11,21 +11,6 @@ import (
 	"github.com/accelkern/accel/reference"
 )
 
-// IndiceSplit is how get_indice_pairs splits its candidates (rows x kernel
-// offsets) over the device: what work-groups split, then what their
-// work-items split (host.PlanIndicePairs). Every policy gives the same
-// bytes.
-type IndiceSplit = host.IndiceSplit
-
-// The split policies of get_indice_pairs.
-const (
-	SplitAuto = host.SplitAuto // the planner's choice for the device
-	SplitLL   = host.SplitLL   // rows across work-groups and work-items
-	SplitLK   = host.SplitLK   // rows across work-groups, offsets across work-items
-	SplitKL   = host.SplitKL   // offsets across work-groups, rows across work-items
-	SplitKK   = host.SplitKK   // offsets across both
-)
-
 // SparseConvParams are the parameters of a sparse convolution's index
 // pairs (spconv/mmcv's get_indice_pairs). The slices have one entry per
 // spatial dim D (1 to 4); nil Stride and Dilation mean 1, nil Padding and
@@ -58,11 +43,6 @@ type SparseConvParams struct {
 	// Split forces a split policy of the candidate expansion; SplitAuto
 	// (the zero value) lets the planner choose. The result is the same.
 	Split IndiceSplit
-	// shape forces a layout (tests); zero lets the planner choose by
-	// device class. noGrid keeps a regular or transposed conv in rows off
-	// the dense grid, a submanifold one off the line table (tests).
-	shape  host.IndiceShape
-	noGrid bool
 }
 
 // IndicePairs are the device outputs of get_indice_pairs. Pairs is int32
@@ -381,7 +361,8 @@ func (d *Device) IndicePairsInto(res *IndicePairs, indices *DeviceTensor, p Spar
 	if !d.caps.Int64 {
 		return argErr(op, "device", d.caps.ID()+" "+d.caps.Name+" without 64-bit integers", "a device with 64-bit integers", ErrUnsupported)
 	}
-	r, err := d.indicePairs(op, indices, g, p.Split, p.shape, p.noGrid)
+	shape, noGrid := d.planner.indiceLayout()
+	r, err := d.indicePairs(op, indices, g, p.Split, shape, noGrid)
 	if err != nil {
 		return err
 	}
@@ -391,283 +372,353 @@ func (d *Device) IndicePairsInto(res *IndicePairs, indices *DeviceTensor, p Spar
 
 // ipRun is one get_indice_pairs call's device state.
 type ipRun struct {
-	d       *Device
-	op      string
-	g       convGeom
-	split   IndiceSplit
-	tmp     temps
-	flag    *DeviceTensor
-	sites   sortKeys // the input sites' keys, sorted, and their rows
-	indices *DeviceTensor
+	d        *Device
+	op       string
+	g        convGeom
+	split    IndiceSplit
+	tmp      temps // scratch, released at the op's end
+	outs     temps // the result's tensors, released on an error
+	flag     *DeviceTensor
+	sites    sortKeys // the input sites' keys, sorted, and their rows
+	inParams host.Buffer
+	indices  *DeviceTensor
 }
 
-func (d *Device) indicePairs(op string, indices *DeviceTensor, g convGeom, split IndiceSplit, shape host.IndiceShape, noGrid bool) (*IndicePairs, error) {
+func (d *Device) indicePairs(op string, indices *DeviceTensor, g convGeom, split IndiceSplit, shape indiceShape, noGrid bool) (*IndicePairs, error) {
+	if g.l == 0 {
+		return d.noIndicePairs(op, g)
+	}
+	plan := planIndice(d.caps, g, split, shape, noGrid)
+	d.report(op, "indice", plan)
+	r := &ipRun{d: d, op: op, g: g, split: split, indices: indices}
+	defer r.tmp.release()
+	res, err := r.start()
+	if err == nil {
+		switch plan.Path {
+		case pathSubmRows, pathSubmLookup:
+			err = r.subm(res, plan)
+		case pathConvRows:
+			err = r.convRows(res, plan)
+		case pathConvCandidates:
+			err = r.convCandidates(res, plan)
+		case pathInverse:
+			err = r.inverse(res, plan)
+		default:
+			err = fmt.Errorf("accel: %s: no executor for %s: %w", op, plan.Path, host.ErrDriver)
+		}
+	}
+	if err != nil {
+		r.outs.release()
+		return nil, err
+	}
+	return res, nil
+}
+
+// noIndicePairs is the result of a conv without sites: no pairs, no
+// outputs, zero counts.
+func (d *Device) noIndicePairs(op string, g convGeom) (*IndicePairs, error) {
 	var outs temps
-	fail := func(err error) (*IndicePairs, error) {
+	w := int64(g.d + 1)
+	res := &IndicePairs{OutSpatialShape: g.outShape}
+	var err error
+	if res.Pairs, err = outs.alloc(d, op, Int32, g.k, 2, 0); err == nil {
+		if res.OutIndices, err = outs.alloc(d, op, Int32, 0, w); err == nil {
+			res.Num, err = outs.alloc(d, op, Int32, g.k)
+		}
+	}
+	if err == nil {
+		err = d.h.Fill(res.Num.raw(), 0, 4*g.k, []byte{0, 0, 0, 0})
+	}
+	if err == nil {
+		err = d.flush(op)
+	}
+	if err != nil {
 		outs.release()
 		return nil, err
 	}
-	w := int64(g.d + 1)
-	res := &IndicePairs{OutSpatialShape: g.outShape}
-	if g.l == 0 {
-		var err error
-		if res.Pairs, err = outs.alloc(d, op, Int32, g.k, 2, 0); err == nil {
-			if res.OutIndices, err = outs.alloc(d, op, Int32, 0, w); err == nil {
-				res.Num, err = outs.alloc(d, op, Int32, g.k)
-			}
-		}
-		if err == nil {
-			err = d.h.Fill(res.Num.raw(), 0, 4*g.k, []byte{0, 0, 0, 0})
-		}
-		if err == nil {
-			err = d.flush(op)
-		}
-		if err != nil {
-			return fail(err)
-		}
-		return res, nil
-	}
-	run := &ipRun{d: d, op: op, g: g, split: split, indices: indices}
-	defer run.tmp.release()
+	return res, nil
+}
+
+// start is every path's first pass: the validation flag, the input
+// sites' parameters, their keys (each row checked), sorted, and the
+// check for duplicate sites. It returns the result to fill.
+func (r *ipRun) start() (*IndicePairs, error) {
+	d, g, op := r.d, r.g, r.op
 	var err error
-	if run.flag, err = d.newFlag(op); err != nil {
-		return fail(err)
+	if r.flag, err = d.newFlag(op); err != nil {
+		return nil, err
 	}
-	run.tmp.add(run.flag)
+	r.tmp.add(r.flag)
 	inRule := int64(kernels.IpRuleInv)
 	if g.p.Subm {
 		inRule = kernels.IpRuleSubm
 	}
-	inParams, err := run.upload(g.params(g.p.SpatialShape, inRule))
+	if r.inParams, err = r.upload(g.params(g.p.SpatialShape, inRule)); err != nil {
+		return nil, err
+	}
+	keys, err := r.tmp.alloc(d, op, Uint64, g.l)
 	if err != nil {
-		return fail(err)
+		return nil, err
 	}
-	// the sites' keys (checking each row), sorted, and their duplicates
-	keys, err := run.tmp.alloc(d, op, Uint64, g.l)
-	if err != nil {
-		return fail(err)
+	if err := d.run(op, "any", d.elementwise(op, g.l), kernels.IndiceKeys{Indices: r.indices.raw(), Params: r.inParams,
+		Keys: keys.raw(), Err: r.flag.raw(), N: g.l}); err != nil {
+		return nil, err
 	}
-	if err := d.run(op, "any", d.elementwise(op, g.l), kernels.IndiceKeys{Indices: indices.raw(), Params: inParams,
-		Keys: keys.raw(), Err: run.flag.raw(), N: g.l}); err != nil {
-		return fail(err)
+	if r.sites, err = d.radixSort(op, keys.raw(), g.l, 8, kernels.KindUnsigned, false, g.inBits, nil, 0); err != nil {
+		return nil, err
 	}
-	if run.sites, err = d.radixSort(op, keys.raw(), g.l, 8, kernels.KindUnsigned, false, g.inBits, nil, 0); err != nil {
-		return fail(err)
+	r.tmp.add(r.sites.keys)
+	r.tmp.add(r.sites.perm)
+	if err := d.run(op, "any", d.elementwise(op, g.l), kernels.IndiceDups{Keys: r.sites.keys.raw(), Err: r.flag.raw(), N: g.l}); err != nil {
+		return nil, err
 	}
-	run.tmp.add(run.sites.keys)
-	run.tmp.add(run.sites.perm)
-	if err := d.run(op, "any", d.elementwise(op, g.l), kernels.IndiceDups{Keys: run.sites.keys.raw(), Err: run.flag.raw(), N: g.l}); err != nil {
-		return fail(err)
+	return &IndicePairs{OutSpatialShape: g.outShape}, nil
+}
+
+// subm is a submanifold conv: in rows (pathSubmRows) or each candidate
+// looking its target up (pathSubmLookup); the outputs are the sites.
+func (r *ipRun) subm(res *IndicePairs, plan indicePlan) error {
+	var pairs, num *DeviceTensor
+	var err error
+	if plan.Path == pathSubmRows {
+		pairs, num, err = r.submRows(&r.outs, plan, r.inParams)
+	} else {
+		pairs, num, err = r.lookup(&r.outs, r.indices.raw(), r.g.l, r.inParams, kernels.IpRuleSubm)
 	}
-	if g.p.Subm {
-		var pairs, num *DeviceTensor
-		// the lines of the site grid, for a table of each line's first
-		// sorted site
-		lines, _ := keySpace(g.p.BatchSize, g.p.SpatialShape[:g.d-1])
-		if noGrid {
-			lines = 0
-		}
-		plan := host.PlanIndiceSubm(d.caps, g.l, g.p.KSize, split, shape, lines)
-		if plan.Shape == host.ShapeRows {
-			pairs, num, err = run.submRows(&outs, plan, inParams)
-		} else {
-			pairs, num, err = run.lookup(&outs, indices.raw(), g.l, inParams, kernels.IpRuleSubm)
-		}
-		if err != nil {
-			return fail(err)
-		}
-		if err := run.check(); err != nil {
-			return fail(err)
-		}
-		if err := run.sitesOut(&outs, res, pairs, num); err != nil {
-			return fail(err)
-		}
-		return res, nil
+	if err == nil {
+		err = r.check()
 	}
-	// regular or transposed conv: expand, compact, sort and number the
-	// targets
-	rule := int64(kernels.IpRuleConv)
-	if g.p.Transpose {
+	if err == nil {
+		err = r.sitesOut(&r.outs, res, pairs, num)
+	}
+	return err
+}
+
+// convStart uploads a regular or transposed conv's target parameters
+// (also an inverse's: its forward's) and returns them with the rule.
+func (r *ipRun) convStart() (params host.Buffer, rule int64, err error) {
+	rule = kernels.IpRuleConv
+	if r.g.p.Transpose {
 		rule = kernels.IpRuleTconv
 	}
-	outParams, err := run.upload(g.params(g.target, rule))
+	params, err = r.upload(r.g.params(r.g.target, rule))
+	return params, rule, err
+}
+
+// counted hands the counting passes to the device, checks the rows and
+// reads the scan's total: the candidates that hit a target (the op's
+// first wait after the sites).
+func (r *ipRun) counted(s *scan) (int64, error) {
+	if s != nil && s.partials != nil {
+		r.tmp.add(s.partials)
+	}
+	if err := r.d.flush(r.op); err != nil {
+		return 0, err
+	}
+	if err := r.check(); err != nil {
+		return 0, err
+	}
+	v, err := s.total(r.op)
+	return int64(v), err
+}
+
+// convRows is a regular or transposed conv in rows: the targets counted
+// per chunk and offset, their keys and input rows emitted, numbered
+// through the dense grid (plan.Grid) or sorted, then the pairs written
+// per chunk and offset.
+func (r *ipRun) convRows(res *IndicePairs, plan indicePlan) error {
+	d, g, op := r.d, r.g, r.op
+	params, rule, err := r.convStart()
 	if err != nil {
-		return fail(err)
+		return err
 	}
-	// the targets: counted (rows shape: per chunk and offset; candidates:
-	// a flag each), scanned, then their keys compacted (rows shape: the
-	// pairs' input rows with them)
-	var plan host.IndicePlan
-	if g.p.Inverse {
-		plan = host.PlanIndicePairs(d.caps, g.l, g.k, false, g.l, split)
-	} else {
-		space, _ := keySpace(g.p.BatchSize, g.target)
-		if noGrid {
-			space = 0
-		}
-		plan = host.PlanIndiceConv(d.caps, g.l, g.p.KSize, space, split, shape)
-	}
-	rows := plan.Shape == host.ShapeRows
-	var pos, cnt *DeviceTensor
-	var wide int64
-	var s *scan
-	if rows {
-		cnt, s, err = run.convCount(plan, outParams, rule)
-	} else {
-		pos, wide, s, err = run.expand(indices.raw(), g.l, outParams, rule, nil)
-	}
+	cnt, s, err := r.convCount(plan, params, rule)
 	if err != nil {
-		return fail(err)
+		return err
 	}
-	defer s.release()
-	if err := d.flush(op); err != nil {
-		return fail(err)
-	}
-	if err := run.check(); err != nil {
-		return fail(err)
-	}
-	v64, err := s.total(op)
+	v, err := r.counted(s)
 	if err != nil {
-		return fail(err)
+		return err
 	}
-	v := int64(v64)
 	var outIdx, crow, qrow, grid, ckey *DeviceTensor
 	if v > 0 {
-		if ckey, err = run.tmp.alloc(d, op, Uint64, v); err != nil {
-			return fail(err)
+		if ckey, err = r.tmp.alloc(d, op, Uint64, v); err != nil {
+			return err
 		}
-		if rows {
-			if qrow, err = run.tmp.alloc(d, op, Int32, v); err != nil {
-				return fail(err)
+		if qrow, err = r.tmp.alloc(d, op, Int32, v); err != nil {
+			return err
+		}
+		var gb host.Buffer
+		if plan.Grid > 0 {
+			if grid, err = r.zeroed(Uint32, plan.Grid+1); err != nil {
+				return err
 			}
-			var gb host.Buffer
-			if plan.Grid > 0 {
-				if grid, err = run.tmp.alloc(d, op, Uint32, plan.Grid+1); err != nil {
-					return fail(err)
-				}
-				if err := d.h.Fill(grid.raw(), 0, 4*(plan.Grid+1), []byte{0, 0, 0, 0}); err != nil {
-					return fail(fmt.Errorf("accel: %s: %w", op, err))
-				}
-				gb = grid.raw()
-			}
-			err = run.convLaunch(plan, outParams, rule, cnt.raw(), ckey.raw(), qrow.raw(), gb)
-		} else {
-			err = run.expandLaunch(indices.raw(), g.l, outParams, rule, pos.raw(), wide, nil, nil, false, ckey.raw())
-		}
-		if err != nil {
-			return fail(err)
-		}
-		if grid != nil {
-			// the dense grid: its flags scanned number the targets in key
-			// order, as the sort would
-			if outIdx, err = run.gridOuts(&outs, grid, plan.Grid, outParams); err != nil {
-				return fail(err)
-			}
-		}
-	}
-	if v > 0 && grid == nil {
-		sk, err := d.radixSort(op, ckey.raw(), v, 8, kernels.KindUnsigned, false, g.outBits, nil, 0)
-		if err != nil {
-			return fail(err)
-		}
-		run.tmp.add(sk.keys)
-		run.tmp.add(sk.perm)
-		seg, err := run.tmp.alloc(d, op, Int64, v)
-		if err != nil {
-			return fail(err)
-		}
-		ss, err := d.scanBuf(op, Int64, sk.keys.raw(), seg.raw(), v, kernels.FlagHead64, false)
-		if err != nil {
-			return fail(err)
-		}
-		defer ss.release()
-		if crow, err = run.tmp.alloc(d, op, Int64, v); err != nil {
-			return fail(err)
-		}
-		if err := d.run(op, "w64", d.elementwise(op, v), kernels.MoveScatter{Dst: crow.raw(), Src: seg.raw(), Idx: sk.perm.raw(),
-			N: v, Add: -1}); err != nil {
-			return fail(err)
-		}
-		if err := d.flush(op); err != nil {
-			return fail(err)
-		}
-		m, err := ss.total(op)
-		if err != nil {
-			return fail(err)
-		}
-		if m > math.MaxInt32 {
-			return fail(argErr(op, "out_indices", fmt.Sprintf("%d rows", m), fmt.Sprintf("at most %d rows (int32 row numbers)", math.MaxInt32), ErrTooLarge))
-		}
-		oa := &outs
-		if g.p.Inverse {
-			oa = &run.tmp
-		}
-		if outIdx, err = oa.alloc(d, op, Int32, int64(m), w); err != nil {
-			return fail(err)
-		}
-		if err := d.run(op, "any", d.elementwise(op, v), kernels.IndiceOuts{Skeys: sk.keys.raw(), Seg: seg.raw(), Params: outParams,
-			Outs: outIdx.raw(), Err: run.flag.raw(), N: v}); err != nil {
-			return fail(err)
-		}
-	} else if v == 0 {
-		oa := &outs
-		if g.p.Inverse {
-			oa = &run.tmp
-		}
-		if outIdx, err = oa.alloc(d, op, Int32, 0, w); err != nil {
-			return fail(err)
-		}
-	}
-	var pairs, num *DeviceTensor
-	if rows {
-		if pairs, err = outs.alloc(d, op, Int32, g.k, 2, g.l); err != nil {
-			return fail(err)
-		}
-		if num, err = outs.alloc(d, op, Int32, g.k); err != nil {
-			return fail(err)
-		}
-		var cb, qb, kb, gb host.Buffer
-		if v > 0 {
-			qb, kb = qrow.raw(), ckey.raw()
-		}
-		if crow != nil {
-			cb = crow.raw()
-		}
-		if grid != nil {
 			gb = grid.raw()
 		}
-		if err := d.run(op, "any", run.tilePlan(g.l), kernels.IndiceCpairs{Cnt: cnt.raw(), Qrow: qb, Crow: cb, Pairs: pairs.raw(),
-			Num: num.raw(), Err: run.flag.raw(), N: g.l, Count: g.l * g.k, Chunks: plan.Chunks, Ckey: kb, Grid: gb,
-			Dense: b2i(grid != nil)}); err != nil {
-			return fail(err)
+		if err := r.convLaunch(plan, params, rule, cnt.raw(), ckey.raw(), qrow.raw(), gb); err != nil {
+			return err
 		}
-		if err := d.flush(op); err != nil {
-			return fail(err)
-		}
-		res.Pairs, res.OutIndices, res.Num = pairs, outIdx, num
-		return res, nil
 	}
-	if !g.p.Inverse {
-		pairs, num, err := run.write(&outs, pos.raw(), wide, nil, nil, crow, g.l, false)
-		if err != nil {
-			return fail(err)
-		}
-		if err := d.flush(op); err != nil {
-			return fail(err)
-		}
-		res.Pairs, res.OutIndices, res.Num = pairs, outIdx, num
-		return res, nil
+	if grid != nil {
+		// the dense grid: its flags scanned number the targets in key
+		// order, as the sort would
+		outIdx, err = r.gridOuts(&r.outs, grid, plan.Grid, params)
+	} else {
+		outIdx, crow, err = r.numberTargets(&r.outs, ckey, v, params)
 	}
-	// inverse: from each forward output, its inputs among the sites
-	m := outIdx.shape[0]
-	pairs, num, err = run.lookup(&outs, outIdx.raw(), m, inParams, kernels.IpRuleInv)
 	if err != nil {
-		return fail(err)
+		return err
 	}
-	if err := run.sitesOut(&outs, res, pairs, num); err != nil {
-		return fail(err)
+	pairs, err := r.outs.alloc(d, op, Int32, g.k, 2, g.l)
+	if err != nil {
+		return err
 	}
-	return res, nil
+	num, err := r.outs.alloc(d, op, Int32, g.k)
+	if err != nil {
+		return err
+	}
+	var cb, qb, kb, gb host.Buffer
+	if v > 0 {
+		qb, kb = qrow.raw(), ckey.raw()
+	}
+	if crow != nil {
+		cb = crow.raw()
+	}
+	if grid != nil {
+		gb = grid.raw()
+	}
+	if err := d.run(op, "any", r.tilePlan(g.l), kernels.IndiceCpairs{Cnt: cnt.raw(), Qrow: qb, Crow: cb, Pairs: pairs.raw(),
+		Num: num.raw(), Err: r.flag.raw(), N: g.l, Count: g.l * g.k, Chunks: plan.Chunks, Ckey: kb, Grid: gb,
+		Dense: b2i(grid != nil)}); err != nil {
+		return err
+	}
+	res.Pairs, res.OutIndices, res.Num = pairs, outIdx, num
+	return d.flush(op)
+}
+
+// candidateTargets is the first half of the candidates paths (a regular,
+// transposed or inverse conv): a flag per (row, offset) scanned into
+// positions, the targets' keys emitted, sorted and numbered. outs holds
+// the output rows.
+func (r *ipRun) candidateTargets(outs *temps) (pos *DeviceTensor, wide int64, outIdx, crow *DeviceTensor, err error) {
+	params, rule, err := r.convStart()
+	if err != nil {
+		return nil, 0, nil, nil, err
+	}
+	pos, wide, s, err := r.expand(r.indices.raw(), r.g.l, params, rule, nil)
+	if err != nil {
+		return nil, 0, nil, nil, err
+	}
+	v, err := r.counted(s)
+	if err != nil {
+		return nil, 0, nil, nil, err
+	}
+	var ckey *DeviceTensor
+	if v > 0 {
+		if ckey, err = r.tmp.alloc(r.d, r.op, Uint64, v); err != nil {
+			return nil, 0, nil, nil, err
+		}
+		if err := r.expandLaunch(r.indices.raw(), r.g.l, params, rule, pos.raw(), wide, nil, nil, false, ckey.raw()); err != nil {
+			return nil, 0, nil, nil, err
+		}
+	}
+	outIdx, crow, err = r.numberTargets(outs, ckey, v, params)
+	return pos, wide, outIdx, crow, err
+}
+
+// convCandidates is a regular or transposed conv on candidates: the
+// targets (candidateTargets), then the pairs written per candidate.
+func (r *ipRun) convCandidates(res *IndicePairs, plan indicePlan) error {
+	pos, wide, outIdx, crow, err := r.candidateTargets(&r.outs)
+	if err != nil {
+		return err
+	}
+	pairs, num, err := r.write(&r.outs, pos.raw(), wide, nil, nil, crow, r.g.l, false)
+	if err != nil {
+		return err
+	}
+	res.Pairs, res.OutIndices, res.Num = pairs, outIdx, num
+	return r.d.flush(r.op)
+}
+
+// inverse is an inverse conv: the forward conv's outputs
+// (candidateTargets, kept as scratch), then from each its inputs looked
+// up among the sites; the outputs are the sites.
+func (r *ipRun) inverse(res *IndicePairs, plan indicePlan) error {
+	_, _, outIdx, _, err := r.candidateTargets(&r.tmp)
+	if err != nil {
+		return err
+	}
+	pairs, num, err := r.lookup(&r.outs, outIdx.raw(), outIdx.shape[0], r.inParams, kernels.IpRuleInv)
+	if err != nil {
+		return err
+	}
+	return r.sitesOut(&r.outs, res, pairs, num)
+}
+
+// numberTargets sorts v target keys ckey, numbers their runs (crow: each
+// candidate's output row) and writes the output rows (outIdx, into
+// outs) from the sorted keys; it waits once, for the number of outputs.
+// Without targets it allocates the empty outIdx.
+func (r *ipRun) numberTargets(outs *temps, ckey *DeviceTensor, v int64, params host.Buffer) (outIdx, crow *DeviceTensor, err error) {
+	d, g, op := r.d, r.g, r.op
+	w := int64(g.d + 1)
+	if v == 0 {
+		outIdx, err = outs.alloc(d, op, Int32, 0, w)
+		return outIdx, nil, err
+	}
+	sk, err := d.radixSort(op, ckey.raw(), v, 8, kernels.KindUnsigned, false, g.outBits, nil, 0)
+	if err != nil {
+		return nil, nil, err
+	}
+	r.tmp.add(sk.keys)
+	r.tmp.add(sk.perm)
+	seg, err := r.tmp.alloc(d, op, Int64, v)
+	if err != nil {
+		return nil, nil, err
+	}
+	ss, err := d.scanBuf(op, Int64, sk.keys.raw(), seg.raw(), v, kernels.FlagHead64, false)
+	if err != nil {
+		return nil, nil, err
+	}
+	if ss.partials != nil {
+		r.tmp.add(ss.partials)
+	}
+	if crow, err = r.tmp.alloc(d, op, Int64, v); err != nil {
+		return nil, nil, err
+	}
+	if err := d.run(op, "w64", d.elementwise(op, v), kernels.MoveScatter{Dst: crow.raw(), Src: seg.raw(), Idx: sk.perm.raw(),
+		N: v, Add: -1}); err != nil {
+		return nil, nil, err
+	}
+	if err := d.flush(op); err != nil {
+		return nil, nil, err
+	}
+	m, err := ss.total(op)
+	if err != nil {
+		return nil, nil, err
+	}
+	if m > math.MaxInt32 {
+		return nil, nil, argErr(op, "out_indices", fmt.Sprintf("%d rows", m), fmt.Sprintf("at most %d rows (int32 row numbers)", math.MaxInt32), ErrTooLarge)
+	}
+	if outIdx, err = outs.alloc(d, op, Int32, int64(m), w); err != nil {
+		return nil, nil, err
+	}
+	err = d.run(op, "any", d.elementwise(op, v), kernels.IndiceOuts{Skeys: sk.keys.raw(), Seg: seg.raw(), Params: params,
+		Outs: outIdx.raw(), Err: r.flag.raw(), N: v})
+	return outIdx, crow, err
+}
+
+// zeroed allocates a zero-filled scratch tensor of n elements of dt.
+func (r *ipRun) zeroed(dt DType, n int64) (*DeviceTensor, error) {
+	t, err := r.tmp.alloc(r.d, r.op, dt, n)
+	if err != nil {
+		return nil, err
+	}
+	if err := r.d.h.Fill(t.raw(), 0, n*int64(dt.Size()), make([]byte, dt.Size())); err != nil {
+		return nil, fmt.Errorf("accel: %s: %w", r.op, err)
+	}
+	return t, nil
 }
 
 // sitesOut completes a submanifold or inverse result, whose outputs are
@@ -755,7 +806,7 @@ func (r *ipRun) expandSorted(rows host.Buffer, n int64, params host.Buffer, rule
 		return nil, 0, nil, nil, fmt.Errorf("accel: %s: %w", r.op, err)
 	}
 	look := orow != nil
-	plan := host.PlanIndicePairs(d.caps, n, g.k, look, g.l, r.split)
+	plan := planIndicePairs(d.caps, n, g.k, look, g.l, r.split)
 	var orowBuf, rankBuf host.Buffer
 	var rank *DeviceTensor
 	if look {
@@ -785,9 +836,9 @@ func (r *ipRun) expandSorted(rows host.Buffer, n int64, params host.Buffer, rule
 }
 
 // convCount queues a regular or transposed conv's count pass in rows
-// (host.ShapeRows): each (chunk, offset)'s targets into cnt, offset-major,
+// (shapeRows): each (chunk, offset)'s targets into cnt, offset-major,
 // and cnt's in-place exclusive scan (K*chunks+1 words, the last the total).
-func (r *ipRun) convCount(plan host.IndicePlan, params host.Buffer, rule int64) (*DeviceTensor, *scan, error) {
+func (r *ipRun) convCount(plan indicePlan, params host.Buffer, rule int64) (*DeviceTensor, *scan, error) {
 	d, g := r.d, r.g
 	tiles := plan.Chunks * g.k
 	cnt, err := r.tileCounts(tiles)
@@ -820,13 +871,13 @@ func (r *ipRun) tileCounts(tiles int64) (*DeviceTensor, error) {
 // convLaunch queues indice_crows over the plan's chunks in its launches:
 // the count pass, or with ckey and qrow (cnt scanned) the emit pass (and
 // with grid, the dense grid's flags).
-func (r *ipRun) convLaunch(plan host.IndicePlan, params host.Buffer, rule int64, cnt, ckey, qrow, grid host.Buffer) error {
+func (r *ipRun) convLaunch(plan indicePlan, params host.Buffer, rule int64, cnt, ckey, qrow, grid host.Buffer) error {
 	lp := plan.Plan
 	lp.Reason = plan.String()
 	for c0 := int64(0); c0 < plan.Chunks; c0 += plan.Rows {
 		if err := r.d.run(r.op, "any", lp, kernels.IndiceCrows{Rows: r.indices.raw(), Params: params, Cnt: cnt, Ckey: ckey,
 			Qrow: qrow, N: r.g.l, Chunk: plan.ChunkRows, Chunks: plan.Chunks, Chunk0: c0, ChunksN: min(plan.Rows, plan.Chunks-c0),
-			Jobs: plan.Jobs, Rule: rule, Split: int64(plan.Split) - 1, Emit: b2i(ckey != nil), Grid: grid, Dense: b2i(grid != nil)}); err != nil {
+			Jobs: plan.Jobs, Rule: rule, Split: int64(plan.Split), Emit: b2i(ckey != nil), Grid: grid, Dense: b2i(grid != nil)}); err != nil {
 			return err
 		}
 	}
@@ -861,10 +912,10 @@ func (r *ipRun) gridOuts(outs *temps, grid *DeviceTensor, nkeys int64, params ho
 	return outIdx, nil
 }
 
-// submRows is a submanifold conv in rows (host.ShapeRows): the merge
+// submRows is a submanifold conv in rows (shapeRows): the merge
 // search into one record of found rows per site, the tiles' counts, their
 // scan and the pairs' streaming write.
-func (r *ipRun) submRows(outs *temps, plan host.IndicePlan, params host.Buffer) (pairs, num *DeviceTensor, err error) {
+func (r *ipRun) submRows(outs *temps, plan indicePlan, params host.Buffer) (pairs, num *DeviceTensor, err error) {
 	d, g := r.d, r.g
 	n := g.l
 	if plan.Lines > 0 {
@@ -878,7 +929,7 @@ func (r *ipRun) submRows(outs *temps, plan host.IndicePlan, params host.Buffer) 
 	if err != nil {
 		return nil, nil, err
 	}
-	sym := host.IndiceSubmSym(g.p.KSize)
+	sym := indiceSubmSym(g.p.KSize)
 	if sym {
 		if err := d.h.Fill(orow.raw(), 0, 4*n*g.k, []byte{0xff, 0xff, 0xff, 0xff}); err != nil {
 			return nil, nil, fmt.Errorf("accel: %s: %w", r.op, err)
@@ -889,7 +940,7 @@ func (r *ipRun) submRows(outs *temps, plan host.IndicePlan, params host.Buffer) 
 	for row0 := int64(0); row0 < n; row0 += plan.Rows {
 		if err := d.run(r.op, "any", lp, kernels.IndiceSearch{Rows: r.indices.raw(), Params: params, Skeys: r.sites.keys.raw(),
 			Sperm: r.sites.perm.raw(), Orow: orow.raw(), Rank: rank.raw(), Nkeys: n, Row0: row0, RowsN: min(plan.Rows, n-row0),
-			Jobs: plan.Jobs, Sym: b2i(sym), Split: int64(plan.Split) - 1}); err != nil {
+			Jobs: plan.Jobs, Sym: b2i(sym), Split: int64(plan.Split)}); err != nil {
 			return nil, nil, err
 		}
 	}
@@ -899,7 +950,7 @@ func (r *ipRun) submRows(outs *temps, plan host.IndicePlan, params host.Buffer) 
 // submGather gathers the records by sorted position orow into row order
 // (rank: each row's sorted position), or with orowq takes them in row
 // order there, counting the tiles; then it scans and writes the pairs.
-func (r *ipRun) submGather(outs *temps, plan host.IndicePlan, orow, rank, orowq *DeviceTensor) (pairs, num *DeviceTensor, err error) {
+func (r *ipRun) submGather(outs *temps, plan indicePlan, orow, rank, orowq *DeviceTensor) (pairs, num *DeviceTensor, err error) {
 	d, g := r.d, r.g
 	n := g.l
 	tiles := plan.Chunks * g.k
@@ -938,7 +989,7 @@ func (r *ipRun) submGather(outs *temps, plan host.IndicePlan, orow, rank, orowq 
 // submLines is submRows through the line table (plan.Lines): the table,
 // then the search in key order into the records by sorted position,
 // gathered to row order and counted by indice_count.
-func (r *ipRun) submLines(outs *temps, plan host.IndicePlan, params host.Buffer) (pairs, num *DeviceTensor, err error) {
+func (r *ipRun) submLines(outs *temps, plan indicePlan, params host.Buffer) (pairs, num *DeviceTensor, err error) {
 	d, g := r.d, r.g
 	n := g.l
 	table, err := r.tmp.alloc(d, r.op, Uint32, plan.Lines+1)
@@ -973,7 +1024,7 @@ func (r *ipRun) submLines(outs *temps, plan host.IndicePlan, params host.Buffer)
 
 // submEmit scans the tiles' counts cnt and writes the pairs from the
 // records by row orowq.
-func (r *ipRun) submEmit(outs *temps, plan host.IndicePlan, orowq, cnt *DeviceTensor) (pairs, num *DeviceTensor, err error) {
+func (r *ipRun) submEmit(outs *temps, plan indicePlan, orowq, cnt *DeviceTensor) (pairs, num *DeviceTensor, err error) {
 	d, g := r.d, r.g
 	n := g.l
 	s, err := d.scanBuf(r.op, Uint64, cnt.raw(), cnt.raw(), plan.Chunks*g.k+1, kernels.FlagNone, true)
@@ -1003,13 +1054,13 @@ func (r *ipRun) submEmit(outs *temps, plan host.IndicePlan, orowq, cnt *DeviceTe
 func (r *ipRun) expandLaunch(rows host.Buffer, n int64, params host.Buffer, rule int64, cnt host.Buffer, wide int64,
 	orow, rank host.Buffer, sorted bool, ckey host.Buffer) error {
 	d, g := r.d, r.g
-	plan := host.PlanIndicePairs(d.caps, n, g.k, orow != nil, g.l, r.split)
+	plan := planIndicePairs(d.caps, n, g.k, orow != nil, g.l, r.split)
 	lp := plan.Plan
 	lp.Reason = plan.String()
 	for row0 := int64(0); row0 < n; row0 += plan.Rows {
 		if err := d.run(r.op, "any", lp, kernels.IndiceExpand{Rows: rows, Params: params, Skeys: r.sites.keys.raw(),
 			Sperm: r.sites.perm.raw(), Cnt: cnt, Orow: orow, Rank: rank, N: n, Nkeys: g.l, Row0: row0,
-			RowsN: min(plan.Rows, n-row0), Jobs: plan.Jobs, Rule: rule, Split: int64(plan.Split) - 1, Wide: wide,
+			RowsN: min(plan.Rows, n-row0), Jobs: plan.Jobs, Rule: rule, Split: int64(plan.Split), Wide: wide,
 			Sorted: b2i(sorted), Ckey: ckey, Emit: b2i(ckey != nil)}); err != nil {
 			return err
 		}
@@ -1075,14 +1126,4 @@ func (r *ipRun) write(outs *temps, pos host.Buffer, wide int64, orow, rank, crow
 		return nil, nil, err
 	}
 	return pairs, num, nil
-}
-
-// ParseIndiceSplit parses a split policy's name: auto (or empty), LL, LK,
-// KL or KK, in any case.
-func ParseIndiceSplit(s string) (IndiceSplit, error) {
-	sp, err := host.ParseIndiceSplit(s)
-	if err != nil {
-		return 0, fmt.Errorf("%w: %w", err, ErrInvalidArgument)
-	}
-	return sp, nil
 }

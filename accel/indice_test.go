@@ -6,15 +6,15 @@ import (
 	"testing"
 
 	"github.com/stretchr/testify/require"
-
-	"github.com/accelkern/accel/host"
 )
 
 // ipCase is a get_indice_pairs input: sites and parameters.
 type ipCase struct {
-	name string
-	idx  *Tensor
-	p    SparseConvParams
+	name   string
+	idx    *Tensor
+	p      SparseConvParams
+	shape  indiceShape // a forced layout (shapeAuto: the planner's)
+	noGrid bool        // rows without the dense grid or the line table
 }
 
 // randSites draws l distinct sites over batch x shape, the grid's corners
@@ -107,18 +107,19 @@ func randIPCases(seed int64, count int) []ipCase {
 			}
 		}
 		p.Subm, p.Transpose, p.Inverse = mode == 1, mode == 2, mode == 3
-		p.Split = host.IndiceSplits[i%len(host.IndiceSplits)]
+		p.Split = IndiceSplits[i%len(IndiceSplits)]
 		if i%5 == 0 {
 			p.Split = SplitAuto
 		}
+		shape := shapeAuto
 		if mode != 3 && i%3 == 1 {
-			p.shape = host.ShapeCandidates // the GPU-shaped path on the CPU drivers
+			shape = shapeCandidates // the GPU-shaped path on the CPU drivers
 		}
-		p.noGrid = mode != 3 && i%3 == 2 // rows sorting the targets, or merging (subm)
+		noGrid := mode != 3 && i%3 == 2 // rows sorting the targets, or merging (subm)
 		l := []int{0, 1, 7, 60, 200}[rng.Intn(5)]
 		idx := randSites(rng, p.BatchSize, p.SpatialShape, l)
 		cs = append(cs, ipCase{name: fmt.Sprintf("%d/D%d/%s/%s/L%d", i, D, []string{"conv", "subm", "tconv", "inv"}[mode], p.Split, idx.shape[0]),
-			idx: idx, p: p})
+			idx: idx, p: p, shape: shape, noGrid: noGrid})
 	}
 	return cs
 }
@@ -130,7 +131,9 @@ func checkIP(t *testing.T, d *Device, c ipCase) {
 	want, wantErr := RefIndicePairs(c.idx, c.p)
 	di := mustUpload(t, d, c.idx)
 	defer di.Release()
+	plans(d).shape, plans(d).noGrid = c.shape, c.noGrid
 	got, err := d.IndicePairs(di, c.p)
+	plans(d).shape, plans(d).noGrid = shapeAuto, false
 	if wantErr != nil {
 		require.Error(t, err, c.name)
 		require.Equal(t, wantErr.Error(), err.Error(), c.name)
@@ -176,23 +179,20 @@ func TestIndicePairsSplits(t *testing.T) {
 	}
 	forEachDevice(t, func(t *testing.T, d *Device) {
 		for i, p := range modes {
-			for _, s := range append([]IndiceSplit{SplitAuto}, host.IndiceSplits...) {
+			for _, s := range append([]IndiceSplit{SplitAuto}, IndiceSplits...) {
 				p.Split = s
 				checkIP(t, d, ipCase{name: fmt.Sprintf("mode %d split %s", i, s), idx: idx, p: p})
 				if !p.Inverse {
 					// both layouts, whichever the device class picks
-					for _, sh := range []host.IndiceShape{host.ShapeCandidates, host.ShapeRows} {
-						p.shape = sh
-						checkIP(t, d, ipCase{name: fmt.Sprintf("mode %d split %s shape %s", i, s, sh), idx: idx, p: p})
+					for _, sh := range []indiceShape{shapeCandidates, shapeRows} {
+						checkIP(t, d, ipCase{name: fmt.Sprintf("mode %d split %s shape %s", i, s, sh), idx: idx, p: p, shape: sh})
 					}
 					// rows without the table: a regular or transposed conv
 					// sorting the targets, not numbering them through the
 					// dense grid; a submanifold one merging, not looking
 					// the lines up
-					p.noGrid = true
-					checkIP(t, d, ipCase{name: fmt.Sprintf("mode %d split %s shape rows, no table", i, s), idx: idx, p: p})
-					p.noGrid = false
-					p.shape = host.ShapeAuto
+					checkIP(t, d, ipCase{name: fmt.Sprintf("mode %d split %s shape rows, no table", i, s), idx: idx, p: p,
+						shape: shapeRows, noGrid: true})
 				}
 			}
 		}
@@ -212,14 +212,14 @@ func TestIndicePairsEdges(t *testing.T) {
 			Padding: []int64{3, 1, 0}, Subm: mode == 1, Transpose: mode == 2, Inverse: mode == 3}
 		name := []string{"conv", "subm", "tconv", "inv"}[mode]
 		cs = append(cs,
-			ipCase{name + "/single", rows([]int64{1, 4}, 2, 4, 5, 6), base},
-			ipCase{name + "/corners-one-batch", rows([]int64{8, 4},
-				3, 0, 0, 0, 3, 4, 0, 0, 3, 0, 5, 0, 3, 0, 0, 6, 3, 4, 5, 0, 3, 4, 0, 6, 3, 0, 5, 6, 3, 4, 5, 6), base})
+			ipCase{name: name + "/single", idx: rows([]int64{1, 4}, 2, 4, 5, 6), p: base},
+			ipCase{name: name + "/corners-one-batch", idx: rows([]int64{8, 4},
+				3, 0, 0, 0, 3, 4, 0, 0, 3, 0, 5, 0, 3, 0, 0, 6, 3, 4, 5, 0, 3, 4, 0, 6, 3, 0, 5, 6, 3, 4, 5, 6), p: base})
 	}
 	one := SparseConvParams{BatchSize: 1, SpatialShape: []int64{1}, KSize: []int64{5}, Padding: []int64{2}}
-	cs = append(cs, ipCase{"1x1-grid", rows([]int64{1, 2}, 0, 0), one})
+	cs = append(cs, ipCase{name: "1x1-grid", idx: rows([]int64{1, 2}, 0, 0), p: one})
 	one.Subm = true
-	cs = append(cs, ipCase{"1x1-grid-subm", rows([]int64{1, 2}, 0, 0), one})
+	cs = append(cs, ipCase{name: "1x1-grid-subm", idx: rows([]int64{1, 2}, 0, 0), p: one})
 	forEachDevice(t, func(t *testing.T, d *Device) {
 		for _, c := range cs {
 			checkIP(t, d, c)

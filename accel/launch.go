@@ -20,20 +20,16 @@ func (d *Device) run(op, variant string, plan host.Plan, call host.Call) error {
 	return nil
 }
 
-// plan applies a test's plan override, if any: to the plans of kernels
-// whose work does not depend on the plan's shape (elementwise launches,
-// the scan, the scatter's CPU passes), not to the radix sort's.
-func (d *Device) plan(p host.Plan) host.Plan {
-	if d.planHook != nil {
-		return d.planHook(p)
-	}
-	return p
-}
+// plan is the final launch plan of a kernel whose work does not depend
+// on its launch shape (planner.launch).
+func (d *Device) plan(p host.Plan) host.Plan { return d.planner.launch(p) }
 
 // elementwise is the plan of a one-output-per-element launch over n
 // (after a test's override).
 func (d *Device) elementwise(op string, n int64) host.Plan {
-	return d.plan(host.PlanElementwise(op, d.caps, n))
+	p := d.plan(host.PlanElementwise(op, d.caps, n))
+	d.report(op, "elementwise", p)
+	return p
 }
 
 // flush hands an op's queued work to the device (without waiting), so
@@ -45,36 +41,58 @@ func (d *Device) flush(op string) error {
 	return nil
 }
 
-// newFlag allocates an op's validation flag: word 0 (ERR_NONE until a pass
-// lowers it to the first flagged tile) and word 1 (a pass's "run
-// unfinished" bit, see steps).
-func (d *Device) newFlag(op string) (*DeviceTensor, error) {
-	f, err := d.alloc(op, Uint32, []int64{2})
+// The device-side validation flag: every op that checks its input on the
+// device allocates flag words with newFlagWords (word 0 the validation
+// flag, kernels.ErrNone until a pass lowers it to the first flagged
+// tile; the rest zero: a pass's "run unfinished" bit, the sparse ops'
+// unsorted marks, bucket sizes), reads them back once with readFlagWords
+// and asks flagged whether a pass found a bad input.
+
+// newFlagWords allocates an op's flag words.
+func (d *Device) newFlagWords(op string, words int64) (*DeviceTensor, error) {
+	f, err := d.alloc(op, Uint32, []int64{words})
 	if err != nil {
 		return nil, err
 	}
-	var b [8]byte
-	binary.LittleEndian.PutUint32(b[:], kernels.ErrNone)
-	if err := d.h.Upload(f.raw(), 0, b[:]); err != nil {
+	b := make([]byte, 4*words)
+	binary.LittleEndian.PutUint32(b, kernels.ErrNone)
+	if err := d.h.Upload(f.raw(), 0, b); err != nil {
 		f.Release()
 		return nil, fmt.Errorf("accel: %s: %w", op, err)
 	}
 	return f, nil
 }
 
+// readFlagWords reads an op's first n flag words, once the work queued
+// before has finished (a wait).
+func (d *Device) readFlagWords(op string, flag *DeviceTensor, n int64) ([]uint32, error) {
+	b := make([]byte, 4*n)
+	if err := d.h.Download(flag.raw(), 0, b); err != nil {
+		return nil, fmt.Errorf("accel: %s: read the validation flag: %w", op, err)
+	}
+	w := make([]uint32, n)
+	for i := range w {
+		w[i] = binary.LittleEndian.Uint32(b[4*i:])
+	}
+	return w, nil
+}
+
+// flagged says whether flag words w report a bad input.
+func flagged(w []uint32) bool { return w[0] != kernels.ErrNone }
+
+// newFlag allocates an op's validation flag and word 1 (a pass's "run
+// unfinished" bit, see steps).
+func (d *Device) newFlag(op string) (*DeviceTensor, error) { return d.newFlagWords(op, 2) }
+
 // flaggedTile reads a validation flag, once the work queued before has
 // finished: the first position of the flagged tile, or -1 when no pass
 // flagged anything.
 func (d *Device) flaggedTile(op string, flag *DeviceTensor) (int64, error) {
-	var b [4]byte
-	if err := d.h.Download(flag.raw(), 0, b[:]); err != nil {
-		return 0, fmt.Errorf("accel: %s: read the validation flag: %w", op, err)
+	w, err := d.readFlagWords(op, flag, 1)
+	if err != nil || !flagged(w) {
+		return -1, err
 	}
-	tile := binary.LittleEndian.Uint32(b[:])
-	if tile == kernels.ErrNone {
-		return -1, nil
-	}
-	return int64(tile) << kernels.ErrTileShift, nil
+	return int64(w[0]) << kernels.ErrTileShift, nil
 }
 
 // steps runs a kernel whose work-items walk runs of up to n elements, at
@@ -85,7 +103,7 @@ func (d *Device) flaggedTile(op string, flag *DeviceTensor) (int64, error) {
 func (d *Device) steps(op string, n int64, flag *DeviceTensor, launch func(limit, step int64) error) error {
 	limit := n
 	if d.caps.LoopLimit > 0 {
-		limit = d.caps.LoopLimit / 2 // as host.PlanRadix: well under the limit
+		limit = d.caps.LoopLimit / 2 // as planRadix: well under the limit
 	}
 	for step := int64(0); ; step++ {
 		if limit < n {

@@ -253,7 +253,7 @@ func sortRandomOn(t *testing.T, d *Device, rng *rand.Rand, sizes []int64, dtypes
 	}
 }
 
-// TestSortTiled runs the GPUs' tiled radix passes (host.PlanRadixTiled:
+// TestSortTiled runs the GPUs' tiled radix passes (planRadixTiled:
 // tiles ranked in work-group scratch) on the CPU drivers: every dtype
 // (32-bit keys take the packed passes, 64-bit ones the unpacked), both
 // directions, sizes around the tiles, then forced tile shapes (lanes,
@@ -262,8 +262,8 @@ func sortRandomOn(t *testing.T, d *Device, rng *rand.Rand, sizes []int64, dtypes
 // entries.
 func TestSortTiled(t *testing.T) {
 	forEachDevice(t, func(t *testing.T, d *Device) {
-		d.forceRadixTiles = true
-		defer func() { d.forceRadixTiles, d.planHook, d.scatterHook = false, nil, nil }()
+		plans(d).radixTiles = true
+		defer func() { plans(d).radixTiles, plans(d).launchFn, plans(d).scatterFn = false, nil, nil }()
 		rng := rand.New(rand.NewSource(31))
 		sortRandomOn(t, d, rng, []int64{0, 1, 2, 7, 1023, 1024, 1025, 4097, 65537}, allPrimDTypes, 5000)
 		for _, shape := range []struct {
@@ -271,7 +271,7 @@ func TestSortTiled(t *testing.T) {
 			kpt    int64
 			groups [3]int64
 		}{{8, 1, [3]int64{3, 1, 1}}, {2, 7, [3]int64{2, 2, 1}}} {
-			d.planHook = func(p host.Plan) host.Plan {
+			plans(d).launchFn = func(p host.Plan) host.Plan {
 				if p.Kernel == "radix" && p.Knob("RADIX_KPT") > 0 {
 					p.LocalSize = shape.local
 					p.Knobs = []host.Knob{{Name: "RADIX_BITS", Value: 4}, {Name: "RADIX_KPT", Value: shape.kpt}}
@@ -283,8 +283,8 @@ func TestSortTiled(t *testing.T) {
 				sortRandomOn(t, d, rng, []int64{1, 5, 100, 1000}, []DType{Uint32, Int64}, 1000)
 			})
 		}
-		d.planHook = nil
-		d.scatterHook = forceStrategy(d, host.ScatterSorted)
+		plans(d).launchFn = nil
+		plans(d).scatterFn = forceStrategy(d, scatterSorted)
 		for _, n := range []int64{1, 1000, 20000} {
 			const targets = 300
 			idx, src, base := randInts(rng, int(n), targets), make([]float32, n), make([]float32, targets)
@@ -440,7 +440,7 @@ func isNaNAt(x *Tensor, i int64) bool {
 // a compaction.
 func TestScanPaths(t *testing.T) {
 	forEachDevice(t, func(t *testing.T, d *Device) {
-		defer func() { d.planHook = nil }()
+		defer func() { plans(d).launchFn = nil }()
 		type path struct {
 			name         string
 			local, items int64
@@ -472,7 +472,7 @@ func TestScanPaths(t *testing.T) {
 				groupCounts = []int64{3} // more work-items than cores; chained tiles go by ticket anyway
 			}
 			for _, groups := range groupCounts {
-				d.planHook = func(p host.Plan) host.Plan {
+				plans(d).launchFn = func(p host.Plan) host.Plan {
 					if p.Kernel != "scan" {
 						return p
 					}

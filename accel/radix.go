@@ -61,7 +61,7 @@ func (d *Device) radixSort(op string, keys host.Buffer, n int64, wordBytes int, 
 	if err != nil {
 		return fail(err)
 	}
-	plan := d.radixPlan(n)
+	plan := d.radixPlan(op, n)
 	radixBits := int(plan.Knob("RADIX_BITS"))
 	tiled := plan.Knob("RADIX_KPT") > 0
 	items := plan.TotalGroups() * int64(plan.LocalSize)
@@ -101,38 +101,9 @@ func (d *Device) radixSort(op string, keys host.Buffer, n int64, wordBytes int, 
 		if pass == passes-1 {
 			out = 0
 		}
-		pack := int64(kernels.RadixUnpacked)
-		if packed {
-			switch pass {
-			case 0:
-				pack = kernels.RadixPackOut
-			case passes - 1:
-				pack = kernels.RadixUnpack
-			default:
-				pack = kernels.RadixPacked
-			}
-		}
-		shift := int64(pass * radixBits)
-		var count host.Call = kernels.RadixCount{Kin: kin, Pin: pin, Hist: hist.raw(), N: n, Chunk: chunk, Shift: shift, Pack: pack}
-		if tiled {
-			count = kernels.RadixTcount{Kin: kin, Pin: pin, Hist: hist.raw(), N: n, Shift: shift, Pack: pack}
-		}
-		if err := d.run(op, variant, plan, count); err != nil {
-			return fail(err)
-		}
-		s, err := d.scanBuf(op, Uint64, hist.raw(), hist.raw(), hist.n, kernels.FlagNone, true)
-		if err != nil {
-			return fail(err)
-		}
-		s.release()
-		first := b2i(pass == 0 && initPerm == nil)
-		var scatter host.Call = kernels.RadixScatter{Kin: kin, Kout: bufK[out], Pin: pin, Pout: bufP[out],
-			Hist: hist.raw(), N: n, Chunk: chunk, Shift: shift, First: first, Pack: pack}
-		if tiled {
-			scatter = kernels.RadixTscatter{Kin: kin, Kout: bufK[out], Pin: pin, Pout: bufP[out],
-				Hist: hist.raw(), N: n, Shift: shift, First: first, Pack: pack}
-		}
-		if err := d.run(op, variant, plan, scatter); err != nil {
+		if err := d.radixPass(op, variant, plan, hist, radixPassArgs{kin: kin, pin: pin, kout: bufK[out], pout: bufP[out],
+			n: n, chunk: chunk, shift: int64(pass * radixBits), first: b2i(pass == 0 && initPerm == nil),
+			pack: radixPack(packed, pass, passes)}); err != nil {
 			return fail(err)
 		}
 		kin, pin = bufK[out], bufP[out]
@@ -141,13 +112,59 @@ func (d *Device) radixSort(op string, keys host.Buffer, n int64, wordBytes int, 
 	return res, nil
 }
 
-// radixPlan is the radix sort's plan for n keys (host.PlanRadix), or the
-// GPUs' tiled passes where a test forces them onto any device.
-func (d *Device) radixPlan(n int64) host.Plan {
-	if d.forceRadixTiles {
-		return d.plan(host.PlanRadixTiled(d.caps, n))
+// radixPassArgs are one digit pass's buffers and words.
+type radixPassArgs struct {
+	kin, pin, kout, pout host.Buffer // keys and entries in, out (pin nil: the positions)
+	n, chunk, shift      int64
+	first, pack          int64
+}
+
+// radixPack is how pass of passes carries keys and entries between the
+// passes (kernels.Radix*): packed in one word where they fit (packed),
+// from the first pass's output to the last one's input.
+func radixPack(packed bool, pass, passes int) int64 {
+	switch {
+	case !packed:
+		return kernels.RadixUnpacked
+	case pass == 0:
+		return kernels.RadixPackOut
+	case pass == passes-1:
+		return kernels.RadixUnpack
 	}
-	return d.plan(host.PlanRadix(d.caps, n))
+	return kernels.RadixPacked
+}
+
+// radixPass queues one digit pass of a radix sort: the digit counts per
+// work-item (or tile, on the tiled plan), their exclusive scan in place,
+// and the stable scatter of keys and entries to their digit's place.
+func (d *Device) radixPass(op, variant string, plan host.Plan, hist *DeviceTensor, a radixPassArgs) error {
+	tiled := plan.Knob("RADIX_KPT") > 0
+	var count host.Call = kernels.RadixCount{Kin: a.kin, Pin: a.pin, Hist: hist.raw(), N: a.n, Chunk: a.chunk, Shift: a.shift, Pack: a.pack}
+	if tiled {
+		count = kernels.RadixTcount{Kin: a.kin, Pin: a.pin, Hist: hist.raw(), N: a.n, Shift: a.shift, Pack: a.pack}
+	}
+	if err := d.run(op, variant, plan, count); err != nil {
+		return err
+	}
+	s, err := d.scanBuf(op, Uint64, hist.raw(), hist.raw(), hist.n, kernels.FlagNone, true)
+	if err != nil {
+		return err
+	}
+	s.release()
+	var scatter host.Call = kernels.RadixScatter{Kin: a.kin, Kout: a.kout, Pin: a.pin, Pout: a.pout,
+		Hist: hist.raw(), N: a.n, Chunk: a.chunk, Shift: a.shift, First: a.first, Pack: a.pack}
+	if tiled {
+		scatter = kernels.RadixTscatter{Kin: a.kin, Kout: a.kout, Pin: a.pin, Pout: a.pout,
+			Hist: hist.raw(), N: a.n, Shift: a.shift, First: a.first, Pack: a.pack}
+	}
+	return d.run(op, variant, plan, scatter)
+}
+
+// radixPlan is the radix sort's plan for n keys (planRadix).
+func (d *Device) radixPlan(op string, n int64) host.Plan {
+	p := d.plan(d.planner.radix(d.caps, n))
+	d.report(op, "radix", p)
+	return p
 }
 
 // radixPrep writes the order bits of n keys of wordBytes each (the radix
@@ -160,7 +177,7 @@ func (d *Device) radixPrep(op string, kin, kout host.Buffer, n int64, wordBytes 
 	if wordBytes == 8 {
 		variant = "k64"
 	}
-	plan := d.radixPlan(n)
+	plan := d.radixPlan(op, n)
 	if plan.Knob("RADIX_KPT") > 0 {
 		// the tiled plan's prep: one key per lane (chunks of one), so
 		// consecutive lanes read and write consecutive keys

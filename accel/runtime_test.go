@@ -99,16 +99,16 @@ func TestSyncBounds(t *testing.T) {
 		idx := upload(t, d, Int64, []int64{positions}, randInts(rng, positions, targets))
 		src := upload(t, d, Float32, []int64{positions}, make([]float32, positions))
 		base := upload(t, d, Float32, []int64{targets}, make([]float32, targets))
-		for _, strategy := range []string{host.ScatterAtomic, host.ScatterSorted, host.ScatterOwned, host.ScatterPrivate, host.ScatterFew} {
+		for _, strategy := range scatterPaths {
 			for _, red := range []Reduction{Sum, Mean} {
-				d.scatterHook = forceStrategy(d, strategy)
+				plans(d).scatterFn = forceStrategy(d, strategy)
 				var out *DeviceTensor
 				w, err := waits(d, func() error {
 					var err error
 					out, err = d.ScatterReduce(base, 0, idx, src, red, false)
 					return err
 				})
-				d.scatterHook = nil
+				plans(d).scatterFn = nil
 				if errors.Is(err, ErrUnsupported) {
 					continue // a strategy the device cannot run (loop limits)
 				}
@@ -123,7 +123,7 @@ func TestSyncBounds(t *testing.T) {
 		// the few-targets pass (16 targets, with the input)
 		idx16 := upload(t, d, Int64, []int64{positions}, randInts(rng, positions, 16))
 		base16 := upload(t, d, Float32, []int64{16}, make([]float32, 16))
-		d.scatterHook = forceStrategy(d, host.ScatterFew)
+		plans(d).scatterFn = forceStrategy(d, scatterFew)
 		w, err := waits(d, func() error {
 			out, err := d.ScatterReduce(base16, 0, idx16, src, Sum, true)
 			if err == nil {
@@ -131,7 +131,7 @@ func TestSyncBounds(t *testing.T) {
 			}
 			return err
 		})
-		d.scatterHook = nil
+		plans(d).scatterFn = nil
 		if !errors.Is(err, ErrUnsupported) {
 			require.NoError(t, err, "few")
 			assert.Equal(t, int64(1), w, "scatter_reduce into 16 targets (few) waits once")
@@ -174,21 +174,22 @@ func TestSyncBounds(t *testing.T) {
 // forceStrategy returns a scatter hook that picks strategy where the
 // device's planner could (the CPU passes need a driver without a loop
 // limit); elsewhere it keeps the planner's choice.
-func forceStrategy(d *Device, strategy string) func(host.ScatterPlan, int64, int64, int, bool) host.ScatterPlan {
-	return func(sp host.ScatterPlan, n, targets int64, elemBytes int, det bool) host.ScatterPlan {
+func forceStrategy(d *Device, strategy scatterPath) func(scatterPlan, scatterShape) scatterPlan {
+	return func(sp scatterPlan, s scatterShape) scatterPlan {
 		cpu := host.Caps{Type: host.TypeCPU, ComputeUnits: 2, GlobalMemBytes: 1 << 34, MaxAllocBytes: 1 << 33,
 			MaxWorkGroupCount: d.caps.MaxWorkGroupCount}
 		switch strategy {
-		case host.ScatterOwned:
-			return host.PlanScatter(cpu, n, targets, elemBytes, true)
-		case host.ScatterPrivate, host.ScatterFew:
-			p := host.PlanScatter(cpu, n, targets, elemBytes, false)
-			if p.Strategy == strategy {
+		case scatterOwned:
+			s.det = true
+			return chooseScatter(cpu, s)
+		case scatterPrivate, scatterFew:
+			s.det = false
+			if p := chooseScatter(cpu, s); p.Path == strategy {
 				return p
 			}
 			return sp
 		}
-		return host.ScatterPlan{Strategy: strategy, Reason: "test"}
+		return scatterPlan{Path: strategy, Reason: "test"}
 	}
 }
 
@@ -373,11 +374,11 @@ func faultCases(t *testing.T, d *Device) []faultCase {
 		{"segment_reduce", func() error { return one(d.SegmentReduce(src, sortedIDs, Amin, 4)) }},
 	}
 	// every scatter strategy the device can run
-	for _, strategy := range []string{host.ScatterAtomic, host.ScatterSorted, host.ScatterOwned, host.ScatterPrivate, host.ScatterFew} {
+	for _, strategy := range scatterPaths {
 		strategy := strategy
 		cases = append(cases, faultCase{"scatter_reduce", func() error {
-			d.scatterHook = forceStrategy(d, strategy)
-			defer func() { d.scatterHook = nil }()
+			plans(d).scatterFn = forceStrategy(d, strategy)
+			defer func() { plans(d).scatterFn = nil }()
 			return one(d.ScatterReduce(in, 0, idx, src, Sum, false))
 		}})
 	}
@@ -385,8 +386,8 @@ func faultCases(t *testing.T, d *Device) []faultCase {
 	few := upload(t, d, Int64, []int64{positions}, randInts(rng, positions, 16))
 	in16 := upload(t, d, Float32, []int64{16}, f32[:16])
 	cases = append(cases, faultCase{"scatter_reduce", func() error {
-		d.scatterHook = forceStrategy(d, host.ScatterFew)
-		defer func() { d.scatterHook = nil }()
+		plans(d).scatterFn = forceStrategy(d, scatterFew)
+		defer func() { plans(d).scatterFn = nil }()
 		return one(d.ScatterReduce(in16, 0, few, src, Sum, true)) // few takes sums and products
 	}})
 	cases = append(cases, sparseFaultCases(t, d)...)

@@ -24,9 +24,9 @@ func scanVariant(dt DType) string {
 }
 
 // scanSubgroups says whether the device has the scan's subgroup variant
-// for dt (host.ScanSubgroups).
+// for dt (scanSubgroups).
 func (d *Device) scanSubgroups(dt DType) bool {
-	return host.ScanSubgroups(d.caps, dt.Size(), dt == Int64 || dt == Uint64)
+	return scanSubgroups(d.caps, dt.Size(), dt == Int64 || dt == Uint64)
 }
 
 // scan is a prefix sum queued on the device: its partial sums stay until
@@ -47,7 +47,8 @@ func (d *Device) scanBuf(op string, dt DType, x, y host.Buffer, n int64, kind in
 	if n == 0 {
 		return s, nil
 	}
-	plan := d.plan(host.PlanScan(d.caps, n, int64(dt.Size()), d.scanSubgroups(dt)))
+	plan := d.plan(planScan(d.caps, n, int64(dt.Size()), d.scanSubgroups(dt)))
+	d.report(op, "scan", plan)
 	variant := scanVariant(dt)
 	if plan.Knob("SCAN_SG") != 0 {
 		variant += "s"

@@ -3,7 +3,6 @@ package accel
 import (
 	"encoding/binary"
 	"fmt"
-	"math"
 	"strings"
 
 	"github.com/accelkern/accel/host"
@@ -139,7 +138,7 @@ func (g scatterGeom) firstBadIndex(op string, idx []int64, from int64) error {
 
 // supportsScatter checks the dtype against the device. 64-bit elements
 // need 64-bit compare-and-swap for the atomic path; without it they take
-// the sort-based path (host.PlanScatter).
+// the sort-based path (planScatter).
 func (d *Device) supportsScatter(op string, dt DType) error {
 	if dt == Float64 && !d.caps.FP64 {
 		return argErr(op, "input", "dtype float64", "a dtype this device supports (no fp64 on "+d.caps.Name+")", ErrUnsupported)
@@ -163,7 +162,7 @@ func (d *Device) Scatter(input *DeviceTensor, dim int64, index, src *DeviceTenso
 // reduction's identity and a mean does not count the input; positions
 // never hit keep the input. Integer sums and products wrap, integer means
 // floor, amax/amin propagate NaN. The strategy is the device's
-// (host.PlanScatter): GPUs reduce with atomics, CPU drivers split the
+// (planScatter): GPUs reduce with atomics, CPU drivers split the
 // positions among cores (private copies merged in order, or a pass per
 // block of positions for few targets), so float sums, products and means
 // are folded in another order than the reference's and may differ from it
@@ -189,7 +188,7 @@ func (d *Device) ScatterDeterministic(input *DeviceTensor, dim int64, index, src
 // float sums aside, which hardware picks). On GPUs the positions are sorted
 // by target (a stable radix sort, so index order is kept) and each target's
 // run is folded by one work-item; on CPU drivers each core owns a range of
-// targets and walks the positions in order (host.PlanScatter). It needs no
+// targets and walks the positions in order (planScatter). It needs no
 // atomics beyond 32-bit ones.
 func (d *Device) ScatterReduceDeterministic(input *DeviceTensor, dim int64, index, src *DeviceTensor, reduce Reduction, includeSelf bool) (*DeviceTensor, error) {
 	return d.scatterReduce("scatter_reduce", input, dim, index, src, reduce, includeSelf, true)
@@ -208,6 +207,11 @@ func (d *Device) scatterReduce(op string, input *DeviceTensor, dim int64, index,
 	if err != nil {
 		return nil, err
 	}
+	return d.scatterInto(op, g, input, index, src, includeSelf, det)
+}
+
+// scatterInto runs a validated scatter g of src into a copy of input.
+func (d *Device) scatterInto(op string, g scatterGeom, input, index, src *DeviceTensor, includeSelf, det bool) (*DeviceTensor, error) {
 	if err := d.supportsScatter(op, input.dtype); err != nil {
 		return nil, err
 	}
@@ -234,43 +238,6 @@ func (d *Device) scatterReduce(op string, input *DeviceTensor, dim int64, index,
 	return out, nil
 }
 
-// maxHits is the most positions a scatter strategy that counts each
-// target's hits in a Uint32 buffer takes (the atomic, owned, private and
-// few passes, and the backward's count pass): a larger scatter that counts
-// hits (a mean, an assign, or without the input) takes the sorted path.
-const maxHits = math.MaxUint32
-
-// scatterPlan is the strategy of a scatter of g into out (det: the
-// reference's bits), after the test hook.
-func (d *Device) scatterPlan(g scatterGeom, out *DeviceTensor, includeSelf, det bool) host.ScatterPlan {
-	sp := host.PlanScatter(d.caps, g.idxN, out.n, out.dtype.Size(), det)
-	if d.scatterHook != nil {
-		sp = d.scatterHook(sp, g.idxN, out.n, out.dtype.Size(), det)
-	}
-	if sp.Strategy == host.ScatterFew && !fewFits(g, out.n, out.dtype.Size(), includeSelf, d.caps.LoopLimit > 0) {
-		// the planner sees only sizes: the few pass takes what fewFits
-		// says (scatterJob.few), everything else the private pass of the
-		// same plan, or under a loop limit the shared strategies
-		if d.caps.LoopLimit > 0 {
-			sp = host.PlanScatterShared(d.caps, out.dtype.Size(), det)
-		} else {
-			sp.Strategy, sp.Reason = host.ScatterPrivate, sp.Reason+"; not a 1-d reduction the lanes take: private copies"
-		}
-	}
-	if g.idxN > maxHits && sp.Strategy != host.ScatterSorted && (g.red == Mean || g.red == Assign || !includeSelf) {
-		// the other strategies count a target's hits in 32 bits
-		sp = host.ScatterPlan{Strategy: host.ScatterSorted,
-			Reason: sp.Reason + fmt.Sprintf("; over %d positions with hit counts: the sorted path, which counts runs in 64 bits", int64(maxHits))}
-	}
-	if sp.Strategy == host.ScatterOwned || sp.Strategy == host.ScatterPrivate || sp.Strategy == host.ScatterFew {
-		// only the CPU passes launch sp.Plan; the reduction is compiled in,
-		// so the per-position loop has no switch
-		sp.Plan = d.plan(sp.Plan)
-		sp.Plan.Knobs = append(sp.Plan.Knobs, host.Knob{Name: "SC_RED", Value: int64(g.red)})
-	}
-	return sp
-}
-
 // scatterJob is one scatter reduction (or take_along_axis gather) on the
 // device: its geometry, tensors and scratch. Each strategy is a method
 // (scatter_atomic.go, scatter_sorted.go, scatter_cpu.go); every one
@@ -290,16 +257,15 @@ type scatterJob struct {
 
 // pos is the position arguments of every pass (host/kernels' scatterPos).
 func (j *scatterJob) pos() (index, meta host.Buffer, count, rank, dim, dimSize, wrap int64) {
-	return j.index.raw(), j.meta.raw(), j.g.idxN, int64(len(j.g.idxShape)), int64(j.g.dim), j.g.inShape[j.g.dim], b2i(j.g.wrap)
+	return j.index.raw(), j.meta.raw(), j.g.idxN, int64(len(j.g.loopShape)), int64(j.g.dim), j.g.inShape[j.g.dim], b2i(j.g.wrap)
 }
 
 func (j *scatterJob) run(variant string, plan host.Plan, call host.Call) error {
 	return j.d.run(j.op, variant, plan, call)
 }
 
-// scatterRun runs the reduction of g into out (or, with gather, the
-// take_along_axis gather from out into src) with the strategy
-// host.PlanScatter picks, and reads the validation flag once at the end:
+// scatterRun runs the reduction of g into out with the path its plan
+// (planScatter, through the device's planner) takes, and reads the validation flag once at the end:
 // an out-of-range index is an error naming its position. On an error out
 // may be partly written; callers own out and release it.
 func (d *Device) scatterRun(op string, g scatterGeom, out, index, src *DeviceTensor, includeSelf, det bool) error {
@@ -308,15 +274,16 @@ func (d *Device) scatterRun(op string, g scatterGeom, out, index, src *DeviceTen
 		return err
 	}
 	defer j.release()
-	sp := d.scatterPlan(g, out, includeSelf, det)
-	switch sp.Strategy {
-	case host.ScatterOwned:
-		err = j.owned(sp.Plan)
-	case host.ScatterPrivate:
-		err = j.private(sp.Plan)
-	case host.ScatterFew:
-		err = j.few(sp.Plan)
-	case host.ScatterSorted:
+	sp := d.planner.scatter(d.caps, g.shape(out.n, out.dtype, includeSelf, det))
+	d.report(op, "scatter", sp)
+	switch sp.Path {
+	case scatterOwned:
+		err = j.owned(sp)
+	case scatterPrivate:
+		err = j.private(sp)
+	case scatterFew:
+		err = j.few(sp)
+	case scatterSorted:
 		var s sortKeys
 		if err = j.sorted(&s); err == nil {
 			s.release()

@@ -14,8 +14,9 @@ import (
 // owned: each work-item owns a range of targets and folds them in index
 // order (the reference's bits), counting hits where the mean or a first
 // hit without the input needs them; the mean divides after.
-func (j *scatterJob) owned(plan host.Plan) error {
+func (j *scatterJob) owned(sp scatterPlan) error {
 	d, g := j.d, j.g
+	plan := d.plan(sp.Pass)
 	index, meta, count, rank, dim, dimSize, wrap := j.pos()
 	workers := plan.TotalGroups() * int64(plan.LocalSize)
 	var counts host.Buffer
@@ -43,8 +44,9 @@ func (j *scatterJob) owned(plan host.Plan) error {
 // of the output (filled with the identity), and a merge folds the copies
 // into out in work-item order (dividing the mean); without hit counts the
 // first work-item folds into out itself.
-func (j *scatterJob) private(plan host.Plan) error {
+func (j *scatterJob) private(sp scatterPlan) error {
 	d, g := j.d, j.g
+	plan := d.plan(sp.Pass)
 	index, meta, count, rank, dim, dimSize, wrap := j.pos()
 	workers := plan.TotalGroups() * int64(plan.LocalSize)
 	counted := g.red == Mean || !j.includeSelf || g.red == Assign
@@ -76,49 +78,19 @@ func (j *scatterJob) private(plan host.Plan) error {
 	if j.out.n == 0 {
 		return nil
 	}
-	return j.run(variant, d.plan(host.PlanScatterMerge(j.op, d.caps, j.out.n)), kernels.ScatterMerge{Dst: j.out.raw(), Pcnt: pcnt, Priv: priv.raw(),
+	return j.run(variant, d.plan(sp.Merge), kernels.ScatterMerge{Dst: j.out.raw(), Pcnt: pcnt, Priv: priv.raw(),
 		Count: j.out.n, Workers: copies, Counted: b2i(counted), Red: int64(g.red), IncludeSelf: b2i(j.includeSelf)})
 }
 
-// fewFits says whether the few pass takes a scatter of g into targets
-// targets of elemBytes each: at most kernels.ScFewMax of them, a 1-d loop
-// shape, and a reduction with the input included that needs no hit
-// counts: sum or prod, or amax or amin while the targets are no more than
-// a 64-byte register's lanes (a compare and a select per target and
-// vector, and a NaN and zero check per vector). Else scatterPlan picks
-// private. Measured on PoCL (2-core EPYC, AVX-512, 16M positions, min of
-// 15 calls, few against private): float32 amax into 16 targets 9.8
-// against 14.0 ms, into 8 6.1 against 15.1; float64 amax into 8 9.8
-// against 15.7, into 16 16.4 against 15.5; float64 sum into 16 11.5
-// against 13.6.
-//
-// With counts (on drivers with a loop limit, where the few pass folds
-// scalars anyway) it also takes mean and reductions without the input:
-// hit counts per copy, for the merge. On lavapipe, hot16M_16_mean went
-// from 272 ms with atomics to 35-60 ms.
-func fewFits(g scatterGeom, targets int64, elemBytes int, includeSelf, counts bool) bool {
-	if len(g.idxShape) != 1 || targets > kernels.ScFewMax || !includeSelf && !counts {
-		return false
-	}
-	switch g.red {
-	case Sum, Prod:
-		return true
-	case Amax, Amin:
-		return counts || targets*int64(elemBytes) <= 64
-	case Mean:
-		return counts
-	}
-	return false
-}
-
-// few: the private pass for few targets (fewFits): each worker folds its
+// few: the private pass for few targets (scatterShape.fewFits): each worker folds its
 // positions into accumulators per target and writes its whole private
 // copy, which private's merge folds into out. On CPU OpenCL a worker is a
 // core; under a loop limit (llvmpipe) an invocation with a short run
-// (host.PlanScatter): measured on lavapipe, 16M float32 positions into 16
+// (chooseScatter): measured on lavapipe, 16M float32 positions into 16
 // targets, sum, 252 ms with atomics and 38-41 ms here.
-func (j *scatterJob) few(plan host.Plan) error {
+func (j *scatterJob) few(sp scatterPlan) error {
 	d, g := j.d, j.g
+	plan := d.plan(sp.Pass)
 	index, meta, count, rank, dim, dimSize, wrap := j.pos()
 	workers := plan.TotalGroups() * int64(plan.LocalSize)
 	priv, err := j.tmp.alloc(d, j.op, j.out.dtype, workers*j.out.n)
@@ -134,19 +106,16 @@ func (j *scatterJob) few(plan host.Plan) error {
 		}
 		pcnt = c.raw()
 	}
-	few := host.FewTargets(j.out.n) // the targets tested, compiled in: 8 or 16 (two variants)
-	plan.Knobs = append(append([]host.Knob(nil), plan.Knobs...), host.Knob{Name: "SC_FEW", Value: few},
-		host.Knob{Name: "SC_COUNTED", Value: b2i(counted)})
 	variant := dtVariant(j.out.dtype)
 	if err := j.run(variant, plan, kernels.ScatterFew{Src: j.src.raw(), Err: j.flag.raw(), Priv: priv.raw(), Pcnt: pcnt,
 		Index: index, Meta: meta, Count: count, Rank: rank, Dim: dim, DimSize: dimSize, Wrap: wrap, OutN: j.out.n,
-		Counted: b2i(counted), Few: few, Red: int64(g.red)}); err != nil {
+		Counted: b2i(counted), Few: sp.Few, Red: int64(g.red)}); err != nil {
 		return err
 	}
 	if j.out.n == 0 {
 		return nil
 	}
-	return j.run(variant, d.plan(host.PlanScatterMerge(j.op, d.caps, j.out.n)), kernels.ScatterMerge{Dst: j.out.raw(), Pcnt: pcnt, Priv: priv.raw(),
+	return j.run(variant, d.plan(sp.Merge), kernels.ScatterMerge{Dst: j.out.raw(), Pcnt: pcnt, Priv: priv.raw(),
 		Count: j.out.n, Workers: workers, Counted: b2i(counted), Red: int64(g.red), IncludeSelf: b2i(j.includeSelf)})
 }
 

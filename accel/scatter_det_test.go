@@ -18,8 +18,8 @@ import (
 // reference bit for bit, they match each other.
 func TestScatterReduceDeterministic(t *testing.T) {
 	forEachDevice(t, func(t *testing.T, d *Device) {
-		for _, strategy := range []string{"", host.ScatterSorted, host.ScatterOwned} {
-			t.Run("strategy="+strategy, func(t *testing.T) {
+		for _, strategy := range []scatterPath{planned, scatterSorted, scatterOwned} {
+			t.Run("strategy="+strategyName(strategy), func(t *testing.T) {
 				defer forceScatter(d, strategy)()
 				testScatterDeterministic(t, d)
 			})
@@ -27,34 +27,47 @@ func TestScatterReduceDeterministic(t *testing.T) {
 	})
 }
 
-// forceScatter makes d's scatters take strategy ("" leaves the planner's
-// choice) where the device can run it, and returns the undo. The CPU
-// strategies run on any device with three work-items, but on a driver
-// with a loop limit only where the loops stay under it.
-func forceScatter(d *Device, strategy string) func() {
-	if strategy == "" {
+// planned stands for the planner's own scatter path in the tests' lists
+// of paths to force.
+const planned scatterPath = -1
+
+// strategyName names a forced path in a subtest ("" for planned).
+func strategyName(p scatterPath) string {
+	if p == planned {
+		return ""
+	}
+	return p.String()
+}
+
+// forceScatter makes d's scatters take strategy (planned leaves the
+// planner's choice) where the device can run it, and returns the undo.
+// The CPU strategies run on any device with three work-items, but on a
+// driver with a loop limit only where the loops stay under it.
+func forceScatter(d *Device, strategy scatterPath) func() {
+	if strategy == planned {
 		return func() {}
 	}
-	d.scatterHook = func(sp host.ScatterPlan, n, targets int64, elemBytes int, det bool) host.ScatterPlan {
+	plans(d).scatterFn = func(sp scatterPlan, s scatterShape) scatterPlan {
 		c := d.caps
 		switch strategy {
-		case host.ScatterOwned, host.ScatterPrivate, host.ScatterFew:
-			if c.LoopLimit > 0 && (n > c.LoopLimit/4 || targets > c.LoopLimit/4) {
+		case scatterOwned, scatterPrivate, scatterFew:
+			if c.LoopLimit > 0 && (s.n > c.LoopLimit/4 || s.targets > c.LoopLimit/4) {
 				return sp
 			}
 			c.Type, c.LoopLimit, c.ComputeUnits = host.TypeCPU, 0, 3
-			if p := host.PlanScatter(c, n, targets, elemBytes, strategy == host.ScatterOwned); p.Strategy == strategy {
+			s.det = strategy == scatterOwned
+			if p := chooseScatter(c, s); p.Path == strategy {
 				return p
 			}
 			return sp
-		case host.ScatterAtomic:
-			if det || (elemBytes == 8 && !c.Int64Atomics) {
+		case scatterAtomic:
+			if s.det || (s.elemBytes == 8 && !c.Int64Atomics) {
 				return sp
 			}
 		}
-		return host.ScatterPlan{Strategy: strategy, Reason: "forced by a test"}
+		return scatterPlan{Path: strategy, Reason: "forced by a test"}
 	}
-	return func() { d.scatterHook = nil }
+	return func() { plans(d).scatterFn = nil }
 }
 
 func testScatterDeterministic(t *testing.T, d *Device) {

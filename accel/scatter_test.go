@@ -15,7 +15,7 @@ import (
 
 // scatterStrategies are the strategies the scatter tests force on every
 // device ("" is the planner's own choice).
-var scatterStrategies = []string{"", host.ScatterAtomic, host.ScatterSorted, host.ScatterOwned, host.ScatterPrivate, host.ScatterFew}
+var scatterStrategies = append([]scatterPath{planned}, scatterPaths...)
 
 func randValues(rng *rand.Rand, t *Tensor, withNaN bool) {
 	switch t.dtype {
@@ -90,7 +90,7 @@ func sameValues(got, want *Tensor, loose bool) error {
 func TestScatterReduceRandom(t *testing.T) {
 	forEachDevice(t, func(t *testing.T, d *Device) {
 		for _, strategy := range scatterStrategies {
-			t.Run("strategy="+strategy, func(t *testing.T) {
+			t.Run("strategy="+strategyName(strategy), func(t *testing.T) {
 				defer forceScatter(d, strategy)()
 				testScatterReduceRandom(t, d)
 			})
@@ -163,8 +163,8 @@ func testScatterReduceRandom(t *testing.T, d *Device) {
 // prefetch) and into kernels.ScPfMin (the prefetched fold).
 func TestScatterPrivateBlocks(t *testing.T) {
 	forEachDevice(t, func(t *testing.T, d *Device) {
-		for _, strategy := range []string{"", host.ScatterPrivate} {
-			t.Run("strategy="+strategy, func(t *testing.T) {
+		for _, strategy := range []scatterPath{planned, scatterPrivate} {
+			t.Run("strategy="+strategyName(strategy), func(t *testing.T) {
 				defer forceScatter(d, strategy)()
 				testScatterPrivateBlocks(t, d)
 			})
@@ -206,7 +206,7 @@ func testScatterPrivateBlocks(t *testing.T, d *Device) {
 func TestScatterAssignPermutation(t *testing.T) {
 	forEachDevice(t, func(t *testing.T, d *Device) {
 		for _, strategy := range scatterStrategies {
-			t.Run("strategy="+strategy, func(t *testing.T) {
+			t.Run("strategy="+strategyName(strategy), func(t *testing.T) {
 				defer forceScatter(d, strategy)()
 				testScatterAssignPermutation(t, d)
 			})
@@ -242,7 +242,7 @@ func testScatterAssignPermutation(t *testing.T, d *Device) {
 func TestScatterErrors(t *testing.T) {
 	forEachDevice(t, func(t *testing.T, d *Device) {
 		for _, strategy := range scatterStrategies {
-			t.Run("strategy="+strategy, func(t *testing.T) {
+			t.Run("strategy="+strategyName(strategy), func(t *testing.T) {
 				defer forceScatter(d, strategy)()
 				testScatterErrors(t, d)
 			})
@@ -326,9 +326,12 @@ func TestParseReduction(t *testing.T) {
 	}
 }
 
-// The host's limit of the few-targets pass is the kernels' array bound.
+// The few pass tests at most its array bound of targets.
 func TestScatterFewMax(t *testing.T) {
-	require.Equal(t, int64(kernels.ScFewMax), int64(host.ScatterFewMax))
+	for targets := int64(1); targets <= kernels.ScFewMax; targets++ {
+		require.LessOrEqual(t, fewTargets(targets), int64(kernels.ScFewMax), "targets %d", targets)
+		require.GreaterOrEqual(t, fewTargets(targets), targets)
+	}
 }
 
 // TestScatterFewBlocks covers the few-targets pass's blocks (OpenCL C
@@ -344,10 +347,10 @@ func TestScatterFewMax(t *testing.T) {
 // drivers, and few is forced too.
 func TestScatterFewBlocks(t *testing.T) {
 	forEachDevice(t, func(t *testing.T, d *Device) {
-		for _, strategy := range []string{"", host.ScatterFew} {
-			t.Run("strategy="+strategy, func(t *testing.T) {
+		for _, strategy := range []scatterPath{planned, scatterFew} {
+			t.Run("strategy="+strategyName(strategy), func(t *testing.T) {
 				defer forceScatter(d, strategy)()
-				testScatterFewBlocks(t, d, strategy == host.ScatterFew || d.caps.Type == host.TypeCPU)
+				testScatterFewBlocks(t, d, strategy == scatterFew || d.caps.Type == host.TypeCPU)
 			})
 		}
 	})
@@ -524,13 +527,13 @@ func TestScatterPlanPast2p32(t *testing.T) {
 				g, err := newScatterGeom("scatter_reduce", []int64{16}, Float32, 0, []int64{n}, Int64, []int64{n}, Float32, c.red)
 				require.NoError(t, err, what)
 				out := &DeviceTensor{dtype: Float32, shape: []int64{16}, n: 16}
-				sp := d.scatterPlan(g, out, c.self, false)
+				sp := d.planner.scatter(d.caps, g.shape(out.n, out.dtype, c.self, false))
 				counted := c.red == Mean || c.red == Assign || !c.self
 				if n > math.MaxUint32 && counted {
-					assert.Equal(t, host.ScatterSorted, sp.Strategy, "%s: %s", what, sp.Reason)
+					assert.Equal(t, scatterSorted, sp.Path, "%s: %s", what, sp.Reason)
 				} else {
-					assert.Equal(t, host.PlanScatter(d.caps, n, 16, 4, false).Strategy == host.ScatterSorted,
-						sp.Strategy == host.ScatterSorted, "%s: %s", what, sp.Reason)
+					assert.Equal(t, chooseScatter(d.caps, g.shape(out.n, out.dtype, c.self, false)).Path == scatterSorted,
+						sp.Path == scatterSorted, "%s: %s", what, sp.Reason)
 				}
 				if c.red == Assign {
 					continue

@@ -256,32 +256,19 @@ func (o *spOperand) dtype() DType {
 // spFlagSlot is the flag word of operand i's unsorted mark.
 func spFlagSlot(i int) int64 { return kernels.SpFlagXUnsorted + int64(i) }
 
-// newSparseFlag allocates the sparse ops' flag words: the validation flag
-// (ERR_NONE), the unfinished-run word and the unsorted marks (0).
+// newSparseFlag allocates the sparse ops' flag words: the validation flag,
+// the unfinished-run word and the unsorted marks.
 func (d *Device) newSparseFlag(op string, tmp *temps) (*DeviceTensor, error) {
-	f, err := tmp.alloc(d, op, Uint32, kernels.SpFlagWords)
+	f, err := d.newFlagWords(op, kernels.SpFlagWords)
 	if err != nil {
 		return nil, err
 	}
-	b := make([]byte, 4*kernels.SpFlagWords)
-	binary.LittleEndian.PutUint32(b, kernels.ErrNone)
-	if err := d.h.Upload(f.raw(), 0, b); err != nil {
-		return nil, fmt.Errorf("accel: %s: %w", op, err)
-	}
-	return f, nil
+	return tmp.add(f), nil
 }
 
 // readSparseFlag reads the flag words (one wait).
 func (d *Device) readSparseFlag(op string, flag *DeviceTensor) ([]uint32, error) {
-	b := make([]byte, 4*kernels.SpFlagWords)
-	if err := d.h.Download(flag.raw(), 0, b); err != nil {
-		return nil, fmt.Errorf("accel: %s: read the validation flag: %w", op, err)
-	}
-	w := make([]uint32, kernels.SpFlagWords)
-	for i := range w {
-		w[i] = binary.LittleEndian.Uint32(b[4*i:])
-	}
-	return w, nil
+	return d.readFlagWords(op, flag, kernels.SpFlagWords)
 }
 
 // uploadInt64s uploads a small int64 array (shapes).
@@ -451,7 +438,7 @@ func (d *Device) prepare(op string, ops []*spOperand, tmp *temps) (*DeviceTensor
 	if err != nil {
 		return nil, err
 	}
-	if w[0] != kernels.ErrNone {
+	if flagged(w) {
 		return nil, d.sparseBadEntry(op, ops)
 	}
 	for i, o := range ops {
@@ -469,11 +456,9 @@ func (d *Device) prepare(op string, ops []*spOperand, tmp *temps) (*DeviceTensor
 // equal keys in input order (one wait, for the count of distinct keys).
 func (d *Device) coalesceOperand(op string, o *spOperand, flag *DeviceTensor, tmp *temps) error {
 	size, _ := reference.SparseSize(o.shape())
-	cp := host.PlanCoalesce(d.caps, o.n, keyBitsFor(size))
-	if d.coalesceHook != nil {
-		cp = d.coalesceHook(cp, o.n, keyBitsFor(size))
-	}
-	if cp.Strategy == host.CoalesceBuckets {
+	cp := d.planner.coalesce(d.caps, o.n, keyBitsFor(size))
+	d.report(op, "coalesce", cp)
+	if cp.Strategy == coalesceByBuckets {
 		return d.coalesceBuckets(op, o, cp, keyBitsFor(size), flag, tmp)
 	}
 	res, err := d.radixSort(op, o.keys.raw(), o.n, 8, kernels.KindUnsigned, false, keyBitsFor(size), nil, 0)
@@ -587,7 +572,7 @@ type spResult struct {
 // spAlloc allocates an output (or returns a reusable one).
 type spAlloc func(name string, dt DType, shape ...int64) (*DeviceTensor, error)
 
-// binary is the union of two operands on the plan host.PlanSparse picks
+// binary is the union of two operands on the plan planSparse picks
 // (see sparse_rows.go for the CPU-shaped one). On the merge path it keys
 // and validates two operands and counts their union by a
 // merge path, which also checks that each operand's keys ascend; it waits
@@ -601,16 +586,19 @@ func (d *Device) binary(op string, sop SparseOp, x, y *spOperand, cols bool, gra
 		b, rows, _ := reference.CSRDims(x.csr.Shape)
 		g = b * rows
 	}
-	if up, kb := d.bucketEligible(x, y); up.Strategy == host.UnionBuckets {
+	if up, kb := d.bucketEligible(x, y); up.Strategy == unionByBuckets {
+		d.report(op, "union", up)
 		return d.bucketBinary(op, sop, x, y, up, kb, gradOut, alloc, tmp)
 	}
-	if d.sparsePlan(x.n+y.n+g).Strategy == host.SparseRows {
+	sp := d.planner.sparse(d.caps, x.n+y.n+g)
+	d.report(op, "sparse", sp)
+	if sp.Strategy == sparseByRows {
 		return d.rowBinary(op, sop, x, y, cols, gradOut, alloc, tmp)
 	}
 	return d.mergeBinary(op, sop, x, y, cols, gradOut, alloc, tmp)
 }
 
-// mergeBinary is binary on the host.SparseMergePath plan.
+// mergeBinary is binary on the sparseByMergePath plan.
 func (d *Device) mergeBinary(op string, sop SparseOp, x, y *spOperand, cols bool, gradOut *DeviceTensor, alloc spAlloc, tmp *temps) (spResult, error) {
 	var r spResult
 	flag, err := d.newSparseFlag(op, tmp)
@@ -626,7 +614,7 @@ func (d *Device) mergeBinary(op string, sop SparseOp, x, y *spOperand, cols bool
 	if err != nil {
 		return r, err
 	}
-	if w[0] != kernels.ErrNone {
+	if flagged(w) {
 		return r, d.sparseBadEntry(op, []*spOperand{x, y})
 	}
 	if w[spFlagSlot(0)] != 0 || w[spFlagSlot(1)] != 0 {

@@ -9,7 +9,7 @@ import (
 	"github.com/accelkern/accel/reference"
 )
 
-// The CPU-shaped union of two sparse operands (host.SparseRows): rows of
+// The CPU-shaped union of two sparse operands (sparseByRows): rows of
 // a CSR operand are read as stored, through its global row pointers and
 // its columns (no keys); a COO operand is one row whose columns are its
 // keys. A sequence of each row's marker followed by its x and y entries
@@ -19,22 +19,12 @@ import (
 // plain two-pointer merge per row. The count pass also checks each
 // operand's entries by index (range, ascent within rows); an operand that
 // turns out unsorted is coalesced (COO) or sends the op to the keyed merge
-// path (CSR, whose rows must be sorted first). With host.SparsePlan's
+// path (CSR, whose rows must be sorted first). With sparsePlan's
 // OnePass (CPU drivers without a loop limit; CSR results without
 // gradients) a single walk writes each chunk's entries into a scratch
 // slot as long as the chunk (sparse_rmerge, which also counts and
 // checks), and after the scan a copy moves them to their place
 // (sparse_rcopy): one merge instead of two, for a copy of each entry.
-
-// sparsePlan is host.PlanSparse for a row-union sequence of total
-// positions, after a test's override.
-func (d *Device) sparsePlan(total int64) host.SparsePlan {
-	p := host.PlanSparse(d.caps, total)
-	if d.sparseHook != nil {
-		p = d.sparseHook(p, total)
-	}
-	return p
-}
 
 // rowKnobs returns a row-union plan with the operands' index widths and
 // more modes compiled in, so that the merge loops hold no run-time switch.
@@ -67,73 +57,18 @@ func (d *Device) rowView(op string, o *spOperand, gptr *DeviceTensor, tmp *temps
 	return rowOperand{ptrs: p, cols: o.keys.raw(), wide: 1}, err
 }
 
-// rowBinary is binary on the host.SparseRows plan.
+// rowBinary is binary on the sparseByRows plan.
 func (d *Device) rowBinary(op string, sop SparseOp, x, y *spOperand, cols bool, gradOut *DeviceTensor, alloc spAlloc, tmp *temps) (spResult, error) {
 	var r spResult
-	flag, err := d.newSparseFlag(op, tmp)
+	u := &rowUnion{d: d, op: op, sop: sop, x: x, y: y, cols: cols, gradOut: gradOut, tmp: tmp}
+	if err := u.operands(); err != nil {
+		return r, err
+	}
+	w, err := u.count()
 	if err != nil {
 		return r, err
 	}
-	g, colsN := int64(1), int64(-1) // COO keys: no column range
-	ptrs := make([]*DeviceTensor, 2)
-	for i, o := range []*spOperand{x, y} {
-		if o.csr != nil {
-			b, rows, c := reference.CSRDims(o.csr.Shape)
-			g, colsN = b*rows, c
-			o.vals, o.sorted = o.csr.Values.raw(), o.csr.Coalesced
-			if ptrs[i], err = d.csrPtrs(op, o, flag, tmp); err != nil {
-				return r, err
-			}
-		} else if err := d.keyOperand(op, o, spFlagSlot(i), flag, tmp, false); err != nil {
-			return r, err
-		}
-	}
-	var vx, vy rowOperand
-	// the one pass (CSR, no gradients): the merge into the scratch, whose
-	// rows' starts become the result's after the copy
-	var scol, sval, sstart *DeviceTensor
-	count := func() (*DeviceTensor, host.SparsePlan, []uint32, error) {
-		if vx, err = d.rowView(op, x, ptrs[0], tmp); err != nil {
-			return nil, host.SparsePlan{}, nil, err
-		}
-		if vy, err = d.rowView(op, y, ptrs[1], tmp); err != nil {
-			return nil, host.SparsePlan{}, nil, err
-		}
-		sp := d.sparsePlan(x.n + y.n + g)
-		off, err := tmp.alloc(d, op, Int64, sp.Plan.Tiles)
-		if err != nil {
-			return nil, sp, nil, err
-		}
-		if sp.OnePass && cols && gradOut == nil {
-			total := max(x.n+y.n+g, 1)
-			if scol, err = tmp.alloc(d, op, Int64, total); err != nil {
-				return nil, sp, nil, err
-			}
-			if sval, err = tmp.alloc(d, op, x.dtype(), total); err != nil {
-				return nil, sp, nil, err
-			}
-			if sstart, err = tmp.alloc(d, op, Int64, g+1); err != nil {
-				return nil, sp, nil, err
-			}
-			if err := d.run(op, dtVariant(x.dtype()), rowKnobs(sp.Plan, vx.wide, vy.wide, host.Knob{Name: "SP_OP", Value: int64(sop)}),
-				kernels.SparseRmerge{Gx: vx.ptrs.raw(), Gy: vy.ptrs.raw(), Cx: vx.cols, Cy: vy.cols, Xv: x.vals, Yv: y.vals,
-					Scol: scol.raw(), Sval: sval.raw(), Gstart: sstart.raw(), Cnt: off.raw(), Err: flag.raw(), G: g, Nx: x.n, Ny: y.n,
-					Chunk: sp.Plan.TileElems, ColsN: colsN, WideX: vx.wide, WideY: vy.wide, Op: int64(sop)}); err != nil {
-				return nil, sp, nil, err
-			}
-		} else if err := d.run(op, "f32", rowKnobs(sp.Plan, vx.wide, vy.wide), kernels.SparseRcount{Gx: vx.ptrs.raw(), Gy: vy.ptrs.raw(), Cx: vx.cols, Cy: vy.cols,
-			Cnt: off.raw(), Err: flag.raw(), G: g, Nx: x.n, Ny: y.n, Chunk: sp.Plan.TileElems, ColsN: colsN,
-			WideX: vx.wide, WideY: vy.wide}); err != nil {
-			return nil, sp, nil, err
-		}
-		w, err := d.scanCounts(op, off, sp.Plan.Tiles, flag)
-		return off, sp, w, err
-	}
-	off, sp, w, err := count()
-	if err != nil {
-		return r, err
-	}
-	if w[0] != kernels.ErrNone {
+	if flagged(w) {
 		return r, d.sparseBadEntry(op, []*spOperand{x, y})
 	}
 	if w[spFlagSlot(0)] != 0 || w[spFlagSlot(1)] != 0 {
@@ -142,12 +77,12 @@ func (d *Device) rowBinary(op string, sop SparseOp, x, y *spOperand, cols bool, 
 		}
 		for i, o := range []*spOperand{x, y} {
 			if w[spFlagSlot(i)] != 0 {
-				if err := d.coalesceOperand(op, o, flag, tmp); err != nil {
+				if err := d.coalesceOperand(op, o, u.flag, tmp); err != nil {
 					return r, err
 				}
 			}
 		}
-		if off, sp, w, err = count(); err != nil {
+		if w, err = u.count(); err != nil {
 			return r, err
 		}
 	}
@@ -160,44 +95,142 @@ func (d *Device) rowBinary(op string, sop SparseOp, x, y *spOperand, cols bool, 
 	if err := d.allocResult(op, x.dtype(), ndim, cols, gradOut, alloc, &r); err != nil {
 		return r, err
 	}
-	sh, err := d.uploadInt64s(op, tmp, shape[len(shape)-ndim:])
-	if err != nil {
-		return r, err
-	}
-	if r.gstart = sstart; sstart == nil {
-		if r.gstart, err = tmp.alloc(d, op, Int64, g+1); err != nil {
+	if r.gstart = u.sstart; u.sstart == nil {
+		if r.gstart, err = tmp.alloc(d, op, Int64, u.g+1); err != nil {
 			return r, err
 		}
 	}
 	if r.u == 0 {
-		if err := d.h.Fill(r.gstart.raw(), 0, (g+1)*8, []byte{0}); err != nil {
+		if err := d.h.Fill(r.gstart.raw(), 0, (u.g+1)*8, []byte{0}); err != nil {
 			return r, fmt.Errorf("accel: %s: %w", op, err)
 		}
 		return r, nil
 	}
-	if sstart != nil {
-		return r, d.run(op, dtVariant(x.dtype()), sp.Plan, kernels.SparseRcopy{Gx: vx.ptrs.raw(), Gy: vy.ptrs.raw(), Off: off.raw(),
-			Scol: scol.raw(), Sval: sval.raw(), Uidx: r.idx.raw(), Uval: r.vals.raw(), Gstart: r.gstart.raw(), G: g, Nx: x.n, Ny: y.n,
+	return r, u.emit(&r, shape[len(shape)-ndim:])
+}
+
+// rowUnion is one row union's state (rowBinary): the operands as rows,
+// the flag words, the plan and the counts of its chunks.
+type rowUnion struct {
+	d       *Device
+	op      string
+	sop     SparseOp
+	x, y    *spOperand
+	cols    bool
+	gradOut *DeviceTensor
+	tmp     *temps
+	flag    *DeviceTensor
+	ptrs    [2]*DeviceTensor // CSR operands' row pointers
+	g       int64            // rows (batch x rows), 1 for COO keys
+	colsN   int64            // CSR columns, -1 for COO keys
+	vx, vy  rowOperand
+	sp      sparsePlan
+	off     *DeviceTensor // the chunks' counts, scanned
+	// the one pass (CSR, no gradients): the merge into the scratch,
+	// whose rows' starts become the result's after the copy
+	scol, sval, sstart *DeviceTensor
+}
+
+// operands allocates the flag words and readies each operand: a CSR's
+// row pointers (checked), a COO's keys.
+func (u *rowUnion) operands() error {
+	d, op := u.d, u.op
+	var err error
+	if u.flag, err = d.newSparseFlag(op, u.tmp); err != nil {
+		return err
+	}
+	u.g, u.colsN = 1, -1
+	for i, o := range []*spOperand{u.x, u.y} {
+		if o.csr != nil {
+			b, rows, c := reference.CSRDims(o.csr.Shape)
+			u.g, u.colsN = b*rows, c
+			o.vals, o.sorted = o.csr.Values.raw(), o.csr.Coalesced
+			if u.ptrs[i], err = d.csrPtrs(op, o, u.flag, u.tmp); err != nil {
+				return err
+			}
+		} else if err := d.keyOperand(op, o, spFlagSlot(i), u.flag, u.tmp, false); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// count merges the rows chunk by chunk, counting each chunk's entries
+// (the one pass also writes them into the scratch), scans the counts and
+// reads the flag words (one wait).
+func (u *rowUnion) count() ([]uint32, error) {
+	d, op, x, y, tmp := u.d, u.op, u.x, u.y, u.tmp
+	var err error
+	if u.vx, err = d.rowView(op, x, u.ptrs[0], tmp); err != nil {
+		return nil, err
+	}
+	if u.vy, err = d.rowView(op, y, u.ptrs[1], tmp); err != nil {
+		return nil, err
+	}
+	vx, vy, g := u.vx, u.vy, u.g
+	u.sp = d.planner.sparse(d.caps, x.n+y.n+g)
+	sp := u.sp
+	if u.off, err = tmp.alloc(d, op, Int64, sp.Plan.Tiles); err != nil {
+		return nil, err
+	}
+	if sp.OnePass && u.cols && u.gradOut == nil {
+		total := max(x.n+y.n+g, 1)
+		if u.scol, err = tmp.alloc(d, op, Int64, total); err != nil {
+			return nil, err
+		}
+		if u.sval, err = tmp.alloc(d, op, x.dtype(), total); err != nil {
+			return nil, err
+		}
+		if u.sstart, err = tmp.alloc(d, op, Int64, g+1); err != nil {
+			return nil, err
+		}
+		if err := d.run(op, dtVariant(x.dtype()), rowKnobs(sp.Plan, vx.wide, vy.wide, host.Knob{Name: "SP_OP", Value: int64(u.sop)}),
+			kernels.SparseRmerge{Gx: vx.ptrs.raw(), Gy: vy.ptrs.raw(), Cx: vx.cols, Cy: vy.cols, Xv: x.vals, Yv: y.vals,
+				Scol: u.scol.raw(), Sval: u.sval.raw(), Gstart: u.sstart.raw(), Cnt: u.off.raw(), Err: u.flag.raw(), G: g, Nx: x.n, Ny: y.n,
+				Chunk: sp.Plan.TileElems, ColsN: u.colsN, WideX: vx.wide, WideY: vy.wide, Op: int64(u.sop)}); err != nil {
+			return nil, err
+		}
+	} else if err := d.run(op, "f32", rowKnobs(sp.Plan, vx.wide, vy.wide), kernels.SparseRcount{Gx: vx.ptrs.raw(), Gy: vy.ptrs.raw(), Cx: vx.cols, Cy: vy.cols,
+		Cnt: u.off.raw(), Err: u.flag.raw(), G: g, Nx: x.n, Ny: y.n, Chunk: sp.Plan.TileElems, ColsN: u.colsN,
+		WideX: vx.wide, WideY: vy.wide}); err != nil {
+		return nil, err
+	}
+	return d.scanCounts(op, u.off, sp.Plan.Tiles, u.flag)
+}
+
+// emit writes the union's r.u entries into r: the one pass's copy from
+// the scratch, or the emit pass merging again (op applied, gradients
+// where asked) with the result's shape.
+func (u *rowUnion) emit(r *spResult, shape []int64) error {
+	d, op, x, y, sp, vx, vy := u.d, u.op, u.x, u.y, u.sp, u.vx, u.vy
+	sh, err := d.uploadInt64s(op, u.tmp, shape)
+	if err != nil {
+		return err
+	}
+	if u.sstart != nil {
+		return d.run(op, dtVariant(x.dtype()), sp.Plan, kernels.SparseRcopy{Gx: vx.ptrs.raw(), Gy: vy.ptrs.raw(), Off: u.off.raw(),
+			Scol: u.scol.raw(), Sval: u.sval.raw(), Uidx: r.idx.raw(), Uval: r.vals.raw(), Gstart: r.gstart.raw(), G: u.g, Nx: x.n, Ny: y.n,
 			U: r.u, Chunk: sp.Plan.TileElems})
 	}
 	var gout, gx, gy host.Buffer
-	if gradOut != nil {
-		gout, gx, gy = gradOut.raw(), r.gx.raw(), r.gy.raw()
+	if u.gradOut != nil {
+		gout, gx, gy = u.gradOut.raw(), r.gx.raw(), r.gy.raw()
 	}
-	p := rowKnobs(sp.Plan, vx.wide, vy.wide, host.Knob{Name: "SP_OP", Value: int64(sop)}, host.Knob{Name: "SP_GRAD", Value: b2i(gradOut != nil)})
-	return r, d.run(op, dtVariant(x.dtype()), p, kernels.SparseRemit{Gx: vx.ptrs.raw(), Gy: vy.ptrs.raw(), Cx: vx.cols, Cy: vy.cols,
-		Off: off.raw(), Xv: x.vals, Yv: y.vals, Gout: gout, Uidx: r.idx.raw(), Uval: r.vals.raw(), Gxo: gx, Gyo: gy,
-		Gstart: r.gstart.raw(), Shape: sh.raw(), Err: flag.raw(), Ndim: int64(ndim), G: g, Nx: x.n, Ny: y.n, U: r.u,
-		Chunk: sp.Plan.TileElems, ColsN: colsN, WideX: vx.wide, WideY: vy.wide, Op: int64(sop), Grad: b2i(gradOut != nil)})
+	grad := b2i(u.gradOut != nil)
+	p := rowKnobs(sp.Plan, vx.wide, vy.wide, host.Knob{Name: "SP_OP", Value: int64(u.sop)}, host.Knob{Name: "SP_GRAD", Value: grad})
+	return d.run(op, dtVariant(x.dtype()), p, kernels.SparseRemit{Gx: vx.ptrs.raw(), Gy: vy.ptrs.raw(), Cx: vx.cols, Cy: vy.cols,
+		Off: u.off.raw(), Xv: x.vals, Yv: y.vals, Gout: gout, Uidx: r.idx.raw(), Uval: r.vals.raw(), Gxo: gx, Gyo: gy,
+		Gstart: r.gstart.raw(), Shape: sh.raw(), Err: u.flag.raw(), Ndim: int64(len(shape)), G: u.g, Nx: x.n, Ny: y.n, U: r.u,
+		Chunk: sp.Plan.TileElems, ColsN: u.colsN, WideX: vx.wide, WideY: vy.wide, Op: int64(u.sop), Grad: grad})
 }
 
-// coalesceBuckets is coalesceOperand on the host.CoalesceBuckets plan: it
+// coalesceBuckets is coalesceOperand on the coalesceByBuckets plan: it
 // counts the keys per bucket of their high bits, scatters them (with
 // their input positions and values, one record each) into their buckets, sorts each
 // bucket by (key, position), and sums each key's values in input order
 // from -0, the scalar reference's bits (one wait, for the count of
 // distinct keys).
-func (d *Device) coalesceBuckets(op string, o *spOperand, cp host.CoalescePlan, keyBits int, flag *DeviceTensor, tmp *temps) error {
+func (d *Device) coalesceBuckets(op string, o *spOperand, cp coalescePlan, keyBits int, flag *DeviceTensor, tmp *temps) error {
 	bb := min(cp.BucketBits, keyBits)
 	nb, shift := int64(1)<<bb, int64(keyBits-bb)
 	dt := o.dtype()

@@ -6,8 +6,6 @@ import (
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
-
-	"github.com/accelkern/accel/host"
 )
 
 // uploadSparse uploads random operands for the runtime tests: sorted CSR
@@ -57,7 +55,7 @@ func sparseSyncBounds(t *testing.T, d *Device) {
 		return err
 	})
 	require.NoError(t, err)
-	if up, _ := d.bucketEligible(&spOperand{coo: xo, n: xo.Nnz()}, &spOperand{coo: yo, n: yo.Nnz()}); up.Strategy == host.UnionBuckets {
+	if up, _ := d.bucketEligible(&spOperand{coo: xo, n: xo.Nnz()}, &spOperand{coo: yo, n: yo.Nnz()}); up.Strategy == unionByBuckets {
 		assert.Equal(t, int64(2), w, "sparse_div of unsorted COO (bucket union): flag and bucket sizes, the union's size")
 	} else {
 		assert.Equal(t, int64(4), w, "sparse_div of unsorted COO: flag and size, two coalesced sizes, the union's size")

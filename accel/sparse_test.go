@@ -11,7 +11,6 @@ import (
 
 	"github.com/stretchr/testify/require"
 
-	"github.com/accelkern/accel/host"
 	"github.com/accelkern/accel/reference"
 )
 
@@ -223,35 +222,35 @@ func spCases(size int) []spCase {
 // forced plans turn the bucket union of COO operands off
 // (TestSparseUnionBuckets forces it on).
 func forEachSparsePlan(t *testing.T, d *Device, f func(t *testing.T)) {
-	defer func() { d.sparseHook, d.coalesceHook, d.unionHook = nil, nil, nil }()
-	noUnion := func(host.UnionPlan, int64, int) host.UnionPlan { return host.UnionPlan{} }
+	defer func() { plans(d).sparseFn, plans(d).coalesceFn, plans(d).unionFn = nil, nil, nil }()
+	noUnion := func(unionPlan, int64, int) unionPlan { return unionPlan{} }
 	for _, p := range []struct {
 		name string
-		hook func(sp host.SparsePlan, total int64) host.SparsePlan
-		co   func(cp host.CoalescePlan, n int64, keyBits int) host.CoalescePlan
+		hook func(sp sparsePlan, total int64) sparsePlan
+		co   func(cp coalescePlan, n int64, keyBits int) coalescePlan
 	}{
 		{"default", nil, nil},
-		{"mergepath_radix", func(host.SparsePlan, int64) host.SparsePlan { return host.SparsePlan{Strategy: host.SparseMergePath} },
-			func(host.CoalescePlan, int64, int) host.CoalescePlan {
-				return host.CoalescePlan{Strategy: host.CoalesceRadix}
+		{"mergepath_radix", func(sparsePlan, int64) sparsePlan { return sparsePlan{Strategy: sparseByMergePath} },
+			func(coalescePlan, int64, int) coalescePlan {
+				return coalescePlan{Strategy: coalesceByRadix}
 			}},
-		{"rows7_buckets", func(_ host.SparsePlan, total int64) host.SparsePlan { return host.PlanSparseRows(d.caps, total, 7) },
-			func(_ host.CoalescePlan, n int64, keyBits int) host.CoalescePlan {
-				cp := host.PlanCoalesceBuckets(n, keyBits)
+		{"rows7_buckets", func(_ sparsePlan, total int64) sparsePlan { return planSparseRows(d.caps, total, 7) },
+			func(_ coalescePlan, n int64, keyBits int) coalescePlan {
+				cp := planCoalesceBuckets(n, keyBits)
 				if d.caps.LoopLimit == 0 { // a long bucket's heapsort would pass a loop limit
 					cp.BucketBits = min(cp.BucketBits, 2)
 				}
 				return cp
 			}},
 	} {
-		d.sparseHook, d.coalesceHook, d.unionHook = p.hook, p.co, nil
+		plans(d).sparseFn, plans(d).coalesceFn, plans(d).unionFn = p.hook, p.co, nil
 		if p.hook != nil {
-			d.unionHook = noUnion
+			plans(d).unionFn = noUnion
 		}
 		t.Run(p.name, f)
 		if p.name == "rows7_buckets" {
-			d.sparseHook = func(_ host.SparsePlan, total int64) host.SparsePlan {
-				sp := host.PlanSparseRows(d.caps, total, 7)
+			plans(d).sparseFn = func(_ sparsePlan, total int64) sparsePlan {
+				sp := planSparseRows(d.caps, total, 7)
 				sp.OnePass = !sp.OnePass
 				return sp
 			}
@@ -266,7 +265,7 @@ func forEachSparsePlan(t *testing.T, d *Device, f func(t *testing.T)) {
 // halves), one pass and two, with x's and y's index dtypes differing.
 func TestSparseRowsRandom(t *testing.T) {
 	forEachDevice(t, func(t *testing.T, d *Device) {
-		defer func() { d.sparseHook = nil }()
+		defer func() { plans(d).sparseFn = nil }()
 		rng := rand.New(rand.NewSource(45))
 		for it := 0; it < 6; it++ {
 			shape := []int64{int64(1 + rng.Intn(40)), int64(1 + rng.Intn(300))}
@@ -299,8 +298,8 @@ func TestSparseRowsRandom(t *testing.T) {
 			require.NoError(t, err)
 			for _, chunk := range []int64{1, 2, 3, 5, 16, 0} {
 				for _, one := range []bool{false, true} {
-					d.sparseHook = func(_ host.SparsePlan, total int64) host.SparsePlan {
-						sp := host.PlanSparseRows(d.caps, total, chunk)
+					plans(d).sparseFn = func(_ sparsePlan, total int64) sparsePlan {
+						sp := planSparseRows(d.caps, total, chunk)
 						sp.OnePass = one
 						return sp
 					}

@@ -1,7 +1,6 @@
 package accel
 
 import (
-	"encoding/binary"
 	"fmt"
 
 	"github.com/accelkern/accel/host"
@@ -10,7 +9,7 @@ import (
 )
 
 // The CPU-shaped union of two COO operands that are not both coalesced
-// (host.UnionBuckets; clkernels/common/sparse_body.h, sparse_upart ..
+// (unionByBuckets; clkernels/common/sparse_body.h, sparse_upart ..
 // sparse_uemit). Each entry of x then y gets the tagged key 2*key + (is
 // y's): chunks of entries that stay in cache count their records per
 // bucket of the tagged keys' high bits and place them by bucket in their
@@ -21,16 +20,6 @@ import (
 // input order from -0 (the scalar reference's bits), writing op(x, y)
 // per key; after a second wait (the union's size), one pass writes the
 // coordinates (a running quotient, no division per entry) and values.
-
-// unionPlan is host.PlanUnion for n entries of keyBits-bit keys, after a
-// test's override.
-func (d *Device) unionPlan(n int64, keyBits int) host.UnionPlan {
-	p := host.PlanUnion(d.caps, n, keyBits)
-	if d.unionHook != nil {
-		p = d.unionHook(p, n, keyBits)
-	}
-	return p
-}
 
 // slotPlan is the launch of count work-groups of one work-item each (a
 // chunk, a bucket or a slot per group).
@@ -58,153 +47,177 @@ func (d *Device) cooArgs(op string, o *spOperand, tmp *temps) (idx, vals host.Bu
 	return i.raw(), v.raw(), 1, nil
 }
 
-// bucketBinary is binary on the host.UnionBuckets plan (COO operands).
-func (d *Device) bucketBinary(op string, sop SparseOp, x, y *spOperand, up host.UnionPlan, keyBits int, gradOut *DeviceTensor,
+// bucketBinary is binary on the unionByBuckets plan (COO operands).
+func (d *Device) bucketBinary(op string, sop SparseOp, x, y *spOperand, up unionPlan, keyBits int, gradOut *DeviceTensor,
 	alloc spAlloc, tmp *temps) (spResult, error) {
 	var r spResult
-	n := x.n + y.n
-	nb, shift := int64(1)<<up.BucketBits, int64(keyBits+1-up.BucketBits)
-	shape := x.shape()
-	dt := x.dtype()
-	v := dtVariant(dt)
+	b := &bucketUnion{d: d, op: op, sop: sop, x: x, y: y, up: up, tmp: tmp, n: x.n + y.n, shape: x.shape(), dt: x.dtype(),
+		nb: int64(1) << up.BucketBits, shift: int64(keyBits + 1 - up.BucketBits), grad: gradOut != nil}
+	b.v = dtVariant(b.dt)
 	// the flag words, then the buckets' sizes
-	words := kernels.SpFlagWords + nb
-	flag, err := tmp.alloc(d, op, Uint32, words)
-	if err != nil {
+	words := kernels.SpFlagWords + b.nb
+	var err error
+	if b.flag, err = d.newFlagWords(op, words); err != nil {
 		return r, err
 	}
-	b := make([]byte, 4*words)
-	binary.LittleEndian.PutUint32(b, kernels.ErrNone)
-	if err := d.h.Upload(flag.raw(), 0, b); err != nil {
-		return r, fmt.Errorf("accel: %s: %w", op, err)
-	}
-	sh, err := d.uploadInt64s(op, tmp, shape)
-	if err != nil {
+	tmp.add(b.flag)
+	if b.sh, err = d.uploadInt64s(op, tmp, b.shape); err != nil {
 		return r, err
 	}
-	chunks := (n + up.Chunk - 1) / up.Chunk
-	var rk, rv *DeviceTensor
-	if n > 0 {
-		tab, err := tmp.alloc(d, op, Uint32, nb*chunks)
-		if err != nil {
-			return r, err
-		}
-		loc, err := tmp.alloc(d, op, Uint32, nb*chunks)
-		if err != nil {
-			return r, err
-		}
-		if rk, err = tmp.alloc(d, op, Uint32, n); err != nil {
-			return r, err
-		}
-		if rv, err = tmp.alloc(d, op, dt, n); err != nil {
-			return r, err
-		}
-		xi, xv, wx, err := d.cooArgs(op, x, tmp)
-		if err != nil {
-			return r, err
-		}
-		yi, yv, wy, err := d.cooArgs(op, y, tmp)
-		if err != nil {
-			return r, err
-		}
-		cp := slotPlan("sparse_upart", d.caps, chunks)
-		if err := d.run(op, v, cp, kernels.SparseUhist{Xi: xi, Yi: yi, Shape: sh.raw(), Tab: tab.raw(), Loc: loc.raw(), Err: flag.raw(),
-			Ndim: int64(len(shape)), Nx: x.n, Ny: y.n, Ch: up.Chunk, Nb: nb, Shift: shift, WideX: wx, WideY: wy}); err != nil {
-			return r, err
-		}
-		s, err := d.scanBuf(op, Uint32, tab.raw(), tab.raw(), nb*chunks, kernels.FlagNone, true)
-		if err != nil {
-			return r, err
-		}
-		s.release()
-		if err := d.run(op, v, cp, kernels.SparseUpart{Xi: xi, Yi: yi, Xv: xv, Yv: yv, Shape: sh.raw(), Tab: tab.raw(),
-			Loc: loc.raw(), Rk: rk.raw(), Rv: rv.raw(), Ndim: int64(len(shape)), Nx: x.n, Ny: y.n, Ch: up.Chunk, Nb: nb, Shift: shift,
-			WideX: wx, WideY: wy}); err != nil {
+	if b.n > 0 {
+		if err := b.partition(); err != nil {
 			return r, err
 		}
 	}
 	if err := d.flush(op); err != nil {
 		return r, err
 	}
-	if err := d.h.Download(flag.raw(), 0, b); err != nil {
-		return r, fmt.Errorf("accel: %s: read the validation flag: %w", op, err)
+	w, err := d.readFlagWords(op, b.flag, words)
+	if err != nil {
+		return r, err
 	}
-	if binary.LittleEndian.Uint32(b) != kernels.ErrNone {
+	if flagged(w) {
 		return r, d.sparseBadEntry(op, []*spOperand{x, y})
 	}
 	// the buckets' starts and the largest
-	bst := make([]int64, nb)
+	bst := make([]int64, b.nb)
 	capRec, at := int64(1), int64(0)
 	for i := range bst {
-		m := int64(binary.LittleEndian.Uint32(b[4*(kernels.SpFlagWords+int64(i)):]))
+		m := int64(w[kernels.SpFlagWords+int64(i)])
 		bst[i], at = at, at+m
 		capRec = max(capRec, m)
 	}
-	bs, err := d.uploadInt64s(op, tmp, bst)
+	if b.bs, err = d.uploadInt64s(op, tmp, bst); err != nil {
+		return r, err
+	}
+	if b.ucnt, err = tmp.alloc(d, op, Int64, b.nb); err != nil {
+		return r, err
+	}
+	b.ub = b.rv
+	if b.n > 0 {
+		err = b.sort(capRec)
+	} else if err = d.h.Fill(b.ucnt.raw(), 0, b.nb*8, []byte{0}); err != nil {
+		err = fmt.Errorf("accel: %s: %w", op, err)
+	}
 	if err != nil {
 		return r, err
 	}
-	// slots: a few per core, within twice the records in all
-	slots := min(4*int64(max(d.caps.ComputeUnits, 1)), nb, max(2*n/capRec, 1))
-	ucnt, err := tmp.alloc(d, op, Int64, nb)
-	if err != nil {
-		return r, err
-	}
-	grad := gradOut != nil
-	ub := rv
-	if n > 0 {
-		sk, err := tmp.alloc(d, op, Uint32, slots*2*capRec)
-		if err != nil {
-			return r, err
-		}
-		sv, err := tmp.alloc(d, op, dt, slots*2*capRec)
-		if err != nil {
-			return r, err
-		}
-		cnt, err := tmp.alloc(d, op, Uint32, slots*kernels.SpUcnt)
-		if err != nil {
-			return r, err
-		}
-		if grad {
-			if ub, err = tmp.alloc(d, op, dt, n); err != nil {
-				return r, err
-			}
-		}
-		if err := d.run(op, v, slotPlan("sparse_usort", d.caps, slots), kernels.SparseUsort{Rk: rk.raw(), Rv: rv.raw(), Ub: ub.raw(),
-			Err: flag.raw(), Bst: bs.raw(), Sk: sk.raw(), Sv: sv.raw(), Cnt: cnt.raw(), Ucnt: ucnt.raw(), Nb: nb, Shift: shift,
-			Cap: capRec, Op: int64(sop), Grad: b2i(grad)}); err != nil {
-			return r, err
-		}
-	} else if err := d.h.Fill(ucnt.raw(), 0, nb*8, []byte{0}); err != nil {
-		return r, fmt.Errorf("accel: %s: %w", op, err)
-	}
-	w, err := d.scanCounts(op, ucnt, nb, flag)
-	if err != nil {
+	if w, err = d.scanCounts(op, b.ucnt, b.nb, b.flag); err != nil {
 		return r, err
 	}
 	r.u = int64(w[kernels.SpFlagTotal]) | int64(w[kernels.SpFlagTotal+1])<<32
-	if err := d.allocResult(op, dt, len(shape), false, gradOut, alloc, &r); err != nil {
+	if err := d.allocResult(op, b.dt, len(b.shape), false, gradOut, alloc, &r); err != nil {
 		return r, err
 	}
 	if r.u == 0 {
 		return r, nil
 	}
-	var g, gx, gy host.Buffer = rv.raw(), r.vals.raw(), r.vals.raw() // stand-ins the kernel does not touch
-	if grad {
+	var g, gx, gy host.Buffer = b.rv.raw(), r.vals.raw(), r.vals.raw() // stand-ins the kernel does not touch
+	if b.grad {
 		g, gx, gy = gradOut.raw(), r.gx.raw(), r.gy.raw()
 	}
-	return r, d.run(op, v, slotPlan("sparse_uemit", d.caps, nb), kernels.SparseUemit{Uk: rk.raw(), Ua: rv.raw(), Ub: ub.raw(),
-		Bst: bs.raw(), Uoff: ucnt.raw(), Gout: g, Uidx: r.idx.raw(), Uval: r.vals.raw(), Gxo: gx, Gyo: gy, Shape: sh.raw(),
-		Ndim: int64(len(shape)), Nb: nb, Shift: shift, U: r.u, Op: int64(sop), Grad: b2i(grad)})
+	return r, d.run(op, b.v, slotPlan("sparse_uemit", d.caps, b.nb), kernels.SparseUemit{Uk: b.rk.raw(), Ua: b.rv.raw(), Ub: b.ub.raw(),
+		Bst: b.bs.raw(), Uoff: b.ucnt.raw(), Gout: g, Uidx: r.idx.raw(), Uval: r.vals.raw(), Gxo: gx, Gyo: gy, Shape: b.sh.raw(),
+		Ndim: int64(len(b.shape)), Nb: b.nb, Shift: b.shift, U: r.u, Op: int64(b.sop), Grad: b2i(b.grad)})
+}
+
+// bucketUnion is one bucketed COO union's state (bucketBinary).
+type bucketUnion struct {
+	d         *Device
+	op        string
+	sop       SparseOp
+	x, y      *spOperand
+	up        unionPlan
+	tmp       *temps
+	n         int64 // entries of both operands
+	shape     []int64
+	dt        DType
+	v         string // the kernels' variant for dt
+	nb, shift int64  // buckets, and the shift of a tagged key to its bucket
+	grad      bool
+	flag, sh  *DeviceTensor
+	rk, rv    *DeviceTensor // the records by bucket: key bits, values
+	bs, ucnt  *DeviceTensor // the buckets' starts; their unique counts
+	ub        *DeviceTensor // y's values by record (gradients), else rv
+}
+
+// partition counts each chunk's records per bucket, scans the counts and
+// places every record (its key's low bits, its value) in its bucket.
+func (b *bucketUnion) partition() error {
+	d, op, x, y, tmp := b.d, b.op, b.x, b.y, b.tmp
+	chunks := (b.n + b.up.Chunk - 1) / b.up.Chunk
+	tab, err := tmp.alloc(d, op, Uint32, b.nb*chunks)
+	if err != nil {
+		return err
+	}
+	loc, err := tmp.alloc(d, op, Uint32, b.nb*chunks)
+	if err != nil {
+		return err
+	}
+	if b.rk, err = tmp.alloc(d, op, Uint32, b.n); err != nil {
+		return err
+	}
+	if b.rv, err = tmp.alloc(d, op, b.dt, b.n); err != nil {
+		return err
+	}
+	xi, xv, wx, err := d.cooArgs(op, x, tmp)
+	if err != nil {
+		return err
+	}
+	yi, yv, wy, err := d.cooArgs(op, y, tmp)
+	if err != nil {
+		return err
+	}
+	cp := slotPlan("sparse_upart", d.caps, chunks)
+	if err := d.run(op, b.v, cp, kernels.SparseUhist{Xi: xi, Yi: yi, Shape: b.sh.raw(), Tab: tab.raw(), Loc: loc.raw(), Err: b.flag.raw(),
+		Ndim: int64(len(b.shape)), Nx: x.n, Ny: y.n, Ch: b.up.Chunk, Nb: b.nb, Shift: b.shift, WideX: wx, WideY: wy}); err != nil {
+		return err
+	}
+	s, err := d.scanBuf(op, Uint32, tab.raw(), tab.raw(), b.nb*chunks, kernels.FlagNone, true)
+	if err != nil {
+		return err
+	}
+	s.release()
+	return d.run(op, b.v, cp, kernels.SparseUpart{Xi: xi, Yi: yi, Xv: xv, Yv: yv, Shape: b.sh.raw(), Tab: tab.raw(),
+		Loc: loc.raw(), Rk: b.rk.raw(), Rv: b.rv.raw(), Ndim: int64(len(b.shape)), Nx: x.n, Ny: y.n, Ch: b.up.Chunk, Nb: b.nb, Shift: b.shift,
+		WideX: wx, WideY: wy})
+}
+
+// sort sorts and reduces each bucket in a slot's cache-sized area (a few
+// slots per core, within twice the records in all; capRec records the
+// largest bucket), counting each bucket's unique keys.
+func (b *bucketUnion) sort(capRec int64) error {
+	d, op, tmp := b.d, b.op, b.tmp
+	slots := min(4*int64(max(d.caps.ComputeUnits, 1)), b.nb, max(2*b.n/capRec, 1))
+	sk, err := tmp.alloc(d, op, Uint32, slots*2*capRec)
+	if err != nil {
+		return err
+	}
+	sv, err := tmp.alloc(d, op, b.dt, slots*2*capRec)
+	if err != nil {
+		return err
+	}
+	cnt, err := tmp.alloc(d, op, Uint32, slots*kernels.SpUcnt)
+	if err != nil {
+		return err
+	}
+	if b.grad {
+		if b.ub, err = tmp.alloc(d, op, b.dt, b.n); err != nil {
+			return err
+		}
+	}
+	return d.run(op, b.v, slotPlan("sparse_usort", d.caps, slots), kernels.SparseUsort{Rk: b.rk.raw(), Rv: b.rv.raw(), Ub: b.ub.raw(),
+		Err: b.flag.raw(), Bst: b.bs.raw(), Sk: sk.raw(), Sv: sv.raw(), Cnt: cnt.raw(), Ucnt: b.ucnt.raw(), Nb: b.nb, Shift: b.shift,
+		Cap: capRec, Op: int64(b.sop), Grad: b2i(b.grad)})
 }
 
 // bucketEligible returns the union plan of two COO operands that are not
 // both coalesced, and their keys' bits.
-func (d *Device) bucketEligible(x, y *spOperand) (host.UnionPlan, int) {
+func (d *Device) bucketEligible(x, y *spOperand) (unionPlan, int) {
 	if x.coo == nil || y.coo == nil || (x.coo.Coalesced && y.coo.Coalesced) {
-		return host.UnionPlan{}, 0
+		return unionPlan{}, 0
 	}
 	size, _ := reference.SparseSize(x.shape())
 	kb := keyBitsFor(size)
-	return d.unionPlan(x.n+y.n, kb), kb
+	return d.planner.union(d.caps, x.n+y.n, kb), kb
 }

@@ -7,7 +7,6 @@ import (
 
 	"github.com/stretchr/testify/require"
 
-	"github.com/accelkern/accel/host"
 	"github.com/accelkern/accel/reference"
 )
 
@@ -28,7 +27,7 @@ func clusteredCOO(rng *rand.Rand, shape []int64, dt, idt DType, n int, k, base, 
 	return genCOO(rng, shape, dt, idt, spGen{pattern: pat, specials: specials})
 }
 
-// TestSparseUnionBuckets: the bucket union (host.UnionBuckets) forced on
+// TestSparseUnionBuckets: the bucket union (unionByBuckets) forced on
 // each device, against the reference bit for bit: random unsorted
 // operands with duplicates, all entries on one key, clustered keys (long
 // sub-buckets: the LSD radix), one bucket holding everything, more
@@ -37,10 +36,10 @@ func clusteredCOO(rng *rand.Rand, shape []int64, dt, idt DType, n int, k, base, 
 // and float64, the four ops and their gradients.
 func TestSparseUnionBuckets(t *testing.T) {
 	forEachDevice(t, func(t *testing.T, d *Device) {
-		defer func() { d.unionHook = nil }()
+		defer func() { plans(d).unionFn = nil }()
 		rng := rand.New(rand.NewSource(77))
 		shapes := [][]int64{{1}, {7}, {5, 6}, {3, 4, 5}, {2, 3, 2, 4}, {300, 200}, {5000, 3}, {0, 4}}
-		plans := []struct {
+		forced := []struct {
 			bits  int
 			chunk int64
 		}{{-1, 0}, {0, 3}, {2, 1}, {5, 7}, {12, 64}}
@@ -85,12 +84,12 @@ func TestSparseUnionBuckets(t *testing.T) {
 				require.NoError(t, err)
 				dy, err := d.UploadCOO(y)
 				require.NoError(t, err)
-				for pi, p := range plans {
-					d.unionHook = func(up host.UnionPlan, n int64, keyBits int) host.UnionPlan {
+				for pi, p := range forced {
+					plans(d).unionFn = func(up unionPlan, n int64, keyBits int) unionPlan {
 						if p.bits < 0 {
-							return host.PlanUnionBuckets(n, keyBits, up.BucketBits, max(up.Chunk, 16))
+							return planUnionBuckets(n, keyBits, up.BucketBits, max(up.Chunk, 16))
 						}
-						return host.PlanUnionBuckets(n, keyBits, p.bits, p.chunk)
+						return planUnionBuckets(n, keyBits, p.bits, p.chunk)
 					}
 					op := spOps[(si+ci+pi)%4]
 					what := fmt.Sprintf("%v %s %s %s plan %d", shape, name, dt, op, pi)
@@ -119,9 +118,9 @@ func TestSparseUnionBuckets(t *testing.T) {
 // it was.
 func TestSparseUnionBucketsBad(t *testing.T) {
 	forEachDevice(t, func(t *testing.T, d *Device) {
-		defer func() { d.unionHook = nil }()
-		d.unionHook = func(up host.UnionPlan, n int64, keyBits int) host.UnionPlan {
-			return host.PlanUnionBuckets(n, keyBits, 1, 2)
+		defer func() { plans(d).unionFn = nil }()
+		plans(d).unionFn = func(up unionPlan, n int64, keyBits int) unionPlan {
+			return planUnionBuckets(n, keyBits, 1, 2)
 		}
 		shape := []int64{4, 5}
 		good, err := d.UploadCOO(HostCOO{Indices: mustTensor(FromInt64s([]int64{2, 3}, []int64{3, 0, 3, 1, 2, 1})),

@@ -189,6 +189,7 @@ func (d *Device) triRun(op string, l triLayout, k0 int64, out *DeviceTensor) err
 		variant = "i32"
 	}
 	plan := d.plan(host.PlanElementwiseWrite(op, d.caps, count, 2*count*int64(out.dtype.Size())))
+	d.report(op, "elementwise", plan)
 	return d.run(op, variant, plan, kernels.TriIndicesRun{Dst: out.raw(), Count: count, K0: k0,
 		C: l.C, Lead: l.lead, N: l.n, A: l.a, T: l.T, Upper: b2i(l.upper)})
 }

@@ -63,10 +63,10 @@ func TestTriIndicesRandom(t *testing.T) {
 // linearization are exercised on both layouts.
 func TestTriIndicesGroupShapes(t *testing.T) {
 	forEachDevice(t, func(t *testing.T, d *Device) {
-		defer func() { d.planHook = nil }()
+		defer func() { plans(d).launchFn = nil }()
 		for _, contig := range []int64{0, 1} {
 			for _, groups := range [][3]int64{{1, 1, 1}, {3, 2, 1}, {2, 3, 5}, {7, 1, 3}} {
-				d.planHook = func(p host.Plan) host.Plan {
+				plans(d).launchFn = func(p host.Plan) host.Plan {
 					p.LocalSize = 8
 					p.Knobs = []host.Knob{{Name: "ITEMS", Value: 3}, {Name: "CONTIG", Value: contig}}
 					p.Groups = groups
@@ -82,7 +82,7 @@ func TestTriIndicesGroupShapes(t *testing.T) {
 		// boundary, OpenCL C; the plan picks it for outputs of 16 MiB and
 		// more): runs shorter than a vector, with heads, bodies and tails
 		for _, items := range []int64{3, 100, 4096} {
-			d.planHook = func(p host.Plan) host.Plan {
+			plans(d).launchFn = func(p host.Plan) host.Plan {
 				p.LocalSize = 8
 				p.Knobs = []host.Knob{{Name: "ITEMS", Value: items}, {Name: "CONTIG", Value: 1}, {Name: "STREAM", Value: 1}}
 				p.Groups = [3]int64{3, 2, 1}

@@ -162,16 +162,16 @@ every capability). Backends that fail to load are noted on stderr.`)
 		fmt.Fprintln(os.Stderr, "note:", err)
 	}
 	if *device != "" {
-		c, err := host.Select(all, *device)
+		c, err := accel.SelectDevice(all, *device)
 		if err != nil {
 			fmt.Fprintln(os.Stderr, "accel:", err)
 			return 1
 		}
-		all = []host.Caps{c}
+		all = []accel.DeviceInfo{c}
 	}
 	if *asJSON {
 		if all == nil {
-			all = []host.Caps{}
+			all = []accel.DeviceInfo{}
 		}
 		return printJSON(all)
 	}
@@ -205,7 +205,7 @@ func noDeviceMessage(errs []error) string {
 
 // platformName is the short platform name: PoCL's platform string carries
 // its whole build configuration after the name.
-func platformName(c host.Caps) string {
+func platformName(c accel.DeviceInfo) string {
 	p := c.Platform
 	if i := strings.Index(p, " OpenCL "); i > 0 {
 		p = p[:i]

@@ -12,7 +12,6 @@ import (
 	"strings"
 
 	"github.com/accelkern/accel/accel"
-	"github.com/accelkern/accel/host"
 )
 
 func main() {
@@ -48,16 +47,16 @@ stderr. SEL is a selector as for accel.Open: opencl, vulkan:1, opencl:pthread, .
 		return
 	}
 	if *device != "" {
-		c, err := host.Select(all, *device)
+		c, err := accel.SelectDevice(all, *device)
 		if err != nil {
 			fmt.Fprintln(os.Stderr, "devinfo:", err)
 			os.Exit(1)
 		}
-		all = []host.Caps{c}
+		all = []accel.DeviceInfo{c}
 	}
 	if *asJSON {
 		if all == nil {
-			all = []host.Caps{}
+			all = []accel.DeviceInfo{}
 		}
 		enc := json.NewEncoder(os.Stdout)
 		enc.SetIndent("", "  ")
@@ -84,7 +83,7 @@ func yn(b bool) string {
 
 func mib(b int64) string { return fmt.Sprintf("%d MiB", b>>20) }
 
-func printCaps(c host.Caps) {
+func printCaps(c accel.DeviceInfo) {
 	rows := [][2]string{
 		{"device", c.ID() + "  " + c.Name},
 		{"vendor", c.Vendor},

@@ -115,13 +115,13 @@ const (
 	// IpRuleInv is IP_RULE_INV: inverse from a forward output: in = out*stride - padding + kidx*dilation, looked up.
 	IpRuleInv = 3
 	// IpSplitLl is IP_SPLIT_LL: jobs split the rows, cores split the rows.
-	IpSplitLl = 0
+	IpSplitLl = 1
 	// IpSplitLk is IP_SPLIT_LK: jobs split the rows, cores split the offsets.
-	IpSplitLk = 1
+	IpSplitLk = 2
 	// IpSplitKl is IP_SPLIT_KL: jobs split the offsets, cores split the rows.
-	IpSplitKl = 2
+	IpSplitKl = 3
 	// IpSplitKk is IP_SPLIT_KK: jobs and cores split the offsets.
-	IpSplitKk = 3
+	IpSplitKk = 4
 	// IpPD is IP_P_D: params[IP_P_D]: spatial dims D.
 	IpPD = 0
 	// IpPBatch is IP_P_BATCH: params[IP_P_BATCH]: batch size.

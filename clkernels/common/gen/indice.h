@@ -19,10 +19,10 @@
 #define IP_RULE_TCONV 1 /* transposed conv from an input: out = in*stride - padding + kidx*dilation */
 #define IP_RULE_SUBM 2 /* submanifold from an input: out = in - (kidx - ksize/2)*dilation, looked up */
 #define IP_RULE_INV 3 /* inverse from a forward output: in = out*stride - padding + kidx*dilation, looked up */
-#define IP_SPLIT_LL 0 /* jobs split the rows, cores split the rows */
-#define IP_SPLIT_LK 1 /* jobs split the rows, cores split the offsets */
-#define IP_SPLIT_KL 2 /* jobs split the offsets, cores split the rows */
-#define IP_SPLIT_KK 3 /* jobs and cores split the offsets */
+#define IP_SPLIT_LL 1 /* jobs split the rows, cores split the rows */
+#define IP_SPLIT_LK 2 /* jobs split the rows, cores split the offsets */
+#define IP_SPLIT_KL 3 /* jobs split the offsets, cores split the rows */
+#define IP_SPLIT_KK 4 /* jobs and cores split the offsets */
 #define IP_P_D 0 /* params[IP_P_D]: spatial dims D */
 #define IP_P_BATCH 1 /* params[IP_P_BATCH]: batch size */
 #define IP_P_K 2 /* params[IP_P_K]: kernel volume K */

@@ -8,12 +8,13 @@ import (
 	"fmt"
 	"math"
 	"runtime"
+	"slices"
 	"sort"
+	"strings"
 	"sync"
 	"time"
 
 	"github.com/accelkern/accel/accel"
-	"github.com/accelkern/accel/host"
 	"github.com/accelkern/accel/reference"
 )
 
@@ -24,7 +25,7 @@ type Result struct {
 	Backend string `json:"backend"`
 	Device  string `json:"device"`
 	// MedianS is the median device time of a warm call: the device's
-	// busy time (host.Stats.DeviceNs) over the call and a final Sync.
+	// busy time (accel.Stats.DeviceNs) over the call and a final Sync.
 	MedianS float64 `json:"median_s"`
 	// WallS is the median host wall time of a warm call, the final Sync
 	// included.
@@ -46,7 +47,7 @@ type Result struct {
 	Reps     int     `json:"reps"`      // warm calls measured
 	Bytes    int64   `json:"bytes"`     // each input read once, each output written once
 	GBps     float64 `json:"gbps"`      // Bytes / MedianS
-	CopyGBps float64 `json:"copy_gbps"` // Device.Copy, read+write bytes / time (host.PlanCopy: the driver's copy, our copy kernel on CPU OpenCL)
+	CopyGBps float64 `json:"copy_gbps"` // Device.Copy, read+write bytes / time (the driver's copy, or our copy kernel where the planner picks it: CPU OpenCL)
 	FracCopy float64 `json:"frac_copy"` // GBps / CopyGBps
 	// HostCopyGBps is a plain Go copy over every core, on CPU devices
 	// only (their memory is the host's); CeilingGBps is the best of it and
@@ -65,7 +66,7 @@ type Result struct {
 	// PeakBytes is the most device memory a warm call held at once in
 	// tensors: its inputs, outputs and workspace.
 	PeakBytes int64 `json:"peak_bytes"`
-	host.PoolStats
+	accel.PoolStats
 }
 
 // Options choose what Run measures.
@@ -112,7 +113,7 @@ func median(xs []float64) float64 {
 type caseRun struct {
 	call func() error // one call of the op, its outputs released
 	prep func() error // if set, run before each call, untimed
-	plan string       // the plan text
+	plan string       // a note on the case, printed before the plans the op reports
 	done func()       // the cleanup
 }
 
@@ -120,7 +121,7 @@ type caseRun struct {
 // counters it moved.
 type measure struct {
 	dev, wall float64
-	stats     host.Stats
+	stats     accel.Stats
 }
 
 // timed runs call and then Sync, and returns what it cost.
@@ -236,7 +237,7 @@ func Run(dev *accel.Device, opts Options, refCache map[string]float64) ([]Result
 	}
 	info := dev.Info()
 	ceiling, hostCopy := copyGBps, 0.0
-	if info.Type == host.TypeCPU {
+	if info.Type == accel.TypeCPU {
 		hostCopy = HostCopyBandwidth(copySize, reps)
 		ceiling = max(ceiling, hostCopy)
 	}
@@ -264,6 +265,23 @@ func Run(dev *accel.Device, opts Options, refCache map[string]float64) ([]Result
 	return out, nil
 }
 
+// withPlans runs call, collecting the plans the op's families report
+// (Device.OnPlan), and returns them after note, joined.
+func withPlans(dev *accel.Device, note string, call func() (measure, error)) (measure, string, error) {
+	var plans []string
+	if note != "" {
+		plans = append(plans, note)
+	}
+	dev.OnPlan(func(r accel.PlanReport) {
+		if p := r.Family + ": " + r.Plan; !slices.Contains(plans, p) {
+			plans = append(plans, p)
+		}
+	})
+	m, err := call()
+	dev.OnPlan(nil)
+	return m, strings.Join(plans, " | "), err
+}
+
 func runCase(dev *accel.Device, c benchCase, reps int, refCache map[string]float64) (Result, error) {
 	cr, err := c.setup(dev)
 	if err != nil {
@@ -282,7 +300,7 @@ func runCase(dev *accel.Device, c benchCase, reps int, refCache map[string]float
 		return timed(dev, cr.call)
 	}
 	dev.TrimPool() // the first call builds its kernels and gets fresh buffers
-	first, err := call()
+	first, plan, err := withPlans(dev, cr.plan, call)
 	if err != nil {
 		return Result{}, err
 	}
@@ -292,7 +310,7 @@ func runCase(dev *accel.Device, c benchCase, reps int, refCache map[string]float
 		return Result{}, err
 	}
 	var devS, wallS []float64
-	var sum host.Stats
+	var sum accel.Stats
 	var peak int64
 	for i := 0; i < reps; i++ {
 		dev.ResetPoolPeak()
@@ -326,7 +344,7 @@ func runCase(dev *accel.Device, c benchCase, reps int, refCache map[string]float
 	r := Result{Op: c.op, Case: c.name, Backend: info.Backend, Device: info.Name,
 		MedianS: median(devS), WallS: median(wallS), FirstS: first.wall, ColdS: cold.wall, Reps: reps, Bytes: c.bytes, RefMedianS: refS,
 		Syncs: per(sum.Waits), Submits: per(sum.Submits), Launches: per(sum.Launches),
-		Plan: cr.plan, PeakBytes: peak, PoolStats: dev.PoolStats()}
+		Plan: plan, PeakBytes: peak, PoolStats: dev.PoolStats()}
 	if r.MedianS > 0 {
 		r.GBps = float64(r.Bytes) / r.MedianS / 1e9
 		r.Speedup = refS / r.MedianS
@@ -369,7 +387,7 @@ func triCases(quick bool) []benchCase {
 							}
 							return err
 						}
-						return caseRun{call: call, plan: host.PlanElementwise(op, dev.Info(), count).String(), done: func() {}}, nil
+						return caseRun{call: call, done: func() {}}, nil
 					},
 					ref: func() (func(), func()) {
 						r, c := make([]int64, count), make([]int64, count)

@@ -1,11 +1,9 @@
 package bench
 
 import (
-	"fmt"
 	"math/rand"
 
 	"github.com/accelkern/accel/accel"
-	"github.com/accelkern/accel/host"
 	"github.com/accelkern/accel/reference"
 )
 
@@ -43,10 +41,6 @@ func hashCases(quick bool) []benchCase {
 			}
 		}
 	}
-	plan := func(dev *accel.Device) string {
-		p, budget := host.PlanHash(dev.Info(), n)
-		return fmt.Sprintf("%s budget=%d", p, budget)
-	}
 	// insertCase times an insert (dense or not) of x into an emptied table.
 	insertCase := func(name string, x func() *accel.Tensor, dense bool) benchCase {
 		return benchCase{
@@ -73,7 +67,7 @@ func hashCases(quick bool) []benchCase {
 					return err
 				}
 				done := func() { tab.Release(); dk.Release() }
-				return caseRun{call: call, prep: tab.Reset, plan: plan(dev), done: done}, nil
+				return caseRun{call: call, prep: tab.Reset, done: done}, nil
 			},
 			ref: func() (func(), func()) {
 				prep()
@@ -121,7 +115,7 @@ func hashCases(quick bool) []benchCase {
 					return err
 				}
 				done := func() { tab.Release(); dq.Release() }
-				return caseRun{call: call, plan: plan(dev), done: done}, nil
+				return caseRun{call: call, done: done}, nil
 			},
 			ref: func() (func(), func()) {
 				prep()

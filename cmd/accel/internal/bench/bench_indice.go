@@ -9,7 +9,6 @@ import (
 	"github.com/sbinet/npyio/npy"
 
 	"github.com/accelkern/accel/accel"
-	"github.com/accelkern/accel/host"
 )
 
 // Bench cases of get_indice_pairs (issue 13): the seed's two layers on the
@@ -112,7 +111,7 @@ func indiceCases(quick bool) []benchCase {
 			return sites, loadErr
 		}
 		k := int64(27)
-		for _, split := range append([]accel.IndiceSplit{accel.SplitAuto}, host.IndiceSplits...) {
+		for _, split := range append([]accel.IndiceSplit{accel.SplitAuto}, accel.IndiceSplits...) {
 			name := l.name
 			if split != accel.SplitAuto {
 				name += "_" + split.String()
@@ -134,14 +133,8 @@ func indiceCases(quick bool) []benchCase {
 					}
 					res := &accel.IndicePairs{}
 					call := func() error { return dev.IndicePairsInto(res, di, p) }
-					var plan host.IndicePlan
-					if p.Subm {
-						plan = host.PlanIndiceSubm(dev.Info(), int64(l.n), p.KSize, split, host.ShapeAuto, submLines(p))
-					} else {
-						plan = host.PlanIndiceConv(dev.Info(), int64(l.n), p.KSize, convSpace(p), split, host.ShapeAuto)
-					}
 					done := func() { res.Release(); di.Release() }
-					return caseRun{call: call, plan: plan.String(), done: done}, nil
+					return caseRun{call: call, done: done}, nil
 				},
 				ref: func() (func(), func()) {
 					h, err := load()

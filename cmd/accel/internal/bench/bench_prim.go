@@ -5,7 +5,6 @@ import (
 	"slices"
 
 	"github.com/accelkern/accel/accel"
-	"github.com/accelkern/accel/host"
 )
 
 // Bench cases of the primitives (issue 4): cumsum of 64M int32 (against
@@ -41,7 +40,7 @@ func primCases(quick bool) []benchCase {
 				}
 				return err
 			}
-			return caseRun{call: call, plan: primPlan(dev, "scan", nScan, accel.Int32), done: dx.Release}, nil
+			return caseRun{call: call, done: dx.Release}, nil
 		},
 		ref: func() (func(), func()) {
 			out := make([]int32, nScan)
@@ -81,7 +80,7 @@ func primCases(quick bool) []benchCase {
 				}
 				return err
 			}
-			return caseRun{call: call, plan: primPlan(dev, "radix", nSort, accel.Uint32), done: dk.Release}, nil
+			return caseRun{call: call, done: dk.Release}, nil
 		},
 		ref: func() (func(), func()) {
 			makeSort()
@@ -124,7 +123,7 @@ func primCases(quick bool) []benchCase {
 				}
 				return err
 			}
-			return caseRun{call: call, plan: primPlan(dev, "radix", nUniq, accel.Int64), done: dx.Release}, nil
+			return caseRun{call: call, done: dx.Release}, nil
 		},
 		ref: func() (func(), func()) {
 			makeUniq()
@@ -132,12 +131,4 @@ func primCases(quick bool) []benchCase {
 		},
 	})
 	return cases
-}
-
-// primPlan prints the plan a primitive's main kernel runs with.
-func primPlan(dev *accel.Device, kernel string, n int64, dt accel.DType) string {
-	if kernel == "scan" {
-		return host.PlanScan(dev.Info(), n, int64(dt.Size()), host.ScanSubgroups(dev.Info(), dt.Size(), dt == accel.Int64 || dt == accel.Uint64)).String()
-	}
-	return host.PlanRadix(dev.Info(), n).String()
 }

@@ -6,7 +6,6 @@ import (
 	"slices"
 
 	"github.com/accelkern/accel/accel"
-	"github.com/accelkern/accel/host"
 	"github.com/accelkern/accel/reference"
 )
 
@@ -147,9 +146,7 @@ func sparseCases(quick bool) []benchCase {
 					}
 					return err
 				}
-				b, r, _ := reference.CSRDims(shape)
-				sp := host.PlanSparse(dev.Info(), 2*nnz+b*r)
-				return caseRun{call: call, plan: fmt.Sprintf("%s (%s), union %d", sp.Strategy, sp.Plan, o.union),
+				return caseRun{call: call, plan: fmt.Sprintf("union %d", o.union),
 					done: func() { x.Release(); y.Release() }}, nil
 			},
 			ref: func() (func(), func()) {
@@ -188,15 +185,7 @@ func sparseCases(quick bool) []benchCase {
 					}
 					return err
 				}
-				caps := dev.Info()
-				plan := ""
-				if up := host.PlanUnion(caps, 2*(nnz+nnz/10), 36); up.Strategy != "" {
-					plan = fmt.Sprintf("union: %s, %s, union %d", up.Strategy, up.Reason, o.union)
-				} else {
-					cp := host.PlanCoalesce(caps, nnz+nnz/10, 36)
-					sp := host.PlanSparse(caps, 2*nnz+1)
-					plan = fmt.Sprintf("coalesce: %s, %s; union: %s (%s), union %d", cp.Strategy, cp.Reason, sp.Strategy, sp.Plan, o.union)
-				}
+				plan := fmt.Sprintf("union %d", o.union)
 				return caseRun{call: call, plan: plan, done: func() { x.Release(); y.Release() }}, nil
 			},
 			ref: func() (func(), func()) {

@@ -1,9 +1,11 @@
-package host
+package accel
 
 import (
 	"fmt"
 	"math/bits"
 	"testing"
+
+	"github.com/accelkern/accel/host"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
@@ -14,19 +16,19 @@ import (
 // (jobs x cores x a core's chunk), keeps a core's loops under half the
 // limit by repeating over the rows, and reports an O(L*K) workspace.
 func TestPlanIndicePairs(t *testing.T) {
-	pocl := Caps{Backend: OpenCL, Type: TypeCPU, ComputeUnits: 2, MaxWorkGroupSize: 4096, LocalMemBytes: 4 << 20}
+	pocl := host.Caps{Backend: host.OpenCL, Type: host.TypeCPU, ComputeUnits: 2, MaxWorkGroupSize: 4096, LocalMemBytes: 4 << 20}
 	lavapipe := pocl
-	lavapipe.Backend, lavapipe.LoopLimit, lavapipe.MaxWorkGroupCount = Vulkan, 65535, [3]int64{65535, 65535, 65535}
-	gpu := Caps{Backend: Vulkan, Type: TypeDiscreteGPU, ComputeUnits: 132, MaxWorkGroupSize: 1024,
+	lavapipe.Backend, lavapipe.LoopLimit, lavapipe.MaxWorkGroupCount = host.Vulkan, 65535, [3]int64{65535, 65535, 65535}
+	gpu := host.Caps{Backend: host.Vulkan, Type: host.TypeDiscreteGPU, ComputeUnits: 132, MaxWorkGroupSize: 1024,
 		MaxWorkGroupCount: [3]int64{1 << 31, 65535, 65535}}
 	for _, dev := range []struct {
 		name string
-		caps Caps
+		caps host.Caps
 	}{{"pocl", pocl}, {"lavapipe", lavapipe}, {"gpu", gpu}} {
 		for _, c := range []struct{ n, k int64 }{{1, 1}, {7, 27}, {248636, 27}, {149100, 27}, {100000, 625}, {3, 125}} {
 			for _, look := range []bool{false, true} {
 				for _, split := range append([]IndiceSplit{SplitAuto}, IndiceSplits...) {
-					p := PlanIndicePairs(dev.caps, c.n, c.k, look, c.n, split)
+					p := planIndicePairs(dev.caps, c.n, c.k, look, c.n, split)
 					what := p.String()
 					require.NotEqual(t, SplitAuto, p.Split, what)
 					if split != SplitAuto {
@@ -68,39 +70,39 @@ func TestPlanIndicePairs(t *testing.T) {
 		}
 	}
 	// the CPU drivers: groups of one SIMD vector, a few jobs per core
-	p := PlanIndicePairs(pocl, 248636, 27, true, 248636, SplitAuto)
+	p := planIndicePairs(pocl, 248636, 27, true, 248636, SplitAuto)
 	assert.Equal(t, int64(8), p.Cores)
 	assert.Equal(t, int64(32), p.Jobs)
 	// a GPU: one row per core
-	p = PlanIndicePairs(gpu, 248636, 27, true, 248636, SplitLL)
+	p = planIndicePairs(gpu, 248636, 27, true, 248636, SplitLL)
 	assert.Equal(t, int64(64), p.Cores)
 	assert.Equal(t, int64(1), p.RowsPerCore)
 	// lavapipe's KK walks every row per core: many launches
-	p = PlanIndicePairs(lavapipe, 248636, 27, true, 248636, SplitKK)
+	p = planIndicePairs(lavapipe, 248636, 27, true, 248636, SplitKK)
 	assert.Greater(t, p.Repeats, int64(100))
 
 	// a submanifold conv: rows on the CPU drivers, candidates on a GPU
 	// and where a core would keep too many cursors
 	for _, dev := range []struct {
 		name string
-		caps Caps
+		caps host.Caps
 	}{{"pocl", pocl}, {"lavapipe", lavapipe}, {"gpu", gpu}} {
 		for _, ks := range [][]int64{{3, 3, 3}, {2, 3, 4}, {5}, {3, 3, 3, 3}, {5, 5, 5, 5}} {
 			for _, n := range []int64{1, 7, 248636} {
 				for _, split := range append([]IndiceSplit{SplitAuto}, IndiceSplits...) {
-					p := PlanIndiceSubm(dev.caps, n, ks, split, ShapeAuto, 0)
+					p := planIndiceSubm(dev.caps, n, ks, split, shapeAuto, 0)
 					what := dev.name + ": " + p.String()
 					k := int64(1)
 					for _, v := range ks {
 						k *= v
 					}
-					if dev.caps.Type != TypeCPU || k > IndiceCursors {
-						assert.Equal(t, ShapeCandidates, p.Shape, what)
+					if dev.caps.Type != host.TypeCPU || k > indiceCursors {
+						assert.Equal(t, shapeCandidates, p.Shape, what)
 						continue
 					}
-					require.Equal(t, ShapeRows, p.Shape, what)
+					require.Equal(t, shapeRows, p.Shape, what)
 					assert.Equal(t, "indice_search", p.Plan.Kernel, what)
-					assert.LessOrEqual(t, p.OffsetsPerCore, int64(IndiceCursors), what)
+					assert.LessOrEqual(t, p.OffsetsPerCore, int64(indiceCursors), what)
 					assert.GreaterOrEqual(t, p.Chunks*p.ChunkRows, n, what)
 					assert.Less(t, (p.Chunks-1)*p.ChunkRows, n, what)
 					assert.Equal(t, p.Chunks*k, p.Emit.Tiles, what)
@@ -115,22 +117,22 @@ func TestPlanIndicePairs(t *testing.T) {
 			}
 		}
 	}
-	assert.Equal(t, ShapeCandidates, PlanIndiceSubm(pocl, 1000, []int64{3, 3, 3}, SplitAuto, ShapeCandidates, 0).Shape)
+	assert.Equal(t, shapeCandidates, planIndiceSubm(pocl, 1000, []int64{3, 3, 3}, SplitAuto, shapeCandidates, 0).Shape)
 
 	// the line table: rows with the LL split (or auto) and a table of at
-	// most IndiceGridMax words and no more lines than the records
+	// most indiceGridMax words and no more lines than the records
 	for _, dev := range []struct {
 		name string
-		caps Caps
+		caps host.Caps
 	}{{"pocl", pocl}, {"lavapipe", lavapipe}} {
 		const n = 248636
 		ks := []int64{3, 3, 3}
 		for _, split := range append([]IndiceSplit{SplitAuto}, IndiceSplits...) {
-			for _, lines := range []int64{0, 1, 4 * 41 * 1440, n * 27, n*27 + 1, IndiceGridMax} {
-				p := PlanIndiceSubm(dev.caps, n, ks, split, ShapeAuto, lines)
+			for _, lines := range []int64{0, 1, 4 * 41 * 1440, n * 27, n*27 + 1, indiceGridMax} {
+				p := planIndiceSubm(dev.caps, n, ks, split, shapeAuto, lines)
 				what := fmt.Sprintf("%s lines %d: %s", dev.name, lines, p)
-				require.Equal(t, ShapeRows, p.Shape, what)
-				if (split != SplitAuto && split != SplitLL) || lines == 0 || lines > n*27 || lines >= IndiceGridMax {
+				require.Equal(t, shapeRows, p.Shape, what)
+				if (split != SplitAuto && split != SplitLL) || lines == 0 || lines > n*27 || lines >= indiceGridMax {
 					assert.Zero(t, p.Lines, what)
 					assert.Equal(t, "indice_search", p.Plan.Kernel, what)
 					continue
@@ -147,41 +149,41 @@ func TestPlanIndicePairs(t *testing.T) {
 			}
 		}
 	}
-	assert.Zero(t, PlanIndiceSubm(gpu, 248636, []int64{3, 3, 3}, SplitAuto, ShapeAuto, 1000).Lines)
+	assert.Zero(t, planIndiceSubm(gpu, 248636, []int64{3, 3, 3}, SplitAuto, shapeAuto, 1000).Lines)
 
 	// a regular or transposed conv: rows on the CPU drivers (kernel sizes
-	// up to IndiceKD, K up to IndiceCursors), candidates elsewhere; the
+	// up to indiceKD, K up to indiceCursors), candidates elsewhere; the
 	// split covers every (chunk, offset) and one chunk's loops stay under
 	// the limit
 	for _, dev := range []struct {
 		name string
-		caps Caps
+		caps host.Caps
 	}{{"pocl", pocl}, {"lavapipe", lavapipe}, {"gpu", gpu}} {
 		for _, ks := range [][]int64{{3, 3, 3}, {2, 3, 4}, {5}, {17}, {3, 3, 3, 3}, {5, 5, 5, 5}} {
 			for _, n := range []int64{1, 7, 149100} {
 				for _, split := range append([]IndiceSplit{SplitAuto}, IndiceSplits...) {
-					p := PlanIndiceConv(dev.caps, n, ks, 0, split, ShapeAuto)
+					p := planIndiceConv(dev.caps, n, ks, 0, split, shapeAuto)
 					what := dev.name + ": " + p.String()
 					k, sum := int64(1), int64(0)
 					for _, v := range ks {
 						k, sum = k*v, sum+v
 					}
-					if dev.caps.Type != TypeCPU || k > IndiceCursors || ks[0] > IndiceKD {
-						assert.Equal(t, ShapeCandidates, p.Shape, what)
+					if dev.caps.Type != host.TypeCPU || k > indiceCursors || ks[0] > indiceKD {
+						assert.Equal(t, shapeCandidates, p.Shape, what)
 						continue
 					}
 					if split != SplitAuto && split != SplitLL {
 						// auto keeps offset-splitting policies on candidates
-						assert.Equal(t, ShapeCandidates, p.Shape, what)
-						p = PlanIndiceConv(dev.caps, n, ks, 0, split, ShapeRows)
+						assert.Equal(t, shapeCandidates, p.Shape, what)
+						p = planIndiceConv(dev.caps, n, ks, 0, split, shapeRows)
 						what = dev.name + ": " + p.String()
 					}
-					require.Equal(t, ShapeRows, p.Shape, what)
+					require.Equal(t, shapeRows, p.Shape, what)
 					assert.Equal(t, "indice_crows", p.Plan.Kernel, what)
 					assert.GreaterOrEqual(t, p.Chunks*p.ChunkRows, n, what)
 					assert.Less(t, (p.Chunks-1)*p.ChunkRows, n, what)
 					assert.GreaterOrEqual(t, p.Rows*p.Repeats, p.Chunks, what)
-					assert.LessOrEqual(t, p.OffsetsPerCore, int64(IndiceCursors), what)
+					assert.LessOrEqual(t, p.OffsetsPerCore, int64(indiceCursors), what)
 					if dev.caps.LoopLimit > 0 {
 						iters := p.RowsPerCore*(5+p.ChunkRows*(10+2*sum+2*k)+2*p.OffsetsPerCore) + 130
 						assert.LessOrEqual(t, iters, dev.caps.LoopLimit/2, what)
@@ -191,9 +193,9 @@ func TestPlanIndicePairs(t *testing.T) {
 			}
 		}
 	}
-	assert.Equal(t, ShapeCandidates, PlanIndiceConv(pocl, 1000, []int64{3, 3, 3}, 0, SplitAuto, ShapeCandidates).Shape)
-	assert.True(t, IndiceSubmSym([]int64{3, 5, 1}))
-	assert.False(t, IndiceSubmSym([]int64{3, 2, 1}))
+	assert.Equal(t, shapeCandidates, planIndiceConv(pocl, 1000, []int64{3, 3, 3}, 0, SplitAuto, shapeCandidates).Shape)
+	assert.True(t, indiceSubmSym([]int64{3, 5, 1}))
+	assert.False(t, indiceSubmSym([]int64{3, 2, 1}))
 
 	for _, s := range []string{"auto", "", "LL", "lk", "Kl", "KK"} {
 		_, err := ParseIndiceSplit(s)

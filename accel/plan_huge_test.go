@@ -1,8 +1,10 @@
-package host
+package accel
 
 import (
 	"fmt"
 	"testing"
+
+	"github.com/accelkern/accel/host"
 
 	"github.com/stretchr/testify/require"
 )
@@ -17,22 +19,22 @@ import (
 // (i64 in clkernels/common), so these host-side numbers are where a 32-bit
 // count would break first.
 func TestPlansAtIndexBoundaries(t *testing.T) {
-	gpu := Caps{Backend: Vulkan, Type: TypeDiscreteGPU, ComputeUnits: 132, MaxWorkGroupSize: 1024,
+	gpu := host.Caps{Backend: host.Vulkan, Type: host.TypeDiscreteGPU, ComputeUnits: 132, MaxWorkGroupSize: 1024,
 		LocalMemBytes: 48 << 10, SubgroupSize: 32, SubgroupArith: true, Int64Atomics: true,
 		MaxWorkGroupCount: [3]int64{2147483647, 65535, 65535}, MaxAllocBytes: 64 << 30, GlobalMemBytes: 80 << 30}
 	gpuCL := gpu
-	gpuCL.Backend, gpuCL.SubgroupArith, gpuCL.MaxWorkGroupCount = OpenCL, false, [3]int64{1 << 31, 1 << 31, 1 << 31}
-	pocl := Caps{Backend: OpenCL, Type: TypeCPU, ComputeUnits: 2, MaxWorkGroupSize: 4096, LocalMemBytes: 512 << 10,
+	gpuCL.Backend, gpuCL.SubgroupArith, gpuCL.MaxWorkGroupCount = host.OpenCL, false, [3]int64{1 << 31, 1 << 31, 1 << 31}
+	pocl := host.Caps{Backend: host.OpenCL, Type: host.TypeCPU, ComputeUnits: 2, MaxWorkGroupSize: 4096, LocalMemBytes: 512 << 10,
 		MaxWorkGroupCount: [3]int64{1 << 31, 1 << 31, 1 << 31}, MaxAllocBytes: 8 << 30, GlobalMemBytes: 16 << 30, Int64Atomics: true}
-	lavapipe := Caps{Backend: Vulkan, Type: TypeCPU, ComputeUnits: 2, MaxWorkGroupSize: 1024, LocalMemBytes: 32 << 10,
+	lavapipe := host.Caps{Backend: host.Vulkan, Type: host.TypeCPU, ComputeUnits: 2, MaxWorkGroupSize: 1024, LocalMemBytes: 32 << 10,
 		SubgroupSize: 8, SubgroupArith: true, SubgroupFixed: true, LoopLimit: 65535, Int64Atomics: true,
 		MaxWorkGroupCount: [3]int64{65535, 65535, 65535}, MaxAllocBytes: 2 << 30, GlobalMemBytes: 24 << 30}
 	devices := []struct {
 		name string
-		caps Caps
+		caps host.Caps
 	}{{"gpu vulkan", gpu}, {"gpu opencl", gpuCL}, {"pocl", pocl}, {"lavapipe", lavapipe}}
 
-	sizes := func(elemBytes int64, caps Caps) []int64 {
+	sizes := func(elemBytes int64, caps host.Caps) []int64 {
 		var s []int64
 		for _, b := range []int64{1 << 31, 1 << 32} {
 			s = append(s, b-1, b, b+1)
@@ -42,9 +44,9 @@ func TestPlansAtIndexBoundaries(t *testing.T) {
 		s = append(s, maxN-1, maxN)
 		return s
 	}
-	cover := func(what string, p Plan, n int64) {
+	cover := func(what string, p host.Plan, n int64) {
 		t.Helper()
-		require.NoError(t, p.Validate(Caps{MaxWorkGroupSize: 1 << 20}), "%s: %v", what, p)
+		require.NoError(t, p.Validate(host.Caps{MaxWorkGroupSize: 1 << 20}), "%s: %v", what, p)
 		require.GreaterOrEqual(t, p.Tiles*p.TileElems, n, "%s: %v does not cover %d elements", what, p, n)
 		require.Less(t, (p.Tiles-1)*p.TileElems, max(n, 1), "%s: %v has a tile wholly past %d elements", what, p, n)
 	}
@@ -55,7 +57,7 @@ func TestPlansAtIndexBoundaries(t *testing.T) {
 				what := fmt.Sprintf("%s, n=%d, %d-byte elements", dv.name, n, elem)
 				fits := n*elem <= c.MaxAllocBytes
 
-				p := PlanElementwise("ew", c, n)
+				p := host.PlanElementwise("ew", c, n)
 				require.NoError(t, p.Validate(c), "%s: %v", what, p)
 				cover(what+", elementwise", p, n)
 				if c.LoopLimit > 0 && fits {
@@ -65,8 +67,8 @@ func TestPlansAtIndexBoundaries(t *testing.T) {
 					require.LessOrEqual(t, perItem, int64(c.LoopLimit)/2, "%s: elementwise %v: %d iterations per work-item", what, p, perItem)
 				}
 
-				sg := c.Backend == Vulkan && c.SubgroupArith
-				p = PlanScan(c, n, elem, sg)
+				sg := c.Backend == host.Vulkan && c.SubgroupArith
+				p = planScan(c, n, elem, sg)
 				require.NoError(t, p.Validate(c), "%s: %v", what, p)
 				cover(what+", scan", p, n)
 				if c.LoopLimit > 0 && fits {
@@ -76,7 +78,7 @@ func TestPlansAtIndexBoundaries(t *testing.T) {
 					require.LessOrEqual(t, p.Groups[0], int64(c.LoopLimit)/2, "%s: scan %v: the partials loop runs over every group", what, p)
 				}
 
-				p = PlanRadix(c, n)
+				p = planRadix(c, n)
 				require.NoError(t, p.Validate(c), "%s: %v", what, p)
 				require.GreaterOrEqual(t, p.Tiles*p.TileElems, n, "%s: radix %v: chunks do not cover %d keys", what, p, n)
 				if kpt := p.Knob("RADIX_KPT"); kpt > 0 {
@@ -86,7 +88,7 @@ func TestPlansAtIndexBoundaries(t *testing.T) {
 					require.Equal(t, int64(p.LocalSize)*kpt, p.TileElems, "%s: radix %v: tile", what, p)
 					require.LessOrEqual(t, p.TileElems, int64(65535), "%s: radix %v: tile", what, p)
 					if c.LocalMemBytes > 0 {
-						require.LessOrEqual(t, RadixTiledScratchBytes(p), c.LocalMemBytes, "%s: radix %v: scratch", what, p)
+						require.LessOrEqual(t, radixTiledScratchBytes(p), c.LocalMemBytes, "%s: radix %v: scratch", what, p)
 					}
 				} else {
 					require.Equal(t, p.Tiles, p.TotalGroups()*int64(p.LocalSize), "%s: radix %v: one chunk per work-item", what, p)
@@ -95,7 +97,7 @@ func TestPlansAtIndexBoundaries(t *testing.T) {
 					require.LessOrEqual(t, p.TileElems, int64(c.LoopLimit)/2, "%s: radix %v: chunk of %d keys", what, p, p.TileElems)
 				}
 
-				hp, budget := PlanHash(c, n)
+				hp, budget := planHash(c, n)
 				require.NoError(t, hp.Validate(c), "%s: %v", what, hp)
 				cover(what+", hash", hp, n)
 				if c.LoopLimit > 0 {
@@ -103,10 +105,10 @@ func TestPlansAtIndexBoundaries(t *testing.T) {
 				}
 
 				for _, det := range []bool{false, true} {
-					sp := PlanScatter(c, n, n/3+1, int(elem), det)
-					if sp.Strategy == ScatterPrivate || sp.Strategy == ScatterOwned || sp.Strategy == ScatterFew {
-						require.NoError(t, sp.Plan.Validate(c), "%s: %v", what, sp)
-						require.GreaterOrEqual(t, sp.Plan.Tiles*sp.Plan.TileElems, n, "%s: %v does not cover %d positions", what, sp, n)
+					sp := planScatter(c, scatterShape{n: n, targets: n/3 + 1, elemBytes: int(elem), red: Sum, includeSelf: true, det: det, flat: true})
+					if sp.Path.cpuPass() {
+						require.NoError(t, sp.Pass.Validate(c), "%s: %v", what, sp)
+						require.GreaterOrEqual(t, sp.Pass.Tiles*sp.Pass.TileElems, n, "%s: %v does not cover %d positions", what, sp, n)
 					}
 				}
 			}

@@ -1,0 +1,64 @@
+package accel
+
+import (
+	"reflect"
+	"testing"
+
+	"github.com/accelkern/accel/host"
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+)
+
+// TestPublicTypesMatch checks that accel's own types carry every field of
+// the runtime's (DeviceInfo, Stats and PoolStats convert, so the compiler
+// checks them; Options is copied field by field, so this test does), and
+// that Options.host copies each one.
+func TestPublicTypesMatch(t *testing.T) {
+	ho, ao := reflect.TypeOf(host.Options{}), reflect.TypeOf(Options{})
+	for i := 0; i < ho.NumField(); i++ {
+		f := ho.Field(i)
+		g, ok := ao.FieldByName(f.Name)
+		require.True(t, ok, "accel.Options lacks host.Options.%s", f.Name)
+		assert.Equal(t, f.Type, g.Type, "Options.%s", f.Name)
+	}
+	// every field set: the copy must carry each one
+	var o Options
+	ov := reflect.ValueOf(&o).Elem()
+	for i := 0; i < ho.NumField(); i++ {
+		f := ov.FieldByName(ho.Field(i).Name)
+		switch f.Kind() {
+		case reflect.Bool:
+			f.SetBool(true)
+		case reflect.Int64:
+			f.SetInt(8)
+		case reflect.Func:
+			f.Set(reflect.MakeFunc(f.Type(), func([]reflect.Value) []reflect.Value { return nil }))
+		default:
+			t.Fatalf("Options.%s: a %s field this test cannot fill", ho.Field(i).Name, f.Kind())
+		}
+	}
+	hv := reflect.ValueOf(o.host())
+	for i := 0; i < ho.NumField(); i++ {
+		assert.False(t, hv.Field(i).IsZero(), "Options.host drops %s", ho.Field(i).Name)
+	}
+}
+
+// OnPlan reports each family's plan as the op runs it, and stops on nil.
+func TestOnPlan(t *testing.T) {
+	forEachDevice(t, func(t *testing.T, d *Device) {
+		var got []PlanReport
+		d.OnPlan(func(r PlanReport) { got = append(got, r) })
+		out, err := d.TrilIndices(5, 5, 0, Int64)
+		require.NoError(t, err)
+		out.Release()
+		d.OnPlan(nil)
+		require.Len(t, got, 1)
+		assert.Equal(t, "tril_indices", got[0].Op)
+		assert.Equal(t, "elementwise", got[0].Family)
+		assert.Contains(t, got[0].String(), "tril_indices elementwise: ")
+		out, err = d.TrilIndices(5, 5, 0, Int64)
+		require.NoError(t, err)
+		out.Release()
+		assert.Len(t, got, 1, "OnPlan(nil) stops the reports")
+	})
+}

@@ -1,0 +1,294 @@
+package accel
+
+import (
+	"math/bits"
+	"testing"
+
+	"github.com/accelkern/accel/host"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+)
+
+func TestPlanScatter(t *testing.T) {
+	cpu := host.Caps{Backend: host.OpenCL, Type: host.TypeCPU, ComputeUnits: 2, GlobalMemBytes: 8 << 30, MaxAllocBytes: 2 << 30,
+		MaxWorkGroupCount: [3]int64{1 << 31, 65535, 65535}, Int64Atomics: true}
+	lavapipe := cpu
+	lavapipe.Backend, lavapipe.LoopLimit = host.Vulkan, 65535
+	gpu := host.Caps{Backend: host.Vulkan, Type: host.TypeDiscreteGPU, ComputeUnits: 132, GlobalMemBytes: 80 << 30, Int64Atomics: true}
+	noI64 := gpu
+	noI64.Int64Atomics = false
+	for _, c := range []struct {
+		name       string
+		caps       host.Caps
+		n, targets int64
+		elem       int
+		det        bool
+		want       scatterPath
+		workers    int64
+	}{
+		{"cpu 16M into 1M", cpu, 16 << 20, 1 << 20, 4, false, scatterPrivate, 2},
+		{"cpu 16M into 16", cpu, 16 << 20, 16, 4, false, scatterFew, 2},
+		{"cpu 16M into 16 (8 bytes)", cpu, 16 << 20, 16, 8, false, scatterFew, 2},
+		{"cpu 16M into 17", cpu, 16 << 20, 17, 4, false, scatterPrivate, 2},
+		{"cpu det", cpu, 16 << 20, 1 << 20, 4, true, scatterOwned, 2},
+		{"cpu det, one target", cpu, 100, 1, 8, true, scatterOwned, 1},
+		{"cpu: copies far larger than the work", cpu, 10, 1 << 30, 4, false, scatterOwned, 2},
+		{"cpu: copies over the memory budget", cpu, 1 << 30, 1 << 30, 8, false, scatterOwned, 2},
+		{"lavapipe (loop limit)", lavapipe, 16 << 20, 1 << 20, 4, false, scatterAtomic, 0},
+		{"lavapipe det", lavapipe, 16 << 20, 1 << 20, 4, true, scatterSorted, 0},
+		{"lavapipe 16M into 16", lavapipe, 16 << 20, 16, 4, false, scatterFew, 145 * 64},
+		{"lavapipe 16M into 5 (8 bytes)", lavapipe, 16 << 20, 5, 8, false, scatterFew, 81 * 64},
+		{"lavapipe 10 into 16", lavapipe, 10, 16, 4, false, scatterFew, 64},
+		{"lavapipe 16M into 17", lavapipe, 16 << 20, 17, 4, false, scatterAtomic, 0},
+		{"lavapipe 16M into 16 det", lavapipe, 16 << 20, 16, 4, true, scatterSorted, 0},
+		{"lavapipe 1G into 16: too many workers for the merge", lavapipe, 1 << 30, 16, 4, false, scatterAtomic, 0},
+		{"gpu", gpu, 16 << 20, 1 << 20, 4, false, scatterAtomic, 0},
+		{"gpu det", gpu, 16 << 20, 1 << 20, 8, true, scatterSorted, 0},
+		{"gpu without 64-bit atomics", noI64, 16 << 20, 1 << 20, 8, false, scatterSorted, 0},
+		{"gpu without 64-bit atomics, 4-byte", noI64, 16 << 20, 1 << 20, 4, false, scatterAtomic, 0},
+	} {
+		sp := chooseScatter(c.caps, scatterShape{n: c.n, targets: c.targets, elemBytes: c.elem, red: Sum, includeSelf: true, det: c.det, flat: true})
+		if !assert.Equal(t, c.want, sp.Path, "%s: strategy (%s)", c.name, sp) {
+			continue
+		}
+		assert.Equal(t, c.workers, sp.Pass.TotalGroups()*int64(sp.Pass.LocalSize), "%s: work-items (%s)", c.name, sp)
+		if c.workers > 0 {
+			assert.NoError(t, sp.Pass.Validate(c.caps), c.name)
+		}
+		if lc := int64(c.caps.LoopLimit) / 2; lc > 0 && sp.Path == scatterFew {
+			// a worker's positions, each testing every target, and the
+			// merge's loop over the workers stay under half the limit
+			workers := sp.Pass.TotalGroups() * int64(sp.Pass.LocalSize)
+			chunk := (c.n + workers - 1) / workers
+			assert.LessOrEqual(t, chunk*(fewTargets(c.targets)+2), lc, "%s: a worker's iterations", c.name)
+			assert.LessOrEqual(t, workers, lc, "%s: the merge's iterations", c.name)
+		}
+		assert.NotEmpty(t, sp.String(), "%s: no reason printed", c.name)
+		assert.NotEmpty(t, sp.Reason, "%s: no reason printed", c.name)
+	}
+}
+
+// planHash: no budget without a loop limit; under one, a work-item's loops
+// (its subgroup's lanes' probes added up, plus the tile and item loops) stay
+// under half the limit.
+func TestPlanHash(t *testing.T) {
+	for _, c := range []host.Caps{
+		{Backend: host.OpenCL, Type: host.TypeCPU, ComputeUnits: 2, MaxWorkGroupSize: 4096},
+		{Backend: host.Vulkan, Type: host.TypeDiscreteGPU, ComputeUnits: 132, MaxWorkGroupSize: 1024, MaxWorkGroupCount: [3]int64{2147483647, 65535, 65535}},
+		{Backend: host.Vulkan, Type: host.TypeCPU, ComputeUnits: 2, MaxWorkGroupSize: 1024, SubgroupSize: 8, LoopLimit: 65535},
+		{Backend: host.Vulkan, Type: host.TypeCPU, ComputeUnits: 2, MaxWorkGroupSize: 1024, LoopLimit: 65535},
+	} {
+		for _, n := range []int64{0, 1, 4097, 8 << 20} {
+			p, budget := planHash(c, n)
+			require.NoError(t, p.Validate(c))
+			items := p.Knob("ITEMS")
+			if c.Type != host.TypeCPU {
+				require.LessOrEqual(t, p.TotalGroups(), 8*int64(c.ComputeUnits), "n=%d: %s: more than 8 groups per compute unit", n, p)
+			}
+			if c.LoopLimit == 0 {
+				require.Zero(t, budget, "%s %s: budget without a loop limit", c.Backend, c.Type)
+				continue
+			}
+			require.GreaterOrEqual(t, p.TotalGroups()*int64(p.LocalSize)*items, n, "n=%d: %s: fewer work-items than tiles under a loop limit", n, p)
+			lanes := int64(c.SubgroupSize)
+			if lanes == 0 {
+				lanes = 16
+			}
+			require.GreaterOrEqual(t, budget, int64(1), "%s n=%d: budget", p, n)
+			require.LessOrEqual(t, budget*lanes+2*items, c.LoopLimit/2,
+				"%s n=%d: budget %d x %d lanes + %d items exceeds half the loop limit %d", p, n, budget, lanes, items, c.LoopLimit)
+		}
+	}
+}
+
+// TestPlanRadixTiled: GPUs get the tiled passes (4-bit digits, 256 lanes
+// x 4 keys where local memory allows, one group per tile); a small local
+// memory shrinks the tile until the scratch fits; CPU plans keep the
+// per-item chunks (RADIX_KPT 0).
+func TestPlanRadixTiled(t *testing.T) {
+	gpu := host.Caps{Backend: host.Vulkan, Type: host.TypeDiscreteGPU, ComputeUnits: 132, MaxWorkGroupSize: 1024, LocalMemBytes: 48 << 10,
+		MaxWorkGroupCount: [3]int64{1<<31 - 1, 65535, 65535}}
+	small := gpu
+	small.LocalMemBytes = 4 << 10
+	pocl := host.Caps{Backend: host.OpenCL, Type: host.TypeCPU, ComputeUnits: 2, MaxWorkGroupSize: 4096, LocalMemBytes: 512 << 10}
+	for _, c := range []struct {
+		name      string
+		caps      host.Caps
+		local     int
+		kpt, bits int64
+	}{
+		{"gpu", gpu, 256, 4, 4},
+		{"gpu, 4 KiB of local memory", small, 64, 1, 4},
+		{"pocl", pocl, 64, 0, 8},
+	} {
+		for _, n := range []int64{1, 1000, 1 << 24} {
+			p := planRadix(c.caps, n)
+			require.NoError(t, p.Validate(c.caps), "%s: %v", c.name, p)
+			assert.Equal(t, c.kpt, p.Knob("RADIX_KPT"), "%s: %v: keys per lane", c.name, p)
+			assert.Equal(t, c.bits, p.Knob("RADIX_BITS"), "%s: %v: digit bits", c.name, p)
+			assert.Equal(t, c.local, p.LocalSize, "%s: %v: local size", c.name, p)
+			if c.kpt > 0 {
+				assert.LessOrEqual(t, radixTiledScratchBytes(p), c.caps.LocalMemBytes, "%s: %v: scratch", c.name, p)
+				assert.Equal(t, (n+p.TileElems-1)/p.TileElems, p.Tiles, "%s: %v: tiles", c.name, p)
+				assert.GreaterOrEqual(t, p.TotalGroups(), p.Tiles, "%s: %v: a group per tile", c.name, p)
+			}
+		}
+	}
+}
+
+func TestPlanScan(t *testing.T) {
+	pocl := host.Caps{Backend: host.OpenCL, Type: host.TypeCPU, ComputeUnits: 2, MaxWorkGroupSize: 4096, LocalMemBytes: 4 << 20}
+	lavapipe := host.Caps{Backend: host.Vulkan, Type: host.TypeCPU, ComputeUnits: 2, MaxWorkGroupSize: 1024, LocalMemBytes: 32 << 10,
+		SubgroupSize: 8, SubgroupArith: true, SubgroupFixed: true, LoopLimit: 65535, MaxWorkGroupCount: [3]int64{65535, 65535, 65535}}
+	loose := lavapipe
+	loose.SubgroupFixed = false
+	gpu := host.Caps{Backend: host.Vulkan, Type: host.TypeDiscreteGPU, ComputeUnits: 64, MaxWorkGroupSize: 1024, LocalMemBytes: 48 << 10,
+		SubgroupSize: 32, SubgroupArith: true}
+	tiny := gpu
+	tiny.MaxWorkGroupSize = 16 // smaller than a subgroup
+	for _, c := range []struct {
+		name      string
+		caps      host.Caps
+		n, elem   int64
+		sub       bool
+		local     int
+		sg, items int64
+		unit      int64 // elements per unit
+	}{
+		{"pocl", pocl, 64 << 20, 4, false, 1, 0, 65536, 1},
+		{"pocl int64", pocl, 1 << 20, 8, false, 1, 0, 32768, 1},
+		{"lavapipe int32", lavapipe, 64 << 20, 4, true, 8, 2, 1024, 2},
+		{"lavapipe int64", lavapipe, 64 << 20, 8, true, 8, 2, 1024, 1},
+		{"lavapipe, no subgroup variant", lavapipe, 64 << 20, 8, false, 8, 0, 2048, 1},
+		{"cpu, subgroup size not fixed", loose, 1 << 20, 4, true, 8, 1, 1024, 2},
+		{"gpu", gpu, 64 << 20, 4, true, 256, 1, 8, 2},
+		{"gpu, no subgroup variant", gpu, 64 << 20, 8, false, 256, 0, 8, 1},
+		{"gpu, groups smaller than a subgroup", tiny, 1000, 4, true, 16, 0, 8, 1},
+		{"one element", lavapipe, 1, 4, true, 8, 2, 1024, 2},
+	} {
+		p := planScan(c.caps, c.n, c.elem, c.sub)
+		chain := c.caps.Backend == host.OpenCL && c.caps.Type == host.TypeCPU
+		assert.Equal(t, b2i(chain), p.Knob("CHAIN"), "%s: %s: the chained scan on CPU OpenCL drivers only", c.name, p)
+		if chain {
+			// one work-item per core; non-temporal stores from 16 MiB of output
+			assert.Equal(t, min(int64(c.caps.ComputeUnits), p.Tiles), p.TotalGroups(), "%s: %s: groups", c.name, p)
+			assert.Equal(t, b2i(c.n*c.elem >= host.StreamMinBytes), p.Knob("STREAM"), "%s: %s: STREAM", c.name, p)
+		}
+		assert.Equal(t, c.local, p.LocalSize, "%s: %s: local size", c.name, p)
+		assert.Equal(t, c.sg, p.Knob("SCAN_SG"), "%s: %s: SCAN_SG", c.name, p)
+		assert.Equal(t, c.items, p.Knob("ITEMS"), "%s: %s: ITEMS", c.name, p)
+		assert.Equal(t, int64(c.local)*c.items*c.unit, p.TileElems, "%s: elements per tile", c.name)
+		g := p.TotalGroups()
+		assert.GreaterOrEqual(t, g, int64(1), "%s: %d groups for %d tiles", c.name, g, p.Tiles)
+		assert.LessOrEqual(t, g, max(p.Tiles, 1), "%s: %d groups for %d tiles", c.name, g, p.Tiles)
+		if c.caps.LoopLimit > 0 {
+			// each invocation's loops stay under the limit: tiles per
+			// group times the iterations per tile, and the partials loop
+			perGroup := (p.Tiles + p.TotalGroups() - 1) / p.TotalGroups()
+			perTile := 2*c.items + 2*int64(bits.Len(uint(c.local))) + 2 // rows, scratch scan
+			if c.sg != 0 {
+				perTile = 2*c.items + int64(c.local) + 2 // rows, subgroup sums
+			}
+			assert.LessOrEqual(t, perGroup*perTile, c.caps.LoopLimit/2, "%s: iterations per invocation over the loop limit", c.name)
+			assert.LessOrEqual(t, p.TotalGroups(), c.caps.LoopLimit/2, "%s: groups over the loop limit", c.name)
+		}
+	}
+}
+
+// TestPlanCopyDiag: the copy kernel is chosen on CPU host.OpenCL devices only,
+// with one group per core; under a loop limit each group takes one chunk;
+// the diag plan on CPU host.OpenCL runs one work-item per group with a fixed
+// ITEMS (one compiled variant for every size). Every plan covers its
+// elements and fits the device.
+func TestPlanCopyDiag(t *testing.T) {
+	pocl := host.Caps{Backend: host.OpenCL, Type: host.TypeCPU, ComputeUnits: 2, MaxWorkGroupSize: 4096,
+		MaxWorkGroupCount: [3]int64{1 << 31, 1 << 31, 1 << 31}}
+	lvp := host.Caps{Backend: host.Vulkan, Type: host.TypeCPU, ComputeUnits: 2, MaxWorkGroupSize: 1024, LoopLimit: 65535,
+		MaxWorkGroupCount: [3]int64{65535, 65535, 65535}}
+	gpu := host.Caps{Backend: host.Vulkan, Type: host.TypeDiscreteGPU, ComputeUnits: 132, MaxWorkGroupSize: 1024,
+		MaxWorkGroupCount: [3]int64{2147483647, 65535, 65535}}
+	for _, c := range []host.Caps{pocl, lvp, gpu} {
+		for _, n := range []int64{0, 1, 16<<10 + 1, 1 << 26, 1 << 36} {
+			p, ours := planCopy(c, n)
+			require.Equal(t, c.Backend == host.OpenCL && c.Type == host.TypeCPU, ours, "%v: copy kernel chosen", c.Backend)
+			require.NoError(t, p.Validate(c), "%v", p)
+			require.GreaterOrEqual(t, p.Tiles*p.TileElems, n, "%v does not cover %d words", p, n)
+			require.LessOrEqual(t, p.Knob("ITEMS"), host.LoopCap(c), "%v: a chunk's loop", p)
+			if c.LoopLimit > 0 && n <= 1<<26 {
+				require.GreaterOrEqual(t, p.TotalGroups(), p.Tiles, "%v: one chunk per group under a loop limit", p)
+			}
+			d := planDiag(c, n)
+			require.NoError(t, d.Validate(c), "%v", d)
+			require.GreaterOrEqual(t, d.Tiles*d.TileElems, n, "%v does not cover %d elements", d, n)
+		}
+	}
+	p, _ := planCopy(pocl, 1<<26)
+	assert.Equal(t, int64(2), p.TotalGroups(), "one group per core: %v", p)
+	assert.Equal(t, 1, p.LocalSize, "one work-item per group: %v", p)
+	d1, d2 := planDiag(pocl, 4096), planDiag(pocl, 1<<20)
+	assert.Equal(t, d1.Knob("ITEMS"), d2.Knob("ITEMS"), "one ITEMS for every size")
+	assert.Equal(t, 1, d1.LocalSize, "%v", d1)
+}
+
+// planScatterMerge takes one output per work-item under a loop limit;
+// elsewhere it is the elementwise plan.
+func TestPlanScatterMerge(t *testing.T) {
+	cpu := host.Caps{Backend: host.OpenCL, Type: host.TypeCPU, ComputeUnits: 2}
+	lavapipe := host.Caps{Backend: host.Vulkan, Type: host.TypeCPU, ComputeUnits: 2, LoopLimit: 65535}
+	gpu := host.Caps{Backend: host.Vulkan, Type: host.TypeDiscreteGPU, ComputeUnits: 132}
+	for _, c := range []host.Caps{cpu, lavapipe, gpu} {
+		for _, n := range []int64{1, 16, 1000} {
+			p := planScatterMerge(c, n)
+			assert.NoError(t, p.Validate(c))
+			assert.GreaterOrEqual(t, p.Tiles*p.TileElems, n, "%+v: %d outputs", c, n)
+			if c.LoopLimit > 0 {
+				assert.Equal(t, int64(1), p.Knob("ITEMS"), "%+v: one output per work-item", c)
+				assert.Equal(t, int64(p.LocalSize), p.TileElems)
+			} else {
+				assert.Equal(t, host.PlanElementwise("scatter_merge", c, n), p)
+			}
+		}
+	}
+}
+
+// completeScatter: the few pass only where fewFits says, the sorted path
+// past maxHits counted positions, and the CPU passes' knobs and merge.
+func TestCompleteScatter(t *testing.T) {
+	cpu := host.Caps{Backend: host.OpenCL, Type: host.TypeCPU, ComputeUnits: 2, GlobalMemBytes: 8 << 30, MaxAllocBytes: 2 << 30,
+		MaxWorkGroupCount: [3]int64{1 << 31, 65535, 65535}, Int64Atomics: true}
+	lavapipe := cpu
+	lavapipe.Backend, lavapipe.LoopLimit = host.Vulkan, 65535
+	base := scatterShape{n: 1 << 20, targets: 16, elemBytes: 4, red: Sum, includeSelf: true, flat: true}
+	for _, c := range []struct {
+		name string
+		caps host.Caps
+		edit func(*scatterShape)
+		want scatterPath
+	}{
+		{"cpu sum 1-d", cpu, func(*scatterShape) {}, scatterFew},
+		{"cpu sum 2-d", cpu, func(s *scatterShape) { s.flat = false }, scatterPrivate},
+		{"cpu mean", cpu, func(s *scatterShape) { s.red = Mean }, scatterPrivate},
+		{"cpu amax 16 x 8 bytes", cpu, func(s *scatterShape) { s.red, s.elemBytes = Amax, 8 }, scatterPrivate},
+		{"lavapipe mean (counts)", lavapipe, func(s *scatterShape) { s.red = Mean }, scatterFew},
+		{"lavapipe 2-d", lavapipe, func(s *scatterShape) { s.flat = false }, scatterAtomic},
+		{"cpu mean past 2^32", cpu, func(s *scatterShape) { s.red, s.n = Mean, 1<<32 }, scatterSorted},
+		{"cpu sum past 2^32 with the input", cpu, func(s *scatterShape) { s.n = 1 << 32 }, scatterFew},
+	} {
+		s := base
+		c.edit(&s)
+		sp := planScatter(c.caps, s)
+		require.Equal(t, c.want, sp.Path, "%s: %s", c.name, sp)
+		if !sp.Path.cpuPass() {
+			continue
+		}
+		assert.Equal(t, int64(s.red), sp.Pass.Knob("SC_RED"), c.name)
+		if sp.Path == scatterFew {
+			assert.Equal(t, fewTargets(s.targets), sp.Pass.Knob("SC_FEW"), c.name)
+			assert.Equal(t, sp.Few, sp.Pass.Knob("SC_FEW"), c.name)
+		}
+		if sp.Path != scatterOwned {
+			assert.Equal(t, planScatterMerge(c.caps, s.targets), sp.Merge, c.name)
+		}
+	}
+}

@@ -1,0 +1,90 @@
+package accel
+
+import "github.com/accelkern/accel/host"
+
+// testPlanner is the tests' planner (the one test seam, Device.planner):
+// the device's, with any of its choices replaced.
+type testPlanner struct {
+	devicePlanner
+	// launchFn rewrites launch plans (odd group shapes, knobs).
+	launchFn func(host.Plan) host.Plan
+	// copyKernel makes copies run the copy kernel on any device.
+	copyKernel bool
+	// radixTiles makes radix sorts run the GPUs' tiled passes on any
+	// device.
+	radixTiles bool
+	// scatterFn rewrites chooseScatter's choice (completeScatter then
+	// makes it one the geometry allows, as for the device's).
+	scatterFn func(sp scatterPlan, s scatterShape) scatterPlan
+	// sparseFn, coalesceFn and unionFn rewrite the sparse plans.
+	sparseFn   func(sp sparsePlan, total int64) sparsePlan
+	coalesceFn func(cp coalescePlan, n int64, keyBits int) coalescePlan
+	unionFn    func(up unionPlan, n int64, keyBits int) unionPlan
+	// shape and noGrid force get_indice_pairs' layout.
+	shape  indiceShape
+	noGrid bool
+}
+
+// plans returns d's test planner, installing one (which plans as the
+// device's until a test sets a field) if d has none.
+func plans(d *Device) *testPlanner {
+	if tp, ok := d.planner.(*testPlanner); ok {
+		return tp
+	}
+	tp := &testPlanner{}
+	d.planner = tp
+	return tp
+}
+
+func (p *testPlanner) launch(l host.Plan) host.Plan {
+	if p.launchFn != nil {
+		return p.launchFn(l)
+	}
+	return l
+}
+
+func (p *testPlanner) copy(caps host.Caps, n int64) (host.Plan, bool) {
+	l, ours := planCopy(caps, n)
+	return l, ours || p.copyKernel
+}
+
+func (p *testPlanner) radix(caps host.Caps, n int64) host.Plan {
+	if p.radixTiles {
+		return planRadixTiled(caps, n)
+	}
+	return planRadix(caps, n)
+}
+
+func (p *testPlanner) scatter(caps host.Caps, s scatterShape) scatterPlan {
+	sp := chooseScatter(caps, s)
+	if p.scatterFn != nil {
+		sp = p.scatterFn(sp, s)
+	}
+	return completeScatter(caps, s, sp)
+}
+
+func (p *testPlanner) sparse(caps host.Caps, total int64) sparsePlan {
+	sp := planSparse(caps, total)
+	if p.sparseFn != nil {
+		sp = p.sparseFn(sp, total)
+	}
+	return sp
+}
+
+func (p *testPlanner) coalesce(caps host.Caps, n int64, keyBits int) coalescePlan {
+	cp := planCoalesce(caps, n, keyBits)
+	if p.coalesceFn != nil {
+		cp = p.coalesceFn(cp, n, keyBits)
+	}
+	return cp
+}
+
+func (p *testPlanner) union(caps host.Caps, n int64, keyBits int) unionPlan {
+	up := planUnion(caps, n, keyBits)
+	if p.unionFn != nil {
+		up = p.unionFn(up, n, keyBits)
+	}
+	return up
+}
+
+func (p *testPlanner) indiceLayout() (indiceShape, bool) { return p.shape, p.noGrid }

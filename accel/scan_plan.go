@@ -1,0 +1,142 @@
+package accel
+
+import (
+	"math/bits"
+
+	"github.com/accelkern/accel/host"
+)
+
+// scanSubgroups says whether a device has the scan's subgroup variant for
+// elements of elemBytes (64-bit integers: int64 true): host.Vulkan with subgroup
+// arithmetic, on 64-bit integers also shaderSubgroupExtendedTypes, on
+// float64 also fp64.
+func scanSubgroups(caps host.Caps, elemBytes int, int64s bool) bool {
+	if caps.Backend != host.Vulkan || !caps.SubgroupArith {
+		return false
+	}
+	switch {
+	case int64s:
+		return caps.SubgroupArith64
+	case elemBytes == 8:
+		return caps.FP64
+	}
+	return true
+}
+
+// planScan plans the three launches of a reduce-then-scan prefix sum over n
+// elements of elemBytes each (see clkernels/common/scan_body.h): a
+// power-of-two work-group with scratch in local memory, tiles of
+// LocalSize*ITEMS units (elements, or pairs of 32-bit elements on the
+// subgroup path), and a number of groups from the compute units, each
+// group owning a contiguous range of tiles. subgroups says the device has
+// the subgroup variant for this element type (host.Vulkan, subgroup
+// arithmetic); the plan then takes the subgroup path (knob SCAN_SG = 1)
+// where its work-group is whole subgroups. The group count stays under the
+// driver's loop limit, since one work-item scans the per-group partial
+// sums.
+func planScan(caps host.Caps, n int64, elemBytes int64, subgroups bool) host.Plan {
+	if caps.Type == host.TypeCPU && caps.Backend == host.OpenCL && caps.LoopLimit == 0 {
+		return planScanChain(caps, n, elemBytes)
+	}
+	p := host.Plan{Kernel: "scan"}
+	local, items, perCU, flat, sg := 256, int64(8), int64(8), int64(0), int64(0)
+	switch {
+	case caps.Type == host.TypeCPU && caps.LoopLimit == 0:
+		// One work-item per group scanning its whole range in one flat
+		// loop, with no scratch and no barriers: a CPU core runs a
+		// group's items one after another anyway.
+		local, items, perCU, flat = 1, 4096, 8, 1
+		p.Reason = "cpu: one work-item per group, one flat loop over its range"
+	case subgroups && caps.SubgroupSize > 0 && caps.Type == host.TypeCPU:
+		// llvmpipe: one subgroup (one SIMD vector) per group, walking
+		// rows of consecutive units; measured 5x faster than per-lane
+		// runs, whose every load is a gather.
+		local, items, perCU, sg = caps.SubgroupSize, 1024, 8, 1
+		p.Reason = "cpu with subgroups: rows of consecutive units"
+		if caps.SubgroupFixed {
+			// one subgroup per group: no scratch and no barriers,
+			// which llvmpipe runs 2.5x faster
+			sg = 2
+			p.Reason = "cpu with subgroups: one subgroup per group, rows of consecutive units, no barriers"
+		}
+	case subgroups && caps.SubgroupSize > 0:
+		local, items, sg = 256, 8, 1
+		p.Reason = "gpu with subgroups: rows of consecutive units per subgroup"
+	case caps.Type == host.TypeCPU:
+		// llvmpipe: a group of one SIMD width (8 lanes), each lane a long
+		// contiguous run; the loop limit sets the group count.
+		local, items, perCU = 8, 2048, 4
+		p.Reason = "cpu with a loop limit: groups of 8, long runs per work-item"
+	default:
+		p.Reason = "gpu: enough groups to fill every compute unit"
+	}
+	local = host.Pow2Local(caps, local, elemBytes)
+	if sg != 0 && local%caps.SubgroupSize != 0 {
+		// not whole subgroups (a small work-group limit): the scratch path
+		local, items, sg = host.Pow2Local(caps, 256, elemBytes), 8, 0
+		p.Reason = "work-group is not whole subgroups: scratch scan"
+	}
+	unit := int64(1)
+	if sg != 0 && elemBytes == 4 {
+		unit = 2 // 32-bit elements move in pairs
+	}
+	p.LocalSize = local
+	p.Knobs = []host.Knob{{Name: "ITEMS", Value: items}, {Name: "FLAT", Value: flat}, {Name: "SCAN_SG", Value: sg}}
+	p.TileElems = int64(local) * items * unit
+	p.Tiles = (n + p.TileElems - 1) / p.TileElems
+	cu := max(int64(caps.ComputeUnits), 1)
+	groups := min(p.Tiles, cu*perCU)
+	// llvmpipe counts every loop iteration of an invocation against its
+	// limit, so the iterations of a work-item over its group's tiles (two
+	// loops of ITEMS and the scratch scan, or the subgroup sums, per tile)
+	// and the single-item partials loop must stay under it together.
+	lc := host.LoopCap(caps)
+	perTile := 2*items + 2*int64(bits.Len(uint(local))) + 2
+	if sg != 0 {
+		perTile = 2*items + int64(local) + 2
+	}
+	// whole tiles per group: at most lc/perTile of them
+	if need := (p.Tiles + max(lc/perTile, 1) - 1) / max(lc/perTile, 1); groups < need {
+		groups = need
+	}
+	groups = min(max(groups, 1), lc)
+	if caps.MaxWorkGroupCount[0] > 0 {
+		groups = min(groups, caps.MaxWorkGroupCount[0])
+	}
+	p.Groups = [3]int64{groups, 1, 1}
+	return p
+}
+
+// scanChainTileBytes is the chained scan's tile: small enough that a
+// core's cache still holds it when the core scans it again, large enough
+// that a tile's hand-over (a flag and a partial between cores) is noise.
+const scanChainTileBytes = 256 << 10
+
+// planScanChain plans the single-pass chained scan of CPU host.OpenCL drivers
+// (knob CHAIN, entry chain of scan_body.h): one work-item per group and
+// one group per core, taking tiles of ITEMS elements in ticket order; x is
+// read once from memory where reduce-then-scan reads it twice. The flat
+// one-item-per-group reduce-then-scan (FLAT = 1) stays for plans that
+// turn CHAIN off.
+func planScanChain(caps host.Caps, n int64, elemBytes int64) host.Plan {
+	p := host.Plan{Kernel: "scan", LocalSize: 1}
+	items := int64(scanChainTileBytes) / elemBytes
+	stream := int64(0)
+	if n*elemBytes >= host.StreamMinBytes {
+		stream = 1
+	}
+	p.Knobs = []host.Knob{{Name: "ITEMS", Value: items}, {Name: "FLAT", Value: 1}, {Name: "SCAN_SG", Value: 0},
+		{Name: "CHAIN", Value: 1}, {Name: "SPIN", Value: 16384}, {Name: "STREAM", Value: stream}}
+	p.TileElems = items
+	p.Tiles = (n + items - 1) / items
+	groups := min(max(p.Tiles, 1), max(int64(caps.ComputeUnits), 1))
+	if caps.MaxWorkGroupCount[0] > 0 {
+		groups = min(groups, caps.MaxWorkGroupCount[0])
+	}
+	p.Groups = [3]int64{groups, 1, 1}
+	p.Reason = "cpu opencl: single-pass chained scan, one work-item per core taking cache-sized tiles in order"
+	if stream != 0 {
+		p.Reason += ", non-temporal stores"
+	}
+	return p
+}
