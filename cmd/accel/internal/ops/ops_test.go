@@ -96,7 +96,7 @@ func TestOpsRegistry(t *testing.T) {
 		assert.NotEmpty(t, op.Outputs, "%s: outputs", op.Name)
 	}
 	assert.True(t, sort.StringsAreSorted(names), "Ops() not sorted by name: %v", names)
-	for _, want := range []string{"tril_indices", "triu_indices", "diagonal_scatter", "scatter", "scatter_reduce",
+	for _, want := range []string{"tril_indices", "triu_indices", "diagonal_scatter", "scatter", "scatter_reduce", "index_add", "index_reduce",
 		"scatter_reduce_backward", "put_along_axis", "take_along_axis", "cumsum", "compact", "sort", "unique", "segment_reduce"} {
 		assert.Contains(t, names, want)
 	}
@@ -188,6 +188,31 @@ func opCases(t *testing.T) []opCase {
 		cs = append(cs, opCase{name: "add_int32_dim-1", op: "scatter_reduce",
 			params: map[string]string{"dim": "-1", "reduce": "add"},
 			inputs: map[string]*accel.Tensor{"input": in, "index": idx, "src": src}, exact: true})
+	}
+
+	// index_add and index_reduce along dim 1 (9 source columns onto 4):
+	// integers exact, floats exact where deterministic.
+	for _, c := range []struct {
+		op, reduce, det string
+		dt              accel.DType
+	}{
+		{"index_add", "", "false", accel.Int64}, {"index_add", "", "true", accel.Float32},
+		{"index_reduce", "amax", "false", accel.Float32}, {"index_reduce", "mean", "true", accel.Float64},
+		{"index_reduce", "prod", "false", accel.Int32},
+	} {
+		in := randTensor(t, rng, c.dt, 5, 4)
+		src := randTensor(t, rng, c.dt, 5, 9)
+		idx := must(t)(accel.NewTensor(accel.Int64, 9))
+		for i := range idx.Int64s() {
+			idx.Int64s()[i] = rng.Int63n(4)
+		}
+		params := map[string]string{"dim": "1", "deterministic": c.det}
+		if c.reduce != "" {
+			params["reduce"], params["include_self"] = c.reduce, "false"
+		}
+		cs = append(cs, opCase{name: c.op + "_" + c.reduce + "_" + c.dt.String() + "_det=" + c.det, op: c.op, params: params,
+			inputs: map[string]*accel.Tensor{"input": in, "index": idx, "source": src},
+			exact:  c.det == "true" || c.dt != accel.Float32 && c.dt != accel.Float64 || c.reduce == "amax", rtol: 1e-5, atol: 1e-5})
 	}
 
 	// put_along_axis (and take_along_axis of its result): integer adds and
