@@ -196,14 +196,32 @@ func (o Options) host() host.Options {
 
 // PlanReport is the plan one of an op's families ran with, as Device.OnPlan
 // reports it: the op, the family and the plan printed with its reasons.
+//
+// An op's own plan (not the plans of the primitives it runs, a sort's
+// scans say) carries the traffic model of the whole op: ModelBytes, the
+// device-memory bytes its passes read and write as modelled from the plan,
+// beside MinBytes, the op's least (each input read and each output
+// written once), and its launches and host waits. An op without a model
+// leaves them 0.
 type PlanReport struct {
-	Op     string `json:"op"`
-	Family string `json:"family"`
-	Plan   string `json:"plan"`
+	Op         string `json:"op"`
+	Family     string `json:"family"`
+	Plan       string `json:"plan"`
+	ModelBytes int64  `json:"model_bytes,omitempty"`
+	MinBytes   int64  `json:"min_bytes,omitempty"`
+	Launches   int    `json:"launches,omitempty"`
+	Waits      int    `json:"waits,omitempty"`
 }
 
-// String prints "op family: plan".
-func (r PlanReport) String() string { return fmt.Sprintf("%s %s: %s", r.Op, r.Family, r.Plan) }
+// String prints "op family: plan", and the model where there is one.
+func (r PlanReport) String() string {
+	s := fmt.Sprintf("%s %s: %s", r.Op, r.Family, r.Plan)
+	if r.ModelBytes > 0 {
+		s += fmt.Sprintf(" [model %d B = %.2fx the least %d B, %d launches, %d waits]", r.ModelBytes,
+			float64(r.ModelBytes)/float64(max(r.MinBytes, 1)), r.MinBytes, r.Launches, r.Waits)
+	}
+	return s
+}
 
 // OnPlan makes d call f with the plan of every op family it runs from now
 // on (a scatter's path, a sort's passes, a sparse union's strategy, an
@@ -221,6 +239,17 @@ func (d *Device) OnPlan(f func(PlanReport)) {
 func (d *Device) report(op, family string, plan fmt.Stringer) {
 	if f := d.onPlan.Load(); f != nil {
 		(*f)(PlanReport{Op: op, Family: family, Plan: plan.String()})
+	}
+}
+
+// reportModel hands an op's own plan to the OnPlan hook, with the op's
+// traffic model t (computed only when someone listens) and its least
+// bytes.
+func (d *Device) reportModel(op, family string, plan fmt.Stringer, t func() traffic, minBytes int64) {
+	if f := d.onPlan.Load(); f != nil {
+		m := t()
+		(*f)(PlanReport{Op: op, Family: family, Plan: plan.String(), ModelBytes: m.Bytes(), MinBytes: minBytes,
+			Launches: m.Launches(), Waits: m.Waits})
 	}
 }
 

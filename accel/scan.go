@@ -152,6 +152,9 @@ func (d *Device) Cumsum(x *DeviceTensor, exclusive bool) (*DeviceTensor, error) 
 	if err != nil {
 		return nil, err
 	}
+	e := int64(x.dtype.Size())
+	plan := d.plan(planScan(d.caps, x.n, e, d.scanSubgroups(x.dtype)))
+	d.reportModel(op, "cumsum", plan, func() traffic { return scanTraffic(plan, x.n, e, e) }, 2*x.n*e)
 	s, err := d.scanBuf(op, x.dtype, x.raw(), out.raw(), x.n, kernels.FlagNone, exclusive)
 	if err == nil {
 		s.release()

@@ -274,8 +274,9 @@ func (d *Device) scatterRun(op string, g scatterGeom, out, index, src *DeviceTen
 		return err
 	}
 	defer j.release()
-	sp := d.planner.scatter(d.caps, g.shape(out.n, out.dtype, includeSelf, det))
-	d.report(op, "scatter", sp)
+	shape := g.shape(out.n, out.dtype, includeSelf, det)
+	sp := d.planner.scatter(d.caps, shape)
+	d.reportModel(op, "scatter", sp, func() traffic { return scatterTraffic(d.caps, sp, shape) }, scatterMinBytes(shape))
 	switch sp.Path {
 	case scatterOwned:
 		err = j.owned(sp)

@@ -58,6 +58,7 @@ func (d *Device) sortByKey(op string, keys, values *DeviceTensor, descending boo
 	}
 	w := keys.dtype.Size()
 	kind := keyKind(keys.dtype)
+	d.reportSort(op, keys, values, descending)
 	res, err := d.radixSort(op, keys.raw(), keys.n, w, kind, descending, 8*w, nil, 0)
 	if err != nil {
 		return nil, nil, nil, err
@@ -116,4 +117,29 @@ func (d *Device) gather(op string, wordBytes int, n int64, dst, src, idx host.Bu
 		variant = "w64"
 	}
 	return d.run(op, variant, d.elementwise(op, n), kernels.MoveGather{Dst: dst, Src: src, Idx: idx, N: n})
+}
+
+// reportSort reports a sort's plan and its model: the radix passes, the
+// sorted keys' recovery (none for ascending unsigned keys: the order bits
+// are the keys), and the values' gather.
+func (d *Device) reportSort(op string, keys, values *DeviceTensor, descending bool) {
+	n, w := keys.n, keys.dtype.Size()
+	kind := keyKind(keys.dtype)
+	plan := d.plan(d.planner.radix(d.caps, n))
+	wb, vb := int64(w), int64(0)
+	if values != nil {
+		vb = int64(values.dtype.Size())
+	}
+	model := func() traffic {
+		prep := kind != kernels.KindUnsigned || descending
+		t := radixTraffic(d.caps, plan, n, w, 8*w, prep, false, (w == 4 || 8*w <= 32) && n <= 1<<32)
+		if prep {
+			t.add("sort_keys", n*(wb+8), n*wb) // a gather (floats) or the order bits mapped back
+		}
+		if values != nil {
+			t.add("sort_values", n*(8+vb), n*vb)
+		}
+		return t
+	}
+	d.reportModel(op, "sort", plan, model, n*(2*wb+8+2*vb))
 }

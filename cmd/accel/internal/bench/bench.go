@@ -63,6 +63,13 @@ type Result struct {
 	Items        int64   `json:"items,omitempty"`       // keys or elements processed, where the rate is per item
 	MItemsPerS   float64 `json:"mkeys_per_s,omitempty"` // Items / MedianS / 1e6
 	Plan         string  `json:"plan"`
+	// ModelBytes is the op's traffic as its plan models it (accel's
+	// PlanReport.ModelBytes: every pass's bytes read and written), 0 for
+	// an op without a model; MinBytes is the op's least as the library
+	// counts it. On a GPU, ModelBytes / CopyGBps is the time the plan
+	// cannot beat.
+	ModelBytes int64 `json:"model_bytes,omitempty"`
+	MinBytes   int64 `json:"min_bytes,omitempty"`
 	// PeakBytes is the most device memory a warm call held at once in
 	// tensors: its inputs, outputs and workspace.
 	PeakBytes int64 `json:"peak_bytes"`
@@ -266,8 +273,9 @@ func Run(dev *accel.Device, opts Options, refCache map[string]float64) ([]Result
 }
 
 // withPlans runs call, collecting the plans the op's families report
-// (Device.OnPlan), and returns them after note, joined.
-func withPlans(dev *accel.Device, note string, call func() (measure, error)) (measure, string, error) {
+// (Device.OnPlan), and returns them after note, joined, with the op's
+// traffic model: its modelled and least bytes.
+func withPlans(dev *accel.Device, note string, call func() (measure, error)) (m measure, plan string, model, least int64, err error) {
 	var plans []string
 	if note != "" {
 		plans = append(plans, note)
@@ -276,10 +284,12 @@ func withPlans(dev *accel.Device, note string, call func() (measure, error)) (me
 		if p := r.Family + ": " + r.Plan; !slices.Contains(plans, p) {
 			plans = append(plans, p)
 		}
+		model += r.ModelBytes
+		least += r.MinBytes
 	})
-	m, err := call()
+	m, err = call()
 	dev.OnPlan(nil)
-	return m, strings.Join(plans, " | "), err
+	return m, strings.Join(plans, " | "), model, least, err
 }
 
 func runCase(dev *accel.Device, c benchCase, reps int, refCache map[string]float64) (Result, error) {
@@ -300,7 +310,7 @@ func runCase(dev *accel.Device, c benchCase, reps int, refCache map[string]float
 		return timed(dev, cr.call)
 	}
 	dev.TrimPool() // the first call builds its kernels and gets fresh buffers
-	first, plan, err := withPlans(dev, cr.plan, call)
+	first, plan, model, least, err := withPlans(dev, cr.plan, call)
 	if err != nil {
 		return Result{}, err
 	}
@@ -344,7 +354,7 @@ func runCase(dev *accel.Device, c benchCase, reps int, refCache map[string]float
 	r := Result{Op: c.op, Case: c.name, Backend: info.Backend, Device: info.Name,
 		MedianS: median(devS), WallS: median(wallS), FirstS: first.wall, ColdS: cold.wall, Reps: reps, Bytes: c.bytes, RefMedianS: refS,
 		Syncs: per(sum.Waits), Submits: per(sum.Submits), Launches: per(sum.Launches),
-		Plan: plan, PeakBytes: peak, PoolStats: dev.PoolStats()}
+		Plan: plan, ModelBytes: model, MinBytes: least, PeakBytes: peak, PoolStats: dev.PoolStats()}
 	if r.MedianS > 0 {
 		r.GBps = float64(r.Bytes) / r.MedianS / 1e9
 		r.Speedup = refS / r.MedianS

@@ -1,0 +1,202 @@
+package accel
+
+import (
+	"fmt"
+	"strings"
+
+	"github.com/accelkern/accel/host"
+)
+
+// The traffic model: what a plan costs a device, computed from the plan
+// itself. Each pass's bytes read and written of device memory (each
+// element once per pass that touches it: caches and atomics' extra lines
+// aside), its launches and the host's waits. On a GPU, where the passes
+// stream through memory, the bytes over the copy bandwidth are the time a
+// plan cannot beat; the families' unit tests bound the model of their GPU
+// plans against the op's minimum (each input read once, each output
+// written once), so a GPU plan's traffic is checked on a machine without
+// a GPU, and a GPU run checks the model (bench JSON: model_bytes beside
+// min_bytes).
+
+// traffic is a plan's modelled memory traffic and launches.
+type traffic struct {
+	Passes []trafficPass
+	Waits  int // host waits for the device the plan itself needs
+}
+
+// trafficPass is one launch (or a driver's fill or copy): its bytes.
+type trafficPass struct {
+	Name        string
+	Read, Write int64
+}
+
+// add appends a pass.
+func (t *traffic) add(name string, read, write int64) {
+	t.Passes = append(t.Passes, trafficPass{Name: name, Read: read, Write: write})
+}
+
+// then appends u's passes and waits.
+func (t *traffic) then(u traffic) {
+	t.Passes = append(t.Passes, u.Passes...)
+	t.Waits += u.Waits
+}
+
+// Bytes is the traffic of every pass, read and written.
+func (t traffic) Bytes() int64 {
+	var b int64
+	for _, p := range t.Passes {
+		b += p.Read + p.Write
+	}
+	return b
+}
+
+// Launches is the number of passes.
+func (t traffic) Launches() int { return len(t.Passes) }
+
+// String prints the total and each pass.
+func (t traffic) String() string {
+	var b strings.Builder
+	fmt.Fprintf(&b, "model %d B, %d launches, %d waits:", t.Bytes(), t.Launches(), t.Waits)
+	for _, p := range t.Passes {
+		fmt.Fprintf(&b, " %s %d/%d", p.Name, p.Read, p.Write)
+	}
+	return b.String()
+}
+
+// scanTraffic models a scan of n elements of inBytes each (the source:
+// elements, or the words its flags are computed from) into outBytes each
+// on plan p (planScan): the chained scan reads and writes each element
+// once (its fixup pass rescans only tiles whose carry timed out);
+// reduce-then-scan reads the input twice.
+func scanTraffic(p host.Plan, n, inBytes, outBytes int64) traffic {
+	var t traffic
+	if n == 0 {
+		return t
+	}
+	if p.Knob("CHAIN") != 0 {
+		t.add("scan_chain", n*inBytes, n*outBytes)
+		t.add("scan_fixup", 0, 0)
+		return t
+	}
+	g := p.TotalGroups()
+	t.add("scan_reduce", n*inBytes, (g+1)*outBytes)
+	t.add("scan_partials", (g+1)*outBytes, (g+1)*outBytes)
+	t.add("scan_apply", n*inBytes+g*outBytes, n*outBytes)
+	return t
+}
+
+// radixTraffic models a stable radix sort of n keys of wordBytes (sorted
+// on keyBits bits) on plan p (planRadix), carrying int64 entries: per
+// digit pass a count and a scatter, which move keys and entries unpacked,
+// or packed in one 64-bit word between the passes where both fit 32 bits
+// (radixSort's packed); a scan of the histogram per pass; with prep, the
+// order bits written first.
+func radixTraffic(caps host.Caps, p host.Plan, n int64, wordBytes int, keyBits int, prep, initPerm, packed bool) traffic {
+	var t traffic
+	if n == 0 {
+		return t
+	}
+	bits := int(p.Knob("RADIX_BITS"))
+	passes := max((keyBits+bits-1)/bits, 1)
+	packed = packed && passes > 1
+	wb := int64(wordBytes)
+	if prep {
+		t.add("radix_prep", n*wb, n*wb)
+	}
+	items := p.TotalGroups() * int64(p.LocalSize)
+	if kpt := p.Knob("RADIX_KPT"); kpt > 0 {
+		tile := int64(p.LocalSize) * kpt
+		items = (n + tile - 1) / tile
+	}
+	hist := int64(1<<bits) * items * 8
+	for pass := 0; pass < passes; pass++ {
+		first, last := pass == 0, pass == passes-1
+		var in, out int64 // bytes per key read and written by the scatter
+		switch {
+		case !packed:
+			in, out = wb+8, wb+8
+			if first && !initPerm {
+				in = wb // the positions are the entries
+			}
+		case first:
+			in, out = wb, 8
+			if initPerm {
+				in += 8
+			}
+		case last:
+			in, out = 8, wb+8
+		default:
+			in, out = 8, 8
+		}
+		count := wb // the count reads the keys, or the packed words
+		if packed && !first {
+			count = 8
+		}
+		t.add("radix_count", n*count, hist)
+		t.then(scanTraffic(planScan(caps, hist/8, 8, false), hist/8, 8, 8))
+		t.add("radix_scatter", n*in+hist, n*out)
+	}
+	return t
+}
+
+// copyTraffic models a copy of size bytes: the driver's or the copy
+// kernel's, each a read and a write of every byte.
+func copyTraffic(size int64) traffic {
+	var t traffic
+	if size > 0 {
+		t.add("copy", size, size)
+	}
+	return t
+}
+
+// scatterTraffic models a scatter of s on plan sp, after the copy of the
+// input into the output: index words of 8 bytes, elements of
+// s.elemBytes. The atomic pass counts a read and a write of a target per
+// position (the atomic's line), the CPU passes their private copies.
+func scatterTraffic(caps host.Caps, sp scatterPlan, s scatterShape) traffic {
+	t := traffic{Waits: 1} // the validation flag's read at the end
+	n, tg, e := s.n, s.targets, int64(s.elemBytes)
+	t.then(copyTraffic(tg * e))
+	counts := int64(0)
+	if s.red == Mean {
+		counts = 4
+	}
+	switch sp.Path {
+	case scatterAtomic:
+		if !s.includeSelf && s.red != Assign {
+			t.add("scatter_init", 8*n, e*n)
+		}
+		t.add("scatter_reduce", 8*n+(e+counts)*n, (e+counts)*n)
+	case scatterSorted:
+		t.add("scatter_validate", 8*n, 0)
+		t.add("scatter_dest", 8*n, 16*n)
+		t.then(radixTraffic(caps, planRadix(caps, n), n, 8, keyBitsFor(tg), false, true, false))
+		self := int64(0)
+		if s.includeSelf {
+			self = e * tg
+		}
+		t.add("segment_fold", 16*n+e*n+self, e*tg)
+	case scatterOwned:
+		workers := sp.Pass.TotalGroups() * int64(sp.Pass.LocalSize)
+		t.add("scatter_owned", workers*8*n+e*n+e*tg, e*tg)
+	case scatterPrivate, scatterFew:
+		workers := sp.Pass.TotalGroups() * int64(sp.Pass.LocalSize)
+		priv := workers * tg * e
+		if sp.Path == scatterPrivate {
+			t.add("private_fill", 0, priv)
+		}
+		t.add("scatter_"+sp.Path.String(), 8*n+e*n, priv)
+		t.add("scatter_merge", priv+e*tg, e*tg)
+	}
+	if s.red == Mean && sp.Path != scatterSorted {
+		t.add("scatter_mean", (e+4)*tg, e*tg)
+	}
+	return t
+}
+
+// scatterMinBytes is a scatter's least traffic: the input read, the index
+// and the sources read, the output written, once each.
+func scatterMinBytes(s scatterShape) int64 {
+	e := int64(s.elemBytes)
+	return 2*e*s.targets + (8+e)*s.n
+}

@@ -1,0 +1,90 @@
+package accel
+
+import (
+	"testing"
+
+	"github.com/accelkern/accel/host"
+	"github.com/stretchr/testify/assert"
+)
+
+// h100 is the H100 of ../shared/gpu-runs/2026-11-25-h100 as the planners
+// see it (Vulkan caps; OpenCL's differ only in the subgroup fields).
+var h100 = host.Caps{Backend: host.Vulkan, Type: host.TypeDiscreteGPU, ComputeUnits: 132, MaxWorkGroupSize: 1024,
+	MaxWorkGroupCount: [3]int64{2147483647, 65535, 65535}, LocalMemBytes: 48 << 10, SubgroupSize: 32,
+	GlobalMemBytes: 80 << 30, MaxAllocBytes: 80 << 30, Int64: true, Int64Atomics: true, Float32Atomics: true}
+
+// h100CopyBps is its device copy, read plus written bytes per second, as
+// measured there (OpenCL's clEnqueueCopyBuffer).
+const h100CopyBps = 2.97e12
+
+// TestTrafficModel bounds the modelled traffic of the GPU plans against
+// each op's least, and logs the time each needs on the H100 at its copy
+// bandwidth (5 us a launch), next to the times measured there.
+func TestTrafficModel(t *testing.T) {
+	cpu := host.Caps{Backend: host.OpenCL, Type: host.TypeCPU, ComputeUnits: 2, MaxWorkGroupSize: 4096,
+		MaxWorkGroupCount: [3]int64{1 << 31, 65535, 65535}, GlobalMemBytes: 8 << 30, MaxAllocBytes: 2 << 30, Int64Atomics: true}
+	predict := func(name string, tr traffic, min int64, measured string) {
+		s := float64(tr.Bytes())/h100CopyBps + 5e-6*float64(tr.Launches())
+		t.Logf("%-28s model %6.2fx the least, %2d launches: %.3f ms on the H100 at its copy bandwidth (measured there: %s)",
+			name, float64(tr.Bytes())/float64(min), tr.Launches(), 1e3*s, measured)
+	}
+
+	// cumsum: reduce-then-scan reads the input twice: at most 1.5x the
+	// least, and the partials; the CPU's chained scan is the least.
+	for _, n := range []int64{1 << 20, 64 << 20} {
+		tr := scanTraffic(planScan(h100, n, 4, true), n, 4, 4)
+		min := 2 * 4 * n
+		assert.LessOrEqual(t, tr.Bytes(), min*3/2+64<<10, "gpu cumsum %d: %s", n, tr)
+		assert.Equal(t, min, scanTraffic(planScan(cpu, n, 4, false), n, 4, 4).Bytes(), "cpu cumsum %d", n)
+		if n == 64<<20 {
+			predict("cumsum int32 64M", tr, min, "0.913 OpenCL, 0.460 Vulkan, PyTorch 0.271")
+		}
+	}
+
+	// a sort of 32-bit keys carrying the permutation: at most (digit
+	// passes + 1) x 2 x the least, on every plan
+	for _, c := range []host.Caps{h100, cpu} {
+		n := int64(16 << 20)
+		p := planRadix(c, n)
+		passes := (32 + p.Knob("RADIX_BITS") - 1) / p.Knob("RADIX_BITS")
+		tr := radixTraffic(c, p, n, 4, 32, false, false, true)
+		min := n * (4 + 4 + 8)
+		assert.LessOrEqual(t, tr.Bytes(), (passes+1)*2*min, "%s sort: %d passes, %s", c.Type, passes, tr)
+		if c.Type != host.TypeCPU {
+			predict("sort 16M uint32 + perm", tr, min, "6.48 OpenCL, 3.44 Vulkan, PyTorch 0.94")
+		}
+	}
+
+	// scatter_reduce: the atomic pass within 2x the least (2.5x for a
+	// mean, whose hit counts are a word per position); the bench's rows on
+	// the H100
+	for _, c := range []struct {
+		name     string
+		n, tg    int64
+		red      Reduction
+		measured string
+	}{
+		{"scatter 16M->1M sum", 16 << 20, 1 << 20, Sum, "build error, panic; PyTorch 0.231"},
+		{"scatter 16M->16 sum", 16 << 20, 16, Sum, "build error, panic; PyTorch 4.33"},
+		{"scatter 16M->16M sum (perm)", 16 << 20, 16 << 20, Sum, "build error, panic; PyTorch 0.838"},
+		{"scatter 16M->1M mean", 16 << 20, 1 << 20, Mean, "-"},
+	} {
+		s := scatterShape{n: c.n, targets: c.tg, elemBytes: 4, red: c.red, includeSelf: true, flat: true}
+		sp := planScatter(h100, s)
+		tr := scatterTraffic(h100, sp, s)
+		assert.Equal(t, scatterAtomic, sp.Path, c.name)
+		bound := 2 * scatterMinBytes(s)
+		if c.red == Mean {
+			bound = 5 * scatterMinBytes(s) / 2
+		}
+		assert.LessOrEqual(t, tr.Bytes(), bound, "%s: %s", c.name, tr)
+		assert.Equal(t, 1, tr.Waits, c.name)
+		predict(c.name, tr, scatterMinBytes(s), c.measured)
+		det := s
+		det.det = true
+		dp := planScatter(h100, det)
+		dt := scatterTraffic(h100, dp, det)
+		assert.Equal(t, scatterSorted, dp.Path, c.name)
+		predict(c.name+" (det)", dt, scatterMinBytes(s), "-")
+	}
+}
