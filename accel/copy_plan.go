@@ -6,7 +6,7 @@ import (
 
 // planCopy plans a copy of n 32-bit words with the copy kernel
 // (clkernels/common/copy_body.h) and says whether the device should use
-// it rather than its driver's buffer copy: on CPU host.OpenCL drivers, whose
+// it rather than its driver's buffer copy: on CPU OpenCL drivers, whose
 // buffer copy runs on one thread (PoCL: about half of what the memory
 // moves). The plan is one work-item per group and one group per core, each
 // copying a contiguous run of 64 KiB chunks; under a driver loop limit,

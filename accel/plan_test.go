@@ -196,9 +196,9 @@ func TestPlanScan(t *testing.T) {
 	}
 }
 
-// TestPlanCopyDiag: the copy kernel is chosen on CPU host.OpenCL devices only,
+// TestPlanCopyDiag: the copy kernel is chosen on CPU OpenCL devices only,
 // with one group per core; under a loop limit each group takes one chunk;
-// the diag plan on CPU host.OpenCL runs one work-item per group with a fixed
+// the diag plan on CPU OpenCL runs one work-item per group with a fixed
 // ITEMS (one compiled variant for every size). Every plan covers its
 // elements and fits the device.
 func TestPlanCopyDiag(t *testing.T) {
@@ -289,6 +289,36 @@ func TestCompleteScatter(t *testing.T) {
 		}
 		if sp.Path != scatterOwned {
 			assert.Equal(t, planScatterMerge(c.caps, s.targets), sp.Merge, c.name)
+		}
+	}
+}
+
+// TestPlanScatterCores: the CPU planner's choice for 2, 16 and 64 compute
+// units. Private copies grow with the cores, the owners' walk does not
+// shrink with them: perm16M stays on private copies from 2 to 64 cores
+// (16 cores chose owners before the cost model: 551 ms on a 16-core Xeon
+// against 156 ms on 2 of its cores), and a few positions into many
+// targets go to the owners.
+func TestPlanScatterCores(t *testing.T) {
+	for _, c := range []struct {
+		name  string
+		n, tg int64
+		want  [3]scatterPath // for 2, 16, 64 compute units
+	}{
+		{"perm16M", 16 << 20, 16 << 20, [3]scatterPath{scatterPrivate, scatterPrivate, scatterPrivate}},
+		{"rand16M_1M", 16 << 20, 1 << 20, [3]scatterPath{scatterPrivate, scatterPrivate, scatterPrivate}},
+		{"hot16M_16", 16 << 20, 16, [3]scatterPath{scatterFew, scatterFew, scatterFew}},
+		{"16K into 16M", 16 << 10, 16 << 20, [3]scatterPath{scatterOwned, scatterOwned, scatterOwned}},
+		{"1M into 1M", 1 << 20, 1 << 20, [3]scatterPath{scatterPrivate, scatterPrivate, scatterPrivate}},
+		{"64K into 16M", 64 << 10, 16 << 20, [3]scatterPath{scatterOwned, scatterOwned, scatterOwned}},
+	} {
+		for i, cu := range []int{2, 16, 64} {
+			caps := host.Caps{Backend: host.OpenCL, Type: host.TypeCPU, ComputeUnits: cu, GlobalMemBytes: int64(cu) * 4 << 30,
+				MaxAllocBytes: 64 << 30, MaxWorkGroupCount: [3]int64{1 << 31, 65535, 65535}, Int64Atomics: true}
+			s := scatterShape{n: c.n, targets: c.tg, elemBytes: 4, red: Sum, includeSelf: true, flat: true}
+			sp := planScatter(caps, s)
+			assert.Equal(t, c.want[i], sp.Path, "%s on %d cores: %s (private %d ns, owned %d ns)", c.name, cu, sp,
+				cpuPrivateNs(int64(cu), c.n, c.tg, 4), cpuOwnedNs(min(int64(cu), c.tg, 4), int64(cu), c.n))
 		}
 	}
 }

@@ -7,7 +7,7 @@ import (
 )
 
 // scanSubgroups says whether a device has the scan's subgroup variant for
-// elements of elemBytes (64-bit integers: int64 true): host.Vulkan with subgroup
+// elements of elemBytes (64-bit integers: int64 true): Vulkan with subgroup
 // arithmetic, on 64-bit integers also shaderSubgroupExtendedTypes, on
 // float64 also fp64.
 func scanSubgroups(caps host.Caps, elemBytes int, int64s bool) bool {
@@ -29,7 +29,7 @@ func scanSubgroups(caps host.Caps, elemBytes int, int64s bool) bool {
 // LocalSize*ITEMS units (elements, or pairs of 32-bit elements on the
 // subgroup path), and a number of groups from the compute units, each
 // group owning a contiguous range of tiles. subgroups says the device has
-// the subgroup variant for this element type (host.Vulkan, subgroup
+// the subgroup variant for this element type (Vulkan, subgroup
 // arithmetic); the plan then takes the subgroup path (knob SCAN_SG = 1)
 // where its work-group is whole subgroups. The group count stays under the
 // driver's loop limit, since one work-item scans the per-group partial
@@ -112,7 +112,7 @@ func planScan(caps host.Caps, n int64, elemBytes int64, subgroups bool) host.Pla
 // that a tile's hand-over (a flag and a partial between cores) is noise.
 const scanChainTileBytes = 256 << 10
 
-// planScanChain plans the single-pass chained scan of CPU host.OpenCL drivers
+// planScanChain plans the single-pass chained scan of CPU OpenCL drivers
 // (knob CHAIN, entry chain of scan_body.h): one work-item per group and
 // one group per core, taking tiles of ITEMS elements in ticket order; x is
 // read once from memory where reduce-then-scan reads it twice. The flat

@@ -119,8 +119,9 @@ func planScatter(caps host.Caps, s scatterShape) scatterPlan {
 // (each of one work-item per compute unit reads every index but folds only
 // its own range of targets, in index order); without, scatterPrivate (one
 // private copy of the output per compute unit, merged at the end) where
-// the copies are no larger than about twice the positions and fit in an
-// eighth of the device's memory, scatterFew where that is so and the
+// the copies fit in an eighth of the device's memory and the cost model
+// (cpuPrivateNs, cpuOwnedNs) says they beat the owners, scatterFew where
+// that is so and the
 // targets are at most kernels.ScFewMax, else scatterOwned. On a CPU driver
 // with a loop limit, scatterFew for at most kernels.ScFewMax targets
 // without det, where its workers fit the limit. On other devices det takes
@@ -137,7 +138,8 @@ func chooseScatter(caps host.Caps, s scatterShape) scatterPlan {
 		if caps.MaxAllocBytes > 0 {
 			budget = min(budget, caps.MaxAllocBytes)
 		}
-		if !s.det && workers > 1 && workers*targets <= 2*n+1<<16 && privBytes <= budget {
+		owners := max(min(workers, targets, 4), 1)
+		if !s.det && workers > 1 && privBytes <= budget && cpuPrivateNs(workers, n, targets, s.elemBytes) <= cpuOwnedNs(owners, workers, n) {
 			p.Groups = host.FoldGroups(workers, caps.MaxWorkGroupCount)
 			p.Tiles, p.TileElems = workers, (n+workers-1)/workers
 			p.Reason = fmt.Sprintf("%d workers, %d positions each, private copies of %d targets", workers, p.TileElems, targets)
@@ -150,7 +152,6 @@ func chooseScatter(caps host.Caps, s scatterShape) scatterPlan {
 		}
 		// Every owner walks all positions, so more owners add reads but
 		// cannot take the walk's time below one full pass: a few suffice.
-		owners := max(min(workers, targets, 4), 1)
 		p.Groups = host.FoldGroups(owners, caps.MaxWorkGroupCount)
 		p.Tiles, p.TileElems = owners, n
 		p.Reason = fmt.Sprintf("%d owners, each walks all %d positions", owners, n)
@@ -176,6 +177,35 @@ func chooseScatter(caps host.Caps, s scatterShape) scatterPlan {
 		}
 	}
 	return sharedScatter(caps, s)
+}
+
+// The CPU drivers' cost model of chooseScatter, in nanoseconds of the
+// slowest core, from BenchmarkScatterPaths on PoCL (2-core EPYC, 16M
+// float32 positions): perm16M sum took 357 ms with private copies, 2.51 s
+// with 3 owners (each stepping over every position) and 1.38 s with
+// atomics; rand16M_1M 86 ms, 804 ms and 539 ms. Atomics never win on a CPU
+// driver, so the choice is between private copies, whose fill and merge
+// grow with cores x targets, and owners, whose walk does not shrink with
+// cores.
+const (
+	cpuOwnerStepNs      = 100 // an owner's step over one position
+	cpuFoldNs           = 10  // a worker's fold of one position into its copy
+	cpuCopyBytesPerNs   = 5   // one core's share of filling and merging the copies
+	cpuMemBytesPerNsCap = 40  // all cores together
+)
+
+// cpuPrivateNs is the private pass's time: each worker's positions, and
+// the fill, fold and merge of workers copies of targets elements (and hit
+// counts), bound by one core's rate or by the memory's.
+func cpuPrivateNs(workers, n, targets int64, elemBytes int) int64 {
+	copies := 3 * workers * targets * int64(elemBytes+4)
+	return n/workers*cpuFoldNs + copies/min(workers*cpuCopyBytesPerNs, cpuMemBytesPerNsCap)
+}
+
+// cpuOwnedNs is the owned pass's time: every owner steps over every
+// position, owners sharing the cores.
+func cpuOwnedNs(owners, workers, n int64) int64 {
+	return (owners + workers - 1) / workers * n * cpuOwnerStepNs
 }
 
 // sharedScatter is the choice where no CPU pass applies: scatterSorted for
