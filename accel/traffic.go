@@ -170,7 +170,8 @@ func scatterTraffic(caps host.Caps, sp scatterPlan, s scatterShape) traffic {
 	case scatterSorted:
 		t.add("scatter_validate", 8*n, 0)
 		t.add("scatter_dest", 8*n, 16*n)
-		t.then(radixTraffic(caps, planRadix(caps, n), n, 8, keyBitsFor(tg), false, true, false))
+		kb := keyBitsFor(tg) // packed with the source offsets where both fit 32 bits, as radixSort does
+		t.then(radixTraffic(caps, planRadix(caps, n), n, 8, kb, false, true, kb <= 32 && n <= 1<<32))
 		self := int64(0)
 		if s.includeSelf {
 			self = e * tg
