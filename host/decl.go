@@ -94,13 +94,17 @@ func (e *EntryDecl) Index() int { return e.index }
 func (e *EntryDecl) Slots() int { return len(e.Args) }
 
 // FileDecl declares a kernel file: clkernels/NAME.cl and shaders/NAME.comp
-// (compiled per variant listed in shaders/variants.txt), their knobs and
-// their entry points.
+// (compiled per variant), their variants, knobs and entry points.
 type FileDecl struct {
-	Name    string
-	Doc     string
-	Knobs   []KnobDecl
-	Entries []*EntryDecl
+	Name string
+	Doc  string
+	// Variants are the file's builds, each with its defines; a variant V
+	// with a variant V.strict (defining STRICT=1) has a second SPIR-V build
+	// for Vulkan (StrictVariant). The generator writes them to
+	// shaders/variants.txt, which shaders/build.sh and Variants read.
+	Variants []Variant
+	Knobs    []KnobDecl
+	Entries  []*EntryDecl
 	// Codes lists the code groups (see CodeGroup) the file's kernels use;
 	// the generated header includes their definitions.
 	Codes []*CodeGroup
@@ -189,6 +193,21 @@ func (f *FileDecl) Init() *FileDecl {
 	}
 	if len(f.Entries) == 0 {
 		panic(fmt.Sprintf("kernel file %s: no entries", f.Name))
+	}
+	variants := map[string]bool{}
+	for i := range f.Variants {
+		v := &f.Variants[i]
+		base, strict := strings.CutSuffix(v.Name, ".strict")
+		if !isIdent("x"+base) || variants[v.Name] || strict != v.Strict() || strict && !variants[base] {
+			panic(fmt.Sprintf("kernel file %s: bad or repeated variant %q (a V.strict variant follows V and defines STRICT=1)", f.Name, v.Name))
+		}
+		for _, d := range v.Defines {
+			if k, _, ok := strings.Cut(d, "="); !ok || !isIdent(k) {
+				panic(fmt.Sprintf("kernel file %s: variant %s: bad define %q", f.Name, v.Name, d))
+			}
+		}
+		variants[v.Name] = true
+		v.File = f.Name
 	}
 	names := map[string]bool{}
 	for i, e := range f.Entries {

@@ -188,7 +188,7 @@ func TestDeviceLargeBuffers(t *testing.T) {
 }
 
 // triSpec is the kernel of tril_indices/triu_indices for int64 indices.
-var triSpec = host.KernelSpec{Entry: kernels.TriIndices.Entries[0], Variant: "i64"}
+var triSpec = kernels.TriIndicesRun{}.Spec(kernels.TriIndicesI64)
 
 // triCall is the launch of tril_indices(4, 3, 0) (N = 9) into out.
 func triCall(out host.Buffer) kernels.TriIndicesRun {
@@ -238,7 +238,7 @@ func TestDeviceKernel(t *testing.T) {
 
 		odd := plan
 		odd.LocalSize = 8
-		odd.Knobs = []host.Knob{{Name: "ITEMS", Value: 1}, {Name: "CONTIG", Value: 0}}
+		odd.Knobs = []host.Knob{host.KnobItems.Set(1), host.KnobContig.Set(0)}
 		odd.Groups = [3]int64{3, 2, 1}
 		runTri(t, d, odd)
 

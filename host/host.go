@@ -241,8 +241,23 @@ type Knob struct {
 	Value int64  `json:"value"`
 }
 
+// KnobKey names a knob that some kernel file declares: the generated
+// variables Knob* (knobs_gen.go, one per knob name in host/kernels) are
+// its only values, so a misspelt knob does not compile. The launch still
+// checks that the kernel's own file declares it.
+type KnobKey struct{ name string }
+
+// Name returns the knob's name, e.g. "ITEMS".
+func (k KnobKey) Name() string { return k.name }
+
+// Set returns the knob set to v, for a Plan's Knobs.
+func (k KnobKey) Set(v int64) Knob { return Knob{Name: k.name, Value: v} }
+
+// Of returns the knob's value in p, or 0 when p does not set it.
+func (k KnobKey) Of(p Plan) int64 { return p.Knob(k.name) }
+
 // KernelSpec names a compiled kernel: an entry point of a kernel file and a
-// variant of the file from shaders/variants.txt (e.g. "f32").
+// variant the file declares (FileDecl.Variants; e.g. "f32").
 type KernelSpec struct {
 	Entry   *EntryDecl
 	Variant string

@@ -19,9 +19,10 @@ import (
 	"github.com/accelkern/accel/shaders"
 )
 
-// Variant is one line of shaders/variants.txt.
+// Variant is one build of a kernel file: a FileDecl's variant, and a line
+// of shaders/variants.txt (generated from the declarations).
 type Variant struct {
-	File    string
+	File    string // set by FileDecl.Init
 	Name    string
 	Defines []string // NAME=VALUE
 }
@@ -78,14 +79,18 @@ func DeviceKnobs(c Caps, v Variant) []Knob {
 		if c.Type == TypeCPU {
 			cpu = 1
 		}
-		k = append(k, Knob{Name: "CPU_TRICKS", Value: cpu})
+		k = append(k, knobCPUTricks.Set(cpu))
 	}
 	if v.Define("DT") == "3" {
 		fdiv := map[FP32DivMode]int64{FP32DivNative: 0, FP32DivDevice: 0, FP32DivFloat64: 1, FP32DivInteger: 2}[c.FP32Div]
-		k = append(k, Knob{Name: "FDIV", Value: fdiv})
+		k = append(k, KnobFdiv.Set(fdiv))
 	}
 	return k
 }
+
+// knobCPUTricks is the device knob CPU_TRICKS, which every OpenCL build
+// gets (DeviceKnobs) and no kernel file declares.
+var knobCPUTricks = KnobKey{"CPU_TRICKS"}
 
 // WithDeviceKnobs returns the plan's knobs and, where the plan does not
 // set them, the device's (DeviceKnobs).
@@ -105,7 +110,8 @@ var (
 	variantsErr  error
 )
 
-// Variants returns the variants listed in shaders/variants.txt, keyed by
+// Variants returns the variants listed in shaders/variants.txt (which
+// go generate ./host/kernels writes from the declarations), keyed by
 // "file.variant".
 func Variants() (map[string]Variant, error) {
 	variantsOnce.Do(func() {

@@ -322,7 +322,7 @@ func TestVulkanKernel(t *testing.T) {
 	// each, so the grid stride crosses all three dimensions.
 	odd := plan
 	odd.LocalSize = 8
-	odd.Knobs = []Knob{{Name: "ITEMS", Value: 1}, {Name: "CONTIG", Value: 0}}
+	odd.Knobs = []Knob{KnobItems.Set(1), KnobContig.Set(0)}
 	odd.Groups = [3]int64{3, 2, 1}
 	require.True(t, vktTril(t, d, odd))
 	k3, err := d.Kernel(vktTriSpec, odd)
@@ -331,7 +331,7 @@ func TestVulkanKernel(t *testing.T) {
 	// Fewer groups than tiles, contiguous runs: the stride loops.
 	one := odd
 	one.Groups = [3]int64{1, 1, 1}
-	one.Knobs = []Knob{{Name: "ITEMS", Value: 1}, {Name: "CONTIG", Value: 1}}
+	one.Knobs = []Knob{KnobItems.Set(1), KnobContig.Set(1)}
 	require.True(t, vktTril(t, d, one))
 
 	out, err := d.Alloc(18 * 8)
@@ -360,7 +360,7 @@ func TestVulkanKernel(t *testing.T) {
 	bad.Knobs = []Knob{{Name: "X", Value: 1}}
 	_, err = d.Kernel(vktTriSpec, bad)
 	require.ErrorContains(t, err, "declares no knob X", "knob the kernel file does not declare")
-	bad.Knobs = []Knob{{Name: "ITEMS", Value: 1 << 40}}
+	bad.Knobs = []Knob{KnobItems.Set(1 << 40)}
 	_, err = d.Kernel(vktTriSpec, bad)
 	require.ErrorContains(t, err, "32-bit", "knob beyond 32 bits")
 	noSuch := (&FileDecl{Name: "no_such_kernel", Entries: []*EntryDecl{{Name: "run"}}}).Init()

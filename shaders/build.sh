@@ -1,5 +1,6 @@
 #!/bin/sh
-# Compiles every variant listed in shaders/variants.txt into OUTDIR
+# Compiles every variant listed in shaders/variants.txt (generated from the
+# declarations in host/kernels: go generate ./host/kernels) into OUTDIR
 # (default: shaders/). Used by `make shaders` and by the test that checks the
 # committed SPIR-V against its sources, so both use exactly these flags.
 set -eu

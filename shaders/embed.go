@@ -1,7 +1,8 @@
 // Package shaders holds the GLSL compute shaders (*.comp), their SPIR-V
 // compiled by `make shaders` (NAME.VARIANT.spv, committed), and
-// variants.txt, the one list of variants and their defines that both the
-// Makefile (for glslc) and the OpenCL host path (for -D options) read.
+// variants.txt, the list of variants and their defines that both the
+// Makefile (for glslc) and the OpenCL host path (for -D options) read,
+// generated from the kernel declarations (go generate ./host/kernels).
 package shaders
 
 import "embed"

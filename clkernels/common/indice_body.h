@@ -155,36 +155,45 @@ i64 ip_target(BPTR params, i64 rule, i64 D, i64 b, i64 v0, i64 v1, i64 v2, i64 v
 		} \
 	}
 
-/* A work-item's share of a launch's rows_n rows x the offsets (or planes)
- * under split policy sp (IP_SPLIT_*): its rows [r_lo, r_hi) and its
- * offsets k0, k0 + kstep, ... (group g of jobs, work-item c of cores; a
- * macro: portable code has no out-parameters). */
-#define IP_SPLIT_RANGE(sp, g, c, cores, jobs, rows_n) \
-	i64 r_lo = I64C(0); \
-	i64 r_hi = (rows_n); \
-	i64 k0 = I64C(0); \
-	i64 kstep = I64C(1); \
-	if ((sp) == I64C(IP_SPLIT_LL)) { \
-		const i64 chunk_ = cdiv64((rows_n), (jobs) * (cores)); \
-		r_lo = ((g) * (cores) + (c)) * chunk_; \
-		r_hi = r_lo + chunk_; \
-	} else if ((sp) == I64C(IP_SPLIT_LK)) { \
-		const i64 chunk_ = cdiv64((rows_n), (jobs)); \
-		r_lo = (g) * chunk_; \
-		r_hi = r_lo + chunk_; \
-		k0 = (c); \
-		kstep = (cores); \
-	} else if ((sp) == I64C(IP_SPLIT_KL)) { \
-		const i64 chunk_ = cdiv64((rows_n), (cores)); \
-		r_lo = (c) * chunk_; \
-		r_hi = r_lo + chunk_; \
-		k0 = (g); \
-		kstep = (jobs); \
-	} else { \
-		k0 = (g) * (cores) + (c); \
-		kstep = (jobs) * (cores); \
-	} \
-	r_hi = min64(r_hi, (rows_n));
+/* A work-item's share of a launch's rows (ip_split_range). */
+STRUCT(ip_split) {
+	i64 r_lo;  /* its rows [r_lo, r_hi) */
+	i64 r_hi;
+	i64 k0;    /* its offsets (or planes) k0, k0 + kstep, ... */
+	i64 kstep;
+};
+
+/* The share of rows_n rows x the offsets (or planes) under split policy
+ * sp (IP_SPLIT_*) of work-item c of cores in group g of jobs. */
+ip_split ip_split_range(i64 sp, i64 g, i64 c, i64 cores, i64 jobs, i64 rows_n) {
+	ip_split r;
+	r.r_lo = I64C(0);
+	r.r_hi = rows_n;
+	r.k0 = I64C(0);
+	r.kstep = I64C(1);
+	if (sp == I64C(IP_SPLIT_LL)) {
+		const i64 chunk = cdiv64(rows_n, jobs * cores);
+		r.r_lo = (g * cores + c) * chunk;
+		r.r_hi = r.r_lo + chunk;
+	} else if (sp == I64C(IP_SPLIT_LK)) {
+		const i64 chunk = cdiv64(rows_n, jobs);
+		r.r_lo = g * chunk;
+		r.r_hi = r.r_lo + chunk;
+		r.k0 = c;
+		r.kstep = cores;
+	} else if (sp == I64C(IP_SPLIT_KL)) {
+		const i64 chunk = cdiv64(rows_n, cores);
+		r.r_lo = c * chunk;
+		r.r_hi = r.r_lo + chunk;
+		r.k0 = g;
+		r.kstep = jobs;
+	} else {
+		r.k0 = g * cores + c;
+		r.kstep = jobs * cores;
+	}
+	r.r_hi = min64(r.r_hi, rows_n);
+	return r;
+}
 
 void indice_keys(INDICE_KEYS_PARAMS) {
 	const i64 D = ip_param(params, IP_P_D);
@@ -239,7 +248,11 @@ void indice_expand(INDICE_EXPAND_PARAMS) {
 	const bool wd = wide != I64C(0);
 	/* this work-item's rows [r_lo, r_hi) of the launch's and its offsets
 	 * k0, k0 + kstep, ... */
-	IP_SPLIT_RANGE(sp, g, c, cores, jobs, rows_n)
+	const ip_split share = ip_split_range(sp, g, c, cores, jobs, rows_n);
+	const i64 r_lo = share.r_lo;
+	const i64 r_hi = share.r_hi;
+	const i64 k0 = share.k0;
+	const i64 kstep = share.kstep;
 	/* SUBM walks the sites in key order (launch row r is sorted position
 	 * row0 + r): for a fixed offset the targets (key + a constant) then
 	 * only grow, so each offset keeps a cursor into the sorted keys and
@@ -478,7 +491,11 @@ void indice_search(INDICE_SEARCH_PARAMS) {
 	const i64 cores = I64C(LOCAL_SIZE);
 	const i64 c = LOCAL_ID();
 	const i64 sp = split;
-	IP_SPLIT_RANGE(sp, g, c, cores, jobs, rows_n)
+	const ip_split share = ip_split_range(sp, g, c, cores, jobs, rows_n);
+	const i64 r_lo = share.r_lo;
+	const i64 r_hi = share.r_hi;
+	const i64 k0 = share.k0;
+	const i64 kstep = share.kstep;
 	i64 cur[IP_CURSORS]; /* the host checks the planes per core <= IP_CURSORS */
 	for (int s = 0; s < IP_CURSORS; s++) { /* 32-ok: a cursor, < IP_CURSORS */
 		cur[s] = I64C(-1);
@@ -761,7 +778,11 @@ void indice_crows(INDICE_CROWS_PARAMS) {
 	const i64 rl = rule;
 	const bool conv = rl == I64C(IP_RULE_CONV);
 	const bool em = emit != I64C(0);
-	IP_SPLIT_RANGE(sp, g, c, cores, jobs, chunks_n)
+	const ip_split share = ip_split_range(sp, g, c, cores, jobs, chunks_n);
+	const i64 r_lo = share.r_lo;
+	const i64 r_hi = share.r_hi;
+	const i64 k0 = share.k0;
+	const i64 kstep = share.kstep;
 	if (k0 >= K) {
 		return;
 	}

@@ -3,8 +3,8 @@
  * Headers in this folder are included by the kernels in clkernels (the OpenCL host path
  * inlines them) and by the GLSL shaders (glslc -I clkernels/common), so index
  * math is written once for both languages. Write only what both accept:
- * plain functions of scalars, no pointers, no structs, casts through CAST,
- * 64-bit integers as i64/u64, literals through I64C. */
+ * plain functions of scalars, no pointers, structs only through STRUCT,
+ * casts through CAST, 64-bit integers as i64/u64, literals through I64C. */
 #ifndef ACCEL_PORTABLE_H
 #define ACCEL_PORTABLE_H
 
@@ -31,6 +31,18 @@
 #endif
 
 #define I64C(x) CAST(i64, x)
+
+/* STRUCT(name) { fields }; declares a struct type both languages call
+ * name (OpenCL C through a typedef). A helper that yields several values
+ * returns one (portable code has no out-parameters); set its fields one
+ * by one (the languages share no initializer syntax). */
+#ifdef ACCEL_CL
+#define STRUCT(name) \
+	typedef struct name name; \
+	struct name
+#else
+#define STRUCT(name) struct name
+#endif
 
 /* A mode-like argument that the host may fold into a knob (host.Fold, for
  * drivers that run both sides of every branch): the knob K where it is set

@@ -74,130 +74,156 @@
 
 #define SC_META(block, k) LOADI(meta, I64C(block) * rank + (k))
 
-/* The target offset without the dim term (o), the source offset (s) and
- * the index offset (io) of position p. */
-#define SC_POSITION(p, o, s, io) \
-	{ \
-		i64 rem_ = (p); \
-		if (rank == I64C(1)) { /* no division on the common 1-d path */ \
-			s = (p) * LOADI(meta, I64C(SC_META_SRC)); \
-			io = (p) * LOADI(meta, I64C(SC_META_IDX)); \
-		} \
-		for (i64 k_ = rank - I64C(1); k_ >= I64C(0) && rank > I64C(1); k_--) { \
-			const i64 size_ = SC_META(SC_META_LOOP, k_); \
-			const i64 q_ = udiv64(rem_, size_); \
-			const i64 pk_ = rem_ - q_ * size_; \
-			rem_ = q_; \
-			if (k_ != dim) { \
-				o += pk_ * SC_META(SC_META_OUT, k_); \
-			} \
-			s += pk_ * SC_META(SC_META_SRC, k_); \
-			io += pk_ * SC_META(SC_META_IDX, k_); \
-		} \
-	}
+/* A position's offsets and index value (sc_position). */
+STRUCT(sc_pos) {
+	i64 o;  /* the target offset without the dim term */
+	i64 s;  /* the source offset */
+	i64 ix; /* the index value, a negative one wrapped once where wrap != 0 */
+};
 
-/* The elementwise passes over positions: STEP(p, o, s, ix) runs for every
- * position p of this work-item's tiles with o the target offset without
- * the dim term, s the source offset and ix the index value (a negative one
- * wrapped once where wrap != 0). */
-#define SC_EACH_POSITION(STEP) \
-	{ \
-		const i64 tiles_ = ew_tiles(count); \
-		for (i64 tile_ = GROUP_LINEAR_ID(); tile_ < tiles_; tile_ += GROUP_TOTAL()) { \
-			for (i64 j_ = I64C(0); j_ < I64C(ITEMS); j_++) { \
-				const i64 p = ew_index(tile_, j_); \
-				if (p >= count) { \
-					continue; \
-				} \
-				i64 o = I64C(0); \
-				i64 s = I64C(0); \
-				i64 io = I64C(0); \
-				SC_POSITION(p, o, s, io) \
-				i64 ix = LOADI(index, io); \
-				if (wrap != I64C(0) && ix < I64C(0)) { \
-					ix += dim_size; \
-				} \
-				STEP(p, o, s, ix) \
-			} \
-		} \
+/* Position p's offsets, decomposed with the metadata, and its index
+ * value. */
+sc_pos sc_position(BPTR meta, BPTR index, i64 rank, i64 dim, i64 dim_size, i64 wrap, i64 p) {
+	sc_pos r;
+	r.o = I64C(0);
+	r.s = I64C(0);
+	i64 io = I64C(0);
+	i64 rem = p;
+	if (rank == I64C(1)) { /* no division on the common 1-d path */
+		r.s = p * LOADI(meta, I64C(SC_META_SRC));
+		io = p * LOADI(meta, I64C(SC_META_IDX));
 	}
+	for (i64 k = rank - I64C(1); k >= I64C(0) && rank > I64C(1); k--) {
+		const i64 size = SC_META(SC_META_LOOP, k);
+		const i64 q = udiv64(rem, size);
+		const i64 pk = rem - q * size;
+		rem = q;
+		if (k != dim) {
+			r.o += pk * SC_META(SC_META_OUT, k);
+		}
+		r.s += pk * SC_META(SC_META_SRC, k);
+		io += pk * SC_META(SC_META_IDX, k);
+	}
+	r.ix = LOADI(index, io);
+	if (wrap != I64C(0) && r.ix < I64C(0)) {
+		r.ix += dim_size;
+	}
+	return r;
+}
 
 /* true when a validation flagged an index: the pass has nothing to do */
 bool sc_flagged(BPTR err) {
 	return LD32(err, 0) != ERR_NONE;
 }
 
-#define SC_VALIDATE_STEP(p, o, s, ix) \
-	if (ix < I64C(0) || ix >= dim_size) { \
-		ATOM_MIN_U32(err, 0, CAST(u32, (p) >> ERR_TILE_SHIFT)); /* 32-ok: p >> ERR_TILE_SHIFT (16) < 2^32 for positions < 2^48 */ \
-	}
-
-void scatter_validate(SCATTER_VALIDATE_PARAMS) {
-	SC_EACH_POSITION(SC_VALIDATE_STEP)
+/* true when index value ix is outside [0, dim_size) */
+bool sc_bad(i64 ix, i64 dim_size) {
+	return ix < I64C(0) || ix >= dim_size;
 }
 
-#define SC_TARGET(o, ix) ((o) + (ix) * SC_META(SC_META_OUT, dim))
+/* Records position p's tile in err[0] (the smallest flagged one wins). */
+void sc_flag(BPTR err, i64 p) {
+	ATOM_MIN_U32(err, 0, CAST(u32, p >> ERR_TILE_SHIFT)); /* 32-ok: p >> ERR_TILE_SHIFT (16) < 2^32 for positions < 2^48 */
+}
+
+/* The elementwise passes over positions (validate, init, reduce, gather,
+ * dest) take each position p of this work-item's tiles in the tile loop
+ * of elementwise.h, with its offsets and index value from sc_position. */
+void scatter_validate(SCATTER_VALIDATE_PARAMS) {
+	const i64 tiles = ew_tiles(count);
+	for (i64 tile = GROUP_LINEAR_ID(); tile < tiles; tile += GROUP_TOTAL()) {
+		for (i64 j = I64C(0); j < I64C(ITEMS); j++) {
+			const i64 p = ew_index(tile, j);
+			if (p >= count) {
+				continue;
+			}
+			const sc_pos q = sc_position(meta, index, rank, dim, dim_size, wrap, p);
+			if (sc_bad(q.ix, dim_size)) {
+				sc_flag(err, p);
+			}
+		}
+	}
+}
+
+/* The target offset of a position: o plus the index's term. */
+i64 sc_target(BPTR meta, i64 rank, i64 dim, sc_pos q) {
+	return q.o + q.ix * SC_META(SC_META_OUT, dim);
+}
 
 /* The atomic passes check their own indices (a bad one is recorded, as
  * scatter_validate does, and skipped): the output is a fresh tensor that
  * the host drops when the flag is raised, so no separate validation pass
- * has to read every index first. */
-#define SC_INIT_STEP(p, o, s, ix) \
-	SC_VALIDATE_STEP(p, o, s, ix) \
-	else { \
-		STOREV(dst, SC_TARGET(o, ix), sc_identity(red)); \
-	}
-
-/* No early return on the flag (in init or reduce): a group that starts
+ * has to read every index first.
+ * No early return on the flag (in init or reduce): a group that starts
  * after another flagged an index must still record its own, or the first
  * bad index would not be the one named. */
 void scatter_init(SCATTER_INIT_PARAMS) {
-	SC_EACH_POSITION(SC_INIT_STEP)
+	const i64 tiles = ew_tiles(count);
+	for (i64 tile = GROUP_LINEAR_ID(); tile < tiles; tile += GROUP_TOTAL()) {
+		for (i64 j = I64C(0); j < I64C(ITEMS); j++) {
+			const i64 p = ew_index(tile, j);
+			if (p >= count) {
+				continue;
+			}
+			const sc_pos q = sc_position(meta, index, rank, dim, dim_size, wrap, p);
+			if (sc_bad(q.ix, dim_size)) {
+				sc_flag(err, p);
+			} else {
+				STOREV(dst, sc_target(meta, rank, dim, q), sc_identity(red));
+			}
+		}
+	}
 }
 
-/* The atomic fold of v into dst[t]. */
-#ifdef ATOM_ADD_T
-#define SC_NATIVE_ADD(t, v) \
-	if (red == I64C(RED_SUM) || red == I64C(RED_MEAN)) { \
-		ATOM_ADD_T(dst, t, v); /* the device's native float add */ \
-		if (red == I64C(RED_MEAN)) { \
-			ATOM_INC_U32(counts, t); \
-		} \
-		continue; \
-	}
-#else
-#define SC_NATIVE_ADD(t, v)
-#endif
-
-#define SC_REDUCE_STEP(p, o, s, ix) \
-	SC_VALIDATE_STEP(p, o, s, ix) \
-	else { \
-		const i64 t_ = SC_TARGET(o, ix); \
-		const T v_ = LOADV(src, s); \
-		if (red == I64C(RED_ASSIGN)) { \
-			STOREV(dst, t_, v_); \
-			continue; \
-		} \
-		SC_NATIVE_ADD(t_, v_) \
-		UBITS old_ = TO_BITS(LOADV(dst, t_)); \
-		for (;;) { \
-			const UBITS next_ = TO_BITS(sc_combine(FROM_BITS(old_), v_, red)); \
-			if (next_ == old_) { \
-				break; \
-			} \
-			const UBITS seen_ = CAS_BITS(dst, t_, old_, next_); \
-			if (seen_ == old_) { \
-				break; \
-			} \
-			old_ = seen_; \
-		} \
-		if (red == I64C(RED_MEAN)) { \
-			ATOM_INC_U32(counts, t_); \
-		} \
-	}
-
+/* The atomic fold of position p into its target: a plain store for
+ * assign, the device's native float add for sums and means where the
+ * wrapper defines ATOM_ADD_T, else a compare-and-swap loop on the
+ * element's bits; mean counts the hit. */
 void scatter_reduce(SCATTER_REDUCE_PARAMS) {
-	SC_EACH_POSITION(SC_REDUCE_STEP)
+	const i64 tiles = ew_tiles(count);
+	for (i64 tile = GROUP_LINEAR_ID(); tile < tiles; tile += GROUP_TOTAL()) {
+		for (i64 j = I64C(0); j < I64C(ITEMS); j++) {
+			const i64 p = ew_index(tile, j);
+			if (p >= count) {
+				continue;
+			}
+			const sc_pos q = sc_position(meta, index, rank, dim, dim_size, wrap, p);
+			if (sc_bad(q.ix, dim_size)) {
+				sc_flag(err, p);
+				continue;
+			}
+			const i64 t = sc_target(meta, rank, dim, q);
+			const T v = LOADV(src, q.s);
+			if (red == I64C(RED_ASSIGN)) {
+				STOREV(dst, t, v);
+				continue;
+			}
+#ifdef ATOM_ADD_T
+			if (red == I64C(RED_SUM) || red == I64C(RED_MEAN)) {
+				ATOM_ADD_T(dst, t, v); /* the device's native float add */
+				if (red == I64C(RED_MEAN)) {
+					ATOM_INC_U32(counts, t);
+				}
+				continue;
+			}
+#endif
+			UBITS old = TO_BITS(LOADV(dst, t));
+			for (;;) {
+				const UBITS next = TO_BITS(sc_combine(FROM_BITS(old), v, red));
+				if (next == old) {
+					break;
+				}
+				const UBITS seen = CAS_BITS(dst, t, old, next);
+				if (seen == old) {
+					break;
+				}
+				old = seen;
+			}
+			if (red == I64C(RED_MEAN)) {
+				ATOM_INC_U32(counts, t);
+			}
+		}
+	}
 }
 
 void scatter_mean(SCATTER_MEAN_PARAMS) {
@@ -218,82 +244,76 @@ void scatter_mean(SCATTER_MEAN_PARAMS) {
 	}
 }
 
-#define SC_GATHER_STEP(p, o, s, ix) STOREV(dst, s, LOADV(arr, SC_TARGET(o, ix)));
-
 void scatter_gather(SCATTER_GATHER_PARAMS) {
 	if (sc_flagged(err)) {
 		return;
 	}
-	SC_EACH_POSITION(SC_GATHER_STEP)
+	const i64 tiles = ew_tiles(count);
+	for (i64 tile = GROUP_LINEAR_ID(); tile < tiles; tile += GROUP_TOTAL()) {
+		for (i64 j = I64C(0); j < I64C(ITEMS); j++) {
+			const i64 p = ew_index(tile, j);
+			if (p >= count) {
+				continue;
+			}
+			const sc_pos q = sc_position(meta, index, rank, dim, dim_size, wrap, p);
+			STOREV(dst, q.s, LOADV(arr, sc_target(meta, rank, dim, q)));
+		}
+	}
 }
-
-#define SC_DEST_STEP(p, o, s, ix) \
-	ST64(keys, p, CAST(u64, SC_TARGET(o, ix))); \
-	ST64(soffs, p, CAST(u64, s));
 
 void scatter_dest(SCATTER_DEST_PARAMS) {
 	if (sc_flagged(err)) {
 		return;
 	}
-	SC_EACH_POSITION(SC_DEST_STEP)
+	const i64 tiles = ew_tiles(count);
+	for (i64 tile = GROUP_LINEAR_ID(); tile < tiles; tile += GROUP_TOTAL()) {
+		for (i64 j = I64C(0); j < I64C(ITEMS); j++) {
+			const i64 p = ew_index(tile, j);
+			if (p >= count) {
+				continue;
+			}
+			const sc_pos q = sc_position(meta, index, rank, dim, dim_size, wrap, p);
+			ST64(keys, p, CAST(u64, sc_target(meta, rank, dim, q)));
+			ST64(soffs, p, CAST(u64, q.s));
+		}
+	}
 }
 
-/* The position walk of the CPU passes over [from, to): 1-d positions with
- * their strides in registers, others through SC_POSITION. STEP(p, o, s,
- * ix) gets each position's target offset without the dim term, its source
- * offset and its index value. */
-#define SC_WALK(from, to, STEP) \
-	if (rank == I64C(1)) { \
-		const i64 src_stride_ = LOADI(meta, I64C(SC_META_SRC)); \
-		const i64 index_stride_ = LOADI(meta, I64C(SC_META_IDX)); \
-		for (i64 p = (from); p < (to); p++) { \
-			i64 o = I64C(0); \
-			i64 ix = LOADI(index, p * index_stride_); \
-			STEP(p, o, p * src_stride_, ix) \
-		} \
-	} else { \
-		for (i64 p = (from); p < (to); p++) { \
-			i64 o = I64C(0); \
-			i64 s = I64C(0); \
-			i64 io = I64C(0); \
-			SC_POSITION(p, o, s, io) \
-			i64 ix = LOADI(index, io); \
-			STEP(p, o, s, ix) \
-		} \
-	}
+/* The CPU passes (owned, private) walk positions [from, to) in order:
+ * 1-d positions with their strides in registers, others through
+ * sc_position; each position folds with the pass's one-position function
+ * (sc_owned_one, sc_private_one). */
 
-/* The ownership pass: see the top of the file. The spare buffer holds
- * SC_SPARE T slots per owner, then as many u32 count slots from u32 index
- * 2*SC_SPARE*W; rotating over them keeps the stores of positions owned
- * elsewhere off one long dependency chain. */
-#define SC_OWNED_STEP(p, o, s, ix) \
-	{ \
-		if (wrap != I64C(0) && ix < I64C(0)) { \
-			ix += dim_size; \
-		} \
-		const bool valid_ = ix >= I64C(0) && ix < dim_size; \
-		if (!valid_ && w == I64C(0)) { \
-			ATOM_MIN_U32(err, 0, CAST(u32, (p) >> ERR_TILE_SHIFT)); /* 32-ok: p >> ERR_TILE_SHIFT (16) < 2^32 for positions < 2^48 */ \
-		} \
-		o += ix * dim_stride; \
-		const bool mine_ = valid_ && o >= lo && o < hi; \
-		const i64 slot_ = w * I64C(SC_SPARE) + ((p) & I64C(SC_SPARE - 1)); \
-		BPTR vb_ = mine_ ? dst : spare; \
-		const i64 vo_ = mine_ ? o : slot_; \
-		const T v_ = LOADV(src, s); \
-		if (red == I64C(RED_ASSIGN)) { \
-			STOREV(vb_, vo_, v_); \
-		} else if (counted) { \
-			BPTR cb_ = mine_ ? counts : spare; \
-			const i64 co_ = mine_ ? o : I64C(2 * SC_SPARE) * owners + slot_; \
-			const u32 c_ = LOADU(cb_, co_); /* 32-ok: a hit count, < 2^32: larger counted scatters take the sorted path (accel maxHits) */ \
-			STOREU(cb_, co_, c_ + 1u); \
-			const T acc_ = (c_ == 0u && include_self == I64C(0)) ? ident : LOADV(vb_, vo_); \
-			STOREV(vb_, vo_, sc_combine(acc_, v_, red)); \
-		} else { \
-			STOREV(vb_, vo_, sc_combine(LOADV(vb_, vo_), v_, red)); \
-		} \
+/* The ownership pass's fold of position p (target offset without the dim
+ * term o, source offset s, index value ix, wrapped): see the top of the
+ * file. The spare buffer holds SC_SPARE T slots per owner, then as many
+ * u32 count slots from u32 index 2*SC_SPARE*W; rotating over them keeps
+ * the stores of positions owned elsewhere off one long dependency chain. */
+void sc_owned_one(BPTR dst, BPTR src, BPTR counts, BPTR err, BPTR spare, i64 p, i64 o, i64 s, i64 ix, i64 w,
+	i64 owners, i64 lo, i64 hi, i64 dim_size, i64 dim_stride, i64 red, bool counted, i64 include_self, T ident) {
+	const bool valid = ix >= I64C(0) && ix < dim_size;
+	if (!valid && w == I64C(0)) {
+		sc_flag(err, p);
 	}
+	const i64 t = o + ix * dim_stride;
+	const bool mine = valid && t >= lo && t < hi;
+	const i64 slot = w * I64C(SC_SPARE) + (p & I64C(SC_SPARE - 1));
+	BPTR vb = mine ? dst : spare;
+	const i64 vo = mine ? t : slot;
+	const T v = LOADV(src, s);
+	if (red == I64C(RED_ASSIGN)) {
+		STOREV(vb, vo, v);
+	} else if (counted) {
+		BPTR cb = mine ? counts : spare;
+		const i64 co = mine ? t : I64C(2 * SC_SPARE) * owners + slot;
+		const u32 c = LOADU(cb, co); /* 32-ok: a hit count, < 2^32: larger counted scatters take the sorted path (accel maxHits) */
+		STOREU(cb, co, c + 1u);
+		const T acc = (c == 0u && include_self == I64C(0)) ? ident : LOADV(vb, vo);
+		STOREV(vb, vo, sc_combine(acc, v, red));
+	} else {
+		STOREV(vb, vo, sc_combine(LOADV(vb, vo), v, red));
+	}
+}
 
 void scatter_owned(SCATTER_OWNED_PARAMS) {
 	const i64 owners = GROUP_TOTAL() * I64C(LOCAL_SIZE);
@@ -304,7 +324,24 @@ void scatter_owned(SCATTER_OWNED_PARAMS) {
 	const i64 dim_stride = SC_META(SC_META_OUT, dim);
 	const bool counted = red == I64C(RED_MEAN) || include_self == I64C(0);
 	const T ident = sc_identity(red);
-	SC_WALK(I64C(0), count, SC_OWNED_STEP)
+	if (rank == I64C(1)) {
+		const i64 src_stride = LOADI(meta, I64C(SC_META_SRC));
+		const i64 index_stride = LOADI(meta, I64C(SC_META_IDX));
+		for (i64 p = I64C(0); p < count; p++) {
+			i64 ix = LOADI(index, p * index_stride);
+			if (wrap != I64C(0) && ix < I64C(0)) {
+				ix += dim_size;
+			}
+			sc_owned_one(dst, src, counts, err, spare, p, I64C(0), p * src_stride, ix, w, owners, lo, hi, dim_size,
+				dim_stride, red, counted, include_self, ident);
+		}
+	} else {
+		for (i64 p = I64C(0); p < count; p++) {
+			const sc_pos q = sc_position(meta, index, rank, dim, dim_size, wrap, p);
+			sc_owned_one(dst, src, counts, err, spare, p, q.o, q.s, q.ix, w, owners, lo, hi, dim_size, dim_stride,
+				red, counted, include_self, ident);
+		}
+	}
 }
 
 /* The private pass: worker w of W folds the positions of its chunk, in
@@ -313,23 +350,22 @@ void scatter_owned(SCATTER_OWNED_PARAMS) {
  * ...] where the merge needs them (counted != 0). A bad index is skipped
  * and its tile recorded in err[0]. SC_RED, a knob, is the reduction when
  * the host compiles it in (>= 0): the loop then carries no reduction
- * switch. */
-#define SC_PRIVATE_STEP(p, o, s, ix) \
-	{ \
-		if (wrap != I64C(0) && ix < I64C(0)) { \
-			ix += dim_size; \
-		} \
-		if (ix < I64C(0) || ix >= dim_size) { \
-			ATOM_MIN_U32(err, 0, CAST(u32, (p) >> ERR_TILE_SHIFT)); /* 32-ok: p >> ERR_TILE_SHIFT (16) < 2^32 for positions < 2^48 */ \
-			continue; \
-		} \
-		o = base + o + ix * dim_stride; \
-		const T v_ = LOADV(src, s); \
-		STOREV(priv, o, red == I64C(RED_ASSIGN) ? v_ : sc_combine(LOADV(priv, o), v_, red)); \
-		if (counted != I64C(0)) { \
-			STOREU(pcnt, o, LOADU(pcnt, o) + 1u); \
-		} \
+ * switch. sc_private_one folds position p (target offset without the dim
+ * term o, source offset s, index value ix, wrapped) into the copy at
+ * base. */
+void sc_private_one(BPTR src, BPTR pcnt, BPTR err, BPTR priv, i64 p, i64 o, i64 s, i64 ix, i64 dim_size,
+	i64 dim_stride, i64 base, i64 counted, i64 red) {
+	if (sc_bad(ix, dim_size)) {
+		sc_flag(err, p);
+		return;
 	}
+	const i64 t = base + o + ix * dim_stride;
+	const T v = LOADV(src, s);
+	STOREV(priv, t, red == I64C(RED_ASSIGN) ? v : sc_combine(LOADV(priv, t), v, red));
+	if (counted != I64C(0)) {
+		STOREU(pcnt, t, LOADU(pcnt, t) + 1u);
+	}
+}
 
 /* The private pass's contiguous 1-d path, in blocks of SC_PB positions.
  * A block's indices are checked first with one min/max pass (vector code;
@@ -338,7 +374,7 @@ void scatter_owned(SCATTER_OWNED_PARAMS) {
  * and a store (amax/amin as one compare: a NaN already in the copy stays,
  * as every compare with it is false, which is sc_combine's result). Other
  * blocks (a bad or, with wrap, a negative index, a NaN value) fold with
- * SC_PRIVATE_STEP. The target of position p + SC_PF is prefetched for
+ * sc_private_one. The target of position p + SC_PF is prefetched for
  * writing while p folds, so the data-dependent lines of a copy larger
  * than the caches arrive in parallel (an index out of range prefetches
  * target 0; the prefetch stops SC_PF positions before the index's end).
@@ -389,9 +425,11 @@ void sc_private_blocks(BPTR src, BPTR pcnt, BPTR err, BPTR priv, BPTR index, i64
 		}
 		if (mn < I64C(0) || mx >= dim_size || nans != 0) {
 			for (i64 p = b; p < e; p++) {
-				i64 o = I64C(0);
 				i64 ix = LOADI(index, p);
-				SC_PRIVATE_STEP(p, o, p, ix)
+				if (wrap != I64C(0) && ix < I64C(0)) {
+					ix += dim_size;
+				}
+				sc_private_one(src, pcnt, err, priv, p, I64C(0), p, ix, dim_size, dim_stride, base, counted, red);
 			}
 			continue;
 		}
@@ -432,7 +470,22 @@ void scatter_private(SCATTER_PRIVATE_PARAMS) {
 		sc_private_blocks(src, pcnt, err, priv, index, count, from, to, dim_size, wrap, counted, red, base);
 		return;
 	}
-	SC_WALK(from, to, SC_PRIVATE_STEP)
+	if (rank == I64C(1)) {
+		const i64 src_stride = LOADI(meta, I64C(SC_META_SRC));
+		const i64 index_stride = LOADI(meta, I64C(SC_META_IDX));
+		for (i64 p = from; p < to; p++) {
+			i64 ix = LOADI(index, p * index_stride);
+			if (wrap != I64C(0) && ix < I64C(0)) {
+				ix += dim_size;
+			}
+			sc_private_one(src, pcnt, err, priv, p, I64C(0), p * src_stride, ix, dim_size, dim_stride, base, counted, red);
+		}
+	} else {
+		for (i64 p = from; p < to; p++) {
+			const sc_pos q = sc_position(meta, index, rank, dim, dim_size, wrap, p);
+			sc_private_one(src, pcnt, err, priv, p, q.o, q.s, q.ix, dim_size, dim_stride, base, counted, red);
+		}
+	}
 }
 
 /* The few-targets pass (see the top of the file). Worker w takes a run of
@@ -499,8 +552,9 @@ void scatter_private(SCATTER_PRIVATE_PARAMS) {
 		if (wrap != I64C(0) && ix_ < I64C(0)) { \
 			ix_ += dim_size; \
 		} \
-		SC_VALIDATE_STEP(p_, 0, 0, ix_) \
-		else { \
+		if (sc_bad(ix_, dim_size)) { \
+			sc_flag(err, p_); \
+		} else { \
 			SC_FEW_ONE(CAST(int, ix_), LOADV(src, p_ * (SSTRIDE))) /* 32-ok: a validated target, < dim_size = out_n <= SC_FEW_MAX */ \
 		} \
 	}

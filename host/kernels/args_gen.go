@@ -168,6 +168,191 @@ const (
 	SpUcnt = 49152
 )
 
+// TriIndicesVariant is a variant of kernel file tri_indices, the type its calls' Spec and
+// Dispatch take.
+type TriIndicesVariant string
+
+// The variants of tri_indices (its .strict builds are the Vulkan backend's choice:
+// host.StrictVariant).
+const (
+	// TriIndicesI32 is tri_indices's variant i32 (IDX_BITS=32).
+	TriIndicesI32 TriIndicesVariant = "i32"
+	// TriIndicesI64 is tri_indices's variant i64 (IDX_BITS=64).
+	TriIndicesI64 TriIndicesVariant = "i64"
+)
+
+// DiagVariant is a variant of kernel file diag, the type its calls' Spec and
+// Dispatch take.
+type DiagVariant string
+
+// The variants of diag (its .strict builds are the Vulkan backend's choice:
+// host.StrictVariant).
+const (
+	// DiagW32 is diag's variant w32 (WORD_BITS=32).
+	DiagW32 DiagVariant = "w32"
+	// DiagW64 is diag's variant w64 (WORD_BITS=64).
+	DiagW64 DiagVariant = "w64"
+)
+
+// ScatterVariant is a variant of kernel file scatter, the type its calls' Spec and
+// Dispatch take.
+type ScatterVariant string
+
+// The variants of scatter (its .strict builds are the Vulkan backend's choice:
+// host.StrictVariant).
+const (
+	// ScatterI32 is scatter's variant i32 (DT=1).
+	ScatterI32 ScatterVariant = "i32"
+	// ScatterI64 is scatter's variant i64 (DT=2).
+	ScatterI64 ScatterVariant = "i64"
+	// ScatterF32 is scatter's variant f32 (DT=3).
+	ScatterF32 ScatterVariant = "f32"
+	// ScatterF64 is scatter's variant f64 (DT=4).
+	ScatterF64 ScatterVariant = "f64"
+	// ScatterF32a is scatter's variant f32a (DT=3 FADD=1).
+	ScatterF32a ScatterVariant = "f32a"
+	// ScatterF64a is scatter's variant f64a (DT=4 FADD=1).
+	ScatterF64a ScatterVariant = "f64a"
+)
+
+// ScanVariant is a variant of kernel file scan, the type its calls' Spec and
+// Dispatch take.
+type ScanVariant string
+
+// The variants of scan (its .strict builds are the Vulkan backend's choice:
+// host.StrictVariant).
+const (
+	// ScanU32 is scan's variant u32 (DT=1).
+	ScanU32 ScanVariant = "u32"
+	// ScanU64 is scan's variant u64 (DT=2).
+	ScanU64 ScanVariant = "u64"
+	// ScanF32 is scan's variant f32 (DT=3).
+	ScanF32 ScanVariant = "f32"
+	// ScanF64 is scan's variant f64 (DT=4).
+	ScanF64 ScanVariant = "f64"
+	// ScanU32s is scan's variant u32s (DT=1 SG=1).
+	ScanU32s ScanVariant = "u32s"
+	// ScanU64s is scan's variant u64s (DT=2 SG=1).
+	ScanU64s ScanVariant = "u64s"
+	// ScanF32s is scan's variant f32s (DT=3 SG=1).
+	ScanF32s ScanVariant = "f32s"
+	// ScanF64s is scan's variant f64s (DT=4 SG=1).
+	ScanF64s ScanVariant = "f64s"
+)
+
+// RadixVariant is a variant of kernel file radix, the type its calls' Spec and
+// Dispatch take.
+type RadixVariant string
+
+// The variants of radix (its .strict builds are the Vulkan backend's choice:
+// host.StrictVariant).
+const (
+	// RadixK32 is radix's variant k32 (KB=32).
+	RadixK32 RadixVariant = "k32"
+	// RadixK64 is radix's variant k64 (KB=64).
+	RadixK64 RadixVariant = "k64"
+)
+
+// MoveVariant is a variant of kernel file move, the type its calls' Spec and
+// Dispatch take.
+type MoveVariant string
+
+// The variants of move (its .strict builds are the Vulkan backend's choice:
+// host.StrictVariant).
+const (
+	// MoveW32 is move's variant w32 (WB=32).
+	MoveW32 MoveVariant = "w32"
+	// MoveW64 is move's variant w64 (WB=64).
+	MoveW64 MoveVariant = "w64"
+)
+
+// SegmentVariant is a variant of kernel file segment, the type its calls' Spec and
+// Dispatch take.
+type SegmentVariant string
+
+// The variants of segment (its .strict builds are the Vulkan backend's choice:
+// host.StrictVariant).
+const (
+	// SegmentI32 is segment's variant i32 (DT=1).
+	SegmentI32 SegmentVariant = "i32"
+	// SegmentI64 is segment's variant i64 (DT=2).
+	SegmentI64 SegmentVariant = "i64"
+	// SegmentF32 is segment's variant f32 (DT=3).
+	SegmentF32 SegmentVariant = "f32"
+	// SegmentF64 is segment's variant f64 (DT=4).
+	SegmentF64 SegmentVariant = "f64"
+)
+
+// ScatterBwdVariant is a variant of kernel file scatter_bwd, the type its calls' Spec and
+// Dispatch take.
+type ScatterBwdVariant string
+
+// The variants of scatter_bwd (its .strict builds are the Vulkan backend's choice:
+// host.StrictVariant).
+const (
+	// ScatterBwdF32 is scatter_bwd's variant f32 (DT=3).
+	ScatterBwdF32 ScatterBwdVariant = "f32"
+	// ScatterBwdF64 is scatter_bwd's variant f64 (DT=4).
+	ScatterBwdF64 ScatterBwdVariant = "f64"
+)
+
+// HashVariant is a variant of kernel file hash, the type its calls' Spec and
+// Dispatch take.
+type HashVariant string
+
+// The variants of hash (its .strict builds are the Vulkan backend's choice:
+// host.StrictVariant).
+const (
+	// HashK64 is hash's variant k64 (KB=64).
+	HashK64 HashVariant = "k64"
+)
+
+// ProbeVariant is a variant of kernel file probe, the type its calls' Spec and
+// Dispatch take.
+type ProbeVariant string
+
+// The variants of probe (its .strict builds are the Vulkan backend's choice:
+// host.StrictVariant).
+const (
+	// ProbeAny is probe's variant any (no defines).
+	ProbeAny ProbeVariant = "any"
+)
+
+// CopyVariant is a variant of kernel file copy, the type its calls' Spec and
+// Dispatch take.
+type CopyVariant string
+
+// The variants of copy (its .strict builds are the Vulkan backend's choice:
+// host.StrictVariant).
+const (
+	// CopyAny is copy's variant any (no defines).
+	CopyAny CopyVariant = "any"
+)
+
+// IndiceVariant is a variant of kernel file indice, the type its calls' Spec and
+// Dispatch take.
+type IndiceVariant string
+
+// The variants of indice (its .strict builds are the Vulkan backend's choice:
+// host.StrictVariant).
+const (
+	// IndiceAny is indice's variant any (no defines).
+	IndiceAny IndiceVariant = "any"
+)
+
+// SparseVariant is a variant of kernel file sparse, the type its calls' Spec and
+// Dispatch take.
+type SparseVariant string
+
+// The variants of sparse (its .strict builds are the Vulkan backend's choice:
+// host.StrictVariant).
+const (
+	// SparseF32 is sparse's variant f32 (DT=3).
+	SparseF32 SparseVariant = "f32"
+	// SparseF64 is sparse's variant f64 (DT=4).
+	SparseF64 SparseVariant = "f64"
+)
+
 // TriIndicesRun is a launch of tri_indices_run_k (tri_indices): writes elements k0 .. k0+count-1.
 type TriIndicesRun struct {
 	Dst   host.Buffer // out: [2, count]: rows, then columns
@@ -183,6 +368,11 @@ type TriIndicesRun struct {
 
 // Entry returns the declaration of tri_indices_run_k.
 func (TriIndicesRun) Entry() *host.EntryDecl { return TriIndices.Entries[0] }
+
+// Spec returns the kernel tri_indices_run_k of variant v.
+func (TriIndicesRun) Spec(v TriIndicesVariant) host.KernelSpec {
+	return host.KernelSpec{Entry: TriIndices.Entries[0], Variant: string(v)}
+}
 
 // AppendArgs appends the argument slots in declaration order.
 func (a TriIndicesRun) AppendArgs(dst []host.Arg) []host.Arg {
@@ -207,6 +397,11 @@ type DiagScatter struct {
 // Entry returns the declaration of diag_scatter_k.
 func (DiagScatter) Entry() *host.EntryDecl { return Diag.Entries[0] }
 
+// Spec returns the kernel diag_scatter_k of variant v.
+func (DiagScatter) Spec(v DiagVariant) host.KernelSpec {
+	return host.KernelSpec{Entry: Diag.Entries[0], Variant: string(v)}
+}
+
 // AppendArgs appends the argument slots in declaration order.
 func (a DiagScatter) AppendArgs(dst []host.Arg) []host.Arg {
 	return append(dst, host.BufArg(a.Full), host.BufArg(a.Diag), host.I64(a.Count), host.I64(a.L), host.I64(a.Base), host.I64(a.Dstride), host.I64(a.N1), host.I64(a.N2), host.I64(a.S0), host.I64(a.S1), host.I64(a.S2))
@@ -230,6 +425,11 @@ type DiagGather struct {
 // Entry returns the declaration of diag_gather_k.
 func (DiagGather) Entry() *host.EntryDecl { return Diag.Entries[1] }
 
+// Spec returns the kernel diag_gather_k of variant v.
+func (DiagGather) Spec(v DiagVariant) host.KernelSpec {
+	return host.KernelSpec{Entry: Diag.Entries[1], Variant: string(v)}
+}
+
 // AppendArgs appends the argument slots in declaration order.
 func (a DiagGather) AppendArgs(dst []host.Arg) []host.Arg {
 	return append(dst, host.BufArg(a.Full), host.BufArg(a.Diag), host.I64(a.Count), host.I64(a.L), host.I64(a.Base), host.I64(a.Dstride), host.I64(a.N1), host.I64(a.N2), host.I64(a.S0), host.I64(a.S1), host.I64(a.S2))
@@ -252,6 +452,11 @@ type DiagZero struct {
 // Entry returns the declaration of diag_zero_k.
 func (DiagZero) Entry() *host.EntryDecl { return Diag.Entries[2] }
 
+// Spec returns the kernel diag_zero_k of variant v.
+func (DiagZero) Spec(v DiagVariant) host.KernelSpec {
+	return host.KernelSpec{Entry: Diag.Entries[2], Variant: string(v)}
+}
+
 // AppendArgs appends the argument slots in declaration order.
 func (a DiagZero) AppendArgs(dst []host.Arg) []host.Arg {
 	return append(dst, host.BufArg(a.Full), host.I64(a.Count), host.I64(a.L), host.I64(a.Base), host.I64(a.Dstride), host.I64(a.N1), host.I64(a.N2), host.I64(a.S0), host.I64(a.S1), host.I64(a.S2))
@@ -271,6 +476,11 @@ type ScatterValidate struct {
 
 // Entry returns the declaration of scatter_validate_k.
 func (ScatterValidate) Entry() *host.EntryDecl { return Scatter.Entries[0] }
+
+// Spec returns the kernel scatter_validate_k of variant v.
+func (ScatterValidate) Spec(v ScatterVariant) host.KernelSpec {
+	return host.KernelSpec{Entry: Scatter.Entries[0], Variant: string(v)}
+}
 
 // AppendArgs appends the argument slots in declaration order.
 func (a ScatterValidate) AppendArgs(dst []host.Arg) []host.Arg {
@@ -293,6 +503,11 @@ type ScatterInit struct {
 
 // Entry returns the declaration of scatter_init_k.
 func (ScatterInit) Entry() *host.EntryDecl { return Scatter.Entries[1] }
+
+// Spec returns the kernel scatter_init_k of variant v.
+func (ScatterInit) Spec(v ScatterVariant) host.KernelSpec {
+	return host.KernelSpec{Entry: Scatter.Entries[1], Variant: string(v)}
+}
 
 // AppendArgs appends the argument slots in declaration order.
 func (a ScatterInit) AppendArgs(dst []host.Arg) []host.Arg {
@@ -318,6 +533,11 @@ type ScatterReduce struct {
 // Entry returns the declaration of scatter_reduce_k.
 func (ScatterReduce) Entry() *host.EntryDecl { return Scatter.Entries[2] }
 
+// Spec returns the kernel scatter_reduce_k of variant v.
+func (ScatterReduce) Spec(v ScatterVariant) host.KernelSpec {
+	return host.KernelSpec{Entry: Scatter.Entries[2], Variant: string(v)}
+}
+
 // AppendArgs appends the argument slots in declaration order.
 func (a ScatterReduce) AppendArgs(dst []host.Arg) []host.Arg {
 	return append(dst, host.BufArg(a.Dst), host.BufArg(a.Src), host.BufArg(a.Counts), host.BufArg(a.Err), host.BufArg(a.Index), host.BufArg(a.Meta), host.I64(a.Count), host.I64(a.Rank), host.I64(a.Dim), host.I64(a.DimSize), host.I64(a.Wrap), host.I64(a.Red))
@@ -334,6 +554,11 @@ type ScatterMean struct {
 
 // Entry returns the declaration of scatter_mean_k.
 func (ScatterMean) Entry() *host.EntryDecl { return Scatter.Entries[3] }
+
+// Spec returns the kernel scatter_mean_k of variant v.
+func (ScatterMean) Spec(v ScatterVariant) host.KernelSpec {
+	return host.KernelSpec{Entry: Scatter.Entries[3], Variant: string(v)}
+}
 
 // AppendArgs appends the argument slots in declaration order.
 func (a ScatterMean) AppendArgs(dst []host.Arg) []host.Arg {
@@ -357,6 +582,11 @@ type ScatterGather struct {
 // Entry returns the declaration of scatter_gather_k.
 func (ScatterGather) Entry() *host.EntryDecl { return Scatter.Entries[4] }
 
+// Spec returns the kernel scatter_gather_k of variant v.
+func (ScatterGather) Spec(v ScatterVariant) host.KernelSpec {
+	return host.KernelSpec{Entry: Scatter.Entries[4], Variant: string(v)}
+}
+
 // AppendArgs appends the argument slots in declaration order.
 func (a ScatterGather) AppendArgs(dst []host.Arg) []host.Arg {
 	return append(dst, host.BufArg(a.Dst), host.BufArg(a.Arr), host.BufArg(a.Err), host.BufArg(a.Index), host.BufArg(a.Meta), host.I64(a.Count), host.I64(a.Rank), host.I64(a.Dim), host.I64(a.DimSize), host.I64(a.Wrap))
@@ -378,6 +608,11 @@ type ScatterDest struct {
 
 // Entry returns the declaration of scatter_dest_k.
 func (ScatterDest) Entry() *host.EntryDecl { return Scatter.Entries[5] }
+
+// Spec returns the kernel scatter_dest_k of variant v.
+func (ScatterDest) Spec(v ScatterVariant) host.KernelSpec {
+	return host.KernelSpec{Entry: Scatter.Entries[5], Variant: string(v)}
+}
 
 // AppendArgs appends the argument slots in declaration order.
 func (a ScatterDest) AppendArgs(dst []host.Arg) []host.Arg {
@@ -405,6 +640,11 @@ type ScatterOwned struct {
 
 // Entry returns the declaration of scatter_owned_k.
 func (ScatterOwned) Entry() *host.EntryDecl { return Scatter.Entries[6] }
+
+// Spec returns the kernel scatter_owned_k of variant v.
+func (ScatterOwned) Spec(v ScatterVariant) host.KernelSpec {
+	return host.KernelSpec{Entry: Scatter.Entries[6], Variant: string(v)}
+}
 
 // AppendArgs appends the argument slots in declaration order.
 func (a ScatterOwned) AppendArgs(dst []host.Arg) []host.Arg {
@@ -434,6 +674,11 @@ type ScatterPrivate struct {
 // Entry returns the declaration of scatter_private_k.
 func (ScatterPrivate) Entry() *host.EntryDecl { return Scatter.Entries[7] }
 
+// Spec returns the kernel scatter_private_k of variant v.
+func (ScatterPrivate) Spec(v ScatterVariant) host.KernelSpec {
+	return host.KernelSpec{Entry: Scatter.Entries[7], Variant: string(v)}
+}
+
 // AppendArgs appends the argument slots in declaration order.
 func (a ScatterPrivate) AppendArgs(dst []host.Arg) []host.Arg {
 	return append(dst, host.BufArg(a.Dst), host.BufArg(a.Src), host.BufArg(a.Pcnt), host.BufArg(a.Err), host.BufArg(a.Priv), host.BufArg(a.Index), host.BufArg(a.Meta), host.I64(a.Count), host.I64(a.Rank), host.I64(a.Dim), host.I64(a.DimSize), host.I64(a.Wrap), host.I64(a.OutN), host.I64(a.Counted), host.I64(a.Inplace), host.I64(a.Red))
@@ -461,6 +706,11 @@ type ScatterFew struct {
 // Entry returns the declaration of scatter_few_k.
 func (ScatterFew) Entry() *host.EntryDecl { return Scatter.Entries[8] }
 
+// Spec returns the kernel scatter_few_k of variant v.
+func (ScatterFew) Spec(v ScatterVariant) host.KernelSpec {
+	return host.KernelSpec{Entry: Scatter.Entries[8], Variant: string(v)}
+}
+
 // AppendArgs appends the argument slots in declaration order.
 func (a ScatterFew) AppendArgs(dst []host.Arg) []host.Arg {
 	return append(dst, host.BufArg(a.Src), host.BufArg(a.Err), host.BufArg(a.Priv), host.BufArg(a.Pcnt), host.BufArg(a.Index), host.BufArg(a.Meta), host.I64(a.Count), host.I64(a.Rank), host.I64(a.Dim), host.I64(a.DimSize), host.I64(a.Wrap), host.I64(a.OutN), host.I64(a.Counted), host.I64(a.Few), host.I64(a.Red))
@@ -481,6 +731,11 @@ type ScatterMerge struct {
 // Entry returns the declaration of scatter_merge_k.
 func (ScatterMerge) Entry() *host.EntryDecl { return Scatter.Entries[9] }
 
+// Spec returns the kernel scatter_merge_k of variant v.
+func (ScatterMerge) Spec(v ScatterVariant) host.KernelSpec {
+	return host.KernelSpec{Entry: Scatter.Entries[9], Variant: string(v)}
+}
+
 // AppendArgs appends the argument slots in declaration order.
 func (a ScatterMerge) AppendArgs(dst []host.Arg) []host.Arg {
 	return append(dst, host.BufArg(a.Dst), host.BufArg(a.Pcnt), host.BufArg(a.Priv), host.I64(a.Count), host.I64(a.Workers), host.I64(a.Counted), host.I64(a.Red), host.I64(a.IncludeSelf))
@@ -497,6 +752,11 @@ type ScanReduce struct {
 // Entry returns the declaration of scan_reduce_k.
 func (ScanReduce) Entry() *host.EntryDecl { return Scan.Entries[0] }
 
+// Spec returns the kernel scan_reduce_k of variant v.
+func (ScanReduce) Spec(v ScanVariant) host.KernelSpec {
+	return host.KernelSpec{Entry: Scan.Entries[0], Variant: string(v)}
+}
+
 // AppendArgs appends the argument slots in declaration order.
 func (a ScanReduce) AppendArgs(dst []host.Arg) []host.Arg {
 	return append(dst, host.BufArg(a.X), host.BufArg(a.Partials), host.I64(a.N), host.I64(a.Kind))
@@ -510,6 +770,11 @@ type ScanPartials struct {
 
 // Entry returns the declaration of scan_partials_k.
 func (ScanPartials) Entry() *host.EntryDecl { return Scan.Entries[1] }
+
+// Spec returns the kernel scan_partials_k of variant v.
+func (ScanPartials) Spec(v ScanVariant) host.KernelSpec {
+	return host.KernelSpec{Entry: Scan.Entries[1], Variant: string(v)}
+}
 
 // AppendArgs appends the argument slots in declaration order.
 func (a ScanPartials) AppendArgs(dst []host.Arg) []host.Arg {
@@ -528,6 +793,11 @@ type ScanApply struct {
 
 // Entry returns the declaration of scan_apply_k.
 func (ScanApply) Entry() *host.EntryDecl { return Scan.Entries[2] }
+
+// Spec returns the kernel scan_apply_k of variant v.
+func (ScanApply) Spec(v ScanVariant) host.KernelSpec {
+	return host.KernelSpec{Entry: Scan.Entries[2], Variant: string(v)}
+}
 
 // AppendArgs appends the argument slots in declaration order.
 func (a ScanApply) AppendArgs(dst []host.Arg) []host.Arg {
@@ -548,6 +818,11 @@ type ScanChain struct {
 // Entry returns the declaration of scan_chain_k.
 func (ScanChain) Entry() *host.EntryDecl { return Scan.Entries[3] }
 
+// Spec returns the kernel scan_chain_k of variant v.
+func (ScanChain) Spec(v ScanVariant) host.KernelSpec {
+	return host.KernelSpec{Entry: Scan.Entries[3], Variant: string(v)}
+}
+
 // AppendArgs appends the argument slots in declaration order.
 func (a ScanChain) AppendArgs(dst []host.Arg) []host.Arg {
 	return append(dst, host.BufArg(a.X), host.BufArg(a.Y), host.BufArg(a.Partials), host.BufArg(a.Flags), host.I64(a.N), host.I64(a.Kind), host.I64(a.Exclusive))
@@ -567,6 +842,11 @@ type ScanFixup struct {
 // Entry returns the declaration of scan_fixup_k.
 func (ScanFixup) Entry() *host.EntryDecl { return Scan.Entries[4] }
 
+// Spec returns the kernel scan_fixup_k of variant v.
+func (ScanFixup) Spec(v ScanVariant) host.KernelSpec {
+	return host.KernelSpec{Entry: Scan.Entries[4], Variant: string(v)}
+}
+
 // AppendArgs appends the argument slots in declaration order.
 func (a ScanFixup) AppendArgs(dst []host.Arg) []host.Arg {
 	return append(dst, host.BufArg(a.X), host.BufArg(a.Y), host.BufArg(a.Partials), host.BufArg(a.Flags), host.I64(a.N), host.I64(a.Kind), host.I64(a.Exclusive))
@@ -584,6 +864,11 @@ type RadixPrep struct {
 
 // Entry returns the declaration of radix_prep_k.
 func (RadixPrep) Entry() *host.EntryDecl { return Radix.Entries[0] }
+
+// Spec returns the kernel radix_prep_k of variant v.
+func (RadixPrep) Spec(v RadixVariant) host.KernelSpec {
+	return host.KernelSpec{Entry: Radix.Entries[0], Variant: string(v)}
+}
 
 // AppendArgs appends the argument slots in declaration order.
 func (a RadixPrep) AppendArgs(dst []host.Arg) []host.Arg {
@@ -603,6 +888,11 @@ type RadixCount struct {
 
 // Entry returns the declaration of radix_count_k.
 func (RadixCount) Entry() *host.EntryDecl { return Radix.Entries[1] }
+
+// Spec returns the kernel radix_count_k of variant v.
+func (RadixCount) Spec(v RadixVariant) host.KernelSpec {
+	return host.KernelSpec{Entry: Radix.Entries[1], Variant: string(v)}
+}
 
 // AppendArgs appends the argument slots in declaration order.
 func (a RadixCount) AppendArgs(dst []host.Arg) []host.Arg {
@@ -626,6 +916,11 @@ type RadixScatter struct {
 // Entry returns the declaration of radix_scatter_k.
 func (RadixScatter) Entry() *host.EntryDecl { return Radix.Entries[2] }
 
+// Spec returns the kernel radix_scatter_k of variant v.
+func (RadixScatter) Spec(v RadixVariant) host.KernelSpec {
+	return host.KernelSpec{Entry: Radix.Entries[2], Variant: string(v)}
+}
+
 // AppendArgs appends the argument slots in declaration order.
 func (a RadixScatter) AppendArgs(dst []host.Arg) []host.Arg {
 	return append(dst, host.BufArg(a.Kin), host.BufArg(a.Kout), host.BufArg(a.Pin), host.BufArg(a.Pout), host.BufArg(a.Hist), host.I64(a.N), host.I64(a.Chunk), host.I64(a.Shift), host.I64(a.First), host.I64(a.Pack))
@@ -643,6 +938,11 @@ type RadixTcount struct {
 
 // Entry returns the declaration of radix_tcount_k.
 func (RadixTcount) Entry() *host.EntryDecl { return Radix.Entries[3] }
+
+// Spec returns the kernel radix_tcount_k of variant v.
+func (RadixTcount) Spec(v RadixVariant) host.KernelSpec {
+	return host.KernelSpec{Entry: Radix.Entries[3], Variant: string(v)}
+}
 
 // AppendArgs appends the argument slots in declaration order.
 func (a RadixTcount) AppendArgs(dst []host.Arg) []host.Arg {
@@ -665,6 +965,11 @@ type RadixTscatter struct {
 // Entry returns the declaration of radix_tscatter_k.
 func (RadixTscatter) Entry() *host.EntryDecl { return Radix.Entries[4] }
 
+// Spec returns the kernel radix_tscatter_k of variant v.
+func (RadixTscatter) Spec(v RadixVariant) host.KernelSpec {
+	return host.KernelSpec{Entry: Radix.Entries[4], Variant: string(v)}
+}
+
 // AppendArgs appends the argument slots in declaration order.
 func (a RadixTscatter) AppendArgs(dst []host.Arg) []host.Arg {
 	return append(dst, host.BufArg(a.Kin), host.BufArg(a.Kout), host.BufArg(a.Pin), host.BufArg(a.Pout), host.BufArg(a.Hist), host.I64(a.N), host.I64(a.Shift), host.I64(a.First), host.I64(a.Pack))
@@ -680,6 +985,11 @@ type MoveGather struct {
 
 // Entry returns the declaration of move_gather_k.
 func (MoveGather) Entry() *host.EntryDecl { return Move.Entries[0] }
+
+// Spec returns the kernel move_gather_k of variant v.
+func (MoveGather) Spec(v MoveVariant) host.KernelSpec {
+	return host.KernelSpec{Entry: Move.Entries[0], Variant: string(v)}
+}
 
 // AppendArgs appends the argument slots in declaration order.
 func (a MoveGather) AppendArgs(dst []host.Arg) []host.Arg {
@@ -697,6 +1007,11 @@ type MoveScatter struct {
 
 // Entry returns the declaration of move_scatter_k.
 func (MoveScatter) Entry() *host.EntryDecl { return Move.Entries[1] }
+
+// Spec returns the kernel move_scatter_k of variant v.
+func (MoveScatter) Spec(v MoveVariant) host.KernelSpec {
+	return host.KernelSpec{Entry: Move.Entries[1], Variant: string(v)}
+}
 
 // AppendArgs appends the argument slots in declaration order.
 func (a MoveScatter) AppendArgs(dst []host.Arg) []host.Arg {
@@ -720,6 +1035,11 @@ type MoveCompact struct {
 // Entry returns the declaration of move_compact_k.
 func (MoveCompact) Entry() *host.EntryDecl { return Move.Entries[2] }
 
+// Spec returns the kernel move_compact_k of variant v.
+func (MoveCompact) Spec(v MoveVariant) host.KernelSpec {
+	return host.KernelSpec{Entry: Move.Entries[2], Variant: string(v)}
+}
+
 // AppendArgs appends the argument slots in declaration order.
 func (a MoveCompact) AppendArgs(dst []host.Arg) []host.Arg {
 	return append(dst, host.BufArg(a.Dst), host.BufArg(a.Src), host.BufArg(a.Idx), host.BufArg(a.Flags), host.BufArg(a.Pos), host.I64(a.N), host.I64(a.Kind), host.I64(a.Add), host.I64(a.HasSrc), host.I64(a.HasIdx))
@@ -734,6 +1054,11 @@ type MoveEnds struct {
 
 // Entry returns the declaration of move_ends_k.
 func (MoveEnds) Entry() *host.EntryDecl { return Move.Entries[3] }
+
+// Spec returns the kernel move_ends_k of variant v.
+func (MoveEnds) Spec(v MoveVariant) host.KernelSpec {
+	return host.KernelSpec{Entry: Move.Entries[3], Variant: string(v)}
+}
 
 // AppendArgs appends the argument slots in declaration order.
 func (a MoveEnds) AppendArgs(dst []host.Arg) []host.Arg {
@@ -750,6 +1075,11 @@ type MoveCounts struct {
 // Entry returns the declaration of move_counts_k.
 func (MoveCounts) Entry() *host.EntryDecl { return Move.Entries[4] }
 
+// Spec returns the kernel move_counts_k of variant v.
+func (MoveCounts) Spec(v MoveVariant) host.KernelSpec {
+	return host.KernelSpec{Entry: Move.Entries[4], Variant: string(v)}
+}
+
 // AppendArgs appends the argument slots in declaration order.
 func (a MoveCounts) AppendArgs(dst []host.Arg) []host.Arg {
 	return append(dst, host.BufArg(a.Dst), host.BufArg(a.Ends), host.I64(a.N))
@@ -764,6 +1094,11 @@ type MoveWiden struct {
 
 // Entry returns the declaration of move_widen_k.
 func (MoveWiden) Entry() *host.EntryDecl { return Move.Entries[5] }
+
+// Spec returns the kernel move_widen_k of variant v.
+func (MoveWiden) Spec(v MoveVariant) host.KernelSpec {
+	return host.KernelSpec{Entry: Move.Entries[5], Variant: string(v)}
+}
 
 // AppendArgs appends the argument slots in declaration order.
 func (a MoveWiden) AppendArgs(dst []host.Arg) []host.Arg {
@@ -780,6 +1115,11 @@ type SegmentValidate struct {
 
 // Entry returns the declaration of segment_validate_k.
 func (SegmentValidate) Entry() *host.EntryDecl { return Segment.Entries[0] }
+
+// Spec returns the kernel segment_validate_k of variant v.
+func (SegmentValidate) Spec(v SegmentVariant) host.KernelSpec {
+	return host.KernelSpec{Entry: Segment.Entries[0], Variant: string(v)}
+}
 
 // AppendArgs appends the argument slots in declaration order.
 func (a SegmentValidate) AppendArgs(dst []host.Arg) []host.Arg {
@@ -804,6 +1144,11 @@ type SegmentReduce struct {
 // Entry returns the declaration of segment_reduce_k.
 func (SegmentReduce) Entry() *host.EntryDecl { return Segment.Entries[1] }
 
+// Spec returns the kernel segment_reduce_k of variant v.
+func (SegmentReduce) Spec(v SegmentVariant) host.KernelSpec {
+	return host.KernelSpec{Entry: Segment.Entries[1], Variant: string(v)}
+}
+
 // AppendArgs appends the argument slots in declaration order.
 func (a SegmentReduce) AppendArgs(dst []host.Arg) []host.Arg {
 	return append(dst, host.BufArg(a.Dst), host.BufArg(a.Vals), host.BufArg(a.Keys), host.BufArg(a.Perm), host.BufArg(a.Err), host.I64(a.N), host.I64(a.Red), host.I64(a.IncludeSelf), host.I64(a.HasPerm), host.I64(a.Limit), host.I64(a.Step))
@@ -818,6 +1163,11 @@ type ScatterBwdNanself struct {
 
 // Entry returns the declaration of scatter_bwd_nanself_k.
 func (ScatterBwdNanself) Entry() *host.EntryDecl { return ScatterBwd.Entries[0] }
+
+// Spec returns the kernel scatter_bwd_nanself_k of variant v.
+func (ScatterBwdNanself) Spec(v ScatterBwdVariant) host.KernelSpec {
+	return host.KernelSpec{Entry: ScatterBwd.Entries[0], Variant: string(v)}
+}
 
 // AppendArgs appends the argument slots in declaration order.
 func (a ScatterBwdNanself) AppendArgs(dst []host.Arg) []host.Arg {
@@ -840,6 +1190,11 @@ type ScatterBwdCount struct {
 
 // Entry returns the declaration of scatter_bwd_count_k.
 func (ScatterBwdCount) Entry() *host.EntryDecl { return ScatterBwd.Entries[1] }
+
+// Spec returns the kernel scatter_bwd_count_k of variant v.
+func (ScatterBwdCount) Spec(v ScatterBwdVariant) host.KernelSpec {
+	return host.KernelSpec{Entry: ScatterBwd.Entries[1], Variant: string(v)}
+}
 
 // AppendArgs appends the argument slots in declaration order.
 func (a ScatterBwdCount) AppendArgs(dst []host.Arg) []host.Arg {
@@ -866,6 +1221,11 @@ type ScatterBwdApply struct {
 // Entry returns the declaration of scatter_bwd_apply_k.
 func (ScatterBwdApply) Entry() *host.EntryDecl { return ScatterBwd.Entries[2] }
 
+// Spec returns the kernel scatter_bwd_apply_k of variant v.
+func (ScatterBwdApply) Spec(v ScatterBwdVariant) host.KernelSpec {
+	return host.KernelSpec{Entry: ScatterBwd.Entries[2], Variant: string(v)}
+}
+
 // AppendArgs appends the argument slots in declaration order.
 func (a ScatterBwdApply) AppendArgs(dst []host.Arg) []host.Arg {
 	return append(dst, host.BufArg(a.Gi), host.BufArg(a.Gs), host.BufArg(a.G), host.BufArg(a.SelfIn), host.BufArg(a.Src), host.BufArg(a.Res), host.BufArg(a.Keys), host.BufArg(a.Perm), host.BufArg(a.Aux), host.BufArg(a.Err), host.I64(a.N), host.I64(a.Red), host.I64(a.IncludeSelf))
@@ -886,6 +1246,11 @@ type ScatterBwdSuffix struct {
 
 // Entry returns the declaration of scatter_bwd_suffix_k.
 func (ScatterBwdSuffix) Entry() *host.EntryDecl { return ScatterBwd.Entries[3] }
+
+// Spec returns the kernel scatter_bwd_suffix_k of variant v.
+func (ScatterBwdSuffix) Spec(v ScatterBwdVariant) host.KernelSpec {
+	return host.KernelSpec{Entry: ScatterBwd.Entries[3], Variant: string(v)}
+}
 
 // AppendArgs appends the argument slots in declaration order.
 func (a ScatterBwdSuffix) AppendArgs(dst []host.Arg) []host.Arg {
@@ -912,6 +1277,11 @@ type ScatterBwdPrefix struct {
 // Entry returns the declaration of scatter_bwd_prefix_k.
 func (ScatterBwdPrefix) Entry() *host.EntryDecl { return ScatterBwd.Entries[4] }
 
+// Spec returns the kernel scatter_bwd_prefix_k of variant v.
+func (ScatterBwdPrefix) Spec(v ScatterBwdVariant) host.KernelSpec {
+	return host.KernelSpec{Entry: ScatterBwd.Entries[4], Variant: string(v)}
+}
+
 // AppendArgs appends the argument slots in declaration order.
 func (a ScatterBwdPrefix) AppendArgs(dst []host.Arg) []host.Arg {
 	return append(dst, host.BufArg(a.Gi), host.BufArg(a.Gs), host.BufArg(a.G), host.BufArg(a.SelfIn), host.BufArg(a.Aux), host.BufArg(a.Keys), host.BufArg(a.Perm), host.BufArg(a.Src), host.BufArg(a.Err), host.I64(a.N), host.I64(a.IncludeSelf), host.I64(a.Limit), host.I64(a.Step))
@@ -934,6 +1304,11 @@ type HashInsert struct {
 // Entry returns the declaration of hash_insert_k.
 func (HashInsert) Entry() *host.EntryDecl { return Hash.Entries[0] }
 
+// Spec returns the kernel hash_insert_k of variant v.
+func (HashInsert) Spec(v HashVariant) host.KernelSpec {
+	return host.KernelSpec{Entry: Hash.Entries[0], Variant: string(v)}
+}
+
 // AppendArgs appends the argument slots in declaration order.
 func (a HashInsert) AppendArgs(dst []host.Arg) []host.Arg {
 	return append(dst, host.BufArg(a.Table), host.BufArg(a.Keys), host.BufArg(a.Res), host.BufArg(a.Meta), host.I64(a.N), host.I64(a.Slots), host.I64(a.MaxProbes), host.I64(a.Budget), host.I64(a.Step), host.I64(a.Capacity))
@@ -955,6 +1330,11 @@ type HashLookup struct {
 // Entry returns the declaration of hash_lookup_k.
 func (HashLookup) Entry() *host.EntryDecl { return Hash.Entries[1] }
 
+// Spec returns the kernel hash_lookup_k of variant v.
+func (HashLookup) Spec(v HashVariant) host.KernelSpec {
+	return host.KernelSpec{Entry: Hash.Entries[1], Variant: string(v)}
+}
+
 // AppendArgs appends the argument slots in declaration order.
 func (a HashLookup) AppendArgs(dst []host.Arg) []host.Arg {
 	return append(dst, host.BufArg(a.Table), host.BufArg(a.Keys), host.BufArg(a.Res), host.BufArg(a.Meta), host.I64(a.N), host.I64(a.Slots), host.I64(a.MaxProbes), host.I64(a.Budget), host.I64(a.Step))
@@ -971,6 +1351,11 @@ type HashMark struct {
 
 // Entry returns the declaration of hash_mark_k.
 func (HashMark) Entry() *host.EntryDecl { return Hash.Entries[2] }
+
+// Spec returns the kernel hash_mark_k of variant v.
+func (HashMark) Spec(v HashVariant) host.KernelSpec {
+	return host.KernelSpec{Entry: Hash.Entries[2], Variant: string(v)}
+}
 
 // AppendArgs appends the argument slots in declaration order.
 func (a HashMark) AppendArgs(dst []host.Arg) []host.Arg {
@@ -990,6 +1375,11 @@ type HashCommit struct {
 // Entry returns the declaration of hash_commit_k.
 func (HashCommit) Entry() *host.EntryDecl { return Hash.Entries[3] }
 
+// Spec returns the kernel hash_commit_k of variant v.
+func (HashCommit) Spec(v HashVariant) host.KernelSpec {
+	return host.KernelSpec{Entry: Hash.Entries[3], Variant: string(v)}
+}
+
 // AppendArgs appends the argument slots in declaration order.
 func (a HashCommit) AppendArgs(dst []host.Arg) []host.Arg {
 	return append(dst, host.BufArg(a.Table), host.BufArg(a.Res), host.BufArg(a.Aux), host.I64(a.N), host.I64(a.Slots), host.I64(a.Base))
@@ -1006,6 +1396,11 @@ type HashIds struct {
 
 // Entry returns the declaration of hash_ids_k.
 func (HashIds) Entry() *host.EntryDecl { return Hash.Entries[4] }
+
+// Spec returns the kernel hash_ids_k of variant v.
+func (HashIds) Spec(v HashVariant) host.KernelSpec {
+	return host.KernelSpec{Entry: Hash.Entries[4], Variant: string(v)}
+}
 
 // AppendArgs appends the argument slots in declaration order.
 func (a HashIds) AppendArgs(dst []host.Arg) []host.Arg {
@@ -1041,6 +1436,11 @@ type ProbeArgs struct {
 // Entry returns the declaration of probe_args_k.
 func (ProbeArgs) Entry() *host.EntryDecl { return Probe.Entries[0] }
 
+// Spec returns the kernel probe_args_k of variant v.
+func (ProbeArgs) Spec(v ProbeVariant) host.KernelSpec {
+	return host.KernelSpec{Entry: Probe.Entries[0], Variant: string(v)}
+}
+
 // AppendArgs appends the argument slots in declaration order.
 func (a ProbeArgs) AppendArgs(dst []host.Arg) []host.Arg {
 	return append(dst, host.BufArg(a.Dst), host.BufArg(a.Src), host.I64(a.Ax), host.I64(a.Bx), host.I64(a.Cx), host.I64(a.Dx), host.I64(a.Ex), host.I64(a.Fx), host.I64(a.Gx), host.I64(a.Hx), host.I64(a.Ix), host.I64(a.Jx), host.I64(a.Kx), host.I64(a.Lx), host.I64(a.Mx), host.I64(a.Nx), host.I64(a.Ox), host.I64(a.Px), host.I64(a.Qx), host.I64(a.Rx), host.I64(a.Sx), host.I64(a.Tx))
@@ -1057,6 +1457,11 @@ type CopyWords struct {
 
 // Entry returns the declaration of copy_words_k.
 func (CopyWords) Entry() *host.EntryDecl { return Copy.Entries[0] }
+
+// Spec returns the kernel copy_words_k of variant v.
+func (CopyWords) Spec(v CopyVariant) host.KernelSpec {
+	return host.KernelSpec{Entry: Copy.Entries[0], Variant: string(v)}
+}
 
 // AppendArgs appends the argument slots in declaration order.
 func (a CopyWords) AppendArgs(dst []host.Arg) []host.Arg {
@@ -1075,6 +1480,11 @@ type IndiceKeys struct {
 // Entry returns the declaration of indice_keys_k.
 func (IndiceKeys) Entry() *host.EntryDecl { return Indice.Entries[0] }
 
+// Spec returns the kernel indice_keys_k of variant v.
+func (IndiceKeys) Spec(v IndiceVariant) host.KernelSpec {
+	return host.KernelSpec{Entry: Indice.Entries[0], Variant: string(v)}
+}
+
 // AppendArgs appends the argument slots in declaration order.
 func (a IndiceKeys) AppendArgs(dst []host.Arg) []host.Arg {
 	return append(dst, host.BufArg(a.Indices), host.BufArg(a.Params), host.BufArg(a.Keys), host.BufArg(a.Err), host.I64(a.N))
@@ -1089,6 +1499,11 @@ type IndiceDups struct {
 
 // Entry returns the declaration of indice_dups_k.
 func (IndiceDups) Entry() *host.EntryDecl { return Indice.Entries[1] }
+
+// Spec returns the kernel indice_dups_k of variant v.
+func (IndiceDups) Spec(v IndiceVariant) host.KernelSpec {
+	return host.KernelSpec{Entry: Indice.Entries[1], Variant: string(v)}
+}
 
 // AppendArgs appends the argument slots in declaration order.
 func (a IndiceDups) AppendArgs(dst []host.Arg) []host.Arg {
@@ -1120,6 +1535,11 @@ type IndiceExpand struct {
 // Entry returns the declaration of indice_expand_k.
 func (IndiceExpand) Entry() *host.EntryDecl { return Indice.Entries[2] }
 
+// Spec returns the kernel indice_expand_k of variant v.
+func (IndiceExpand) Spec(v IndiceVariant) host.KernelSpec {
+	return host.KernelSpec{Entry: Indice.Entries[2], Variant: string(v)}
+}
+
 // AppendArgs appends the argument slots in declaration order.
 func (a IndiceExpand) AppendArgs(dst []host.Arg) []host.Arg {
 	return append(dst, host.BufArg(a.Rows), host.BufArg(a.Params), host.BufArg(a.Skeys), host.BufArg(a.Sperm), host.BufArg(a.Cnt), host.BufArg(a.Orow), host.BufArg(a.Rank), host.I64(a.N), host.I64(a.Nkeys), host.I64(a.Row0), host.I64(a.RowsN), host.I64(a.Jobs), host.I64(a.Rule), host.I64(a.Split), host.I64(a.Wide), host.I64(a.Sorted), host.BufArg(a.Ckey), host.I64(a.Emit))
@@ -1138,6 +1558,11 @@ type IndiceFlags struct {
 // Entry returns the declaration of indice_flags_k.
 func (IndiceFlags) Entry() *host.EntryDecl { return Indice.Entries[3] }
 
+// Spec returns the kernel indice_flags_k of variant v.
+func (IndiceFlags) Spec(v IndiceVariant) host.KernelSpec {
+	return host.KernelSpec{Entry: Indice.Entries[3], Variant: string(v)}
+}
+
 // AppendArgs appends the argument slots in declaration order.
 func (a IndiceFlags) AppendArgs(dst []host.Arg) []host.Arg {
 	return append(dst, host.BufArg(a.Orow), host.BufArg(a.Rank), host.BufArg(a.Cnt), host.I64(a.N), host.I64(a.Count), host.I64(a.Wide))
@@ -1155,6 +1580,11 @@ type IndiceOuts struct {
 
 // Entry returns the declaration of indice_outs_k.
 func (IndiceOuts) Entry() *host.EntryDecl { return Indice.Entries[4] }
+
+// Spec returns the kernel indice_outs_k of variant v.
+func (IndiceOuts) Spec(v IndiceVariant) host.KernelSpec {
+	return host.KernelSpec{Entry: Indice.Entries[4], Variant: string(v)}
+}
 
 // AppendArgs appends the argument slots in declaration order.
 func (a IndiceOuts) AppendArgs(dst []host.Arg) []host.Arg {
@@ -1178,6 +1608,11 @@ type IndiceWrite struct {
 
 // Entry returns the declaration of indice_write_k.
 func (IndiceWrite) Entry() *host.EntryDecl { return Indice.Entries[5] }
+
+// Spec returns the kernel indice_write_k of variant v.
+func (IndiceWrite) Spec(v IndiceVariant) host.KernelSpec {
+	return host.KernelSpec{Entry: Indice.Entries[5], Variant: string(v)}
+}
 
 // AppendArgs appends the argument slots in declaration order.
 func (a IndiceWrite) AppendArgs(dst []host.Arg) []host.Arg {
@@ -1203,6 +1638,11 @@ type IndiceSearch struct {
 // Entry returns the declaration of indice_search_k.
 func (IndiceSearch) Entry() *host.EntryDecl { return Indice.Entries[6] }
 
+// Spec returns the kernel indice_search_k of variant v.
+func (IndiceSearch) Spec(v IndiceVariant) host.KernelSpec {
+	return host.KernelSpec{Entry: Indice.Entries[6], Variant: string(v)}
+}
+
 // AppendArgs appends the argument slots in declaration order.
 func (a IndiceSearch) AppendArgs(dst []host.Arg) []host.Arg {
 	return append(dst, host.BufArg(a.Rows), host.BufArg(a.Params), host.BufArg(a.Skeys), host.BufArg(a.Sperm), host.BufArg(a.Orow), host.BufArg(a.Rank), host.I64(a.Nkeys), host.I64(a.Row0), host.I64(a.RowsN), host.I64(a.Jobs), host.I64(a.Sym), host.I64(a.Split))
@@ -1224,6 +1664,11 @@ type IndiceCount struct {
 // Entry returns the declaration of indice_count_k.
 func (IndiceCount) Entry() *host.EntryDecl { return Indice.Entries[7] }
 
+// Spec returns the kernel indice_count_k of variant v.
+func (IndiceCount) Spec(v IndiceVariant) host.KernelSpec {
+	return host.KernelSpec{Entry: Indice.Entries[7], Variant: string(v)}
+}
+
 // AppendArgs appends the argument slots in declaration order.
 func (a IndiceCount) AppendArgs(dst []host.Arg) []host.Arg {
 	return append(dst, host.BufArg(a.Orow), host.BufArg(a.Rank), host.BufArg(a.Orowq), host.BufArg(a.Cnt), host.I64(a.N), host.I64(a.K), host.I64(a.Chunk), host.I64(a.Chunks), host.I64(a.Gather))
@@ -1242,6 +1687,11 @@ type IndiceLines struct {
 
 // Entry returns the declaration of indice_lines_k.
 func (IndiceLines) Entry() *host.EntryDecl { return Indice.Entries[8] }
+
+// Spec returns the kernel indice_lines_k of variant v.
+func (IndiceLines) Spec(v IndiceVariant) host.KernelSpec {
+	return host.KernelSpec{Entry: Indice.Entries[8], Variant: string(v)}
+}
 
 // AppendArgs appends the argument slots in declaration order.
 func (a IndiceLines) AppendArgs(dst []host.Arg) []host.Arg {
@@ -1264,6 +1714,11 @@ type IndiceTsearch struct {
 // Entry returns the declaration of indice_tsearch_k.
 func (IndiceTsearch) Entry() *host.EntryDecl { return Indice.Entries[9] }
 
+// Spec returns the kernel indice_tsearch_k of variant v.
+func (IndiceTsearch) Spec(v IndiceVariant) host.KernelSpec {
+	return host.KernelSpec{Entry: Indice.Entries[9], Variant: string(v)}
+}
+
 // AppendArgs appends the argument slots in declaration order.
 func (a IndiceTsearch) AppendArgs(dst []host.Arg) []host.Arg {
 	return append(dst, host.BufArg(a.Params), host.BufArg(a.Skeys), host.BufArg(a.Sperm), host.BufArg(a.Table), host.BufArg(a.Orowq), host.I64(a.N), host.I64(a.Lines), host.I64(a.Chunk), host.I64(a.Chunks))
@@ -1284,6 +1739,11 @@ type IndiceEmit struct {
 
 // Entry returns the declaration of indice_emit_k.
 func (IndiceEmit) Entry() *host.EntryDecl { return Indice.Entries[10] }
+
+// Spec returns the kernel indice_emit_k of variant v.
+func (IndiceEmit) Spec(v IndiceVariant) host.KernelSpec {
+	return host.KernelSpec{Entry: Indice.Entries[10], Variant: string(v)}
+}
 
 // AppendArgs appends the argument slots in declaration order.
 func (a IndiceEmit) AppendArgs(dst []host.Arg) []host.Arg {
@@ -1313,6 +1773,11 @@ type IndiceCrows struct {
 // Entry returns the declaration of indice_crows_k.
 func (IndiceCrows) Entry() *host.EntryDecl { return Indice.Entries[11] }
 
+// Spec returns the kernel indice_crows_k of variant v.
+func (IndiceCrows) Spec(v IndiceVariant) host.KernelSpec {
+	return host.KernelSpec{Entry: Indice.Entries[11], Variant: string(v)}
+}
+
 // AppendArgs appends the argument slots in declaration order.
 func (a IndiceCrows) AppendArgs(dst []host.Arg) []host.Arg {
 	return append(dst, host.BufArg(a.Rows), host.BufArg(a.Params), host.BufArg(a.Cnt), host.BufArg(a.Ckey), host.BufArg(a.Qrow), host.I64(a.N), host.I64(a.Chunk), host.I64(a.Chunks), host.I64(a.Chunk0), host.I64(a.ChunksN), host.I64(a.Jobs), host.I64(a.Rule), host.I64(a.Split), host.I64(a.Emit), host.BufArg(a.Grid), host.I64(a.Dense))
@@ -1337,6 +1802,11 @@ type IndiceCpairs struct {
 // Entry returns the declaration of indice_cpairs_k.
 func (IndiceCpairs) Entry() *host.EntryDecl { return Indice.Entries[12] }
 
+// Spec returns the kernel indice_cpairs_k of variant v.
+func (IndiceCpairs) Spec(v IndiceVariant) host.KernelSpec {
+	return host.KernelSpec{Entry: Indice.Entries[12], Variant: string(v)}
+}
+
 // AppendArgs appends the argument slots in declaration order.
 func (a IndiceCpairs) AppendArgs(dst []host.Arg) []host.Arg {
 	return append(dst, host.BufArg(a.Cnt), host.BufArg(a.Qrow), host.BufArg(a.Crow), host.BufArg(a.Pairs), host.BufArg(a.Num), host.BufArg(a.Err), host.I64(a.N), host.I64(a.Count), host.I64(a.Chunks), host.BufArg(a.Ckey), host.BufArg(a.Grid), host.I64(a.Dense))
@@ -1353,6 +1823,11 @@ type IndiceGouts struct {
 
 // Entry returns the declaration of indice_gouts_k.
 func (IndiceGouts) Entry() *host.EntryDecl { return Indice.Entries[13] }
+
+// Spec returns the kernel indice_gouts_k of variant v.
+func (IndiceGouts) Spec(v IndiceVariant) host.KernelSpec {
+	return host.KernelSpec{Entry: Indice.Entries[13], Variant: string(v)}
+}
 
 // AppendArgs appends the argument slots in declaration order.
 func (a IndiceGouts) AppendArgs(dst []host.Arg) []host.Arg {
@@ -1373,6 +1848,11 @@ type SparseCooKeys struct {
 // Entry returns the declaration of sparse_coo_keys_k.
 func (SparseCooKeys) Entry() *host.EntryDecl { return Sparse.Entries[0] }
 
+// Spec returns the kernel sparse_coo_keys_k of variant v.
+func (SparseCooKeys) Spec(v SparseVariant) host.KernelSpec {
+	return host.KernelSpec{Entry: Sparse.Entries[0], Variant: string(v)}
+}
+
 // AppendArgs appends the argument slots in declaration order.
 func (a SparseCooKeys) AppendArgs(dst []host.Arg) []host.Arg {
 	return append(dst, host.BufArg(a.Indices), host.BufArg(a.Keys), host.BufArg(a.Err), host.BufArg(a.Shape), host.I64(a.Ndim), host.I64(a.Nnz), host.I64(a.Wide))
@@ -1389,6 +1869,11 @@ type SparseCsrTotals struct {
 
 // Entry returns the declaration of sparse_csr_totals_k.
 func (SparseCsrTotals) Entry() *host.EntryDecl { return Sparse.Entries[1] }
+
+// Spec returns the kernel sparse_csr_totals_k of variant v.
+func (SparseCsrTotals) Spec(v SparseVariant) host.KernelSpec {
+	return host.KernelSpec{Entry: Sparse.Entries[1], Variant: string(v)}
+}
 
 // AppendArgs appends the argument slots in declaration order.
 func (a SparseCsrTotals) AppendArgs(dst []host.Arg) []host.Arg {
@@ -1410,6 +1895,11 @@ type SparseCsrPtrs struct {
 
 // Entry returns the declaration of sparse_csr_ptrs_k.
 func (SparseCsrPtrs) Entry() *host.EntryDecl { return Sparse.Entries[2] }
+
+// Spec returns the kernel sparse_csr_ptrs_k of variant v.
+func (SparseCsrPtrs) Spec(v SparseVariant) host.KernelSpec {
+	return host.KernelSpec{Entry: Sparse.Entries[2], Variant: string(v)}
+}
 
 // AppendArgs appends the argument slots in declaration order.
 func (a SparseCsrPtrs) AppendArgs(dst []host.Arg) []host.Arg {
@@ -1434,6 +1924,11 @@ type SparseRowmerge struct {
 // Entry returns the declaration of sparse_rowmerge_k.
 func (SparseRowmerge) Entry() *host.EntryDecl { return Sparse.Entries[3] }
 
+// Spec returns the kernel sparse_rowmerge_k of variant v.
+func (SparseRowmerge) Spec(v SparseVariant) host.KernelSpec {
+	return host.KernelSpec{Entry: Sparse.Entries[3], Variant: string(v)}
+}
+
 // AppendArgs appends the argument slots in declaration order.
 func (a SparseRowmerge) AppendArgs(dst []host.Arg) []host.Arg {
 	return append(dst, host.BufArg(a.Gptr), host.BufArg(a.Cols), host.BufArg(a.Keys), host.BufArg(a.Gstart), host.BufArg(a.Err), host.I64(a.Grows), host.I64(a.ColsN), host.I64(a.N), host.I64(a.Chunk), host.I64(a.Wide), host.I64(a.Mode))
@@ -1449,6 +1944,11 @@ type SparseSorted struct {
 
 // Entry returns the declaration of sparse_sorted_k.
 func (SparseSorted) Entry() *host.EntryDecl { return Sparse.Entries[4] }
+
+// Spec returns the kernel sparse_sorted_k of variant v.
+func (SparseSorted) Spec(v SparseVariant) host.KernelSpec {
+	return host.KernelSpec{Entry: Sparse.Entries[4], Variant: string(v)}
+}
 
 // AppendArgs appends the argument slots in declaration order.
 func (a SparseSorted) AppendArgs(dst []host.Arg) []host.Arg {
@@ -1466,6 +1966,11 @@ type SparseRuns struct {
 
 // Entry returns the declaration of sparse_runs_k.
 func (SparseRuns) Entry() *host.EntryDecl { return Sparse.Entries[5] }
+
+// Spec returns the kernel sparse_runs_k of variant v.
+func (SparseRuns) Spec(v SparseVariant) host.KernelSpec {
+	return host.KernelSpec{Entry: Sparse.Entries[5], Variant: string(v)}
+}
 
 // AppendArgs appends the argument slots in declaration order.
 func (a SparseRuns) AppendArgs(dst []host.Arg) []host.Arg {
@@ -1485,6 +1990,11 @@ type SparseCount struct {
 
 // Entry returns the declaration of sparse_count_k.
 func (SparseCount) Entry() *host.EntryDecl { return Sparse.Entries[6] }
+
+// Spec returns the kernel sparse_count_k of variant v.
+func (SparseCount) Spec(v SparseVariant) host.KernelSpec {
+	return host.KernelSpec{Entry: Sparse.Entries[6], Variant: string(v)}
+}
 
 // AppendArgs appends the argument slots in declaration order.
 func (a SparseCount) AppendArgs(dst []host.Arg) []host.Arg {
@@ -1517,6 +2027,11 @@ type SparseEmit struct {
 // Entry returns the declaration of sparse_emit_k.
 func (SparseEmit) Entry() *host.EntryDecl { return Sparse.Entries[7] }
 
+// Spec returns the kernel sparse_emit_k of variant v.
+func (SparseEmit) Spec(v SparseVariant) host.KernelSpec {
+	return host.KernelSpec{Entry: Sparse.Entries[7], Variant: string(v)}
+}
+
 // AppendArgs appends the argument slots in declaration order.
 func (a SparseEmit) AppendArgs(dst []host.Arg) []host.Arg {
 	return append(dst, host.BufArg(a.Kx), host.BufArg(a.Ky), host.BufArg(a.Off), host.BufArg(a.Xv), host.BufArg(a.Yv), host.BufArg(a.Gout), host.BufArg(a.Ukeys), host.BufArg(a.Uidx), host.BufArg(a.Uval), host.BufArg(a.Gx), host.BufArg(a.Gy), host.BufArg(a.Shape), host.I64(a.Ndim), host.I64(a.Nx), host.I64(a.Ny), host.I64(a.U), host.I64(a.Chunk), host.I64(a.Op), host.I64(a.Grad))
@@ -1541,6 +2056,11 @@ type SparseRcount struct {
 
 // Entry returns the declaration of sparse_rcount_k.
 func (SparseRcount) Entry() *host.EntryDecl { return Sparse.Entries[8] }
+
+// Spec returns the kernel sparse_rcount_k of variant v.
+func (SparseRcount) Spec(v SparseVariant) host.KernelSpec {
+	return host.KernelSpec{Entry: Sparse.Entries[8], Variant: string(v)}
+}
 
 // AppendArgs appends the argument slots in declaration order.
 func (a SparseRcount) AppendArgs(dst []host.Arg) []host.Arg {
@@ -1580,6 +2100,11 @@ type SparseRemit struct {
 // Entry returns the declaration of sparse_remit_k.
 func (SparseRemit) Entry() *host.EntryDecl { return Sparse.Entries[9] }
 
+// Spec returns the kernel sparse_remit_k of variant v.
+func (SparseRemit) Spec(v SparseVariant) host.KernelSpec {
+	return host.KernelSpec{Entry: Sparse.Entries[9], Variant: string(v)}
+}
+
 // AppendArgs appends the argument slots in declaration order.
 func (a SparseRemit) AppendArgs(dst []host.Arg) []host.Arg {
 	return append(dst, host.BufArg(a.Gx), host.BufArg(a.Gy), host.BufArg(a.Cx), host.BufArg(a.Cy), host.BufArg(a.Off), host.BufArg(a.Xv), host.BufArg(a.Yv), host.BufArg(a.Gout), host.BufArg(a.Uidx), host.BufArg(a.Uval), host.BufArg(a.Gxo), host.BufArg(a.Gyo), host.BufArg(a.Gstart), host.BufArg(a.Shape), host.BufArg(a.Err), host.I64(a.Ndim), host.I64(a.G), host.I64(a.Nx), host.I64(a.Ny), host.I64(a.U), host.I64(a.Chunk), host.I64(a.ColsN), host.I64(a.WideX), host.I64(a.WideY), host.I64(a.Op), host.I64(a.Grad))
@@ -1611,6 +2136,11 @@ type SparseRmerge struct {
 // Entry returns the declaration of sparse_rmerge_k.
 func (SparseRmerge) Entry() *host.EntryDecl { return Sparse.Entries[10] }
 
+// Spec returns the kernel sparse_rmerge_k of variant v.
+func (SparseRmerge) Spec(v SparseVariant) host.KernelSpec {
+	return host.KernelSpec{Entry: Sparse.Entries[10], Variant: string(v)}
+}
+
 // AppendArgs appends the argument slots in declaration order.
 func (a SparseRmerge) AppendArgs(dst []host.Arg) []host.Arg {
 	return append(dst, host.BufArg(a.Gx), host.BufArg(a.Gy), host.BufArg(a.Cx), host.BufArg(a.Cy), host.BufArg(a.Xv), host.BufArg(a.Yv), host.BufArg(a.Scol), host.BufArg(a.Sval), host.BufArg(a.Gstart), host.BufArg(a.Cnt), host.BufArg(a.Err), host.I64(a.G), host.I64(a.Nx), host.I64(a.Ny), host.I64(a.Chunk), host.I64(a.ColsN), host.I64(a.WideX), host.I64(a.WideY), host.I64(a.Op))
@@ -1636,6 +2166,11 @@ type SparseRcopy struct {
 // Entry returns the declaration of sparse_rcopy_k.
 func (SparseRcopy) Entry() *host.EntryDecl { return Sparse.Entries[11] }
 
+// Spec returns the kernel sparse_rcopy_k of variant v.
+func (SparseRcopy) Spec(v SparseVariant) host.KernelSpec {
+	return host.KernelSpec{Entry: Sparse.Entries[11], Variant: string(v)}
+}
+
 // AppendArgs appends the argument slots in declaration order.
 func (a SparseRcopy) AppendArgs(dst []host.Arg) []host.Arg {
 	return append(dst, host.BufArg(a.Gx), host.BufArg(a.Gy), host.BufArg(a.Off), host.BufArg(a.Scol), host.BufArg(a.Sval), host.BufArg(a.Uidx), host.BufArg(a.Uval), host.BufArg(a.Gstart), host.I64(a.G), host.I64(a.Nx), host.I64(a.Ny), host.I64(a.U), host.I64(a.Chunk))
@@ -1651,6 +2186,11 @@ type SparseBhist struct {
 
 // Entry returns the declaration of sparse_bhist_k.
 func (SparseBhist) Entry() *host.EntryDecl { return Sparse.Entries[12] }
+
+// Spec returns the kernel sparse_bhist_k of variant v.
+func (SparseBhist) Spec(v SparseVariant) host.KernelSpec {
+	return host.KernelSpec{Entry: Sparse.Entries[12], Variant: string(v)}
+}
 
 // AppendArgs appends the argument slots in declaration order.
 func (a SparseBhist) AppendArgs(dst []host.Arg) []host.Arg {
@@ -1671,6 +2211,11 @@ type SparseBscatter struct {
 // Entry returns the declaration of sparse_bscatter_k.
 func (SparseBscatter) Entry() *host.EntryDecl { return Sparse.Entries[13] }
 
+// Spec returns the kernel sparse_bscatter_k of variant v.
+func (SparseBscatter) Spec(v SparseVariant) host.KernelSpec {
+	return host.KernelSpec{Entry: Sparse.Entries[13], Variant: string(v)}
+}
+
 // AppendArgs appends the argument slots in declaration order.
 func (a SparseBscatter) AppendArgs(dst []host.Arg) []host.Arg {
 	return append(dst, host.BufArg(a.Keys), host.BufArg(a.Vals), host.BufArg(a.Start), host.BufArg(a.Cnt), host.BufArg(a.Rec), host.I64(a.N), host.I64(a.Shift))
@@ -1687,6 +2232,11 @@ type SparseBsort struct {
 
 // Entry returns the declaration of sparse_bsort_k.
 func (SparseBsort) Entry() *host.EntryDecl { return Sparse.Entries[14] }
+
+// Spec returns the kernel sparse_bsort_k of variant v.
+func (SparseBsort) Spec(v SparseVariant) host.KernelSpec {
+	return host.KernelSpec{Entry: Sparse.Entries[14], Variant: string(v)}
+}
 
 // AppendArgs appends the argument slots in declaration order.
 func (a SparseBsort) AppendArgs(dst []host.Arg) []host.Arg {
@@ -1706,6 +2256,11 @@ type SparseBsum struct {
 
 // Entry returns the declaration of sparse_bsum_k.
 func (SparseBsum) Entry() *host.EntryDecl { return Sparse.Entries[15] }
+
+// Spec returns the kernel sparse_bsum_k of variant v.
+func (SparseBsum) Spec(v SparseVariant) host.KernelSpec {
+	return host.KernelSpec{Entry: Sparse.Entries[15], Variant: string(v)}
+}
 
 // AppendArgs appends the argument slots in declaration order.
 func (a SparseBsum) AppendArgs(dst []host.Arg) []host.Arg {
@@ -1732,6 +2287,11 @@ type SparseUhist struct {
 
 // Entry returns the declaration of sparse_uhist_k.
 func (SparseUhist) Entry() *host.EntryDecl { return Sparse.Entries[16] }
+
+// Spec returns the kernel sparse_uhist_k of variant v.
+func (SparseUhist) Spec(v SparseVariant) host.KernelSpec {
+	return host.KernelSpec{Entry: Sparse.Entries[16], Variant: string(v)}
+}
 
 // AppendArgs appends the argument slots in declaration order.
 func (a SparseUhist) AppendArgs(dst []host.Arg) []host.Arg {
@@ -1762,6 +2322,11 @@ type SparseUpart struct {
 // Entry returns the declaration of sparse_upart_k.
 func (SparseUpart) Entry() *host.EntryDecl { return Sparse.Entries[17] }
 
+// Spec returns the kernel sparse_upart_k of variant v.
+func (SparseUpart) Spec(v SparseVariant) host.KernelSpec {
+	return host.KernelSpec{Entry: Sparse.Entries[17], Variant: string(v)}
+}
+
 // AppendArgs appends the argument slots in declaration order.
 func (a SparseUpart) AppendArgs(dst []host.Arg) []host.Arg {
 	return append(dst, host.BufArg(a.Xi), host.BufArg(a.Yi), host.BufArg(a.Xv), host.BufArg(a.Yv), host.BufArg(a.Shape), host.BufArg(a.Tab), host.BufArg(a.Loc), host.BufArg(a.Rk), host.BufArg(a.Rv), host.I64(a.Ndim), host.I64(a.Nx), host.I64(a.Ny), host.I64(a.Ch), host.I64(a.Nb), host.I64(a.Shift), host.I64(a.WideX), host.I64(a.WideY))
@@ -1787,6 +2352,11 @@ type SparseUsort struct {
 
 // Entry returns the declaration of sparse_usort_k.
 func (SparseUsort) Entry() *host.EntryDecl { return Sparse.Entries[18] }
+
+// Spec returns the kernel sparse_usort_k of variant v.
+func (SparseUsort) Spec(v SparseVariant) host.KernelSpec {
+	return host.KernelSpec{Entry: Sparse.Entries[18], Variant: string(v)}
+}
 
 // AppendArgs appends the argument slots in declaration order.
 func (a SparseUsort) AppendArgs(dst []host.Arg) []host.Arg {
@@ -1817,6 +2387,11 @@ type SparseUemit struct {
 // Entry returns the declaration of sparse_uemit_k.
 func (SparseUemit) Entry() *host.EntryDecl { return Sparse.Entries[19] }
 
+// Spec returns the kernel sparse_uemit_k of variant v.
+func (SparseUemit) Spec(v SparseVariant) host.KernelSpec {
+	return host.KernelSpec{Entry: Sparse.Entries[19], Variant: string(v)}
+}
+
 // AppendArgs appends the argument slots in declaration order.
 func (a SparseUemit) AppendArgs(dst []host.Arg) []host.Arg {
 	return append(dst, host.BufArg(a.Uk), host.BufArg(a.Ua), host.BufArg(a.Ub), host.BufArg(a.Bst), host.BufArg(a.Uoff), host.BufArg(a.Gout), host.BufArg(a.Uidx), host.BufArg(a.Uval), host.BufArg(a.Gxo), host.BufArg(a.Gyo), host.BufArg(a.Shape), host.I64(a.Ndim), host.I64(a.Nb), host.I64(a.Shift), host.I64(a.U), host.I64(a.Op), host.I64(a.Grad))
@@ -1834,6 +2409,11 @@ type SparseUnkey struct {
 // Entry returns the declaration of sparse_unkey_k.
 func (SparseUnkey) Entry() *host.EntryDecl { return Sparse.Entries[20] }
 
+// Spec returns the kernel sparse_unkey_k of variant v.
+func (SparseUnkey) Spec(v SparseVariant) host.KernelSpec {
+	return host.KernelSpec{Entry: Sparse.Entries[20], Variant: string(v)}
+}
+
 // AppendArgs appends the argument slots in declaration order.
 func (a SparseUnkey) AppendArgs(dst []host.Arg) []host.Arg {
 	return append(dst, host.BufArg(a.Keys), host.BufArg(a.Idx), host.BufArg(a.Shape), host.I64(a.Ndim), host.I64(a.N))
@@ -1849,6 +2429,11 @@ type SparseCrows struct {
 
 // Entry returns the declaration of sparse_crows_k.
 func (SparseCrows) Entry() *host.EntryDecl { return Sparse.Entries[21] }
+
+// Spec returns the kernel sparse_crows_k of variant v.
+func (SparseCrows) Spec(v SparseVariant) host.KernelSpec {
+	return host.KernelSpec{Entry: Sparse.Entries[21], Variant: string(v)}
+}
 
 // AppendArgs appends the argument slots in declaration order.
 func (a SparseCrows) AppendArgs(dst []host.Arg) []host.Arg {
@@ -1866,6 +2451,11 @@ type SparseToDense struct {
 // Entry returns the declaration of sparse_to_dense_k.
 func (SparseToDense) Entry() *host.EntryDecl { return Sparse.Entries[22] }
 
+// Spec returns the kernel sparse_to_dense_k of variant v.
+func (SparseToDense) Spec(v SparseVariant) host.KernelSpec {
+	return host.KernelSpec{Entry: Sparse.Entries[22], Variant: string(v)}
+}
+
 // AppendArgs appends the argument slots in declaration order.
 func (a SparseToDense) AppendArgs(dst []host.Arg) []host.Arg {
 	return append(dst, host.BufArg(a.Keys), host.BufArg(a.Vals), host.BufArg(a.Dense), host.I64(a.N))
@@ -1880,6 +2470,11 @@ type SparseNonzero struct {
 
 // Entry returns the declaration of sparse_nonzero_k.
 func (SparseNonzero) Entry() *host.EntryDecl { return Sparse.Entries[23] }
+
+// Spec returns the kernel sparse_nonzero_k of variant v.
+func (SparseNonzero) Spec(v SparseVariant) host.KernelSpec {
+	return host.KernelSpec{Entry: Sparse.Entries[23], Variant: string(v)}
+}
 
 // AppendArgs appends the argument slots in declaration order.
 func (a SparseNonzero) AppendArgs(dst []host.Arg) []host.Arg {
@@ -1897,6 +2492,11 @@ type SparseFromDense struct {
 
 // Entry returns the declaration of sparse_from_dense_k.
 func (SparseFromDense) Entry() *host.EntryDecl { return Sparse.Entries[24] }
+
+// Spec returns the kernel sparse_from_dense_k of variant v.
+func (SparseFromDense) Spec(v SparseVariant) host.KernelSpec {
+	return host.KernelSpec{Entry: Sparse.Entries[24], Variant: string(v)}
+}
 
 // AppendArgs appends the argument slots in declaration order.
 func (a SparseFromDense) AppendArgs(dst []host.Arg) []host.Arg {

@@ -1,10 +1,14 @@
 // Package kernels declares the interface of every kernel, once: for each
-// kernel file its knobs and its entry points (one per pass) with their
-// arguments, and the integer codes kernels and host share. `go generate`
-// writes from these declarations the header each kernel source includes
-// (clkernels/common/gen/FILE.h, for OpenCL C and GLSL alike) and the Go
-// argument structs in args_gen.go, one per entry point, from which the host
-// packs a launch's arguments. See host.FileDecl for what the header holds.
+// kernel file its variants, its knobs and its entry points (one per pass)
+// with their arguments, and the integer codes kernels and host share.
+// `go generate` writes from these declarations the header each kernel
+// source includes (clkernels/common/gen/FILE.h, for OpenCL C and GLSL
+// alike); the Go argument structs in args_gen.go, one per entry point,
+// from which the host packs a launch's arguments, and each file's typed
+// variant constants (ScatterF32: a ScatterVariant, which only scatter's
+// calls take in Spec and Dispatch); host/knobs_gen.go, a typed key per
+// knob name (host.KnobItems); and shaders/variants.txt, which
+// shaders/build.sh compiles. See host.FileDecl for what the header holds.
 package kernels
 
 //go:generate go run gen_main.go
@@ -21,6 +25,14 @@ func inout(name, doc string) host.ArgDecl { return buf(name, host.InOut, doc) }
 
 func i64(name, doc string) host.ArgDecl {
 	return host.ArgDecl{Name: name, Kind: host.ArgI64, Doc: doc}
+}
+
+// variant declares a build of a kernel file with its defines (NAME=VALUE,
+// -D options to both compilers). The element-type define DT is 1 int32,
+// 2 int64, 3 float32, 4 float64; a variant V.strict (STRICT=1) is V's
+// Vulkan build declaring SignedZeroInfNanPreserve (host.StrictVariant).
+func variant(name string, defines ...string) host.Variant {
+	return host.Variant{Name: name, Defines: defines}
 }
 
 // folded is an int64 argument that drivers with Caps.FoldArgs get as the
@@ -109,7 +121,11 @@ func registerCodes(gs ...*host.CodeGroup) { Groups = append(Groups, gs...) }
 // TriIndices is tril_indices/triu_indices (tri_indices_body.h).
 var TriIndices = (&host.FileDecl{
 	Name: "tri_indices",
-	Doc:  "tril_indices / triu_indices: rows then columns of elements k0 .. k0+count-1 of the result",
+	Variants: []host.Variant{
+		variant("i32", "IDX_BITS=32"),
+		variant("i64", "IDX_BITS=64"),
+	},
+	Doc: "tril_indices / triu_indices: rows then columns of elements k0 .. k0+count-1 of the result",
 	Knobs: append(append([]host.KnobDecl(nil), tileKnobs...),
 		host.KnobDecl{Name: "STREAM", Default: 0, Doc: "1: CONTIG runs go in non-temporal stores from each run's first 64-byte boundary on (OpenCL C; outputs larger than the caches)"}),
 	Entries: []*host.EntryDecl{{
@@ -133,7 +149,11 @@ var diagArgs = []host.ArgDecl{
 
 // Diag is diagonal_scatter and its backward (diag_body.h).
 var Diag = (&host.FileDecl{
-	Name:  "diag",
+	Name: "diag",
+	Variants: []host.Variant{
+		variant("w32", "WORD_BITS=32"),
+		variant("w64", "WORD_BITS=64"),
+	},
 	Doc:   "diagonal_scatter and its backward, on element bits",
 	Knobs: tileKnobs,
 	Entries: []*host.EntryDecl{
@@ -174,7 +194,19 @@ var (
 // validation flagged an index, so nothing is read or written out of
 // bounds whatever the indices.
 var Scatter = (&host.FileDecl{
-	Name:  "scatter",
+	Name: "scatter",
+	Variants: []host.Variant{
+		variant("i32", "DT=1"),
+		variant("i64", "DT=2"),
+		variant("f32", "DT=3"),
+		variant("f64", "DT=4"),
+		variant("f32a", "DT=3", "FADD=1"),
+		variant("f64a", "DT=4", "FADD=1"),
+		variant("f32.strict", "DT=3", "STRICT=1"),
+		variant("f64.strict", "DT=4", "STRICT=1"),
+		variant("f32a.strict", "DT=3", "FADD=1", "STRICT=1"),
+		variant("f64a.strict", "DT=4", "FADD=1", "STRICT=1"),
+	},
 	Doc:   "scatter, scatter_reduce, put_along_axis and take_along_axis",
 	Knobs: withFdiv(),
 	Codes: []*host.CodeGroup{Reduce, Err, ScatterCodes},
@@ -218,7 +250,17 @@ var Scatter = (&host.FileDecl{
 // Scan is the reduce-then-scan prefix sum (scan_body.h).
 var Scan = (&host.FileDecl{
 	Name: "scan",
-	Doc:  "prefix sums of elements or of 0/1 flags",
+	Variants: []host.Variant{
+		variant("u32", "DT=1"),
+		variant("u64", "DT=2"),
+		variant("f32", "DT=3"),
+		variant("f64", "DT=4"),
+		variant("u32s", "DT=1", "SG=1"),
+		variant("u64s", "DT=2", "SG=1"),
+		variant("f32s", "DT=3", "SG=1"),
+		variant("f64s", "DT=4", "SG=1"),
+	},
+	Doc: "prefix sums of elements or of 0/1 flags",
 	Knobs: []host.KnobDecl{
 		{Name: "ITEMS", Default: 16, Doc: "units per work-item per tile"},
 		{Name: "FLAT", Default: 0, Doc: "1: one work-item per group scans its range in one loop (CPU drivers)"},
@@ -254,7 +296,11 @@ var Scan = (&host.FileDecl{
 // Radix is one pass of the stable LSD radix sort (radix_body.h).
 var Radix = (&host.FileDecl{
 	Name: "radix",
-	Doc:  "passes of a stable LSD radix sort over contiguous chunks (CPUs) or tiles ranked in work-group scratch (GPUs)",
+	Variants: []host.Variant{
+		variant("k32", "KB=32"),
+		variant("k64", "KB=64"),
+	},
+	Doc: "passes of a stable LSD radix sort over contiguous chunks (CPUs) or tiles ranked in work-group scratch (GPUs)",
 	Knobs: []host.KnobDecl{{Name: "RADIX_BITS", Default: 4, Doc: "digit width"},
 		{Name: "RADIX_KPT", Default: 0, Doc: "keys per lane of the tiled passes (GPUs; 0: off, and their scratch one word)"}},
 	Codes: []*host.CodeGroup{Key, Pack},
@@ -285,7 +331,11 @@ var Radix = (&host.FileDecl{
 
 // Move is word gathers, scatters and compactions (move_body.h).
 var Move = (&host.FileDecl{
-	Name:  "move",
+	Name: "move",
+	Variants: []host.Variant{
+		variant("w32", "WB=32"),
+		variant("w64", "WB=64"),
+	},
 	Doc:   "gathers, scatters and compactions of 32- or 64-bit words",
 	Knobs: tileKnobs,
 	Codes: []*host.CodeGroup{Flag},
@@ -312,7 +362,15 @@ var Move = (&host.FileDecl{
 // Segment is in-order reductions over runs of equal sorted keys
 // (segment_body.h).
 var Segment = (&host.FileDecl{
-	Name:  "segment",
+	Name: "segment",
+	Variants: []host.Variant{
+		variant("i32", "DT=1"),
+		variant("i64", "DT=2"),
+		variant("f32", "DT=3"),
+		variant("f64", "DT=4"),
+		variant("f32.strict", "DT=3", "STRICT=1"),
+		variant("f64.strict", "DT=4", "STRICT=1"),
+	},
 	Doc:   "in-order reductions over runs of equal sorted keys",
 	Knobs: withFdiv(),
 	Codes: []*host.CodeGroup{Reduce, Err},
@@ -335,7 +393,13 @@ var bwdErr = inout("err", "err[0]: the forward's validation flag (skip when set)
 // ScatterBwd is the gradient of scatter_reduce on the bit-reproducible
 // forward's sort (scatter_bwd_body.h).
 var ScatterBwd = (&host.FileDecl{
-	Name:  "scatter_bwd",
+	Name: "scatter_bwd",
+	Variants: []host.Variant{
+		variant("f32", "DT=3"),
+		variant("f64", "DT=4"),
+		variant("f32.strict", "DT=3", "STRICT=1"),
+		variant("f64.strict", "DT=4", "STRICT=1"),
+	},
 	Doc:   "the gradient of scatter_reduce",
 	Knobs: withFdiv(),
 	Codes: []*host.CodeGroup{Reduce, Err},
@@ -372,7 +436,10 @@ var probeArgs = []host.ArgDecl{
 
 // Hash is the hash table of 64-bit keys (hash_body.h).
 var Hash = (&host.FileDecl{
-	Name:  "hash",
+	Name: "hash",
+	Variants: []host.Variant{
+		variant("k64", "KB=64"),
+	},
 	Doc:   "a hash table of 64-bit keys: open addressing, linear probing",
 	Knobs: tileKnobs,
 	Codes: []*host.CodeGroup{HashCodes, HashMeta},
@@ -408,7 +475,10 @@ func probeKernelArgs() []host.ArgDecl {
 // tests and devinfo can prove that argument packing (the Vulkan parameter
 // block), knobs and group counts reach kernels intact on every device.
 var Probe = (&host.FileDecl{
-	Name:    "probe",
+	Name: "probe",
+	Variants: []host.Variant{
+		variant("any"),
+	},
 	Doc:     "argument, knob and group-count self-check",
 	Knobs:   []host.KnobDecl{{Name: "PROBE_K", Default: 7, Doc: "a knob the kernel echoes"}},
 	Entries: []*host.EntryDecl{{Name: "args", Doc: "echoes its arguments", Args: probeKernelArgs()}},

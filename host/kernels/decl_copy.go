@@ -7,7 +7,10 @@ import "github.com/accelkern/accel/host"
 // so CPU OpenCL devices copy with this kernel instead (host.PlanCopy).
 var Copy = (&host.FileDecl{
 	Name: "copy",
-	Doc:  "a copy of 32-bit words in contiguous chunks, one chunk per work-item at a time",
+	Variants: []host.Variant{
+		variant("any"),
+	},
+	Doc: "a copy of 32-bit words in contiguous chunks, one chunk per work-item at a time",
 	Knobs: append(append([]host.KnobDecl(nil), tileKnobs...),
 		host.KnobDecl{Name: "STREAM", Default: 0, Doc: "1: non-temporal stores from dst's first 64-byte boundary on (OpenCL C; copies larger than the caches)"}),
 	Entries: []*host.EntryDecl{

@@ -28,7 +28,10 @@ var IndiceCodes = &host.CodeGroup{Prefix: "IP", Doc: "get_indice_pairs rules, sp
 // Indice is get_indice_pairs, sparse convolution's rule generation
 // (indice_body.h).
 var Indice = (&host.FileDecl{
-	Name:  "indice",
+	Name: "indice",
+	Variants: []host.Variant{
+		variant("any"),
+	},
 	Doc:   "sparse convolution index pairs (get_indice_pairs): site keys, candidate expansion, pair writes",
 	Knobs: tileKnobs,
 	Codes: []*host.CodeGroup{IndiceCodes, Err},

@@ -26,7 +26,13 @@ var (
 // Sparse is the sparse COO/CSR tensors and their elementwise ops
 // (sparse_body.h).
 var Sparse = (&host.FileDecl{
-	Name:  "sparse",
+	Name: "sparse",
+	Variants: []host.Variant{
+		variant("f32", "DT=3"),
+		variant("f64", "DT=4"),
+		variant("f32.strict", "DT=3", "STRICT=1"),
+		variant("f64.strict", "DT=4", "STRICT=1"),
+	},
 	Doc:   "sparse COO/CSR tensors: keys, merges and the elementwise ops",
 	Knobs: withFdiv(),
 	Codes: []*host.CodeGroup{Err, SparseCodes},

@@ -71,16 +71,67 @@ func TestSourcesAgreeWithDeclarations(t *testing.T) {
 		// the shared headers never declare knobs either
 		assert.Empty(t, owned.FindAllString(stripComments(string(body)), -1), "common/%s_body.h declares interface by hand", f.Name)
 	}
-	// every variant of shaders/variants.txt belongs to a declared file
+}
+
+// TestVariantsFromDeclarations checks that shaders/variants.txt, as
+// host.Variants reads it, lists exactly the declared variants of every
+// file with their defines (TestGeneratedFilesFresh checks its text).
+func TestVariantsFromDeclarations(t *testing.T) {
 	vs, err := host.Variants()
 	require.NoError(t, err)
+	want := map[string]host.Variant{}
+	for _, f := range kernels.Files {
+		require.NotEmpty(t, f.Variants, "kernel file %s declares no variant", f.Name)
+		for _, v := range f.Variants {
+			assert.Equal(t, f.Name, v.File, "variant %s of %s", v.Name, f.Name)
+			want[f.Name+"."+v.Name] = v
+		}
+	}
+	for key, v := range want {
+		if len(v.Defines) == 0 {
+			v.Defines = []string{} // variants.txt's line parses to an empty slice
+			want[key] = v
+		}
+	}
+	assert.Equal(t, want, vs)
+}
+
+// TestTypedVariants checks the generated variant types: a call's Spec
+// names its entry and the variant, and the constants are the declared
+// names (a variant of another file than the call's does not compile with
+// Spec or Dispatch).
+func TestTypedVariants(t *testing.T) {
+	assert.Equal(t, host.KernelSpec{Entry: kernels.Scatter.Entry("validate"), Variant: "i32"},
+		kernels.ScatterValidate{}.Spec(kernels.ScatterI32))
+	assert.Equal(t, host.KernelSpec{Entry: kernels.Indice.Entry("keys"), Variant: "any"},
+		kernels.IndiceKeys{}.Spec(kernels.IndiceAny))
+	assert.Equal(t, host.KernelSpec{Entry: kernels.Move.Entry("scatter"), Variant: "w64"},
+		kernels.MoveScatter{}.Spec(kernels.MoveW64))
+	for _, v := range []kernels.ScatterVariant{kernels.ScatterI32, kernels.ScatterI64, kernels.ScatterF32,
+		kernels.ScatterF64, kernels.ScatterF32a, kernels.ScatterF64a} {
+		_, err := host.CLOptions(host.Caps{Backend: host.OpenCL}, "scatter", string(v), host.Plan{LocalSize: 1})
+		assert.NoError(t, err, "scatter variant %s", v)
+	}
+}
+
+// TestEveryKnobHasKey checks that host.KnobKeys (generated) names every
+// knob a kernel file declares, folded arguments' included, and no other.
+func TestEveryKnobHasKey(t *testing.T) {
 	declared := map[string]bool{}
 	for _, f := range kernels.Files {
-		declared[f.Name] = true
+		for _, k := range f.AllKnobs() {
+			declared[k.Name] = true
+		}
 	}
-	for key, v := range vs {
-		assert.True(t, declared[v.File], "variant %s of an undeclared kernel file", key)
+	keys := map[string]bool{}
+	for _, k := range host.KnobKeys {
+		assert.False(t, keys[k.Name()], "knob %s listed twice", k.Name())
+		keys[k.Name()] = true
 	}
+	assert.Equal(t, declared, keys)
+	assert.Equal(t, host.Knob{Name: "SC_RED", Value: 3}, host.KnobScRed.Set(3))
+	assert.Equal(t, int64(7), host.KnobItems.Of(host.Plan{Knobs: []host.Knob{host.KnobContig.Set(1), host.KnobItems.Set(7)}}))
+	assert.Equal(t, int64(0), host.KnobStream.Of(host.Plan{}), "a knob the plan does not set")
 }
 
 var commentRE = regexp.MustCompile(`(?s)/\*.*?\*/|//[^\n]*`)
@@ -212,8 +263,8 @@ func TestProbeArguments(t *testing.T) {
 		require.NoError(t, d.Fill(dst, 0, 8*(n+3), []byte{0xA5}))
 		call := kernels.ProbeArgs{Dst: dst, Src: src, Ax: -1, Bx: 2, Cx: 3, Dx: 4, Ex: 5, Fx: 6, Gx: 7, Hx: 8, Ix: 9,
 			Jx: 10, Kx: 11, Lx: 12, Mx: 13, Nx: 14, Ox: 15, Px: 16, Qx: 17, Rx: 18, Sx: 1 << 40, Tx: -1 << 50}
-		plan := host.Plan{LocalSize: 4, Groups: [3]int64{3, 2, 1}, Knobs: []host.Knob{{Name: "PROBE_K", Value: 42}}}
-		require.NoError(t, host.Dispatch(d, "any", plan, call))
+		plan := host.Plan{LocalSize: 4, Groups: [3]int64{3, 2, 1}, Knobs: []host.Knob{host.KnobProbeK.Set(42)}}
+		require.NoError(t, kernels.Dispatch(d, kernels.ProbeAny, plan, call))
 		out := make([]byte, 8*(n+3))
 		require.NoError(t, d.Download(dst, 0, out))
 		args := call.AppendArgs(nil)[2:]
