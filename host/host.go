@@ -1,6 +1,6 @@
 // Package host is the device layer under package accel: backend-neutral
 // device capabilities, buffers, kernel caches, launch planning and the two
-// backends (OpenCL through go-opencl, Vulkan through vulkan-go), each behind
+// backends (OpenCL through our own binding, clbind.go, Vulkan through vulkan-go), each behind
 // the small Device interface below.
 //
 // Kernels are written once per language (clkernels/*.cl for OpenCL C,
