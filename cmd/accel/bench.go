@@ -101,7 +101,7 @@ func chooseBackends(asked []string, device string) (backends []string, explicit 
 // that names the other device backend is an error.
 func openFor(b, device string) (*accel.Device, error) {
 	if other, _, ok := strings.Cut(strings.ToLower(device), ":"); ok && b != "reference" && other != b && (other == host.OpenCL || other == host.Vulkan) {
-		return nil, fmt.Errorf("--device %s is not a %s device: %w", device, b, accel.ErrNoDevice)
+		return nil, fmt.Errorf("--device %s names a device of the %s backend, but --backend is %s (leave --backend out to follow --device): %w", device, other, b, accel.ErrNoDevice)
 	}
 	return openBackendWith(b, device, accel.Options{Timing: true})
 }
