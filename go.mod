@@ -3,7 +3,6 @@ module github.com/accelkern/accel
 go 1.22
 
 require (
-	github.com/jgillich/go-opencl v0.0.0-20180608191952-a0efba3e5257
 	github.com/sbinet/npyio v0.9.0
 	github.com/stretchr/testify v1.9.0
 	github.com/vulkan-go/vulkan v0.0.0-20221209234627-c0a353ae26c8

@@ -109,7 +109,7 @@ func newAlongGeom(op string, arrShape []int64, arrDT DType, axis int64, idxShape
 
 // PutAlongAxis is Paddle's put_along_axis over NumPy semantics: a new
 // tensor equal to arr with values put at indices along axis (AxisNone
-// flattens), reduced with reduce (Assign, Sum ("add"), Prod ("mul"), Mean,
+// flattens), reduced with reduce (Assign, Sum (Paddle's "add"), Prod ("mul"), Mean,
 // Amax, Amin) and includeSelf as in ScatterReduce. indices has arr's rank
 // and broadcasts against arr outside axis (int64, or int32 as Paddle
 // takes them); values broadcast to that shape; negative indices count once

@@ -119,6 +119,9 @@ func (d *Device) Close() error {
 // alloc allocates an output tensor, checking its size against the device's
 // largest allocation first, and poisons it when a test asked for that.
 func (d *Device) alloc(op string, dtype DType, shape []int64) (*DeviceTensor, error) {
+	if err := d.checkOpen(op); err != nil {
+		return nil, err
+	}
 	if !d.supports(dtype) {
 		return nil, argErr(op, "dtype", dtype, "a dtype this device supports ("+d.caps.ID()+" "+d.caps.Name+")", ErrUnsupported)
 	}
@@ -228,6 +231,9 @@ func (d *Device) supports(dt DType) bool {
 func (d *Device) checkIn(op, arg string, t *DeviceTensor) error {
 	if t == nil || t.buf == nil {
 		return argErr(op, arg, "a released or nil tensor", "a live tensor", ErrClosed)
+	}
+	if err := d.checkOpen(op); err != nil {
+		return err
 	}
 	if t.dev != d {
 		return argErr(op, arg, "a tensor of "+t.dev.String(), "a tensor of "+d.String(), ErrInvalidArgument)

@@ -60,8 +60,8 @@ func (t *DeviceTensor) Release() {
 // produce it has finished. With Options.GuardBytes it also checks the
 // tensor's guard band (ErrGuardBand).
 func (t *DeviceTensor) ToHost() (*Tensor, error) {
-	if t.buf == nil {
-		return nil, fmt.Errorf("accel: ToHost of a released tensor: %w", ErrClosed)
+	if t == nil || t.buf == nil {
+		return nil, argErr("to_host", "tensor", "a released or nil tensor", "a live tensor", ErrClosed)
 	}
 	out, err := NewTensor(t.dtype, t.shape...)
 	if err != nil {

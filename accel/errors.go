@@ -31,13 +31,15 @@ var (
 )
 
 // ArgError describes a rejected argument: which op, which argument, its
-// value and the bound it broke. It unwraps to its sentinel (Err).
+// value and the bound it broke. It unwraps to its sentinel (Err). A
+// released tensor passed to an op is one (Arg names it, ErrClosed), and so
+// is any op on a closed device (Arg "device", ErrClosed).
 type ArgError struct {
 	Op    string // e.g. "tril_indices"
 	Arg   string // e.g. "rows"
 	Value string // the offending value, formatted
 	Bound string // the rule it broke, e.g. ">= 0"
-	Err   error  // ErrInvalidArgument, ErrTooLarge or ErrUnsupported
+	Err   error  // ErrInvalidArgument, ErrTooLarge, ErrUnsupported or ErrClosed
 }
 
 // Error formats as "op: arg = value: must be bound: sentinel".

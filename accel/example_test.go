@@ -177,25 +177,28 @@ func ExampleDevice_ScatterReduceBackward() {
 	// Output: [3 5 7] [0 1 0] [0.5 0.5 0 1]
 }
 
-// Parses reductions by name: PyTorch's, Paddle's aliases and
-// segment_reduce's name the same Reduction.
+// Parses reductions by PyTorch's names, strictly: Paddle's "add" and
+// segment_reduce's "max" are not names of a Reduction.
 func ExampleParseReduction() {
-	for _, name := range []string{"sum", "add", "mul", "max", "amin"} {
+	for _, name := range []string{"sum", "prod", "amax", "amin"} {
 		r, err := accel.ParseReduction(name)
 		if err != nil {
 			panic(err)
 		}
 		fmt.Println(name, r, r == accel.Sum)
 	}
-	_, err := accel.ParseReduction("avg")
-	fmt.Println(errors.Is(err, accel.ErrInvalidArgument))
+	for _, name := range []string{"avg", "add", "max"} {
+		_, err := accel.ParseReduction(name)
+		fmt.Println(name, errors.Is(err, accel.ErrInvalidArgument))
+	}
 	// Output:
 	// sum sum true
-	// add sum true
-	// mul prod false
-	// max amax false
+	// prod prod false
+	// amax amax false
 	// amin amin false
-	// true
+	// avg true
+	// add true
+	// max true
 }
 
 // Chains ops on the device without waiting for it: the scatter waits once,

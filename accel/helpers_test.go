@@ -3,6 +3,7 @@ package accel
 import (
 	"fmt"
 	"os"
+	"strings"
 	"sync"
 	"testing"
 
@@ -45,7 +46,8 @@ func openTestDevice(b string) (*Device, error) {
 		sel = env
 	}
 	gpu := os.Getenv("ACCEL_TEST_PLANS") == "gpu"
-	d, err := OpenWith(sel, Options{Validation: true, GuardBytes: 64, EmulateDiscrete: gpu, Poison: []byte{0xA5, 0x5A, 0xC3, 0x3C}})
+	d, err := OpenWith(sel, Options{Validation: true, GuardBytes: 64, EmulateDiscrete: gpu, Log: logBuild,
+		Poison: []byte{0xA5, 0x5A, 0xC3, 0x3C}})
 	if err != nil {
 		return nil, err
 	}
@@ -85,8 +87,28 @@ func forEachDevice(t *testing.T, f func(t *testing.T, d *Device)) {
 	}
 }
 
+// buildLogs collects the kernel build logs the test devices report
+// (Options.Log): a kernel that builds with a warning on a driver fails the
+// suite (TestMain), as the offline compiles fail on clang's for GPUs.
+var buildLogs struct {
+	sync.Mutex
+	msgs []string
+}
+
+func logBuild(msg string) {
+	if strings.Contains(msg, "build log") {
+		buildLogs.Lock()
+		buildLogs.msgs = append(buildLogs.msgs, msg)
+		buildLogs.Unlock()
+	}
+}
+
 func TestMain(m *testing.M) {
 	code := m.Run()
+	if len(buildLogs.msgs) > 0 && code == 0 {
+		os.Stderr.WriteString("kernel builds with warnings:\n" + strings.Join(buildLogs.msgs, "\n") + "\n")
+		code = 1
+	}
 	for _, d := range devs {
 		if err := d.Close(); err != nil && code == 0 {
 			os.Stderr.WriteString("closing device: " + err.Error() + "\n")

@@ -123,7 +123,7 @@ func newConvGeom(op string, dt DType, shape []int64, q SparseConvParams) (convGe
 		return g, argErr(op, "spatial_shape", fmt.Sprintf("%v (%d dims)", q.SpatialShape, D), "1 to 4 spatial dims", ErrInvalidArgument)
 	}
 	if dt != Int32 {
-		return g, argErr(op, "indices", "dtype "+dt.String(), "int32", ErrInvalidArgument)
+		return g, argErr(op, "indices", "dtype "+dt.String(), "int32 or int64", ErrInvalidArgument)
 	}
 	if len(shape) != 2 {
 		return g, argErr(op, "indices", fmt.Sprintf("rank %d (shape %v)", len(shape), shape), "rank 2: [L, 1+D] rows (batch, coords)", ErrInvalidArgument)
@@ -292,6 +292,10 @@ func (g convGeom) params(t []int64, rule int64) []byte {
 // reference (see Device.IndicePairs), with the same checks and errors.
 func RefIndicePairs(indices *Tensor, p SparseConvParams) (*HostIndicePairs, error) {
 	const op = "get_indice_pairs"
+	indices, err := hostIndex32(op, "indices", indices) // int64 indices too (index.go)
+	if err != nil {
+		return nil, err
+	}
 	g, err := newConvGeom(op, indices.dtype, indices.shape, p)
 	if err != nil {
 		return nil, err
@@ -322,8 +326,9 @@ func RefIndicePairs(indices *Tensor, p SparseConvParams) (*HostIndicePairs, erro
 }
 
 // IndicePairs computes the index pairs of a sparse convolution (spconv's
-// get_indice_pairs) over the active sites indices (int32 [L, 1+D] rows
-// (batch, coords), distinct), with the same bytes on every device and
+// get_indice_pairs) over the active sites indices ([L, 1+D] rows (batch,
+// coords), distinct; int32, or int64 whose values fit int32, narrowed on
+// the host first), with the same bytes on every device and
 // split policy: regular and transposed convs' output sites sorted by
 // (batch, coords), and each offset's pairs in ascending input row. The
 // workspace is O(L*K) (no grid over the output space). Bad input (see
@@ -354,6 +359,11 @@ func (d *Device) IndicePairsInto(res *IndicePairs, indices *DeviceTensor, p Spar
 	if err := d.checkIn(op, "indices", indices); err != nil {
 		return err
 	}
+	indices, done, err := d.index32(op, "indices", indices) // int64 indices too (index.go)
+	if err != nil {
+		return err
+	}
+	defer done()
 	g, err := newConvGeom(op, indices.dtype, indices.shape, p)
 	if err != nil {
 		return err

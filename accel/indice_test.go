@@ -247,7 +247,8 @@ func TestIndicePairsBadInput(t *testing.T) {
 	}{
 		{"rank", "indices", "rank 1", mustTensor(FromInt32s([]int64{4}, []int32{0, 1, 2, 3})), ok},
 		{"width", "indices", "[L, 4]", mustTensor(FromInt32s([]int64{2, 3}, []int32{0, 1, 2, 0, 1, 3})), ok},
-		{"dtype", "indices", "int64", mustTensor(FromInt64s([]int64{1, 4}, []int64{0, 1, 2, 3})), ok},
+		{"dtype", "indices", "float32", mustTensor(FromFloat32s([]int64{1, 4}, []float32{0, 1, 2, 3})), ok},
+		{"int64-range", "indices", "2147483648 at flat position 1", mustTensor(FromInt64s([]int64{1, 4}, []int64{0, 1 << 31, 2, 3})), ok},
 		{"batch-high", "indices", "row 1", mustTensor(FromInt32s([]int64{2, 4}, []int32{0, 1, 2, 3, 2, 1, 2, 3})), ok},
 		{"batch-neg", "indices", "row 0", mustTensor(FromInt32s([]int64{2, 4}, []int32{-1, 1, 2, 3, 0, 1, 2, 3})), ok},
 		{"coord-equal", "indices", "spatial_shape[2] = 10", mustTensor(FromInt32s([]int64{2, 4}, []int32{0, 1, 2, 3, 0, 1, 2, 10})), ok},

@@ -156,6 +156,14 @@ type Options struct {
 	// Trace prints every command with its plan and device time to stderr
 	// as it finishes. ACCEL_TRACE=1 in the environment turns it on too.
 	Trace bool
+	// Log receives the library's diagnostics, one message a call: the
+	// trace lines (with Trace) and the log of a kernel build that produced
+	// one (a driver's warnings). The library writes nothing to stdout or
+	// stderr itself: with Log nil, these messages go to stderr only where
+	// Trace or ACCEL_TRACE is set, and are dropped otherwise. A failed
+	// build's log is in the returned error as well. Log may be called from
+	// several goroutines at once.
+	Log func(msg string)
 	// Timing measures the device time of the work (Stats.DeviceNs):
 	// timestamps around each Vulkan batch, profiling events on the OpenCL
 	// queue. It is off by default because it is not free: lavapipe's
@@ -190,7 +198,7 @@ type Options struct {
 
 // host returns the runtime's options.
 func (o Options) host() host.Options {
-	return host.Options{Validation: o.Validation, Trace: o.Trace, Timing: o.Timing, GuardBytes: o.GuardBytes,
+	return host.Options{Validation: o.Validation, Trace: o.Trace, Log: o.Log, Timing: o.Timing, GuardBytes: o.GuardBytes,
 		EmulateDiscrete: o.EmulateDiscrete}
 }
 

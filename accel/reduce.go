@@ -4,7 +4,7 @@ import (
 	"encoding/binary"
 	"fmt"
 	"math"
-	"strings"
+	"strconv"
 
 	"github.com/accelkern/accel/host/kernels"
 	"github.com/accelkern/accel/reference"
@@ -44,25 +44,19 @@ func (r Reduction) ref() string {
 		Mean: reference.ReduceMean, Amax: reference.ReduceAmax, Amin: reference.ReduceAmin}[r]
 }
 
-// ParseReduction parses a reduction by name: PyTorch's ("sum", "prod",
-// "mean", "amax", "amin"), "assign", and Paddle's aliases ("add",
-// "mul"/"multiply"), and segment_reduce's "min" and "max".
+// ParseReduction parses a reduction by its exact name, the one String
+// returns: PyTorch's "sum", "prod", "mean", "amax", "amin", and "assign"
+// (scatter's plain store, which only Scatter and PutAlongAxis take). Other
+// spellings (Paddle's "add" and "mul", segment_reduce's "max" and "min",
+// other cases, spaces) are rejected with ErrInvalidArgument: a name means
+// one reduction everywhere.
 func ParseReduction(s string) (Reduction, error) {
-	switch strings.ToLower(strings.TrimSpace(s)) {
-	case "assign":
-		return Assign, nil
-	case "sum", "add":
-		return Sum, nil
-	case "prod", "mul", "multiply":
-		return Prod, nil
-	case "mean":
-		return Mean, nil
-	case "amax", "max":
-		return Amax, nil
-	case "amin", "min":
-		return Amin, nil
+	for r, name := range reductionNames {
+		if s == name {
+			return Reduction(r), nil
+		}
 	}
-	return 0, fmt.Errorf("reduction %q is not one of sum (add), prod (mul), mean, amax (max), amin (min), assign: %w", s, ErrInvalidArgument)
+	return 0, argErr("parse_reduction", "name", strconv.Quote(s), "one of sum, prod, mean, amax, amin, assign", ErrInvalidArgument)
 }
 
 // identityBytes is the identity of a reduction as dt's bytes.

@@ -101,6 +101,9 @@ func RefDiagonalScatterBackward(grad *Tensor, offset, dim1, dim2 int64) (gradInp
 // RefScatterReduce computes scatter_reduce on the host with the scalar
 // reference, reducing in index order (see Device.ScatterReduce).
 func RefScatterReduce(input *Tensor, dim int64, index, src *Tensor, reduce Reduction, includeSelf bool) (*Tensor, error) {
+	if err := rejectAssign("scatter_reduce", reduce); err != nil {
+		return nil, err
+	}
 	return refScatter("scatter_reduce", input, dim, index, src, reduce, includeSelf)
 }
 
@@ -111,6 +114,7 @@ func RefScatter(input *Tensor, dim int64, index, src *Tensor) (*Tensor, error) {
 }
 
 func refScatter(op string, input *Tensor, dim int64, index, src *Tensor, reduce Reduction, includeSelf bool) (*Tensor, error) {
+	index = hostIndex64(index) // int32 indices too (index.go)
 	g, err := newScatterGeom(op, input.shape, input.dtype, dim, index.shape, index.dtype, src.shape, src.dtype, reduce)
 	if err != nil {
 		return nil, err
@@ -207,6 +211,7 @@ func RefTakeAlongAxis(arr, indices *Tensor, axis int64) (*Tensor, error) {
 func RefScatterReduceBackward(input *Tensor, dim int64, index, src *Tensor, reduce Reduction, includeSelf bool,
 	gradOutput *Tensor) (out, gradInput, gradSrc *Tensor, err error) {
 	const op = "scatter_reduce_backward"
+	index = hostIndex64(index) // int32 indices too (index.go)
 	g, err := scatterBwdGeom(op, input.shape, input.dtype, dim, index.shape, index.dtype, src.shape, src.dtype,
 		reduce, gradOutput.shape, gradOutput.dtype)
 	if err != nil {

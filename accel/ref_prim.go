@@ -133,6 +133,7 @@ func RefUnique(x *Tensor) (values, inverse, counts *Tensor, err error) {
 // order (see Device.SegmentReduce).
 func RefSegmentReduce(values, segmentIDs *Tensor, reduce Reduction, numSegments int64) (*Tensor, error) {
 	const op = "segment_reduce"
+	segmentIDs = hostIndex64(segmentIDs) // int32 ids too (index.go)
 	if err := checkSegmentArgs(op, values.dtype, values.shape, segmentIDs.dtype, segmentIDs.shape, reduce, numSegments); err != nil {
 		return nil, err
 	}

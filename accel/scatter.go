@@ -37,7 +37,7 @@ func newScatterGeom(op string, inShape []int64, inDT DType, dim int64, idxShape 
 		return g, argErr(op, "src", "dtype "+srcDT.String(), "the input's dtype "+inDT.String(), ErrInvalidArgument)
 	}
 	if idxDT != Int64 {
-		return g, argErr(op, "index", "dtype "+idxDT.String(), "int64", ErrInvalidArgument)
+		return g, argErr(op, "index", "dtype "+idxDT.String(), "int64 or int32", ErrInvalidArgument)
 	}
 	// A 0-d scatter is the 1-element 1-d one.
 	norm := func(s []int64) []int64 {
@@ -155,7 +155,8 @@ func (d *Device) Scatter(input *DeviceTensor, dim int64, index, src *DeviceTenso
 }
 
 // ScatterReduce is PyTorch's input.scatter_reduce(dim, index, src, reduce,
-// include_self) with reduce Sum, Prod, Mean, Amax or Amin: index has
+// include_self) with reduce Sum, Prod, Mean, Amax or Amin (Assign is
+// Scatter's, and refused here): index (int64 or int32) has
 // input's rank, index.size(d) <= src.size(d) for every d and <=
 // input.size(d) for d != dim; index values lie in [0, input.size(dim)).
 // With includeSelf false, positions hit by an index start from the
@@ -173,6 +174,9 @@ func (d *Device) Scatter(input *DeviceTensor, dim int64, index, src *DeviceTenso
 // found on the device; nothing is written out of bounds. The op waits for
 // the device once, at its end, to learn whether an index was out of range.
 func (d *Device) ScatterReduce(input *DeviceTensor, dim int64, index, src *DeviceTensor, reduce Reduction, includeSelf bool) (*DeviceTensor, error) {
+	if err := rejectAssign("scatter_reduce", reduce); err != nil {
+		return nil, err
+	}
 	return d.scatterReduce("scatter_reduce", input, dim, index, src, reduce, includeSelf, false)
 }
 
@@ -191,10 +195,18 @@ func (d *Device) ScatterDeterministic(input *DeviceTensor, dim int64, index, src
 // targets and walks the positions in order (planScatter). It needs no
 // atomics beyond 32-bit ones.
 func (d *Device) ScatterReduceDeterministic(input *DeviceTensor, dim int64, index, src *DeviceTensor, reduce Reduction, includeSelf bool) (*DeviceTensor, error) {
+	if err := rejectAssign("scatter_reduce", reduce); err != nil {
+		return nil, err
+	}
 	return d.scatterReduce("scatter_reduce", input, dim, index, src, reduce, includeSelf, true)
 }
 
 func (d *Device) scatterReduce(op string, input *DeviceTensor, dim int64, index, src *DeviceTensor, reduce Reduction, includeSelf, det bool) (*DeviceTensor, error) {
+	index, done, err := d.index64(op, "index", index) // int32 indices too (index.go)
+	if err != nil {
+		return nil, err
+	}
+	defer done()
 	for _, a := range []struct {
 		name string
 		t    *DeviceTensor

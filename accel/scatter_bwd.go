@@ -74,6 +74,11 @@ func (d *Device) ScatterReduceBackward(input *DeviceTensor, dim int64, index, sr
 			return nil, nil, nil, err
 		}
 	}
+	index, done, err := d.index64(op, "index", index) // int32 indices too (index.go)
+	if err != nil {
+		return nil, nil, nil, err
+	}
+	defer done()
 	g, err := scatterBwdGeom(op, input.shape, input.dtype, dim, index.shape, index.dtype, src.shape, src.dtype,
 		reduce, gradOutput.shape, gradOutput.dtype)
 	if err != nil {

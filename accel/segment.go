@@ -11,7 +11,7 @@ import (
 var segmentRefNames = map[Reduction]string{Sum: "sum", Amin: "min", Amax: "max"}
 
 // SegmentReduce reduces values by segment id: out[s] folds, in order, the
-// values whose id (int64, sorted ascending, in [0, numSegments)) is s.
+// values whose id (int64 or int32, sorted ascending, in [0, numSegments)) is s.
 // reduce is Sum, Amin or Amax; empty segments hold the identity (0, +inf or
 // the dtype's max, -inf or the dtype's min); Amin and Amax propagate NaN.
 // An unsorted or out-of-range id is an error naming its position, found on
@@ -24,6 +24,11 @@ func (d *Device) SegmentReduce(values, segmentIDs *DeviceTensor, reduce Reductio
 	if err := d.checkIn(op, "segment_ids", segmentIDs); err != nil {
 		return nil, err
 	}
+	segmentIDs, done, err := d.index64(op, "segment_ids", segmentIDs) // int32 ids too (index.go)
+	if err != nil {
+		return nil, err
+	}
+	defer done()
 	if err := checkSegmentArgs(op, values.dtype, values.shape, segmentIDs.dtype, segmentIDs.shape, reduce, numSegments); err != nil {
 		return nil, err
 	}
@@ -87,7 +92,7 @@ func checkSegmentArgs(op string, vdt DType, vshape []int64, idt DType, ishape []
 		return argErr(op, "values", "dtype "+vdt.String(), "int32, int64, float32 or float64", ErrUnsupported)
 	}
 	if idt != Int64 {
-		return argErr(op, "segment_ids", "dtype "+idt.String(), "int64", ErrInvalidArgument)
+		return argErr(op, "segment_ids", "dtype "+idt.String(), "int64 or int32", ErrInvalidArgument)
 	}
 	if !sameShape(vshape, ishape) {
 		return argErr(op, "segment_ids", fmt.Sprintf("shape %v", ishape), fmt.Sprintf("values' shape %v", vshape), ErrInvalidArgument)

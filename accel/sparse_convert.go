@@ -51,7 +51,8 @@ func (d *Device) UploadCOO(h HostCOO) (*SparseCOO, error) {
 	return &SparseCOO{Indices: idx, Values: vals, Shape: slices.Clone(h.Shape)}, nil
 }
 
-// UploadCSR copies a host CSR tensor to the device (as UploadCOO).
+// UploadCSR copies a host CSR tensor to the device (as UploadCOO). Crows
+// and Cols are int32 or int64, both the same.
 func (d *Device) UploadCSR(h HostCSR) (*SparseCSR, error) {
 	const op = "upload_csr"
 	if err := nilTensors(op, []string{"crows", "cols", "values"}, h.Crows, h.Cols, h.Values); err != nil {
@@ -59,6 +60,9 @@ func (d *Device) UploadCSR(h HostCSR) (*SparseCSR, error) {
 	}
 	if err := checkSparse(op, "x", hostArrays(true, h.Shape, h.Crows, h.Cols, h.Values), d.caps.FP64); err != nil {
 		return nil, err
+	}
+	if h.Crows.dtype != h.Cols.dtype {
+		return nil, argErr(op, "x.cols", "dtype "+h.Cols.dtype.String(), "crows' dtype "+h.Crows.dtype.String(), ErrInvalidArgument)
 	}
 	var outs temps
 	for _, t := range []*Tensor{h.Crows, h.Cols, h.Values} {

@@ -1,8 +1,9 @@
-/* clshim: our own small cgo shim for calls the OpenCL binding (go-opencl)
- * lacks or gets wrong. Its CommandQueue.Flush calls clFinish, so the
- * backend flushes through the raw queue handle here; the handles cross
- * from the binding's structs as opaque pointers (see rawHandle in
- * opencl.go, checked once per device with acl_queue_device). */
+/* clshim: our own small OpenCL binding (see clbind.go). Handles cross to
+ * Go as opaque pointers; every call returns or sets a cl_int status. A
+ * binding of our own, rather than a third-party one, so that a program
+ * importing accel compiles its cgo with our flags (CL_TARGET_OPENCL_VERSION
+ * set in the #cgo line, no header warnings) and so that every OpenCL call
+ * we make is listed here. */
 #ifndef ACCEL_CLSHIM_H
 #define ACCEL_CLSHIM_H
 
@@ -49,5 +50,36 @@ void acl_huge_free(void *p, size_t len);
  * destroyed (clSetMemObjectDestructorCallback: after the runtime is done
  * with it, commands queued on it included); returns the cl_int status. */
 int acl_huge_free_with(void *mem, void *p, size_t len);
+
+/* The binding proper: one wrapper per OpenCL call the backend makes. */
+int acl_platforms(void **out, unsigned cap, unsigned *n);
+int acl_devices(void *platform, void **out, unsigned cap, unsigned *n);
+int acl_platform_info(void *platform, unsigned param, size_t cap, void *buf, size_t *n);
+int acl_device_info(void *dev, unsigned param, size_t cap, void *buf, size_t *n);
+void *acl_context(void *dev, int *status);
+int acl_release_context(void *ctx);
+void *acl_queue(void *ctx, void *dev, int profiling, int *status);
+int acl_finish(void *queue);
+int acl_release_queue(void *queue);
+/* A read-write buffer; over host memory (CL_MEM_USE_HOST_PTR) when host
+ * is not NULL. */
+void *acl_buffer(void *ctx, size_t size, void *host, int *status);
+int acl_release_mem(void *mem);
+int acl_write(void *queue, void *mem, int blocking, size_t off, size_t n, const void *src, void **ev);
+int acl_read(void *queue, void *mem, size_t off, size_t n, void *dst, void **ev);
+int acl_fill(void *queue, void *mem, const void *pat, size_t patn, size_t off, size_t n, void **ev);
+int acl_copy(void *queue, void *src, void *dst, size_t soff, size_t doff, size_t n, void **ev);
+int acl_ndrange(void *queue, void *kernel, const size_t *global, const size_t *local, void **ev);
+int acl_event_times(void *ev, uint64_t *start, uint64_t *end);
+int acl_release_event(void *ev);
+void *acl_program_from_source(void *ctx, const char *src, int *status);
+int acl_build(void *program, void *dev, const char *opts);
+int acl_build_log(void *program, void *dev, size_t cap, char *buf, size_t *n);
+int acl_release_program(void *program);
+void *acl_kernel(void *program, const char *name, int *status);
+int acl_kernel_wg_size(void *kernel, void *dev, size_t *n);
+int acl_arg_buffer(void *kernel, unsigned i, void *mem);
+int acl_arg_u64(void *kernel, unsigned i, uint64_t v);
+int acl_release_kernel(void *kernel);
 
 #endif

@@ -1,6 +1,6 @@
 // Package host is the device layer under package accel: backend-neutral
 // device capabilities, buffers, kernel caches, launch planning and the two
-// backends (OpenCL through go-opencl, Vulkan through vulkan-go), each behind
+// backends (OpenCL through our own binding, clbind.go, Vulkan through vulkan-go), each behind
 // the small Device interface below.
 //
 // Kernels are written once per language (clkernels/*.cl for OpenCL C,
@@ -25,8 +25,10 @@ import (
 var (
 	// ErrNoDevice reports that no device matched a request.
 	ErrNoDevice = errors.New("no device")
-	// ErrUnsupported reports that a device lacks a feature an operation needs.
-	ErrUnsupported = errors.New("unsupported on this device")
+	// ErrUnsupported reports that a device lacks a feature an operation
+	// needs, or that the operation does not take an input of that kind on
+	// any device (the error's text says which).
+	ErrUnsupported = errors.New("unsupported")
 	// ErrOutOfMemory reports that a device could not allocate a buffer.
 	ErrOutOfMemory = errors.New("out of device memory")
 	// ErrDriver reports an error returned by the driver.

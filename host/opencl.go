@@ -16,34 +16,29 @@ import (
 	"strings"
 	"sync"
 	"unsafe"
-
-	cl "github.com/jgillich/go-opencl/cl"
 )
 
-// The OpenCL backend, on go-opencl, with one in-order queue per device:
-// commands are enqueued without waiting, and the host blocks only in
-// Download, Sync and Close. Binding traps handled here: its Flush calls
-// clFinish, so the backend flushes with clFlush through the queue's raw
-// handle (clshim.c); an empty non-nil wait list panics, so wait lists are
-// always nil; the binding sets finalizers, but every object is released
-// explicitly (events once their command has finished and been timed, the
-// rest in Close).
+// The OpenCL backend, on our own binding (clbind.go, clshim.c), with one
+// in-order queue per device: commands are enqueued without waiting, and
+// the host blocks only in Download, Sync and Close. Every object is
+// released explicitly (events once their command has finished and been
+// timed, the rest in Close).
 
 type clPlatformDevice struct {
-	platform *cl.Platform
-	device   *cl.Device
+	platform unsafe.Pointer // cl_platform_id
+	device   unsafe.Pointer // cl_device_id
 }
 
 // openclList enumerates (platform, device) pairs in a stable order; the
 // index into this list is the device's OpenCL index.
 func openclList() ([]clPlatformDevice, error) {
-	plats, err := cl.GetPlatforms()
+	plats, err := clPlatforms()
 	if err != nil {
 		return nil, fmt.Errorf("no OpenCL platform (is an ICD such as pocl-opencl-icd installed?): %v: %w", err, ErrNoDevice)
 	}
 	var out []clPlatformDevice
 	for _, p := range plats {
-		devs, err := p.GetDevices(cl.DeviceTypeAll)
+		devs, err := clDevices(p)
 		if err != nil {
 			continue // a platform with no devices
 		}
@@ -66,19 +61,18 @@ func openclEnumerate() ([]Caps, error) {
 	return caps, nil
 }
 
-// openclCaps queries a device's capabilities. The binding panics where a
-// query fails (Type, DoubleFPConfig, ...): such a device is listed as
-// unusable, with the reason, instead.
-func openclCaps(index int, p *cl.Platform, d *cl.Device) (c Caps) {
-	defer func() {
-		if r := recover(); r != nil {
-			c = Caps{Backend: OpenCL, Index: index, Type: TypeOther,
-				Unusable: fmt.Sprintf("a device query failed: %v", r)}
-			c.Name = fmt.Sprintf("OpenCL device %d", index)
-			c.FP32Div = fp32Div(c)
+// openclCaps queries a device's capabilities. A device whose queries fail
+// is listed as unusable, with the reason.
+func openclCaps(index int, p, d unsafe.Pointer) (c Caps) {
+	var failed []string
+	u := func(param uint, what string) uint64 {
+		v, err := clDeviceUint(d, param)
+		if err != nil {
+			failed = append(failed, fmt.Sprintf("%s: %v", what, err))
 		}
-	}()
-	exts := strings.Fields(d.Extensions())
+		return v
+	}
+	exts := strings.Fields(clDeviceString(d, clDeviceExtensions))
 	has := func(e string) bool {
 		for _, x := range exts {
 			if x == e {
@@ -90,55 +84,56 @@ func openclCaps(index int, p *cl.Platform, d *cl.Device) (c Caps) {
 	c = Caps{
 		Backend:           OpenCL,
 		Index:             index,
-		Platform:          strings.TrimSpace(p.Name() + " " + p.Version()),
-		Name:              strings.TrimSpace(d.Name()),
-		Vendor:            strings.TrimSpace(d.Vendor()),
-		Driver:            strings.TrimSpace(d.DriverVersion() + " (" + d.Version() + ")"),
-		ComputeUnits:      d.MaxComputeUnits(),
-		MaxWorkGroupSize:  d.MaxWorkGroupSize(),
-		LocalMemBytes:     d.LocalMemSize(),
-		GlobalMemBytes:    d.GlobalMemSize(),
-		MaxAllocBytes:     d.MaxMemAllocSize(),
-		SubAlign:          max(int64(d.MemBaseAddrAlign())/8, 4),
+		Platform:          strings.TrimSpace(clPlatformString(p, clPlatformName) + " " + clPlatformString(p, clPlatformVersion)),
+		Name:              strings.TrimSpace(clDeviceString(d, clDeviceName)),
+		Vendor:            strings.TrimSpace(clDeviceString(d, clDeviceVendor)),
+		Driver:            strings.TrimSpace(clDeviceString(d, clDriverVersion) + " (" + clDeviceString(d, clDeviceVersion) + ")"),
+		ComputeUnits:      int(u(clDeviceComputeUnits, "compute units")),
+		MaxWorkGroupSize:  int(u(clDeviceMaxWGSize, "max work-group size")),
+		LocalMemBytes:     int64(u(clDeviceLocalMem, "local memory")),
+		GlobalMemBytes:    int64(u(clDeviceGlobalMem, "global memory")),
+		MaxAllocBytes:     int64(u(clDeviceMaxAlloc, "max allocation")),
+		SubAlign:          max(int64(u(clDeviceBaseAlign, "base address alignment"))/8, 4),
 		FP64:              has("cl_khr_fp64"),
 		Int64:             true, // long is a required OpenCL C type
 		Int64Atomics:      has("cl_khr_int64_base_atomics"),
 		Float32Atomics:    has("cl_ext_float_atomics"),
 		Float64Atomics:    has("cl_ext_float_atomics") && has("cl_khr_fp64"),
-		FP32DivCorrect:    C.acl_single_fp_config(rawHandle(d))&C.ACL_FP_CORRECTLY_ROUNDED_DIVIDE_SQRT != 0,
+		FP32DivCorrect:    C.acl_single_fp_config(d)&C.ACL_FP_CORRECTLY_ROUNDED_DIVIDE_SQRT != 0,
 		FloatPreserve32:   true, // OpenCL C is IEEE without -cl-fast-relaxed-math
 		FloatPreserve64:   true,
 		Timestamps:        true, // profiling events are core OpenCL
-		TimestampPeriodNs: float64(d.ProfilingTimerResolution()),
+		TimestampPeriodNs: float64(u(clDeviceTimerRes, "timer resolution")),
 		Extensions:        exts,
 	}
 	if !c.FP64 {
-		// a device may announce fp64 by its config alone; the binding
-		// panics where the query fails (a device without fp64 may fail it)
-		func() {
-			defer func() { _ = recover() }()
-			c.FP64 = d.DoubleFPConfig() != 0
-		}()
+		// a device may announce fp64 by its config alone (a device
+		// without fp64 may fail the query: that is no failure here)
+		v, err := clDeviceUint(d, clDeviceDoubleFPConfig)
+		c.FP64 = err == nil && v != 0
 	}
 	c.FP32Div = fp32Div(c)
 	// OpenCL's NDRange is size_t per dimension: no per-dimension group limit
 	// that matters; keep the product representable in 32 bits per dimension.
 	c.MaxWorkGroupCount = [3]int64{1 << 31, 1 << 31, 1 << 31}
-	t := d.Type()
+	t := u(clDeviceType, "type")
 	switch {
-	case t&cl.DeviceTypeGPU != 0:
-		if d.HostUnifiedMemory() {
+	case t&clDeviceTypeGPU != 0:
+		if u(clDeviceHostUnified, "host unified memory") != 0 {
 			c.Type = TypeIntegratedGPU
 		} else {
 			c.Type = TypeDiscreteGPU
 		}
-	case t&cl.DeviceTypeCPU != 0:
+	case t&clDeviceTypeCPU != 0:
 		c.Type = TypeCPU
 	default:
 		c.Type = TypeOther
 	}
-	var why []string
-	if !d.Available() || !d.CompilerAvailable() {
+	if c.Name == "" {
+		c.Name = fmt.Sprintf("OpenCL device %d", index)
+	}
+	why := failed
+	if u(clDeviceAvailable, "available") == 0 || u(clDeviceCompilerAvail, "compiler available") == 0 {
 		why = append(why, "device not available or has no compiler")
 	}
 	for what, v := range map[string]int64{"compute units": int64(c.ComputeUnits), "max work-group size": int64(c.MaxWorkGroupSize),
@@ -154,10 +149,10 @@ func openclCaps(index int, p *cl.Platform, d *cl.Device) (c Caps) {
 
 type clDevice struct {
 	caps   Caps
-	ctx    *cl.Context
-	dev    *cl.Device
-	queue  *cl.CommandQueue
-	rawQ   unsafe.Pointer // the queue's cl_command_queue, for clFlush
+	ctx    unsafe.Pointer // cl_context
+	dev    unsafe.Pointer // cl_device_id
+	queue  unsafe.Pointer // cl_command_queue
+	log    func(string)   // Options' logger (nil: none)
 	trace  bool
 	timing bool       // a profiling queue (Options.Timing)
 	disk   *diskCache // program binaries across processes (nil: off)
@@ -180,7 +175,7 @@ type clDevice struct {
 // clPending is an enqueued command: its event (timed once it finishes),
 // the host copy of an upload to free then, and its trace label.
 type clPending struct {
-	ev    *cl.Event
+	ev    unsafe.Pointer // cl_event
 	host  unsafe.Pointer
 	label string
 }
@@ -189,7 +184,7 @@ type clPending struct {
 // OpenCL sub-buffer of bytes [off, off+size) of root.
 type clBuffer struct {
 	d    *clDevice
-	mem  *cl.MemObject
+	mem  unsafe.Pointer // cl_mem
 	size int64
 	root *clBuffer
 	off  int64
@@ -197,13 +192,13 @@ type clBuffer struct {
 
 // clProgram is a built program with a kernel object per entry point.
 type clProgram struct {
-	prog    *cl.Program
+	prog    unsafe.Pointer // cl_program
 	kernels map[string]*clKernel
 }
 
 type clKernel struct {
 	spec KernelSpec
-	k    *cl.Kernel
+	k    unsafe.Pointer // cl_kernel
 }
 
 func (k *clKernel) Spec() KernelSpec { return k.spec }
@@ -219,15 +214,10 @@ func (b *clBuffer) Release() {
 	if b.mem == nil {
 		return
 	}
-	b.mem.Release()
+	C.acl_release_mem(b.mem)
 	b.mem = nil
 	delete(d.bufs, b)
 }
-
-// rawHandle is the C handle stored first in a go-opencl object (a
-// CommandQueue's cl_command_queue, a Device's cl_device_id): the binding
-// does not export them, and our shim needs the queue's for clFlush.
-func rawHandle[T any](obj *T) unsafe.Pointer { return *(*unsafe.Pointer)(unsafe.Pointer(obj)) }
 
 func openclOpen(index int, opts Options) (Device, error) {
 	list, err := openclList()
@@ -242,26 +232,21 @@ func openclOpen(index int, opts Options) (Device, error) {
 	if caps.Unusable != "" {
 		return nil, fmt.Errorf("opencl:%d %s: %s: %w", index, caps.Name, caps.Unusable, ErrUnsupported)
 	}
-	ctx, err := cl.CreateContext([]*cl.Device{pd.device})
-	if err != nil {
-		return nil, fmt.Errorf("opencl:%d: create context: %v: %w", index, err, ErrDriver)
+	var st C.int
+	ctx := C.acl_context(pd.device, &st)
+	if ctx == nil {
+		return nil, fmt.Errorf("opencl:%d: create context: %v: %w", index, clStatus(st), ErrDriver)
 	}
-	var props cl.CommandQueueProperty
+	profiling := C.int(0)
 	if opts.timing() {
-		props = cl.CommandQueueProfilingEnable
+		profiling = 1
 	}
-	q, err := ctx.CreateCommandQueue(pd.device, props)
-	if err != nil {
-		ctx.Release()
-		return nil, fmt.Errorf("opencl:%d: create queue: %v: %w", index, err, ErrDriver)
+	q := C.acl_queue(ctx, pd.device, profiling, &st)
+	if q == nil {
+		C.acl_release_context(ctx)
+		return nil, fmt.Errorf("opencl:%d: create queue: %v: %w", index, clStatus(st), ErrDriver)
 	}
-	raw := rawHandle(q)
-	if C.acl_queue_device(raw) != rawHandle(pd.device) {
-		q.Release()
-		ctx.Release()
-		return nil, fmt.Errorf("opencl:%d: the binding's queue handle does not name its device (go-opencl's layout changed?): %w", index, ErrDriver)
-	}
-	return &clDevice{caps: caps, ctx: ctx, dev: pd.device, queue: q, rawQ: raw, trace: opts.trace(), timing: opts.timing(),
+	return &clDevice{caps: caps, ctx: ctx, dev: pd.device, queue: q, log: opts.logger(), trace: opts.trace(), timing: opts.timing(),
 		disk: openDiskCache(OpenCL), bufs: map[*clBuffer]struct{}{},
 		huge: caps.Type == TypeCPU && os.Getenv("ACCEL_HUGEPAGES") != "0" && !opts.emulateDiscrete()}, nil
 }
@@ -269,7 +254,8 @@ func openclOpen(index int, opts Options) (Device, error) {
 func (d *clDevice) Caps() Caps { return d.caps }
 
 func clErr(what string, err error) error {
-	if errors.Is(err, cl.ErrMemObjectAllocationFailure) || errors.Is(err, cl.ErrOutOfResources) || errors.Is(err, cl.ErrOutOfHostMemory) {
+	var st clStatus
+	if errors.As(err, &st) && st.outOfMemory() {
 		return fmt.Errorf("opencl: %s: %v: %w", what, err, ErrOutOfMemory)
 	}
 	return fmt.Errorf("opencl: %s: %v: %w", what, err, ErrDriver)
@@ -290,9 +276,9 @@ func (d *clDevice) Alloc(size int64) (Buffer, error) {
 	}
 	mem := d.hostAlloc(n)
 	if mem == nil {
-		var err error
-		if mem, err = d.ctx.CreateEmptyBuffer(cl.MemReadWrite, int(n)); err != nil {
-			return nil, clErr(fmt.Sprintf("alloc %d bytes", size), err)
+		var st C.int
+		if mem = C.acl_buffer(d.ctx, C.size_t(n), nil, &st); mem == nil {
+			return nil, clErr(fmt.Sprintf("alloc %d bytes", size), clStatus(st))
 		}
 	}
 	b := &clBuffer{d: d, mem: mem, size: size}
@@ -313,7 +299,7 @@ const hugeMin = 2 << 20
 // tril_indices 10000^2 int64 into a fresh 800 MB output took 1.4-3.4 s in
 // 4 KiB pages (the driver's own allocation) and 0.04-0.6 s in huge pages.
 // ACCEL_HUGEPAGES=0 (read when the device opens) turns it off.
-func (d *clDevice) hostAlloc(n int64) *cl.MemObject {
+func (d *clDevice) hostAlloc(n int64) unsafe.Pointer {
 	if !d.huge || n < hugeMin {
 		return nil
 	}
@@ -322,13 +308,14 @@ func (d *clDevice) hostAlloc(n int64) *cl.MemObject {
 	if p == nil {
 		return nil
 	}
-	mem, err := d.ctx.CreateBufferUnsafe(cl.MemReadWrite|cl.MemUseHostPtr, int(n), p)
-	if err != nil {
+	var st C.int
+	mem := C.acl_buffer(d.ctx, C.size_t(n), p, &st)
+	if mem == nil {
 		C.acl_huge_free(p, C.size_t(span))
 		return nil
 	}
-	if C.acl_huge_free_with(rawHandle(mem), p, C.size_t(span)) != 0 {
-		mem.Release()
+	if C.acl_huge_free_with(mem, p, C.size_t(span)) != 0 {
+		C.acl_release_mem(mem)
 		C.acl_huge_free(p, C.size_t(span))
 		return nil
 	}
@@ -352,8 +339,7 @@ func (d *clDevice) buf(b Buffer, off, n int64) (*clBuffer, error) {
 }
 
 // Sub returns a view of bytes [off, off+size) of b (see Device.Sub): an
-// OpenCL sub-buffer of b's root buffer, made through our shim (the
-// binding lacks clCreateSubBuffer).
+// OpenCL sub-buffer of b's root buffer.
 func (d *clDevice) Sub(b Buffer, off, size int64) (Buffer, error) {
 	if err := checkSub("opencl", off, size, d.caps); err != nil {
 		return nil, err
@@ -369,34 +355,13 @@ func (d *clDevice) Sub(b Buffer, off, size int64) (Buffer, error) {
 		root, off = cb.root, cb.off+off
 	}
 	var status C.int
-	raw := C.acl_sub_buffer(rawHandle(root.mem), C.size_t(off), C.size_t(size), &status)
+	raw := C.acl_sub_buffer(root.mem, C.size_t(off), C.size_t(size), &status)
 	if raw == nil {
-		err := error(cl.ErrOther(status))
-		switch status { // the statuses clErr tells apart
-		case -4: // CL_MEM_OBJECT_ALLOCATION_FAILURE
-			err = cl.ErrMemObjectAllocationFailure
-		case -5: // CL_OUT_OF_RESOURCES
-			err = cl.ErrOutOfResources
-		case -6: // CL_OUT_OF_HOST_MEMORY
-			err = cl.ErrOutOfHostMemory
-		}
-		return nil, clErr(fmt.Sprintf("view of %d bytes at %d", size, off), err)
+		return nil, clErr(fmt.Sprintf("view of %d bytes at %d", size, off), clStatus(status))
 	}
-	v := &clBuffer{d: d, mem: memObject(raw, size), size: size, root: root, off: off}
+	v := &clBuffer{d: d, mem: raw, size: size, root: root, off: off}
 	d.bufs[v] = struct{}{}
 	return v, nil
-}
-
-// memObject wraps a cl_mem our shim created in the binding's MemObject: the
-// binding has no constructor for one, and its layout is the handle, then
-// the size (rawHandle relies on the handle coming first too). The wrapper
-// has no finalizer: Release frees it, as for the binding's own.
-func memObject(raw unsafe.Pointer, size int64) *cl.MemObject {
-	type layout struct {
-		mem  unsafe.Pointer
-		size int
-	}
-	return (*cl.MemObject)(unsafe.Pointer(&layout{mem: raw, size: int(size)}))
 }
 
 // span returns the root buffer of cb and off as an offset into it.
@@ -416,7 +381,7 @@ const (
 )
 
 // enqueued records a command enqueued under d.mu. Callers hold d.mu.
-func (d *clDevice) enqueued(ev *cl.Event, host unsafe.Pointer, label func() string) error {
+func (d *clDevice) enqueued(ev unsafe.Pointer, host unsafe.Pointer, label func() string) error {
 	p := clPending{ev: ev, host: host}
 	if d.trace && label != nil {
 		p.label = label()
@@ -436,7 +401,7 @@ func (d *clDevice) flushLocked() error {
 	}
 	d.unflushed = 0
 	d.stats.Submits++
-	if r := C.acl_flush(d.rawQ); r != 0 {
+	if r := C.acl_flush(d.queue); r != 0 {
 		return fmt.Errorf("opencl: clFlush: status %d: %w", int(r), ErrDriver)
 	}
 	return nil
@@ -454,7 +419,7 @@ func (d *clDevice) finishLocked() error {
 	d.unflushed = 0
 	d.stats.Waits++
 	d.traceWait(len(d.pending))
-	err := d.queue.Finish()
+	err := clCheck(C.acl_finish(d.queue))
 	d.retireLocked()
 	if err != nil {
 		return clErr("finish", err)
@@ -465,9 +430,9 @@ func (d *clDevice) finishLocked() error {
 // traceWait prints a wait (ACCEL_TRACE) with the counters so far.
 // Callers hold d.mu.
 func (d *clDevice) traceWait(commands int) {
-	if d.trace {
-		fmt.Fprintf(os.Stderr, "accel: %s wait for %d command(s) (%d submits, %d waits so far)\n",
-			d.caps.ID(), commands, d.stats.Submits, d.stats.Waits)
+	if d.trace && d.log != nil {
+		d.log(fmt.Sprintf("accel: %s wait for %d command(s) (%d submits, %d waits so far)",
+			d.caps.ID(), commands, d.stats.Submits, d.stats.Waits))
 	}
 }
 
@@ -475,19 +440,14 @@ func (d *clDevice) traceWait(commands int) {
 // finished (an in-order queue after a blocking call). Callers hold d.mu.
 func (d *clDevice) retireLocked() {
 	for _, p := range d.pending {
-		var start, end int64
-		var err1, err2 error = ErrUnsupported, nil
-		if d.timing {
-			start, err1 = p.ev.GetEventProfilingInfo(cl.ProfilingInfoCommandStart)
-			end, err2 = p.ev.GetEventProfilingInfo(cl.ProfilingInfoCommandEnd)
-		}
-		if err1 == nil && err2 == nil && end >= start {
-			d.stats.DeviceNs += end - start
-			if p.label != "" {
-				fmt.Fprintf(os.Stderr, "accel: %s %s: %.3f ms\n", d.caps.ID(), p.label, float64(end-start)/1e6)
+		var start, end C.uint64_t
+		if d.timing && C.acl_event_times(p.ev, &start, &end) == 0 && end >= start {
+			d.stats.DeviceNs += int64(end - start)
+			if p.label != "" && d.log != nil {
+				d.log(fmt.Sprintf("accel: %s %s: %.3f ms", d.caps.ID(), p.label, float64(end-start)/1e6))
 			}
 		}
-		p.ev.Release()
+		C.acl_release_event(p.ev)
 		if p.host != nil {
 			C.free(p.host)
 		}
@@ -509,7 +469,8 @@ func (d *clDevice) Upload(dst Buffer, off int64, src []byte) error {
 	}
 	d.stats.Transfers++
 	if len(d.pending) == 0 {
-		ev, err := d.queue.EnqueueWriteBuffer(cb.mem, true, int(off), len(src), unsafe.Pointer(&src[0]), nil)
+		var ev unsafe.Pointer
+		err := clCheck(C.acl_write(d.queue, cb.mem, 1, C.size_t(off), C.size_t(len(src)), unsafe.Pointer(&src[0]), &ev))
 		runtime.KeepAlive(src)
 		if err != nil {
 			return clErr("upload", err)
@@ -519,8 +480,8 @@ func (d *clDevice) Upload(dst Buffer, off int64, src []byte) error {
 		return nil
 	}
 	host := C.CBytes(src)
-	ev, err := d.queue.EnqueueWriteBuffer(cb.mem, false, int(off), len(src), host, nil)
-	if err != nil {
+	var ev unsafe.Pointer
+	if err := clCheck(C.acl_write(d.queue, cb.mem, 0, C.size_t(off), C.size_t(len(src)), host, &ev)); err != nil {
 		C.free(host)
 		return clErr("upload", err)
 	}
@@ -546,7 +507,8 @@ func (d *clDevice) Download(src Buffer, off int64, dst []byte) error {
 		d.traceWait(len(d.pending))
 	}
 	d.unflushed = 0
-	ev, err := d.queue.EnqueueReadBuffer(cb.mem, true, int(off), len(dst), unsafe.Pointer(&dst[0]), nil)
+	var ev unsafe.Pointer
+	err = clCheck(C.acl_read(d.queue, cb.mem, C.size_t(off), C.size_t(len(dst)), unsafe.Pointer(&dst[0]), &ev))
 	runtime.KeepAlive(dst)
 	if err != nil {
 		d.retireLocked()
@@ -571,8 +533,8 @@ func (d *clDevice) Fill(dst Buffer, off, size int64, pattern []byte) error {
 	// the runtime copies the pattern before the call returns
 	pat := C.CBytes(pattern)
 	defer C.free(pat)
-	ev, err := d.queue.EnqueueFillBuffer(cb.mem, pat, len(pattern), int(off), int(size), nil)
-	if err != nil {
+	var ev unsafe.Pointer
+	if err := clCheck(C.acl_fill(d.queue, cb.mem, pat, C.size_t(len(pattern)), C.size_t(off), C.size_t(size), &ev)); err != nil {
 		return clErr("fill", err)
 	}
 	return d.enqueued(ev, nil, func() string { return fmt.Sprintf("fill %d bytes", size) })
@@ -595,8 +557,8 @@ func (d *clDevice) Copy(dst Buffer, dstOff int64, src Buffer, srcOff int64, size
 		return fmt.Errorf("opencl: copy of %d bytes from offset %d to overlapping offset %d of the same buffer", size, srcOff, dstOff)
 	}
 	d.stats.Transfers++
-	ev, err := d.queue.EnqueueCopyBuffer(sb.mem, db.mem, int(srcOff), int(dstOff), int(size), nil)
-	if err != nil {
+	var ev unsafe.Pointer
+	if err := clCheck(C.acl_copy(d.queue, sb.mem, db.mem, C.size_t(srcOff), C.size_t(dstOff), C.size_t(size), &ev)); err != nil {
 		return clErr("copy", err)
 	}
 	return d.enqueued(ev, nil, func() string { return fmt.Sprintf("copy %d bytes", size) })
@@ -646,20 +608,25 @@ func (d *clDevice) build(f *FileDecl, variant string, plan Plan) (*clProgram, er
 	p := &clProgram{prog: prog, kernels: map[string]*clKernel{}}
 	fail := func(err error) (*clProgram, error) {
 		for _, k := range p.kernels {
-			k.k.Release()
+			C.acl_release_kernel(k.k)
 		}
-		prog.Release()
+		C.acl_release_program(prog)
 		return nil, err
 	}
 	for _, e := range f.Entries {
-		k, err := prog.CreateKernel(e.CLName())
-		if err != nil {
-			return fail(clErr("create kernel "+e.CLName(), err))
+		name := C.CString(e.CLName())
+		var st C.int
+		k := C.acl_kernel(prog, name, &st)
+		C.free(unsafe.Pointer(name))
+		if k == nil {
+			return fail(clErr("create kernel "+e.CLName(), clStatus(st)))
 		}
 		p.kernels[e.Name] = &clKernel{spec: KernelSpec{Entry: e, Variant: variant}, k: k}
 		// The kernel's own limit can be below the device's (registers,
 		// local memory); a plan above it must not launch.
-		if wg, err := k.WorkGroupSize(d.dev); err == nil && wg > 0 && plan.LocalSize > wg {
+		var wgc C.size_t
+		if C.acl_kernel_wg_size(k, d.dev, &wgc) == 0 && wgc > 0 && plan.LocalSize > int(wgc) {
+			wg := int(wgc)
 			return fail(fmt.Errorf("opencl: %s: local size %d exceeds the kernel's limit %d on %s: %w",
 				e.CLName(), plan.LocalSize, wg, d.caps.Name, ErrUnsupported))
 		}
@@ -670,7 +637,7 @@ func (d *clDevice) build(f *FileDecl, variant string, plan Plan) (*clProgram, er
 // program builds a file's source with opts, or loads the binary a build
 // with the same source, options, device and driver left in the disk cache
 // (stored after every source build).
-func (d *clDevice) program(file, opts string) (*cl.Program, error) {
+func (d *clDevice) program(file, opts string) (unsafe.Pointer, error) {
 	srcDigest, err := clSourceDigest(file)
 	if err != nil {
 		return nil, err
@@ -688,20 +655,33 @@ func (d *clDevice) program(file, opts string) (*cl.Program, error) {
 	if err != nil {
 		return nil, err
 	}
-	prog, err := d.ctx.CreateProgramWithSource([]string{src})
-	if err != nil {
-		return nil, clErr("create program "+file, err)
+	csrc := C.CString(src)
+	var st C.int
+	prog := C.acl_program_from_source(d.ctx, csrc, &st)
+	C.free(unsafe.Pointer(csrc))
+	if prog == nil {
+		return nil, clErr("create program "+file, clStatus(st))
 	}
-	if err := prog.BuildProgram([]*cl.Device{d.dev}, opts); err != nil {
-		prog.Release()
-		return nil, fmt.Errorf("opencl: build %s.cl with %q: %v: %w", file, opts, err, ErrDriver)
+	copts := C.CString(opts)
+	st = C.acl_build(prog, d.dev, copts)
+	C.free(unsafe.Pointer(copts))
+	buildLog := clBuildLog(prog, d.dev)
+	if st != 0 {
+		C.acl_release_program(prog)
+		if buildLog != "" {
+			return nil, fmt.Errorf("opencl: build %s.cl with %q: %v: build log:\n%s\n: %w", file, opts, clStatus(st), buildLog, ErrDriver)
+		}
+		return nil, fmt.Errorf("opencl: build %s.cl with %q: %v: %w", file, opts, clStatus(st), ErrDriver)
+	}
+	if buildLog != "" && d.log != nil {
+		d.log(fmt.Sprintf("accel: %s: build log of %s.cl with %q:\n%s", d.caps.ID(), file, opts, buildLog))
 	}
 	if d.disk != nil {
 		// Drivers may compile every kernel of the program to serialize it
 		// (PoCL: ~1.4 s for the scatter program's nine entries, once per
 		// machine); storing it in a background goroutine was measured
 		// slower still on PoCL, whose launches wait for the serialization.
-		d.storeBinary(key, rawHandle(prog))
+		d.storeBinary(key, prog)
 	}
 	return prog, nil
 }
@@ -721,21 +701,13 @@ func (d *clDevice) storeBinary(key string, raw unsafe.Pointer) {
 
 // programFromBinary creates and builds a program from a cached binary, or
 // returns nil when the driver refuses it.
-func (d *clDevice) programFromBinary(bin []byte, opts string) *cl.Program {
+func (d *clDevice) programFromBinary(bin []byte, opts string) unsafe.Pointer {
 	cbin := C.CBytes(bin)
 	defer C.free(cbin)
 	copts := C.CString(opts)
 	defer C.free(unsafe.Pointer(copts))
 	var status C.int
-	raw := C.acl_program_from_binary(rawHandle(d.ctx), rawHandle(d.dev), (*C.uchar)(cbin), C.size_t(len(bin)), copts, &status)
-	if raw == nil {
-		return nil
-	}
-	// A go-opencl Program whose first field is the handle (rawHandle's
-	// layout, checked at open): CreateKernel and Release use only it.
-	p := new(cl.Program)
-	*(*unsafe.Pointer)(unsafe.Pointer(p)) = raw
-	return p
+	return C.acl_program_from_binary(d.ctx, d.dev, (*C.uchar)(cbin), C.size_t(len(bin)), copts, &status)
 }
 
 func (d *clDevice) Launch(kern Kernel, plan Plan, args []Arg) error {
@@ -759,18 +731,20 @@ func (d *clDevice) Launch(kern Kernel, plan Plan, args []Arg) error {
 			if e != nil {
 				return fmt.Errorf("opencl: %s arg %d: %w", k.spec.Entry.CLName(), i, e)
 			}
-			err = k.k.SetArgBuffer(i, cb.mem)
+			err = clCheck(C.acl_arg_buffer(k.k, C.uint(i), cb.mem))
 		} else {
-			err = k.k.SetArgUint64(i, a.Val) // a null buffer for buffer slots
+			err = clCheck(C.acl_arg_u64(k.k, C.uint(i), C.uint64_t(a.Val))) // a null buffer for buffer slots
 		}
 		if err != nil {
 			return clErr(fmt.Sprintf("%s: set arg %d", k.spec.Entry.CLName(), i), err)
 		}
 	}
 	local := int64(plan.LocalSize)
-	global := []int{int(plan.Groups[0] * local), int(plan.Groups[1]), int(plan.Groups[2])}
-	ev, err := d.queue.EnqueueNDRangeKernel(k.k, nil, global, []int{int(local), 1, 1}, nil)
-	if err != nil {
+	dims := (*[6]C.size_t)(C.malloc(6 * C.size_t(unsafe.Sizeof(C.size_t(0)))))
+	defer C.free(unsafe.Pointer(dims))
+	*dims = [6]C.size_t{C.size_t(plan.Groups[0] * local), C.size_t(plan.Groups[1]), C.size_t(plan.Groups[2]), C.size_t(local), 1, 1}
+	var ev unsafe.Pointer
+	if err := clCheck(C.acl_ndrange(d.queue, k.k, &dims[0], &dims[3], &ev)); err != nil {
 		return clErr("launch "+k.spec.Entry.CLName(), err)
 	}
 	d.stats.Launches++
@@ -814,17 +788,17 @@ func (d *clDevice) Close() error {
 	err := d.finishLocked()
 	d.closed = true
 	for b := range d.bufs {
-		b.mem.Release()
+		C.acl_release_mem(b.mem)
 		b.mem = nil
 	}
 	d.bufs = nil
 	d.progs.each(func(p *clProgram) {
 		for _, k := range p.kernels {
-			k.k.Release()
+			C.acl_release_kernel(k.k)
 		}
-		p.prog.Release()
+		C.acl_release_program(p.prog)
 	})
-	d.queue.Release()
-	d.ctx.Release()
+	C.acl_release_queue(d.queue)
+	C.acl_release_context(d.ctx)
 	return err
 }

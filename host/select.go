@@ -15,9 +15,18 @@ type Options struct {
 	// message it reports makes the next device call fail with ErrValidation.
 	// ACCEL_VK_VALIDATION=1 in the environment turns it on too.
 	Validation bool
-	// Trace prints every command with its plan and device time to stderr
-	// as it finishes. ACCEL_TRACE=1 in the environment turns it on too.
+	// Trace logs every command with its plan and device time as it
+	// finishes (through Log). ACCEL_TRACE=1 in the environment turns it on
+	// too.
 	Trace bool
+	// Log receives the library's diagnostics, one message a call: the
+	// trace lines (with Trace) and the log of a kernel build that produced
+	// one (a driver's warnings). The library writes nothing to stdout or
+	// stderr itself: with Log nil, these messages go to stderr only where
+	// Trace or ACCEL_TRACE is set, and are dropped otherwise. A failed
+	// build's log is in the returned error as well. Log may be called from
+	// several goroutines at once.
+	Log func(msg string)
 	// Timing measures the device time of the work (Stats.DeviceNs):
 	// timestamps around each Vulkan batch, profiling events on the OpenCL
 	// queue. It is off by default because it is not free: lavapipe's
@@ -67,6 +76,18 @@ func (o Options) validation() bool {
 
 func (o Options) trace() bool {
 	return o.Trace || os.Getenv("ACCEL_TRACE") != ""
+}
+
+// logger returns where the library's messages go: Log, else stderr when
+// tracing, else nil (dropped).
+func (o Options) logger() func(string) {
+	if o.Log != nil {
+		return o.Log
+	}
+	if o.trace() {
+		return func(msg string) { fmt.Fprintln(os.Stderr, msg) }
+	}
+	return nil
 }
 
 func (o Options) timing() bool {

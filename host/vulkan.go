@@ -279,7 +279,8 @@ type vkDevice struct {
 	caps       Caps
 	validation bool
 	trace      bool
-	timing     bool // timestamps around each batch (Options.Timing)
+	log        func(string) // Options' logger (nil: none)
+	timing     bool         // timestamps around each batch (Options.Timing)
 
 	// life is held shared by pipeline builds, which run outside mu, and
 	// exclusively by Close.
@@ -445,7 +446,7 @@ func vulkanOpen(index int, opts Options) (Device, error) {
 		vkDropInstance(vi)
 		return nil, fmt.Errorf("vulkan:%d: %s: %w", index, C.GoString(&cerr[0]), ErrDriver)
 	}
-	d := &vkDevice{caps: caps, inst: vi, d: dev, validation: validation, trace: opts.trace(), timing: opts.timing(),
+	d := &vkDevice{caps: caps, inst: vi, d: dev, validation: validation, trace: opts.trace(), log: opts.logger(), timing: opts.timing(),
 		bufs: map[*vkBuffer]struct{}{}, pinned: map[*vkArena]struct{}{}, stagingBytes: vkStagingBytes, maxIdle: maxIdleArenas}
 	d.mu.Lock()
 	err = d.check("open")
@@ -802,9 +803,9 @@ func (d *vkDevice) waitLocked(seq uint64) error {
 		return nil
 	}
 	d.stats.Waits++
-	if d.trace {
-		fmt.Fprintf(os.Stderr, "accel: %s wait for batch %d (%d submits, %d waits so far)\n",
-			d.caps.ID(), seq, d.stats.Submits, d.stats.Waits)
+	if d.trace && d.log != nil {
+		d.log(fmt.Sprintf("accel: %s wait for batch %d (%d submits, %d waits so far)",
+			d.caps.ID(), seq, d.stats.Submits, d.stats.Waits))
 	}
 	d.mu.Unlock()
 	d.waitMu.Lock()
@@ -833,7 +834,9 @@ func (d *vkDevice) retireLocked(b *vkBatch) {
 	d.stats.DeviceNs += int64(C.vks_batch_elapsed(d.d, b.c, 0, C.vks_batch_queries(b.c)-1))
 	for _, l := range b.labels {
 		ns := C.vks_batch_elapsed(d.d, b.c, l.a, l.z)
-		fmt.Fprintf(os.Stderr, "accel: %s %s: %.3f ms\n", d.caps.ID(), l.label, float64(ns)/1e6)
+		if d.log != nil {
+			d.log(fmt.Sprintf("accel: %s %s: %.3f ms", d.caps.ID(), l.label, float64(ns)/1e6))
+		}
 	}
 	b.labels = b.labels[:0]
 	for _, a := range b.arenas {

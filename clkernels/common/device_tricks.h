@@ -44,6 +44,18 @@
 #endif
 #endif
 
+/* CPU builds use 512-bit vectors (16 floats, 8 longs) on x86 machines
+ * without AVX-512, and clang warns (-Wpsabi) at every call of a built-in
+ * with such an argument that its ABI differs from an AVX-512 build's.
+ * PoCL compiles the kernel and its built-ins for the same target and
+ * inlines them, so no call crosses that boundary: the note is noise, and
+ * PoCL printed its count ("4 warnings generated.") to the embedding
+ * program's stderr on every cold build (issue #30). Only this warning is
+ * silenced, and only in CPU builds. */
+#if defined(ACCEL_CL) && CPU_TRICKS && defined(__clang__)
+#pragma clang diagnostic ignored "-Wpsabi"
+#endif
+
 #ifndef STREAM_STORE
 #define STREAM_STORE(v, p) (*(p) = (v))
 #endif

@@ -6,11 +6,13 @@ import (
 	"fmt"
 	"math/rand"
 	"os"
+	"sort"
 	"strings"
 	"text/tabwriter"
 
 	"github.com/accelkern/accel/accel"
 	"github.com/accelkern/accel/cmd/accel/internal/bench"
+	"github.com/accelkern/accel/cmd/accel/internal/fuzzgen"
 	"github.com/accelkern/accel/cmd/accel/internal/ops"
 	"github.com/accelkern/accel/host"
 	"github.com/accelkern/accel/reference"
@@ -27,12 +29,16 @@ func printJSON(v interface{}) int {
 }
 
 func cmdBench(args []string) int {
-	fs := newFlagSet("bench", `accel bench [--op OP]... [--backend B]... [--device SEL] [--reps N] [--quick] [--json] [--first-call]
+	fs := newFlagSet("bench", `accel bench [--op OP]... [--backend B]... [--device SEL] [--reps N] [--quick] [--json] [--first-call] [--svg FILE [--peers SIDE_BY_SIDE.json]]
 Measures each op's bench cases on each backend's device (default: opencl and
 vulkan, a backend without a device is skipped with a note) against the
 device's own buffer copy and the scalar reference on the host. With
 --first-call it measures instead the first call of an op in a fresh process,
-with the drivers' disk caches cold and warm.`)
+with the drivers' disk caches cold and warm. --svg FILE draws a bar chart of
+ratios per workload, the device named in its title: with --peers, the
+peers' times over ours from a side-by-side JSON (bench/results/) without
+running anything (--device names the device the file was measured on,
+where the file does not); else this run's scalar-reference times over ours.`)
 	var ops, backends multi
 	fs.Var(&ops, "op", "op to measure (repeatable; default every op with bench cases)")
 	fs.Var(&backends, "backend", "opencl or vulkan (repeatable; default both)")
@@ -41,6 +47,8 @@ with the drivers' disk caches cold and warm.`)
 	quick := fs.Bool("quick", false, "small cases only")
 	asJSON := fs.Bool("json", false, "print a JSON array of results")
 	first := fs.Bool("first-call", false, "measure first-call latency in fresh processes (driver caches cold and warm)")
+	svg := fs.String("svg", "", "write a bar chart of speed ratios (SVG) to this file")
+	peers := fs.String("peers", "", "with --svg: a side-by-side JSON whose peer/ours ratios to draw (nothing is run)")
 	pos, err := parseInterspersed(fs, args)
 	if err != nil {
 		return flagExit(err)
@@ -54,6 +62,31 @@ with the drivers' disk caches cold and warm.`)
 			fmt.Fprintf(os.Stderr, "accel bench: --backend %q: must be opencl or vulkan\n", b)
 			return 2
 		}
+	}
+	if *peers != "" && *svg == "" {
+		fmt.Fprintln(os.Stderr, "accel bench: --peers needs --svg FILE")
+		return 2
+	}
+	if *peers != "" {
+		name := ""
+		if *device != "" {
+			all, _ := accel.Devices()
+			c, err := accel.SelectDevice(all, *device)
+			if err != nil {
+				fmt.Fprintln(os.Stderr, "accel bench:", err)
+				return 1
+			}
+			name = c.ID() + " " + c.Name + " (" + platformName(c) + ")"
+		}
+		bars, title, err := peerBars(*peers, name)
+		if err == nil {
+			err = saveRatioSVG(*svg, title, bars)
+		}
+		if err != nil {
+			fmt.Fprintln(os.Stderr, "accel bench:", err)
+			return 1
+		}
+		return 0
 	}
 	if *first {
 		rs, code := firstCalls(backends, *device)
@@ -70,6 +103,13 @@ with the drivers' disk caches cold and warm.`)
 		return code
 	}
 	results, code := benchAll(backends, *device, bench.Options{Ops: ops, Reps: *reps, Quick: *quick})
+	if *svg != "" {
+		bars, title := refBars(results)
+		if err := saveRatioSVG(*svg, title, bars); err != nil {
+			fmt.Fprintln(os.Stderr, "accel bench:", err)
+			code = 1
+		}
+	}
 	if *asJSON {
 		if results == nil {
 			results = []bench.Result{}
@@ -101,7 +141,7 @@ func chooseBackends(asked []string, device string) (backends []string, explicit 
 // that names the other device backend is an error.
 func openFor(b, device string) (*accel.Device, error) {
 	if other, _, ok := strings.Cut(strings.ToLower(device), ":"); ok && b != "reference" && other != b && (other == host.OpenCL || other == host.Vulkan) {
-		return nil, fmt.Errorf("--device %s is not a %s device: %w", device, b, accel.ErrNoDevice)
+		return nil, fmt.Errorf("--device %s names a device of the %s backend, but --backend is %s (leave --backend out to follow --device): %w", device, other, b, accel.ErrNoDevice)
 	}
 	return openBackendWith(b, device, accel.Options{Timing: true})
 }
@@ -145,21 +185,73 @@ func mkeys(r bench.Result) string {
 }
 
 func printBenchTable(rs []bench.Result) {
-	w := tabwriter.NewWriter(os.Stdout, 2, 4, 2, ' ', tabwriter.AlignRight)
-	fmt.Fprintln(w, "op\tcase\tbackend\tdevice\tmedian ms\twall ms\tsyncs\tGB/s\tcopy GB/s\t% copy\tceiling GB/s\t% ceiling\tref ms\tspeed-up\tfirst ms\tcold ms\tMkeys/s\t")
+	// at most 96 columns: op and case cut to their widths
+	const row = "%-17.17s %-24.24s %-6.6s %7s %5s %6s %8s %7s %8s\n"
+	fmt.Printf(row, "op", "case", "device", "ms", "GB/s", "% copy", "ref ms", "speed-up", "first ms")
+	devices := map[string]string{}
+	var ids []string
 	for _, r := range rs {
-		fmt.Fprintf(w, "%s\t%s\t%s\t%.24s\t%.2f\t%.2f\t%.1f\t%.1f\t%.1f\t%.0f%%\t%.1f\t%.0f%%\t%.2f\t%.1fx\t%.1f\t%.1f\t%s\t\n", r.Op, r.Case, r.Backend, r.Device,
-			r.MedianS*1e3, r.WallS*1e3, r.Syncs, r.GBps, r.CopyGBps, 100*r.FracCopy, r.CeilingGBps, 100*r.FracCeiling, r.RefMedianS*1e3, r.Speedup, r.FirstS*1e3, r.ColdS*1e3, mkeys(r))
+		id := r.Backend
+		if _, ok := devices[id]; !ok {
+			devices[id] = r.Device
+			ids = append(ids, id)
+		}
+		fmt.Printf(row, r.Op, r.Case, id, fmt.Sprintf("%.2f", r.MedianS*1e3), fmt.Sprintf("%.1f", r.GBps),
+			fmt.Sprintf("%.0f%%", 100*r.FracCopy), fmt.Sprintf("%.2f", r.RefMedianS*1e3), fmt.Sprintf("%.1fx", r.Speedup),
+			fmt.Sprintf("%.1f", r.FirstS*1e3))
 	}
-	w.Flush()
+	fmt.Println(benchLegend)
+	for _, id := range ids {
+		fmt.Printf("  %s = %s\n", id, devices[id])
+	}
 }
 
+// benchLegend explains the speed table's columns (the bench's JSON,
+// accel bench --json, has every figure).
+const benchLegend = `ms: the kernels' median time (warm, device timestamps); GB/s: the bytes
+the op must move (inputs read, outputs written) per second; % copy: that
+rate against the device's own copy of a buffer, read+write, in the same
+run (over 100% where the op's bytes stay in the caches, or where it only
+writes: a write-only stream runs faster than a copy's reads and writes);
+ref ms: the scalar Go
+reference; speed-up: ref ms / ms; first ms: the op's first call on the
+opened device, kernel builds (or disk-cache loads) included.`
+
 // selftestCase is one op invocation the self-test runs on every device and
-// on the reference, comparing outputs bit for bit.
+// on the reference, comparing outputs bit for bit (fz nil) or as the
+// fuzz targets do (fz: the decoded case, which says how).
 type selftestCase struct {
 	op     string
 	params map[string]string
 	inputs map[string]*accel.Tensor
+	fz     *fuzzgen.Case
+}
+
+// selftestFuzzCases are perCase cases of every op family the fuzz targets
+// decode (fuzzgen.Families: every op of the CLI), from fixed seeds: each
+// op of a family appears among them. Cases the decoder marks too big to
+// run, device-only or not representable are left out.
+func selftestFuzzCases(perFamily int) []selftestCase {
+	var fams []string
+	for f := range fuzzgen.Families {
+		fams = append(fams, f)
+	}
+	sort.Strings(fams)
+	var cs []selftestCase
+	for _, f := range fams {
+		rng := rand.New(rand.NewSource(int64(len(f)) * 7919))
+		for n, tries := 0, 0; n < perFamily && tries < 20*perFamily; tries++ {
+			b := make([]byte, 96)
+			rng.Read(b)
+			c := fuzzgen.Families[f](fuzzgen.New(b))
+			if c.Op == "" || c.DeviceOnly || !c.Representable() {
+				continue
+			}
+			cs = append(cs, selftestCase{op: c.Op, params: c.Params, inputs: c.Inputs, fz: &c})
+			n++
+		}
+	}
+	return cs
 }
 
 func selftestCases() []selftestCase {
@@ -295,8 +387,8 @@ tested.`)
 	chosen, explicit := chooseBackends(backends, *device)
 	fmt.Println("== devices")
 	cmdDevices(nil)
-	fmt.Println("\n== every op on every device against the scalar reference")
-	cases := selftestCases()
+	fmt.Println("\n== every op (families tri, diag, scatter, prim, sparse, indice) on every device")
+	cases := append(selftestCases(), selftestFuzzCases(60)...)
 	// The reference outputs, computed once for every device.
 	type refResult struct {
 		out map[string]*accel.Tensor
@@ -309,6 +401,7 @@ tested.`)
 	type tally struct{ pass, fail int }
 	results := map[string]map[string]*tally{}
 	var order, tested []string
+	names := map[string]string{}
 	failed := 0
 	for _, b := range chosen {
 		dev, err := openFor(b, *device)
@@ -323,6 +416,7 @@ tested.`)
 		}
 		id := b + " " + dev.Info().ID()
 		tested = append(tested, id)
+		names[id] = dev.String()
 		for i, c := range cases {
 			if results[c.op] == nil {
 				results[c.op] = map[string]*tally{}
@@ -332,7 +426,15 @@ tested.`)
 				results[c.op][id] = &tally{}
 			}
 			got, gerr := ops.Run(dev, c.op, c.params, c.inputs)
-			if why := sameResult(got, gerr, refs[i].out, refs[i].err); why == "" {
+			why := ""
+			if c.fz == nil {
+				why = sameResult(got, gerr, refs[i].out, refs[i].err)
+			} else if gerr != nil || refs[i].err != nil {
+				why = sameResult(nil, gerr, nil, refs[i].err) // both rejected, or why not
+			} else if err := fuzzgen.Compare(*c.fz, refs[i].out, got); err != nil {
+				why = err.Error()
+			}
+			if why == "" {
 				results[c.op][id].pass++
 			} else {
 				results[c.op][id].fail++
@@ -342,28 +444,42 @@ tested.`)
 		}
 		dev.Close()
 	}
+	sort.Strings(order)
 	w := tabwriter.NewWriter(os.Stdout, 2, 4, 2, ' ', 0)
-	fmt.Fprintln(w, "op\tbackend\tdevice\tcases\tresult")
+	head := "op\tcases"
+	for _, id := range tested {
+		_, d, _ := strings.Cut(id, " ")
+		head += "\t" + d
+	}
+	fmt.Fprintln(w, head)
 	for _, op := range order {
+		line, n := op, 0
 		for _, id := range tested {
 			t := results[op][id]
-			if t == nil {
-				continue
+			res := "-"
+			if t != nil {
+				n = max(n, t.pass+t.fail)
+				res = "pass"
+				if t.fail > 0 {
+					res = fmt.Sprintf("FAIL %d", t.fail)
+				}
 			}
-			res := "pass"
-			if t.fail > 0 {
-				res = fmt.Sprintf("FAIL (%d)", t.fail)
-			}
-			b, d, _ := strings.Cut(id, " ")
-			fmt.Fprintf(w, "%s\t%s\t%s\t%d\t%s\n", op, b, d, t.pass+t.fail, res)
+			line += "\t" + res
 		}
+		_, rest, _ := strings.Cut(line, op)
+		fmt.Fprintf(w, "%s\t%d%s\n", op, n, rest)
 	}
 	w.Flush()
+	fmt.Printf("%d ops checked (pass: every case's outputs equal the reference's: bit for bit,\n"+
+		"or within the op's documented tolerance for float sums and means):\n", len(order))
+	for _, id := range tested {
+		fmt.Printf("  %s\n", names[id])
+	}
 	if len(tested) == 0 {
 		fmt.Println("selftest: no device to test")
 		return 1
 	}
-	fmt.Println("\n== speed (kernel median, warm; the device's own copy bandwidth and the scalar reference in the same run)")
+	fmt.Println("\n== speed (warm medians; the legend follows the table)")
 	var benchBackends []string
 	for _, id := range tested {
 		b, _, _ := strings.Cut(id, " ")

@@ -2,8 +2,8 @@
 // run one op or a batch of jobs on .npy files, benchmark, and self-test.
 //
 //	accel devices [--json]
-//	accel run OP --backend opencl|vulkan|reference [--device SEL] [--param k=v]... [--in NAME=FILE.npy]... --out DIR
-//	accel run --batch JOBS.jsonl --backend B [--device SEL]
+//	accel run OP [--backend opencl|vulkan|reference] [--device SEL] [--param k=v]... [--in NAME=FILE.npy]... [--out DIR] [--json]
+//	accel run --batch JOBS.jsonl [--backend B] [--device SEL]
 //	accel bench [--op OP]... [--backend B]... [--device SEL] [--reps N] [--quick] [--json] [--first-call]
 //	accel selftest [--backend B]... [--quick]
 //	accel soak [--duration D] [--goroutines G] [--backend B]... [--json FILE]
@@ -29,8 +29,8 @@ func main() {
 func usage() {
 	fmt.Fprint(os.Stderr, `usage:
   accel devices [--json] [--device SEL]
-  accel run OP --backend opencl|vulkan|reference [--device SEL] [--param name=value]... [--in NAME=FILE.npy]... --out DIR
-  accel run --batch JOBS.jsonl --backend B [--device SEL]
+  accel run OP [--backend opencl|vulkan|reference] [--device SEL] [--param name=value]... [--in NAME=FILE.npy]... [--out DIR] [--json]
+  accel run --batch JOBS.jsonl [--backend B] [--device SEL]
   accel bench [--op OP]... [--backend B]... [--device SEL] [--reps N] [--quick] [--json] [--first-call]
   accel selftest [--backend B]... [--quick]
   accel soak [--duration D] [--goroutines G] [--backend B]... [--check-every N] [--report D] [--json FILE]
@@ -77,7 +77,7 @@ func newFlagSet(name, synopsis string) *flag.FlagSet {
 	fs := flag.NewFlagSet(name, flag.ContinueOnError)
 	fs.Usage = func() {
 		fmt.Fprintf(fs.Output(), "usage: %s\n", strings.TrimSpace(synopsis))
-		fs.PrintDefaults()
+		printFlags(fs, fs.Output())
 	}
 	return fs
 }

@@ -226,7 +226,6 @@ func TestSingleJob(t *testing.T) {
 	}{
 		{nil, "o", nil, nil, "want one OP"},
 		{[]string{"a", "b"}, "o", nil, nil, "want one OP"},
-		{[]string{"a"}, "", nil, nil, "--out"},
 		{[]string{"a"}, "o", []string{"row"}, nil, "name=value"},
 		{[]string{"a"}, "o", []string{"row=1", "row=2"}, nil, "twice"},
 		{[]string{"a"}, "o", nil, []string{"x.npy"}, "NAME=FILE"},
@@ -302,9 +301,57 @@ func TestHelpExitsZero(t *testing.T) {
 		assert.Equal(t, 0, code, "accel %s --help: exit status", cmd)
 		assert.Contains(t, stderr, "usage: accel "+cmd, "accel %s --help", cmd)
 	}
+	// help and usage agree: flags spelled --name, as the usage lines do
+	for _, cmd := range []string{"devices", "run", "bench", "selftest", "soak"} {
+		_, stderr := captureOutput(t, func() { run([]string{cmd, "--help"}) })
+		assert.NotRegexp(t, `(?m)^  -[a-z]`, stderr, "accel %s --help: a flag spelled -name", cmd)
+	}
+	_, stderr := captureOutput(t, func() { run([]string{"run", "--help"}) })
+	assert.Contains(t, stderr, "  --backend string", "accel run --help")
+}
+
+// TestRunSummary: a single run prints one line per output (dtype, shape,
+// first values, digest) with or without --out, or one JSON object with
+// --json; the backend follows --device or $ACCEL_DEVICE.
+func TestRunSummary(t *testing.T) {
+	args := []string{"run", "tril_indices", "--param", "row=3", "--param", "col=3", "--param", "dtype=int32"}
+	const line = "  out: int32[2 6] [0 1 1 2 2 2 ...] sha256:"
 	var code int
-	captureOutput(t, func() { code = run([]string{"run", "tril_indices", "--out", t.TempDir()}) })
-	assert.Equal(t, 2, code, "run without --backend: exit status")
+	stdout, stderr := captureOutput(t, func() { code = run(append(args, "--device", "reference")) })
+	require.Equal(t, 0, code, "stderr:\n%s", stderr)
+	assert.Equal(t, "tril_indices on reference\n", stdout[:strings.Index(stdout, "\n")+1])
+	assert.Contains(t, stdout, line)
+	assert.NotContains(t, stdout, "->", "no file without --out")
+
+	t.Setenv("ACCEL_DEVICE", "reference")
+	dir := t.TempDir()
+	stdout, stderr = captureOutput(t, func() { code = run(append(args, "--out", dir)) })
+	require.Equal(t, 0, code, "stderr:\n%s", stderr)
+	assert.Contains(t, stdout, line)
+	assert.Contains(t, stdout, "-> "+filepath.Join(dir, "out.npy"))
+	require.FileExists(t, filepath.Join(dir, "out.npy"))
+
+	stdout, stderr = captureOutput(t, func() { code = run(append(args, "--json")) })
+	require.Equal(t, 0, code, "stderr:\n%s", stderr)
+	var r struct {
+		Op      string          `json:"op"`
+		Device  string          `json:"device"`
+		Outputs []outputSummary `json:"outputs"`
+	}
+	require.NoError(t, json.Unmarshal([]byte(stdout), &r), stdout)
+	require.Len(t, r.Outputs, 1)
+	o := r.Outputs[0]
+	assert.Equal(t, "tril_indices", r.Op)
+	assert.Equal(t, "reference", r.Device)
+	assert.Equal(t, "out", o.Name)
+	assert.Equal(t, "int32", o.DType)
+	assert.Equal(t, []int64{2, 6}, o.Shape)
+	assert.Len(t, o.First, summaryValues)
+	assert.Len(t, o.SHA256, 64)
+
+	stdout, _ = captureOutput(t, func() { code = run([]string{"run", "tril_indices", "--param", "row=-1", "--param", "col=3", "--json"}) })
+	assert.Equal(t, 1, code, "a rejected run")
+	assert.Contains(t, stdout, `"rejected": true`)
 }
 
 // TestExitCodes checks the exit status of usage errors (2) and of single
@@ -323,7 +370,7 @@ func TestExitCodes(t *testing.T) {
 		{[]string{"devices", "--nope"}, 2},
 		{[]string{"run", "tril_indices", "--backend", "cuda", "--out", dir}, 2},
 		{[]string{"run", "--backend", "reference", "--out", dir}, 2},
-		{[]string{"run", "tril_indices", "--backend", "reference"}, 2},
+		{[]string{"run", "tril_indices", "--backend", "reference", "--param", "row=2", "--param", "col=2"}, 0},
 		{[]string{"run", "tril_indices", "--backend", "reference", "--param", "row", "--out", dir}, 2},
 		{[]string{"run", "--batch", "jobs.jsonl", "--backend", "reference", "--out", dir}, 2},
 		{[]string{"run", "--batch", filepath.Join(dir, "absent.jsonl"), "--backend", "reference"}, 1},

@@ -31,11 +31,16 @@ const (
 )
 
 // runSynopsis is the help text of `accel run`.
-const runSynopsis = `accel run OP --backend opencl|vulkan|reference [--device SEL] [--param name=value]... [--in NAME=FILE.npy]... --out DIR
-       accel run --batch JOBS.jsonl --backend opencl|vulkan|reference [--device SEL]
+const runSynopsis = `accel run OP [--backend opencl|vulkan|reference] [--device SEL] [--param name=value]... [--in NAME=FILE.npy]... [--out DIR] [--json]
+       accel run --batch JOBS.jsonl [--backend opencl|vulkan|reference] [--device SEL]
 Runs an op on .npy inputs (little-endian, C order: <i4 <i8 <u4 <u8 <f2 <f4 <f8 |b1)
-and writes DIR/<output>.npy per output. An input the op rejects leaves
-DIR/error.txt with the message and no arrays (exit status 1 for a single run).
+and prints one line per output: name, dtype, shape, the first values and
+the SHA-256 of its bytes (--json: one JSON object instead). With --out it
+also writes DIR/<output>.npy per output; an input the op rejects then
+leaves DIR/error.txt with the message and no arrays (exit status 1 for a
+single run either way). The backend is --backend's, else the one --device
+or $ACCEL_DEVICE names (opencl:0 is OpenCL's; --device reference is the
+scalar reference), else the default device's.
 Batch: one JSON object per line,
   {"op": "tril_indices", "params": {"row": 3, "col": 3}, "inputs": {"name": "x.npy"}, "out": "dir"}
 params values may be strings, numbers (integers kept exact) or booleans;
@@ -49,7 +54,7 @@ func cmdRun(args []string) int {
 	fs.Usage = func() {
 		fmt.Fprint(fs.Output(), "usage: ")
 		fmt.Fprintln(fs.Output(), strings.TrimSpace(runSynopsis))
-		fs.PrintDefaults()
+		printFlags(fs, fs.Output())
 		fmt.Fprintln(fs.Output(), "ops (name: parameters; inputs -> outputs):")
 		for _, op := range ops.Ops() {
 			var ps []string
@@ -67,10 +72,11 @@ func cmdRun(args []string) int {
 				strings.Join(op.Inputs, ", "), strings.Join(op.Outputs, ", "))
 		}
 	}
-	backend := fs.String("backend", "", "opencl, vulkan or reference (the scalar reference on the host)")
-	device := fs.String("device", "", "device selector: opencl:0, vulkan:llvmpipe, or an index/name for --backend (default $ACCEL_DEVICE when it names the same backend)")
+	backend := fs.String("backend", "", "opencl, vulkan or reference (the scalar reference on the host); default: the backend --device or $ACCEL_DEVICE names")
+	device := fs.String("device", "", "device selector: opencl:0, vulkan:llvmpipe, reference, or an index/name for --backend (default $ACCEL_DEVICE)")
+	asJSON := fs.Bool("json", false, "print the run as one JSON object: op, device, outputs (name, dtype, shape, first values, sha256) or error")
 	batch := fs.String("batch", "", "JSON-lines file of jobs: {\"op\", \"params\", \"inputs\", \"out\"}")
-	out := fs.String("out", "", "output directory: one OUTPUT.npy per output, or error.txt")
+	out := fs.String("out", "", "output directory: one OUTPUT.npy per output, or error.txt (optional for a single run)")
 	var params, ins multi
 	fs.Var(&params, "param", "op parameter name=value (repeatable)")
 	fs.Var(&ins, "in", "input NAME=FILE.npy (repeatable)")
@@ -79,10 +85,7 @@ func cmdRun(args []string) int {
 		return flagExit(err)
 	}
 	switch *backend {
-	case "reference", "opencl", "vulkan":
-	case "":
-		fmt.Fprintln(os.Stderr, "accel run: --backend opencl|vulkan|reference is required")
-		return 2
+	case "reference", "opencl", "vulkan", "":
 	default:
 		fmt.Fprintf(os.Stderr, "accel run: --backend %q: must be opencl, vulkan or reference\n", *backend)
 		return 2
@@ -97,29 +100,83 @@ func cmdRun(args []string) int {
 		fmt.Fprintln(os.Stderr, "accel run:", err)
 		return 2
 	}
-	dev, err := openFor(*backend, *device)
+	b := runBackend(*backend, *device)
+	var dev *accel.Device
+	if b == "" {
+		dev, err = accel.Open(*device) // the default device, or a name on either backend
+	} else {
+		dev, err = openFor(b, *device)
+	}
 	if err != nil {
 		fmt.Fprintln(os.Stderr, "accel run:", err)
 		return 1
 	}
+	where := "reference"
 	if dev != nil {
 		defer dev.Close()
+		where = dev.String()
 	}
 	if *batch != "" {
 		return runBatch(dev, *batch)
 	}
-	if res, msg := runJob(dev, j); res != jobOK {
+	res, msg, outs := runJob(dev, j)
+	if *asJSON {
+		r := map[string]any{"op": j.Op, "device": where}
+		if res == jobOK {
+			ss := summaries(outs)
+			for i := range ss {
+				if j.Out != "" {
+					ss[i].File = filepath.Join(j.Out, ss[i].Name+".npy")
+				}
+			}
+			r["outputs"] = ss
+		} else {
+			r["error"], r["rejected"] = msg, res == jobRejected
+		}
+		if code := printJSON(r); code != 0 {
+			return code
+		}
+	}
+	if res != jobOK {
 		fmt.Fprintln(os.Stderr, "accel run:", msg)
 		return 1
 	}
+	if !*asJSON {
+		fmt.Printf("%s on %s\n", j.Op, where)
+		for _, s := range summaries(outs) {
+			if j.Out != "" {
+				s.File = filepath.Join(j.Out, s.Name+".npy")
+			}
+			fmt.Println("  " + s.line())
+		}
+	}
 	return 0
+}
+
+// runBackend picks the backend of `accel run`: --backend's, else the one
+// --device or $ACCEL_DEVICE names ("opencl:0" is OpenCL's, "reference" the
+// reference's), else "" (the default device, on whichever backend).
+func runBackend(backend, device string) string {
+	if backend != "" {
+		return backend
+	}
+	sel := device
+	if sel == "" {
+		sel = os.Getenv("ACCEL_DEVICE")
+	}
+	b, _, _ := strings.Cut(strings.ToLower(strings.TrimSpace(sel)), ":")
+	switch b {
+	case "opencl", "vulkan", "reference":
+		return b
+	}
+	return ""
 }
 
 // singleJob builds the job of a single `accel run` from its positional
 // arguments and flags.
 func singleJob(pos []string, out string, params, ins []string) (job, error) {
-	if len(pos) != 1 || out == "" {
-		return job{}, fmt.Errorf("want one OP (%s) and --out DIR, got arguments %q", opNames(), pos)
+	if len(pos) != 1 {
+		return job{}, fmt.Errorf("want one OP (%s), got arguments %q", opNames(), pos)
 	}
 	j := job{Op: pos[0], Params: map[string]interface{}{}, Inputs: map[string]string{}, Out: out}
 	for _, p := range params {
@@ -175,19 +232,19 @@ func paramString(v interface{}) (string, error) {
 	return "", fmt.Errorf("unsupported JSON value %v", v)
 }
 
-// runJob runs one job and writes its outputs, or error.txt with the reason
-// and no arrays.
-func runJob(dev *accel.Device, j job) (jobResult, string) {
-	fail := func(res jobResult, err error) (jobResult, string) {
+// runJob runs one job and returns its outputs; with an out directory it
+// writes them there, or error.txt with the reason and no arrays.
+func runJob(dev *accel.Device, j job) (jobResult, string, map[string]*accel.Tensor) {
+	fail := func(res jobResult, err error) (jobResult, string, map[string]*accel.Tensor) {
 		msg := err.Error()
+		if j.Out == "" {
+			return res, msg, nil
+		}
 		if e := os.MkdirAll(j.Out, 0o755); e == nil {
 			removeArrays(j.Out)
 			os.WriteFile(filepath.Join(j.Out, "error.txt"), []byte(msg+"\n"), 0o644)
 		}
-		return res, msg
-	}
-	if j.Out == "" {
-		return jobFailed, "job has no \"out\" directory"
+		return res, msg, nil
 	}
 	params := map[string]string{}
 	for k, v := range j.Params {
@@ -219,8 +276,11 @@ func runJob(dev *accel.Device, j job) (jobResult, string) {
 		}
 		return fail(jobFailed, err)
 	}
+	if j.Out == "" {
+		return jobOK, "", outs
+	}
 	if err := os.MkdirAll(j.Out, 0o755); err != nil {
-		return jobFailed, err.Error()
+		return jobFailed, err.Error(), nil
 	}
 	os.Remove(filepath.Join(j.Out, "error.txt"))
 	for name, t := range outs {
@@ -228,7 +288,7 @@ func runJob(dev *accel.Device, j job) (jobResult, string) {
 			return fail(jobFailed, err)
 		}
 	}
-	return jobOK, ""
+	return jobOK, "", outs
 }
 
 // removeArrays deletes .npy files left in dir by an earlier run, so a
@@ -266,7 +326,12 @@ func runBatch(dev *accel.Device, path string) int {
 			failed++
 			continue
 		}
-		switch res, msg := runJob(dev, j); res {
+		if j.Out == "" {
+			fmt.Fprintf(os.Stderr, "%s:%d: failed: job has no \"out\" directory\n", path, line)
+			failed++
+			continue
+		}
+		switch res, msg, _ := runJob(dev, j); res {
 		case jobOK:
 			ok++
 		case jobRejected:

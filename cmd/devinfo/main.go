@@ -21,7 +21,11 @@ Probes every OpenCL platform/device and every Vulkan physical device and
 prints all their capabilities. Backends that cannot be loaded are noted on
 stderr. SEL is a selector as for accel.Open: opencl, vulkan:1, opencl:pthread, ...
 `)
-		flag.PrintDefaults()
+		// the flags as the usage spells them (--name; flag takes both)
+		flag.VisitAll(func(f *flag.Flag) {
+			name, usage := flag.UnquoteUsage(f)
+			fmt.Fprintf(flag.CommandLine.Output(), "  %s\n    \t%s\n", strings.TrimSpace("--"+f.Name+" "+name), usage)
+		})
 	}
 	asJSON := flag.Bool("json", false, "print a JSON array of device capabilities")
 	device := flag.String("device", "", "only the device this selector picks (opencl:0, vulkan:llvmpipe, ...)")

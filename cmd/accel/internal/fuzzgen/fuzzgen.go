@@ -387,15 +387,15 @@ func DecodeScatter(z *Bytes) Case {
 		c.Params["include_self"] = z.pick("true", "false")
 		c.Params["deterministic"] = "true"
 	case "put_along_axis":
-		reduce = z.pick("assign", "add", "mul", "mean", "amax", "amin")
+		reduce = z.pick("assign", "sum", "prod", "mean", "amax", "amin")
 		c.Params["reduce"] = reduce
 		c.Params["include_self"] = z.pick("true", "false")
 		srcShape = idxShape
 	}
 	switch reduce {
-	case "sum", "add", "mean":
+	case "sum", "mean":
 		kind = valuesSum
-	case "prod", "mul":
+	case "prod":
 		kind = valuesProd
 	}
 	if reduce != "assign" && c.Params["deterministic"] != "true" {
@@ -460,7 +460,7 @@ func DecodePrim(z *Bytes) Case {
 		c.Inputs = map[string]*accel.Tensor{"x": z.tensor(dt, shape, valuesAny)}
 	case "segment_reduce":
 		dt := z.dtype(allDTypes...)
-		red := z.pick("sum", "min", "max", "prod", "bogus")
+		red := z.pick("sum", "amin", "amax", "prod", "bogus")
 		kind := valuesAny
 		if red == "sum" {
 			kind = valuesSum

@@ -158,11 +158,11 @@ func opCases(t *testing.T) []opCase {
 			inputs: map[string]*accel.Tensor{"input": in, "src": src}, exact: true})
 	}
 
-	// scatter_reduce with reduce=add and reduce=mean: crowded targets (40x7
+	// scatter_reduce with reduce=sum and reduce=mean: crowded targets (40x7
 	// positions onto 10 rows). Integer sums and means are exact; float ones
 	// follow the device's order of atomics unless deterministic, which has
 	// the reference's bits on every device.
-	for _, red := range []string{"add", "mean"} {
+	for _, red := range []string{"sum", "mean"} {
 		for _, dt := range []accel.DType{accel.Float32, accel.Int32, accel.Int64} {
 			for _, self := range []string{"true", "false"} {
 				for _, det := range []string{"false", "true"} {
@@ -186,7 +186,7 @@ func opCases(t *testing.T) []opCase {
 		src := randTensor(t, rng, accel.Int32, 6, 20)
 		idx := indexTensor(t, rng, 9, 5, 20)
 		cs = append(cs, opCase{name: "add_int32_dim-1", op: "scatter_reduce",
-			params: map[string]string{"dim": "-1", "reduce": "add"},
+			params: map[string]string{"dim": "-1", "reduce": "sum"},
 			inputs: map[string]*accel.Tensor{"input": in, "index": idx, "src": src}, exact: true})
 	}
 
@@ -222,12 +222,12 @@ func opCases(t *testing.T) []opCase {
 		dt                       accel.DType
 		distinct                 bool
 	}{
-		{"add_int64", "add", "true", "1", accel.Int64, false},
-		{"add_int64_noself", "add", "false", "1", accel.Int64, false},
-		{"mul_int32", "mul", "true", "1", accel.Int32, false},
+		{"add_int64", "sum", "true", "1", accel.Int64, false},
+		{"add_int64_noself", "sum", "false", "1", accel.Int64, false},
+		{"mul_int32", "prod", "true", "1", accel.Int32, false},
 		{"assign_float32", "assign", "true", "1", accel.Float32, true},
 		{"amax_float32", "amax", "true", "1", accel.Float32, false},
-		{"add_int64_axis_none", "add", "true", "none", accel.Int64, false},
+		{"add_int64_axis_none", "sum", "true", "none", accel.Int64, false},
 	} {
 		arr := randTensor(t, rng, c.dt, 4, 6)
 		vals := randTensor(t, rng, c.dt, 4, 3)
@@ -287,7 +287,7 @@ func opCases(t *testing.T) []opCase {
 		cs = append(cs, opCase{name: dt.String(), op: "unique", inputs: map[string]*accel.Tensor{"x": x}, exact: true})
 	}
 
-	// segment_reduce with reduce=max: sorted ids with empty segments
+	// segment_reduce with reduce=amax: sorted ids with empty segments
 	// (between and after the used ones); a max is exact.
 	for _, dt := range []accel.DType{accel.Float32, accel.Int64} {
 		vals := randTensor(t, rng, dt, 1000)
@@ -297,7 +297,7 @@ func opCases(t *testing.T) []opCase {
 		}
 		sort.Slice(ids.Int64s(), func(i, j int) bool { return ids.Int64s()[i] < ids.Int64s()[j] })
 		cs = append(cs, opCase{name: "max_" + dt.String(), op: "segment_reduce",
-			params: map[string]string{"reduce": "max", "num_segments": "60"},
+			params: map[string]string{"reduce": "amax", "num_segments": "60"},
 			inputs: map[string]*accel.Tensor{"values": vals, "segment_ids": ids}, exact: true})
 	}
 	return cs
@@ -454,12 +454,12 @@ func TestRunErrors(t *testing.T) {
 		{"malformed include_self", "scatter_reduce", map[string]string{"dim": "0", "reduce": "sum", "include_self": "2"}, scatterIn(0), "scatter_reduce", "include_self"},
 		{"malformed axis", "put_along_axis", map[string]string{"axis": "first"},
 			map[string]*accel.Tensor{"arr": f32(3), "indices": i64([]int64{1}, 0), "values": f32(1)}, "put_along_axis", "axis"},
-		{"malformed num_segments", "segment_reduce", map[string]string{"reduce": "max", "num_segments": "many"},
+		{"malformed num_segments", "segment_reduce", map[string]string{"reduce": "amax", "num_segments": "many"},
 			map[string]*accel.Tensor{"values": f32(2), "segment_ids": i64([]int64{2}, 0, 1)}, "segment_reduce", "num_segments"},
 		// the ops' own rejections of their inputs
 		{"negative row", "tril_indices", with(tri, "row", "-1"), nil, "", ""},
-		{"index out of range", "scatter_reduce", map[string]string{"dim": "0", "reduce": "add"}, scatterIn(0, 4, 1), "", ""},
-		{"unsorted segment ids", "segment_reduce", map[string]string{"reduce": "max", "num_segments": "3"},
+		{"index out of range", "scatter_reduce", map[string]string{"dim": "0", "reduce": "sum"}, scatterIn(0, 4, 1), "", ""},
+		{"unsorted segment ids", "segment_reduce", map[string]string{"reduce": "amax", "num_segments": "3"},
 			map[string]*accel.Tensor{"values": f32(3), "segment_ids": i64([]int64{3}, 0, 2, 1)}, "", ""},
 	}
 	check := func(t *testing.T, d *accel.Device) {
