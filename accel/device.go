@@ -43,8 +43,10 @@ type Device struct {
 	// before its kernel runs (Options.Poison).
 	poison []byte
 
-	// onPlan is the OnPlan hook, or nil.
+	// onPlan is the OnPlan hook, or nil; trace receives the plans too
+	// where the device traces (Options.Trace, ACCEL_TRACE).
 	onPlan atomic.Pointer[func(PlanReport)]
+	trace  func(string)
 
 	// planner makes every plan the device runs (plan.go): devicePlanner,
 	// or a test's, which forces paths.
@@ -69,7 +71,7 @@ func OpenWith(selector string, opts Options) (*Device, error) {
 		return nil, fmt.Errorf("accel: open %q: %w: %w", selector, err, ErrInvalidArgument)
 	}
 	return &Device{h: h, caps: h.Caps(), pool: host.NewPool(h, capBytes), guard: opts.host().GuardBand(), planner: devicePlanner{},
-		poison: append([]byte(nil), opts.Poison...)}, nil
+		poison: append([]byte(nil), opts.Poison...), trace: planTrace(opts)}, nil
 }
 
 // PoolStats returns the counters of the device's buffer pool: hits, misses

@@ -29,7 +29,7 @@ func newIndexGeom(op string, inShape []int64, inDT DType, dim int64, idxShape []
 		return g, argErr(op, "source", "dtype "+srcDT.String(), "the input's dtype "+inDT.String(), ErrInvalidArgument)
 	}
 	if idxDT != Int64 {
-		return g, argErr(op, "index", "dtype "+idxDT.String(), "int64", ErrInvalidArgument)
+		return g, argErr(op, "index", "dtype "+idxDT.String(), "int64 or int32", ErrInvalidArgument)
 	}
 	if len(idxShape) > 1 {
 		return g, argErr(op, "index", fmt.Sprintf("shape %v", idxShape), "1-D (or 0-d)", ErrInvalidArgument)
@@ -69,7 +69,7 @@ func newIndexGeom(op string, inShape []int64, inDT DType, dim int64, idxShape []
 
 // IndexReduce is PyTorch's input.index_reduce(dim, index, source, reduce,
 // include_self) with reduce Sum (index_add), Prod, Mean, Amax or Amin:
-// index is 1-D int64 with source.size(dim) values in [0,
+// index is 1-D int64 or int32 with source.size(dim) values in [0,
 // input.size(dim)); source has input's shape in every other dim; slice i
 // of source along dim is folded into slice index[i] of input. Rounding,
 // means and NaNs are ScatterReduce's: float sums, products and means may
@@ -96,6 +96,11 @@ func (d *Device) IndexAdd(input *DeviceTensor, dim int64, index, source *DeviceT
 }
 
 func (d *Device) indexReduce(op string, input *DeviceTensor, dim int64, index, source *DeviceTensor, reduce Reduction, includeSelf, det bool) (*DeviceTensor, error) {
+	index, done, err := d.index64(op, "index", index) // int32 indices too (index.go)
+	if err != nil {
+		return nil, err
+	}
+	defer done()
 	for _, a := range []struct {
 		name string
 		t    *DeviceTensor
@@ -115,6 +120,7 @@ func (d *Device) indexReduce(op string, input *DeviceTensor, dim int64, index, s
 // reference (index_add: reduce Sum, includeSelf true).
 func RefIndexReduce(input *Tensor, dim int64, index, source *Tensor, reduce Reduction, includeSelf bool) (*Tensor, error) {
 	const op = "index_reduce"
+	index = hostIndex64(index) // int32 indices too (index.go)
 	g, err := newIndexGeom(op, input.shape, input.dtype, dim, index.shape, index.dtype, source.shape, source.dtype, reduce)
 	if err != nil {
 		return nil, err

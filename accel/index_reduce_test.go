@@ -78,6 +78,15 @@ func testIndexReduceRandom(t *testing.T, d *Device, strategy scatterPath) {
 					if reduce == Sum && self {
 						add := mustHost(t, must(t)(d.IndexAdd(ts[0], c.dim, ts[1], ts[2])))
 						require.NoError(t, sameValues(add, want, true), name+": index_add")
+						// int32 indices: the same result
+						i32, _ := NewTensor(Int32, c.n)
+						for i, v := range idx.Int64s() {
+							i32.Int32s()[i] = int32(v)
+						}
+						d32 := mustUpload(t, d, i32)
+						got32 := mustHost(t, must(t)(d.IndexReduceDeterministic(ts[0], c.dim, d32, ts[2], reduce, self)))
+						d32.Release()
+						requireElems(t, det.data, got32.data, "%s: int32 indices", name)
 					}
 					release()
 				}

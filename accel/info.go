@@ -2,6 +2,7 @@ package accel
 
 import (
 	"fmt"
+	"os"
 
 	"github.com/accelkern/accel/host"
 )
@@ -234,7 +235,8 @@ func (r PlanReport) String() string {
 // OnPlan makes d call f with the plan of every op family it runs from now
 // on (a scatter's path, a sort's passes, a sparse union's strategy, an
 // elementwise launch), on the goroutine of the op, before its work is
-// queued. f must not call d. OnPlan(nil) stops it.
+// queued. f must not call d. OnPlan(nil) stops it. A device opened with
+// Options.Trace (or ACCEL_TRACE) writes every plan to its log as well.
 func (d *Device) OnPlan(f func(PlanReport)) {
 	if f == nil {
 		d.onPlan.Store(nil)
@@ -243,10 +245,21 @@ func (d *Device) OnPlan(f func(PlanReport)) {
 	d.onPlan.Store(&f)
 }
 
-// report hands a plan to the OnPlan hook, if any.
+// report hands a plan to the OnPlan hook and the trace, if any.
 func (d *Device) report(op, family string, plan fmt.Stringer) {
-	if f := d.onPlan.Load(); f != nil {
-		(*f)(PlanReport{Op: op, Family: family, Plan: plan.String()})
+	f := d.onPlan.Load()
+	if f == nil && d.trace == nil {
+		return
+	}
+	d.deliver(f, PlanReport{Op: op, Family: family, Plan: plan.String()})
+}
+
+func (d *Device) deliver(f *func(PlanReport), r PlanReport) {
+	if d.trace != nil {
+		d.trace("accel: " + d.caps.ID() + " plan " + r.String())
+	}
+	if f != nil {
+		(*f)(r)
 	}
 }
 
@@ -254,11 +267,25 @@ func (d *Device) report(op, family string, plan fmt.Stringer) {
 // traffic model t (computed only when someone listens) and its least
 // bytes.
 func (d *Device) reportModel(op, family string, plan fmt.Stringer, t func() traffic, minBytes int64) {
-	if f := d.onPlan.Load(); f != nil {
-		m := t()
-		(*f)(PlanReport{Op: op, Family: family, Plan: plan.String(), ModelBytes: m.Bytes(), MinBytes: minBytes,
-			Launches: m.Launches(), Waits: m.Waits})
+	f := d.onPlan.Load()
+	if f == nil && d.trace == nil {
+		return
 	}
+	m := t()
+	d.deliver(f, PlanReport{Op: op, Family: family, Plan: plan.String(), ModelBytes: m.Bytes(), MinBytes: minBytes,
+		Launches: m.Launches(), Waits: m.Waits})
+}
+
+// planTrace is where a device opened with opts traces its plans: Log,
+// else stderr, where Trace or ACCEL_TRACE asks for a trace; else nil.
+func planTrace(opts Options) func(string) {
+	if !opts.Trace && os.Getenv("ACCEL_TRACE") == "" {
+		return nil
+	}
+	if opts.Log != nil {
+		return opts.Log
+	}
+	return func(msg string) { fmt.Fprintln(os.Stderr, msg) }
 }
 
 // SelectDevice picks from all (Devices' list) the device a selector names,

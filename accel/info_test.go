@@ -1,7 +1,10 @@
 package accel
 
 import (
+	"os"
 	"reflect"
+	"strings"
+	"sync"
 	"testing"
 
 	"github.com/accelkern/accel/host"
@@ -61,4 +64,33 @@ func TestOnPlan(t *testing.T) {
 		out.Release()
 		assert.Len(t, got, 1, "OnPlan(nil) stops the reports")
 	})
+}
+
+// A traced device writes its plans to its log.
+func TestPlanTrace(t *testing.T) {
+	for _, b := range []string{"opencl", "vulkan"} {
+		var mu sync.Mutex
+		var lines []string
+		d, err := OpenWith(b, Options{Validation: true, Trace: true, Log: func(m string) {
+			mu.Lock()
+			lines = append(lines, m)
+			mu.Unlock()
+		}})
+		if err != nil {
+			require.NotEqual(t, "true", os.Getenv("CI"), "no %s device in CI: %v", b, err)
+			t.Logf("no %s device: %v", b, err)
+			continue
+		}
+		out, err := d.TrilIndices(4, 4, 0, Int32)
+		require.NoError(t, err)
+		out.Release()
+		require.NoError(t, d.Close())
+		mu.Lock()
+		found := false
+		for _, l := range lines {
+			found = found || strings.Contains(l, " plan tril_indices elementwise: ")
+		}
+		mu.Unlock()
+		assert.True(t, found, "%s: no plan line in the trace: %q", b, lines)
+	}
 }

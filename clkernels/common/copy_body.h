@@ -5,7 +5,7 @@
  * of chunks and copies each chunk in one plain loop (COPY_RUN, from the
  * wrapper), which the CPU compilers turn into wide vector loads and
  * stores. The host plans one work-item per group and one group per core
- * (host.PlanCopy): PoCL runs one group per thread, one long stream per
+ * (accel's planCopy): PoCL runs one group per thread, one long stream per
  * core is what the hardware prefetchers follow best, and one work-item per
  * group keeps PoCL's work-group vectorizer from turning the per-item runs
  * into gathers. */

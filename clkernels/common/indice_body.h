@@ -49,7 +49,7 @@
 
 #define IP_MAXD 4
 #define IP_CURSORS 128 /* offsets one work-item may keep cursors for */
-#define IP_KD 16 /* kernel sizes per dim of indice_crows (host.IndiceKD) */
+#define IP_KD 16 /* kernel sizes per dim of indice_crows (accel's indiceKD) */
 
 i64 ip_param(BPTR params, int at) { /* 32-ok: a params slot, < IP_P_LEN + 8 * K */
 	return CAST(i64, LD64(params, at));
@@ -565,7 +565,7 @@ void indice_search(INDICE_SEARCH_PARAMS) {
 	}
 }
 
-/* The line table of the sorted site keys (host.IndicePlan.Lines): a
+/* The line table of the sorted site keys (accel's indicePlan.Lines): a
  * site's key is line*xl + x, its line the batch and every coordinate but
  * the last raveled, x the last (xl values). table[l] is the first sorted
  * position whose line is >= l, for l in [0, lines] (lines+1 words), so

@@ -657,11 +657,11 @@ void sparse_rcopy(SPARSE_RCOPY_PARAMS) {
 
 u64 sp_rkey(BPTR rec, i64 p) { return LD64(rec, p * (SP_RW >> I64C(1))); }
 
-u32 sp_rpos(BPTR rec, i64 p) { return LD32(rec, p * SP_RW + I64C(2)); } /* 32-ok: an input position, < n < 2^31 (bucket path only, host/plan.go PlanCoalesce) */
+u32 sp_rpos(BPTR rec, i64 p) { return LD32(rec, p * SP_RW + I64C(2)); } /* 32-ok: an input position, < n < 2^31 (bucket path only, accel/sparse_plan.go planCoalesce) */
 
 T sp_rval(BPTR rec, i64 p) { return LDV(rec, SP_RV(p)); }
 
-void sp_rset(BPTR rec, i64 p, u64 key, u32 x, T v) { /* 32-ok: an input position, < n < 2^31 (bucket path only, host/plan.go PlanCoalesce) */
+void sp_rset(BPTR rec, i64 p, u64 key, u32 x, T v) { /* 32-ok: an input position, < n < 2^31 (bucket path only, accel/sparse_plan.go planCoalesce) */
 	ST64(rec, p * (SP_RW >> I64C(1)), key);
 	ST32(rec, p * SP_RW + I64C(2), x);
 	STV(rec, SP_RV(p), v);
@@ -679,9 +679,9 @@ void sparse_bscatter(SPARSE_BSCATTER_PARAMS) {
 	EW_FOR(n, i)
 		const i64 key = sp_key(keys, i);
 		const i64 b = sp_bucket(key, shift);
-		const u32 old = ATOM_ADD_U32(cnt, b, 0xffffffffu); /* fills each bucket from its end; 32-ok: a bucket count, < n < 2^31 (host/plan.go PlanCoalesce) */
+		const u32 old = ATOM_ADD_U32(cnt, b, 0xffffffffu); /* fills each bucket from its end; 32-ok: a bucket count, < n < 2^31 (accel/sparse_plan.go planCoalesce) */
 		const i64 p = sp_clamp(CAST(i64, LD32(start, b)) + CAST(i64, old) - I64C(1), n);
-		sp_rset(rec, p, CAST(u64, key), CAST(u32, i), LDV(vals, i)); /* 32-ok: an input position, < n < 2^31 (host/plan.go PlanCoalesce) */
+		sp_rset(rec, p, CAST(u64, key), CAST(u32, i), LDV(vals, i)); /* 32-ok: an input position, < n < 2^31 (accel/sparse_plan.go planCoalesce) */
 	EW_END
 }
 
@@ -694,7 +694,7 @@ bool sp_bless(BPTR rec, i64 p, i64 q) {
 
 void sp_bswap(BPTR rec, i64 p, i64 q) {
 	const u64 k = sp_rkey(rec, p);
-	const u32 x = sp_rpos(rec, p); /* 32-ok: an input position, < n < 2^31 (bucket path only, host/plan.go PlanCoalesce) */
+	const u32 x = sp_rpos(rec, p); /* 32-ok: an input position, < n < 2^31 (bucket path only, accel/sparse_plan.go planCoalesce) */
 	const T v = sp_rval(rec, p);
 	sp_rset(rec, p, sp_rkey(rec, q), sp_rpos(rec, q), sp_rval(rec, q));
 	sp_rset(rec, q, k, x, v);
@@ -726,7 +726,7 @@ void sparse_bsort(SPARSE_BSORT_PARAMS) {
 		if (len <= I64C(32)) {
 			for (i64 a = s + I64C(1); a < e; a++) {
 				const u64 k = sp_rkey(rec, a);
-				const u32 x = sp_rpos(rec, a); /* 32-ok: an input position, < n < 2^31 (bucket path only, host/plan.go PlanCoalesce) */
+				const u32 x = sp_rpos(rec, a); /* 32-ok: an input position, < n < 2^31 (bucket path only, accel/sparse_plan.go planCoalesce) */
 				const T v = sp_rval(rec, a);
 				i64 q = a - I64C(1);
 				while (q >= s && (sp_rkey(rec, max64(q, s)) > k || (sp_rkey(rec, max64(q, s)) == k && sp_rpos(rec, max64(q, s)) > x))) {

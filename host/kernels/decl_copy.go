@@ -4,7 +4,7 @@ import "github.com/accelkern/accel/host"
 
 // Copy is a word copy shaped for CPU drivers (copy_body.h): PoCL runs its
 // own buffer copy on one thread, at about half of what the memory moves,
-// so CPU OpenCL devices copy with this kernel instead (host.PlanCopy).
+// so CPU OpenCL devices copy with this kernel instead (accel's planCopy).
 var Copy = (&host.FileDecl{
 	Name: "copy",
 	Variants: []host.Variant{

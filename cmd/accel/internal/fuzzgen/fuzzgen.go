@@ -338,11 +338,15 @@ func distinctAlong(z *Bytes, idx *accel.Tensor, dim int, n int64) {
 }
 
 // DecodeScatter decodes scatter, scatter_reduce, put_along_axis,
-// take_along_axis and scatter_reduce_backward: shapes, dims, reductions,
-// index values in and out of range (distinct per target where the op
-// assigns, whose winner is otherwise undefined).
+// take_along_axis, scatter_reduce_backward, index_add and index_reduce:
+// shapes, dims, reductions, index values in and out of range (distinct
+// per target where the op assigns, whose winner is otherwise undefined).
 func DecodeScatter(z *Bytes) Case {
-	op := z.pick("scatter", "scatter_reduce", "put_along_axis", "take_along_axis", "scatter_reduce_backward")
+	op := z.pick("scatter", "scatter_reduce", "put_along_axis", "take_along_axis", "scatter_reduce_backward",
+		"index_add", "index_reduce")
+	if op == "index_add" || op == "index_reduce" {
+		return decodeIndexReduce(z, op)
+	}
 	dt := z.dtype(allDTypes...)
 	if op == "scatter_reduce_backward" && !z.oneIn(8) {
 		dt = z.dtype(accel.Float32, accel.Float64) // its dtypes, mostly
@@ -431,6 +435,52 @@ func DecodeScatter(z *Bytes) Case {
 		c.Inputs["src"] = z.tensor(z.maybeOther(dt), srcShape, valuesAny)
 		c.Inputs["grad_output"] = z.tensor(z.maybeOther(dt), gshape, valuesAny)
 	}
+	return c
+}
+
+// decodeIndexReduce decodes index_add and index_reduce: a 1-D index along
+// dim (sometimes of another rank or length than source's dim), values in
+// and out of range.
+func decodeIndexReduce(z *Bytes, op string) Case {
+	dt := z.dtype(allDTypes...)
+	in := z.shape(1, 3, 5)
+	rank := len(in)
+	dim := int64(z.intn(2*rank+2) - rank - 1)
+	d := wrapDim(dim, rank)
+	var n int64
+	if d >= 0 && in[d] > 0 {
+		n = in[d]
+	}
+	l := int64(z.intn(6))
+	idxShape := []int64{l}
+	if z.oneIn(16) {
+		idxShape = z.shape(0, 2, 3)
+	}
+	idx := z.indices(idxShape, n, true)
+	srcShape := append([]int64(nil), in...)
+	if d >= 0 {
+		srcShape[d] = l
+		if z.oneIn(12) {
+			srcShape[d]++
+		}
+	}
+	c := Case{Op: op, Exact: true, Params: map[string]string{"dim": itoa(dim), "deterministic": z.pick("false", "true")}}
+	reduce, kind := "sum", valuesSum
+	if op == "index_reduce" {
+		reduce = z.pick("sum", "prod", "mean", "amax", "amin", "bogus")
+		c.Params["reduce"] = reduce
+		c.Params["include_self"] = z.pick("true", "false")
+	}
+	switch reduce {
+	case "prod":
+		kind = valuesProd
+	case "amax", "amin", "bogus":
+		kind = valuesAny
+	}
+	if c.Params["deterministic"] != "true" {
+		c.Exact, c.Rtol = false, 1e-6
+	}
+	c.Inputs = map[string]*accel.Tensor{"input": z.tensor(dt, in, kind), "index": idx, "source": z.tensor(z.maybeOther(dt), srcShape, kind)}
 	return c
 }
 

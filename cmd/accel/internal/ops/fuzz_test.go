@@ -103,7 +103,7 @@ func FuzzPrimitives(f *testing.F) {
 // random bytes (a decoder that always skips would fuzz nothing).
 func TestFuzzDecoders(t *testing.T) {
 	want := map[string][]string{"tri": {"tril_indices", "triu_indices"}, "diag": {"diagonal_scatter"},
-		"scatter": {"scatter", "scatter_reduce", "put_along_axis", "take_along_axis", "scatter_reduce_backward"},
+		"scatter": {"scatter", "scatter_reduce", "put_along_axis", "take_along_axis", "scatter_reduce_backward", "index_add", "index_reduce"},
 		"prim":    {"cumsum", "compact", "sort", "unique", "segment_reduce"},
 		"sparse":  {"sparse_div", "sparse_add", "sparse_sub", "sparse_mul", "sparse_div_backward", "sparse_coalesce", "sparse_to_csr", "sparse_to_coo"},
 		"indice":  {"get_indice_pairs"}}
