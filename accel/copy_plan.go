@@ -20,7 +20,7 @@ func planCopy(caps host.Caps, n int64) (host.Plan, bool) {
 		stream = 1
 	}
 	p := host.Plan{Kernel: "copy", LocalSize: 1, TileElems: items,
-		Knobs: []host.Knob{{Name: "ITEMS", Value: items}, {Name: "CONTIG", Value: 1}, {Name: "STREAM", Value: stream}}}
+		Knobs: []host.Knob{host.KnobItems.Set(items), host.KnobContig.Set(1), host.KnobStream.Set(stream)}}
 	p.Tiles = (n + items - 1) / items
 	groups := min(p.Tiles, max(int64(caps.ComputeUnits), 1))
 	if caps.LoopLimit > 0 {

@@ -24,7 +24,7 @@ func TestCopyKernel(t *testing.T) {
 		streamed := func(p host.Plan) host.Plan {
 			// non-temporal stores (OpenCL C; GLSL stores plainly)
 			if p.Kernel == "copy" {
-				p.Knobs = []host.Knob{{Name: "ITEMS", Value: p.Knob("ITEMS")}, {Name: "CONTIG", Value: 1}, {Name: "STREAM", Value: 1}}
+				p.Knobs = []host.Knob{host.KnobItems.Set(host.KnobItems.Of(p)), host.KnobContig.Set(1), host.KnobStream.Set(1)}
 			}
 			return p
 		}

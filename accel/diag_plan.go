@@ -17,7 +17,7 @@ func planDiag(caps host.Caps, count int64) host.Plan {
 	}
 	const items = 1024 // a fixed knob: one compiled variant
 	p.LocalSize = 1
-	p.Knobs = []host.Knob{{Name: "ITEMS", Value: items}, {Name: "CONTIG", Value: 1}}
+	p.Knobs = []host.Knob{host.KnobItems.Set(items), host.KnobContig.Set(1)}
 	p.TileElems = items
 	p.Tiles = (count + items - 1) / items
 	p.Groups = host.FoldGroups(max(p.Tiles, 1), caps.MaxWorkGroupCount)

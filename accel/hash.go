@@ -188,7 +188,7 @@ func (t *HashTable) probe(op string, ins bool, keys, res host.Buffer, n int64) (
 	// compare-and-swap that changes a word; a key needs at most maxProbes
 	// probes, and its value word changes at most once per occurrence. A
 	// driver that cut loops short silently would fail here, not hang.
-	items := max(plan.Knob("ITEMS"), 1)
+	items := max(host.KnobItems.Of(plan), 1)
 	// A key probes at most every slot, and while the table holds at most
 	// capacity keys no run of occupied slots is longer than that.
 	maxProbes := min(t.slots, t.capacity+1)

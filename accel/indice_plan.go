@@ -360,7 +360,7 @@ func splitIndice(caps host.Caps, n, k, perRow, perCand int64, split IndiceSplit)
 	p.RowsPerCore, p.OffsetsPerCore = share(p.Rows)
 	p.Plan = host.Plan{Kernel: "indice_expand", LocalSize: int(c), Groups: host.FoldGroups(jobs, caps.MaxWorkGroupCount),
 		Tiles: jobs * c, TileElems: p.RowsPerCore * p.OffsetsPerCore,
-		Knobs: []host.Knob{{Name: "ITEMS", Value: 1}, {Name: "CONTIG", Value: 1}}}
+		Knobs: []host.Knob{host.KnobItems.Set(1), host.KnobContig.Set(1)}}
 	dev := "gpu"
 	if cpu {
 		dev = "cpu"
@@ -430,7 +430,7 @@ func planIndiceSubm(caps host.Caps, n int64, ksize []int64, split IndiceSplit, s
 	p.Chunks = ceilDiv(n, p.ChunkRows)
 	tiles := p.Chunks * k
 	p.Emit = host.Plan{Kernel: "indice_emit", LocalSize: int(local), Groups: host.FoldGroups(ceilDiv(tiles, local), caps.MaxWorkGroupCount),
-		Tiles: tiles, TileElems: p.ChunkRows, Knobs: []host.Knob{{Name: "ITEMS", Value: 1}, {Name: "CONTIG", Value: 1}}}
+		Tiles: tiles, TileElems: p.ChunkRows, Knobs: []host.Knob{host.KnobItems.Set(1), host.KnobContig.Set(1)}}
 	if g := p.Emit.TotalGroups(); ceilDiv(tiles, g*local)*p.ChunkRows > host.LoopCap(caps) {
 		// a folded grid's work-items take several tiles: shorter chunks
 		p.ChunkRows = max(host.LoopCap(caps)/ceilDiv(tiles, g*local), 1)

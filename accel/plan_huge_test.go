@@ -63,7 +63,7 @@ func TestPlansAtIndexBoundaries(t *testing.T) {
 				if c.LoopLimit > 0 && fits {
 					// a work-item's loop runs over its tiles (grid stride)
 					// and ITEMS elements of each
-					perItem := (p.Tiles + p.TotalGroups() - 1) / p.TotalGroups() * p.Knob("ITEMS")
+					perItem := (p.Tiles + p.TotalGroups() - 1) / p.TotalGroups() * host.KnobItems.Of(p)
 					require.LessOrEqual(t, perItem, int64(c.LoopLimit)/2, "%s: elementwise %v: %d iterations per work-item", what, p, perItem)
 				}
 
@@ -73,7 +73,7 @@ func TestPlansAtIndexBoundaries(t *testing.T) {
 				cover(what+", scan", p, n)
 				if c.LoopLimit > 0 && fits {
 					tilesPerGroup := (p.Tiles + p.Groups[0] - 1) / p.Groups[0]
-					perItem := tilesPerGroup * (2*p.Knob("ITEMS") + int64(p.LocalSize) + 2)
+					perItem := tilesPerGroup * (2*host.KnobItems.Of(p) + int64(p.LocalSize) + 2)
 					require.LessOrEqual(t, perItem, int64(c.LoopLimit)/2+int64(p.LocalSize), "%s: scan %v: %d iterations per work-item", what, p, perItem)
 					require.LessOrEqual(t, p.Groups[0], int64(c.LoopLimit)/2, "%s: scan %v: the partials loop runs over every group", what, p)
 				}
@@ -81,7 +81,7 @@ func TestPlansAtIndexBoundaries(t *testing.T) {
 				p = planRadix(c, n)
 				require.NoError(t, p.Validate(c), "%s: %v", what, p)
 				require.GreaterOrEqual(t, p.Tiles*p.TileElems, n, "%s: radix %v: chunks do not cover %d keys", what, p, n)
-				if kpt := p.Knob("RADIX_KPT"); kpt > 0 {
+				if kpt := host.KnobRadixKpt.Of(p); kpt > 0 {
 					// GPUs' tiled passes: a grid stride over tiles of
 					// LOCAL_SIZE x RADIX_KPT keys, each within the packed
 					// 16-bit counters and the scratch within local memory

@@ -82,7 +82,7 @@ func TestPlanHash(t *testing.T) {
 		for _, n := range []int64{0, 1, 4097, 8 << 20} {
 			p, budget := planHash(c, n)
 			require.NoError(t, p.Validate(c))
-			items := p.Knob("ITEMS")
+			items := host.KnobItems.Of(p)
 			if c.Type != host.TypeCPU {
 				require.LessOrEqual(t, p.TotalGroups(), 8*int64(c.ComputeUnits), "n=%d: %s: more than 8 groups per compute unit", n, p)
 			}
@@ -125,8 +125,8 @@ func TestPlanRadixTiled(t *testing.T) {
 		for _, n := range []int64{1, 1000, 1 << 24} {
 			p := planRadix(c.caps, n)
 			require.NoError(t, p.Validate(c.caps), "%s: %v", c.name, p)
-			assert.Equal(t, c.kpt, p.Knob("RADIX_KPT"), "%s: %v: keys per lane", c.name, p)
-			assert.Equal(t, c.bits, p.Knob("RADIX_BITS"), "%s: %v: digit bits", c.name, p)
+			assert.Equal(t, c.kpt, host.KnobRadixKpt.Of(p), "%s: %v: keys per lane", c.name, p)
+			assert.Equal(t, c.bits, host.KnobRadixBits.Of(p), "%s: %v: digit bits", c.name, p)
 			assert.Equal(t, c.local, p.LocalSize, "%s: %v: local size", c.name, p)
 			if c.kpt > 0 {
 				assert.LessOrEqual(t, radixTiledScratchBytes(p), c.caps.LocalMemBytes, "%s: %v: scratch", c.name, p)
@@ -169,15 +169,15 @@ func TestPlanScan(t *testing.T) {
 	} {
 		p := planScan(c.caps, c.n, c.elem, c.sub)
 		chain := c.caps.Backend == host.OpenCL && c.caps.Type == host.TypeCPU
-		assert.Equal(t, b2i(chain), p.Knob("CHAIN"), "%s: %s: the chained scan on CPU OpenCL drivers only", c.name, p)
+		assert.Equal(t, b2i(chain), host.KnobChain.Of(p), "%s: %s: the chained scan on CPU OpenCL drivers only", c.name, p)
 		if chain {
 			// one work-item per core; non-temporal stores from 16 MiB of output
 			assert.Equal(t, min(int64(c.caps.ComputeUnits), p.Tiles), p.TotalGroups(), "%s: %s: groups", c.name, p)
-			assert.Equal(t, b2i(c.n*c.elem >= host.StreamMinBytes), p.Knob("STREAM"), "%s: %s: STREAM", c.name, p)
+			assert.Equal(t, b2i(c.n*c.elem >= host.StreamMinBytes), host.KnobStream.Of(p), "%s: %s: STREAM", c.name, p)
 		}
 		assert.Equal(t, c.local, p.LocalSize, "%s: %s: local size", c.name, p)
-		assert.Equal(t, c.sg, p.Knob("SCAN_SG"), "%s: %s: SCAN_SG", c.name, p)
-		assert.Equal(t, c.items, p.Knob("ITEMS"), "%s: %s: ITEMS", c.name, p)
+		assert.Equal(t, c.sg, host.KnobScanSg.Of(p), "%s: %s: SCAN_SG", c.name, p)
+		assert.Equal(t, c.items, host.KnobItems.Of(p), "%s: %s: ITEMS", c.name, p)
 		assert.Equal(t, int64(c.local)*c.items*c.unit, p.TileElems, "%s: elements per tile", c.name)
 		g := p.TotalGroups()
 		assert.GreaterOrEqual(t, g, int64(1), "%s: %d groups for %d tiles", c.name, g, p.Tiles)
@@ -214,7 +214,7 @@ func TestPlanCopyDiag(t *testing.T) {
 			require.Equal(t, c.Backend == host.OpenCL && c.Type == host.TypeCPU, ours, "%v: copy kernel chosen", c.Backend)
 			require.NoError(t, p.Validate(c), "%v", p)
 			require.GreaterOrEqual(t, p.Tiles*p.TileElems, n, "%v does not cover %d words", p, n)
-			require.LessOrEqual(t, p.Knob("ITEMS"), host.LoopCap(c), "%v: a chunk's loop", p)
+			require.LessOrEqual(t, host.KnobItems.Of(p), host.LoopCap(c), "%v: a chunk's loop", p)
 			if c.LoopLimit > 0 && n <= 1<<26 {
 				require.GreaterOrEqual(t, p.TotalGroups(), p.Tiles, "%v: one chunk per group under a loop limit", p)
 			}
@@ -227,7 +227,7 @@ func TestPlanCopyDiag(t *testing.T) {
 	assert.Equal(t, int64(2), p.TotalGroups(), "one group per core: %v", p)
 	assert.Equal(t, 1, p.LocalSize, "one work-item per group: %v", p)
 	d1, d2 := planDiag(pocl, 4096), planDiag(pocl, 1<<20)
-	assert.Equal(t, d1.Knob("ITEMS"), d2.Knob("ITEMS"), "one ITEMS for every size")
+	assert.Equal(t, host.KnobItems.Of(d1), host.KnobItems.Of(d2), "one ITEMS for every size")
 	assert.Equal(t, 1, d1.LocalSize, "%v", d1)
 }
 
@@ -243,7 +243,7 @@ func TestPlanScatterMerge(t *testing.T) {
 			assert.NoError(t, p.Validate(c))
 			assert.GreaterOrEqual(t, p.Tiles*p.TileElems, n, "%+v: %d outputs", c, n)
 			if c.LoopLimit > 0 {
-				assert.Equal(t, int64(1), p.Knob("ITEMS"), "%+v: one output per work-item", c)
+				assert.Equal(t, int64(1), host.KnobItems.Of(p), "%+v: one output per work-item", c)
 				assert.Equal(t, int64(p.LocalSize), p.TileElems)
 			} else {
 				assert.Equal(t, host.PlanElementwise("scatter_merge", c, n), p)
@@ -282,10 +282,10 @@ func TestCompleteScatter(t *testing.T) {
 		if !sp.Path.cpuPass() {
 			continue
 		}
-		assert.Equal(t, int64(s.red), sp.Pass.Knob("SC_RED"), c.name)
+		assert.Equal(t, int64(s.red), host.KnobScRed.Of(sp.Pass), c.name)
 		if sp.Path == scatterFew {
-			assert.Equal(t, fewTargets(s.targets), sp.Pass.Knob("SC_FEW"), c.name)
-			assert.Equal(t, sp.Few, sp.Pass.Knob("SC_FEW"), c.name)
+			assert.Equal(t, fewTargets(s.targets), host.KnobScFew.Of(sp.Pass), c.name)
+			assert.Equal(t, sp.Few, host.KnobScFew.Of(sp.Pass), c.name)
 		}
 		if sp.Path != scatterOwned {
 			assert.Equal(t, planScatterMerge(c.caps, s.targets), sp.Merge, c.name)

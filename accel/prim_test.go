@@ -256,9 +256,9 @@ func TestSortTiled(t *testing.T) {
 			groups [3]int64
 		}{{8, 1, [3]int64{3, 1, 1}}, {2, 7, [3]int64{2, 2, 1}}} {
 			plans(d).launchFn = func(p host.Plan) host.Plan {
-				if p.Kernel == "radix" && p.Knob("RADIX_KPT") > 0 {
+				if p.Kernel == "radix" && host.KnobRadixKpt.Of(p) > 0 {
 					p.LocalSize = shape.local
-					p.Knobs = []host.Knob{{Name: "RADIX_BITS", Value: 4}, {Name: "RADIX_KPT", Value: shape.kpt}}
+					p.Knobs = []host.Knob{host.KnobRadixBits.Set(4), host.KnobRadixKpt.Set(shape.kpt)}
 					p.Groups = shape.groups
 				}
 				return p
@@ -465,19 +465,19 @@ func TestScanPaths(t *testing.T) {
 						if pth.sg == -3 {
 							spin = 0
 						}
-						p.Knobs = []host.Knob{{Name: "ITEMS", Value: pth.items}, {Name: "FLAT", Value: 1}, {Name: "SCAN_SG", Value: 0},
-							{Name: "CHAIN", Value: 1}, {Name: "SPIN", Value: spin}, {Name: "STREAM", Value: b2i(pth.sg == -2)}}
+						p.Knobs = []host.Knob{host.KnobItems.Set(pth.items), host.KnobFlat.Set(1), host.KnobScanSg.Set(0),
+							host.KnobChain.Set(1), host.KnobSpin.Set(spin), host.KnobStream.Set(b2i(pth.sg == -2))}
 						p.LocalSize = 1
 						p.Groups = [3]int64{groups, 1, 1}
 						return p
 					}
 					sg := pth.sg
-					if p.Knob("SCAN_SG") == 0 {
+					if host.KnobScanSg.Of(p) == 0 {
 						sg = 0 // this dtype has no subgroup variant here
 					}
 					p.LocalSize = int(pth.local)
-					p.Knobs = []host.Knob{{Name: "ITEMS", Value: pth.items}, {Name: "FLAT", Value: 0},
-						{Name: "SCAN_SG", Value: sg}}
+					p.Knobs = []host.Knob{host.KnobItems.Set(pth.items), host.KnobFlat.Set(0),
+						host.KnobScanSg.Set(sg)}
 					p.Groups = [3]int64{groups, 1, 1}
 					return p
 				}

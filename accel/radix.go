@@ -62,13 +62,13 @@ func (d *Device) radixSort(op string, keys host.Buffer, n int64, wordBytes int, 
 		return fail(err)
 	}
 	plan := d.radixPlan(op, n)
-	radixBits := int(plan.Knob("RADIX_BITS"))
-	tiled := plan.Knob("RADIX_KPT") > 0
+	radixBits := int(host.KnobRadixBits.Of(plan))
+	tiled := host.KnobRadixKpt.Of(plan) > 0
 	items := plan.TotalGroups() * int64(plan.LocalSize)
 	chunk := (n + items - 1) / items
 	if tiled {
 		// the histogram's columns: one per tile, as the kernels count them
-		tile := int64(plan.LocalSize) * plan.Knob("RADIX_KPT")
+		tile := int64(plan.LocalSize) * host.KnobRadixKpt.Of(plan)
 		items = (n + tile - 1) / tile
 	}
 	hist, err := tmp.alloc(d, op, Uint64, int64(1<<radixBits)*items)
@@ -138,7 +138,7 @@ func radixPack(packed bool, pass, passes int) int64 {
 // work-item (or tile, on the tiled plan), their exclusive scan in place,
 // and the stable scatter of keys and entries to their digit's place.
 func (d *Device) radixPass(op, variant string, plan host.Plan, hist *DeviceTensor, a radixPassArgs) error {
-	tiled := plan.Knob("RADIX_KPT") > 0
+	tiled := host.KnobRadixKpt.Of(plan) > 0
 	var count host.Call = kernels.RadixCount{Kin: a.kin, Pin: a.pin, Hist: hist.raw(), N: a.n, Chunk: a.chunk, Shift: a.shift, Pack: a.pack}
 	if tiled {
 		count = kernels.RadixTcount{Kin: a.kin, Pin: a.pin, Hist: hist.raw(), N: a.n, Shift: a.shift, Pack: a.pack}
@@ -178,7 +178,7 @@ func (d *Device) radixPrep(op string, kin, kout host.Buffer, n int64, wordBytes 
 		variant = "k64"
 	}
 	plan := d.radixPlan(op, n)
-	if plan.Knob("RADIX_KPT") > 0 {
+	if host.KnobRadixKpt.Of(plan) > 0 {
 		// the tiled plan's prep: one key per lane (chunks of one), so
 		// consecutive lanes read and write consecutive keys
 		plan.Groups = host.FoldGroups((n+int64(plan.LocalSize)-1)/int64(plan.LocalSize), d.caps.MaxWorkGroupCount)

@@ -39,7 +39,7 @@ func planRadix(caps host.Caps, n int64) host.Plan {
 	}
 	p.LocalSize = local
 	p.Groups = [3]int64{groups, 1, 1}
-	p.Knobs = []host.Knob{{Name: "RADIX_BITS", Value: bits}}
+	p.Knobs = []host.Knob{host.KnobRadixBits.Set(bits)}
 	b := groups * int64(local)
 	p.TileElems = (n + b - 1) / b // the chunk of each work-item
 	p.Tiles = b
@@ -70,7 +70,7 @@ func planRadixTiled(caps host.Caps, n int64) host.Plan {
 	p.TileElems = int64(local) * kpt
 	p.Tiles = (n + p.TileElems - 1) / p.TileElems
 	p.Groups = host.FoldGroups(max(p.Tiles, 1), caps.MaxWorkGroupCount)
-	p.Knobs = []host.Knob{{Name: "RADIX_BITS", Value: bits}, {Name: "RADIX_KPT", Value: kpt}}
+	p.Knobs = []host.Knob{host.KnobRadixBits.Set(bits), host.KnobRadixKpt.Set(kpt)}
 	return p
 }
 
@@ -84,5 +84,5 @@ func radixTiledScratch(bits int64, local int, kpt int64) int64 {
 // radixTiledScratchBytes is the work-group scratch a tiled radix plan
 // (planRadixTiled) takes, in bytes.
 func radixTiledScratchBytes(p host.Plan) int64 {
-	return radixTiledScratch(p.Knob("RADIX_BITS"), p.LocalSize, p.Knob("RADIX_KPT"))
+	return radixTiledScratch(host.KnobRadixBits.Of(p), p.LocalSize, host.KnobRadixKpt.Of(p))
 }

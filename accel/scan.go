@@ -50,10 +50,10 @@ func (d *Device) scanBuf(op string, dt DType, x, y host.Buffer, n int64, kind in
 	plan := d.plan(planScan(d.caps, n, int64(dt.Size()), d.scanSubgroups(dt)))
 	d.report(op, "scan", plan)
 	variant := scanVariant(dt)
-	if plan.Knob("SCAN_SG") != 0 {
+	if host.KnobScanSg.Of(plan) != 0 {
 		variant += "s"
 	}
-	if plan.Knob("CHAIN") != 0 {
+	if host.KnobChain.Of(plan) != 0 {
 		return s, d.scanChain(op, s, plan, variant, x, y, n, kind, exclusive)
 	}
 	s.groups = plan.TotalGroups()
@@ -85,7 +85,7 @@ func (d *Device) scanBuf(op string, dt DType, x, y host.Buffer, n int64, kind in
 // prefixes; its flags a zeroed uint32 ticket counter and a state per
 // tile. On error s holds nothing.
 func (d *Device) scanChain(op string, s *scan, plan host.Plan, variant string, x, y host.Buffer, n, kind int64, exclusive bool) error {
-	items := plan.Knob("ITEMS")
+	items := host.KnobItems.Of(plan)
 	s.groups = (n + items - 1) / items // tiles
 	var err error
 	if s.partials, err = d.alloc(op, s.dt, []int64{2*s.groups + 1}); err != nil {

@@ -81,7 +81,7 @@ func planScan(caps host.Caps, n int64, elemBytes int64, subgroups bool) host.Pla
 		unit = 2 // 32-bit elements move in pairs
 	}
 	p.LocalSize = local
-	p.Knobs = []host.Knob{{Name: "ITEMS", Value: items}, {Name: "FLAT", Value: flat}, {Name: "SCAN_SG", Value: sg}}
+	p.Knobs = []host.Knob{host.KnobItems.Set(items), host.KnobFlat.Set(flat), host.KnobScanSg.Set(sg)}
 	p.TileElems = int64(local) * items * unit
 	p.Tiles = (n + p.TileElems - 1) / p.TileElems
 	cu := max(int64(caps.ComputeUnits), 1)
@@ -125,8 +125,8 @@ func planScanChain(caps host.Caps, n int64, elemBytes int64) host.Plan {
 	if n*elemBytes >= host.StreamMinBytes {
 		stream = 1
 	}
-	p.Knobs = []host.Knob{{Name: "ITEMS", Value: items}, {Name: "FLAT", Value: 1}, {Name: "SCAN_SG", Value: 0},
-		{Name: "CHAIN", Value: 1}, {Name: "SPIN", Value: 16384}, {Name: "STREAM", Value: stream}}
+	p.Knobs = []host.Knob{host.KnobItems.Set(items), host.KnobFlat.Set(1), host.KnobScanSg.Set(0),
+		host.KnobChain.Set(1), host.KnobSpin.Set(16384), host.KnobStream.Set(stream)}
 	p.TileElems = items
 	p.Tiles = (n + items - 1) / items
 	groups := min(max(p.Tiles, 1), max(int64(caps.ComputeUnits), 1))

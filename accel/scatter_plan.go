@@ -132,7 +132,7 @@ func chooseScatter(caps host.Caps, s scatterShape) scatterPlan {
 	if caps.Type == host.TypeCPU && caps.LoopLimit == 0 {
 		workers := max(int64(caps.ComputeUnits), 1)
 		p := host.Plan{Kernel: "scatter_cpu", LocalSize: 1,
-			Knobs: []host.Knob{{Name: "ITEMS", Value: 1}, {Name: "CONTIG", Value: 1}}}
+			Knobs: []host.Knob{host.KnobItems.Set(1), host.KnobContig.Set(1)}}
 		privBytes := workers * targets * int64(s.elemBytes+4)
 		budget := caps.GlobalMemBytes / 8
 		if caps.MaxAllocBytes > 0 {
@@ -169,7 +169,7 @@ func chooseScatter(caps host.Caps, s scatterShape) scatterPlan {
 		local := int64(host.Pow2Local(caps, 64, 0))
 		groups := (n + chunk*local - 1) / (chunk * local)
 		if groups*local <= lc {
-			p := host.Plan{Kernel: "scatter_cpu", LocalSize: int(local), Knobs: []host.Knob{{Name: "ITEMS", Value: 1}, {Name: "CONTIG", Value: 1}},
+			p := host.Plan{Kernel: "scatter_cpu", LocalSize: int(local), Knobs: []host.Knob{host.KnobItems.Set(1), host.KnobContig.Set(1)},
 				Groups: host.FoldGroups(groups, caps.MaxWorkGroupCount), Tiles: groups * local, TileElems: chunk,
 				Reason: fmt.Sprintf("%d workers, at most %d positions each, private copies of %d targets", groups*local, chunk, targets)}
 			return scatterPlan{Path: scatterFew, Pass: p,
@@ -245,11 +245,11 @@ func completeScatter(caps host.Caps, s scatterShape, sp scatterPlan) scatterPlan
 	if !sp.Path.cpuPass() {
 		return sp
 	}
-	sp.Pass.Knobs = append(append([]host.Knob(nil), sp.Pass.Knobs...), host.Knob{Name: "SC_RED", Value: int64(s.red)})
+	sp.Pass.Knobs = append(append([]host.Knob(nil), sp.Pass.Knobs...), host.KnobScRed.Set(int64(s.red)))
 	if sp.Path == scatterFew {
 		sp.Few = fewTargets(s.targets)
-		sp.Pass.Knobs = append(sp.Pass.Knobs, host.Knob{Name: "SC_FEW", Value: sp.Few},
-			host.Knob{Name: "SC_COUNTED", Value: b2i(s.red == Mean || !s.includeSelf)})
+		sp.Pass.Knobs = append(sp.Pass.Knobs, host.KnobScFew.Set(sp.Few),
+			host.KnobScCounted.Set(b2i(s.red == Mean || !s.includeSelf)))
 	}
 	if sp.Path != scatterOwned {
 		sp.Merge = planScatterMerge(caps, s.targets)

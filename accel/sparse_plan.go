@@ -93,7 +93,7 @@ func planSparseRows(caps host.Caps, total, chunk int64) sparsePlan {
 		reason += fmt.Sprintf("; loop limit %d: %d positions per invocation", caps.LoopLimit, chunk)
 	}
 	chunks := max((total+chunk-1)/chunk, 1)
-	p := host.Plan{Kernel: "sparse_rows", LocalSize: local, Knobs: []host.Knob{{Name: "ITEMS", Value: 1}, {Name: "CONTIG", Value: 1}},
+	p := host.Plan{Kernel: "sparse_rows", LocalSize: local, Knobs: []host.Knob{host.KnobItems.Set(1), host.KnobContig.Set(1)},
 		Tiles: chunks, TileElems: chunk, Reason: fmt.Sprintf("%s; %d chunks of %d", reason, chunks, chunk)}
 	p.Groups = host.FoldGroups((chunks+int64(local)-1)/int64(local), caps.MaxWorkGroupCount)
 	// A merge step costs a CPU core several cycles and the copy of an

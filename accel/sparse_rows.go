@@ -29,7 +29,7 @@ import (
 // rowKnobs returns a row-union plan with the operands' index widths and
 // more modes compiled in, so that the merge loops hold no run-time switch.
 func rowKnobs(p host.Plan, wideX, wideY int64, more ...host.Knob) host.Plan {
-	k := append(slices.Clone(p.Knobs), host.Knob{Name: "SP_WIDE_X", Value: wideX}, host.Knob{Name: "SP_WIDE_Y", Value: wideY})
+	k := append(slices.Clone(p.Knobs), host.KnobSpWideX.Set(wideX), host.KnobSpWideY.Set(wideY))
 	p.Knobs = append(k, more...)
 	return p
 }
@@ -184,7 +184,7 @@ func (u *rowUnion) count() ([]uint32, error) {
 		if u.sstart, err = tmp.alloc(d, op, Int64, g+1); err != nil {
 			return nil, err
 		}
-		if err := d.run(op, dtVariant(x.dtype()), rowKnobs(sp.Plan, vx.wide, vy.wide, host.Knob{Name: "SP_OP", Value: int64(u.sop)}),
+		if err := d.run(op, dtVariant(x.dtype()), rowKnobs(sp.Plan, vx.wide, vy.wide, host.KnobSpOp.Set(int64(u.sop))),
 			kernels.SparseRmerge{Gx: vx.ptrs.raw(), Gy: vy.ptrs.raw(), Cx: vx.cols, Cy: vy.cols, Xv: x.vals, Yv: y.vals,
 				Scol: u.scol.raw(), Sval: u.sval.raw(), Gstart: u.sstart.raw(), Cnt: u.off.raw(), Err: u.flag.raw(), G: g, Nx: x.n, Ny: y.n,
 				Chunk: sp.Plan.TileElems, ColsN: u.colsN, WideX: vx.wide, WideY: vy.wide, Op: int64(u.sop)}); err != nil {
@@ -217,7 +217,7 @@ func (u *rowUnion) emit(r *spResult, shape []int64) error {
 		gout, gx, gy = u.gradOut.raw(), r.gx.raw(), r.gy.raw()
 	}
 	grad := b2i(u.gradOut != nil)
-	p := rowKnobs(sp.Plan, vx.wide, vy.wide, host.Knob{Name: "SP_OP", Value: int64(u.sop)}, host.Knob{Name: "SP_GRAD", Value: grad})
+	p := rowKnobs(sp.Plan, vx.wide, vy.wide, host.KnobSpOp.Set(int64(u.sop)), host.KnobSpGrad.Set(grad))
 	return d.run(op, dtVariant(x.dtype()), p, kernels.SparseRemit{Gx: vx.ptrs.raw(), Gy: vy.ptrs.raw(), Cx: vx.cols, Cy: vy.cols,
 		Off: u.off.raw(), Xv: x.vals, Yv: y.vals, Gout: gout, Uidx: r.idx.raw(), Uval: r.vals.raw(), Gxo: gx, Gyo: gy,
 		Gstart: r.gstart.raw(), Shape: sh.raw(), Err: u.flag.raw(), Ndim: int64(len(shape)), G: u.g, Nx: x.n, Ny: y.n, U: r.u,

@@ -25,7 +25,7 @@ import (
 // chunk, a bucket or a slot per group).
 func slotPlan(kernel string, caps host.Caps, count int64) host.Plan {
 	count = max(count, 1)
-	return host.Plan{Kernel: kernel, LocalSize: 1, Knobs: []host.Knob{{Name: "ITEMS", Value: 1}, {Name: "CONTIG", Value: 1}},
+	return host.Plan{Kernel: kernel, LocalSize: 1, Knobs: []host.Knob{host.KnobItems.Set(1), host.KnobContig.Set(1)},
 		TileElems: 1, Tiles: count, Groups: host.FoldGroups(count, caps.MaxWorkGroupCount),
 		Reason: "one chunk, bucket or slot per work-group"}
 }

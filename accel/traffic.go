@@ -73,7 +73,7 @@ func scanTraffic(p host.Plan, n, inBytes, outBytes int64) traffic {
 	if n == 0 {
 		return t
 	}
-	if p.Knob("CHAIN") != 0 {
+	if host.KnobChain.Of(p) != 0 {
 		t.add("scan_chain", n*inBytes, n*outBytes)
 		t.add("scan_fixup", 0, 0)
 		return t
@@ -96,7 +96,7 @@ func radixTraffic(caps host.Caps, p host.Plan, n int64, wordBytes int, keyBits i
 	if n == 0 {
 		return t
 	}
-	bits := int(p.Knob("RADIX_BITS"))
+	bits := int(host.KnobRadixBits.Of(p))
 	passes := max((keyBits+bits-1)/bits, 1)
 	packed = packed && passes > 1
 	wb := int64(wordBytes)
@@ -104,7 +104,7 @@ func radixTraffic(caps host.Caps, p host.Plan, n int64, wordBytes int, keyBits i
 		t.add("radix_prep", n*wb, n*wb)
 	}
 	items := p.TotalGroups() * int64(p.LocalSize)
-	if kpt := p.Knob("RADIX_KPT"); kpt > 0 {
+	if kpt := host.KnobRadixKpt.Of(p); kpt > 0 {
 		tile := int64(p.LocalSize) * kpt
 		items = (n + tile - 1) / tile
 	}

@@ -46,7 +46,7 @@ func TestTrafficModel(t *testing.T) {
 	for _, c := range []host.Caps{h100, cpu} {
 		n := int64(16 << 20)
 		p := planRadix(c, n)
-		passes := (32 + p.Knob("RADIX_BITS") - 1) / p.Knob("RADIX_BITS")
+		passes := (32 + host.KnobRadixBits.Of(p) - 1) / host.KnobRadixBits.Of(p)
 		tr := radixTraffic(c, p, n, 4, 32, false, false, true)
 		min := n * (4 + 4 + 8)
 		assert.LessOrEqual(t, tr.Bytes(), (passes+1)*2*min, "%s sort: %d passes, %s", c.Type, passes, tr)

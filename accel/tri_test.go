@@ -68,7 +68,7 @@ func TestTriIndicesGroupShapes(t *testing.T) {
 			for _, groups := range [][3]int64{{1, 1, 1}, {3, 2, 1}, {2, 3, 5}, {7, 1, 3}} {
 				plans(d).launchFn = func(p host.Plan) host.Plan {
 					p.LocalSize = 8
-					p.Knobs = []host.Knob{{Name: "ITEMS", Value: 3}, {Name: "CONTIG", Value: contig}}
+					p.Knobs = []host.Knob{host.KnobItems.Set(3), host.KnobContig.Set(contig)}
 					p.Groups = groups
 					return p
 				}
@@ -84,7 +84,7 @@ func TestTriIndicesGroupShapes(t *testing.T) {
 		for _, items := range []int64{3, 100, 4096} {
 			plans(d).launchFn = func(p host.Plan) host.Plan {
 				p.LocalSize = 8
-				p.Knobs = []host.Knob{{Name: "ITEMS", Value: items}, {Name: "CONTIG", Value: 1}, {Name: "STREAM", Value: 1}}
+				p.Knobs = []host.Knob{host.KnobItems.Set(items), host.KnobContig.Set(1), host.KnobStream.Set(1)}
 				p.Groups = [3]int64{3, 2, 1}
 				return p
 			}
