@@ -207,7 +207,7 @@ func (d *Device) wideIndices(op string, indices *DeviceTensor) (*DeviceTensor, f
 		return nil, nil, err
 	}
 	if w.n > 0 {
-		if err := d.run(op, "w64", d.elementwise(op, w.n), kernels.MoveWiden{Dst: w.raw(), Src: indices.raw(), N: w.n}); err != nil {
+		if err := run(d, op, kernels.MoveW64, d.elementwise(op, w.n), kernels.MoveWiden{Dst: w.raw(), Src: indices.raw(), N: w.n}); err != nil {
 			w.Release()
 			return nil, nil, err
 		}

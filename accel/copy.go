@@ -17,7 +17,7 @@ func (d *Device) copyBytes(op string, dst host.Buffer, dstOff int64, src host.Bu
 	}
 	plan, ours := d.planner.copy(d.caps, size/4)
 	if ours && dstOff%4 == 0 && srcOff%4 == 0 && size%4 == 0 {
-		return d.run(op, "any", d.plan(plan), kernels.CopyWords{Dst: dst, Src: src, DstOff: dstOff / 4,
+		return run(d, op, kernels.CopyAny, d.plan(plan), kernels.CopyWords{Dst: dst, Src: src, DstOff: dstOff / 4,
 			SrcOff: srcOff / 4, N: size / 4})
 	}
 	if err := d.h.Copy(dst, dstOff, src, srcOff, size); err != nil {

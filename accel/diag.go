@@ -108,13 +108,13 @@ func (d *Device) diagRun(op string, g diagGeom, dt DType, call func(a diagArgs) 
 	if g.count == 0 {
 		return nil
 	}
-	variant := "w32"
+	variant := kernels.DiagW32
 	if dt.Size() == 8 {
-		variant = "w64"
+		variant = kernels.DiagW64
 	}
 	plan := d.plan(planDiag(d.caps, g.count))
 	d.report(op, "diag", plan)
-	return d.run(op, variant, plan, call(diagArgs{Count: g.count, L: g.L, Base: g.base,
+	return d.launch(op, string(variant), plan, call(diagArgs{Count: g.count, L: g.L, Base: g.base,
 		Dstride: g.dstr, N1: g.n1, N2: g.n2, S0: g.s0, S1: g.s1, S2: g.s2}))
 }
 

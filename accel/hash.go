@@ -199,13 +199,15 @@ func (t *HashTable) probe(op string, ins bool, keys, res host.Buffer, n int64) (
 	mb := make([]byte, 16)
 	t.launches = 0
 	for step := int64(0); ; step++ {
-		var call host.Call = kernels.HashLookup{Table: t.table.raw(), Keys: keys, Res: res, Meta: t.meta.raw(), N: n,
-			Slots: t.slots, MaxProbes: maxProbes, Budget: budget, Step: step}
+		var err error
 		if ins {
-			call = kernels.HashInsert{Table: t.table.raw(), Keys: keys, Res: res, Meta: t.meta.raw(), N: n, Slots: t.slots,
-				MaxProbes: maxProbes, Budget: budget, Step: step, Capacity: t.capacity}
+			err = run(d, op, kernels.HashK64, plan, kernels.HashInsert{Table: t.table.raw(), Keys: keys, Res: res, Meta: t.meta.raw(),
+				N: n, Slots: t.slots, MaxProbes: maxProbes, Budget: budget, Step: step, Capacity: t.capacity})
+		} else {
+			err = run(d, op, kernels.HashK64, plan, kernels.HashLookup{Table: t.table.raw(), Keys: keys, Res: res, Meta: t.meta.raw(),
+				N: n, Slots: t.slots, MaxProbes: maxProbes, Budget: budget, Step: step})
 		}
-		if err := d.run(op, "k64", plan, call); err != nil {
+		if err != nil {
 			return false, false, err
 		}
 		t.launches++
@@ -233,7 +235,7 @@ func (t *HashTable) probe(op string, ins bool, keys, res host.Buffer, n int64) (
 // pass queues one of the per-key passes after an insert (mark, commit,
 // ids): plain elementwise loops.
 func (t *HashTable) pass(op string, call host.Call, n int64) error {
-	return t.d.run(op, "k64", t.d.elementwise("hash", n), call)
+	return t.d.launch(op, string(kernels.HashK64), t.d.elementwise("hash", n), call)
 }
 
 func (t *HashTable) full(op string, n, after int64) error {

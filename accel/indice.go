@@ -470,7 +470,7 @@ func (r *ipRun) start() (*IndicePairs, error) {
 	if err != nil {
 		return nil, err
 	}
-	if err := d.run(op, "any", d.elementwise(op, g.l), kernels.IndiceKeys{Indices: r.indices.raw(), Params: r.inParams,
+	if err := run(d, op, kernels.IndiceAny, d.elementwise(op, g.l), kernels.IndiceKeys{Indices: r.indices.raw(), Params: r.inParams,
 		Keys: keys.raw(), Err: r.flag.raw(), N: g.l}); err != nil {
 		return nil, err
 	}
@@ -479,7 +479,7 @@ func (r *ipRun) start() (*IndicePairs, error) {
 	}
 	r.tmp.add(r.sites.keys)
 	r.tmp.add(r.sites.perm)
-	if err := d.run(op, "any", d.elementwise(op, g.l), kernels.IndiceDups{Keys: r.sites.keys.raw(), Err: r.flag.raw(), N: g.l}); err != nil {
+	if err := run(d, op, kernels.IndiceAny, d.elementwise(op, g.l), kernels.IndiceDups{Keys: r.sites.keys.raw(), Err: r.flag.raw(), N: g.l}); err != nil {
 		return nil, err
 	}
 	return &IndicePairs{OutSpatialShape: g.outShape}, nil
@@ -597,7 +597,7 @@ func (r *ipRun) convRows(res *IndicePairs, plan indicePlan) error {
 	if grid != nil {
 		gb = grid.raw()
 	}
-	if err := d.run(op, "any", r.tilePlan(g.l), kernels.IndiceCpairs{Cnt: cnt.raw(), Qrow: qb, Crow: cb, Pairs: pairs.raw(),
+	if err := run(d, op, kernels.IndiceAny, r.tilePlan(g.l), kernels.IndiceCpairs{Cnt: cnt.raw(), Qrow: qb, Crow: cb, Pairs: pairs.raw(),
 		Num: num.raw(), Err: r.flag.raw(), N: g.l, Count: g.l * g.k, Chunks: plan.Chunks, Ckey: kb, Grid: gb,
 		Dense: b2i(grid != nil)}); err != nil {
 		return err
@@ -697,7 +697,7 @@ func (r *ipRun) numberTargets(outs *temps, ckey *DeviceTensor, v int64, params h
 	if crow, err = r.tmp.alloc(d, op, Int64, v); err != nil {
 		return nil, nil, err
 	}
-	if err := d.run(op, "w64", d.elementwise(op, v), kernels.MoveScatter{Dst: crow.raw(), Src: seg.raw(), Idx: sk.perm.raw(),
+	if err := run(d, op, kernels.MoveW64, d.elementwise(op, v), kernels.MoveScatter{Dst: crow.raw(), Src: seg.raw(), Idx: sk.perm.raw(),
 		N: v, Add: -1}); err != nil {
 		return nil, nil, err
 	}
@@ -714,7 +714,7 @@ func (r *ipRun) numberTargets(outs *temps, ckey *DeviceTensor, v int64, params h
 	if outIdx, err = outs.alloc(d, op, Int32, int64(m), w); err != nil {
 		return nil, nil, err
 	}
-	err = d.run(op, "any", d.elementwise(op, v), kernels.IndiceOuts{Skeys: sk.keys.raw(), Seg: seg.raw(), Params: params,
+	err = run(d, op, kernels.IndiceAny, d.elementwise(op, v), kernels.IndiceOuts{Skeys: sk.keys.raw(), Seg: seg.raw(), Params: params,
 		Outs: outIdx.raw(), Err: r.flag.raw(), N: v})
 	return outIdx, crow, err
 }
@@ -833,7 +833,7 @@ func (r *ipRun) expandSorted(rows host.Buffer, n int64, params host.Buffer, rule
 		return nil, 0, nil, nil, err
 	}
 	if sorted {
-		if err := d.run(r.op, "any", r.tilePlan(n), kernels.IndiceFlags{Orow: orowBuf, Rank: rankBuf, Cnt: pos.raw(), N: n,
+		if err := run(d, r.op, kernels.IndiceAny, r.tilePlan(n), kernels.IndiceFlags{Orow: orowBuf, Rank: rankBuf, Cnt: pos.raw(), N: n,
 			Count: count, Wide: wide}); err != nil {
 			return nil, 0, nil, nil, err
 		}
@@ -885,7 +885,7 @@ func (r *ipRun) convLaunch(plan indicePlan, params host.Buffer, rule int64, cnt,
 	lp := plan.Plan
 	lp.Reason = plan.String()
 	for c0 := int64(0); c0 < plan.Chunks; c0 += plan.Rows {
-		if err := r.d.run(r.op, "any", lp, kernels.IndiceCrows{Rows: r.indices.raw(), Params: params, Cnt: cnt, Ckey: ckey,
+		if err := run(r.d, r.op, kernels.IndiceAny, lp, kernels.IndiceCrows{Rows: r.indices.raw(), Params: params, Cnt: cnt, Ckey: ckey,
 			Qrow: qrow, N: r.g.l, Chunk: plan.ChunkRows, Chunks: plan.Chunks, Chunk0: c0, ChunksN: min(plan.Rows, plan.Chunks-c0),
 			Jobs: plan.Jobs, Rule: rule, Split: int64(plan.Split), Emit: b2i(ckey != nil), Grid: grid, Dense: b2i(grid != nil)}); err != nil {
 			return err
@@ -915,7 +915,7 @@ func (r *ipRun) gridOuts(outs *temps, grid *DeviceTensor, nkeys int64, params ho
 	if err != nil {
 		return nil, err
 	}
-	if err := d.run(op, "any", d.elementwise(op, nkeys), kernels.IndiceGouts{Grid: grid.raw(), Params: params, Outs: outIdx.raw(),
+	if err := run(d, op, kernels.IndiceAny, d.elementwise(op, nkeys), kernels.IndiceGouts{Grid: grid.raw(), Params: params, Outs: outIdx.raw(),
 		Err: r.flag.raw(), N: nkeys}); err != nil {
 		return nil, err
 	}
@@ -948,7 +948,7 @@ func (r *ipRun) submRows(outs *temps, plan indicePlan, params host.Buffer) (pair
 	lp := plan.Plan
 	lp.Reason = plan.String()
 	for row0 := int64(0); row0 < n; row0 += plan.Rows {
-		if err := d.run(r.op, "any", lp, kernels.IndiceSearch{Rows: r.indices.raw(), Params: params, Skeys: r.sites.keys.raw(),
+		if err := run(d, r.op, kernels.IndiceAny, lp, kernels.IndiceSearch{Rows: r.indices.raw(), Params: params, Skeys: r.sites.keys.raw(),
 			Sperm: r.sites.perm.raw(), Orow: orow.raw(), Rank: rank.raw(), Nkeys: n, Row0: row0, RowsN: min(plan.Rows, n-row0),
 			Jobs: plan.Jobs, Sym: b2i(sym), Split: int64(plan.Split)}); err != nil {
 			return nil, nil, err
@@ -983,7 +983,7 @@ func (r *ipRun) submGather(outs *temps, plan indicePlan, orow, rank, orowq *Devi
 	if gather {
 		orowb, rankb = orow.raw(), rank.raw()
 	}
-	if err := d.run(r.op, "any", cp, kernels.IndiceCount{Orow: orowb, Rank: rankb, Orowq: orowq.raw(), Cnt: cnt.raw(), N: n,
+	if err := run(d, r.op, kernels.IndiceAny, cp, kernels.IndiceCount{Orow: orowb, Rank: rankb, Orowq: orowq.raw(), Cnt: cnt.raw(), N: n,
 		K: g.k, Chunk: plan.ChunkRows, Chunks: plan.Chunks, Gather: b2i(gather)}); err != nil {
 		return nil, nil, err
 	}
@@ -1013,7 +1013,7 @@ func (r *ipRun) submLines(outs *temps, plan indicePlan, params host.Buffer) (pai
 	tp.Reason = plan.String()
 	tp.Tiles, tp.TileElems = tiles, chunk
 	tp.Groups = host.FoldGroups((tiles+int64(tp.LocalSize)-1)/int64(tp.LocalSize), d.caps.MaxWorkGroupCount)
-	if err := d.run(r.op, "any", tp, kernels.IndiceLines{Skeys: r.sites.keys.raw(), Params: params, Table: table.raw(),
+	if err := run(d, r.op, kernels.IndiceAny, tp, kernels.IndiceLines{Skeys: r.sites.keys.raw(), Params: params, Table: table.raw(),
 		Nkeys: n, Lines: plan.Lines, Chunk: chunk, Tiles: tiles}); err != nil {
 		return nil, nil, err
 	}
@@ -1023,7 +1023,7 @@ func (r *ipRun) submLines(outs *temps, plan indicePlan, params host.Buffer) (pai
 	}
 	lp := plan.Plan
 	lp.Reason = plan.String()
-	if err := d.run(r.op, "any", lp, kernels.IndiceTsearch{Params: params, Skeys: r.sites.keys.raw(),
+	if err := run(d, r.op, kernels.IndiceAny, lp, kernels.IndiceTsearch{Params: params, Skeys: r.sites.keys.raw(),
 		Sperm: r.sites.perm.raw(), Table: table.raw(), Orowq: orowq.raw(), N: n, Lines: plan.Lines,
 		Chunk: chunk, Chunks: plan.Chunks}); err != nil {
 		return nil, nil, err
@@ -1050,7 +1050,7 @@ func (r *ipRun) submEmit(outs *temps, plan indicePlan, orowq, cnt *DeviceTensor)
 	}
 	ep := plan.Emit
 	ep.Reason = plan.String()
-	if err := d.run(r.op, "any", ep, kernels.IndiceEmit{Orowq: orowq.raw(), Cnt: cnt.raw(), Pairs: pairs.raw(), Num: num.raw(),
+	if err := run(d, r.op, kernels.IndiceAny, ep, kernels.IndiceEmit{Orowq: orowq.raw(), Cnt: cnt.raw(), Pairs: pairs.raw(), Num: num.raw(),
 		Err: r.flag.raw(), N: n, K: g.k, Chunk: plan.ChunkRows, Chunks: plan.Chunks}); err != nil {
 		return nil, nil, err
 	}
@@ -1068,7 +1068,7 @@ func (r *ipRun) expandLaunch(rows host.Buffer, n int64, params host.Buffer, rule
 	lp := plan.Plan
 	lp.Reason = plan.String()
 	for row0 := int64(0); row0 < n; row0 += plan.Rows {
-		if err := d.run(r.op, "any", lp, kernels.IndiceExpand{Rows: rows, Params: params, Skeys: r.sites.keys.raw(),
+		if err := run(d, r.op, kernels.IndiceAny, lp, kernels.IndiceExpand{Rows: rows, Params: params, Skeys: r.sites.keys.raw(),
 			Sperm: r.sites.perm.raw(), Cnt: cnt, Orow: orow, Rank: rank, N: n, Nkeys: g.l, Row0: row0,
 			RowsN: min(plan.Rows, n-row0), Jobs: plan.Jobs, Rule: rule, Split: int64(plan.Split), Wide: wide,
 			Sorted: b2i(sorted), Ckey: ckey, Emit: b2i(ckey != nil)}); err != nil {
@@ -1131,7 +1131,7 @@ func (r *ipRun) write(outs *temps, pos host.Buffer, wide int64, orow, rank, crow
 		cb = crow.raw()
 	}
 	count := n * g.k
-	if err := d.run(r.op, "any", r.tilePlan(n), kernels.IndiceWrite{Pos: pos, Orow: ob, Rank: rb, Crow: cb, Pairs: pairs.raw(),
+	if err := run(d, r.op, kernels.IndiceAny, r.tilePlan(n), kernels.IndiceWrite{Pos: pos, Orow: ob, Rank: rb, Crow: cb, Pairs: pairs.raw(),
 		Num: num.raw(), Err: r.flag.raw(), N: n, Count: count, Lookup: lookup, Wide: wide}); err != nil {
 		return nil, nil, err
 	}

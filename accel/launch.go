@@ -11,9 +11,16 @@ import (
 // The runtime under every op: launches, the end-of-op flush, and the
 // device-side validation flag.
 
-// run queues one launch of call's entry point (variant: the compiled
-// variant of its kernel file) with plan.
-func (d *Device) run(op, variant string, plan host.Plan, call host.Call) error {
+// run queues one launch of call's entry point with plan, in variant v of
+// its kernel file: a typed variant (kernels.ScatterF32), so a variant of
+// another file does not compile.
+func run[V ~string, C kernels.CallOf[V]](d *Device, op string, v V, plan host.Plan, call C) error {
+	return d.launch(op, string(v), plan, call)
+}
+
+// launch is run with a variant named at run time (a dtype's, say), which
+// dispatch checks against the declarations.
+func (d *Device) launch(op, variant string, plan host.Plan, call host.Call) error {
 	if err := host.Dispatch(d.h, variant, plan, call); err != nil {
 		return fmt.Errorf("accel: %s: %w", op, err)
 	}

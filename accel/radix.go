@@ -30,9 +30,9 @@ func (s sortKeys) release() {
 // (so a sort can carry an int64 payload). Nothing is read back.
 func (d *Device) radixSort(op string, keys host.Buffer, n int64, wordBytes int, kind int64, descending bool,
 	keyBits int, initPerm host.Buffer, entryLimit int64) (sortKeys, error) {
-	wdt, variant := Uint32, "k32"
+	wdt, variant := Uint32, kernels.RadixK32
 	if wordBytes == 8 {
-		wdt, variant = Uint64, "k64"
+		wdt, variant = Uint64, kernels.RadixK64
 	}
 	var res sortKeys
 	var outs temps
@@ -137,13 +137,13 @@ func radixPack(packed bool, pass, passes int) int64 {
 // radixPass queues one digit pass of a radix sort: the digit counts per
 // work-item (or tile, on the tiled plan), their exclusive scan in place,
 // and the stable scatter of keys and entries to their digit's place.
-func (d *Device) radixPass(op, variant string, plan host.Plan, hist *DeviceTensor, a radixPassArgs) error {
+func (d *Device) radixPass(op string, variant kernels.RadixVariant, plan host.Plan, hist *DeviceTensor, a radixPassArgs) error {
 	tiled := host.KnobRadixKpt.Of(plan) > 0
 	var count host.Call = kernels.RadixCount{Kin: a.kin, Pin: a.pin, Hist: hist.raw(), N: a.n, Chunk: a.chunk, Shift: a.shift, Pack: a.pack}
 	if tiled {
 		count = kernels.RadixTcount{Kin: a.kin, Pin: a.pin, Hist: hist.raw(), N: a.n, Shift: a.shift, Pack: a.pack}
 	}
-	if err := d.run(op, variant, plan, count); err != nil {
+	if err := d.launch(op, string(variant), plan, count); err != nil {
 		return err
 	}
 	s, err := d.scanBuf(op, Uint64, hist.raw(), hist.raw(), hist.n, kernels.FlagNone, true)
@@ -157,7 +157,7 @@ func (d *Device) radixPass(op, variant string, plan host.Plan, hist *DeviceTenso
 		scatter = kernels.RadixTscatter{Kin: a.kin, Kout: a.kout, Pin: a.pin, Pout: a.pout,
 			Hist: hist.raw(), N: a.n, Shift: a.shift, First: a.first, Pack: a.pack}
 	}
-	return d.run(op, variant, plan, scatter)
+	return d.launch(op, string(variant), plan, scatter)
 }
 
 // radixPlan is the radix sort's plan for n keys (planRadix).
@@ -173,9 +173,9 @@ func (d *Device) radixPrep(op string, kin, kout host.Buffer, n int64, wordBytes 
 	if n == 0 {
 		return nil
 	}
-	variant := "k32"
+	variant := kernels.RadixK32
 	if wordBytes == 8 {
-		variant = "k64"
+		variant = kernels.RadixK64
 	}
 	plan := d.radixPlan(op, n)
 	if host.KnobRadixKpt.Of(plan) > 0 {
@@ -184,7 +184,7 @@ func (d *Device) radixPrep(op string, kin, kout host.Buffer, n int64, wordBytes 
 		plan.Groups = host.FoldGroups((n+int64(plan.LocalSize)-1)/int64(plan.LocalSize), d.caps.MaxWorkGroupCount)
 	}
 	items := plan.TotalGroups() * int64(plan.LocalSize)
-	return d.run(op, variant, plan, kernels.RadixPrep{Kin: kin, Kout: kout, N: n, Chunk: (n + items - 1) / items,
+	return run(d, op, variant, plan, kernels.RadixPrep{Kin: kin, Kout: kout, N: n, Chunk: (n + items - 1) / items,
 		Kind: kind, Descending: b2i(descending)})
 }
 

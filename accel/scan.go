@@ -11,16 +11,16 @@ import (
 // Prefix sums: the reduce-then-scan of clkernels/common/scan_body.h, and
 // Cumsum on it.
 
-func scanVariant(dt DType) string {
+func scanVariant(dt DType) kernels.ScanVariant {
 	switch dt {
 	case Int32, Uint32:
-		return "u32"
+		return kernels.ScanU32
 	case Int64, Uint64:
-		return "u64"
+		return kernels.ScanU64
 	case Float32:
-		return "f32"
+		return kernels.ScanF32
 	}
-	return "f64"
+	return kernels.ScanF64
 }
 
 // scanSubgroups says whether the device has the scan's subgroup variant
@@ -71,7 +71,7 @@ func (d *Device) scanBuf(op string, dt DType, x, y host.Buffer, n int64, kind in
 		{one, kernels.ScanPartials{Partials: s.partials.raw(), Groups: s.groups}},
 		{plan, kernels.ScanApply{X: x, Y: y, Partials: s.partials.raw(), N: n, Kind: kind, Exclusive: b2i(exclusive)}},
 	} {
-		if err := d.run(op, variant, l.plan, l.call); err != nil {
+		if err := d.launch(op, string(variant), l.plan, l.call); err != nil {
 			s.release()
 			return nil, err
 		}
@@ -84,7 +84,7 @@ func (d *Device) scanBuf(op string, dt DType, x, y host.Buffer, n int64, kind in
 // total at [tiles] as reduce-then-scan leaves it, and the tiles' inclusive
 // prefixes; its flags a zeroed uint32 ticket counter and a state per
 // tile. On error s holds nothing.
-func (d *Device) scanChain(op string, s *scan, plan host.Plan, variant string, x, y host.Buffer, n, kind int64, exclusive bool) error {
+func (d *Device) scanChain(op string, s *scan, plan host.Plan, variant kernels.ScanVariant, x, y host.Buffer, n, kind int64, exclusive bool) error {
 	items := host.KnobItems.Of(plan)
 	s.groups = (n + items - 1) / items // tiles
 	var err error
@@ -100,11 +100,11 @@ func (d *Device) scanChain(op string, s *scan, plan host.Plan, variant string, x
 		}
 	}
 	if err == nil {
-		err = d.run(op, variant, plan, kernels.ScanChain{X: x, Y: y, Partials: s.partials.raw(), Flags: flags.raw(),
+		err = run(d, op, variant, plan, kernels.ScanChain{X: x, Y: y, Partials: s.partials.raw(), Flags: flags.raw(),
 			N: n, Kind: kind, Exclusive: b2i(exclusive)})
 	}
 	if err == nil {
-		err = d.run(op, variant, plan, kernels.ScanFixup{X: x, Y: y, Partials: s.partials.raw(), Flags: flags.raw(),
+		err = run(d, op, variant, plan, kernels.ScanFixup{X: x, Y: y, Partials: s.partials.raw(), Flags: flags.raw(),
 			N: n, Kind: kind, Exclusive: b2i(exclusive)})
 	}
 	if err != nil {
@@ -209,7 +209,7 @@ func (d *Device) Compact(x, mask *DeviceTensor) (out, index *DeviceTensor, err e
 		index, err = outs.alloc(d, op, Int64, k)
 	}
 	if err == nil && k > 0 {
-		err = d.run(op, wordVariant(x.dtype), d.elementwise(op, x.n), kernels.MoveCompact{Dst: out.raw(), Src: x.raw(),
+		err = run(d, op, wordVariant(x.dtype), d.elementwise(op, x.n), kernels.MoveCompact{Dst: out.raw(), Src: x.raw(),
 			Idx: index.raw(), Flags: mask.raw(), Pos: pos.raw(), N: x.n, Kind: kernels.FlagMask8, Add: 0, HasSrc: 1, HasIdx: 1})
 	}
 	if err == nil {
@@ -222,9 +222,9 @@ func (d *Device) Compact(x, mask *DeviceTensor) (out, index *DeviceTensor, err e
 	return out, index, nil
 }
 
-func wordVariant(dt DType) string {
+func wordVariant(dt DType) kernels.MoveVariant {
 	if dt.Size() == 8 {
-		return "w64"
+		return kernels.MoveW64
 	}
-	return "w32"
+	return kernels.MoveW32
 }

@@ -273,7 +273,7 @@ func (j *scatterJob) pos() (index, meta host.Buffer, count, rank, dim, dimSize, 
 }
 
 func (j *scatterJob) run(variant string, plan host.Plan, call host.Call) error {
-	return j.d.run(j.op, variant, plan, call)
+	return j.d.launch(j.op, variant, plan, call)
 }
 
 // scatterRun runs the reduction of g into out with the path its plan

@@ -142,7 +142,7 @@ func (b *scatterBwd) run(index *DeviceTensor) error {
 	}
 	// an input NaN gets NaN, hit or not (amax/amin)
 	if (g.red == Amax || g.red == Amin) && b.out.n > 0 {
-		if err := d.run(b.op, b.variant, d.elementwise(b.op, b.out.n), kernels.ScatterBwdNanself{Gi: b.gi.raw(),
+		if err := d.launch(b.op, b.variant, d.elementwise(b.op, b.out.n), kernels.ScatterBwdNanself{Gi: b.gi.raw(),
 			SelfIn: b.input.raw(), N: b.out.n}); err != nil {
 			return err
 		}
@@ -179,13 +179,13 @@ func (b *scatterBwd) gradients(index *DeviceTensor) error {
 	keys, perm := sorted.keys.raw(), sorted.perm.raw()
 	switch g.red {
 	case Mean, Amax, Amin:
-		if err := d.run(b.op, b.variant, plan, kernels.ScatterBwdCount{Aux: b.aux.raw(), Keys: keys, Perm: perm, Src: b.src.raw(),
+		if err := d.launch(b.op, b.variant, plan, kernels.ScatterBwdCount{Aux: b.aux.raw(), Keys: keys, Perm: perm, Src: b.src.raw(),
 			SelfIn: b.input.raw(), Res: b.out.raw(), Err: flag.raw(), N: n, Red: red, IncludeSelf: b2i(self)}); err != nil {
 			return err
 		}
 		fallthrough
 	case Sum:
-		if err := d.run(b.op, b.variant, plan, kernels.ScatterBwdApply{Gi: b.gi.raw(), Gs: b.gs.raw(), G: b.grad.raw(),
+		if err := d.launch(b.op, b.variant, plan, kernels.ScatterBwdApply{Gi: b.gi.raw(), Gs: b.gs.raw(), G: b.grad.raw(),
 			SelfIn: b.input.raw(), Src: b.src.raw(), Res: b.out.raw(), Keys: keys, Perm: perm, Aux: b.aux.raw(),
 			Err: flag.raw(), N: n, Red: red, IncludeSelf: b2i(self)}); err != nil {
 			return err
@@ -203,13 +203,13 @@ func (b *scatterBwd) gradients(index *DeviceTensor) error {
 func (b *scatterBwd) products(n int64, plan host.Plan, keys, perm host.Buffer) error {
 	d := b.d
 	if err := d.steps(b.op, n, b.flag, func(limit, step int64) error {
-		return d.run(b.op, b.variant, plan, kernels.ScatterBwdSuffix{Gs: b.gs.raw(), Aux: b.aux.raw(), Keys: keys,
+		return d.launch(b.op, b.variant, plan, kernels.ScatterBwdSuffix{Gs: b.gs.raw(), Aux: b.aux.raw(), Keys: keys,
 			Perm: perm, Src: b.src.raw(), Err: b.flag.raw(), N: n, Limit: limit, Step: step})
 	}); err != nil {
 		return err
 	}
 	return d.steps(b.op, n, b.flag, func(limit, step int64) error {
-		return d.run(b.op, b.variant, plan, kernels.ScatterBwdPrefix{Gi: b.gi.raw(), Gs: b.gs.raw(), G: b.grad.raw(),
+		return d.launch(b.op, b.variant, plan, kernels.ScatterBwdPrefix{Gi: b.gi.raw(), Gs: b.gs.raw(), G: b.grad.raw(),
 			SelfIn: b.input.raw(), Aux: b.aux.raw(), Keys: keys, Perm: perm, Src: b.src.raw(), Err: b.flag.raw(), N: n,
 			IncludeSelf: b2i(b.includeSelf), Limit: limit, Step: step})
 	})

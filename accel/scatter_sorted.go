@@ -23,11 +23,11 @@ func (j *scatterJob) sorted(keep *sortKeys) error {
 	// validation and targets touch no values: the int32 variant serves
 	// every dtype and needs no 64-bit atomics
 	plan := d.elementwise(j.op, count)
-	if err := j.run("i32", plan, kernels.ScatterValidate{Err: j.flag.raw(), Index: index, Meta: meta, Count: count,
+	if err := run(j.d, j.op, kernels.ScatterI32, plan, kernels.ScatterValidate{Err: j.flag.raw(), Index: index, Meta: meta, Count: count,
 		Rank: rank, Dim: dim, DimSize: dimSize, Wrap: wrap}); err != nil {
 		return err
 	}
-	if err := j.run("i32", plan, kernels.ScatterDest{Keys: keys.raw(), Soffs: soffs.raw(), Err: j.flag.raw(), Index: index,
+	if err := run(j.d, j.op, kernels.ScatterI32, plan, kernels.ScatterDest{Keys: keys.raw(), Soffs: soffs.raw(), Err: j.flag.raw(), Index: index,
 		Meta: meta, Count: count, Rank: rank, Dim: dim, DimSize: dimSize, Wrap: wrap}); err != nil {
 		return err
 	}

@@ -58,7 +58,7 @@ func (d *Device) segmentReduce(op string, out, values, ids *DeviceTensor, reduce
 		return err
 	}
 	defer flag.Release()
-	if err := d.run(op, dtVariant(values.dtype), d.elementwise(op, n), kernels.SegmentValidate{Keys: ids.raw(),
+	if err := d.launch(op, dtVariant(values.dtype), d.elementwise(op, n), kernels.SegmentValidate{Keys: ids.raw(),
 		Err: flag.raw(), N: n, Segments: segments}); err != nil {
 		return err
 	}
@@ -110,7 +110,7 @@ func (d *Device) segmentRun(op string, dt DType, out, vals, keys, perm host.Buff
 	}
 	plan := d.elementwise(op, n)
 	return d.steps(op, n, flag, func(limit, step int64) error {
-		return d.run(op, dtVariant(dt), plan, kernels.SegmentReduce{Dst: out, Vals: vals, Keys: keys, Perm: perm,
+		return d.launch(op, dtVariant(dt), plan, kernels.SegmentReduce{Dst: out, Vals: vals, Keys: keys, Perm: perm,
 			Err: flag.raw(), N: n, Red: int64(red), IncludeSelf: b2i(includeSelf), HasPerm: b2i(perm != nil),
 			Limit: limit, Step: step})
 	})

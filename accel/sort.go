@@ -112,11 +112,11 @@ func (d *Device) gather(op string, wordBytes int, n int64, dst, src, idx host.Bu
 	if n == 0 {
 		return nil
 	}
-	variant := "w32"
+	variant := kernels.MoveW32
 	if wordBytes == 8 {
-		variant = "w64"
+		variant = kernels.MoveW64
 	}
-	return d.run(op, variant, d.elementwise(op, n), kernels.MoveGather{Dst: dst, Src: src, Idx: idx, N: n})
+	return run(d, op, variant, d.elementwise(op, n), kernels.MoveGather{Dst: dst, Src: src, Idx: idx, N: n})
 }
 
 // reportSort reports a sort's plan and its model: the radix passes, the

@@ -305,7 +305,7 @@ func (d *Device) keyOperand(op string, o *spOperand, slot int64, flag *DeviceTen
 			return err
 		}
 		if o.n > 0 {
-			if err := d.run(op, "f32", d.elementwise(op, o.n), kernels.SparseCooKeys{Indices: o.coo.Indices.raw(), Keys: o.keys.raw(),
+			if err := run(d, op, kernels.SparseF32, d.elementwise(op, o.n), kernels.SparseCooKeys{Indices: o.coo.Indices.raw(), Keys: o.keys.raw(),
 				Err: flag.raw(), Shape: sh.raw(), Ndim: int64(len(shape)), Nnz: o.n, Wide: wide(o.coo.Indices.dtype)}); err != nil {
 				return err
 			}
@@ -325,7 +325,7 @@ func (d *Device) keyOperand(op string, o *spOperand, slot int64, flag *DeviceTen
 		}
 	}
 	if check && !o.sorted && o.n > 1 {
-		return d.run(op, "f32", d.elementwise(op, o.n), kernels.SparseSorted{Keys: o.keys.raw(), Err: flag.raw(), N: o.n, Slot: slot})
+		return run(d, op, kernels.SparseF32, d.elementwise(op, o.n), kernels.SparseSorted{Keys: o.keys.raw(), Err: flag.raw(), N: o.n, Slot: slot})
 	}
 	return nil
 }
@@ -345,7 +345,7 @@ func (d *Device) csrPtrs(op string, o *spOperand, flag *DeviceTensor, tmp *temps
 	if b > 1 {
 		tot, err := tmp.alloc(d, op, Int64, b)
 		if err == nil {
-			err = d.run(op, "f32", d.elementwise(op, b), kernels.SparseCsrTotals{Crow: c.Crows.raw(), Tot: tot.raw(), Batch: b, Rows: r, Wide: w})
+			err = run(d, op, kernels.SparseF32, d.elementwise(op, b), kernels.SparseCsrTotals{Crow: c.Crows.raw(), Tot: tot.raw(), Batch: b, Rows: r, Wide: w})
 		}
 		if err != nil {
 			return nil, err
@@ -361,7 +361,7 @@ func (d *Device) csrPtrs(op string, o *spOperand, flag *DeviceTensor, tmp *temps
 		if err := d.h.Fill(gptr.raw(), 0, 8, []byte{0}); err != nil {
 			return nil, fmt.Errorf("accel: %s: %w", op, err)
 		}
-	} else if err := d.run(op, "f32", d.elementwise(op, b*(r+1)), kernels.SparseCsrPtrs{Crow: c.Crows.raw(), Off: off, Gptr: gptr.raw(),
+	} else if err := run(d, op, kernels.SparseF32, d.elementwise(op, b*(r+1)), kernels.SparseCsrPtrs{Crow: c.Crows.raw(), Off: off, Gptr: gptr.raw(),
 		Err: flag.raw(), Batch: b, Rows: r, Nnz: o.n, Wide: w, HasOff: b2i(hasOff)}); err != nil {
 		return nil, err
 	}
@@ -413,7 +413,7 @@ func (d *Device) rowMerge(op string, mode int64, gptr *DeviceTensor, cols host.B
 	grows, colsN, n, wideIdx int64) error {
 	chunk := d.spChunk()
 	total := grows + n + mode
-	return d.run(op, "f32", d.chunkPlan(op, (total+chunk-1)/chunk, 2*chunk+64), kernels.SparseRowmerge{Gptr: gptr.raw(), Cols: cols,
+	return run(d, op, kernels.SparseF32, d.chunkPlan(op, (total+chunk-1)/chunk, 2*chunk+64), kernels.SparseRowmerge{Gptr: gptr.raw(), Cols: cols,
 		Keys: keys.raw(), Gstart: gstart.raw(), Err: flag.raw(), Grows: grows, ColsN: colsN, N: n, Chunk: chunk, Wide: wideIdx, Mode: mode})
 }
 
@@ -493,7 +493,7 @@ func (d *Device) coalesceOperand(op string, o *spOperand, flag *DeviceTensor, tm
 	if err != nil {
 		return err
 	}
-	if err := d.run(op, "f32", d.elementwise(op, o.n), kernels.SparseRuns{Keys: res.keys.raw(), Seg: seg.raw(), Rid: seg.raw(),
+	if err := run(d, op, kernels.SparseF32, d.elementwise(op, o.n), kernels.SparseRuns{Keys: res.keys.raw(), Seg: seg.raw(), Rid: seg.raw(),
 		Ukeys: ukeys.raw(), N: o.n}); err != nil {
 		return err
 	}
@@ -650,7 +650,7 @@ func (d *Device) countUnion(op string, x, y *spOperand, flag *DeviceTensor, tmp 
 		return nil, nil, err
 	}
 	if n > 0 {
-		if err := d.run(op, "f32", d.chunkPlan(op, chunks, 2*chunk+64), kernels.SparseCount{Kx: x.keys.raw(), Ky: y.keys.raw(), Cnt: off.raw(),
+		if err := run(d, op, kernels.SparseF32, d.chunkPlan(op, chunks, 2*chunk+64), kernels.SparseCount{Kx: x.keys.raw(), Ky: y.keys.raw(), Cnt: off.raw(),
 			Err: flag.raw(), Nx: x.n, Ny: y.n, Chunk: chunk}); err != nil {
 			return nil, nil, err
 		}
@@ -707,7 +707,7 @@ func (d *Device) emitUnion(op string, sop SparseOp, x, y *spOperand, off *Device
 	}
 	chunk := d.spChunk()
 	chunks := (x.n + y.n + chunk - 1) / chunk
-	return d.run(op, dtVariant(dt), d.chunkPlan(op, chunks, int64(3+ndim)*chunk+64), kernels.SparseEmit{Kx: x.keys.raw(), Ky: y.keys.raw(), Off: off.raw(),
+	return d.launch(op, dtVariant(dt), d.chunkPlan(op, chunks, int64(3+ndim)*chunk+64), kernels.SparseEmit{Kx: x.keys.raw(), Ky: y.keys.raw(), Off: off.raw(),
 		Xv: x.vals, Yv: y.vals, Gout: g, Ukeys: r.keys.raw(), Uidx: r.idx.raw(), Uval: r.vals.raw(), Gx: gx, Gy: gy,
 		Shape: sh.raw(), Ndim: int64(ndim), Nx: x.n, Ny: y.n, U: r.u, Chunk: chunk, Op: int64(sop), Grad: b2i(gradOut != nil)})
 }
@@ -751,7 +751,7 @@ func (d *Device) crowsOf(op string, u spResult, shape []int64, crows *DeviceTens
 	gstart, keys, n := u.gstart, u.keys, u.u
 	var err error
 	if gstart != nil {
-		return d.run(op, "f32", d.elementwise(op, b*(r+1)), kernels.SparseCrows{Gstart: gstart.raw(), Crow: crows.raw(), Batch: b, Rows: r})
+		return run(d, op, kernels.SparseF32, d.elementwise(op, b*(r+1)), kernels.SparseCrows{Gstart: gstart.raw(), Crow: crows.raw(), Batch: b, Rows: r})
 	}
 	if gstart, err = tmp.alloc(d, op, Int64, b*r+1); err != nil {
 		return err
@@ -764,7 +764,7 @@ func (d *Device) crowsOf(op string, u spResult, shape []int64, crows *DeviceTens
 	if err != nil {
 		return err
 	}
-	return d.run(op, "f32", d.elementwise(op, b*(r+1)), kernels.SparseCrows{Gstart: gstart.raw(), Crow: crows.raw(), Batch: b, Rows: r})
+	return run(d, op, kernels.SparseF32, d.elementwise(op, b*(r+1)), kernels.SparseCrows{Gstart: gstart.raw(), Crow: crows.raw(), Batch: b, Rows: r})
 }
 
 // crowShape is the shape of a CSR shape's row pointers: [rows+1] or

@@ -153,7 +153,7 @@ func (d *Device) emit(op string, o *spOperand, shape []int64, ndim int, outs, tm
 	if err != nil {
 		return nil, nil, err
 	}
-	if err := d.run(op, "f32", d.elementwise(op, o.n), kernels.SparseUnkey{Keys: o.keys.raw(), Idx: idx.raw(), Shape: sh.raw(),
+	if err := run(d, op, kernels.SparseF32, d.elementwise(op, o.n), kernels.SparseUnkey{Keys: o.keys.raw(), Idx: idx.raw(), Shape: sh.raw(),
 		Ndim: int64(ndim), N: o.n}); err != nil {
 		return nil, nil, err
 	}
@@ -240,7 +240,7 @@ func (d *Device) toDense(op string, o *spOperand, _, _ *temps) (*DeviceTensor, e
 		err = d.h.Fill(out.raw(), 0, out.n*int64(dt.Size()), []byte{0})
 	}
 	if err == nil && o.n > 0 {
-		err = d.run(op, dtVariant(dt), d.elementwise(op, o.n), kernels.SparseToDense{Keys: o.keys.raw(), Vals: o.vals, Dense: out.raw(), N: o.n})
+		err = d.launch(op, dtVariant(dt), d.elementwise(op, o.n), kernels.SparseToDense{Keys: o.keys.raw(), Vals: o.vals, Dense: out.raw(), N: o.n})
 	}
 	if err == nil {
 		err = d.flush(op)
@@ -289,7 +289,7 @@ func (d *Device) fromDense(op string, dense *DeviceTensor, tmp *temps) (*spOpera
 		return nil, err
 	}
 	if n > 0 {
-		if err := d.run(op, dtVariant(dense.dtype), d.elementwise(op, n), kernels.SparseNonzero{Dense: dense.raw(), Nz: pos.raw(), N: n}); err != nil {
+		if err := d.launch(op, dtVariant(dense.dtype), d.elementwise(op, n), kernels.SparseNonzero{Dense: dense.raw(), Nz: pos.raw(), N: n}); err != nil {
 			return nil, err
 		}
 	}
@@ -315,7 +315,7 @@ func (d *Device) fromDense(op string, dense *DeviceTensor, tmp *temps) (*spOpera
 		return nil, err
 	}
 	if u > 0 {
-		if err := d.run(op, dtVariant(dense.dtype), d.elementwise(op, n), kernels.SparseFromDense{Dense: dense.raw(), Pos: pos.raw(),
+		if err := d.launch(op, dtVariant(dense.dtype), d.elementwise(op, n), kernels.SparseFromDense{Dense: dense.raw(), Pos: pos.raw(),
 			Keys: keys.raw(), Vals: vals.raw(), N: n}); err != nil {
 			return nil, err
 		}

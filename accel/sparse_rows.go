@@ -184,13 +184,13 @@ func (u *rowUnion) count() ([]uint32, error) {
 		if u.sstart, err = tmp.alloc(d, op, Int64, g+1); err != nil {
 			return nil, err
 		}
-		if err := d.run(op, dtVariant(x.dtype()), rowKnobs(sp.Plan, vx.wide, vy.wide, host.KnobSpOp.Set(int64(u.sop))),
+		if err := d.launch(op, dtVariant(x.dtype()), rowKnobs(sp.Plan, vx.wide, vy.wide, host.KnobSpOp.Set(int64(u.sop))),
 			kernels.SparseRmerge{Gx: vx.ptrs.raw(), Gy: vy.ptrs.raw(), Cx: vx.cols, Cy: vy.cols, Xv: x.vals, Yv: y.vals,
 				Scol: u.scol.raw(), Sval: u.sval.raw(), Gstart: u.sstart.raw(), Cnt: u.off.raw(), Err: u.flag.raw(), G: g, Nx: x.n, Ny: y.n,
 				Chunk: sp.Plan.TileElems, ColsN: u.colsN, WideX: vx.wide, WideY: vy.wide, Op: int64(u.sop)}); err != nil {
 			return nil, err
 		}
-	} else if err := d.run(op, "f32", rowKnobs(sp.Plan, vx.wide, vy.wide), kernels.SparseRcount{Gx: vx.ptrs.raw(), Gy: vy.ptrs.raw(), Cx: vx.cols, Cy: vy.cols,
+	} else if err := run(d, op, kernels.SparseF32, rowKnobs(sp.Plan, vx.wide, vy.wide), kernels.SparseRcount{Gx: vx.ptrs.raw(), Gy: vy.ptrs.raw(), Cx: vx.cols, Cy: vy.cols,
 		Cnt: u.off.raw(), Err: u.flag.raw(), G: g, Nx: x.n, Ny: y.n, Chunk: sp.Plan.TileElems, ColsN: u.colsN,
 		WideX: vx.wide, WideY: vy.wide}); err != nil {
 		return nil, err
@@ -208,7 +208,7 @@ func (u *rowUnion) emit(r *spResult, shape []int64) error {
 		return err
 	}
 	if u.sstart != nil {
-		return d.run(op, dtVariant(x.dtype()), sp.Plan, kernels.SparseRcopy{Gx: vx.ptrs.raw(), Gy: vy.ptrs.raw(), Off: u.off.raw(),
+		return d.launch(op, dtVariant(x.dtype()), sp.Plan, kernels.SparseRcopy{Gx: vx.ptrs.raw(), Gy: vy.ptrs.raw(), Off: u.off.raw(),
 			Scol: u.scol.raw(), Sval: u.sval.raw(), Uidx: r.idx.raw(), Uval: r.vals.raw(), Gstart: r.gstart.raw(), G: u.g, Nx: x.n, Ny: y.n,
 			U: r.u, Chunk: sp.Plan.TileElems})
 	}
@@ -218,7 +218,7 @@ func (u *rowUnion) emit(r *spResult, shape []int64) error {
 	}
 	grad := b2i(u.gradOut != nil)
 	p := rowKnobs(sp.Plan, vx.wide, vy.wide, host.KnobSpOp.Set(int64(u.sop)), host.KnobSpGrad.Set(grad))
-	return d.run(op, dtVariant(x.dtype()), p, kernels.SparseRemit{Gx: vx.ptrs.raw(), Gy: vy.ptrs.raw(), Cx: vx.cols, Cy: vy.cols,
+	return d.launch(op, dtVariant(x.dtype()), p, kernels.SparseRemit{Gx: vx.ptrs.raw(), Gy: vy.ptrs.raw(), Cx: vx.cols, Cy: vy.cols,
 		Off: u.off.raw(), Xv: x.vals, Yv: y.vals, Gout: gout, Uidx: r.idx.raw(), Uval: r.vals.raw(), Gxo: gx, Gyo: gy,
 		Gstart: r.gstart.raw(), Shape: sh.raw(), Err: u.flag.raw(), Ndim: int64(len(shape)), G: u.g, Nx: x.n, Ny: y.n, U: r.u,
 		Chunk: sp.Plan.TileElems, ColsN: u.colsN, WideX: vx.wide, WideY: vy.wide, Op: int64(u.sop), Grad: grad})
@@ -258,7 +258,7 @@ func (d *Device) coalesceBuckets(op string, o *spOperand, cp coalescePlan, keyBi
 		return fmt.Errorf("accel: %s: %w", op, err)
 	}
 	v := dtVariant(dt)
-	if err := d.run(op, "f32", d.elementwise(op, o.n), kernels.SparseBhist{Keys: o.keys.raw(), Cnt: cnt.raw(), N: o.n, Shift: shift}); err != nil {
+	if err := run(d, op, kernels.SparseF32, d.elementwise(op, o.n), kernels.SparseBhist{Keys: o.keys.raw(), Cnt: cnt.raw(), N: o.n, Shift: shift}); err != nil {
 		return err
 	}
 	s, err := d.scanBuf(op, Uint32, cnt.raw(), start.raw(), nb, kernels.FlagNone, true)
@@ -266,12 +266,12 @@ func (d *Device) coalesceBuckets(op string, o *spOperand, cp coalescePlan, keyBi
 		return err
 	}
 	s.release()
-	if err := d.run(op, v, d.elementwise(op, o.n), kernels.SparseBscatter{Keys: o.keys.raw(), Vals: o.vals, Start: start.raw(),
+	if err := d.launch(op, v, d.elementwise(op, o.n), kernels.SparseBscatter{Keys: o.keys.raw(), Vals: o.vals, Start: start.raw(),
 		Cnt: cnt.raw(), Rec: rec.raw(), N: o.n, Shift: shift}); err != nil {
 		return err
 	}
 	bp := d.chunkPlan(op, nb, 256) // few buckets per invocation under a loop limit
-	if err := d.run(op, v, bp, kernels.SparseBsort{Start: start.raw(), Rec: rec.raw(), Ucnt: ucnt.raw(),
+	if err := d.launch(op, v, bp, kernels.SparseBsort{Start: start.raw(), Rec: rec.raw(), Ucnt: ucnt.raw(),
 		Nb: nb, N: o.n}); err != nil {
 		return err
 	}
@@ -288,7 +288,7 @@ func (d *Device) coalesceBuckets(op string, o *spOperand, cp coalescePlan, keyBi
 	if err != nil {
 		return err
 	}
-	if err := d.run(op, v, bp, kernels.SparseBsum{Start: start.raw(), Rec: rec.raw(), Uoff: ucnt.raw(),
+	if err := d.launch(op, v, bp, kernels.SparseBsum{Start: start.raw(), Rec: rec.raw(), Uoff: ucnt.raw(),
 		Ukeys: ukeys.raw(), Uvals: uvals.raw(), Nb: nb, N: o.n}); err != nil {
 		return err
 	}

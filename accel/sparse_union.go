@@ -116,7 +116,7 @@ func (d *Device) bucketBinary(op string, sop SparseOp, x, y *spOperand, up union
 	if b.grad {
 		g, gx, gy = gradOut.raw(), r.gx.raw(), r.gy.raw()
 	}
-	return r, d.run(op, b.v, slotPlan("sparse_uemit", d.caps, b.nb), kernels.SparseUemit{Uk: b.rk.raw(), Ua: b.rv.raw(), Ub: b.ub.raw(),
+	return r, d.launch(op, b.v, slotPlan("sparse_uemit", d.caps, b.nb), kernels.SparseUemit{Uk: b.rk.raw(), Ua: b.rv.raw(), Ub: b.ub.raw(),
 		Bst: b.bs.raw(), Uoff: b.ucnt.raw(), Gout: g, Uidx: r.idx.raw(), Uval: r.vals.raw(), Gxo: gx, Gyo: gy, Shape: b.sh.raw(),
 		Ndim: int64(len(b.shape)), Nb: b.nb, Shift: b.shift, U: r.u, Op: int64(b.sop), Grad: b2i(b.grad)})
 }
@@ -169,7 +169,7 @@ func (b *bucketUnion) partition() error {
 		return err
 	}
 	cp := slotPlan("sparse_upart", d.caps, chunks)
-	if err := d.run(op, b.v, cp, kernels.SparseUhist{Xi: xi, Yi: yi, Shape: b.sh.raw(), Tab: tab.raw(), Loc: loc.raw(), Err: b.flag.raw(),
+	if err := d.launch(op, b.v, cp, kernels.SparseUhist{Xi: xi, Yi: yi, Shape: b.sh.raw(), Tab: tab.raw(), Loc: loc.raw(), Err: b.flag.raw(),
 		Ndim: int64(len(b.shape)), Nx: x.n, Ny: y.n, Ch: b.up.Chunk, Nb: b.nb, Shift: b.shift, WideX: wx, WideY: wy}); err != nil {
 		return err
 	}
@@ -178,7 +178,7 @@ func (b *bucketUnion) partition() error {
 		return err
 	}
 	s.release()
-	return d.run(op, b.v, cp, kernels.SparseUpart{Xi: xi, Yi: yi, Xv: xv, Yv: yv, Shape: b.sh.raw(), Tab: tab.raw(),
+	return d.launch(op, b.v, cp, kernels.SparseUpart{Xi: xi, Yi: yi, Xv: xv, Yv: yv, Shape: b.sh.raw(), Tab: tab.raw(),
 		Loc: loc.raw(), Rk: b.rk.raw(), Rv: b.rv.raw(), Ndim: int64(len(b.shape)), Nx: x.n, Ny: y.n, Ch: b.up.Chunk, Nb: b.nb, Shift: b.shift,
 		WideX: wx, WideY: wy})
 }
@@ -206,7 +206,7 @@ func (b *bucketUnion) sort(capRec int64) error {
 			return err
 		}
 	}
-	return d.run(op, b.v, slotPlan("sparse_usort", d.caps, slots), kernels.SparseUsort{Rk: b.rk.raw(), Rv: b.rv.raw(), Ub: b.ub.raw(),
+	return d.launch(op, b.v, slotPlan("sparse_usort", d.caps, slots), kernels.SparseUsort{Rk: b.rk.raw(), Rv: b.rv.raw(), Ub: b.ub.raw(),
 		Err: b.flag.raw(), Bst: b.bs.raw(), Sk: sk.raw(), Sv: sv.raw(), Cnt: cnt.raw(), Ucnt: b.ucnt.raw(), Nb: b.nb, Shift: b.shift,
 		Cap: capRec, Op: int64(b.sop), Grad: b2i(b.grad)})
 }

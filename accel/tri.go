@@ -184,12 +184,12 @@ func (d *Device) triRun(op string, l triLayout, k0 int64, out *DeviceTensor) err
 	if count == 0 {
 		return nil
 	}
-	variant := "i64"
+	variant := kernels.TriIndicesI64
 	if out.dtype == Int32 {
-		variant = "i32"
+		variant = kernels.TriIndicesI32
 	}
 	plan := d.plan(host.PlanElementwiseWrite(op, d.caps, count, 2*count*int64(out.dtype.Size())))
 	d.report(op, "elementwise", plan)
-	return d.run(op, variant, plan, kernels.TriIndicesRun{Dst: out.raw(), Count: count, K0: k0,
+	return run(d, op, variant, plan, kernels.TriIndicesRun{Dst: out.raw(), Count: count, K0: k0,
 		C: l.C, Lead: l.lead, N: l.n, A: l.a, T: l.T, Upper: b2i(l.upper)})
 }

@@ -86,21 +86,21 @@ func (d *Device) Unique(x *DeviceTensor) (values, inverse, counts *DeviceTensor,
 	// the values at run starts, every element's run, the runs' ends and
 	// their lengths
 	calls := []struct {
-		variant string
+		variant kernels.MoveVariant
 		n       int64
 		call    host.Call
 	}{
 		{wordVariant(x.dtype), n, kernels.MoveCompact{Dst: values.raw(), Src: sortedX.raw(), Flags: res.keys.raw(),
 			Pos: seg.raw(), N: n, Kind: head, Add: -1, HasSrc: 1, HasIdx: 0}},
-		{"w64", n, kernels.MoveScatter{Dst: inverse.raw(), Src: seg.raw(), Idx: res.perm.raw(), N: n, Add: -1}},
-		{"w64", n, kernels.MoveEnds{Dst: ends.raw(), Seg: seg.raw(), N: n}},
-		{"w64", u, kernels.MoveCounts{Dst: counts.raw(), Ends: ends.raw(), N: u}},
+		{kernels.MoveW64, n, kernels.MoveScatter{Dst: inverse.raw(), Src: seg.raw(), Idx: res.perm.raw(), N: n, Add: -1}},
+		{kernels.MoveW64, n, kernels.MoveEnds{Dst: ends.raw(), Seg: seg.raw(), N: n}},
+		{kernels.MoveW64, u, kernels.MoveCounts{Dst: counts.raw(), Ends: ends.raw(), N: u}},
 	}
 	for _, c := range calls {
 		if c.n == 0 {
 			continue
 		}
-		if err := d.run(op, c.variant, d.elementwise(op, c.n), c.call); err != nil {
+		if err := d.launch(op, string(c.variant), d.elementwise(op, c.n), c.call); err != nil {
 			return fail(err)
 		}
 	}
