@@ -565,15 +565,18 @@ func (d *clDevice) Copy(dst Buffer, dstOff int64, src Buffer, srcOff int64, size
 }
 
 // Kernel returns the kernel of spec's entry from the program of its file's
-// variant with the plan's local size and knobs, building the program (all
-// its entries) on first use, outside the device's lock.
+// variant with the plan's local size and knobs, building the program on
+// first use, outside the device's lock. A program holds the one entry
+// point (-DACCEL_ONLY, the generated headers): a first call compiles only
+// the kernels it launches, and storing a program's binary (which makes
+// PoCL compile every kernel in it) costs no more than that.
 func (d *clDevice) Kernel(spec KernelSpec, plan Plan) (Kernel, error) {
 	if err := checkKernel("opencl", spec, plan, d.caps); err != nil {
 		return nil, err
 	}
 	file := spec.Entry.File.Name
-	p, err := d.progs.get(kernelKey(file, spec.Variant, "", plan), func() (*clProgram, error) {
-		return d.build(spec.Entry.File, spec.Variant, plan)
+	p, err := d.progs.get(kernelKey(file, spec.Variant, spec.Entry.Name, plan), func() (*clProgram, error) {
+		return d.build(spec.Entry.File, spec.Variant, spec.Entry, plan)
 	})
 	if err != nil {
 		return nil, err
@@ -585,9 +588,9 @@ func (d *clDevice) Kernel(spec KernelSpec, plan Plan) (Kernel, error) {
 	return k, nil
 }
 
-// build compiles a file's variant with a plan's knobs and makes a kernel
-// object per entry point.
-func (d *clDevice) build(f *FileDecl, variant string, plan Plan) (*clProgram, error) {
+// build compiles entry e of a file's variant with a plan's knobs and makes
+// its kernel object.
+func (d *clDevice) build(f *FileDecl, variant string, e *EntryDecl, plan Plan) (*clProgram, error) {
 	file := f.Name
 	d.life.RLock()
 	defer d.life.RUnlock()
@@ -601,6 +604,7 @@ func (d *clDevice) build(f *FileDecl, variant string, plan Plan) (*clProgram, er
 	if err != nil {
 		return nil, err
 	}
+	opts += " -DACCEL_ONLY=" + e.CLName()
 	prog, err := d.program(file, opts)
 	if err != nil {
 		return nil, err
@@ -613,7 +617,7 @@ func (d *clDevice) build(f *FileDecl, variant string, plan Plan) (*clProgram, er
 		C.acl_release_program(prog)
 		return nil, err
 	}
-	for _, e := range f.Entries {
+	{
 		name := C.CString(e.CLName())
 		var st C.int
 		k := C.acl_kernel(prog, name, &st)
@@ -678,9 +682,13 @@ func (d *clDevice) program(file, opts string) (unsafe.Pointer, error) {
 	}
 	if d.disk != nil {
 		// Drivers may compile every kernel of the program to serialize it
-		// (PoCL: ~1.4 s for the scatter program's nine entries, once per
-		// machine); storing it in a background goroutine was measured
-		// slower still on PoCL, whose launches wait for the serialization.
+		// (PoCL does): a program holds one entry point (build), so that is
+		// the kernel the caller is about to launch anyway. With whole
+		// files, PoCL compiled all nine scatter kernels here, once per
+		// machine: a cold first scatter_reduce took 13-16 s on the loaded
+		// 2-core VM, 4.4-5.7 s per entry (issue #30). Storing in a
+		// background goroutine was measured slower still on PoCL, whose
+		// launches wait for the serialization.
 		d.storeBinary(key, prog)
 	}
 	return prog, nil

@@ -15,7 +15,6 @@ set -eu
 cd "$(dirname "$0")/.."
 exclude="$(git rev-parse --git-common-dir)/info/exclude"
 grep -qsx '/.gpu/' "$exclude" || echo '/.gpu/' >>"$exclude"
-export CGO_CFLAGS="${CGO_CFLAGS:--O2 -g -DCL_TARGET_OPENCL_VERSION=120}"
 GO=${GO:-go}
 # the files the device tool carries: tracked, or untracked and not ignored
 tree_files() { git ls-files -co --exclude-standard -- "$@" | while IFS= read -r f; do [ -f "$f" ] && echo "$f"; done | tr '\n' '\0'; }

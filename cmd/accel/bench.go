@@ -213,9 +213,9 @@ the op must move (inputs read, outputs written) per second; % copy: that
 rate against the device's own copy of a buffer, read+write, in the same
 run (over 100% where the op's bytes stay in the caches, or where it only
 writes: a write-only stream runs faster than a copy's reads and writes);
-ref ms: the scalar Go
-reference; speed-up: ref ms / ms; first ms: the op's first call on the
-opened device, kernel builds (or disk-cache loads) included.`
+ref ms: the scalar Go reference; speed-up: ref ms / ms; first ms: the
+op's first call on the opened device, kernel builds (or disk-cache loads)
+included. accel bench --json has every figure (wall time, syncs, cold).`
 
 // selftestCase is one op invocation the self-test runs on every device and
 // on the reference, comparing outputs bit for bit (fz nil) or as the

@@ -197,23 +197,33 @@ func Header(f *host.FileDecl) []byte {
 		fmt.Fprintf(&w, "#define %s %s\n", name, strings.Join(ps, ", "))
 	}
 
+	// OpenCL: one macro per entry point, and the file's macro expanding
+	// all of them, or only ACCEL_ONLY's (-DACCEL_ONLY=name_k: the host
+	// builds a program per entry point, so a first call compiles only the
+	// kernels it launches).
 	w.WriteString("\n/* The entry points. */\n#ifdef ACCEL_CL\n")
-	fmt.Fprintf(&w, "#define %s", macro)
+	w.WriteString("#ifndef ACCEL_XCAT\n#define ACCEL_CAT_(a, b) a##b\n#define ACCEL_XCAT(a, b) ACCEL_CAT_(a, b)\n#endif\n")
+	entryMacro := func(e *host.EntryDecl) string { return strings.ToUpper(f.Name) + "_E_" + e.CLName() }
 	for _, e := range f.Entries {
 		var ps, as []string
 		for _, a := range e.Args {
 			ps = append(ps, clType(a.Kind)+" "+a.Name)
 			as = append(as, foldArg(a, a.Name))
 		}
+		fmt.Fprintf(&w, "#define %s", entryMacro(e))
 		w.WriteString(" \\\n\t__kernel __attribute__((reqd_work_group_size(LOCAL_SIZE, 1, 1))) \\\n")
 		fmt.Fprintf(&w, "\tvoid %s(%s) { \\\n", e.CLName(), strings.Join(ps, ", "))
 		if e.Scratch {
 			w.WriteString("\t\t__local SCRATCH_T sh[SCRATCH_LEN]; \\\n")
 			as = append(as, "sh")
 		}
-		fmt.Fprintf(&w, "\t\t%s(%s); \\\n\t}", e.Func(), strings.Join(as, ", "))
+		fmt.Fprintf(&w, "\t\t%s(%s); \\\n\t}\n", e.Func(), strings.Join(as, ", "))
 	}
-	w.WriteString("\n#else\n")
+	fmt.Fprintf(&w, "#ifdef ACCEL_ONLY\n#define %s ACCEL_XCAT(%s_E_, ACCEL_ONLY)\n#else\n#define %s", macro, strings.ToUpper(f.Name), macro)
+	for _, e := range f.Entries {
+		fmt.Fprintf(&w, " \\\n\t%s", entryMacro(e))
+	}
+	w.WriteString("\n#endif\n#else\n")
 	slots := 0
 	for _, e := range f.Entries {
 		slots = max(slots, e.Slots())

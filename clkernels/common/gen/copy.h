@@ -38,11 +38,21 @@ layout(constant_id = 4) const int STREAM = 0; /* 1: non-temporal stores from dst
 
 /* The entry points. */
 #ifdef ACCEL_CL
-#define COPY_ENTRIES \
+#ifndef ACCEL_XCAT
+#define ACCEL_CAT_(a, b) a##b
+#define ACCEL_XCAT(a, b) ACCEL_CAT_(a, b)
+#endif
+#define COPY_E_copy_words_k \
 	__kernel __attribute__((reqd_work_group_size(LOCAL_SIZE, 1, 1))) \
 	void copy_words_k(__global uchar* dst, __global uchar* src, long dst_off, long src_off, long n) { \
 		copy_words(dst, src, dst_off, src_off, n); \
 	}
+#ifdef ACCEL_ONLY
+#define COPY_ENTRIES ACCEL_XCAT(COPY_E_, ACCEL_ONLY)
+#else
+#define COPY_ENTRIES \
+	COPY_E_copy_words_k
+#endif
 #else
 layout(push_constant) uniform AccelArgs { uint64_t s[5]; } accel_args;
 #define ACCEL_ARGS_DECL

@@ -36,19 +36,33 @@ layout(constant_id = 3) const int CONTIG = 0; /* 1: each work-item takes ITEMS c
 
 /* The entry points. */
 #ifdef ACCEL_CL
-#define DIAG_ENTRIES \
+#ifndef ACCEL_XCAT
+#define ACCEL_CAT_(a, b) a##b
+#define ACCEL_XCAT(a, b) ACCEL_CAT_(a, b)
+#endif
+#define DIAG_E_diag_scatter_k \
 	__kernel __attribute__((reqd_work_group_size(LOCAL_SIZE, 1, 1))) \
 	void diag_scatter_k(__global uchar* full, __global uchar* diag, long count, long L, long base, long dstride, long n1, long n2, long s0, long s1, long s2) { \
 		diag_scatter(full, diag, count, L, base, dstride, n1, n2, s0, s1, s2); \
-	} \
+	}
+#define DIAG_E_diag_gather_k \
 	__kernel __attribute__((reqd_work_group_size(LOCAL_SIZE, 1, 1))) \
 	void diag_gather_k(__global uchar* full, __global uchar* diag, long count, long L, long base, long dstride, long n1, long n2, long s0, long s1, long s2) { \
 		diag_gather(full, diag, count, L, base, dstride, n1, n2, s0, s1, s2); \
-	} \
+	}
+#define DIAG_E_diag_zero_k \
 	__kernel __attribute__((reqd_work_group_size(LOCAL_SIZE, 1, 1))) \
 	void diag_zero_k(__global uchar* full, long count, long L, long base, long dstride, long n1, long n2, long s0, long s1, long s2) { \
 		diag_zero(full, count, L, base, dstride, n1, n2, s0, s1, s2); \
 	}
+#ifdef ACCEL_ONLY
+#define DIAG_ENTRIES ACCEL_XCAT(DIAG_E_, ACCEL_ONLY)
+#else
+#define DIAG_ENTRIES \
+	DIAG_E_diag_scatter_k \
+	DIAG_E_diag_gather_k \
+	DIAG_E_diag_zero_k
+#endif
 #else
 layout(push_constant) uniform AccelArgs { uint64_t s[11]; } accel_args;
 #define ACCEL_ARGS_DECL

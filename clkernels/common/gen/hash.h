@@ -53,27 +53,45 @@ layout(constant_id = 3) const int CONTIG = 0; /* 1: each work-item takes ITEMS c
 
 /* The entry points. */
 #ifdef ACCEL_CL
-#define HASH_ENTRIES \
+#ifndef ACCEL_XCAT
+#define ACCEL_CAT_(a, b) a##b
+#define ACCEL_XCAT(a, b) ACCEL_CAT_(a, b)
+#endif
+#define HASH_E_hash_insert_k \
 	__kernel __attribute__((reqd_work_group_size(LOCAL_SIZE, 1, 1))) \
 	void hash_insert_k(__global uchar* table, __global uchar* keys, __global uchar* res, __global uchar* meta, long n, long slots, long max_probes, long budget, long step, long capacity) { \
 		hash_insert(table, keys, res, meta, n, slots, max_probes, budget, step, capacity); \
-	} \
+	}
+#define HASH_E_hash_lookup_k \
 	__kernel __attribute__((reqd_work_group_size(LOCAL_SIZE, 1, 1))) \
 	void hash_lookup_k(__global uchar* table, __global uchar* keys, __global uchar* res, __global uchar* meta, long n, long slots, long max_probes, long budget, long step) { \
 		hash_lookup(table, keys, res, meta, n, slots, max_probes, budget, step); \
-	} \
+	}
+#define HASH_E_hash_mark_k \
 	__kernel __attribute__((reqd_work_group_size(LOCAL_SIZE, 1, 1))) \
 	void hash_mark_k(__global uchar* table, __global uchar* res, __global uchar* aux, long n, long slots) { \
 		hash_mark(table, res, aux, n, slots); \
-	} \
+	}
+#define HASH_E_hash_commit_k \
 	__kernel __attribute__((reqd_work_group_size(LOCAL_SIZE, 1, 1))) \
 	void hash_commit_k(__global uchar* table, __global uchar* res, __global uchar* aux, long n, long slots, long base) { \
 		hash_commit(table, res, aux, n, slots, base); \
-	} \
+	}
+#define HASH_E_hash_ids_k \
 	__kernel __attribute__((reqd_work_group_size(LOCAL_SIZE, 1, 1))) \
 	void hash_ids_k(__global uchar* table, __global uchar* res, __global uchar* aux, long n, long slots) { \
 		hash_ids(table, res, aux, n, slots); \
 	}
+#ifdef ACCEL_ONLY
+#define HASH_ENTRIES ACCEL_XCAT(HASH_E_, ACCEL_ONLY)
+#else
+#define HASH_ENTRIES \
+	HASH_E_hash_insert_k \
+	HASH_E_hash_lookup_k \
+	HASH_E_hash_mark_k \
+	HASH_E_hash_commit_k \
+	HASH_E_hash_ids_k
+#endif
 #else
 layout(push_constant) uniform AccelArgs { uint64_t s[10]; } accel_args;
 #define ACCEL_ARGS_DECL

@@ -101,63 +101,99 @@ layout(constant_id = 9) const int IP_LOOKUP = -1; /* folded argument lookup (-1:
 
 /* The entry points. */
 #ifdef ACCEL_CL
-#define INDICE_ENTRIES \
+#ifndef ACCEL_XCAT
+#define ACCEL_CAT_(a, b) a##b
+#define ACCEL_XCAT(a, b) ACCEL_CAT_(a, b)
+#endif
+#define INDICE_E_indice_keys_k \
 	__kernel __attribute__((reqd_work_group_size(LOCAL_SIZE, 1, 1))) \
 	void indice_keys_k(__global uchar* indices, __global uchar* params, __global uchar* keys, __global uchar* err, long n) { \
 		indice_keys(indices, params, keys, err, n); \
-	} \
+	}
+#define INDICE_E_indice_dups_k \
 	__kernel __attribute__((reqd_work_group_size(LOCAL_SIZE, 1, 1))) \
 	void indice_dups_k(__global uchar* keys, __global uchar* err, long n) { \
 		indice_dups(keys, err, n); \
-	} \
+	}
+#define INDICE_E_indice_expand_k \
 	__kernel __attribute__((reqd_work_group_size(LOCAL_SIZE, 1, 1))) \
 	void indice_expand_k(__global uchar* rows, __global uchar* params, __global uchar* skeys, __global uchar* sperm, __global uchar* cnt, __global uchar* orow, __global uchar* rank, long n, long nkeys, long row0, long rows_n, long jobs, long rule, long split, long wide, long sorted, __global uchar* ckey, long emit) { \
 		indice_expand(rows, params, skeys, sperm, cnt, orow, rank, n, nkeys, row0, rows_n, jobs, FOLD(IP_RULE, rule), FOLD(IP_SPLIT, split), FOLD(IP_WIDE, wide), FOLD(IP_SORTED, sorted), ckey, FOLD(IP_EMIT, emit)); \
-	} \
+	}
+#define INDICE_E_indice_flags_k \
 	__kernel __attribute__((reqd_work_group_size(LOCAL_SIZE, 1, 1))) \
 	void indice_flags_k(__global uchar* orow, __global uchar* rank, __global uchar* cnt, long n, long count, long wide) { \
 		indice_flags(orow, rank, cnt, n, count, FOLD(IP_WIDE, wide)); \
-	} \
+	}
+#define INDICE_E_indice_outs_k \
 	__kernel __attribute__((reqd_work_group_size(LOCAL_SIZE, 1, 1))) \
 	void indice_outs_k(__global uchar* skeys, __global uchar* seg, __global uchar* params, __global uchar* outs, __global uchar* err, long n) { \
 		indice_outs(skeys, seg, params, outs, err, n); \
-	} \
+	}
+#define INDICE_E_indice_write_k \
 	__kernel __attribute__((reqd_work_group_size(LOCAL_SIZE, 1, 1))) \
 	void indice_write_k(__global uchar* pos, __global uchar* orow, __global uchar* rank, __global uchar* crow, __global uchar* pairs, __global uchar* num, __global uchar* err, long n, long count, long lookup, long wide) { \
 		indice_write(pos, orow, rank, crow, pairs, num, err, n, count, FOLD(IP_LOOKUP, lookup), FOLD(IP_WIDE, wide)); \
-	} \
+	}
+#define INDICE_E_indice_search_k \
 	__kernel __attribute__((reqd_work_group_size(LOCAL_SIZE, 1, 1))) \
 	void indice_search_k(__global uchar* rows, __global uchar* params, __global uchar* skeys, __global uchar* sperm, __global uchar* orow, __global uchar* rank, long nkeys, long row0, long rows_n, long jobs, long sym, long split) { \
 		indice_search(rows, params, skeys, sperm, orow, rank, nkeys, row0, rows_n, jobs, sym, FOLD(IP_SPLIT, split)); \
-	} \
+	}
+#define INDICE_E_indice_count_k \
 	__kernel __attribute__((reqd_work_group_size(LOCAL_SIZE, 1, 1))) \
 	void indice_count_k(__global uchar* orow, __global uchar* rank, __global uchar* orowq, __global uchar* cnt, long n, long K, long chunk, long chunks, long gather) { \
 		indice_count(orow, rank, orowq, cnt, n, K, chunk, chunks, gather); \
-	} \
+	}
+#define INDICE_E_indice_lines_k \
 	__kernel __attribute__((reqd_work_group_size(LOCAL_SIZE, 1, 1))) \
 	void indice_lines_k(__global uchar* skeys, __global uchar* params, __global uchar* table, long nkeys, long lines, long chunk, long tiles) { \
 		indice_lines(skeys, params, table, nkeys, lines, chunk, tiles); \
-	} \
+	}
+#define INDICE_E_indice_tsearch_k \
 	__kernel __attribute__((reqd_work_group_size(LOCAL_SIZE, 1, 1))) \
 	void indice_tsearch_k(__global uchar* params, __global uchar* skeys, __global uchar* sperm, __global uchar* table, __global uchar* orowq, long n, long lines, long chunk, long chunks) { \
 		indice_tsearch(params, skeys, sperm, table, orowq, n, lines, chunk, chunks); \
-	} \
+	}
+#define INDICE_E_indice_emit_k \
 	__kernel __attribute__((reqd_work_group_size(LOCAL_SIZE, 1, 1))) \
 	void indice_emit_k(__global uchar* orowq, __global uchar* cnt, __global uchar* pairs, __global uchar* num, __global uchar* err, long n, long K, long chunk, long chunks) { \
 		indice_emit(orowq, cnt, pairs, num, err, n, K, chunk, chunks); \
-	} \
+	}
+#define INDICE_E_indice_crows_k \
 	__kernel __attribute__((reqd_work_group_size(LOCAL_SIZE, 1, 1))) \
 	void indice_crows_k(__global uchar* rows, __global uchar* params, __global uchar* cnt, __global uchar* ckey, __global uchar* qrow, long n, long chunk, long chunks, long chunk0, long chunks_n, long jobs, long rule, long split, long emit, __global uchar* grid, long dense) { \
 		indice_crows(rows, params, cnt, ckey, qrow, n, chunk, chunks, chunk0, chunks_n, jobs, FOLD(IP_RULE, rule), FOLD(IP_SPLIT, split), FOLD(IP_EMIT, emit), grid, dense); \
-	} \
+	}
+#define INDICE_E_indice_cpairs_k \
 	__kernel __attribute__((reqd_work_group_size(LOCAL_SIZE, 1, 1))) \
 	void indice_cpairs_k(__global uchar* cnt, __global uchar* qrow, __global uchar* crow, __global uchar* pairs, __global uchar* num, __global uchar* err, long n, long count, long chunks, __global uchar* ckey, __global uchar* grid, long dense) { \
 		indice_cpairs(cnt, qrow, crow, pairs, num, err, n, count, chunks, ckey, grid, dense); \
-	} \
+	}
+#define INDICE_E_indice_gouts_k \
 	__kernel __attribute__((reqd_work_group_size(LOCAL_SIZE, 1, 1))) \
 	void indice_gouts_k(__global uchar* grid, __global uchar* params, __global uchar* outs, __global uchar* err, long n) { \
 		indice_gouts(grid, params, outs, err, n); \
 	}
+#ifdef ACCEL_ONLY
+#define INDICE_ENTRIES ACCEL_XCAT(INDICE_E_, ACCEL_ONLY)
+#else
+#define INDICE_ENTRIES \
+	INDICE_E_indice_keys_k \
+	INDICE_E_indice_dups_k \
+	INDICE_E_indice_expand_k \
+	INDICE_E_indice_flags_k \
+	INDICE_E_indice_outs_k \
+	INDICE_E_indice_write_k \
+	INDICE_E_indice_search_k \
+	INDICE_E_indice_count_k \
+	INDICE_E_indice_lines_k \
+	INDICE_E_indice_tsearch_k \
+	INDICE_E_indice_emit_k \
+	INDICE_E_indice_crows_k \
+	INDICE_E_indice_cpairs_k \
+	INDICE_E_indice_gouts_k
+#endif
 #else
 /* More than 16 argument slots: they come in a parameter block, whose
  * device address is the one push constant. */

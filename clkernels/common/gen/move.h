@@ -60,31 +60,51 @@ layout(constant_id = 6) const int MOVE_HAS_IDX = -1; /* folded argument has_idx 
 
 /* The entry points. */
 #ifdef ACCEL_CL
-#define MOVE_ENTRIES \
+#ifndef ACCEL_XCAT
+#define ACCEL_CAT_(a, b) a##b
+#define ACCEL_XCAT(a, b) ACCEL_CAT_(a, b)
+#endif
+#define MOVE_E_move_gather_k \
 	__kernel __attribute__((reqd_work_group_size(LOCAL_SIZE, 1, 1))) \
 	void move_gather_k(__global uchar* dst, __global uchar* src, __global uchar* idx, long n) { \
 		move_gather(dst, src, idx, n); \
-	} \
+	}
+#define MOVE_E_move_scatter_k \
 	__kernel __attribute__((reqd_work_group_size(LOCAL_SIZE, 1, 1))) \
 	void move_scatter_k(__global uchar* dst, __global uchar* src, __global uchar* idx, long n, long add) { \
 		move_scatter(dst, src, idx, n, add); \
-	} \
+	}
+#define MOVE_E_move_compact_k \
 	__kernel __attribute__((reqd_work_group_size(LOCAL_SIZE, 1, 1))) \
 	void move_compact_k(__global uchar* dst, __global uchar* src, __global uchar* idx, __global uchar* flags, __global uchar* pos, long n, long kind, long add, long has_src, long has_idx) { \
 		move_compact(dst, src, idx, flags, pos, n, FOLD(MOVE_KIND, kind), add, FOLD(MOVE_HAS_SRC, has_src), FOLD(MOVE_HAS_IDX, has_idx)); \
-	} \
+	}
+#define MOVE_E_move_ends_k \
 	__kernel __attribute__((reqd_work_group_size(LOCAL_SIZE, 1, 1))) \
 	void move_ends_k(__global uchar* dst, __global uchar* seg, long n) { \
 		move_ends(dst, seg, n); \
-	} \
+	}
+#define MOVE_E_move_counts_k \
 	__kernel __attribute__((reqd_work_group_size(LOCAL_SIZE, 1, 1))) \
 	void move_counts_k(__global uchar* dst, __global uchar* ends, long n) { \
 		move_counts(dst, ends, n); \
-	} \
+	}
+#define MOVE_E_move_widen_k \
 	__kernel __attribute__((reqd_work_group_size(LOCAL_SIZE, 1, 1))) \
 	void move_widen_k(__global uchar* dst, __global uchar* src, long n) { \
 		move_widen(dst, src, n); \
 	}
+#ifdef ACCEL_ONLY
+#define MOVE_ENTRIES ACCEL_XCAT(MOVE_E_, ACCEL_ONLY)
+#else
+#define MOVE_ENTRIES \
+	MOVE_E_move_gather_k \
+	MOVE_E_move_scatter_k \
+	MOVE_E_move_compact_k \
+	MOVE_E_move_ends_k \
+	MOVE_E_move_counts_k \
+	MOVE_E_move_widen_k
+#endif
 #else
 layout(push_constant) uniform AccelArgs { uint64_t s[10]; } accel_args;
 #define ACCEL_ARGS_DECL

@@ -30,11 +30,21 @@ layout(constant_id = 2) const int PROBE_K = 7; /* a knob the kernel echoes; 32-o
 
 /* The entry points. */
 #ifdef ACCEL_CL
-#define PROBE_ENTRIES \
+#ifndef ACCEL_XCAT
+#define ACCEL_CAT_(a, b) a##b
+#define ACCEL_XCAT(a, b) ACCEL_CAT_(a, b)
+#endif
+#define PROBE_E_probe_args_k \
 	__kernel __attribute__((reqd_work_group_size(LOCAL_SIZE, 1, 1))) \
 	void probe_args_k(__global uchar* dst, __global uchar* src, long ax, long bx, long cx, long dx, long ex, long fx, long gx, long hx, long ix, long jx, long kx, long lx, long mx, long nx, long ox, long px, long qx, long rx, long sx, long tx) { \
 		probe_args(dst, src, ax, bx, cx, dx, ex, fx, gx, hx, ix, jx, kx, lx, mx, nx, ox, px, qx, rx, sx, tx); \
 	}
+#ifdef ACCEL_ONLY
+#define PROBE_ENTRIES ACCEL_XCAT(PROBE_E_, ACCEL_ONLY)
+#else
+#define PROBE_ENTRIES \
+	PROBE_E_probe_args_k
+#endif
 #else
 /* More than 16 argument slots: they come in a parameter block, whose
  * device address is the one push constant. */

@@ -79,29 +79,47 @@ layout(constant_id = 7) const int RADIX_FIRST = -1; /* folded argument first (-1
 
 /* The entry points. */
 #ifdef ACCEL_CL
-#define RADIX_ENTRIES \
+#ifndef ACCEL_XCAT
+#define ACCEL_CAT_(a, b) a##b
+#define ACCEL_XCAT(a, b) ACCEL_CAT_(a, b)
+#endif
+#define RADIX_E_radix_prep_k \
 	__kernel __attribute__((reqd_work_group_size(LOCAL_SIZE, 1, 1))) \
 	void radix_prep_k(__global uchar* kin, __global uchar* kout, long n, long chunk, long kind, long descending) { \
 		radix_prep(kin, kout, n, chunk, FOLD(RADIX_KIND, kind), FOLD(RADIX_DESC, descending)); \
-	} \
+	}
+#define RADIX_E_radix_count_k \
 	__kernel __attribute__((reqd_work_group_size(LOCAL_SIZE, 1, 1))) \
 	void radix_count_k(__global uchar* kin, __global uchar* pin, __global uchar* hist, long n, long chunk, long shift, long pack) { \
 		radix_count(kin, pin, hist, n, chunk, shift, FOLD(RADIX_PACK, pack)); \
-	} \
+	}
+#define RADIX_E_radix_scatter_k \
 	__kernel __attribute__((reqd_work_group_size(LOCAL_SIZE, 1, 1))) \
 	void radix_scatter_k(__global uchar* kin, __global uchar* kout, __global uchar* pin, __global uchar* pout, __global uchar* hist, long n, long chunk, long shift, long first, long pack) { \
 		radix_scatter(kin, kout, pin, pout, hist, n, chunk, shift, FOLD(RADIX_FIRST, first), FOLD(RADIX_PACK, pack)); \
-	} \
+	}
+#define RADIX_E_radix_tcount_k \
 	__kernel __attribute__((reqd_work_group_size(LOCAL_SIZE, 1, 1))) \
 	void radix_tcount_k(__global uchar* kin, __global uchar* pin, __global uchar* hist, long n, long shift, long pack) { \
 		__local SCRATCH_T sh[SCRATCH_LEN]; \
 		radix_tcount(kin, pin, hist, n, shift, FOLD(RADIX_PACK, pack), sh); \
-	} \
+	}
+#define RADIX_E_radix_tscatter_k \
 	__kernel __attribute__((reqd_work_group_size(LOCAL_SIZE, 1, 1))) \
 	void radix_tscatter_k(__global uchar* kin, __global uchar* kout, __global uchar* pin, __global uchar* pout, __global uchar* hist, long n, long shift, long first, long pack) { \
 		__local SCRATCH_T sh[SCRATCH_LEN]; \
 		radix_tscatter(kin, kout, pin, pout, hist, n, shift, FOLD(RADIX_FIRST, first), FOLD(RADIX_PACK, pack), sh); \
 	}
+#ifdef ACCEL_ONLY
+#define RADIX_ENTRIES ACCEL_XCAT(RADIX_E_, ACCEL_ONLY)
+#else
+#define RADIX_ENTRIES \
+	RADIX_E_radix_prep_k \
+	RADIX_E_radix_count_k \
+	RADIX_E_radix_scatter_k \
+	RADIX_E_radix_tcount_k \
+	RADIX_E_radix_tscatter_k
+#endif
 #else
 layout(push_constant) uniform AccelArgs { uint64_t s[10]; } accel_args;
 #define ACCEL_ARGS_DECL

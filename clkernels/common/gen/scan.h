@@ -79,29 +79,47 @@ layout(constant_id = 9) const int SCAN_EXCL = -1; /* folded argument exclusive (
 
 /* The entry points. */
 #ifdef ACCEL_CL
-#define SCAN_ENTRIES \
+#ifndef ACCEL_XCAT
+#define ACCEL_CAT_(a, b) a##b
+#define ACCEL_XCAT(a, b) ACCEL_CAT_(a, b)
+#endif
+#define SCAN_E_scan_reduce_k \
 	__kernel __attribute__((reqd_work_group_size(LOCAL_SIZE, 1, 1))) \
 	void scan_reduce_k(__global uchar* x, __global uchar* partials, long n, long kind) { \
 		__local SCRATCH_T sh[SCRATCH_LEN]; \
 		scan_reduce(x, partials, n, FOLD(SCAN_KIND, kind), sh); \
-	} \
+	}
+#define SCAN_E_scan_partials_k \
 	__kernel __attribute__((reqd_work_group_size(LOCAL_SIZE, 1, 1))) \
 	void scan_partials_k(__global uchar* partials, long groups) { \
 		scan_partials(partials, groups); \
-	} \
+	}
+#define SCAN_E_scan_apply_k \
 	__kernel __attribute__((reqd_work_group_size(LOCAL_SIZE, 1, 1))) \
 	void scan_apply_k(__global uchar* x, __global uchar* y, __global uchar* partials, long n, long kind, long exclusive) { \
 		__local SCRATCH_T sh[SCRATCH_LEN]; \
 		scan_apply(x, y, partials, n, FOLD(SCAN_KIND, kind), FOLD(SCAN_EXCL, exclusive), sh); \
-	} \
+	}
+#define SCAN_E_scan_chain_k \
 	__kernel __attribute__((reqd_work_group_size(LOCAL_SIZE, 1, 1))) \
 	void scan_chain_k(__global uchar* x, __global uchar* y, __global uchar* partials, __global uchar* flags, long n, long kind, long exclusive) { \
 		scan_chain(x, y, partials, flags, n, FOLD(SCAN_KIND, kind), FOLD(SCAN_EXCL, exclusive)); \
-	} \
+	}
+#define SCAN_E_scan_fixup_k \
 	__kernel __attribute__((reqd_work_group_size(LOCAL_SIZE, 1, 1))) \
 	void scan_fixup_k(__global uchar* x, __global uchar* y, __global uchar* partials, __global uchar* flags, long n, long kind, long exclusive) { \
 		scan_fixup(x, y, partials, flags, n, FOLD(SCAN_KIND, kind), FOLD(SCAN_EXCL, exclusive)); \
 	}
+#ifdef ACCEL_ONLY
+#define SCAN_ENTRIES ACCEL_XCAT(SCAN_E_, ACCEL_ONLY)
+#else
+#define SCAN_ENTRIES \
+	SCAN_E_scan_reduce_k \
+	SCAN_E_scan_partials_k \
+	SCAN_E_scan_apply_k \
+	SCAN_E_scan_chain_k \
+	SCAN_E_scan_fixup_k
+#endif
 #else
 layout(push_constant) uniform AccelArgs { uint64_t s[7]; } accel_args;
 #define ACCEL_ARGS_DECL

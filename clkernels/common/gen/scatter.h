@@ -100,47 +100,75 @@ layout(constant_id = 9) const int SC_FEW = -1; /* folded argument few (-1: the r
 
 /* The entry points. */
 #ifdef ACCEL_CL
-#define SCATTER_ENTRIES \
+#ifndef ACCEL_XCAT
+#define ACCEL_CAT_(a, b) a##b
+#define ACCEL_XCAT(a, b) ACCEL_CAT_(a, b)
+#endif
+#define SCATTER_E_scatter_validate_k \
 	__kernel __attribute__((reqd_work_group_size(LOCAL_SIZE, 1, 1))) \
 	void scatter_validate_k(__global uchar* err, __global uchar* index, __global uchar* meta, long count, long rank, long dim, long dim_size, long wrap) { \
 		scatter_validate(err, index, meta, count, rank, dim, dim_size, FOLD(SC_WRAP, wrap)); \
-	} \
+	}
+#define SCATTER_E_scatter_init_k \
 	__kernel __attribute__((reqd_work_group_size(LOCAL_SIZE, 1, 1))) \
 	void scatter_init_k(__global uchar* dst, __global uchar* err, __global uchar* index, __global uchar* meta, long count, long rank, long dim, long dim_size, long wrap, long red) { \
 		scatter_init(dst, err, index, meta, count, rank, dim, dim_size, FOLD(SC_WRAP, wrap), FOLD(SC_RED, red)); \
-	} \
+	}
+#define SCATTER_E_scatter_reduce_k \
 	__kernel __attribute__((reqd_work_group_size(LOCAL_SIZE, 1, 1))) \
 	void scatter_reduce_k(__global uchar* dst, __global uchar* src, __global uchar* counts, __global uchar* err, __global uchar* index, __global uchar* meta, long count, long rank, long dim, long dim_size, long wrap, long red) { \
 		scatter_reduce(dst, src, counts, err, index, meta, count, rank, dim, dim_size, FOLD(SC_WRAP, wrap), FOLD(SC_RED, red)); \
-	} \
+	}
+#define SCATTER_E_scatter_mean_k \
 	__kernel __attribute__((reqd_work_group_size(LOCAL_SIZE, 1, 1))) \
 	void scatter_mean_k(__global uchar* dst, __global uchar* counts, __global uchar* err, long count, long include_self) { \
 		scatter_mean(dst, counts, err, count, FOLD(SC_SELF, include_self)); \
-	} \
+	}
+#define SCATTER_E_scatter_gather_k \
 	__kernel __attribute__((reqd_work_group_size(LOCAL_SIZE, 1, 1))) \
 	void scatter_gather_k(__global uchar* dst, __global uchar* arr, __global uchar* err, __global uchar* index, __global uchar* meta, long count, long rank, long dim, long dim_size, long wrap) { \
 		scatter_gather(dst, arr, err, index, meta, count, rank, dim, dim_size, FOLD(SC_WRAP, wrap)); \
-	} \
+	}
+#define SCATTER_E_scatter_dest_k \
 	__kernel __attribute__((reqd_work_group_size(LOCAL_SIZE, 1, 1))) \
 	void scatter_dest_k(__global uchar* keys, __global uchar* soffs, __global uchar* err, __global uchar* index, __global uchar* meta, long count, long rank, long dim, long dim_size, long wrap) { \
 		scatter_dest(keys, soffs, err, index, meta, count, rank, dim, dim_size, FOLD(SC_WRAP, wrap)); \
-	} \
+	}
+#define SCATTER_E_scatter_owned_k \
 	__kernel __attribute__((reqd_work_group_size(LOCAL_SIZE, 1, 1))) \
 	void scatter_owned_k(__global uchar* dst, __global uchar* src, __global uchar* counts, __global uchar* err, __global uchar* spare, __global uchar* index, __global uchar* meta, long count, long rank, long dim, long dim_size, long wrap, long out_n, long red, long include_self) { \
 		scatter_owned(dst, src, counts, err, spare, index, meta, count, rank, dim, dim_size, FOLD(SC_WRAP, wrap), out_n, FOLD(SC_RED, red), FOLD(SC_SELF, include_self)); \
-	} \
+	}
+#define SCATTER_E_scatter_private_k \
 	__kernel __attribute__((reqd_work_group_size(LOCAL_SIZE, 1, 1))) \
 	void scatter_private_k(__global uchar* dst, __global uchar* src, __global uchar* pcnt, __global uchar* err, __global uchar* priv, __global uchar* index, __global uchar* meta, long count, long rank, long dim, long dim_size, long wrap, long out_n, long counted, long inplace, long red) { \
 		scatter_private(dst, src, pcnt, err, priv, index, meta, count, rank, dim, dim_size, FOLD(SC_WRAP, wrap), out_n, counted, inplace, FOLD(SC_RED, red)); \
-	} \
+	}
+#define SCATTER_E_scatter_few_k \
 	__kernel __attribute__((reqd_work_group_size(LOCAL_SIZE, 1, 1))) \
 	void scatter_few_k(__global uchar* src, __global uchar* err, __global uchar* priv, __global uchar* pcnt, __global uchar* index, __global uchar* meta, long count, long rank, long dim, long dim_size, long wrap, long out_n, long counted, long few, long red) { \
 		scatter_few(src, err, priv, pcnt, index, meta, count, rank, dim, dim_size, FOLD(SC_WRAP, wrap), out_n, FOLD(SC_COUNTED, counted), FOLD(SC_FEW, few), FOLD(SC_RED, red)); \
-	} \
+	}
+#define SCATTER_E_scatter_merge_k \
 	__kernel __attribute__((reqd_work_group_size(LOCAL_SIZE, 1, 1))) \
 	void scatter_merge_k(__global uchar* dst, __global uchar* pcnt, __global uchar* priv, long count, long workers, long counted, long red, long include_self) { \
 		scatter_merge(dst, pcnt, priv, count, workers, counted, FOLD(SC_RED, red), FOLD(SC_SELF, include_self)); \
 	}
+#ifdef ACCEL_ONLY
+#define SCATTER_ENTRIES ACCEL_XCAT(SCATTER_E_, ACCEL_ONLY)
+#else
+#define SCATTER_ENTRIES \
+	SCATTER_E_scatter_validate_k \
+	SCATTER_E_scatter_init_k \
+	SCATTER_E_scatter_reduce_k \
+	SCATTER_E_scatter_mean_k \
+	SCATTER_E_scatter_gather_k \
+	SCATTER_E_scatter_dest_k \
+	SCATTER_E_scatter_owned_k \
+	SCATTER_E_scatter_private_k \
+	SCATTER_E_scatter_few_k \
+	SCATTER_E_scatter_merge_k
+#endif
 #else
 layout(push_constant) uniform AccelArgs { uint64_t s[16]; } accel_args;
 #define ACCEL_ARGS_DECL

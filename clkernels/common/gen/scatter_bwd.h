@@ -60,27 +60,45 @@ layout(constant_id = 4) const int FDIV = 2; /* float32 division: 0 the device's 
 
 /* The entry points. */
 #ifdef ACCEL_CL
-#define SCATTER_BWD_ENTRIES \
+#ifndef ACCEL_XCAT
+#define ACCEL_CAT_(a, b) a##b
+#define ACCEL_XCAT(a, b) ACCEL_CAT_(a, b)
+#endif
+#define SCATTER_BWD_E_scatter_bwd_nanself_k \
 	__kernel __attribute__((reqd_work_group_size(LOCAL_SIZE, 1, 1))) \
 	void scatter_bwd_nanself_k(__global uchar* gi, __global uchar* self_in, long n) { \
 		scatter_bwd_nanself(gi, self_in, n); \
-	} \
+	}
+#define SCATTER_BWD_E_scatter_bwd_count_k \
 	__kernel __attribute__((reqd_work_group_size(LOCAL_SIZE, 1, 1))) \
 	void scatter_bwd_count_k(__global uchar* aux, __global uchar* keys, __global uchar* perm, __global uchar* src, __global uchar* self_in, __global uchar* res, __global uchar* err, long n, long red, long include_self) { \
 		scatter_bwd_count(aux, keys, perm, src, self_in, res, err, n, red, include_self); \
-	} \
+	}
+#define SCATTER_BWD_E_scatter_bwd_apply_k \
 	__kernel __attribute__((reqd_work_group_size(LOCAL_SIZE, 1, 1))) \
 	void scatter_bwd_apply_k(__global uchar* gi, __global uchar* gs, __global uchar* g, __global uchar* self_in, __global uchar* src, __global uchar* res, __global uchar* keys, __global uchar* perm, __global uchar* aux, __global uchar* err, long n, long red, long include_self) { \
 		scatter_bwd_apply(gi, gs, g, self_in, src, res, keys, perm, aux, err, n, red, include_self); \
-	} \
+	}
+#define SCATTER_BWD_E_scatter_bwd_suffix_k \
 	__kernel __attribute__((reqd_work_group_size(LOCAL_SIZE, 1, 1))) \
 	void scatter_bwd_suffix_k(__global uchar* gs, __global uchar* aux, __global uchar* keys, __global uchar* perm, __global uchar* src, __global uchar* err, long n, long limit, long step) { \
 		scatter_bwd_suffix(gs, aux, keys, perm, src, err, n, limit, step); \
-	} \
+	}
+#define SCATTER_BWD_E_scatter_bwd_prefix_k \
 	__kernel __attribute__((reqd_work_group_size(LOCAL_SIZE, 1, 1))) \
 	void scatter_bwd_prefix_k(__global uchar* gi, __global uchar* gs, __global uchar* g, __global uchar* self_in, __global uchar* aux, __global uchar* keys, __global uchar* perm, __global uchar* src, __global uchar* err, long n, long include_self, long limit, long step) { \
 		scatter_bwd_prefix(gi, gs, g, self_in, aux, keys, perm, src, err, n, include_self, limit, step); \
 	}
+#ifdef ACCEL_ONLY
+#define SCATTER_BWD_ENTRIES ACCEL_XCAT(SCATTER_BWD_E_, ACCEL_ONLY)
+#else
+#define SCATTER_BWD_ENTRIES \
+	SCATTER_BWD_E_scatter_bwd_nanself_k \
+	SCATTER_BWD_E_scatter_bwd_count_k \
+	SCATTER_BWD_E_scatter_bwd_apply_k \
+	SCATTER_BWD_E_scatter_bwd_suffix_k \
+	SCATTER_BWD_E_scatter_bwd_prefix_k
+#endif
 #else
 layout(push_constant) uniform AccelArgs { uint64_t s[13]; } accel_args;
 #define ACCEL_ARGS_DECL

@@ -69,15 +69,27 @@ layout(constant_id = 7) const int SEG_HAS_PERM = -1; /* folded argument has_perm
 
 /* The entry points. */
 #ifdef ACCEL_CL
-#define SEGMENT_ENTRIES \
+#ifndef ACCEL_XCAT
+#define ACCEL_CAT_(a, b) a##b
+#define ACCEL_XCAT(a, b) ACCEL_CAT_(a, b)
+#endif
+#define SEGMENT_E_segment_validate_k \
 	__kernel __attribute__((reqd_work_group_size(LOCAL_SIZE, 1, 1))) \
 	void segment_validate_k(__global uchar* keys, __global uchar* err, long n, long segments) { \
 		segment_validate(keys, err, n, segments); \
-	} \
+	}
+#define SEGMENT_E_segment_reduce_k \
 	__kernel __attribute__((reqd_work_group_size(LOCAL_SIZE, 1, 1))) \
 	void segment_reduce_k(__global uchar* dst, __global uchar* vals, __global uchar* keys, __global uchar* perm, __global uchar* err, long n, long red, long include_self, long has_perm, long limit, long step) { \
 		segment_reduce(dst, vals, keys, perm, err, n, FOLD(SEG_RED, red), FOLD(SEG_SELF, include_self), FOLD(SEG_HAS_PERM, has_perm), limit, step); \
 	}
+#ifdef ACCEL_ONLY
+#define SEGMENT_ENTRIES ACCEL_XCAT(SEGMENT_E_, ACCEL_ONLY)
+#else
+#define SEGMENT_ENTRIES \
+	SEGMENT_E_segment_validate_k \
+	SEGMENT_E_segment_reduce_k
+#endif
 #else
 layout(push_constant) uniform AccelArgs { uint64_t s[11]; } accel_args;
 #define ACCEL_ARGS_DECL

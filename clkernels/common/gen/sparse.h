@@ -108,107 +108,165 @@ layout(constant_id = 10) const int SP_WIDE_Y = -1; /* folded argument wide_y (-1
 
 /* The entry points. */
 #ifdef ACCEL_CL
-#define SPARSE_ENTRIES \
+#ifndef ACCEL_XCAT
+#define ACCEL_CAT_(a, b) a##b
+#define ACCEL_XCAT(a, b) ACCEL_CAT_(a, b)
+#endif
+#define SPARSE_E_sparse_coo_keys_k \
 	__kernel __attribute__((reqd_work_group_size(LOCAL_SIZE, 1, 1))) \
 	void sparse_coo_keys_k(__global uchar* indices, __global uchar* keys, __global uchar* err, __global uchar* shape, long ndim, long nnz, long wide) { \
 		sparse_coo_keys(indices, keys, err, shape, ndim, nnz, FOLD(SP_WIDE, wide)); \
-	} \
+	}
+#define SPARSE_E_sparse_csr_totals_k \
 	__kernel __attribute__((reqd_work_group_size(LOCAL_SIZE, 1, 1))) \
 	void sparse_csr_totals_k(__global uchar* crow, __global uchar* tot, long batch, long rows, long wide) { \
 		sparse_csr_totals(crow, tot, batch, rows, FOLD(SP_WIDE, wide)); \
-	} \
+	}
+#define SPARSE_E_sparse_csr_ptrs_k \
 	__kernel __attribute__((reqd_work_group_size(LOCAL_SIZE, 1, 1))) \
 	void sparse_csr_ptrs_k(__global uchar* crow, __global uchar* off, __global uchar* gptr, __global uchar* err, long batch, long rows, long nnz, long wide, long has_off) { \
 		sparse_csr_ptrs(crow, off, gptr, err, batch, rows, nnz, FOLD(SP_WIDE, wide), has_off); \
-	} \
+	}
+#define SPARSE_E_sparse_rowmerge_k \
 	__kernel __attribute__((reqd_work_group_size(LOCAL_SIZE, 1, 1))) \
 	void sparse_rowmerge_k(__global uchar* gptr, __global uchar* cols, __global uchar* keys, __global uchar* gstart, __global uchar* err, long grows, long cols_n, long n, long chunk, long wide, long mode) { \
 		sparse_rowmerge(gptr, cols, keys, gstart, err, grows, cols_n, n, chunk, FOLD(SP_WIDE, wide), FOLD(SP_MODE, mode)); \
-	} \
+	}
+#define SPARSE_E_sparse_sorted_k \
 	__kernel __attribute__((reqd_work_group_size(LOCAL_SIZE, 1, 1))) \
 	void sparse_sorted_k(__global uchar* keys, __global uchar* err, long n, long slot) { \
 		sparse_sorted(keys, err, n, slot); \
-	} \
+	}
+#define SPARSE_E_sparse_runs_k \
 	__kernel __attribute__((reqd_work_group_size(LOCAL_SIZE, 1, 1))) \
 	void sparse_runs_k(__global uchar* keys, __global uchar* seg, __global uchar* rid, __global uchar* ukeys, long n) { \
 		sparse_runs(keys, seg, rid, ukeys, n); \
-	} \
+	}
+#define SPARSE_E_sparse_count_k \
 	__kernel __attribute__((reqd_work_group_size(LOCAL_SIZE, 1, 1))) \
 	void sparse_count_k(__global uchar* kx, __global uchar* ky, __global uchar* cnt, __global uchar* err, long nx, long ny, long chunk) { \
 		sparse_count(kx, ky, cnt, err, nx, ny, chunk); \
-	} \
+	}
+#define SPARSE_E_sparse_emit_k \
 	__kernel __attribute__((reqd_work_group_size(LOCAL_SIZE, 1, 1))) \
 	void sparse_emit_k(__global uchar* kx, __global uchar* ky, __global uchar* off, __global uchar* xv, __global uchar* yv, __global uchar* gout, __global uchar* ukeys, __global uchar* uidx, __global uchar* uval, __global uchar* gx, __global uchar* gy, __global uchar* shape, long ndim, long nx, long ny, long u, long chunk, long op, long grad) { \
 		sparse_emit(kx, ky, off, xv, yv, gout, ukeys, uidx, uval, gx, gy, shape, ndim, nx, ny, u, chunk, FOLD(SP_OP, op), FOLD(SP_GRAD, grad)); \
-	} \
+	}
+#define SPARSE_E_sparse_rcount_k \
 	__kernel __attribute__((reqd_work_group_size(LOCAL_SIZE, 1, 1))) \
 	void sparse_rcount_k(__global uchar* gx, __global uchar* gy, __global uchar* cx, __global uchar* cy, __global uchar* cnt, __global uchar* err, long g, long nx, long ny, long chunk, long cols_n, long wide_x, long wide_y) { \
 		sparse_rcount(gx, gy, cx, cy, cnt, err, g, nx, ny, chunk, cols_n, FOLD(SP_WIDE_X, wide_x), FOLD(SP_WIDE_Y, wide_y)); \
-	} \
+	}
+#define SPARSE_E_sparse_remit_k \
 	__kernel __attribute__((reqd_work_group_size(LOCAL_SIZE, 1, 1))) \
 	void sparse_remit_k(__global uchar* gx, __global uchar* gy, __global uchar* cx, __global uchar* cy, __global uchar* off, __global uchar* xv, __global uchar* yv, __global uchar* gout, __global uchar* uidx, __global uchar* uval, __global uchar* gxo, __global uchar* gyo, __global uchar* gstart, __global uchar* shape, __global uchar* err, long ndim, long g, long nx, long ny, long u, long chunk, long cols_n, long wide_x, long wide_y, long op, long grad) { \
 		sparse_remit(gx, gy, cx, cy, off, xv, yv, gout, uidx, uval, gxo, gyo, gstart, shape, err, ndim, g, nx, ny, u, chunk, cols_n, FOLD(SP_WIDE_X, wide_x), FOLD(SP_WIDE_Y, wide_y), FOLD(SP_OP, op), FOLD(SP_GRAD, grad)); \
-	} \
+	}
+#define SPARSE_E_sparse_rmerge_k \
 	__kernel __attribute__((reqd_work_group_size(LOCAL_SIZE, 1, 1))) \
 	void sparse_rmerge_k(__global uchar* gx, __global uchar* gy, __global uchar* cx, __global uchar* cy, __global uchar* xv, __global uchar* yv, __global uchar* scol, __global uchar* sval, __global uchar* gstart, __global uchar* cnt, __global uchar* err, long g, long nx, long ny, long chunk, long cols_n, long wide_x, long wide_y, long op) { \
 		sparse_rmerge(gx, gy, cx, cy, xv, yv, scol, sval, gstart, cnt, err, g, nx, ny, chunk, cols_n, FOLD(SP_WIDE_X, wide_x), FOLD(SP_WIDE_Y, wide_y), FOLD(SP_OP, op)); \
-	} \
+	}
+#define SPARSE_E_sparse_rcopy_k \
 	__kernel __attribute__((reqd_work_group_size(LOCAL_SIZE, 1, 1))) \
 	void sparse_rcopy_k(__global uchar* gx, __global uchar* gy, __global uchar* off, __global uchar* scol, __global uchar* sval, __global uchar* uidx, __global uchar* uval, __global uchar* gstart, long g, long nx, long ny, long u, long chunk) { \
 		sparse_rcopy(gx, gy, off, scol, sval, uidx, uval, gstart, g, nx, ny, u, chunk); \
-	} \
+	}
+#define SPARSE_E_sparse_bhist_k \
 	__kernel __attribute__((reqd_work_group_size(LOCAL_SIZE, 1, 1))) \
 	void sparse_bhist_k(__global uchar* keys, __global uchar* cnt, long n, long shift) { \
 		sparse_bhist(keys, cnt, n, shift); \
-	} \
+	}
+#define SPARSE_E_sparse_bscatter_k \
 	__kernel __attribute__((reqd_work_group_size(LOCAL_SIZE, 1, 1))) \
 	void sparse_bscatter_k(__global uchar* keys, __global uchar* vals, __global uchar* start, __global uchar* cnt, __global uchar* rec, long n, long shift) { \
 		sparse_bscatter(keys, vals, start, cnt, rec, n, shift); \
-	} \
+	}
+#define SPARSE_E_sparse_bsort_k \
 	__kernel __attribute__((reqd_work_group_size(LOCAL_SIZE, 1, 1))) \
 	void sparse_bsort_k(__global uchar* start, __global uchar* rec, __global uchar* ucnt, long nb, long n) { \
 		sparse_bsort(start, rec, ucnt, nb, n); \
-	} \
+	}
+#define SPARSE_E_sparse_bsum_k \
 	__kernel __attribute__((reqd_work_group_size(LOCAL_SIZE, 1, 1))) \
 	void sparse_bsum_k(__global uchar* start, __global uchar* rec, __global uchar* uoff, __global uchar* ukeys, __global uchar* uvals, long nb, long n) { \
 		sparse_bsum(start, rec, uoff, ukeys, uvals, nb, n); \
-	} \
+	}
+#define SPARSE_E_sparse_uhist_k \
 	__kernel __attribute__((reqd_work_group_size(LOCAL_SIZE, 1, 1))) \
 	void sparse_uhist_k(__global uchar* xi, __global uchar* yi, __global uchar* shape, __global uchar* tab, __global uchar* loc, __global uchar* err, long ndim, long nx, long ny, long ch, long nb, long shift, long wide_x, long wide_y) { \
 		sparse_uhist(xi, yi, shape, tab, loc, err, ndim, nx, ny, ch, nb, shift, FOLD(SP_WIDE_X, wide_x), FOLD(SP_WIDE_Y, wide_y)); \
-	} \
+	}
+#define SPARSE_E_sparse_upart_k \
 	__kernel __attribute__((reqd_work_group_size(LOCAL_SIZE, 1, 1))) \
 	void sparse_upart_k(__global uchar* xi, __global uchar* yi, __global uchar* xv, __global uchar* yv, __global uchar* shape, __global uchar* tab, __global uchar* loc, __global uchar* rk, __global uchar* rv, long ndim, long nx, long ny, long ch, long nb, long shift, long wide_x, long wide_y) { \
 		sparse_upart(xi, yi, xv, yv, shape, tab, loc, rk, rv, ndim, nx, ny, ch, nb, shift, FOLD(SP_WIDE_X, wide_x), FOLD(SP_WIDE_Y, wide_y)); \
-	} \
+	}
+#define SPARSE_E_sparse_usort_k \
 	__kernel __attribute__((reqd_work_group_size(LOCAL_SIZE, 1, 1))) \
 	void sparse_usort_k(__global uchar* rk, __global uchar* rv, __global uchar* ub, __global uchar* err, __global uchar* bst, __global uchar* sk, __global uchar* sv, __global uchar* cnt, __global uchar* ucnt, long nb, long shift, long cap, long op, long grad) { \
 		sparse_usort(rk, rv, ub, err, bst, sk, sv, cnt, ucnt, nb, shift, cap, FOLD(SP_OP, op), FOLD(SP_GRAD, grad)); \
-	} \
+	}
+#define SPARSE_E_sparse_uemit_k \
 	__kernel __attribute__((reqd_work_group_size(LOCAL_SIZE, 1, 1))) \
 	void sparse_uemit_k(__global uchar* uk, __global uchar* ua, __global uchar* ub, __global uchar* bst, __global uchar* uoff, __global uchar* gout, __global uchar* uidx, __global uchar* uval, __global uchar* gxo, __global uchar* gyo, __global uchar* shape, long ndim, long nb, long shift, long u, long op, long grad) { \
 		sparse_uemit(uk, ua, ub, bst, uoff, gout, uidx, uval, gxo, gyo, shape, ndim, nb, shift, u, FOLD(SP_OP, op), FOLD(SP_GRAD, grad)); \
-	} \
+	}
+#define SPARSE_E_sparse_unkey_k \
 	__kernel __attribute__((reqd_work_group_size(LOCAL_SIZE, 1, 1))) \
 	void sparse_unkey_k(__global uchar* keys, __global uchar* idx, __global uchar* shape, long ndim, long n) { \
 		sparse_unkey(keys, idx, shape, ndim, n); \
-	} \
+	}
+#define SPARSE_E_sparse_crows_k \
 	__kernel __attribute__((reqd_work_group_size(LOCAL_SIZE, 1, 1))) \
 	void sparse_crows_k(__global uchar* gstart, __global uchar* crow, long batch, long rows) { \
 		sparse_crows(gstart, crow, batch, rows); \
-	} \
+	}
+#define SPARSE_E_sparse_to_dense_k \
 	__kernel __attribute__((reqd_work_group_size(LOCAL_SIZE, 1, 1))) \
 	void sparse_to_dense_k(__global uchar* keys, __global uchar* vals, __global uchar* dense, long n) { \
 		sparse_to_dense(keys, vals, dense, n); \
-	} \
+	}
+#define SPARSE_E_sparse_nonzero_k \
 	__kernel __attribute__((reqd_work_group_size(LOCAL_SIZE, 1, 1))) \
 	void sparse_nonzero_k(__global uchar* dense, __global uchar* nz, long n) { \
 		sparse_nonzero(dense, nz, n); \
-	} \
+	}
+#define SPARSE_E_sparse_from_dense_k \
 	__kernel __attribute__((reqd_work_group_size(LOCAL_SIZE, 1, 1))) \
 	void sparse_from_dense_k(__global uchar* dense, __global uchar* pos, __global uchar* keys, __global uchar* vals, long n) { \
 		sparse_from_dense(dense, pos, keys, vals, n); \
 	}
+#ifdef ACCEL_ONLY
+#define SPARSE_ENTRIES ACCEL_XCAT(SPARSE_E_, ACCEL_ONLY)
+#else
+#define SPARSE_ENTRIES \
+	SPARSE_E_sparse_coo_keys_k \
+	SPARSE_E_sparse_csr_totals_k \
+	SPARSE_E_sparse_csr_ptrs_k \
+	SPARSE_E_sparse_rowmerge_k \
+	SPARSE_E_sparse_sorted_k \
+	SPARSE_E_sparse_runs_k \
+	SPARSE_E_sparse_count_k \
+	SPARSE_E_sparse_emit_k \
+	SPARSE_E_sparse_rcount_k \
+	SPARSE_E_sparse_remit_k \
+	SPARSE_E_sparse_rmerge_k \
+	SPARSE_E_sparse_rcopy_k \
+	SPARSE_E_sparse_bhist_k \
+	SPARSE_E_sparse_bscatter_k \
+	SPARSE_E_sparse_bsort_k \
+	SPARSE_E_sparse_bsum_k \
+	SPARSE_E_sparse_uhist_k \
+	SPARSE_E_sparse_upart_k \
+	SPARSE_E_sparse_usort_k \
+	SPARSE_E_sparse_uemit_k \
+	SPARSE_E_sparse_unkey_k \
+	SPARSE_E_sparse_crows_k \
+	SPARSE_E_sparse_to_dense_k \
+	SPARSE_E_sparse_nonzero_k \
+	SPARSE_E_sparse_from_dense_k
+#endif
 #else
 /* More than 16 argument slots: they come in a parameter block, whose
  * device address is the one push constant. */

@@ -38,11 +38,21 @@ layout(constant_id = 4) const int STREAM = 0; /* 1: CONTIG runs go in non-tempor
 
 /* The entry points. */
 #ifdef ACCEL_CL
-#define TRI_INDICES_ENTRIES \
+#ifndef ACCEL_XCAT
+#define ACCEL_CAT_(a, b) a##b
+#define ACCEL_XCAT(a, b) ACCEL_CAT_(a, b)
+#endif
+#define TRI_INDICES_E_tri_indices_run_k \
 	__kernel __attribute__((reqd_work_group_size(LOCAL_SIZE, 1, 1))) \
 	void tri_indices_run_k(__global uchar* dst, long count, long k0, long C, long lead, long n, long a, long T, long upper) { \
 		tri_indices_run(dst, count, k0, C, lead, n, a, T, upper); \
 	}
+#ifdef ACCEL_ONLY
+#define TRI_INDICES_ENTRIES ACCEL_XCAT(TRI_INDICES_E_, ACCEL_ONLY)
+#else
+#define TRI_INDICES_ENTRIES \
+	TRI_INDICES_E_tri_indices_run_k
+#endif
 #else
 layout(push_constant) uniform AccelArgs { uint64_t s[9]; } accel_args;
 #define ACCEL_ARGS_DECL

@@ -510,7 +510,7 @@ func DecodePrim(z *Bytes) Case {
 		c.Inputs = map[string]*accel.Tensor{"x": z.tensor(dt, shape, valuesAny)}
 	case "segment_reduce":
 		dt := z.dtype(allDTypes...)
-		red := z.pick("sum", "amin", "amax", "prod", "bogus")
+		red := z.pick("sum", "min", "max", "prod", "bogus")
 		kind := valuesAny
 		if red == "sum" {
 			kind = valuesSum

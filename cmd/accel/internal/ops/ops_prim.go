@@ -1,6 +1,10 @@
 package ops
 
-import "github.com/accelkern/accel/accel"
+import (
+	"strconv"
+
+	"github.com/accelkern/accel/accel"
+)
 
 func init() {
 	register(&OpSpec{
@@ -99,9 +103,11 @@ func init() {
 			if err != nil {
 				return nil, err
 			}
-			red, err := p.reduction("reduce")
-			if err != nil {
-				return nil, err
+			// PyTorch's segment_reduce names (its "max" is accel's Amax),
+			// parsed strictly
+			red, ok := map[string]accel.Reduction{"sum": accel.Sum, "max": accel.Amax, "min": accel.Amin}[p.vals["reduce"]]
+			if !ok {
+				return nil, argErr("segment_reduce", "reduce", strconv.Quote(p.vals["reduce"]), "sum, max or min (torch.segment_reduce's names)", accel.ErrInvalidArgument)
 			}
 			v, ids := in["values"], in["segment_ids"]
 			return devOrRef(dev, []string{"out"}, []*accel.Tensor{v, ids},

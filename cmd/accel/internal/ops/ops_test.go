@@ -287,7 +287,7 @@ func opCases(t *testing.T) []opCase {
 		cs = append(cs, opCase{name: dt.String(), op: "unique", inputs: map[string]*accel.Tensor{"x": x}, exact: true})
 	}
 
-	// segment_reduce with reduce=amax: sorted ids with empty segments
+	// segment_reduce with reduce=max: sorted ids with empty segments
 	// (between and after the used ones); a max is exact.
 	for _, dt := range []accel.DType{accel.Float32, accel.Int64} {
 		vals := randTensor(t, rng, dt, 1000)
@@ -297,7 +297,7 @@ func opCases(t *testing.T) []opCase {
 		}
 		sort.Slice(ids.Int64s(), func(i, j int) bool { return ids.Int64s()[i] < ids.Int64s()[j] })
 		cs = append(cs, opCase{name: "max_" + dt.String(), op: "segment_reduce",
-			params: map[string]string{"reduce": "amax", "num_segments": "60"},
+			params: map[string]string{"reduce": "max", "num_segments": "60"},
 			inputs: map[string]*accel.Tensor{"values": vals, "segment_ids": ids}, exact: true})
 	}
 	return cs
@@ -454,12 +454,12 @@ func TestRunErrors(t *testing.T) {
 		{"malformed include_self", "scatter_reduce", map[string]string{"dim": "0", "reduce": "sum", "include_self": "2"}, scatterIn(0), "scatter_reduce", "include_self"},
 		{"malformed axis", "put_along_axis", map[string]string{"axis": "first"},
 			map[string]*accel.Tensor{"arr": f32(3), "indices": i64([]int64{1}, 0), "values": f32(1)}, "put_along_axis", "axis"},
-		{"malformed num_segments", "segment_reduce", map[string]string{"reduce": "amax", "num_segments": "many"},
+		{"malformed num_segments", "segment_reduce", map[string]string{"reduce": "max", "num_segments": "many"},
 			map[string]*accel.Tensor{"values": f32(2), "segment_ids": i64([]int64{2}, 0, 1)}, "segment_reduce", "num_segments"},
 		// the ops' own rejections of their inputs
 		{"negative row", "tril_indices", with(tri, "row", "-1"), nil, "", ""},
 		{"index out of range", "scatter_reduce", map[string]string{"dim": "0", "reduce": "sum"}, scatterIn(0, 4, 1), "", ""},
-		{"unsorted segment ids", "segment_reduce", map[string]string{"reduce": "amax", "num_segments": "3"},
+		{"unsorted segment ids", "segment_reduce", map[string]string{"reduce": "max", "num_segments": "3"},
 			map[string]*accel.Tensor{"values": f32(3), "segment_ids": i64([]int64{3}, 0, 2, 1)}, "", ""},
 	}
 	check := func(t *testing.T, d *accel.Device) {
