@@ -234,7 +234,7 @@ func planIndice(caps host.Caps, g convGeom, split IndiceSplit, shape indiceShape
 // planIndicePairs plans the expansion of n rows x k kernel offsets. lookup
 // says the rule looks targets up among nkeys sorted site keys (a binary
 // search per candidate). split forces a policy; SplitAuto picks LL, the
-// measured fastest on the CPU drivers (see README), and the natural one on
+// measured fastest on the CPU drivers (docs/indice_pairs.md), and the natural one on
 // GPUs (one row per work-item, its offsets in registers).
 //
 // Cores: 8 work-items per group on CPU drivers (one SIMD vector), 64 on
