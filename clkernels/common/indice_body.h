@@ -165,7 +165,7 @@ STRUCT(ip_split) {
 
 /* The share of rows_n rows x the offsets (or planes) under split policy
  * sp (IP_SPLIT_*) of work-item c of cores in group g of jobs. */
-ip_split ip_split_range(i64 sp, i64 g, i64 c, i64 cores, i64 jobs, i64 rows_n) {
+INLINE ip_split ip_split_range(i64 sp, i64 g, i64 c, i64 cores, i64 jobs, i64 rows_n) {
 	ip_split r;
 	r.r_lo = I64C(0);
 	r.r_hi = rows_n;

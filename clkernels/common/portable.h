@@ -49,6 +49,16 @@
  * (>= 0), else the run-time value rt. Wrappers default such knobs to -1. */
 #define FOLD(K, rt) ((K) >= 0 ? I64C(K) : (rt))
 
+/* Marks a helper that replaced a macro's body (a kernel's per-position
+ * step): OpenCL C's compiler inlines it in every build, as it did the
+ * macro (PoCL left a call per position in some builds without it); GLSL
+ * has no such hint. */
+#ifdef ACCEL_CL
+#define INLINE __attribute__((always_inline))
+#else
+#define INLINE
+#endif
+
 /* Asks OpenCL C's compiler to unroll the loop that follows completely (a
  * loop of constant trip count whose body indexes a private array: once
  * unrolled, the array lives in registers); GLSL has no such hint. */

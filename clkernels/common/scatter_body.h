@@ -83,7 +83,7 @@ STRUCT(sc_pos) {
 
 /* Position p's offsets, decomposed with the metadata, and its index
  * value. */
-sc_pos sc_position(BPTR meta, BPTR index, i64 rank, i64 dim, i64 dim_size, i64 wrap, i64 p) {
+INLINE sc_pos sc_position(BPTR meta, BPTR index, i64 rank, i64 dim, i64 dim_size, i64 wrap, i64 p) {
 	sc_pos r;
 	r.o = I64C(0);
 	r.s = I64C(0);
@@ -289,7 +289,7 @@ void scatter_dest(SCATTER_DEST_PARAMS) {
  * file. The spare buffer holds SC_SPARE T slots per owner, then as many
  * u32 count slots from u32 index 2*SC_SPARE*W; rotating over them keeps
  * the stores of positions owned elsewhere off one long dependency chain. */
-void sc_owned_one(BPTR dst, BPTR src, BPTR counts, BPTR err, BPTR spare, i64 p, i64 o, i64 s, i64 ix, i64 w,
+INLINE void sc_owned_one(BPTR dst, BPTR src, BPTR counts, BPTR err, BPTR spare, i64 p, i64 o, i64 s, i64 ix, i64 w,
 	i64 owners, i64 lo, i64 hi, i64 dim_size, i64 dim_stride, i64 red, bool counted, i64 include_self, T ident) {
 	const bool valid = ix >= I64C(0) && ix < dim_size;
 	if (!valid && w == I64C(0)) {
@@ -353,7 +353,7 @@ void scatter_owned(SCATTER_OWNED_PARAMS) {
  * switch. sc_private_one folds position p (target offset without the dim
  * term o, source offset s, index value ix, wrapped) into the copy at
  * base. */
-void sc_private_one(BPTR src, BPTR pcnt, BPTR err, BPTR priv, i64 p, i64 o, i64 s, i64 ix, i64 dim_size,
+INLINE void sc_private_one(BPTR src, BPTR pcnt, BPTR err, BPTR priv, i64 p, i64 o, i64 s, i64 ix, i64 dim_size,
 	i64 dim_stride, i64 base, i64 counted, i64 red) {
 	if (sc_bad(ix, dim_size)) {
 		sc_flag(err, p);
