@@ -96,19 +96,11 @@ func (d *Device) IndexAdd(input *DeviceTensor, dim int64, index, source *DeviceT
 }
 
 func (d *Device) indexReduce(op string, input *DeviceTensor, dim int64, index, source *DeviceTensor, reduce Reduction, includeSelf, det bool) (*DeviceTensor, error) {
-	index, done, err := d.index64(op, "index", index) // int32 indices too (index.go)
+	index, done, err := d.scatterArgs(op, input, index, source, "source")
 	if err != nil {
 		return nil, err
 	}
 	defer done()
-	for _, a := range []struct {
-		name string
-		t    *DeviceTensor
-	}{{"input", input}, {"index", index}, {"source", source}} {
-		if err := d.checkIn(op, a.name, a.t); err != nil {
-			return nil, err
-		}
-	}
 	g, err := newIndexGeom(op, input.shape, input.dtype, dim, index.shape, index.dtype, source.shape, source.dtype, reduce)
 	if err != nil {
 		return nil, err

@@ -202,24 +202,36 @@ func (d *Device) ScatterReduceDeterministic(input *DeviceTensor, dim int64, inde
 }
 
 func (d *Device) scatterReduce(op string, input *DeviceTensor, dim int64, index, src *DeviceTensor, reduce Reduction, includeSelf, det bool) (*DeviceTensor, error) {
-	index, done, err := d.index64(op, "index", index) // int32 indices too (index.go)
+	index, done, err := d.scatterArgs(op, input, index, src, "src")
 	if err != nil {
 		return nil, err
 	}
 	defer done()
-	for _, a := range []struct {
-		name string
-		t    *DeviceTensor
-	}{{"input", input}, {"index", index}, {"src", src}} {
-		if err := d.checkIn(op, a.name, a.t); err != nil {
-			return nil, err
-		}
-	}
 	g, err := newScatterGeom(op, input.shape, input.dtype, dim, index.shape, index.dtype, src.shape, src.dtype, reduce)
 	if err != nil {
 		return nil, err
 	}
 	return d.scatterInto(op, g, input, index, src, includeSelf, det)
+}
+
+// scatterArgs checks a scatter's tensors (the source named srcName) and
+// returns its index as int64 (int32 ones widened, index.go), with the
+// release of the widened copy.
+func (d *Device) scatterArgs(op string, input, index, src *DeviceTensor, srcName string) (*DeviceTensor, func(), error) {
+	index, done, err := d.index64(op, "index", index)
+	if err != nil {
+		return nil, nil, err
+	}
+	for _, a := range []struct {
+		name string
+		t    *DeviceTensor
+	}{{"input", input}, {"index", index}, {srcName, src}} {
+		if err := d.checkIn(op, a.name, a.t); err != nil {
+			done()
+			return nil, nil, err
+		}
+	}
+	return index, done, nil
 }
 
 // scatterInto runs a validated scatter g of src into a copy of input.

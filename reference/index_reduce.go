@@ -9,41 +9,25 @@ package reference
 // identity without include_self are ScatterReduce's.
 func IndexReduce[T Number](input []T, inShape []int64, dim int, index []int64,
 	src []T, srcShape []int64, reduce string, includeSelf bool) []T {
-	out := append([]T(nil), input...)
-	count := make([]int64, len(out))
 	inSt, srcSt := stridesOf(inShape), stridesOf(srcShape)
 	p := make([]int64, len(srcShape))
-	for s := int64(0); s < int64(len(src)); s++ {
-		rem := s
-		for k := len(srcShape) - 1; k >= 0; k-- {
-			p[k] = rem % srcShape[k]
-			rem /= srcShape[k]
-		}
-		var o, so int64
-		for k := range srcShape {
-			so += p[k] * srcSt[k]
-			if k == dim {
-				o += index[p[k]] * inSt[k]
-			} else {
-				o += p[k] * inSt[k]
+	return reduceInto(input, src, reduce, includeSelf, func(f func(o, s int64)) {
+		for s := int64(0); s < int64(len(src)); s++ {
+			rem := s
+			for k := len(srcShape) - 1; k >= 0; k-- {
+				p[k] = rem % srcShape[k]
+				rem /= srcShape[k]
 			}
-		}
-		if !includeSelf && count[o] == 0 {
-			out[o] = identity[T](reduce)
-		}
-		count[o]++
-		out[o] = combine(reduce, out[o], src[so])
-	}
-	if reduce == ReduceMean {
-		for o, c := range count {
-			if c == 0 {
-				continue
+			var o, so int64
+			for k := range srcShape {
+				so += p[k] * srcSt[k]
+				if k == dim {
+					o += index[p[k]] * inSt[k]
+				} else {
+					o += p[k] * inSt[k]
+				}
 			}
-			if includeSelf {
-				c++
-			}
-			out[o] = floorDiv(out[o], c)
+			f(o, so)
 		}
-	}
-	return out
+	})
 }

@@ -148,9 +148,20 @@ func stridesOf(shape []int64) []int64 {
 // use floor division; positions never hit keep the input.
 func ScatterReduce[T Number](input []T, inShape []int64, dim int, index []int64, idxShape []int64,
 	src []T, srcShape []int64, reduce string, includeSelf bool) []T {
+	return reduceInto(input, src, reduce, includeSelf, func(f func(o, s int64)) {
+		eachPosition(inShape, dim, index, idxShape, srcShape, f)
+	})
+}
+
+// reduceInto folds src into a copy of input at the (target, source)
+// offset pairs each yields, in its order: a target hit for the first time
+// starts from the reduction's identity without includeSelf; a mean divides
+// each hit target by its count (plus one with includeSelf), integers with
+// floor division.
+func reduceInto[T Number](input, src []T, reduce string, includeSelf bool, each func(f func(o, s int64))) []T {
 	out := append([]T(nil), input...)
 	count := make([]int64, len(out))
-	eachPosition(inShape, dim, index, idxShape, srcShape, func(o, s int64) {
+	each(func(o, s int64) {
 		if !includeSelf && count[o] == 0 && reduce != ReduceAssign {
 			out[o] = identity[T](reduce)
 		}
