@@ -20,30 +20,16 @@ func newIndexGeom(op string, inShape []int64, inDT DType, dim int64, idxShape []
 		return g, argErr(op, "reduce", reduce, "one of Sum, Prod, Mean, Amax, Amin", ErrInvalidArgument)
 	}
 	g.red = reduce
-	switch inDT {
-	case Int32, Int64, Float32, Float64:
-	default:
-		return g, argErr(op, "input", "dtype "+inDT.String(), "int32, int64, float32 or float64", ErrUnsupported)
-	}
-	if srcDT != inDT {
-		return g, argErr(op, "source", "dtype "+srcDT.String(), "the input's dtype "+inDT.String(), ErrInvalidArgument)
-	}
-	if idxDT != Int64 {
-		return g, argErr(op, "index", "dtype "+idxDT.String(), "int64 or int32", ErrInvalidArgument)
+	if err := scatterDTypes(op, inDT, idxDT, srcDT, "source"); err != nil {
+		return g, err
 	}
 	if len(idxShape) > 1 {
 		return g, argErr(op, "index", fmt.Sprintf("shape %v", idxShape), "1-D (or 0-d)", ErrInvalidArgument)
 	}
-	norm := func(s []int64) []int64 { // a 0-d tensor is the 1-element 1-d one
-		if len(s) == 0 {
-			return []int64{1}
-		}
-		return append([]int64(nil), s...)
-	}
 	if len(srcShape) != len(inShape) {
 		return g, argErr(op, "source", fmt.Sprintf("rank %d", len(srcShape)), fmt.Sprintf("the input's rank %d", len(inShape)), ErrInvalidArgument)
 	}
-	inShape, idxShape, srcShape = norm(inShape), norm(idxShape), norm(srcShape)
+	inShape, idxShape, srcShape = norm0d(inShape), norm0d(idxShape), norm0d(srcShape)
 	d, err := wrapDim(op, "dim", dim, len(inShape))
 	if err != nil {
 		return g, err
@@ -96,16 +82,9 @@ func (d *Device) IndexAdd(input *DeviceTensor, dim int64, index, source *DeviceT
 }
 
 func (d *Device) indexReduce(op string, input *DeviceTensor, dim int64, index, source *DeviceTensor, reduce Reduction, includeSelf, det bool) (*DeviceTensor, error) {
-	index, done, err := d.scatterArgs(op, input, index, source, "source")
-	if err != nil {
-		return nil, err
-	}
-	defer done()
-	g, err := newIndexGeom(op, input.shape, input.dtype, dim, index.shape, index.dtype, source.shape, source.dtype, reduce)
-	if err != nil {
-		return nil, err
-	}
-	return d.scatterInto(op, g, input, index, source, includeSelf, det)
+	return d.scatterWith(op, input, index, source, "source", includeSelf, det, func(index *DeviceTensor) (scatterGeom, error) {
+		return newIndexGeom(op, input.shape, input.dtype, dim, index.shape, index.dtype, source.shape, source.dtype, reduce)
+	})
 }
 
 // RefIndexReduce computes index_reduce on the host with the scalar

@@ -405,16 +405,6 @@ func TestPrimErrors(t *testing.T) {
 	})
 }
 
-func isNaNAt(x *Tensor, i int64) bool {
-	switch x.dtype {
-	case Float32:
-		return x.Float32s()[i] != x.Float32s()[i]
-	case Float64:
-		return x.Float64s()[i] != x.Float64s()[i]
-	}
-	return false
-}
-
 // TestScanPaths forces every path of the scan kernel (scan_body.h) on each
 // backend where it can run, with small tiles so that groups own several
 // tiles and rows end mid-tile: the scratch path (local 8 and 64), and on

@@ -28,29 +28,14 @@ func newScatterGeom(op string, inShape []int64, inDT DType, dim int64, idxShape 
 		return g, argErr(op, "reduce", reduce, "one of Sum, Prod, Mean, Amax, Amin (or Assign)", ErrInvalidArgument)
 	}
 	g.red = reduce
-	switch inDT {
-	case Int32, Int64, Float32, Float64:
-	default:
-		return g, argErr(op, "input", "dtype "+inDT.String(), "int32, int64, float32 or float64", ErrUnsupported)
-	}
-	if srcDT != inDT {
-		return g, argErr(op, "src", "dtype "+srcDT.String(), "the input's dtype "+inDT.String(), ErrInvalidArgument)
-	}
-	if idxDT != Int64 {
-		return g, argErr(op, "index", "dtype "+idxDT.String(), "int64 or int32", ErrInvalidArgument)
-	}
-	// A 0-d scatter is the 1-element 1-d one.
-	norm := func(s []int64) []int64 {
-		if len(s) == 0 {
-			return []int64{1}
-		}
-		return append([]int64(nil), s...)
+	if err := scatterDTypes(op, inDT, idxDT, srcDT, "src"); err != nil {
+		return g, err
 	}
 	if len(idxShape) != len(inShape) || len(srcShape) != len(inShape) {
 		return g, argErr(op, "index", fmt.Sprintf("rank %d (src rank %d)", len(idxShape), len(srcShape)),
 			fmt.Sprintf("the input's rank %d, as src's", len(inShape)), ErrInvalidArgument)
 	}
-	inShape, idxShape, srcShape = norm(inShape), norm(idxShape), norm(srcShape)
+	inShape, idxShape, srcShape = norm0d(inShape), norm0d(idxShape), norm0d(srcShape)
 	d, err := wrapDim(op, "dim", dim, len(inShape))
 	if err != nil {
 		return g, err
@@ -70,6 +55,33 @@ func newScatterGeom(op string, inShape []int64, inDT DType, dim int64, idxShape 
 	g.idxN, _ = NumElements(idxShape)
 	g.setMeta(strides(inShape), strides(srcShape), strides(idxShape))
 	return g, nil
+}
+
+// scatterDTypes checks a scatter's dtypes: input one the kernels take,
+// the source (argument srcName) of the same, the index int64 (int32 ones
+// are widened before, index.go).
+func scatterDTypes(op string, inDT, idxDT, srcDT DType, srcName string) error {
+	switch inDT {
+	case Int32, Int64, Float32, Float64:
+	default:
+		return argErr(op, "input", "dtype "+inDT.String(), "int32, int64, float32 or float64", ErrUnsupported)
+	}
+	if srcDT != inDT {
+		return argErr(op, srcName, "dtype "+srcDT.String(), "the input's dtype "+inDT.String(), ErrInvalidArgument)
+	}
+	if idxDT != Int64 {
+		return argErr(op, "index", "dtype "+idxDT.String(), "int64 or int32", ErrInvalidArgument)
+	}
+	return nil
+}
+
+// norm0d returns a copy of shape, a 0-d one as the 1-element 1-d one (a
+// 0-d scatter is the 1-element 1-d one).
+func norm0d(shape []int64) []int64 {
+	if len(shape) == 0 {
+		return []int64{1}
+	}
+	return append([]int64(nil), shape...)
 }
 
 // setMeta lays out the kernel's metadata: the SC_META_* blocks of rank
@@ -202,12 +214,21 @@ func (d *Device) ScatterReduceDeterministic(input *DeviceTensor, dim int64, inde
 }
 
 func (d *Device) scatterReduce(op string, input *DeviceTensor, dim int64, index, src *DeviceTensor, reduce Reduction, includeSelf, det bool) (*DeviceTensor, error) {
-	index, done, err := d.scatterArgs(op, input, index, src, "src")
+	return d.scatterWith(op, input, index, src, "src", includeSelf, det, func(index *DeviceTensor) (scatterGeom, error) {
+		return newScatterGeom(op, input.shape, input.dtype, dim, index.shape, index.dtype, src.shape, src.dtype, reduce)
+	})
+}
+
+// scatterWith checks a scatter's tensors (the source named srcName),
+// widens an int32 index, lays the scatter out with geom and runs it.
+func (d *Device) scatterWith(op string, input, index, src *DeviceTensor, srcName string, includeSelf, det bool,
+	geom func(index *DeviceTensor) (scatterGeom, error)) (*DeviceTensor, error) {
+	index, done, err := d.scatterArgs(op, input, index, src, srcName)
 	if err != nil {
 		return nil, err
 	}
 	defer done()
-	g, err := newScatterGeom(op, input.shape, input.dtype, dim, index.shape, index.dtype, src.shape, src.dtype, reduce)
+	g, err := geom(index)
 	if err != nil {
 		return nil, err
 	}
