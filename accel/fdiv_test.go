@@ -13,9 +13,8 @@ import (
 // TestFP32DivisionModes runs the ops whose float32 results divide, with
 // the reference's bits promised, in the ways a GPU may divide
 // (host.FP32DivMode) besides the CPU drivers' own, which every other test
-// runs: through float64 (OpenCL FDIV=1, a GPU without the capability) and
-// in integers (FDIV=2: every Vulkan GPU, and OpenCL devices without
-// either), picked with ACCEL_FP32_DIV; on Vulkan in the STRICT and the
+// runs: in integers (FDIV=2: every Vulkan GPU, and OpenCL devices without
+// the capability), picked with ACCEL_FP32_DIV; on Vulkan in the STRICT and the
 // plain SPIR-V builds (ACCEL_VK_STRICT=0 picks the plain one, which
 // devices without the float controls load). Each must give the
 // reference's bits.
@@ -25,7 +24,6 @@ func TestFP32DivisionModes(t *testing.T) {
 		want                 host.FP32DivMode
 	}{
 		{host.OpenCL, "native", "", host.FP32DivNative},
-		{host.OpenCL, "float64", "", host.FP32DivFloat64},
 		{host.OpenCL, "integer", "", host.FP32DivInteger},
 		{host.Vulkan, "native", "1", host.FP32DivNative},
 		{host.Vulkan, "integer", "1", host.FP32DivInteger},
@@ -36,9 +34,6 @@ func TestFP32DivisionModes(t *testing.T) {
 			t.Setenv("ACCEL_FP32_DIV", m.div)
 			t.Setenv("ACCEL_VK_STRICT", m.strict)
 			d := ownTestDevice(t, m.backend)
-			if m.want == host.FP32DivFloat64 && !d.caps.FP64 {
-				t.Skipf("%s: no float64 here", d)
-			}
 			if m.want == host.FP32DivNative && !d.caps.FP32DivCorrect {
 				t.Skipf("%s: its own float32 division is not known to be correctly rounded", d)
 			}

@@ -161,17 +161,15 @@ const (
 	// built with -cl-fp32-correctly-rounded-divide-sqrt; lavapipe, whose
 	// division is LLVM's on the host CPU): FDIV=0.
 	FP32DivNative FP32DivMode = "correctly rounded"
-	// FP32DivFloat64: a float64 quotient rounded to float32, which
-	// OpenCL's correctly rounded float64 division makes the correctly
-	// rounded float32 quotient (53 >= 2*24 + 2 bits): OpenCL devices with
-	// fp64 but not the capability, FDIV=1.
-	FP32DivFloat64 FP32DivMode = "correctly rounded (float64)"
 	// FP32DivInteger: the quotient computed from the values' bits in
 	// integer arithmetic (clkernels/common/arith.h's fdiv32_bits), which
 	// no float rule of the device can change: Vulkan GPUs (Vulkan allows
-	// 2.5 ulp and asks for no more; lavapipe's float64 quotient, rounded
-	// to float32, was 1 ulp off, so float64 is no way there), and OpenCL
-	// devices with neither of the above, FDIV=2.
+	// 2.5 ulp and asks for no more), and OpenCL devices without the
+	// capability, FDIV=2. A float64 quotient rounded to float32 is no way:
+	// LLVM (every driver's compiler) folds fptrunc(fdiv(fpext a, fpext b))
+	// into the float32 division, which these devices do not round
+	// correctly; it was 1 ulp off on lavapipe and on an NVIDIA H200's
+	// OpenCL.
 	FP32DivInteger FP32DivMode = "correctly rounded (integer)"
 	// FP32DivDevice: the device's own quotient, which OpenCL and Vulkan
 	// allow to be 2.5 ulp off: float32 results of division may differ
@@ -181,27 +179,20 @@ const (
 )
 
 // fp32Div is the FP32DivMode of a device with these capabilities.
-// ACCEL_FP32_DIV=native, float64, integer or device overrides the choice
-// (native only where the division is correctly rounded, float64 only on
-// OpenCL devices with fp64), to compare the ways on one device; the tests
-// run each.
+// ACCEL_FP32_DIV=native, integer or device overrides the choice (native
+// only where the division is correctly rounded), to compare the ways on
+// one device; the tests run each.
 func fp32Div(c Caps) FP32DivMode {
-	float64OK := c.Backend == OpenCL && c.FP64
 	switch force := os.Getenv("ACCEL_FP32_DIV"); {
 	case force == "device":
 		return FP32DivDevice
 	case force == "integer":
 		return FP32DivInteger
-	case force == "float64" && float64OK:
-		return FP32DivFloat64
 	case force == "native" && c.FP32DivCorrect:
 		return FP32DivNative
 	}
-	switch {
-	case c.FP32DivCorrect:
+	if c.FP32DivCorrect {
 		return FP32DivNative
-	case float64OK:
-		return FP32DivFloat64
 	}
 	return FP32DivInteger
 }

@@ -9,7 +9,7 @@ var (
 	KnobChain = KnobKey{"CHAIN"}
 	// KnobContig is CONTIG (tri_indices, diag, scatter, move, segment, scatter_bwd, hash, copy, indice, sparse): 1: each work-item takes ITEMS consecutive elements (CPU drivers); 0: interleaved (GPUs).
 	KnobContig = KnobKey{"CONTIG"}
-	// KnobFdiv is FDIV (scatter, segment, scatter_bwd, sparse): float32 division: 0 the device's own (correctly rounded there), 1 through float64 (OpenCL C), 2 in integers.
+	// KnobFdiv is FDIV (scatter, segment, scatter_bwd, sparse): float32 division: 0 the device's own (correctly rounded there), 2 in integers.
 	KnobFdiv = KnobKey{"FDIV"}
 	// KnobFlat is FLAT (scan): 1: one work-item per group scans its range in one loop (CPU drivers).
 	KnobFlat = KnobKey{"FLAT"}

@@ -82,7 +82,7 @@ func DeviceKnobs(c Caps, v Variant) []Knob {
 		k = append(k, knobCPUTricks.Set(cpu))
 	}
 	if v.Define("DT") == "3" {
-		fdiv := map[FP32DivMode]int64{FP32DivNative: 0, FP32DivDevice: 0, FP32DivFloat64: 1, FP32DivInteger: 2}[c.FP32Div]
+		fdiv := map[FP32DivMode]int64{FP32DivNative: 0, FP32DivDevice: 0, FP32DivInteger: 2}[c.FP32Div]
 		k = append(k, KnobFdiv.Set(fdiv))
 	}
 	return k

@@ -15,23 +15,22 @@
 /* Float32 division, T_DIV. GPUs divide float32 within 2.5 ulp unless
  * asked for more (OpenCL: -cl-fp32-correctly-rounded-divide-sqrt;
  * Vulkan's OpFDiv has no such request), and the NVIDIA H100 gave quotients
- * 1 ulp off the reference's; lavapipe's float64 quotient rounded to
- * float32 was 1 ulp off too. T_DIV is the correctly rounded quotient on
+ * 1 ulp off the reference's. T_DIV is the correctly rounded quotient on
  * every device, by the knob FDIV, which the host sets per device
  * (host.DeviceKnobs, Caps.FP32Div): 0 the device's own division, where
  * it is correctly rounded (OpenCL built with that option where the device
- * reports the capability; lavapipe's); 1 (OpenCL C) a float64 quotient
- * rounded to float32, which OpenCL's correctly rounded float64 division
- * makes the correctly rounded float32 one (53 >= 2*24 + 2 bits); 2
- * arith.h's fdiv32_bits, in integers, which no float rule can touch (every
- * other Vulkan device). A -D option in OpenCL C, a specialization constant
- * of the files that divide in GLSL. */
+ * reports the capability; lavapipe's); 2 arith.h's fdiv32_bits, in
+ * integers, which no float rule can touch (every other device). A float64
+ * quotient rounded to float32 is not a way: LLVM folds
+ * fptrunc(fdiv(fpext a, fpext b)) into the float32 division (it was 1 ulp
+ * off on lavapipe and on an NVIDIA H200's OpenCL). A -D option in OpenCL
+ * C, a specialization constant of the files that divide in GLSL. */
 
 #ifdef ACCEL_CL
 #ifndef FDIV
 #define FDIV 2
 #endif
-#if DT == 4 || (DT == 3 && FDIV == 1)
+#if DT == 4
 #pragma OPENCL EXTENSION cl_khr_fp64 : enable
 #endif
 #if DT == 1
@@ -70,9 +69,7 @@
 #define WRAP_ADD(a, b) ((a) + (b))
 #define WRAP_MUL(a, b) ((a) * (b))
 #endif
-#if DT == 3 && FDIV == 1
-#define T_DIV(a, b) ((float)((double)(a) / (double)(b)))
-#elif DT == 3 && FDIV == 2
+#if DT == 3 && FDIV == 2
 #define T_DIV(a, b) FROM_BITS(fdiv32_bits(TO_BITS(a), TO_BITS(b)))
 #else
 #define T_DIV(a, b) ((a) / (b))

@@ -50,7 +50,7 @@ var tileKnobs = []host.KnobDecl{
 // fdivKnob is the float32 division of the files that divide floats
 // (dtypes.h's T_DIV); the host sets it per device (host.DeviceKnobs).
 var fdivKnob = host.KnobDecl{Name: "FDIV", Default: 2,
-	Doc: "float32 division: 0 the device's own (correctly rounded there), 1 through float64 (OpenCL C), 2 in integers"}
+	Doc: "float32 division: 0 the device's own (correctly rounded there), 2 in integers"}
 
 // withFdiv is the tile loop's knobs and FDIV.
 func withFdiv() []host.KnobDecl { return append(append([]host.KnobDecl(nil), tileKnobs...), fdivKnob) }
