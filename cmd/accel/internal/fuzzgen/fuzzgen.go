@@ -371,6 +371,13 @@ func DecodeScatter(z *Bytes) Case {
 	if d >= 0 && in[d] > 0 {
 		n = in[d]
 	}
+	if (op == "scatter" || op == "put_along_axis") && d >= 0 && len(idxShape) == rank && n > 0 && idxShape[d] > n {
+		// more positions along dim than targets: an assign could not
+		// keep its targets distinct (distinctAlong), and which duplicate
+		// wins is undefined off the deterministic mode (a GPU's last
+		// writer is not the reference's)
+		idxShape[d] = n
+	}
 	idx := z.indices(idxShape, n, true)
 	srcShape := append([]int64(nil), idxShape...)
 	for i := range srcShape {
