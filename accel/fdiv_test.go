@@ -82,7 +82,7 @@ func testFP32Division(t *testing.T, d *Device) {
 func TestVulkanPlainBuilds(t *testing.T) {
 	t.Setenv("ACCEL_VK_STRICT", "0")
 	d := ownTestDevice(t, host.Vulkan)
-	for _, strategy := range []scatterPath{planned, scatterFew, scatterAtomic} {
+	for _, strategy := range []scatterPath{planned, scatterFew, scatterFewGroups, scatterAtomic} {
 		t.Run("scatter/strategy="+strategyName(strategy), func(t *testing.T) {
 			defer forceScatter(d, strategy)()
 			testScatterFewBlocks(t, d, strategy == scatterFew || strategy == planned && d.caps.Type == host.TypeCPU)

@@ -327,7 +327,7 @@ func (d *Device) scatterRun(op string, g scatterGeom, out, index, src *DeviceTen
 		err = j.owned(sp)
 	case scatterPrivate:
 		err = j.private(sp)
-	case scatterFew:
+	case scatterFew, scatterFewGroups:
 		err = j.few(sp)
 	case scatterSorted:
 		var s sortKeys

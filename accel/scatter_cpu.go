@@ -82,7 +82,8 @@ func (j *scatterJob) private(sp scatterPlan) error {
 		Count: j.out.n, Workers: copies, Counted: b2i(counted), Red: int64(g.red), IncludeSelf: b2i(j.includeSelf)})
 }
 
-// few: the private pass for few targets (scatterShape.fewFits): each worker folds its
+// few: the private pass for few targets (scatterShape.fewFits; on GPUs
+// scatterFewGroups, one copy per work-group): each worker folds its
 // positions into accumulators per target and writes its whole private
 // copy, which private's merge folds into out. On CPU OpenCL a worker is a
 // core; under a loop limit (llvmpipe) an invocation with a short run
@@ -93,6 +94,9 @@ func (j *scatterJob) few(sp scatterPlan) error {
 	plan := d.plan(sp.Pass)
 	index, meta, count, rank, dim, dimSize, wrap := j.pos()
 	workers := plan.TotalGroups() * int64(plan.LocalSize)
+	if sp.Path == scatterFewGroups {
+		workers = plan.TotalGroups() // one copy per group
+	}
 	priv, err := j.tmp.alloc(d, j.op, j.out.dtype, workers*j.out.n)
 	if err != nil {
 		return err
@@ -107,9 +111,15 @@ func (j *scatterJob) few(sp scatterPlan) error {
 		pcnt = c.raw()
 	}
 	variant := dtVariant(j.out.dtype)
-	if err := j.run(variant, plan, kernels.ScatterFew{Src: j.src.raw(), Err: j.flag.raw(), Priv: priv.raw(), Pcnt: pcnt,
+	var pass host.Call = kernels.ScatterFew{Src: j.src.raw(), Err: j.flag.raw(), Priv: priv.raw(), Pcnt: pcnt,
 		Index: index, Meta: meta, Count: count, Rank: rank, Dim: dim, DimSize: dimSize, Wrap: wrap, OutN: j.out.n,
-		Counted: b2i(counted), Few: sp.Few, Red: int64(g.red)}); err != nil {
+		Counted: b2i(counted), Few: sp.Few, Red: int64(g.red)}
+	if sp.Path == scatterFewGroups {
+		pass = kernels.ScatterFewg{Src: j.src.raw(), Err: j.flag.raw(), Priv: priv.raw(), Pcnt: pcnt,
+			Index: index, Meta: meta, Count: count, Rank: rank, Dim: dim, DimSize: dimSize, Wrap: wrap, OutN: j.out.n,
+			Counted: b2i(counted), Few: sp.Few, Red: int64(g.red)}
+	}
+	if err := j.run(variant, plan, pass); err != nil {
 		return err
 	}
 	if j.out.n == 0 {

@@ -64,6 +64,15 @@ func forceScatter(d *Device, strategy scatterPath) func() {
 			if s.det || (s.elemBytes == 8 && !c.Int64Atomics) {
 				return sp
 			}
+		case scatterFewGroups:
+			// the GPUs' pass on any device, at any size
+			if !s.fewGroupsFit() {
+				return sp
+			}
+			if p, ok := planFewGroups(c, s.n, s.targets); ok {
+				return p
+			}
+			return sp
 		}
 		return scatterPlan{Path: strategy, Reason: "forced by a test"}
 	}

@@ -36,11 +36,21 @@ const (
 	// runs scatterPrivate's passes, or under a loop limit the shared
 	// strategies.
 	scatterFew
+	// scatterFewGroups is the GPUs' pass for at most kernels.ScFewMax
+	// targets (scatter_fewg): each work-group's lanes fold strided
+	// positions of its range into accumulators per target in registers,
+	// the group folds its lanes in scratch and writes one copy per group,
+	// and scatterPrivate's merge folds the copies in group order. No
+	// atomics: every dtype and reduction, the same bits on every run of
+	// one plan (not the reference's order).
+	scatterFewGroups
 )
 
-var scatterPathNames = [...]string{"atomic", "sorted", "owned", "private", "few"}
+var scatterPathNames = [...]string{"atomic", "sorted", "owned", "private", "few", "fewgroups"}
 
-// scatterPaths lists every path (tests force each).
+// scatterPaths lists the paths the random tests force on every op
+// (scatterFewGroups, whose kernel builds take PoCL long, is forced by the
+// few-targets tests, and the GPU plans take it for hot targets).
 var scatterPaths = []scatterPath{scatterAtomic, scatterSorted, scatterOwned, scatterPrivate, scatterFew}
 
 func (p scatterPath) String() string {
@@ -50,10 +60,10 @@ func (p scatterPath) String() string {
 	return fmt.Sprintf("scatterPath(%d)", int(p))
 }
 
-// cpuPass says whether the path runs one of the CPU drivers' passes
-// (scatterPlan.Pass).
+// cpuPass says whether the path runs a reducing pass of its own
+// (scatterPlan.Pass): the CPU drivers' passes and the GPUs' few-groups.
 func (p scatterPath) cpuPass() bool {
-	return p == scatterOwned || p == scatterPrivate || p == scatterFew
+	return p == scatterOwned || p == scatterPrivate || p == scatterFew || p == scatterFewGroups
 }
 
 // scatterShape is what a scatter's plan depends on.
@@ -83,7 +93,7 @@ type scatterPlan struct {
 	Path   scatterPath
 	Pass   host.Plan // owned, private, few: the reducing pass
 	Merge  host.Plan // private, few: the merge of the copies into the output
-	Few    int64     // few: the targets each worker tests (SC_FEW: 8 or 16)
+	Few    int64     // few, fewgroups: the targets each worker tests (SC_FEW: 8 or 16)
 	Reason string
 }
 
@@ -176,8 +186,44 @@ func chooseScatter(caps host.Caps, s scatterShape) scatterPlan {
 				Reason: "cpu driver with a loop limit, few targets: short runs per invocation, every target tested, merged in order"}
 		}
 	}
+	if caps.Type != host.TypeCPU && s.fewGroupsFit() && n >= fewGroupsMin {
+		if sp, ok := planFewGroups(caps, n, targets); ok {
+			return sp
+		}
+	}
 	return sharedScatter(caps, s)
 }
+
+// fewGroupsMin is the fewest positions the GPUs' few-groups pass takes:
+// below it the atomics' contention is short and one launch fewer wins.
+const fewGroupsMin = 4096
+
+// planFewGroups is the GPUs' few-targets plan (scatterFewGroups): groups
+// of 128 lanes, each lane folding at least fewGroupsPerLane positions,
+// and at most 16 groups per compute unit (the merge folds one copy per
+// group and target, in order, so the copies stay few). Under a loop limit
+// (llvmpipe, where a test forces the path) a lane's loop and the merge's
+// stay under it, or ok is false.
+func planFewGroups(caps host.Caps, n, targets int64) (sp scatterPlan, ok bool) {
+	local := int64(host.Pow2Local(caps, 128, kernels.ScFewMax*8)) // the scratch: a word per lane and target
+	groups := max(min((n+local*fewGroupsPerLane-1)/(local*fewGroupsPerLane), 16*max(int64(caps.ComputeUnits), 1)), 1)
+	if lc := host.LoopCap(caps); caps.LoopLimit > 0 {
+		groups = max(groups, (n+local*lc-1)/(local*lc))
+		if groups > lc {
+			return scatterPlan{}, false
+		}
+	}
+	p := host.Plan{Kernel: "scatter_gpu_few", LocalSize: int(local), Groups: host.FoldGroups(groups, caps.MaxWorkGroupCount),
+		Tiles: groups, TileElems: (n + groups - 1) / groups,
+		Reason: fmt.Sprintf("%d groups of %d lanes, %d positions each group, one copy of %d targets per group", groups, local, (n+groups-1)/groups, targets)}
+	return scatterPlan{Path: scatterFewGroups, Pass: p,
+		Reason: "gpu, few targets: lanes fold in registers, groups in scratch, one copy per group merged in order (no atomics on hot targets)"}, true
+}
+
+// fewGroupsPerLane is the fewest positions a lane of the few-groups pass
+// folds: the group's fold in scratch (a tree of barriers per target)
+// stays small beside it.
+const fewGroupsPerLane = 32
 
 // The CPU drivers' cost model of chooseScatter, in nanoseconds of the
 // slowest core, from BenchmarkScatterPaths on PoCL (2-core EPYC, 16M
@@ -231,6 +277,9 @@ func sharedScatter(caps host.Caps, s scatterShape) scatterPlan {
 //     and whether it counts (SC_FEW, SC_COUNTED), and the copies' merge
 //     its launch.
 func completeScatter(caps host.Caps, s scatterShape, sp scatterPlan) scatterPlan {
+	if sp.Path == scatterFewGroups && !s.fewGroupsFit() {
+		sp = sharedScatter(caps, s)
+	}
 	if sp.Path == scatterFew && !s.fewFits(caps.LoopLimit > 0) {
 		if caps.LoopLimit > 0 {
 			sp = sharedScatter(caps, s)
@@ -243,6 +292,15 @@ func completeScatter(caps host.Caps, s scatterShape, sp scatterPlan) scatterPlan
 			Reason: sp.Reason + fmt.Sprintf("; over %d positions with hit counts: the sorted path, which counts runs in 64 bits", int64(maxHits))}
 	}
 	if !sp.Path.cpuPass() {
+		return sp
+	}
+	if sp.Path == scatterFewGroups {
+		// only the target count compiled in (the unrolled registers): the
+		// reduction and the counting are uniform branches on a GPU, and
+		// one build per dtype and count serves them all
+		sp.Few = fewTargets(s.targets)
+		sp.Pass.Knobs = append(append([]host.Knob(nil), sp.Pass.Knobs...), host.KnobScFew.Set(sp.Few))
+		sp.Merge = planScatterMerge(caps, s.targets)
 		return sp
 	}
 	sp.Pass.Knobs = append(append([]host.Knob(nil), sp.Pass.Knobs...), host.KnobScRed.Set(int64(s.red)))
@@ -284,6 +342,14 @@ func (s scatterShape) fewFits(counts bool) bool {
 		return counts
 	}
 	return false
+}
+
+// fewGroupsFit says whether the few-groups pass takes s: a 1-d loop
+// shape, at most kernels.ScFewMax targets, a reduction (an assign's
+// winner is the last writer's, which lanes folding in strides do not
+// keep), and no det (the order is not the reference's).
+func (s scatterShape) fewGroupsFit() bool {
+	return s.flat && s.targets <= kernels.ScFewMax && s.red != Assign && !s.det
 }
 
 // fewTargets is the number of targets the few pass tests for targets

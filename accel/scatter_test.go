@@ -323,10 +323,10 @@ func TestScatterFewMax(t *testing.T) {
 // drivers, and few is forced too.
 func TestScatterFewBlocks(t *testing.T) {
 	forEachDevice(t, func(t *testing.T, d *Device) {
-		for _, strategy := range []scatterPath{planned, scatterFew} {
+		for _, strategy := range []scatterPath{planned, scatterFew, scatterFewGroups} {
 			t.Run("strategy="+strategyName(strategy), func(t *testing.T) {
 				defer forceScatter(d, strategy)()
-				testScatterFewBlocks(t, d, strategy == scatterFew || d.caps.Type == host.TypeCPU)
+				testScatterFewBlocks(t, d, strategy == scatterFew || strategy == planned && d.caps.Type == host.TypeCPU)
 			})
 		}
 	})

@@ -180,8 +180,11 @@ func scatterTraffic(caps host.Caps, sp scatterPlan, s scatterShape) traffic {
 	case scatterOwned:
 		workers := sp.Pass.TotalGroups() * int64(sp.Pass.LocalSize)
 		t.add("scatter_owned", workers*8*n+e*n+e*tg, e*tg)
-	case scatterPrivate, scatterFew:
+	case scatterPrivate, scatterFew, scatterFewGroups:
 		workers := sp.Pass.TotalGroups() * int64(sp.Pass.LocalSize)
+		if sp.Path == scatterFewGroups {
+			workers = sp.Pass.TotalGroups()
+		}
 		priv := workers * tg * e
 		if sp.Path == scatterPrivate {
 			t.add("private_fill", 0, priv)

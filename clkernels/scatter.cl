@@ -72,6 +72,11 @@
 #define SC_VODD(v) SC_VCAT(as_, UV)(!(fabs(v) > (TV)(0)))
 #endif
 
+/* the GPU few pass's work-group scratch: a word per work-item and target */
+#define SCRATCH_T UBITS
+#define SCRATCH_LEN (LOCAL_SIZE * SC_FEW_MAX)
+#define SH(i) sh[(i)]
+
 #include "gen/scatter.h"
 #include "scatter_body.h"
 

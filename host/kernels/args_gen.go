@@ -716,6 +716,38 @@ func (a ScatterFew) AppendArgs(dst []host.Arg) []host.Arg {
 	return append(dst, host.BufArg(a.Src), host.BufArg(a.Err), host.BufArg(a.Priv), host.BufArg(a.Pcnt), host.BufArg(a.Index), host.BufArg(a.Meta), host.I64(a.Count), host.I64(a.Rank), host.I64(a.Dim), host.I64(a.DimSize), host.I64(a.Wrap), host.I64(a.OutN), host.I64(a.Counted), host.I64(a.Few), host.I64(a.Red))
 }
 
+// ScatterFewg is a launch of scatter_fewg_k (scatter): GPUs, 1-d, at most SC_FEW_MAX targets: group g's lanes fold strided positions of its range into registers per target, the group folds its lanes in scratch, and writes copy g.
+type ScatterFewg struct {
+	Src     host.Buffer // in: the values
+	Err     host.Buffer // inout: the validation flag
+	Priv    host.Buffer // out: the private copies, one per group
+	Pcnt    host.Buffer // out: uint32 hit counts per copy (counted)
+	Index   host.Buffer // in: int64 indices
+	Meta    host.Buffer // in: [loop shape, out, src and index strides] (SC_META_*)
+	Count   int64       // positions
+	Rank    int64       // rank of the loop shape
+	Dim     int64       // the indexed dim
+	DimSize int64       // the output's size along dim
+	Wrap    int64       // folds into SC_WRAP: 1: a negative index counts once from the end
+	OutN    int64       // output elements
+	Counted int64       // folds into SC_COUNTED: 1: count hits (mean, or without the input)
+	Few     int64       // folds into SC_FEW: targets the loop tests (a power of two >= out_n, <= SC_FEW_MAX)
+	Red     int64       // folds into SC_RED: the reduction (RED_*)
+}
+
+// Entry returns the declaration of scatter_fewg_k.
+func (ScatterFewg) Entry() *host.EntryDecl { return Scatter.Entries[9] }
+
+// Spec returns the kernel scatter_fewg_k of variant v.
+func (ScatterFewg) Spec(v ScatterVariant) host.KernelSpec {
+	return host.KernelSpec{Entry: Scatter.Entries[9], Variant: string(v)}
+}
+
+// AppendArgs appends the argument slots in declaration order.
+func (a ScatterFewg) AppendArgs(dst []host.Arg) []host.Arg {
+	return append(dst, host.BufArg(a.Src), host.BufArg(a.Err), host.BufArg(a.Priv), host.BufArg(a.Pcnt), host.BufArg(a.Index), host.BufArg(a.Meta), host.I64(a.Count), host.I64(a.Rank), host.I64(a.Dim), host.I64(a.DimSize), host.I64(a.Wrap), host.I64(a.OutN), host.I64(a.Counted), host.I64(a.Few), host.I64(a.Red))
+}
+
 // ScatterMerge is a launch of scatter_merge_k (scatter): folds the private copies into out in worker order (and divides the mean).
 type ScatterMerge struct {
 	Dst         host.Buffer // inout: the output
@@ -729,11 +761,11 @@ type ScatterMerge struct {
 }
 
 // Entry returns the declaration of scatter_merge_k.
-func (ScatterMerge) Entry() *host.EntryDecl { return Scatter.Entries[9] }
+func (ScatterMerge) Entry() *host.EntryDecl { return Scatter.Entries[10] }
 
 // Spec returns the kernel scatter_merge_k of variant v.
 func (ScatterMerge) Spec(v ScatterVariant) host.KernelSpec {
-	return host.KernelSpec{Entry: Scatter.Entries[9], Variant: string(v)}
+	return host.KernelSpec{Entry: Scatter.Entries[10], Variant: string(v)}
 }
 
 // AppendArgs appends the argument slots in declaration order.

@@ -96,6 +96,11 @@ layout(constant_id = 9) const int SC_FEW = -1; /* folded argument few (-1: the r
 #define SCATTER_OWNED_PARAMS BPTR dst, BPTR src, BPTR counts, BPTR err, BPTR spare, BPTR index, BPTR meta, i64 count, i64 rank, i64 dim, i64 dim_size, i64 wrap, i64 out_n, i64 red, i64 include_self
 #define SCATTER_PRIVATE_PARAMS BPTR dst, BPTR src, BPTR pcnt, BPTR err, BPTR priv, BPTR index, BPTR meta, i64 count, i64 rank, i64 dim, i64 dim_size, i64 wrap, i64 out_n, i64 counted, i64 inplace, i64 red
 #define SCATTER_FEW_PARAMS BPTR src, BPTR err, BPTR priv, BPTR pcnt, BPTR index, BPTR meta, i64 count, i64 rank, i64 dim, i64 dim_size, i64 wrap, i64 out_n, i64 counted, i64 few, i64 red
+#ifdef ACCEL_CL
+#define SCATTER_FEWG_PARAMS BPTR src, BPTR err, BPTR priv, BPTR pcnt, BPTR index, BPTR meta, i64 count, i64 rank, i64 dim, i64 dim_size, i64 wrap, i64 out_n, i64 counted, i64 few, i64 red, __local SCRATCH_T* sh
+#else
+#define SCATTER_FEWG_PARAMS BPTR src, BPTR err, BPTR priv, BPTR pcnt, BPTR index, BPTR meta, i64 count, i64 rank, i64 dim, i64 dim_size, i64 wrap, i64 out_n, i64 counted, i64 few, i64 red
+#endif
 #define SCATTER_MERGE_PARAMS BPTR dst, BPTR pcnt, BPTR priv, i64 count, i64 workers, i64 counted, i64 red, i64 include_self
 
 /* The entry points. */
@@ -149,6 +154,12 @@ layout(constant_id = 9) const int SC_FEW = -1; /* folded argument few (-1: the r
 	void scatter_few_k(__global uchar* src, __global uchar* err, __global uchar* priv, __global uchar* pcnt, __global uchar* index, __global uchar* meta, long count, long rank, long dim, long dim_size, long wrap, long out_n, long counted, long few, long red) { \
 		scatter_few(src, err, priv, pcnt, index, meta, count, rank, dim, dim_size, FOLD(SC_WRAP, wrap), out_n, FOLD(SC_COUNTED, counted), FOLD(SC_FEW, few), FOLD(SC_RED, red)); \
 	}
+#define SCATTER_E_scatter_fewg_k \
+	__kernel __attribute__((reqd_work_group_size(LOCAL_SIZE, 1, 1))) \
+	void scatter_fewg_k(__global uchar* src, __global uchar* err, __global uchar* priv, __global uchar* pcnt, __global uchar* index, __global uchar* meta, long count, long rank, long dim, long dim_size, long wrap, long out_n, long counted, long few, long red) { \
+		__local SCRATCH_T sh[SCRATCH_LEN]; \
+		scatter_fewg(src, err, priv, pcnt, index, meta, count, rank, dim, dim_size, FOLD(SC_WRAP, wrap), out_n, FOLD(SC_COUNTED, counted), FOLD(SC_FEW, few), FOLD(SC_RED, red), sh); \
+	}
 #define SCATTER_E_scatter_merge_k \
 	__kernel __attribute__((reqd_work_group_size(LOCAL_SIZE, 1, 1))) \
 	void scatter_merge_k(__global uchar* dst, __global uchar* pcnt, __global uchar* priv, long count, long workers, long counted, long red, long include_self) { \
@@ -167,6 +178,7 @@ layout(constant_id = 9) const int SC_FEW = -1; /* folded argument few (-1: the r
 	SCATTER_E_scatter_owned_k \
 	SCATTER_E_scatter_private_k \
 	SCATTER_E_scatter_few_k \
+	SCATTER_E_scatter_fewg_k \
 	SCATTER_E_scatter_merge_k
 #endif
 #else
@@ -194,6 +206,8 @@ layout(push_constant) uniform AccelArgs { uint64_t s[16]; } accel_args;
 		} else if (ENTRY == 8) { \
 			scatter_few(accel_args.s[0], accel_args.s[1], accel_args.s[2], accel_args.s[3], accel_args.s[4], accel_args.s[5], int64_t(accel_args.s[6]), int64_t(accel_args.s[7]), int64_t(accel_args.s[8]), int64_t(accel_args.s[9]), FOLD(SC_WRAP, int64_t(accel_args.s[10])), int64_t(accel_args.s[11]), FOLD(SC_COUNTED, int64_t(accel_args.s[12])), FOLD(SC_FEW, int64_t(accel_args.s[13])), FOLD(SC_RED, int64_t(accel_args.s[14]))); \
 		} else if (ENTRY == 9) { \
+			scatter_fewg(accel_args.s[0], accel_args.s[1], accel_args.s[2], accel_args.s[3], accel_args.s[4], accel_args.s[5], int64_t(accel_args.s[6]), int64_t(accel_args.s[7]), int64_t(accel_args.s[8]), int64_t(accel_args.s[9]), FOLD(SC_WRAP, int64_t(accel_args.s[10])), int64_t(accel_args.s[11]), FOLD(SC_COUNTED, int64_t(accel_args.s[12])), FOLD(SC_FEW, int64_t(accel_args.s[13])), FOLD(SC_RED, int64_t(accel_args.s[14]))); \
+		} else if (ENTRY == 10) { \
 			scatter_merge(accel_args.s[0], accel_args.s[1], accel_args.s[2], int64_t(accel_args.s[3]), int64_t(accel_args.s[4]), int64_t(accel_args.s[5]), FOLD(SC_RED, int64_t(accel_args.s[6])), FOLD(SC_SELF, int64_t(accel_args.s[7]))); \
 		} \
 	}
