@@ -70,8 +70,7 @@ func StrictVariant(c Caps, file, variant string) string {
 //     clang's vector shuffles), 0 elsewhere: GPU compilers need not
 //     accept them.
 //   - FDIV, for float32 variants: how float32 divides (Caps.FP32Div,
-//     dtypes.h's T_DIV): 0 the device's own division, 1 through float64
-//     (OpenCL C), 2 in integers.
+//     dtypes.h's T_DIV): 0 the device's own division, 2 in integers.
 func DeviceKnobs(c Caps, v Variant) []Knob {
 	var k []Knob
 	if c.Backend == OpenCL {
