@@ -111,13 +111,12 @@ func (j *scatterJob) few(sp scatterPlan) error {
 		pcnt = c.raw()
 	}
 	variant := dtVariant(j.out.dtype)
-	var pass host.Call = kernels.ScatterFew{Src: j.src.raw(), Err: j.flag.raw(), Priv: priv.raw(), Pcnt: pcnt,
+	args := kernels.ScatterFew{Src: j.src.raw(), Err: j.flag.raw(), Priv: priv.raw(), Pcnt: pcnt,
 		Index: index, Meta: meta, Count: count, Rank: rank, Dim: dim, DimSize: dimSize, Wrap: wrap, OutN: j.out.n,
 		Counted: b2i(counted), Few: sp.Few, Red: int64(g.red)}
+	var pass host.Call = args
 	if sp.Path == scatterFewGroups {
-		pass = kernels.ScatterFewg{Src: j.src.raw(), Err: j.flag.raw(), Priv: priv.raw(), Pcnt: pcnt,
-			Index: index, Meta: meta, Count: count, Rank: rank, Dim: dim, DimSize: dimSize, Wrap: wrap, OutN: j.out.n,
-			Counted: b2i(counted), Few: sp.Few, Red: int64(g.red)}
+		pass = kernels.ScatterFewg(args) // the same arguments (host/kernels decl.go: fewArgs)
 	}
 	if err := j.run(variant, plan, pass); err != nil {
 		return err

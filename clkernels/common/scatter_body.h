@@ -543,6 +543,13 @@ void scatter_private(SCATTER_PRIVATE_PARAMS) {
 #define SC_FEW_UNIT 1
 #endif
 
+/* The start of the few passes' accumulators: the reduction's identity,
+ * and -0 for sums and means (-0 + x is x's bits, a -0 among them, where
+ * +0 would turn a -0 into +0). */
+T sc_fold_identity(i64 red) {
+	return (red == I64C(RED_SUM) || red == I64C(RED_MEAN)) ? -CAST(T, 0) : sc_identity(red);
+}
+
 /* The scalar loop over positions [lo, hi) with index and source strides
  * (ISTRIDE, SSTRIDE): a bad index is recorded as scatter_validate does
  * and skipped. */
@@ -597,7 +604,7 @@ void scatter_few(SCATTER_FEW_PARAMS) {
 	const i64 to = min64(from + chunk, count);
 	const i64 src_stride = LOADI(meta, I64C(SC_META_SRC));
 	const i64 index_stride = LOADI(meta, I64C(SC_META_IDX));
-	const T ident = (red == I64C(RED_SUM) || red == I64C(RED_MEAN)) ? -CAST(T, 0) : sc_identity(red);
+	const T ident = sc_fold_identity(red);
 	T one[SC_FEW_MAX];
 	u32 hits[SC_FEW_MAX]; /* 32-ok: hits of a target in the run, < 2^32: larger counted scatters take the sorted path (accel maxHits) */
 	for (int t = 0; t < SC_FEW_MAX; t++) { /* 32-ok: a target, < SC_FEW_MAX */
@@ -694,7 +701,7 @@ void scatter_fewg(SCATTER_FEWG_PARAMS) {
 	const i64 to = min64(from + span, count);
 	const i64 src_stride = LOADI(meta, I64C(SC_META_SRC));
 	const i64 index_stride = LOADI(meta, I64C(SC_META_IDX));
-	const T ident = (red == I64C(RED_SUM) || red == I64C(RED_MEAN)) ? -CAST(T, 0) : sc_identity(red);
+	const T ident = sc_fold_identity(red);
 	UBITS acc[SC_FEW_MAX];
 	u32 hits[SC_FEW_MAX]; /* 32-ok: a lane's hits of a target, < 2^32 (accel maxHits) */
 	SC_FEW_UNROLL

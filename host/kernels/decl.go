@@ -167,6 +167,15 @@ var Diag = (&host.FileDecl{
 }).Init()
 
 // scatterPos are the arguments that place a scatter position.
+// fewArgs are the arguments of the few-targets passes (few, fewg), whose
+// copies priv holds.
+func fewArgs(priv string) []host.ArgDecl {
+	return with([]host.ArgDecl{in("src", "the values"), inout("err", "the validation flag"), out("priv", priv),
+		out("pcnt", "uint32 hit counts per copy (counted)")},
+		with(scatterPos(true), i64("out_n", "output elements"), folded("counted", "SC_COUNTED", "1: count hits (mean, or without the input)"),
+			folded("few", "SC_FEW", "targets the loop tests (a power of two >= out_n, <= SC_FEW_MAX)"), scRed)...)
+}
+
 func scatterPos(wrapped bool) []host.ArgDecl {
 	a := []host.ArgDecl{
 		in("index", "int64 indices"), in("meta", "[loop shape, out, src and index strides] (SC_META_*)"),
@@ -236,16 +245,9 @@ var Scatter = (&host.FileDecl{
 				with(scatterPos(true), i64("out_n", "output elements"), i64("counted", "1: count hits"),
 					i64("inplace", "1: worker 0 folds into dst, worker w > 0 into copy w - 1 (no counts)"), scRed)...)},
 		{Name: "few", Doc: "CPU drivers, 1-d, at most SC_FEW_MAX targets: worker w folds its blocks into registers per target (vector lanes on OpenCL C), then writes its private copy",
-			Args: with([]host.ArgDecl{in("src", "the values"), inout("err", "the validation flag"), out("priv", "the private copies"),
-				out("pcnt", "uint32 hit counts per copy (counted)")},
-				with(scatterPos(true), i64("out_n", "output elements"), folded("counted", "SC_COUNTED", "1: count hits (mean, or without the input)"),
-					folded("few", "SC_FEW", "targets the loop tests (a power of two >= out_n, <= SC_FEW_MAX)"), scRed)...)},
+			Args: fewArgs("the private copies")},
 		{Name: "fewg", Doc: "GPUs, 1-d, at most SC_FEW_MAX targets: group g's lanes fold strided positions of its range into registers per target, the group folds its lanes in scratch, and writes copy g",
-			Scratch: true,
-			Args: with([]host.ArgDecl{in("src", "the values"), inout("err", "the validation flag"), out("priv", "the private copies, one per group"),
-				out("pcnt", "uint32 hit counts per copy (counted)")},
-				with(scatterPos(true), i64("out_n", "output elements"), folded("counted", "SC_COUNTED", "1: count hits (mean, or without the input)"),
-					folded("few", "SC_FEW", "targets the loop tests (a power of two >= out_n, <= SC_FEW_MAX)"), scRed)...)},
+			Scratch: true, Args: fewArgs("the private copies, one per group")},
 		{Name: "merge", Doc: "folds the private copies into out in worker order (and divides the mean)",
 			Args: []host.ArgDecl{inout("dst", "the output"), in("pcnt", "uint32 hit counts per copy"), in("priv", "the private copies"),
 				i64("count", "outputs"), i64("workers", "private copies"), i64("counted", "1: hit counts were kept"),
