@@ -20,6 +20,7 @@ void *acl_queue_device(void *queue);
 uint64_t acl_single_fp_config(void *dev);
 /* CL_FP_CORRECTLY_ROUNDED_DIVIDE_SQRT, a bit of that config (cl.h) */
 #define ACL_FP_CORRECTLY_ROUNDED_DIVIDE_SQRT (1u << 7)
+#define ACL_FP_DENORM (1u << 0)
 
 /* Program binaries, for the disk cache (the binding has neither call). */
 /* The binary of a program built for one device: its size, and a copy in

@@ -100,7 +100,8 @@ type FileDecl struct {
 	Doc  string
 	// Variants are the file's builds, each with its defines; a variant V
 	// with a variant V.strict (defining STRICT=1) has a second SPIR-V build
-	// for Vulkan (StrictVariant). The generator writes them to
+	// for Vulkan, and a V.strictd after it (STRICT=2) a third
+	// (StrictVariant). The generator writes them to
 	// shaders/variants.txt, which shaders/build.sh and Variants read.
 	Variants []Variant
 	Knobs    []KnobDecl
@@ -198,8 +199,13 @@ func (f *FileDecl) Init() *FileDecl {
 	for i := range f.Variants {
 		v := &f.Variants[i]
 		base, strict := strings.CutSuffix(v.Name, ".strict")
-		if !isIdent("x"+base) || variants[v.Name] || strict != v.Strict() || strict && !variants[base] {
-			panic(fmt.Sprintf("kernel file %s: bad or repeated variant %q (a V.strict variant follows V and defines STRICT=1)", f.Name, v.Name))
+		base, strictd := strings.CutSuffix(base, ".strictd")
+		if strictd {
+			strict = true
+		}
+		okDefs := strict == v.Strict() && strictd == (v.Define("STRICT") == "2")
+		if !isIdent("x"+base) || variants[v.Name] || !okDefs || strict && !variants[base] || strictd && !variants[base+".strict"] {
+			panic(fmt.Sprintf("kernel file %s: bad or repeated variant %q (a V.strict variant follows V and defines STRICT=1, a V.strictd follows V.strict and defines STRICT=2)", f.Name, v.Name))
 		}
 		for _, d := range v.Defines {
 			if k, _, ok := strings.Cut(d, "="); !ok || !isIdent(k) {

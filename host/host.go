@@ -126,6 +126,13 @@ type Caps struct {
 	// OpenCL C always does, without -cl-fast-relaxed-math.
 	FloatPreserve32 bool `json:"float_preserve32"`
 	FloatPreserve64 bool `json:"float_preserve64"`
+	// DenormPreserve32 and DenormPreserve64: shaders may declare that they
+	// keep subnormal 32- and 64-bit floats (Vulkan's float controls,
+	// shaderDenormPreserveFloat32/64; without the declaration NVIDIA's
+	// compiler flushes float32 subnormals to zero). OpenCL: the device
+	// reports CL_FP_DENORM for float32 (float64 always has them).
+	DenormPreserve32 bool `json:"denorm_preserve32"`
+	DenormPreserve64 bool `json:"denorm_preserve64"`
 	// FP32Div says how the kernels divide float32 here (FP32DivMode):
 	// correctly rounded, by the device's division where it can be asked
 	// for that, else through float64 or in integers.

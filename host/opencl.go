@@ -102,6 +102,8 @@ func openclCaps(index int, p, d unsafe.Pointer) (c Caps) {
 		FP32DivCorrect:    C.acl_single_fp_config(d)&C.ACL_FP_CORRECTLY_ROUNDED_DIVIDE_SQRT != 0,
 		FloatPreserve32:   true, // OpenCL C is IEEE without -cl-fast-relaxed-math
 		FloatPreserve64:   true,
+		DenormPreserve32:  C.acl_single_fp_config(d)&C.ACL_FP_DENORM != 0,
+		DenormPreserve64:  true, // CL_FP_DENORM is in the required double config
 		Timestamps:        true, // profiling events are core OpenCL
 		TimestampPeriodNs: float64(u(clDeviceTimerRes, "timer resolution")),
 		Extensions:        exts,

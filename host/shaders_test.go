@@ -55,3 +55,76 @@ func TestCLSourcesResolve(t *testing.T) {
 		assert.NotContains(t, src, "#include", "%s.cl: unresolved #include", v.File)
 	}
 }
+
+// spirvExecModes returns the float-control execution modes a SPIR-V module
+// declares (OpExecutionMode, opcode 16): mode -> the float widths.
+func spirvExecModes(t *testing.T, code []byte) map[uint32][]uint32 {
+	require.Zero(t, len(code)%4)
+	w := make([]uint32, len(code)/4)
+	for i := range w {
+		w[i] = uint32(code[4*i]) | uint32(code[4*i+1])<<8 | uint32(code[4*i+2])<<16 | uint32(code[4*i+3])<<24
+	}
+	require.Greater(t, len(w), 5)
+	require.Equal(t, uint32(0x07230203), w[0], "SPIR-V magic")
+	modes := map[uint32][]uint32{}
+	for i := 5; i < len(w); {
+		n, op := w[i]>>16, w[i]&0xffff
+		require.NotZero(t, n, "word %d", i)
+		if op == 16 && n == 4 {
+			modes[w[i+2]] = append(modes[w[i+2]], w[i+3])
+		}
+		i += int(n)
+	}
+	return modes
+}
+
+// TestStrictBuilds checks what each STRICT build declares (V.strict:
+// SignedZeroInfNanPreserve at its float width; V.strictd: DenormPreserve
+// 32 too) and which build StrictVariant loads for the float controls a
+// device offers. lavapipe offers no DenormPreserve, so the .strictd builds
+// run only on GPUs; this pins down what they are and when they load.
+func TestStrictBuilds(t *testing.T) {
+	const denormPreserve, signedZeroInfNan = 4459, 4461
+	vs, err := Variants()
+	require.NoError(t, err)
+	nd := 0
+	for key, v := range vs {
+		if !v.Strict() {
+			continue
+		}
+		code, err := SPIRV(v.File, v.Name)
+		require.NoError(t, err)
+		modes := spirvExecModes(t, code)
+		width := uint32(32)
+		if v.Define("DT") == "4" {
+			width = 64
+		}
+		assert.Equal(t, []uint32{width}, modes[signedZeroInfNan], key)
+		if v.Define("STRICT") == "2" {
+			nd++
+			assert.Equal(t, []uint32{32}, modes[denormPreserve], key)
+			assert.Equal(t, "3", v.Define("DT"), key)
+		} else {
+			assert.Empty(t, modes[denormPreserve], key)
+		}
+	}
+	assert.Equal(t, 5, nd, "the float32 .strictd builds of scatter (2), scatter_bwd, segment, sparse")
+	for _, c := range []struct {
+		caps          Caps
+		f32, f64, i64 string
+	}{
+		{Caps{}, "f32", "f64", "i64"},
+		{Caps{FloatPreserve32: true, FloatPreserve64: true}, "f32.strict", "f64.strict", "i64"},
+		{Caps{FloatPreserve32: true, FloatPreserve64: true, DenormPreserve32: true, DenormPreserve64: true}, "f32.strictd", "f64.strict", "i64"},
+		{Caps{DenormPreserve32: true}, "f32", "f64", "i64"},
+	} {
+		assert.Equal(t, c.f32, StrictVariant(c.caps, "scatter", "f32"), "%+v", c.caps)
+		assert.Equal(t, c.f64, StrictVariant(c.caps, "scatter", "f64"), "%+v", c.caps)
+		assert.Equal(t, c.i64, StrictVariant(c.caps, "scatter", "i64"), "%+v", c.caps)
+	}
+	all := Caps{FloatPreserve32: true, DenormPreserve32: true}
+	t.Setenv("ACCEL_VK_STRICT", "1")
+	assert.Equal(t, "f32a.strict", StrictVariant(all, "scatter", "f32a"))
+	t.Setenv("ACCEL_VK_STRICT", "0")
+	assert.Equal(t, "f32a", StrictVariant(all, "scatter", "f32a"))
+}

@@ -27,9 +27,11 @@ type Variant struct {
 	Defines []string // NAME=VALUE
 }
 
-// Strict reports whether v is the STRICT SPIR-V build of another variant
-// (Vulkan only; see StrictVariant).
-func (v Variant) Strict() bool { return slices.Contains(v.Defines, "STRICT=1") }
+// Strict reports whether v is a STRICT SPIR-V build of another variant
+// (STRICT=1 or 2; Vulkan only; see StrictVariant).
+func (v Variant) Strict() bool {
+	return slices.Contains(v.Defines, "STRICT=1") || slices.Contains(v.Defines, "STRICT=2")
+}
 
 // Define returns the value of the define name in v, or "".
 func (v Variant) Define(name string) string {
@@ -42,22 +44,29 @@ func (v Variant) Define(name string) string {
 }
 
 // StrictVariant returns the variant of file the Vulkan backend loads for
-// variant on a device with caps: variant + ".strict" where
-// shaders/variants.txt lists one (a build declaring
-// SignedZeroInfNanPreserve at its float width) and the device offers that
-// float control, else variant. ACCEL_VK_STRICT=0 keeps variant (the tests
-// run both builds on one device with it).
+// variant on a device with caps: variant + ".strictd" where
+// shaders/variants.txt lists one (a float32 build declaring
+// SignedZeroInfNanPreserve and DenormPreserve) and the device offers both
+// float controls; else variant + ".strict" where it lists one (declaring
+// SignedZeroInfNanPreserve at its float width) and the device offers that;
+// else variant. ACCEL_VK_STRICT=0 keeps variant and ACCEL_VK_STRICT=1 stops
+// at ".strict" (the tests run the builds on one device with them).
 func StrictVariant(c Caps, file, variant string) string {
 	vs, err := Variants()
 	if err != nil {
 		return variant
 	}
+	env := os.Getenv("ACCEL_VK_STRICT")
 	sv, ok := vs[file+"."+variant+".strict"]
-	if !ok || os.Getenv("ACCEL_VK_STRICT") == "0" {
+	if !ok || env == "0" {
 		return variant
 	}
-	if sv.Define("DT") == "4" && !c.FloatPreserve64 || sv.Define("DT") != "4" && !c.FloatPreserve32 {
+	f64 := sv.Define("DT") == "4"
+	if f64 && !c.FloatPreserve64 || !f64 && !c.FloatPreserve32 {
 		return variant
+	}
+	if dv, ok := vs[file+"."+sv.Name+"d"]; ok && env != "1" && !f64 && c.DenormPreserve32 {
+		return dv.Name
 	}
 	return sv.Name
 }

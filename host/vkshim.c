@@ -277,6 +277,8 @@ int vks_query(vks_instance *vi, void *phys, vks_caps *out) {
 		snprintf(out->driver_info, sizeof out->driver_info, "%s", drv.driverInfo);
 		out->preserve32 = fc.shaderSignedZeroInfNanPreserveFloat32;
 		out->preserve64 = fc.shaderSignedZeroInfNanPreserveFloat64;
+		out->denorm32 = fc.shaderDenormPreserveFloat32;
+		out->denorm64 = fc.shaderDenormPreserveFloat64;
 	}
 	out->subgroup_size = sub.subgroupSize;
 	out->subgroup_fixed = has_ssc && ssc.minSubgroupSize == ssc.maxSubgroupSize && ssc.minSubgroupSize == sub.subgroupSize;

@@ -51,6 +51,8 @@ typedef struct {
 	uint32_t timestamp_valid_bits;
 	int preserve32; /* shaderSignedZeroInfNanPreserveFloat32 */
 	int preserve64; /* shaderSignedZeroInfNanPreserveFloat64 */
+	int denorm32;   /* shaderDenormPreserveFloat32 */
+	int denorm64;   /* shaderDenormPreserveFloat64 */
 } vks_caps;
 
 int vks_query(vks_instance *vi, void *phys, vks_caps *out);

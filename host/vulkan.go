@@ -170,6 +170,8 @@ func vkCaps(vi *C.vks_instance, index int, pd vk.PhysicalDevice) Caps {
 		SubgroupFixed:     q.subgroup_fixed != 0,
 		FloatPreserve32:   q.preserve32 != 0,
 		FloatPreserve64:   q.preserve64 != 0,
+		DenormPreserve32:  q.denorm32 != 0,
+		DenormPreserve64:  q.denorm64 != 0,
 		Timestamps:        q.timestamp_valid_bits > 0,
 		TimestampPeriodNs: float64(p.Limits.TimestampPeriod),
 		Extensions:        strings.Fields(C.GoString(&exts[0])),

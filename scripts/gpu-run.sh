@@ -12,6 +12,9 @@
 #   bench  accel bench --json, one process per op and backend -> bench.json
 #   torch  bench/torch_cuda.py beside bench.json     -> torch.json
 #   all    all five, in that order (longer than 10 minutes)
+#   sh     bash -c "$ACCEL_GPU_SH" with the drivers set up as for the tests
+#          ($ACCEL_GPU_PACK: the unpacked pack, its test binaries under
+#          bin/; at most ACCEL_GPU_SH_S seconds, 300)  -> sh.log
 # summary.txt: one line per step with its exit status; run.log: the other
 # steps' output. Exit status 1 when a step failed, 3 when a stage or one of
 # its backends was refused (no NVIDIA driver for it, or no python3 module).
@@ -33,8 +36,8 @@ root=$PWD
 OUT=${OUT:-$root/gpu-out}
 for stage in "${@:-all}"; do
 	case $stage in
-	info | peers | test | bench | torch | all) ;;
-	*) echo "gpu-run: unknown stage $stage (info, peers, test, bench, torch, all)" >&2; exit 2 ;;
+	info | peers | test | bench | torch | all | sh) ;;
+	*) echo "gpu-run: unknown stage $stage (info, peers, test, bench, torch, all, sh)" >&2; exit 2 ;;
 	esac
 done
 [ -f .gpu/accel-gpu.tar.xz ] || { echo "gpu-run: no .gpu/accel-gpu.tar.xz: run scripts/gpu-prepare.sh first and carry .gpu" >&2; exit 2; }
@@ -291,5 +294,6 @@ for stage in "${@:-all}"; do
 	case $stage in test | all) stage_test ;; esac
 	case $stage in bench | all) stage_bench ;; esac
 	case $stage in torch | all) stage_torch ;; esac
+	case $stage in sh) export ACCEL_GPU_PACK=$G && step sh "$OUT/sh.log" "${ACCEL_GPU_SH_S:-300}" bash -c "${ACCEL_GPU_SH:-true}" ;; esac
 done
 exit $status

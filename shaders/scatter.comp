@@ -8,7 +8,7 @@
 #extension GL_EXT_shader_explicit_arithmetic_types_int64 : require
 #extension GL_EXT_buffer_reference : require
 #extension GL_GOOGLE_include_directive : require
-#if defined(STRICT) && STRICT == 1
+#if defined(STRICT) && STRICT >= 1
 #extension GL_EXT_spirv_intrinsics : require
 #endif
 #if DT == 2 || DT == 4

@@ -119,13 +119,18 @@
 #endif
 /* The STRICT variants (shaders/variants.txt) declare that the shader
  * preserves signed zeros, infinities and NaNs at T's width, so that no
- * compiler folds x * 0 to 0 or drops a NaN in the arithmetic either. */
-#if defined(STRICT) && STRICT == 1
+ * compiler folds x * 0 to 0 or drops a NaN in the arithmetic either; the
+ * STRICT=2 ones (V.strictd, float32 only) also that it keeps subnormals
+ * (DenormPreserve), which NVIDIA's compiler flushes to zero otherwise. */
+#if defined(STRICT) && STRICT >= 1
 #if DT == 3
 spirv_execution_mode(extensions = ["SPV_KHR_float_controls"], capabilities = [4466], 4461, 32);
 #elif DT == 4
 spirv_execution_mode(extensions = ["SPV_KHR_float_controls"], capabilities = [4466], 4461, 64);
 #endif
+#endif
+#if defined(STRICT) && STRICT == 2 && DT == 3
+spirv_execution_mode(extensions = ["SPV_KHR_float_controls"], capabilities = [4464], 4459, 32);
 #endif
 /* SPIR-V integer arithmetic wraps */
 #define WRAP_ADD(a, b) ((a) + (b))
@@ -141,7 +146,7 @@ spirv_execution_mode(extensions = ["SPV_KHR_float_controls"], capabilities = [44
 #define T_LT(a, b) ((a) < (b))
 #define T_EQ(a, b) ((a) == (b))
 #define T_SEL(c, a, b) ((c) ? (a) : (b))
-#elif defined(STRICT) && STRICT == 1
+#elif defined(STRICT) && STRICT >= 1
 /* The STRICT builds declare SignedZeroInfNanPreserve (above): the
  * compiler must keep IEEE comparisons, so they are the operators, as in
  * OpenCL C (the comparisons on bits cost lavapipe's few-targets amax

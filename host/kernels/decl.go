@@ -30,7 +30,8 @@ func i64(name, doc string) host.ArgDecl {
 // variant declares a build of a kernel file with its defines (NAME=VALUE,
 // -D options to both compilers). The element-type define DT is 1 int32,
 // 2 int64, 3 float32, 4 float64; a variant V.strict (STRICT=1) is V's
-// Vulkan build declaring SignedZeroInfNanPreserve (host.StrictVariant).
+// Vulkan build declaring SignedZeroInfNanPreserve, and V.strictd (STRICT=2,
+// float32) one declaring DenormPreserve too (host.StrictVariant).
 func variant(name string, defines ...string) host.Variant {
 	return host.Variant{Name: name, Defines: defines}
 }
@@ -215,6 +216,8 @@ var Scatter = (&host.FileDecl{
 		variant("f64.strict", "DT=4", "STRICT=1"),
 		variant("f32a.strict", "DT=3", "FADD=1", "STRICT=1"),
 		variant("f64a.strict", "DT=4", "FADD=1", "STRICT=1"),
+		variant("f32.strictd", "DT=3", "STRICT=2"),
+		variant("f32a.strictd", "DT=3", "FADD=1", "STRICT=2"),
 	},
 	Doc:   "scatter, scatter_reduce, put_along_axis and take_along_axis",
 	Knobs: withFdiv(),
@@ -378,6 +381,7 @@ var Segment = (&host.FileDecl{
 		variant("f64", "DT=4"),
 		variant("f32.strict", "DT=3", "STRICT=1"),
 		variant("f64.strict", "DT=4", "STRICT=1"),
+		variant("f32.strictd", "DT=3", "STRICT=2"),
 	},
 	Doc:   "in-order reductions over runs of equal sorted keys",
 	Knobs: withFdiv(),
@@ -407,6 +411,7 @@ var ScatterBwd = (&host.FileDecl{
 		variant("f64", "DT=4"),
 		variant("f32.strict", "DT=3", "STRICT=1"),
 		variant("f64.strict", "DT=4", "STRICT=1"),
+		variant("f32.strictd", "DT=3", "STRICT=2"),
 	},
 	Doc:   "the gradient of scatter_reduce",
 	Knobs: withFdiv(),

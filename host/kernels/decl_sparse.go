@@ -32,6 +32,7 @@ var Sparse = (&host.FileDecl{
 		variant("f64", "DT=4"),
 		variant("f32.strict", "DT=3", "STRICT=1"),
 		variant("f64.strict", "DT=4", "STRICT=1"),
+		variant("f32.strictd", "DT=3", "STRICT=2"),
 	},
 	Doc:   "sparse COO/CSR tensors: keys, merges and the elementwise ops",
 	Knobs: withFdiv(),

@@ -65,7 +65,9 @@ func VariantsList() []byte {
 # A variant V with a line V.strict (defines STRICT=1) has a second SPIR-V
 # build for Vulkan only, declaring SignedZeroInfNanPreserve at V's float
 # width, which the Vulkan backend loads instead of V where the device
-# offers that float control (host.StrictVariant).
+# offers that float control; a line V.strictd (STRICT=2, float32) a third,
+# declaring DenormPreserve too, loaded where the device offers both
+# (host.StrictVariant).
 `)
 	for _, f := range Files {
 		for _, v := range f.Variants {
