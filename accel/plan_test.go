@@ -162,14 +162,19 @@ func TestPlanScan(t *testing.T) {
 		{"lavapipe int64", lavapipe, 64 << 20, 8, true, 8, 2, 1024, 1},
 		{"lavapipe, no subgroup variant", lavapipe, 64 << 20, 8, false, 8, 0, 2048, 1},
 		{"cpu, subgroup size not fixed", loose, 1 << 20, 4, true, 8, 1, 1024, 2},
-		{"gpu", gpu, 64 << 20, 4, true, 256, 1, 8, 2},
+		// GPUs: the chained scan, a tile of 256 x 8 elements per group
+		{"gpu", gpu, 64 << 20, 4, true, 256, 0, 8, 1},
 		{"gpu, no subgroup variant", gpu, 64 << 20, 8, false, 256, 0, 8, 1},
 		{"gpu, groups smaller than a subgroup", tiny, 1000, 4, true, 16, 0, 8, 1},
 		{"one element", lavapipe, 1, 4, true, 8, 2, 1024, 2},
 	} {
 		p := planScan(c.caps, c.n, c.elem, c.sub)
 		chain := c.caps.Backend == host.OpenCL && c.caps.Type == host.TypeCPU
-		assert.Equal(t, b2i(chain), host.KnobChain.Of(p), "%s: %s: the chained scan on CPU OpenCL drivers only", c.name, p)
+		gpuChain := c.caps.Type != host.TypeCPU
+		assert.Equal(t, b2i(chain)+2*b2i(gpuChain), host.KnobChain.Of(p), "%s: %s: the chained scans: CPU OpenCL drivers 1, GPUs 2", c.name, p)
+		if gpuChain {
+			assert.Equal(t, p.Tiles, p.TotalGroups(), "%s: %s: a tile per group", c.name, p)
+		}
 		if chain {
 			// one work-item per core; non-temporal stores from 16 MiB of output
 			assert.Equal(t, min(int64(c.caps.ComputeUnits), p.Tiles), p.TotalGroups(), "%s: %s: groups", c.name, p)

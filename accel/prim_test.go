@@ -438,16 +438,31 @@ func TestScanPaths(t *testing.T) {
 			paths = append(paths, path{"chained, tiles of 48", 1, 48, -1}, path{"chained, tiles of 100, streaming", 1, 100, -2},
 				path{"chained, tiles of 32, no polls (the fixup scans most tiles)", 1, 32, -3})
 		}
+		// the GPUs' chained scan (CHAIN = 2): work-groups on tiles of
+		// local x items in scratch, with polls and without (tiles whose
+		// predecessor has not published its sum go to the fixup)
+		paths = append(paths, path{"gpu chained, local 8, items 3", 8, 3, -4},
+			path{"gpu chained, local 64, items 2, no polls", 64, 2, -5})
 		rng := rand.New(rand.NewSource(13))
 		sizes := []int64{1, 2, 3, 17, 255, 256, 257, 1000, 4097, 100003}
 		for _, pth := range paths {
 			groupCounts := []int64{1, 3, 64}
-			if pth.sg < 0 {
+			if pth.sg <= -4 {
+				groupCounts = []int64{3, 20000} // grid-stride over tiles; 20000: a tile per group (up to 160K elements)
+			} else if pth.sg < 0 {
 				groupCounts = []int64{3} // more work-items than cores; chained tiles go by ticket anyway
 			}
 			for _, groups := range groupCounts {
 				plans(d).launchFn = func(p host.Plan) host.Plan {
 					if p.Kernel != "scan" {
+						return p
+					}
+					if pth.sg <= -4 {
+						p.Knobs = []host.Knob{host.KnobItems.Set(pth.items), host.KnobFlat.Set(0), host.KnobScanSg.Set(0),
+							host.KnobChain.Set(2), host.KnobSpin.Set(16384 * b2i(pth.sg == -4))}
+						p.LocalSize = int(pth.local)
+						p.TileElems = pth.local * pth.items
+						p.Groups = [3]int64{groups, 1, 1}
 						return p
 					}
 					if pth.sg < 0 {

@@ -79,14 +79,17 @@ func (d *Device) scanBuf(op string, dt DType, x, y host.Buffer, n int64, kind in
 	return s, nil
 }
 
-// scanChain queues the single-pass chained scan of CPU OpenCL drivers
+// scanChain queues the single-pass chained scan (CPU OpenCL drivers, GPUs)
 // (plan knob CHAIN) and its fixup: its partials are the tiles' sums, the
 // total at [tiles] as reduce-then-scan leaves it, and the tiles' inclusive
 // prefixes; its flags a zeroed uint32 ticket counter and a state per
 // tile. On error s holds nothing.
 func (d *Device) scanChain(op string, s *scan, plan host.Plan, variant kernels.ScanVariant, x, y host.Buffer, n, kind int64, exclusive bool) error {
-	items := host.KnobItems.Of(plan)
-	s.groups = (n + items - 1) / items // tiles
+	tile := host.KnobItems.Of(plan) // the kernels' tile (scan_body.h), whatever TileElems says
+	if host.KnobChain.Of(plan) == 2 {
+		tile *= int64(plan.LocalSize)
+	}
+	s.groups = (n + tile - 1) / tile // tiles
 	var err error
 	if s.partials, err = d.alloc(op, s.dt, []int64{2*s.groups + 1}); err != nil {
 		return err

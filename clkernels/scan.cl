@@ -23,12 +23,18 @@
 /* The work-group scratch: each scan entry declares it (generated) and
  * passes it on as sh. */
 #define SCRATCH_T T
-#define SCRATCH_LEN LOCAL_SIZE
+#define SCRATCH_LEN SCAN_SCRATCH_LEN
 #define SH(i) sh[(i)]
 #define SCRATCH_PARAM , __local T* sh
 #define SCRATCH_ARG , sh
 
 #include "gen/scan.h"
+/* The chained scans' accesses across work-groups (scan_body.h). */
+#define CH_FLAG_LD(f, i) (((volatile __global uint *)(f))[(i)])
+#define CH_FLAG_ST(f, i, v) atomic_xchg(((volatile __global uint *)(f)) + (i), (v))
+#define CH_PV_LD(p, i) (((volatile __global T *)(p))[(i)])
+#define CH_PV_ST(p, i, v) (((volatile __global T *)(p))[(i)] = (v))
+#define CH_FENCE() mem_fence(CLK_GLOBAL_MEM_FENCE)
 
 /* The chained scan's tile loops (scan_body.h, entry chain): 64-byte
  * vectors of TV_LANES elements. A vector's prefix sums take log2(TV_LANES)

@@ -5,7 +5,7 @@ package host
 // The knobs the kernel files declare (host/kernels), one KnobKey per name:
 // plans set them with Set and read them with Of.
 var (
-	// KnobChain is CHAIN (scan): 1: the single-pass chained scan (entry chain, CPU OpenCL drivers); the host's choice, the kernels do not read it.
+	// KnobChain is CHAIN (scan): the single-pass chained scan (entries chain and fixup): 1 one work-item per group (CPU OpenCL drivers), 2 whole work-groups on tiles of LOCAL_SIZE x ITEMS (GPUs); 0 reduce-then-scan.
 	KnobChain = KnobKey{"CHAIN"}
 	// KnobContig is CONTIG (tri_indices, diag, scatter, move, segment, scatter_bwd, hash, copy, indice, sparse): 1: each work-item takes ITEMS consecutive elements (CPU drivers); 0: interleaved (GPUs).
 	KnobContig = KnobKey{"CONTIG"}

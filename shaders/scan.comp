@@ -72,8 +72,18 @@ layout(buffer_reference, std430, buffer_reference_align = 8) buffer PairRef { ui
 #endif
 
 #include "gen/scan.h"
+#include "scan_wg.h"
 // the work-group scratch (OpenCL entries declare theirs)
-shared T sh[gl_WorkGroupSize.x];
+shared T sh[SCAN_SCRATCH_LEN];
+// The chained scans' accesses across work-groups (scan_body.h): coherent,
+// flags through atomics, memoryBarrierBuffer a device-scope fence.
+layout(buffer_reference, std430, buffer_reference_align = 4) coherent buffer ChFlagRef { uint x; };
+layout(buffer_reference, std430, buffer_reference_align = BYTES) coherent buffer ChTRef { T x; };
+#define CH_FLAG_LD(f, i) atomicAdd(ChFlagRef((f) + uint64_t(i) * 4ul).x, 0u)
+#define CH_FLAG_ST(f, i, v) atomicExchange(ChFlagRef((f) + uint64_t(i) * 4ul).x, (v))
+#define CH_PV_LD(p, i) (ChTRef((p) + uint64_t(i) * uint64_t(BYTES)).x)
+#define CH_PV_ST(p, i, v) (ChTRef((p) + uint64_t(i) * uint64_t(BYTES)).x = (v))
+#define CH_FENCE() memoryBarrierBuffer()
 #include "scan_body.h"
 
 SCAN_ENTRIES

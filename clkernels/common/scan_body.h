@@ -39,6 +39,7 @@
 #define ACCEL_SCAN_BODY_H
 
 #include "flags.h"
+#include "scan_wg.h"
 
 /* y[i] = the running sum run (exclusive) or run + x's unit i (inclusive),
  * and run moves past unit i: one step of the scalar scan loops. */
@@ -339,35 +340,78 @@ void scan_apply_sg(BPTR x, BPTR y, BPTR partials, i64 n, i64 kind, i64 exclusive
 }
 #endif
 
-/* The single-pass chained scan of CPU OpenCL drivers (entries chain and
- * fixup), where reduce-then-scan reads the input twice from memory. The n
- * elements are cut into tiles of ITEMS (256 KiB: a core's cache holds
- * one). Work-items take tiles in ticket order (an atomic counter,
- * flags[0]); a tile's work-item sums it (reading it into the cache),
+/* The chained scans (entries chain and fixup): single-pass, x read and y
+ * written once. The n elements are cut into tiles; a tile's owner sums it,
  * publishes the sum (partials[t], then flags[1+t] = 1), looks back for
  * the inclusive prefix before its tile, publishes its own
- * (partials[tiles+1+t], then flags[1+t] = 2) and scans the tile again from
- * the cache into y. So x is read and y written once, and nothing but a
- * flag and two partials passes between cores per tile.
+ * (partials[tiles+1+t], then flags[1+t] = 2) and scans the tile into y.
  *
  * The look-back walks from tile t-1 down to the nearest tile with a
  * prefix (or the start), over tiles that have published their sums, and
  * then adds those sums in tile order: every tile's carry is the left fold
  * carry[t+1] = carry[t] + sum[t] whatever the timing, so float results
  * are the same run to run and on any number of cores. A tile that has not
- * published its sum yet is waited for, but only SPIN polls: its
- * work-item may have been descheduled (another process on the core), and
- * the one looking back then leaves its tile unwritten at state 1 and
- * takes the next ticket. The fixup launch after it scans those tiles (the
- * same loop, so the same bits) with carries from the same look-back, now
+ * published its sum yet is waited for, but only SPIN polls: its owner may
+ * not be running (descheduled, or a work-group the device has not started
+ * yet, since neither OpenCL nor Vulkan promises forward progress between
+ * work-groups), and the one looking back then leaves its tile unwritten at
+ * state 1 and moves on. The fixup launch after it scans those tiles (the
+ * same code, so the same bits) with carries from the same look-back, now
  * over final states, and writes the total (partials[tiles]) where the
- * last tile did not. So no work-item ever waits unboundedly: the scan
- * needs no guarantee of which work-items run at once, and it cannot
- * deadlock. The planner picks it on CPU OpenCL devices, whose cores run
- * the work-items of a launch together. The wrapper defines SCAN_CHAIN_OK
- * and SCAN_TILE_SUM(x, lo, hi) and SCAN_TILE_WRITE(x, y, lo, hi, carry,
- * exclusive), the element loops of one tile (vectorized); elsewhere the
- * entries are empty. The flags must be zeroed before the launch. */
+ * last tile did not. So nothing waits unboundedly and the scan cannot
+ * deadlock on any device. The flags must be zeroed before the launch.
+ *
+ * Two shapes (knob CHAIN):
+ *   1  CPU OpenCL drivers: one work-item per group takes tiles of ITEMS
+ *      elements (a core's cache holds one) in ticket order (an atomic
+ *      counter, flags[0]), summing a tile into the cache and scanning it
+ *      again from there; the wrapper defines SCAN_CHAIN_OK and
+ *      SCAN_TILE_SUM(x, lo, hi) and SCAN_TILE_WRITE(x, y, lo, hi, carry,
+ *      exclusive), the element loops of one tile (vectorized).
+ *   2  GPUs: work-group g takes tiles g, g + groups, ... of LOCAL_SIZE *
+ *      ITEMS elements (scan_wg.h), loads a tile into scratch with
+ *      consecutive lanes on consecutive elements, scans it there (each
+ *      lane its ITEMS consecutive elements, then the lanes' sums) while
+ *      lane 0 publishes and looks back, and stores it the same way.
+ * The wrappers define the flag and partial accesses that cross work-groups:
+ * CH_FLAG_LD(f, i) (a uint32 state, read anew every time), CH_FLAG_ST(f,
+ * i, v) (atomic), CH_PV_LD(p, i) and CH_PV_ST(p, i, v) (a partial, not
+ * cached in a work-group), and CH_FENCE(), a device-scope memory fence: a
+ * partial is written, fenced, then its flag; a flag is read, fenced, then
+ * the partials. */
+
+/* The nearest tile before t whose prefix is published (-1: none, the
+ * start), after waiting at most spin polls (spin < 0: without bound, the
+ * fixup, where every state is final) for each tile in between to publish
+ * its sum; -2 where one did not. */
+i64 scan_chain_back(BPTR flags, i64 t, i64 spin) {
+	i64 j = t - I64C(1);
+	i64 polls = I64C(0);
+	while (j >= I64C(0)) {
+		const uint f = CH_FLAG_LD(flags, I64C(1) + j); /* 32-ok: a tile's state flag, 0..2 */
+		if (f == 2u) {
+			break;
+		}
+		if (f == 1u) {
+			j--;
+		} else if (spin >= I64C(0) && ++polls > spin) {
+			return I64C(-2);
+		}
+	}
+	CH_FENCE();
+	return j;
+}
+
+/* The carry into tile t from the nearest prefix j (scan_chain_back): the
+ * prefix, then the sums of tiles j+1 .. t-1 in order. */
+T scan_chain_carry(BPTR partials, i64 tiles, i64 j, i64 t) {
+	T carry = j >= I64C(0) ? CH_PV_LD(partials, tiles + I64C(1) + j) : CAST(T, 0);
+	for (i64 k = j + I64C(1); k < t; k++) {
+		carry = ADD(carry, CH_PV_LD(partials, k));
+	}
+	return carry;
+}
+
 #ifdef SCAN_CHAIN_OK
 
 T scan_chain_sum(BPTR x, i64 lo, i64 hi, i64 kind) {
@@ -392,89 +436,159 @@ void scan_chain_write(BPTR x, BPTR y, i64 lo, i64 hi, T carry, i64 kind, i64 exc
 	}
 }
 
-/* The carry into tile t: the nearest prefix before it (or 0) plus the
- * sums after that prefix, in tile order. spin < 0 waits without bound (the
- * fixup, where every state is final); found says whether it was. */
-T scan_chain_carry(volatile __global uint *fl, volatile __global T *pv, i64 tiles, i64 t, i64 spin, bool *found) {
-	i64 j = t - I64C(1);
-	i64 polls = I64C(0);
-	while (j >= I64C(0)) {
-		const uint f = fl[I64C(1) + j]; /* 32-ok: a tile's state flag, 0..2 */
-		if (f == 2u) {
-			break;
-		}
-		if (f == 1u) {
-			j--;
-		} else if (spin >= I64C(0) && ++polls > spin) {
-			*found = false;
-			return CAST(T, 0);
-		}
-	}
-	read_mem_fence(CLK_GLOBAL_MEM_FENCE);
-	T carry = j >= I64C(0) ? pv[tiles + I64C(1) + j] : CAST(T, 0);
-	for (i64 k = j + I64C(1); k < t; k++) {
-		carry = ADD(carry, pv[k]);
-	}
-	*found = true;
-	return carry;
-}
-
-void scan_chain(SCAN_CHAIN_PARAMS) {
-	volatile __global uint *fl = (volatile __global uint *)flags;
-	volatile __global T *pv = (volatile __global T *)partials;
+void scan_chain_cpu(BPTR x, BPTR y, BPTR partials, BPTR flags, i64 n, i64 kind, i64 exclusive) {
 	const i64 tiles = cdiv64(n, I64C(ITEMS));
 	for (;;) {
-		const i64 t = CAST(i64, atomic_inc(fl));
+		const i64 t = CAST(i64, atomic_inc((volatile __global uint *)flags));
 		if (t >= tiles) {
 			return;
 		}
 		const i64 lo = t * I64C(ITEMS);
 		const i64 hi = min64(lo + I64C(ITEMS), n);
 		const T agg = scan_chain_sum(x, lo, hi, kind);
-		pv[t] = agg;
-		write_mem_fence(CLK_GLOBAL_MEM_FENCE);
-		atomic_xchg(fl + I64C(1) + t, 1u);
-		bool found = true;
-		const T carry = scan_chain_carry(fl, pv, tiles, t, I64C(SPIN), &found);
-		if (!found) {
+		CH_PV_ST(partials, t, agg);
+		CH_FENCE();
+		CH_FLAG_ST(flags, I64C(1) + t, 1u);
+		const i64 j = scan_chain_back(flags, t, I64C(SPIN));
+		if (j == I64C(-2)) {
 			continue; /* the fixup scans it */
 		}
+		const T carry = scan_chain_carry(partials, tiles, j, t);
 		const T incl = ADD(carry, agg);
-		pv[tiles + I64C(1) + t] = incl;
+		CH_PV_ST(partials, tiles + I64C(1) + t, incl);
 		if (t == tiles - I64C(1)) {
-			pv[tiles] = incl; /* the total, where reduce-then-scan leaves it */
+			CH_PV_ST(partials, tiles, incl); /* the total, where reduce-then-scan leaves it */
 		}
-		write_mem_fence(CLK_GLOBAL_MEM_FENCE);
-		atomic_xchg(fl + I64C(1) + t, 2u);
+		CH_FENCE();
+		CH_FLAG_ST(flags, I64C(1) + t, 2u);
 		scan_chain_write(x, y, lo, hi, carry, kind, exclusive);
 	}
 }
 
-void scan_fixup(SCAN_FIXUP_PARAMS) {
-	volatile __global uint *fl = (volatile __global uint *)flags;
-	volatile __global T *pv = (volatile __global T *)partials;
+void scan_fixup_cpu(BPTR x, BPTR y, BPTR partials, BPTR flags, i64 n, i64 kind, i64 exclusive) {
 	const i64 tiles = cdiv64(n, I64C(ITEMS));
 	const i64 workers = GROUP_TOTAL();
 	for (i64 t = GROUP_LINEAR_ID(); t < tiles; t += workers) {
-		if (fl[I64C(1) + t] == 2u) {
+		if (CH_FLAG_LD(flags, I64C(1) + t) == 2u) {
 			continue;
 		}
-		bool found = true;
-		const T carry = scan_chain_carry(fl, pv, tiles, t, I64C(-1), &found);
+		const T carry = scan_chain_carry(partials, tiles, scan_chain_back(flags, t, I64C(-1)), t);
 		const i64 lo = t * I64C(ITEMS);
 		if (t == tiles - I64C(1)) {
-			pv[tiles] = ADD(carry, pv[t]);
+			CH_PV_ST(partials, tiles, ADD(carry, CH_PV_LD(partials, t)));
 		}
 		scan_chain_write(x, y, lo, min64(lo + I64C(ITEMS), n), carry, kind, exclusive);
 	}
 }
-#else
+#endif
+
+/* Tile t of the GPUs' chained scan (CHAIN = 2) by the whole work-group:
+ * with fix = 0 the chain's (publish, look back at most SPIN polls), with
+ * fix = 1 the fixup's (only a tile the chain left unwritten, looking back
+ * without bound). Every lane reaches every barrier: the branches on the
+ * flag and on found are uniform (the flag is final in the fixup, found
+ * goes through scratch). */
+void scan_tile_wg(BPTR x, BPTR y, BPTR partials, BPTR flags, i64 n, i64 kind, i64 exclusive, i64 tiles, i64 t,
+	i64 fix SCRATCH_PARAM) {
+	const i64 lid = LOCAL_ID();
+	const i64 ls = I64C(LOCAL_SIZE);
+	const i64 base = t * SCANG_TILE;
+	if (fix != I64C(0) && CH_FLAG_LD(flags, I64C(1) + t) == 2u) {
+		return;
+	}
+	for (i64 j = I64C(0); j < I64C(ITEMS); j++) {
+		const i64 i = base + j * ls + lid;
+		SH(SCANG_PAD(j * ls + lid)) = i < n ? scan_load(x, i, kind) : CAST(T, 0);
+	}
+	LOCAL_BARRIER();
+	T s = CAST(T, 0);
+	for (i64 k = I64C(0); k < I64C(ITEMS); k++) {
+		s = ADD(s, SH(SCANG_PAD(lid * I64C(ITEMS) + k)));
+	}
+	SH(SCANG_SUMS + lid) = s;
+	LOCAL_BARRIER();
+	for (i64 off = I64C(1); off < ls; off = off * I64C(2)) {
+		const T v = lid >= off ? SH(SCANG_SUMS + lid - off) : CAST(T, 0);
+		LOCAL_BARRIER();
+		SH(SCANG_SUMS + lid) = ADD(SH(SCANG_SUMS + lid), v);
+		LOCAL_BARRIER();
+	}
+	if (lid == I64C(0)) {
+		const T agg = SH(SCANG_SUMS + ls - I64C(1));
+		if (fix == I64C(0)) {
+			CH_PV_ST(partials, t, agg);
+			CH_FENCE();
+			CH_FLAG_ST(flags, I64C(1) + t, 1u);
+		}
+		const i64 j = scan_chain_back(flags, t, fix != I64C(0) ? I64C(-1) : I64C(SPIN));
+		T carry = CAST(T, 0);
+		if (j != I64C(-2)) {
+			carry = scan_chain_carry(partials, tiles, j, t);
+			const T incl = ADD(carry, agg);
+			if (fix == I64C(0)) {
+				CH_PV_ST(partials, tiles + I64C(1) + t, incl);
+			}
+			if (t == tiles - I64C(1)) {
+				CH_PV_ST(partials, tiles, incl); /* the total, where reduce-then-scan leaves it */
+			}
+			if (fix == I64C(0)) {
+				CH_FENCE();
+				CH_FLAG_ST(flags, I64C(1) + t, 2u);
+			}
+		}
+		SH(SCANG_CARRY) = carry;
+		SH(SCANG_FOUND) = j != I64C(-2) ? CAST(T, 1) : CAST(T, 0);
+	}
+	LOCAL_BARRIER();
+	if (SH(SCANG_FOUND) != CAST(T, 0)) {
+		T run = ADD(SH(SCANG_CARRY), lid > I64C(0) ? SH(SCANG_SUMS + lid - I64C(1)) : CAST(T, 0));
+		for (i64 k = I64C(0); k < I64C(ITEMS); k++) {
+			const i64 at = SCANG_PAD(lid * I64C(ITEMS) + k);
+			const T v = SH(at);
+			if (exclusive != I64C(0)) {
+				SH(at) = run;
+				run = ADD(run, v);
+			} else {
+				run = ADD(run, v);
+				SH(at) = run;
+			}
+		}
+		LOCAL_BARRIER();
+		for (i64 j = I64C(0); j < I64C(ITEMS); j++) {
+			const i64 i = base + j * ls + lid;
+			if (i < n) {
+				STT(y, i, SH(SCANG_PAD(j * ls + lid)));
+			}
+		}
+	}
+	LOCAL_BARRIER(); /* everyone has read the scratch before the next tile */
+}
+
 void scan_chain(SCAN_CHAIN_PARAMS) {
+#ifdef SCAN_CHAIN_OK
+	if (CHAIN != 2) {
+		scan_chain_cpu(x, y, partials, flags, n, kind, exclusive);
+		return;
+	}
+#endif
+	const i64 tiles = cdiv64(n, SCANG_TILE);
+	for (i64 t = GROUP_LINEAR_ID(); t < tiles; t += GROUP_TOTAL()) {
+		scan_tile_wg(x, y, partials, flags, n, kind, exclusive, tiles, t, I64C(0) SCRATCH_ARG);
+	}
 }
 
 void scan_fixup(SCAN_FIXUP_PARAMS) {
-}
+#ifdef SCAN_CHAIN_OK
+	if (CHAIN != 2) {
+		scan_fixup_cpu(x, y, partials, flags, n, kind, exclusive);
+		return;
+	}
 #endif
+	const i64 tiles = cdiv64(n, SCANG_TILE);
+	for (i64 t = GROUP_LINEAR_ID(); t < tiles; t += GROUP_TOTAL()) {
+		scan_tile_wg(x, y, partials, flags, n, kind, exclusive, tiles, t, I64C(1) SCRATCH_ARG);
+	}
+}
 
 void scan_reduce(SCAN_REDUCE_PARAMS) {
 #ifdef SCAN_SG_OK

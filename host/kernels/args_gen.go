@@ -836,12 +836,12 @@ func (a ScanApply) AppendArgs(dst []host.Arg) []host.Arg {
 	return append(dst, host.BufArg(a.X), host.BufArg(a.Y), host.BufArg(a.Partials), host.I64(a.N), host.I64(a.Kind), host.I64(a.Exclusive))
 }
 
-// ScanChain is a launch of scan_chain_k (scan): CPU OpenCL drivers: a single-pass chained scan; work-items take tiles of ITEMS elements in ticket order, each looking back for its carry (bounded polls; a tile left unwritten is the fixup's).
+// ScanChain is a launch of scan_chain_k (scan): the single-pass chained scan (knob CHAIN): each tile's owner looks back for its carry (bounded polls; a tile left unwritten is the fixup's).
 type ScanChain struct {
 	X         host.Buffer // in: the input
 	Y         host.Buffer // out: the prefix sums (y may be x)
 	Partials  host.Buffer // inout: [2*tiles+1]: the tiles' sums, the total at [tiles], the tiles' inclusive prefixes from [tiles+1]
-	Flags     host.Buffer // inout: uint32 [tiles+1], zeroed: the ticket counter, then each tile's state (1: sum, 2: prefix)
+	Flags     host.Buffer // inout: uint32 [tiles+1], zeroed: the ticket counter (CHAIN 1), then each tile's state (1: sum, 2: prefix)
 	N         int64       // elements
 	Kind      int64       // folds into SCAN_KIND: what is summed (FLAG_*)
 	Exclusive int64       // folds into SCAN_EXCL: 1: exclusive sums

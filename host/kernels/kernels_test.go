@@ -226,8 +226,8 @@ func buildable(c host.Caps, v host.Variant) bool {
 		}
 	}
 	switch {
-	case v.Strict() && (c.Backend != host.Vulkan || host.StrictVariant(c, v.File, strings.TrimSuffix(v.Name, ".strict")) != v.Name):
-		return false // a Vulkan-only build for devices with float64 and the float controls
+	case v.Strict() && (c.Backend != host.Vulkan || host.StrictVariant(c, v.File, strings.TrimSuffix(strings.TrimSuffix(v.Name, "d"), ".strict")) != v.Name):
+		return false // a Vulkan-only build the device loads (float64 and the float controls it declares)
 	case def["DT"] == "4" && !c.FP64:
 		return false
 	case (v.File == "scatter" && (def["DT"] == "2" || def["DT"] == "4") || v.File == "hash") && !c.Int64Atomics:

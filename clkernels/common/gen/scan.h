@@ -34,7 +34,7 @@
 #define SCAN_SG 0 /* 1: the subgroup path; 2: one subgroup per group, no scratch (variants built with SG=1) */
 #endif
 #ifndef CHAIN
-#define CHAIN 0 /* 1: the single-pass chained scan (entry chain, CPU OpenCL drivers); the host's choice, the kernels do not read it */
+#define CHAIN 0 /* the single-pass chained scan (entries chain and fixup): 1 one work-item per group (CPU OpenCL drivers), 2 whole work-groups on tiles of LOCAL_SIZE x ITEMS (GPUs); 0 reduce-then-scan */
 #endif
 #ifndef SPIN
 #define SPIN 16384 /* the chained scan's polls for a tile's sum before it leaves its own tile to the fixup */
@@ -54,7 +54,7 @@ layout(constant_id = 1) const int ENTRY = 0; /* 32-ok: an entry code */
 layout(constant_id = 2) const int ITEMS = 16; /* units per work-item per tile; 32-ok: a knob, an int32 (host/vulkan.go checks) */
 layout(constant_id = 3) const int FLAT = 0; /* 1: one work-item per group scans its range in one loop (CPU drivers); 32-ok: a knob, an int32 (host/vulkan.go checks) */
 layout(constant_id = 4) const int SCAN_SG = 0; /* 1: the subgroup path; 2: one subgroup per group, no scratch (variants built with SG=1); 32-ok: a knob, an int32 (host/vulkan.go checks) */
-layout(constant_id = 5) const int CHAIN = 0; /* 1: the single-pass chained scan (entry chain, CPU OpenCL drivers); the host's choice, the kernels do not read it; 32-ok: a knob, an int32 (host/vulkan.go checks) */
+layout(constant_id = 5) const int CHAIN = 0; /* the single-pass chained scan (entries chain and fixup): 1 one work-item per group (CPU OpenCL drivers), 2 whole work-groups on tiles of LOCAL_SIZE x ITEMS (GPUs); 0 reduce-then-scan; 32-ok: a knob, an int32 (host/vulkan.go checks) */
 layout(constant_id = 6) const int SPIN = 16384; /* the chained scan's polls for a tile's sum before it leaves its own tile to the fixup; 32-ok: a knob, an int32 (host/vulkan.go checks) */
 layout(constant_id = 7) const int STREAM = 0; /* 1: the chained scan writes y with non-temporal stores (outputs larger than the caches); 32-ok: a knob, an int32 (host/vulkan.go checks) */
 layout(constant_id = 8) const int SCAN_KIND = -1; /* folded argument kind (-1: the run-time value); 32-ok: a knob, an int32 (host/vulkan.go checks) */
@@ -74,8 +74,16 @@ layout(constant_id = 9) const int SCAN_EXCL = -1; /* folded argument exclusive (
 #else
 #define SCAN_APPLY_PARAMS BPTR x, BPTR y, BPTR partials, i64 n, i64 kind, i64 exclusive
 #endif
+#ifdef ACCEL_CL
+#define SCAN_CHAIN_PARAMS BPTR x, BPTR y, BPTR partials, BPTR flags, i64 n, i64 kind, i64 exclusive, __local SCRATCH_T* sh
+#else
 #define SCAN_CHAIN_PARAMS BPTR x, BPTR y, BPTR partials, BPTR flags, i64 n, i64 kind, i64 exclusive
+#endif
+#ifdef ACCEL_CL
+#define SCAN_FIXUP_PARAMS BPTR x, BPTR y, BPTR partials, BPTR flags, i64 n, i64 kind, i64 exclusive, __local SCRATCH_T* sh
+#else
 #define SCAN_FIXUP_PARAMS BPTR x, BPTR y, BPTR partials, BPTR flags, i64 n, i64 kind, i64 exclusive
+#endif
 
 /* The entry points. */
 #ifdef ACCEL_CL
@@ -103,12 +111,14 @@ layout(constant_id = 9) const int SCAN_EXCL = -1; /* folded argument exclusive (
 #define SCAN_E_scan_chain_k \
 	__kernel __attribute__((reqd_work_group_size(LOCAL_SIZE, 1, 1))) \
 	void scan_chain_k(__global uchar* x, __global uchar* y, __global uchar* partials, __global uchar* flags, long n, long kind, long exclusive) { \
-		scan_chain(x, y, partials, flags, n, FOLD(SCAN_KIND, kind), FOLD(SCAN_EXCL, exclusive)); \
+		__local SCRATCH_T sh[SCRATCH_LEN]; \
+		scan_chain(x, y, partials, flags, n, FOLD(SCAN_KIND, kind), FOLD(SCAN_EXCL, exclusive), sh); \
 	}
 #define SCAN_E_scan_fixup_k \
 	__kernel __attribute__((reqd_work_group_size(LOCAL_SIZE, 1, 1))) \
 	void scan_fixup_k(__global uchar* x, __global uchar* y, __global uchar* partials, __global uchar* flags, long n, long kind, long exclusive) { \
-		scan_fixup(x, y, partials, flags, n, FOLD(SCAN_KIND, kind), FOLD(SCAN_EXCL, exclusive)); \
+		__local SCRATCH_T sh[SCRATCH_LEN]; \
+		scan_fixup(x, y, partials, flags, n, FOLD(SCAN_KIND, kind), FOLD(SCAN_EXCL, exclusive), sh); \
 	}
 #ifdef ACCEL_ONLY
 #define SCAN_ENTRIES ACCEL_XCAT(SCAN_E_, ACCEL_ONLY)

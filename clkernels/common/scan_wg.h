@@ -1,0 +1,20 @@
+/* scan_wg.h: the work-group scratch of the scan kernels (scan_body.h),
+ * included by the wrappers clkernels/scan.cl and shaders/scan.comp after
+ * gen/scan.h (its knobs) so they can size it, and by the body. With
+ * CHAIN = 2 (the GPUs' chained scan) a group holds a whole tile of
+ * LOCAL_SIZE * ITEMS elements, each 32 padded by one slot so that a lane
+ * walking its ITEMS consecutive elements meets few bank conflicts, then
+ * the lanes' sums, the tile's carry and whether it was found; elsewhere
+ * LOCAL_SIZE elements. */
+#ifndef ACCEL_SCAN_WG_H
+#define ACCEL_SCAN_WG_H
+
+#define SCANG_PAD(i) ((i) + ((i) >> 5))
+#define SCANG_TILE (I64C(LOCAL_SIZE) * I64C(ITEMS))
+#define SCANG_SUMS SCANG_PAD(SCANG_TILE)
+#define SCANG_CARRY (SCANG_SUMS + I64C(LOCAL_SIZE))
+#define SCANG_FOUND (SCANG_CARRY + I64C(1))
+/* in elements of T */
+#define SCAN_SCRATCH_LEN (CHAIN == 2 ? LOCAL_SIZE * ITEMS + ((LOCAL_SIZE * ITEMS) >> 5) + LOCAL_SIZE + 2 : LOCAL_SIZE)
+
+#endif
