@@ -80,25 +80,33 @@ func (d *Device) scanBuf(op string, dt DType, x, y host.Buffer, n int64, kind in
 }
 
 // scanChain queues the single-pass chained scan (CPU OpenCL drivers, GPUs)
-// (plan knob CHAIN) and its fixup: its partials are the tiles' sums, the
-// total at [tiles] as reduce-then-scan leaves it, and the tiles' inclusive
-// prefixes; its flags a zeroed uint32 ticket counter and a state per
-// tile. On error s holds nothing.
+// (plan knob CHAIN) and its fixup. CHAIN 1: its partials are the tiles'
+// sums, the total at [tiles] as reduce-then-scan leaves it, and the tiles'
+// inclusive prefixes; its flags a zeroed uint32 ticket counter and a state
+// per tile. CHAIN 2: the total at partials[tiles]; the sums and prefixes
+// in zeroed tagged words (scan_body.h). On error s holds nothing.
 func (d *Device) scanChain(op string, s *scan, plan host.Plan, variant kernels.ScanVariant, x, y host.Buffer, n, kind int64, exclusive bool) error {
 	tile := host.KnobItems.Of(plan) // the kernels' tile (scan_body.h), whatever TileElems says
 	if host.KnobChain.Of(plan) == 2 {
 		tile *= int64(plan.LocalSize)
 	}
 	s.groups = (n + tile - 1) / tile // tiles
+	// CHAIN 1: partials [2*tiles+1], flags uint32 [tiles+1]; CHAIN 2: the
+	// total at partials[tiles], and each tile's sum and prefix published
+	// in tagged 64-bit words, one per 32 bits of an element (scan_body.h)
+	pn, flagDT, fn := 2*s.groups+1, Uint32, s.groups+1
+	if host.KnobChain.Of(plan) == 2 {
+		pn, flagDT, fn = s.groups+1, Uint64, 2*s.groups*int64(s.dt.Size()/4)
+	}
 	var err error
-	if s.partials, err = d.alloc(op, s.dt, []int64{2*s.groups + 1}); err != nil {
+	if s.partials, err = d.alloc(op, s.dt, []int64{pn}); err != nil {
 		return err
 	}
 	var tmp temps
 	defer tmp.release()
-	flags, err := tmp.alloc(d, op, Uint32, s.groups+1)
+	flags, err := tmp.alloc(d, op, flagDT, fn)
 	if err == nil {
-		if err = d.h.Fill(flags.raw(), 0, 4*(s.groups+1), []byte{0, 0, 0, 0}); err != nil {
+		if err = d.h.Fill(flags.raw(), 0, int64(flagDT.Size())*fn, []byte{0, 0, 0, 0}); err != nil {
 			err = fmt.Errorf("accel: %s: zero the scan's flags: %w", op, err)
 		}
 	}

@@ -35,6 +35,25 @@
 #define CH_PV_LD(p, i) (((volatile __global T *)(p))[(i)])
 #define CH_PV_ST(p, i, v) (((volatile __global T *)(p))[(i)] = (v))
 #define CH_FENCE() mem_fence(CLK_GLOBAL_MEM_FENCE)
+#define CHW_LD(w, i) (((volatile __global ulong *)(w))[(i)])
+#define CHW_ST(w, i, v) (((volatile __global ulong *)(w))[(i)] = (v))
+#if DT == 1
+#define T_PIECES 1
+#define T_PIECE(v, q) (v)
+#define T_JOIN(lo, hi) (lo)
+#elif DT == 2
+#define T_PIECES 2
+#define T_PIECE(v, q) CAST(uint, (q) == 0 ? (v) : ((v) >> 32)) /* 32-ok: a 32-bit piece */
+#define T_JOIN(lo, hi) (CAST(ulong, lo) | (CAST(ulong, hi) << 32))
+#elif DT == 3
+#define T_PIECES 1
+#define T_PIECE(v, q) as_uint(v)
+#define T_JOIN(lo, hi) as_float(lo)
+#else
+#define T_PIECES 2
+#define T_PIECE(v, q) CAST(uint, (q) == 0 ? as_ulong(v) : (as_ulong(v) >> 32)) /* 32-ok: a 32-bit piece */
+#define T_JOIN(lo, hi) as_double(CAST(ulong, lo) | (CAST(ulong, hi) << 32))
+#endif
 
 /* The chained scan's tile loops (scan_body.h, entry chain): 64-byte
  * vectors of TV_LANES elements. A vector's prefix sums take log2(TV_LANES)

@@ -84,6 +84,26 @@ layout(buffer_reference, std430, buffer_reference_align = BYTES) coherent buffer
 #define CH_PV_LD(p, i) (ChTRef((p) + uint64_t(i) * uint64_t(BYTES)).x)
 #define CH_PV_ST(p, i, v) (ChTRef((p) + uint64_t(i) * uint64_t(BYTES)).x = (v))
 #define CH_FENCE() memoryBarrierBuffer()
+layout(buffer_reference, std430, buffer_reference_align = 8) coherent volatile buffer ChwRef { uint64_t x; };
+#define CHW_LD(w, i) (ChwRef((w) + uint64_t(i) * 8ul).x)
+#define CHW_ST(w, i, v) (ChwRef((w) + uint64_t(i) * 8ul).x = (v))
+#if DT == 1
+#define T_PIECES 1
+#define T_PIECE(v, q) (v)
+#define T_JOIN(lo, hi) (lo)
+#elif DT == 2
+#define T_PIECES 2
+#define T_PIECE(v, q) uint((q) == 0 ? (v) : ((v) >> 32)) /* 32-ok: a 32-bit piece */
+#define T_JOIN(lo, hi) (uint64_t(lo) | (uint64_t(hi) << 32))
+#elif DT == 3
+#define T_PIECES 1
+#define T_PIECE(v, q) floatBitsToUint(v)
+#define T_JOIN(lo, hi) uintBitsToFloat(lo)
+#else
+#define T_PIECES 2
+#define T_PIECE(v, q) uint((q) == 0 ? doubleBitsToUint64(v) : (doubleBitsToUint64(v) >> 32)) /* 32-ok: a 32-bit piece */
+#define T_JOIN(lo, hi) uint64BitsToDouble(uint64_t(lo) | (uint64_t(hi) << 32))
+#endif
 #include "scan_body.h"
 
 SCAN_ENTRIES

@@ -368,17 +368,25 @@ void scan_apply_sg(BPTR x, BPTR y, BPTR partials, i64 n, i64 kind, i64 exclusive
  *      again from there; the wrapper defines SCAN_CHAIN_OK and
  *      SCAN_TILE_SUM(x, lo, hi) and SCAN_TILE_WRITE(x, y, lo, hi, carry,
  *      exclusive), the element loops of one tile (vectorized).
+ *      The wrapper defines the flag and partial accesses: CH_FLAG_LD(f, i)
+ *      (a uint32 state, read anew every time), CH_FLAG_ST(f, i, v)
+ *      (atomic), CH_PV_LD(p, i) and CH_PV_ST(p, i, v), and CH_FENCE(): a
+ *      partial is written, fenced, then its flag; a flag is read, fenced,
+ *      then the partials.
  *   2  GPUs: work-group g takes tiles g, g + groups, ... of LOCAL_SIZE *
  *      ITEMS elements (scan_wg.h), loads a tile into scratch with
  *      consecutive lanes on consecutive elements, scans it there (each
  *      lane its ITEMS consecutive elements, then the lanes' sums) while
- *      lane 0 publishes and looks back, and stores it the same way.
- * The wrappers define the flag and partial accesses that cross work-groups:
- * CH_FLAG_LD(f, i) (a uint32 state, read anew every time), CH_FLAG_ST(f,
- * i, v) (atomic), CH_PV_LD(p, i) and CH_PV_ST(p, i, v) (a partial, not
- * cached in a work-group), and CH_FENCE(), a device-scope memory fence: a
- * partial is written, fenced, then its flag; a flag is read, fenced, then
- * the partials. */
+ *      lane 0 publishes and looks back, and stores it the same way. Here
+ *      no fence orders a value before its flag (NVIDIA's OpenCL
+ *      mem_fence did not: the H200 read a partial before it was written):
+ *      every published value travels in 64-bit words (flags, zeroed),
+ *      each holding a 32-bit piece of it under a tag (1 << 32), so a word
+ *      read either has the tag and its piece or is not there yet: tile t's
+ *      sum at words [t*P, (t+1)*P), its inclusive prefix at [(tiles+t)*P,
+ *      ...), P = T_PIECES words. The wrapper defines CHW_LD(w, i) and
+ *      CHW_ST(w, i, v) (a 64-bit word, read anew every time), T_PIECES,
+ *      T_PIECE(v, q) (piece q of v's bits) and T_JOIN(lo, hi). */
 
 /* The nearest tile before t whose prefix is published (-1: none, the
  * start), after waiting at most spin polls (spin < 0: without bound, the
@@ -482,6 +490,54 @@ void scan_fixup_cpu(BPTR x, BPTR y, BPTR partials, BPTR flags, i64 n, i64 kind, 
 }
 #endif
 
+/* The GPUs' chained scan's tagged words (CHAIN = 2): whether value slot s
+ * (tile s's sum, or tile s-tiles's prefix) is published, its value, and
+ * publishing it. */
+bool chw_ready(BPTR w, i64 s) {
+	bool ok = true;
+	for (int q = 0; q < T_PIECES; q++) { /* 32-ok: a piece, < T_PIECES */
+		ok = ok && (CHW_LD(w, s * I64C(T_PIECES) + I64C(q)) >> 32) == 1ul;
+	}
+	return ok;
+}
+
+T chw_value(BPTR w, i64 s) {
+	const uint lo = CAST(uint, CHW_LD(w, s * I64C(T_PIECES)) & 0xfffffffful); /* 32-ok: a 32-bit piece */
+	const uint hi = T_PIECES > 1 ? CAST(uint, CHW_LD(w, s * I64C(T_PIECES) + I64C(T_PIECES - 1)) & 0xfffffffful) : 0u; /* 32-ok: a 32-bit piece */
+	return T_JOIN(lo, hi);
+}
+
+void chw_put(BPTR w, i64 s, T v) {
+	for (int q = 0; q < T_PIECES; q++) { /* 32-ok: a piece, < T_PIECES */
+		CHW_ST(w, s * I64C(T_PIECES) + I64C(q), (1ul << 32) | CAST(u64, T_PIECE(v, q)));
+	}
+}
+
+/* scan_chain_back and scan_chain_carry on the tagged words: the nearest
+ * tile before t with a published prefix (-1: the start; -2: a sum in
+ * between did not come within spin polls, spin < 0 waits without bound),
+ * and the carry from it: the prefix, then the sums up to t in order. */
+i64 chw_back(BPTR w, i64 tiles, i64 t, i64 spin) {
+	i64 j = t - I64C(1);
+	i64 polls = I64C(0);
+	while (j >= I64C(0) && !chw_ready(w, tiles + j)) {
+		if (chw_ready(w, j)) {
+			j--;
+		} else if (spin >= I64C(0) && ++polls > spin) {
+			return I64C(-2);
+		}
+	}
+	return j;
+}
+
+T chw_carry(BPTR w, i64 tiles, i64 j, i64 t) {
+	T carry = j >= I64C(0) ? chw_value(w, tiles + j) : CAST(T, 0);
+	for (i64 k = j + I64C(1); k < t; k++) {
+		carry = ADD(carry, chw_value(w, k));
+	}
+	return carry;
+}
+
 /* Tile t of the GPUs' chained scan (CHAIN = 2) by the whole work-group:
  * with fix = 0 the chain's (publish, look back at most SPIN polls), with
  * fix = 1 the fixup's (only a tile the chain left unwritten, looking back
@@ -493,8 +549,8 @@ void scan_tile_wg(BPTR x, BPTR y, BPTR partials, BPTR flags, i64 n, i64 kind, i6
 	const i64 lid = LOCAL_ID();
 	const i64 ls = I64C(LOCAL_SIZE);
 	const i64 base = t * SCANG_TILE;
-	if (fix != I64C(0) && CH_FLAG_LD(flags, I64C(1) + t) == 2u) {
-		return;
+	if (fix != I64C(0) && chw_ready(flags, tiles + t)) {
+		return; /* the chain wrote it */
 	}
 	for (i64 j = I64C(0); j < I64C(ITEMS); j++) {
 		const i64 i = base + j * ls + lid;
@@ -516,28 +572,22 @@ void scan_tile_wg(BPTR x, BPTR y, BPTR partials, BPTR flags, i64 n, i64 kind, i6
 	if (lid == I64C(0)) {
 		const T agg = SH(SCANG_SUMS + ls - I64C(1));
 		if (fix == I64C(0)) {
-			CH_PV_ST(partials, t, agg);
-			CH_FENCE();
-			CH_FLAG_ST(flags, I64C(1) + t, 1u);
+			chw_put(flags, t, agg);
 		}
-		const i64 j = scan_chain_back(flags, t, fix != I64C(0) ? I64C(-1) : I64C(SPIN));
-		T carry = CAST(T, 0);
-		if (j != I64C(-2)) {
-			carry = scan_chain_carry(partials, tiles, j, t);
+		const i64 j = chw_back(flags, tiles, t, fix != I64C(0) ? I64C(-1) : I64C(SPIN));
+		const bool found = j != I64C(-2);
+		const T carry = found ? chw_carry(flags, tiles, j, t) : CAST(T, 0);
+		if (found) {
 			const T incl = ADD(carry, agg);
 			if (fix == I64C(0)) {
-				CH_PV_ST(partials, tiles + I64C(1) + t, incl);
+				chw_put(flags, tiles + t, incl);
 			}
 			if (t == tiles - I64C(1)) {
-				CH_PV_ST(partials, tiles, incl); /* the total, where reduce-then-scan leaves it */
-			}
-			if (fix == I64C(0)) {
-				CH_FENCE();
-				CH_FLAG_ST(flags, I64C(1) + t, 2u);
+				STT(partials, tiles, incl); /* the total, where reduce-then-scan leaves it */
 			}
 		}
 		SH(SCANG_CARRY) = carry;
-		SH(SCANG_FOUND) = j != I64C(-2) ? CAST(T, 1) : CAST(T, 0);
+		SH(SCANG_FOUND) = found ? CAST(T, 1) : CAST(T, 0);
 	}
 	LOCAL_BARRIER();
 	if (SH(SCANG_FOUND) != CAST(T, 0)) {

@@ -840,8 +840,8 @@ func (a ScanApply) AppendArgs(dst []host.Arg) []host.Arg {
 type ScanChain struct {
 	X         host.Buffer // in: the input
 	Y         host.Buffer // out: the prefix sums (y may be x)
-	Partials  host.Buffer // inout: [2*tiles+1]: the tiles' sums, the total at [tiles], the tiles' inclusive prefixes from [tiles+1]
-	Flags     host.Buffer // inout: uint32 [tiles+1], zeroed: the ticket counter (CHAIN 1), then each tile's state (1: sum, 2: prefix)
+	Partials  host.Buffer // inout: CHAIN 1: [2*tiles+1], the tiles' sums, the total at [tiles], the tiles' inclusive prefixes from [tiles+1]; CHAIN 2: the total at [tiles]
+	Flags     host.Buffer // inout: zeroed; CHAIN 1: uint32 [tiles+1], the ticket counter, then each tile's state (1: sum, 2: prefix); CHAIN 2: uint64 tagged words, the tiles' sums then prefixes
 	N         int64       // elements
 	Kind      int64       // folds into SCAN_KIND: what is summed (FLAG_*)
 	Exclusive int64       // folds into SCAN_EXCL: 1: exclusive sums
