@@ -513,27 +513,68 @@ void chw_put(BPTR w, i64 s, T v) {
 	}
 }
 
-/* scan_chain_back and scan_chain_carry on the tagged words: the nearest
- * tile before t with a published prefix (-1: the start; -2: a sum in
- * between did not come within spin polls, spin < 0 waits without bound),
- * and the carry from it: the prefix, then the sums up to t in order. */
-i64 chw_back(BPTR w, i64 tiles, i64 t, i64 spin) {
+/* The look-back of tile t on the tagged words, by the group's first
+ * SCANG_W lanes at once (one round trip to memory looks at SCANG_W
+ * tiles, where one lane walking alone paid one per tile: 1.4 ms for 64M
+ * int32 on the H200, four times a copy): the nearest tile before t with a
+ * published prefix (-1: the start; -2: a sum in between did not come
+ * within spin polls; spin < 0 waits without bound). Each lane reads one
+ * tile's state into scratch, and every lane takes the same decision from
+ * it, so the loop and its barriers stay uniform. */
+i64 chw_back(BPTR w, i64 tiles, i64 t, i64 spin SCRATCH_PARAM) {
+	const i64 lid = LOCAL_ID();
 	i64 j = t - I64C(1);
 	i64 polls = I64C(0);
-	while (j >= I64C(0) && !chw_ready(w, tiles + j)) {
-		if (chw_ready(w, j)) {
-			j--;
-		} else if (spin >= I64C(0) && ++polls > spin) {
-			return I64C(-2);
+	i64 res = I64C(-3); /* undecided; one exit, as PoCL's barrier regions want */
+	while (res == I64C(-3)) {
+		if (lid < SCANG_W) {
+			const i64 k = j - lid;
+			T st = CAST(T, 3); /* before the start */
+			if (k >= I64C(0)) {
+				st = chw_ready(w, tiles + k) ? CAST(T, 2) : (chw_ready(w, k) ? CAST(T, 1) : CAST(T, 0));
+			}
+			SH(SCANG_WIN + lid) = st;
+		}
+		LOCAL_BARRIER();
+		i64 l = I64C(0);
+		while (l < SCANG_W && SH(SCANG_WIN + l) == CAST(T, 1)) {
+			l++;
+		}
+		const T st = l < SCANG_W ? SH(SCANG_WIN + l) : CAST(T, 1);
+		LOCAL_BARRIER(); /* everyone has read the window before the next */
+		if (st == CAST(T, 2)) {
+			res = j - l;
+		} else if (st == CAST(T, 3)) {
+			res = I64C(-1);
+		} else {
+			j -= l; /* sums up to there: look on from the first tile without one */
+			if (st == CAST(T, 0) && spin >= I64C(0) && ++polls > spin) {
+				res = I64C(-2);
+			}
 		}
 	}
-	return j;
+	return res;
 }
 
-T chw_carry(BPTR w, i64 tiles, i64 j, i64 t) {
-	T carry = j >= I64C(0) ? chw_value(w, tiles + j) : CAST(T, 0);
-	for (i64 k = j + I64C(1); k < t; k++) {
-		carry = ADD(carry, chw_value(w, k));
+/* The carry into tile t from the nearest prefix j (chw_back): the prefix,
+ * then the sums of tiles j+1 .. t-1 folded in tile order by lane 0 (the
+ * same bits whatever j was), read SCANG_W at a time by the first lanes.
+ * Lane 0's value is the carry. */
+T chw_carry(BPTR w, i64 tiles, i64 j, i64 t SCRATCH_PARAM) {
+	const i64 lid = LOCAL_ID();
+	T carry = j >= I64C(0) && lid == I64C(0) ? chw_value(w, tiles + j) : CAST(T, 0);
+	for (i64 from = j + I64C(1); from < t; from += SCANG_W) {
+		if (lid < SCANG_W && from + lid < t) {
+			SH(SCANG_WIN + lid) = chw_value(w, from + lid);
+		}
+		LOCAL_BARRIER();
+		if (lid == I64C(0)) {
+			const i64 m = min64(SCANG_W, t - from);
+			for (i64 k = I64C(0); k < m; k++) {
+				carry = ADD(carry, SH(SCANG_WIN + k));
+			}
+		}
+		LOCAL_BARRIER();
 	}
 	return carry;
 }
@@ -542,8 +583,8 @@ T chw_carry(BPTR w, i64 tiles, i64 j, i64 t) {
  * with fix = 0 the chain's (publish, look back at most SPIN polls), with
  * fix = 1 the fixup's (only a tile the chain left unwritten, looking back
  * without bound). Every lane reaches every barrier: the branches on the
- * flag and on found are uniform (the flag is final in the fixup, found
- * goes through scratch). */
+ * flag and on found are uniform (the flag is final in the fixup, every
+ * lane takes found from the same scratch). */
 void scan_tile_wg(BPTR x, BPTR y, BPTR partials, BPTR flags, i64 n, i64 kind, i64 exclusive, i64 tiles, i64 t,
 	i64 fix SCRATCH_PARAM) {
 	const i64 lid = LOCAL_ID();
@@ -569,28 +610,25 @@ void scan_tile_wg(BPTR x, BPTR y, BPTR partials, BPTR flags, i64 n, i64 kind, i6
 		SH(SCANG_SUMS + lid) = ADD(SH(SCANG_SUMS + lid), v);
 		LOCAL_BARRIER();
 	}
-	if (lid == I64C(0)) {
-		const T agg = SH(SCANG_SUMS + ls - I64C(1));
+	const T agg = SH(SCANG_SUMS + ls - I64C(1));
+	if (fix == I64C(0) && lid == I64C(0)) {
+		chw_put(flags, t, agg);
+	}
+	const i64 j = chw_back(flags, tiles, t, fix != I64C(0) ? I64C(-1) : I64C(SPIN) SCRATCH_ARG);
+	const bool found = j != I64C(-2); /* uniform */
+	const T carry = found ? chw_carry(flags, tiles, j, t SCRATCH_ARG) : CAST(T, 0);
+	if (found && lid == I64C(0)) {
+		const T incl = ADD(carry, agg);
 		if (fix == I64C(0)) {
-			chw_put(flags, t, agg);
+			chw_put(flags, tiles + t, incl);
 		}
-		const i64 j = chw_back(flags, tiles, t, fix != I64C(0) ? I64C(-1) : I64C(SPIN));
-		const bool found = j != I64C(-2);
-		const T carry = found ? chw_carry(flags, tiles, j, t) : CAST(T, 0);
-		if (found) {
-			const T incl = ADD(carry, agg);
-			if (fix == I64C(0)) {
-				chw_put(flags, tiles + t, incl);
-			}
-			if (t == tiles - I64C(1)) {
-				STT(partials, tiles, incl); /* the total, where reduce-then-scan leaves it */
-			}
+		if (t == tiles - I64C(1)) {
+			STT(partials, tiles, incl); /* the total, where reduce-then-scan leaves it */
 		}
 		SH(SCANG_CARRY) = carry;
-		SH(SCANG_FOUND) = found ? CAST(T, 1) : CAST(T, 0);
 	}
 	LOCAL_BARRIER();
-	if (SH(SCANG_FOUND) != CAST(T, 0)) {
+	if (found) {
 		T run = ADD(SH(SCANG_CARRY), lid > I64C(0) ? SH(SCANG_SUMS + lid - I64C(1)) : CAST(T, 0));
 		for (i64 k = I64C(0); k < I64C(ITEMS); k++) {
 			const i64 at = SCANG_PAD(lid * I64C(ITEMS) + k);

@@ -4,7 +4,7 @@
  * CHAIN = 2 (the GPUs' chained scan) a group holds a whole tile of
  * LOCAL_SIZE * ITEMS elements, each 32 padded by one slot so that a lane
  * walking its ITEMS consecutive elements meets few bank conflicts, then
- * the lanes' sums, the tile's carry and whether it was found; elsewhere
+ * the lanes' sums, the tile's carry and the look-back's window; elsewhere
  * LOCAL_SIZE elements. */
 #ifndef ACCEL_SCAN_WG_H
 #define ACCEL_SCAN_WG_H
@@ -13,8 +13,10 @@
 #define SCANG_TILE (I64C(LOCAL_SIZE) * I64C(ITEMS))
 #define SCANG_SUMS SCANG_PAD(SCANG_TILE)
 #define SCANG_CARRY (SCANG_SUMS + I64C(LOCAL_SIZE))
-#define SCANG_FOUND (SCANG_CARRY + I64C(1))
+/* the look-back's window: SCANG_W tiles' states, or sums */
+#define SCANG_W min64(I64C(LOCAL_SIZE), I64C(32))
+#define SCANG_WIN (SCANG_CARRY + I64C(1))
 /* in elements of T */
-#define SCAN_SCRATCH_LEN (CHAIN == 2 ? LOCAL_SIZE * ITEMS + ((LOCAL_SIZE * ITEMS) >> 5) + LOCAL_SIZE + 2 : LOCAL_SIZE)
+#define SCAN_SCRATCH_LEN (CHAIN == 2 ? LOCAL_SIZE * ITEMS + ((LOCAL_SIZE * ITEMS) >> 5) + LOCAL_SIZE + 1 + 32 : LOCAL_SIZE)
 
 #endif
