@@ -51,6 +51,8 @@ type Device struct {
 	// planner makes every plan the device runs (plan.go): devicePlanner,
 	// or a test's, which forces paths.
 	planner planner
+	// knobs are $ACCEL_KNOBS's overrides per kernel file (tune.go).
+	knobs map[string][]host.Knob
 }
 
 // Open opens a device by selector: "" (then $ACCEL_DEVICE, then the default:
@@ -70,8 +72,13 @@ func OpenWith(selector string, opts Options) (*Device, error) {
 		h.Close()
 		return nil, fmt.Errorf("accel: open %q: %w: %w", selector, err, ErrInvalidArgument)
 	}
+	knobs, err := envKnobs()
+	if err != nil {
+		h.Close()
+		return nil, fmt.Errorf("accel: open %q: %w", selector, err)
+	}
 	return &Device{h: h, caps: h.Caps(), pool: host.NewPool(h, capBytes), guard: opts.host().GuardBand(), planner: devicePlanner{},
-		poison: append([]byte(nil), opts.Poison...), trace: planTrace(opts)}, nil
+		poison: append([]byte(nil), opts.Poison...), trace: planTrace(opts), knobs: knobs}, nil
 }
 
 // PoolStats returns the counters of the device's buffer pool: hits, misses

@@ -28,8 +28,8 @@ func (d *Device) launch(op, variant string, plan host.Plan, call host.Call) erro
 }
 
 // plan is the final launch plan of a kernel whose work does not depend
-// on its launch shape (planner.launch).
-func (d *Device) plan(p host.Plan) host.Plan { return d.planner.launch(p) }
+// on its launch shape (planner.launch), with $ACCEL_KNOBS's overrides.
+func (d *Device) plan(p host.Plan) host.Plan { return d.tuned(d.planner.launch(p)) }
 
 // elementwise is the plan of a one-output-per-element launch over n
 // (after a test's override).

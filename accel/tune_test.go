@@ -1,0 +1,41 @@
+package accel
+
+import (
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/accelkern/accel/host"
+)
+
+// TestKnobOverrides: $ACCEL_KNOBS parses into per-file overrides, bad
+// text is an ErrInvalidArgument naming the variable, and a device applies
+// the overrides to its plans, the reason saying so.
+func TestKnobOverrides(t *testing.T) {
+	m, err := knobOverrides(" scan:ITEMS=16,CHAIN=2; radix:RADIX_BITS=5,LOCAL=128,GROUPS=7")
+	require.NoError(t, err)
+	assert.Equal(t, map[string][]host.Knob{
+		"scan":  {{Name: "ITEMS", Value: 16}, {Name: "CHAIN", Value: 2}},
+		"radix": {{Name: "RADIX_BITS", Value: 5}, {Name: "LOCAL", Value: 128}, {Name: "GROUPS", Value: 7}},
+	}, m)
+	m, err = knobOverrides("")
+	require.NoError(t, err)
+	assert.Nil(t, m)
+	for _, bad := range []string{"scan", "scan:ITEMS", "scan:ITEMS=x", ":ITEMS=1", "scan:LOCAL=0"} {
+		_, err := knobOverrides(bad)
+		assert.ErrorIs(t, err, ErrInvalidArgument, bad)
+		assert.ErrorContains(t, err, "ACCEL_KNOBS", bad)
+	}
+	d := &Device{knobs: m}
+	d.knobs, _ = knobOverrides("radix:RADIX_BITS=5,LOCAL=128,GROUPS=7,RADIX_KPT=2")
+	p := d.tuned(host.Plan{Kernel: "radix", LocalSize: 256, Groups: [3]int64{100, 1, 1}, Reason: "gpu",
+		Knobs: []host.Knob{host.KnobRadixBits.Set(4)}})
+	assert.Equal(t, int64(5), host.KnobRadixBits.Of(p))
+	assert.Equal(t, int64(2), host.KnobRadixKpt.Of(p))
+	assert.Equal(t, 128, p.LocalSize)
+	assert.Equal(t, int64(7), p.TotalGroups())
+	assert.Equal(t, "gpu [ACCEL_KNOBS]", p.Reason)
+	q := host.Plan{Kernel: "scan", Reason: "x"}
+	assert.Equal(t, q, d.tuned(q), "another file's plan is untouched")
+}
