@@ -103,7 +103,7 @@ func TestPlanHash(t *testing.T) {
 }
 
 // TestPlanRadixTiled: GPUs get the tiled passes (4-bit digits, 256 lanes
-// x 4 keys where local memory allows, one group per tile); a small local
+// x 8 keys where local memory allows, one group per tile); a small local
 // memory shrinks the tile until the scratch fits; CPU plans keep the
 // per-item chunks (RADIX_KPT 0).
 func TestPlanRadixTiled(t *testing.T) {
@@ -111,6 +111,8 @@ func TestPlanRadixTiled(t *testing.T) {
 		MaxWorkGroupCount: [3]int64{1<<31 - 1, 65535, 65535}}
 	small := gpu
 	small.LocalMemBytes = 4 << 10
+	mid := gpu
+	mid.LocalMemBytes = 32 << 10
 	pocl := host.Caps{Backend: host.OpenCL, Type: host.TypeCPU, ComputeUnits: 2, MaxWorkGroupSize: 4096, LocalMemBytes: 512 << 10}
 	for _, c := range []struct {
 		name      string
@@ -118,7 +120,8 @@ func TestPlanRadixTiled(t *testing.T) {
 		local     int
 		kpt, bits int64
 	}{
-		{"gpu", gpu, 256, 4, 4},
+		{"gpu", gpu, 256, 8, 4},
+		{"gpu, 32 KiB of local memory", mid, 256, 4, 4},
 		{"gpu, 4 KiB of local memory", small, 64, 1, 4},
 		{"pocl", pocl, 64, 0, 8},
 	} {
@@ -147,6 +150,9 @@ func TestPlanScan(t *testing.T) {
 		SubgroupSize: 32, SubgroupArith: true}
 	tiny := gpu
 	tiny.MaxWorkGroupSize = 16 // smaller than a subgroup
+	oclGPU := host.Caps{Backend: host.OpenCL, Type: host.TypeDiscreteGPU, ComputeUnits: 132, MaxWorkGroupSize: 1024, LocalMemBytes: 48 << 10}
+	small := oclGPU
+	small.LocalMemBytes = 16 << 10
 	for _, c := range []struct {
 		name      string
 		caps      host.Caps
@@ -162,15 +168,19 @@ func TestPlanScan(t *testing.T) {
 		{"lavapipe int64", lavapipe, 64 << 20, 8, true, 8, 2, 1024, 1},
 		{"lavapipe, no subgroup variant", lavapipe, 64 << 20, 8, false, 8, 0, 2048, 1},
 		{"cpu, subgroup size not fixed", loose, 1 << 20, 4, true, 8, 1, 1024, 2},
-		// GPUs: the chained scan, a tile of 256 x 8 elements per group
-		{"gpu", gpu, 64 << 20, 4, true, 256, 0, 8, 1},
-		{"gpu, no subgroup variant", gpu, 64 << 20, 8, false, 256, 0, 8, 1},
+		// GPUs: reduce-then-scan on subgroups, else the chained scan on
+		// tiles as large as 4/5 of the local memory allows
+		{"gpu", gpu, 64 << 20, 4, true, 256, 1, 8, 2},
+		{"gpu, no subgroup variant", gpu, 64 << 20, 8, false, 256, 0, 16, 1},
 		{"gpu, groups smaller than a subgroup", tiny, 1000, 4, true, 16, 0, 8, 1},
+		{"opencl gpu", oclGPU, 64 << 20, 4, false, 256, 0, 32, 1},
+		{"opencl gpu int64", oclGPU, 64 << 20, 8, false, 256, 0, 16, 1},
+		{"opencl gpu, 16 KiB local memory", small, 64 << 20, 4, false, 256, 0, 8, 1},
 		{"one element", lavapipe, 1, 4, true, 8, 2, 1024, 2},
 	} {
 		p := planScan(c.caps, c.n, c.elem, c.sub)
 		chain := c.caps.Backend == host.OpenCL && c.caps.Type == host.TypeCPU
-		gpuChain := c.caps.Type != host.TypeCPU
+		gpuChain := c.caps.Type != host.TypeCPU && !(c.sub && c.caps.Backend == host.Vulkan)
 		assert.Equal(t, b2i(chain)+2*b2i(gpuChain), host.KnobChain.Of(p), "%s: %s: the chained scans: CPU OpenCL drivers 1, GPUs 2", c.name, p)
 		if gpuChain {
 			assert.Equal(t, p.Tiles, p.TotalGroups(), "%s: %s: a tile per group", c.name, p)

@@ -48,8 +48,10 @@ func planRadix(caps host.Caps, n int64) host.Plan {
 
 // planRadixTiled plans the radix sort's tiled passes (radix_tcount and
 // radix_tscatter in clkernels/common/radix_body.h), planRadix's choice on
-// GPUs: 4-bit digits, tiles of LOCAL_SIZE x RADIX_KPT keys (256 x 4 where
-// the device allows), one work-group per tile at a time, every global load
+// GPUs: 4-bit digits, tiles of LOCAL_SIZE x RADIX_KPT keys (256 x 8 where
+// the device allows: on the H200, 16M uint32 keys with their permutation
+// sorted in 4.88 ms on OpenCL and 3.28 on Vulkan, against 5.57 and 3.60
+// with 256 x 4; 5-bit digits took 7.33 and 6.71), one work-group per tile at a time, every global load
 // and store by consecutive lanes. The work-group scratch (radix_tile.h:
 // the lanes' packed digit counts, then the tile's keys and 64-bit entries)
 // must fit the device's local memory, so the tile shrinks where it is
@@ -57,7 +59,7 @@ func planRadix(caps host.Caps, n int64) host.Plan {
 func planRadixTiled(caps host.Caps, n int64) host.Plan {
 	p := host.Plan{Kernel: "radix", Reason: "gpu: 4-bit digits, tiles ranked in work-group scratch, coalesced digit runs"}
 	const bits = 4
-	local, kpt := host.Pow2Local(caps, 256, 0), int64(4)
+	local, kpt := host.Pow2Local(caps, 256, 0), int64(8)
 	scratch := func() int64 { return radixTiledScratch(bits, local, kpt) }
 	for caps.LocalMemBytes > 0 && scratch() > caps.LocalMemBytes && (kpt > 1 || local > 1) {
 		if kpt > 1 {

@@ -38,7 +38,7 @@ func planScan(caps host.Caps, n int64, elemBytes int64, subgroups bool) host.Pla
 	if caps.Type == host.TypeCPU && caps.Backend == host.OpenCL && caps.LoopLimit == 0 {
 		return planScanChain(caps, n, elemBytes)
 	}
-	if caps.Type != host.TypeCPU {
+	if caps.Type != host.TypeCPU && !(subgroups && caps.SubgroupSize > 0 && caps.Backend == host.Vulkan) {
 		return planScanChainGPU(caps, n, elemBytes)
 	}
 	p := host.Plan{Kernel: "scan"}
@@ -111,18 +111,27 @@ func planScan(caps host.Caps, n int64, elemBytes int64, subgroups bool) host.Pla
 }
 
 // planScanChainGPU plans the GPUs' single-pass chained scan (knob CHAIN =
-// 2, entries chain and fixup of scan_body.h): one tile of LocalSize *
-// ITEMS elements per work-group, loaded into scratch by consecutive lanes
-// and scanned there while lane 0 looks back for the carry, so x is read
-// and y written once, at copy speed where reduce-then-scan reads x twice
-// and its per-lane runs did not coalesce (the H100: 0.78 ms for the apply
-// pass of 64M int32, a copy of its bytes 0.18). The tile (2048 elements)
-// keeps the scratch at 8 or 16 KiB, several groups per compute unit. A
-// device with a loop limit (llvmpipe under forced GPU plans) polls less.
+// 2, entries chain and fixup of scan_body.h) where the device has no
+// subgroup variant (on Vulkan with subgroups, reduce-then-scan on them
+// measured faster: 64M int32 on the H200, 0.41 ms against 0.57 for the
+// best chained plan): one tile of LocalSize * ITEMS elements per
+// work-group, loaded into scratch by consecutive lanes and scanned there
+// while the first lanes look back for the carry, so x is read and y
+// written once, where reduce-then-scan reads x twice and its per-lane
+// runs did not coalesce (NVIDIA OpenCL on the H200, 64M int32:
+// reduce-then-scan 0.81 ms; chained with tiles of 2048 elements 0.93,
+// 4096 0.52, 8192 0.31; a tile's look-back costs about the same whatever
+// its size). So the tile is as large as 4/5 of the local memory allows:
+// with 48 KiB, 256 x 32 elements of 4 bytes, 256 x 16 of 8. A device with a loop limit
+// (llvmpipe under forced GPU plans) polls less.
 func planScanChainGPU(caps host.Caps, n int64, elemBytes int64) host.Plan {
 	p := host.Plan{Kernel: "scan", Reason: "gpu: single-pass chained scan, a tile per work-group, bounded look-back and a fixup"}
-	items := int64(8)
-	local := host.Pow2Local(caps, 256, elemBytes*(items+1))
+	local := host.Pow2Local(caps, 256, 0)
+	items := 128 / elemBytes
+	scratch := func() int64 { t := int64(local) * items; return elemBytes * (t + t/32 + int64(local) + 33) }
+	for caps.LocalMemBytes > 0 && scratch() > caps.LocalMemBytes*4/5 && items > 2 {
+		items /= 2
+	}
 	spin := int64(16384)
 	if caps.LoopLimit > 0 {
 		spin = min(spin, host.LoopCap(caps)/4)
