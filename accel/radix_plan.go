@@ -78,9 +78,11 @@ func planRadixTiled(caps host.Caps, n int64) host.Plan {
 
 // radixTiledScratch is the tiled radix passes' work-group scratch in bytes
 // for 64-bit keys (clkernels/common/radix_tile.h's RADIX_SCRATCH_LEN words:
-// the lanes' packed digit counts, the tile's keys and its 64-bit entries).
+// the lanes' packed digit counts with a pad word every 32, the segment
+// sums, two words per digit, the tile's keys and its 64-bit entries).
 func radixTiledScratch(bits int64, local int, kpt int64) int64 {
-	return 4 * (int64(local)*(int64(1)<<bits)/2 + int64(local)*kpt*(2+2))
+	words := int64(local) * (int64(1) << bits) / 2
+	return 4 * (words + words/32 + int64(local) + 2*(int64(1)<<bits) + int64(local)*kpt*(2+2))
 }
 
 // radixTiledScratchBytes is the work-group scratch a tiled radix plan

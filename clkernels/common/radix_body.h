@@ -192,7 +192,114 @@ void radix_tcount(RADIX_TCOUNT_PARAMS) {
 	}
 }
 
+/* Tile t's stable ranking by the raking scan (RADIX_RAKE = 1, see
+ * radix_tile.h): each lane counts its keys in its own column of packed
+ * counters, the group scans the counters in word-major order (each lane
+ * sums a segment of RADIX_WORDS words, the segment sums are scanned, each
+ * lane rescans its segment), which gives every (digit, lane) the keys of
+ * smaller digits and of the same digit in earlier lanes, the high halves
+ * after every low one; then each lane places its keys in order, taking
+ * and bumping its own counters, and the tile goes out by digit runs. Two
+ * scratch scans' worth of work where the per-lane Hillis-Steele scan of
+ * every word took RADIX_WORDS times log2(LOCAL_SIZE) steps. */
+void radix_tscatter_rake(RADIX_TSCATTER_PARAMS) {
+	const i64 tiles = RADIX_KPT > 0 ? cdiv64(n, max64(RADIX_TILE, I64C(1))) : I64C(0);
+	const KEY mask = CAST(KEY, RADIX_DIGITS - 1);
+	const int lid = CAST(int, LOCAL_ID()); /* 32-ok: local id */
+	for (i64 t = GROUP_LINEAR_ID(); t < tiles; t += GROUP_TOTAL()) {
+		const i64 base = t * RADIX_TILE;
+		const i64 hi = min64(base + RADIX_TILE, n);
+		LOCAL_BARRIER(); /* the previous tile's readers are done */
+		for (int q = 0; q < RADIX_WORDS; q++) { /* 32-ok: a word row, < RADIX_WORDS */
+			sh[RADIX_RW(q * RADIX_LS + lid)] = 0u;
+		}
+		for (int j = 0; j < RADIX_KPT; j++) { /* 32-ok: a key of the lane, < RADIX_KPT */
+			const i64 i = base + LOCAL_ID() * I64C(RADIX_KPT) + I64C(j);
+			if (i < hi) {
+				KEY k;
+				if (pack >= I64C(RADIX_PACKED)) {
+					k = CAST(KEY, LD64(pin, i) >> 32);
+				} else {
+					k = LDK(kin, i);
+				}
+				const int d = CAST(int, (k >> CAST(KEY, shift)) & mask); /* 32-ok: a digit, < 2^RADIX_BITS */
+				sh[RADIX_RW((d % RADIX_WORDS) * RADIX_LS + lid)] += 1u << (CAST(uint, d / RADIX_WORDS) * 16u); /* 32-ok: a digit's half, 0 or 1 */
+			}
+		}
+		LOCAL_BARRIER();
+		uint s = 0u; /* 32-ok: packed counts of a tile, < 2^16 each */
+		for (int k = 0; k < RADIX_WORDS; k++) { /* 32-ok: a word of the segment, < RADIX_WORDS */
+			s += sh[RADIX_RW(lid * RADIX_WORDS + k)];
+		}
+		sh[RADIX_SEG_AT + lid] = s;
+		for (int off = 1; off < RADIX_LS; off <<= 1) { /* 32-ok: a lane offset, < local size */
+			LOCAL_BARRIER();
+			const uint a = lid >= off ? sh[RADIX_SEG_AT + lid - off] : 0u; /* 32-ok: packed counts, < 2^16 each */
+			LOCAL_BARRIER();
+			sh[RADIX_SEG_AT + lid] += a;
+		}
+		LOCAL_BARRIER();
+		uint run = lid > 0 ? sh[RADIX_SEG_AT + lid - 1] : 0u; /* 32-ok: packed counts, < 2^16 each */
+		const uint low = sh[RADIX_SEG_AT + RADIX_LS - 1] & 0xffffu; /* 32-ok: the tile's keys of the low digits */
+		for (int k = 0; k < RADIX_WORDS; k++) { /* 32-ok: a word of the segment, < RADIX_WORDS */
+			const uint v = sh[RADIX_RW(lid * RADIX_WORDS + k)]; /* 32-ok: packed counts, < 2^16 each */
+			sh[RADIX_RW(lid * RADIX_WORDS + k)] = run;
+			run += v;
+		}
+		LOCAL_BARRIER();
+		/* each digit's run: where it starts in the sorted tile (lane 0's
+		 * counter), and its global offset less that start */
+		for (int d = lid; d < RADIX_DIGITS; d += RADIX_LS) { /* 32-ok: a digit, < RADIX_DIGITS */
+			const uint h = CAST(uint, d / RADIX_WORDS); /* 32-ok: a digit's half, 0 or 1 */
+			const uint st = ((sh[RADIX_RW((d % RADIX_WORDS) * RADIX_LS)] >> (h * 16u)) & 0xffffu) + h * low; /* 32-ok: a rank in the tile */
+			const i64 off = CAST(i64, LD64(hist, I64C(d) * tiles + t)) - CAST(i64, st);
+			sh[RADIX_OFF_AT + 2 * d] = CAST(uint, CAST(u64, off) & 0xfffffffful); /* 32-ok: one 32-bit half of an offset */
+			sh[RADIX_OFF_AT + 2 * d + 1] = CAST(uint, CAST(u64, off) >> 32); /* 32-ok: one 32-bit half of an offset */
+		}
+		LOCAL_BARRIER(); /* lane 0's counters are read before it bumps them */
+		for (int j = 0; j < RADIX_KPT; j++) { /* 32-ok: a key of the lane, < RADIX_KPT */
+			const i64 i = base + LOCAL_ID() * I64C(RADIX_KPT) + I64C(j);
+			if (i < hi) {
+				KEY k;
+				u64 e;
+				RADIX_LOAD(i, k, e)
+				const int d = CAST(int, (k >> CAST(KEY, shift)) & mask); /* 32-ok: a digit, < 2^RADIX_BITS */
+				const uint h = CAST(uint, d / RADIX_WORDS); /* 32-ok: a digit's half, 0 or 1 */
+				const int at = RADIX_RW((d % RADIX_WORDS) * RADIX_LS + lid); /* 32-ok: a scratch word */
+				const uint word = sh[at]; /* 32-ok: packed counts, < 2^16 each */
+				const int r = CAST(int, ((word >> (h * 16u)) & 0xffffu) + h * low); /* 32-ok: a rank in the tile, < RADIX_TILE < 2^16 */
+				sh[at] = word + (1u << (h * 16u));
+				RADIX_SH_PUTK(RADIX_KEYS_AT, r, k);
+				sh[RADIX_ENTS_AT + 2 * r] = CAST(uint, e & 0xfffffffful); /* 32-ok: one 32-bit half of an entry */
+				sh[RADIX_ENTS_AT + 2 * r + 1] = CAST(uint, e >> 32); /* 32-ok: one 32-bit half of an entry */
+			}
+		}
+		LOCAL_BARRIER();
+		const int count = CAST(int, hi - base); /* 32-ok: a tile size, <= RADIX_TILE < 2^16 */
+		for (int j = 0; j < RADIX_KPT; j++) { /* 32-ok: a key of the lane, < RADIX_KPT */
+			const int p = j * RADIX_LS + lid; /* 32-ok: a slot of the tile, < RADIX_TILE < 2^16 */
+			if (p < count) {
+				const KEY k = RADIX_SH_GETK(RADIX_KEYS_AT, p);
+				const u64 e = CAST(u64, sh[RADIX_ENTS_AT + 2 * p]) | (CAST(u64, sh[RADIX_ENTS_AT + 2 * p + 1]) << 32);
+				const int d = CAST(int, (k >> CAST(KEY, shift)) & mask); /* 32-ok: a digit, < 2^RADIX_BITS */
+				const i64 off = CAST(i64, CAST(u64, sh[RADIX_OFF_AT + 2 * d]) | (CAST(u64, sh[RADIX_OFF_AT + 2 * d + 1]) << 32));
+				const i64 to = off + I64C(p);
+				if (pack == I64C(RADIX_PACK_OUT) || pack == I64C(RADIX_PACKED)) {
+					ST64(pout, to, (CAST(u64, k) << 32) | e);
+				} else {
+					STK(kout, to, k);
+					ST64(pout, to, e);
+				}
+			}
+		}
+	}
+}
+
 void radix_tscatter(RADIX_TSCATTER_PARAMS) {
+	if (RADIX_RAKE != 0) {
+		radix_tscatter_rake(kin, kout, pin, pout, hist, n, shift, first, pack RADIX_SH_ARG);
+		return;
+	}
 	const i64 tiles = RADIX_KPT > 0 ? cdiv64(n, max64(RADIX_TILE, I64C(1))) : I64C(0);
 	const KEY mask = CAST(KEY, RADIX_DIGITS - 1);
 	const int lid = CAST(int, LOCAL_ID()); /* 32-ok: local id */

@@ -5,6 +5,14 @@
 #ifndef ACCEL_RADIX_TILE_H
 #define ACCEL_RADIX_TILE_H
 
+/* The scratch handed on to a function with the entry's parameters
+ * (OpenCL passes it as the parameter sh; GLSL's is the shared array). */
+#ifdef ACCEL_CL
+#define RADIX_SH_ARG , sh
+#else
+#define RADIX_SH_ARG
+#endif
+
 /* The tiled passes' scratch: keys of RADIX_KW 32-bit words. */
 #define RADIX_LS CAST(int, LOCAL_SIZE) /* 32-ok: the local size */
 #if KB == 64
@@ -26,7 +34,15 @@
 #define RADIX_DIGITS (1 << RADIX_BITS)
 #define RADIX_WORDS (RADIX_DIGITS >> 1)
 #define RADIX_TILE (I64C(LOCAL_SIZE) * I64C(RADIX_KPT))
-#define RADIX_KEYS_AT (RADIX_WORDS * RADIX_LS)
+/* The raking rank (RADIX_RAKE = 1) keeps the counters in scratch: digit d
+ * of lane l counts in half d / RADIX_WORDS of word (d % RADIX_WORDS) *
+ * LOCAL_SIZE + l, each word index w at RADIX_RW(w) (one pad word every 32
+ * against bank conflicts); then LOCAL_SIZE segment sums and, per digit,
+ * its tile run's global offset less its start in the tile (two words). */
+#define RADIX_RW(w) ((w) + ((w) >> 5))
+#define RADIX_SEG_AT RADIX_RW(RADIX_WORDS * RADIX_LS)
+#define RADIX_OFF_AT (RADIX_SEG_AT + RADIX_LS)
+#define RADIX_KEYS_AT (RADIX_OFF_AT + 2 * RADIX_DIGITS)
 #define RADIX_ENTS_AT (RADIX_KEYS_AT + RADIX_LS * RADIX_KPT * RADIX_KW)
 /* counter d of a lane's packed words w */
 #define RADIX_CNT(w, d) (((w)[(d) >> 1] >> (CAST(uint, (d) & 1) * 16u)) & 0xffffu) /* 32-ok: a digit's bit, 0 or 1 */
