@@ -10,6 +10,7 @@ import "C"
 import (
 	"encoding/binary"
 	"fmt"
+	"regexp"
 	"strings"
 	"unsafe"
 )
@@ -170,10 +171,29 @@ func clDeviceUint(d unsafe.Pointer, param uint) (uint64, error) {
 	return 0, fmt.Errorf("device info 0x%x: %d bytes", param, len(b))
 }
 
-// clBuildLog returns a program's build log for a device, trimmed.
+// clBuildLog returns a program's build log for a device, trimmed, without
+// the lines of benignBuildNote.
 func clBuildLog(prog, dev unsafe.Pointer) string {
 	b, _ := clInfo(func(size C.size_t, buf unsafe.Pointer, n *C.size_t) C.int {
 		return C.acl_build_log(prog, dev, size, (*C.char)(buf), n)
 	})
-	return strings.TrimSpace(strings.TrimRight(string(b), "\x00"))
+	return cleanBuildLog(string(b))
+}
+
+// benignBuildNote matches the build-log lines a driver writes for every
+// program, which say nothing about the source: NVIDIA's OpenCL (driver
+// 580 on the H200) notes for each kernel that it overrides a noinline
+// attribute (none in our sources: its own).
+var benignBuildNote = regexp.MustCompile(`^\(\): Warning: Function \w+ is a kernel, so overriding noinline attribute\. The function may be inlined when called\.$`)
+
+// cleanBuildLog trims a build log and drops its benignBuildNote lines.
+func cleanBuildLog(s string) string {
+	lines := strings.Split(strings.TrimSpace(strings.TrimRight(s, "\x00")), "\n")
+	kept := lines[:0]
+	for _, l := range lines {
+		if !benignBuildNote.MatchString(strings.TrimSpace(l)) {
+			kept = append(kept, l)
+		}
+	}
+	return strings.TrimSpace(strings.Join(kept, "\n"))
 }
