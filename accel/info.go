@@ -42,6 +42,9 @@ type DeviceInfo struct {
 	Driver   string     `json:"driver"` // driver name and version
 	Type     DeviceType `json:"type"`
 
+	// ComputeUnits: OpenCL's compute units; on Vulkan NVIDIA's SMs or AMD's
+	// compute units where their extension reports them, the cores of a
+	// CPU driver, else a guess of 64.
 	ComputeUnits      int      `json:"compute_units"`
 	MaxWorkGroupSize  int      `json:"max_work_group_size"`
 	MaxWorkGroupCount [3]int64 `json:"max_work_group_count"` // per dispatch dimension

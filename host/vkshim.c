@@ -293,6 +293,19 @@ int vks_query(vks_instance *vi, void *phys, vks_caps *out) {
 	VkPhysicalDeviceMaintenance3Properties m3 = {VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_MAINTENANCE_3_PROPERTIES, has_ssc ? (void *)&ssc : (void *)&sub};
 	VkPhysicalDeviceProperties2 p2 = {VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_PROPERTIES_2, &m3};
 	gp2(pd, &p2);
+	/* the compute units, where a vendor extension tells: NVIDIA's SMs,
+	 * AMD's compute units (engines x arrays x units per array) */
+	if (has_device_ext(inst, pd, VK_NV_SHADER_SM_BUILTINS_EXTENSION_NAME)) {
+		VkPhysicalDeviceShaderSMBuiltinsPropertiesNV sm = {VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_SHADER_SM_BUILTINS_PROPERTIES_NV};
+		VkPhysicalDeviceProperties2 q2 = {VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_PROPERTIES_2, &sm};
+		gp2(pd, &q2);
+		out->compute_units = sm.shaderSMCount;
+	} else if (has_device_ext(inst, pd, VK_AMD_SHADER_CORE_PROPERTIES_EXTENSION_NAME)) {
+		VkPhysicalDeviceShaderCorePropertiesAMD sc = {VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_SHADER_CORE_PROPERTIES_AMD};
+		VkPhysicalDeviceProperties2 q2 = {VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_PROPERTIES_2, &sc};
+		gp2(pd, &q2);
+		out->compute_units = sc.shaderEngineCount * sc.shaderArraysPerEngineCount * sc.computeUnitsPerShaderArray;
+	}
 	if (v12) {
 		snprintf(out->driver_name, sizeof out->driver_name, "%s", drv.driverName);
 		snprintf(out->driver_info, sizeof out->driver_info, "%s", drv.driverInfo);

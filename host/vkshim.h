@@ -53,6 +53,7 @@ typedef struct {
 	int preserve64; /* shaderSignedZeroInfNanPreserveFloat64 */
 	int denorm32;   /* shaderDenormPreserveFloat32 */
 	int denorm64;   /* shaderDenormPreserveFloat64 */
+	uint32_t compute_units; /* VK_NV_shader_sm_builtins' SMs or VK_AMD_shader_core_properties' units; 0: not told */
 } vks_caps;
 
 int vks_query(vks_instance *vi, void *phys, vks_caps *out);

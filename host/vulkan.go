@@ -204,12 +204,17 @@ func vkCaps(vi *C.vks_instance, index int, pd vk.PhysicalDevice) Caps {
 		c.Type = TypeCPU
 	}
 	// Vulkan has no portable compute-unit query: CPU drivers run one
-	// work-group per core; for GPUs this is a heuristic, not a measurement:
+	// work-group per core; GPUs report theirs through a vendor extension
+	// (NVIDIA's SMs: 132 on the H200, where the guess below said 64;
+	// AMD's compute units), else this is a heuristic, not a measurement:
 	// assume 64, enough groups to fill any current GPU once the planner
 	// multiplies by its groups per unit (the grid stride covers the rest).
-	if c.Type == TypeCPU {
+	switch {
+	case c.Type == TypeCPU:
 		c.ComputeUnits = runtime.NumCPU()
-	} else {
+	case q.compute_units > 0:
+		c.ComputeUnits = int(q.compute_units)
+	default:
 		c.ComputeUnits = 64
 	}
 	// Driver workarounds and facts, all in this one place.

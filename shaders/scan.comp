@@ -75,15 +75,8 @@ layout(buffer_reference, std430, buffer_reference_align = 8) buffer PairRef { ui
 #include "scan_wg.h"
 // the work-group scratch (OpenCL entries declare theirs)
 shared T sh[SCAN_SCRATCH_LEN];
-// The chained scans' accesses across work-groups (scan_body.h): coherent,
-// flags through atomics, memoryBarrierBuffer a device-scope fence.
-layout(buffer_reference, std430, buffer_reference_align = 4) coherent buffer ChFlagRef { uint x; };
-layout(buffer_reference, std430, buffer_reference_align = BYTES) coherent buffer ChTRef { T x; };
-#define CH_FLAG_LD(f, i) atomicAdd(ChFlagRef((f) + uint64_t(i) * 4ul).x, 0u)
-#define CH_FLAG_ST(f, i, v) atomicExchange(ChFlagRef((f) + uint64_t(i) * 4ul).x, (v))
-#define CH_PV_LD(p, i) (ChTRef((p) + uint64_t(i) * uint64_t(BYTES)).x)
-#define CH_PV_ST(p, i, v) (ChTRef((p) + uint64_t(i) * uint64_t(BYTES)).x = (v))
-#define CH_FENCE() memoryBarrierBuffer()
+// The GPUs' chained scan publishes values in tagged 64-bit words
+// (scan_body.h), read anew every time.
 layout(buffer_reference, std430, buffer_reference_align = 8) coherent volatile buffer ChwRef { uint64_t x; };
 #define CHW_LD(w, i) (ChwRef((w) + uint64_t(i) * 8ul).x)
 #define CHW_ST(w, i, v) (ChwRef((w) + uint64_t(i) * 8ul).x = (v))

@@ -192,6 +192,32 @@ void radix_tcount(RADIX_TCOUNT_PARAMS) {
 	}
 }
 
+/* Puts key k and its entry e at slot r of the scratch tile. */
+#define RADIX_SH_PUT(r, k, e) \
+	RADIX_SH_PUTK(RADIX_KEYS_AT, r, k); \
+	sh[RADIX_ENTS_AT + 2 * (r)] = CAST(uint, (e) & 0xfffffffful); /* 32-ok: one 32-bit half of an entry */ \
+	sh[RADIX_ENTS_AT + 2 * (r) + 1] = CAST(uint, (e) >> 32) /* 32-ok: one 32-bit half of an entry */
+
+/* Writes the ranked tile (count keys, in scratch) by digit runs: slot p_
+ * of the tile, of digit d_, goes to position TO (an expression of d_ and
+ * p_), lane by lane, so each digit's run is one contiguous store. */
+#define RADIX_WRITE_TILE(count, TO) \
+	for (int j_ = 0; j_ < RADIX_KPT; j_++) { /* 32-ok: a key of the lane, < RADIX_KPT */ \
+		const int p_ = j_ * RADIX_LS + lid; /* 32-ok: a slot of the tile, < RADIX_TILE < 2^16 */ \
+		if (p_ < (count)) { \
+			const KEY k_ = RADIX_SH_GETK(RADIX_KEYS_AT, p_); \
+			const u64 e_ = CAST(u64, sh[RADIX_ENTS_AT + 2 * p_]) | (CAST(u64, sh[RADIX_ENTS_AT + 2 * p_ + 1]) << 32); \
+			const int d_ = CAST(int, (k_ >> CAST(KEY, shift)) & mask); /* 32-ok: a digit, < 2^RADIX_BITS */ \
+			const i64 to_ = TO; \
+			if (pack == I64C(RADIX_PACK_OUT) || pack == I64C(RADIX_PACKED)) { \
+				ST64(pout, to_, (CAST(u64, k_) << 32) | e_); \
+			} else { \
+				STK(kout, to_, k_); \
+				ST64(pout, to_, e_); \
+			} \
+		} \
+	}
+
 /* Tile t's stable ranking by the raking scan (RADIX_RAKE = 1, see
  * radix_tile.h): each lane counts its keys in its own column of packed
  * counters, the group scans the counters in word-major order (each lane
@@ -223,7 +249,7 @@ void radix_tscatter_rake(RADIX_TSCATTER_PARAMS) {
 					k = LDK(kin, i);
 				}
 				const int d = CAST(int, (k >> CAST(KEY, shift)) & mask); /* 32-ok: a digit, < 2^RADIX_BITS */
-				sh[RADIX_RW((d % RADIX_WORDS) * RADIX_LS + lid)] += 1u << (CAST(uint, d / RADIX_WORDS) * 16u); /* 32-ok: a digit's half, 0 or 1 */
+				sh[RADIX_RW((d & (RADIX_WORDS - 1)) * RADIX_LS + lid)] += 1u << (CAST(uint, d >> (RADIX_BITS - 1)) * 16u); /* 32-ok: a digit's half, 0 or 1 */
 			}
 		}
 		LOCAL_BARRIER();
@@ -250,8 +276,8 @@ void radix_tscatter_rake(RADIX_TSCATTER_PARAMS) {
 		/* each digit's run: where it starts in the sorted tile (lane 0's
 		 * counter), and its global offset less that start */
 		for (int d = lid; d < RADIX_DIGITS; d += RADIX_LS) { /* 32-ok: a digit, < RADIX_DIGITS */
-			const uint h = CAST(uint, d / RADIX_WORDS); /* 32-ok: a digit's half, 0 or 1 */
-			const uint st = ((sh[RADIX_RW((d % RADIX_WORDS) * RADIX_LS)] >> (h * 16u)) & 0xffffu) + h * low; /* 32-ok: a rank in the tile */
+			const uint h = CAST(uint, d >> (RADIX_BITS - 1)); /* 32-ok: a digit's half, 0 or 1 */
+			const uint st = ((sh[RADIX_RW((d & (RADIX_WORDS - 1)) * RADIX_LS)] >> (h * 16u)) & 0xffffu) + h * low; /* 32-ok: a rank in the tile */
 			const i64 off = CAST(i64, LD64(hist, I64C(d) * tiles + t)) - CAST(i64, st);
 			sh[RADIX_OFF_AT + 2 * d] = CAST(uint, CAST(u64, off) & 0xfffffffful); /* 32-ok: one 32-bit half of an offset */
 			sh[RADIX_OFF_AT + 2 * d + 1] = CAST(uint, CAST(u64, off) >> 32); /* 32-ok: one 32-bit half of an offset */
@@ -264,34 +290,16 @@ void radix_tscatter_rake(RADIX_TSCATTER_PARAMS) {
 				u64 e;
 				RADIX_LOAD(i, k, e)
 				const int d = CAST(int, (k >> CAST(KEY, shift)) & mask); /* 32-ok: a digit, < 2^RADIX_BITS */
-				const uint h = CAST(uint, d / RADIX_WORDS); /* 32-ok: a digit's half, 0 or 1 */
-				const int at = RADIX_RW((d % RADIX_WORDS) * RADIX_LS + lid); /* 32-ok: a scratch word */
+				const uint h = CAST(uint, d >> (RADIX_BITS - 1)); /* 32-ok: a digit's half, 0 or 1 */
+				const int at = RADIX_RW((d & (RADIX_WORDS - 1)) * RADIX_LS + lid); /* 32-ok: a scratch word */
 				const uint word = sh[at]; /* 32-ok: packed counts, < 2^16 each */
 				const int r = CAST(int, ((word >> (h * 16u)) & 0xffffu) + h * low); /* 32-ok: a rank in the tile, < RADIX_TILE < 2^16 */
 				sh[at] = word + (1u << (h * 16u));
-				RADIX_SH_PUTK(RADIX_KEYS_AT, r, k);
-				sh[RADIX_ENTS_AT + 2 * r] = CAST(uint, e & 0xfffffffful); /* 32-ok: one 32-bit half of an entry */
-				sh[RADIX_ENTS_AT + 2 * r + 1] = CAST(uint, e >> 32); /* 32-ok: one 32-bit half of an entry */
+				RADIX_SH_PUT(r, k, e);
 			}
 		}
 		LOCAL_BARRIER();
-		const int count = CAST(int, hi - base); /* 32-ok: a tile size, <= RADIX_TILE < 2^16 */
-		for (int j = 0; j < RADIX_KPT; j++) { /* 32-ok: a key of the lane, < RADIX_KPT */
-			const int p = j * RADIX_LS + lid; /* 32-ok: a slot of the tile, < RADIX_TILE < 2^16 */
-			if (p < count) {
-				const KEY k = RADIX_SH_GETK(RADIX_KEYS_AT, p);
-				const u64 e = CAST(u64, sh[RADIX_ENTS_AT + 2 * p]) | (CAST(u64, sh[RADIX_ENTS_AT + 2 * p + 1]) << 32);
-				const int d = CAST(int, (k >> CAST(KEY, shift)) & mask); /* 32-ok: a digit, < 2^RADIX_BITS */
-				const i64 off = CAST(i64, CAST(u64, sh[RADIX_OFF_AT + 2 * d]) | (CAST(u64, sh[RADIX_OFF_AT + 2 * d + 1]) << 32));
-				const i64 to = off + I64C(p);
-				if (pack == I64C(RADIX_PACK_OUT) || pack == I64C(RADIX_PACKED)) {
-					ST64(pout, to, (CAST(u64, k) << 32) | e);
-				} else {
-					STK(kout, to, k);
-					ST64(pout, to, e);
-				}
-			}
-		}
+		RADIX_WRITE_TILE(CAST(int, hi - base), CAST(i64, CAST(u64, sh[RADIX_OFF_AT + 2 * d_]) | (CAST(u64, sh[RADIX_OFF_AT + 2 * d_ + 1]) << 32)) + I64C(p_)) /* 32-ok: a tile size, <= RADIX_TILE < 2^16 */
 	}
 }
 
@@ -349,28 +357,11 @@ void radix_tscatter(RADIX_TSCATTER_PARAMS) {
 				const int d = CAST(int, (k >> CAST(KEY, shift)) & mask); /* 32-ok: a digit, < 2^RADIX_BITS */
 				const int r = CAST(int, seen[d]); /* 32-ok: a rank in the tile, < RADIX_TILE < 2^16 */
 				seen[d] = seen[d] + 1u;
-				RADIX_SH_PUTK(RADIX_KEYS_AT, r, k);
-				sh[RADIX_ENTS_AT + 2 * r] = CAST(uint, e & 0xfffffffful); /* 32-ok: one 32-bit half of an entry */
-				sh[RADIX_ENTS_AT + 2 * r + 1] = CAST(uint, e >> 32); /* 32-ok: one 32-bit half of an entry */
+				RADIX_SH_PUT(r, k, e);
 			}
 		}
 		LOCAL_BARRIER();
-		const int count = CAST(int, hi - base); /* 32-ok: a tile size, <= RADIX_TILE < 2^16 */
-		for (int j = 0; j < RADIX_KPT; j++) { /* 32-ok: a key of the lane, < RADIX_KPT */
-			const int p = j * RADIX_LS + lid; /* 32-ok: a slot of the tile, < RADIX_TILE < 2^16 */
-			if (p < count) {
-				const KEY k = RADIX_SH_GETK(RADIX_KEYS_AT, p);
-				const u64 e = CAST(u64, sh[RADIX_ENTS_AT + 2 * p]) | (CAST(u64, sh[RADIX_ENTS_AT + 2 * p + 1]) << 32);
-				const int d = CAST(int, (k >> CAST(KEY, shift)) & mask); /* 32-ok: a digit, < 2^RADIX_BITS */
-				const i64 to = CAST(i64, LD64(hist, I64C(d) * tiles + t)) + I64C(p) - CAST(i64, st[d]);
-				if (pack == I64C(RADIX_PACK_OUT) || pack == I64C(RADIX_PACKED)) {
-					ST64(pout, to, (CAST(u64, k) << 32) | e);
-				} else {
-					STK(kout, to, k);
-					ST64(pout, to, e);
-				}
-			}
-		}
+		RADIX_WRITE_TILE(CAST(int, hi - base), CAST(i64, LD64(hist, I64C(d_) * tiles + t)) + I64C(p_) - CAST(i64, st[d_])) /* 32-ok: a tile size, <= RADIX_TILE < 2^16 */
 	}
 }
 

@@ -388,6 +388,8 @@ void scan_apply_sg(BPTR x, BPTR y, BPTR partials, i64 n, i64 kind, i64 exclusive
  *      CHW_ST(w, i, v) (a 64-bit word, read anew every time), T_PIECES,
  *      T_PIECE(v, q) (piece q of v's bits) and T_JOIN(lo, hi). */
 
+#ifdef SCAN_CHAIN_OK
+
 /* The nearest tile before t whose prefix is published (-1: none, the
  * start), after waiting at most spin polls (spin < 0: without bound, the
  * fixup, where every state is final) for each tile in between to publish
@@ -419,8 +421,6 @@ T scan_chain_carry(BPTR partials, i64 tiles, i64 j, i64 t) {
 	}
 	return carry;
 }
-
-#ifdef SCAN_CHAIN_OK
 
 T scan_chain_sum(BPTR x, i64 lo, i64 hi, i64 kind) {
 	if (kind == I64C(FLAG_NONE)) {
@@ -652,30 +652,31 @@ void scan_tile_wg(BPTR x, BPTR y, BPTR partials, BPTR flags, i64 n, i64 kind, i6
 	LOCAL_BARRIER(); /* everyone has read the scratch before the next tile */
 }
 
-void scan_chain(SCAN_CHAIN_PARAMS) {
+/* The chained scan's launch (fix = 0, entry chain) or its fixup's (fix =
+ * 1), in the shape CHAIN says. */
+void scan_chain_run(BPTR x, BPTR y, BPTR partials, BPTR flags, i64 n, i64 kind, i64 exclusive, i64 fix SCRATCH_PARAM) {
 #ifdef SCAN_CHAIN_OK
 	if (CHAIN != 2) {
-		scan_chain_cpu(x, y, partials, flags, n, kind, exclusive);
+		if (fix != I64C(0)) {
+			scan_fixup_cpu(x, y, partials, flags, n, kind, exclusive);
+		} else {
+			scan_chain_cpu(x, y, partials, flags, n, kind, exclusive);
+		}
 		return;
 	}
 #endif
 	const i64 tiles = cdiv64(n, SCANG_TILE);
 	for (i64 t = GROUP_LINEAR_ID(); t < tiles; t += GROUP_TOTAL()) {
-		scan_tile_wg(x, y, partials, flags, n, kind, exclusive, tiles, t, I64C(0) SCRATCH_ARG);
+		scan_tile_wg(x, y, partials, flags, n, kind, exclusive, tiles, t, fix SCRATCH_ARG);
 	}
 }
 
+void scan_chain(SCAN_CHAIN_PARAMS) {
+	scan_chain_run(x, y, partials, flags, n, kind, exclusive, I64C(0) SCRATCH_ARG);
+}
+
 void scan_fixup(SCAN_FIXUP_PARAMS) {
-#ifdef SCAN_CHAIN_OK
-	if (CHAIN != 2) {
-		scan_fixup_cpu(x, y, partials, flags, n, kind, exclusive);
-		return;
-	}
-#endif
-	const i64 tiles = cdiv64(n, SCANG_TILE);
-	for (i64 t = GROUP_LINEAR_ID(); t < tiles; t += GROUP_TOTAL()) {
-		scan_tile_wg(x, y, partials, flags, n, kind, exclusive, tiles, t, I64C(1) SCRATCH_ARG);
-	}
+	scan_chain_run(x, y, partials, flags, n, kind, exclusive, I64C(1) SCRATCH_ARG);
 }
 
 void scan_reduce(SCAN_REDUCE_PARAMS) {
