@@ -78,6 +78,15 @@ void radix_prep(RADIX_PREP_PARAMS) {
 	}
 }
 
+/* The key at position i of a pass's input (packed: the high half of its
+ * word in pin). */
+KEY radix_key(BPTR kin, BPTR pin, i64 i, i64 pack) {
+	if (pack >= I64C(RADIX_PACKED)) {
+		return CAST(KEY, LD64(pin, i) >> 32);
+	}
+	return LDK(kin, i);
+}
+
 void radix_count(RADIX_COUNT_PARAMS) {
 	RADIX_CHUNK
 	i64 cnt[1 << RADIX_BITS];
@@ -85,12 +94,7 @@ void radix_count(RADIX_COUNT_PARAMS) {
 		cnt[d] = I64C(0);
 	}
 	for (i64 i = lo; i < hi; i++) {
-		KEY k;
-		if (pack >= I64C(RADIX_PACKED)) {
-			k = CAST(KEY, LD64(pin, i) >> 32);
-		} else {
-			k = LDK(kin, i);
-		}
+		const KEY k = radix_key(kin, pin, i, pack);
 		const int d = CAST(int, (k >> CAST(KEY, shift)) & mask); /* 32-ok: a digit, < 2^RADIX_BITS */
 		cnt[d] = cnt[d] + I64C(1);
 	}
@@ -151,12 +155,7 @@ void radix_scatter(RADIX_SCATTER_PARAMS) {
 	for (int j_ = 0; j_ < RADIX_KPT; j_++) { /* 32-ok: a key of the lane, < RADIX_KPT */ \
 		const i64 i_ = base + LOCAL_ID() * I64C(RADIX_KPT) + I64C(j_); \
 		if (i_ < hi) { \
-			KEY k_; \
-			if (pack >= I64C(RADIX_PACKED)) { \
-				k_ = CAST(KEY, LD64(pin, i_) >> 32); \
-			} else { \
-				k_ = LDK(kin, i_); \
-			} \
+			const KEY k_ = radix_key(kin, pin, i_, pack); \
 			const int d_ = CAST(int, (k_ >> CAST(KEY, shift)) & mask); /* 32-ok: a digit, < 2^RADIX_BITS */ \
 			w[d_ >> 1] += 1u << (CAST(uint, d_ & 1) * 16u); /* 32-ok: a digit's bit, 0 or 1 */ \
 		} \
@@ -242,12 +241,7 @@ void radix_tscatter_rake(RADIX_TSCATTER_PARAMS) {
 		for (int j = 0; j < RADIX_KPT; j++) { /* 32-ok: a key of the lane, < RADIX_KPT */
 			const i64 i = base + LOCAL_ID() * I64C(RADIX_KPT) + I64C(j);
 			if (i < hi) {
-				KEY k;
-				if (pack >= I64C(RADIX_PACKED)) {
-					k = CAST(KEY, LD64(pin, i) >> 32);
-				} else {
-					k = LDK(kin, i);
-				}
+				const KEY k = radix_key(kin, pin, i, pack);
 				const int d = CAST(int, (k >> CAST(KEY, shift)) & mask); /* 32-ok: a digit, < 2^RADIX_BITS */
 				sh[RADIX_RW((d & (RADIX_WORDS - 1)) * RADIX_LS + lid)] += 1u << (CAST(uint, d >> (RADIX_BITS - 1)) * 16u); /* 32-ok: a digit's half, 0 or 1 */
 			}
