@@ -447,9 +447,12 @@ func TestScanPaths(t *testing.T) {
 		sizes := []int64{1, 2, 3, 17, 255, 256, 257, 1000, 4097, 100003}
 		for _, pth := range paths {
 			groupCounts := []int64{1, 3, 64}
-			if pth.sg <= -4 {
-				groupCounts = []int64{3, 20000} // grid-stride over tiles; 20000: a tile per group (up to 160K elements)
-			} else if pth.sg < 0 {
+			switch pth.sg {
+			case -4:
+				groupCounts = []int64{20000} // a tile per group (up to 160K elements), as the GPU plans launch
+			case -5:
+				groupCounts = []int64{3} // grid-stride over the tiles; without polls the fixup scans most
+			case -1, -2, -3:
 				groupCounts = []int64{3} // more work-items than cores; chained tiles go by ticket anyway
 			}
 			for _, groups := range groupCounts {
