@@ -180,7 +180,7 @@ func TestPlanScan(t *testing.T) {
 	} {
 		p := planScan(c.caps, c.n, c.elem, c.sub)
 		chain := c.caps.Backend == host.OpenCL && c.caps.Type == host.TypeCPU
-		gpuChain := c.caps.Type != host.TypeCPU && !(c.sub && c.caps.Backend == host.Vulkan)
+		gpuChain := c.caps.Type != host.TypeCPU && !c.sub
 		assert.Equal(t, b2i(chain)+2*b2i(gpuChain), host.KnobChain.Of(p), "%s: %s: the chained scans: CPU OpenCL drivers 1, GPUs 2", c.name, p)
 		if gpuChain {
 			assert.Equal(t, p.Tiles, p.TotalGroups(), "%s: %s: a tile per group", c.name, p)

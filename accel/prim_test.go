@@ -251,19 +251,19 @@ func TestSortTiled(t *testing.T) {
 		rng := rand.New(rand.NewSource(31))
 		sortRandomOn(t, d, rng, []int64{0, 1, 2, 7, 1023, 1024, 1025, 4097, 65537}, allPrimDTypes, 5000)
 		for _, shape := range []struct {
-			local     int
-			kpt, rake int64
-			groups    [3]int64
-		}{{8, 1, 1, [3]int64{3, 1, 1}}, {2, 7, 1, [3]int64{2, 2, 1}}, {16, 3, 0, [3]int64{3, 1, 1}}} {
+			local  int
+			kpt    int64
+			groups [3]int64
+		}{{8, 1, [3]int64{3, 1, 1}}, {2, 7, [3]int64{2, 2, 1}}, {16, 3, [3]int64{3, 1, 1}}} {
 			plans(d).launchFn = func(p host.Plan) host.Plan {
 				if p.Kernel == "radix" && host.KnobRadixKpt.Of(p) > 0 {
 					p.LocalSize = shape.local
-					p.Knobs = []host.Knob{host.KnobRadixBits.Set(4), host.KnobRadixKpt.Set(shape.kpt), host.KnobRadixRake.Set(shape.rake)}
+					p.Knobs = []host.Knob{host.KnobRadixBits.Set(4), host.KnobRadixKpt.Set(shape.kpt)}
 					p.Groups = shape.groups
 				}
 				return p
 			}
-			t.Run(fmt.Sprintf("local=%d kpt=%d rake=%d groups=%v", shape.local, shape.kpt, shape.rake, shape.groups), func(t *testing.T) {
+			t.Run(fmt.Sprintf("local=%d kpt=%d groups=%v", shape.local, shape.kpt, shape.groups), func(t *testing.T) {
 				sortRandomOn(t, d, rng, []int64{1, 5, 100, 1000}, []DType{Uint32, Int64}, 1000)
 			})
 		}

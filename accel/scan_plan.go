@@ -38,7 +38,7 @@ func planScan(caps host.Caps, n int64, elemBytes int64, subgroups bool) host.Pla
 	if caps.Type == host.TypeCPU && caps.Backend == host.OpenCL && caps.LoopLimit == 0 {
 		return planScanChain(caps, n, elemBytes)
 	}
-	if caps.Type != host.TypeCPU && !(subgroups && caps.SubgroupSize > 0 && caps.Backend == host.Vulkan) {
+	if caps.Type != host.TypeCPU && !(subgroups && caps.SubgroupSize > 0) {
 		return planScanChainGPU(caps, n, elemBytes)
 	}
 	p := host.Plan{Kernel: "scan"}

@@ -198,11 +198,8 @@ func (f *FileDecl) Init() *FileDecl {
 	variants := map[string]bool{}
 	for i := range f.Variants {
 		v := &f.Variants[i]
-		base, strict := strings.CutSuffix(v.Name, ".strict")
-		base, strictd := strings.CutSuffix(base, ".strictd")
-		if strictd {
-			strict = true
-		}
+		base := v.Base()
+		strict, strictd := base != v.Name, strings.HasSuffix(v.Name, ".strictd")
 		okDefs := strict == v.Strict() && strictd == (v.Define("STRICT") == "2")
 		if !isIdent("x"+base) || variants[v.Name] || !okDefs || strict && !variants[base] || strictd && !variants[base+".strict"] {
 			panic(fmt.Sprintf("kernel file %s: bad or repeated variant %q (a V.strict variant follows V and defines STRICT=1, a V.strictd follows V.strict and defines STRICT=2)", f.Name, v.Name))

@@ -47,8 +47,6 @@ var (
 	KnobRadixKpt = KnobKey{"RADIX_KPT"}
 	// KnobRadixPack is RADIX_PACK (radix): folded argument pack (-1: the run-time value).
 	KnobRadixPack = KnobKey{"RADIX_PACK"}
-	// KnobRadixRake is RADIX_RAKE (radix): 1: the tiled scatter ranks a tile by a raking scan of its lanes' counters in scratch; 0: by a Hillis-Steele scan of each lane's words.
-	KnobRadixRake = KnobKey{"RADIX_RAKE"}
 	// KnobScanExcl is SCAN_EXCL (scan): folded argument exclusive (-1: the run-time value).
 	KnobScanExcl = KnobKey{"SCAN_EXCL"}
 	// KnobScanKind is SCAN_KIND (scan): folded argument kind (-1: the run-time value).
@@ -90,4 +88,4 @@ var (
 )
 
 // KnobKeys lists every declared knob's KnobKey, by name.
-var KnobKeys = []KnobKey{KnobChain, KnobContig, KnobFdiv, KnobFlat, KnobIpEmit, KnobIpLookup, KnobIpRule, KnobIpSorted, KnobIpSplit, KnobIpWide, KnobItems, KnobMoveHasIdx, KnobMoveHasSrc, KnobMoveKind, KnobProbeK, KnobRadixBits, KnobRadixDesc, KnobRadixFirst, KnobRadixKind, KnobRadixKpt, KnobRadixPack, KnobRadixRake, KnobScanExcl, KnobScanKind, KnobScanSg, KnobScCounted, KnobScFew, KnobScRed, KnobScSelf, KnobScWrap, KnobSegHasPerm, KnobSegRed, KnobSegSelf, KnobSpin, KnobSpGrad, KnobSpMode, KnobSpOp, KnobSpWide, KnobSpWideX, KnobSpWideY, KnobStream}
+var KnobKeys = []KnobKey{KnobChain, KnobContig, KnobFdiv, KnobFlat, KnobIpEmit, KnobIpLookup, KnobIpRule, KnobIpSorted, KnobIpSplit, KnobIpWide, KnobItems, KnobMoveHasIdx, KnobMoveHasSrc, KnobMoveKind, KnobProbeK, KnobRadixBits, KnobRadixDesc, KnobRadixFirst, KnobRadixKind, KnobRadixKpt, KnobRadixPack, KnobScanExcl, KnobScanKind, KnobScanSg, KnobScCounted, KnobScFew, KnobScRed, KnobScSelf, KnobScWrap, KnobSegHasPerm, KnobSegRed, KnobSegSelf, KnobSpin, KnobSpGrad, KnobSpMode, KnobSpOp, KnobSpWide, KnobSpWideX, KnobSpWideY, KnobStream}

@@ -33,6 +33,12 @@ func (v Variant) Strict() bool {
 	return slices.Contains(v.Defines, "STRICT=1") || slices.Contains(v.Defines, "STRICT=2")
 }
 
+// Base returns the name of the variant a STRICT build stands in for
+// ("f32" for "f32.strict" and "f32.strictd"), else v's own name.
+func (v Variant) Base() string {
+	return strings.TrimSuffix(strings.TrimSuffix(v.Name, ".strictd"), ".strict")
+}
+
 // Define returns the value of the define name in v, or "".
 func (v Variant) Define(name string) string {
 	for _, d := range v.Defines {

@@ -217,8 +217,7 @@ void radix_tcount(RADIX_TCOUNT_PARAMS) {
 		} \
 	}
 
-/* Tile t's stable ranking by the raking scan (RADIX_RAKE = 1, see
- * radix_tile.h): each lane counts its keys in its own column of packed
+/* Tile t's stable ranking by a raking scan (see radix_tile.h): each lane counts its keys in its own column of packed
  * counters, the group scans the counters in word-major order (each lane
  * sums a segment of RADIX_WORDS words, the segment sums are scanned, each
  * lane rescans its segment), which gives every (digit, lane) the keys of
@@ -226,8 +225,10 @@ void radix_tcount(RADIX_TCOUNT_PARAMS) {
  * after every low one; then each lane places its keys in order, taking
  * and bumping its own counters, and the tile goes out by digit runs. Two
  * scratch scans' worth of work where the per-lane Hillis-Steele scan of
- * every word took RADIX_WORDS times log2(LOCAL_SIZE) steps. */
-void radix_tscatter_rake(RADIX_TSCATTER_PARAMS) {
+ * every word it replaced took RADIX_WORDS times log2(LOCAL_SIZE) steps
+ * (16M uint32 keys with their permutation on the H200: 2.38 ms OpenCL and
+ * 2.76 Vulkan, against 4.88 and 3.68 with that scan). */
+void radix_tscatter(RADIX_TSCATTER_PARAMS) {
 	const i64 tiles = RADIX_KPT > 0 ? cdiv64(n, max64(RADIX_TILE, I64C(1))) : I64C(0);
 	const KEY mask = CAST(KEY, RADIX_DIGITS - 1);
 	const int lid = CAST(int, LOCAL_ID()); /* 32-ok: local id */
@@ -294,68 +295,6 @@ void radix_tscatter_rake(RADIX_TSCATTER_PARAMS) {
 		}
 		LOCAL_BARRIER();
 		RADIX_WRITE_TILE(CAST(int, hi - base), CAST(i64, CAST(u64, sh[RADIX_OFF_AT + 2 * d_]) | (CAST(u64, sh[RADIX_OFF_AT + 2 * d_ + 1]) << 32)) + I64C(p_)) /* 32-ok: a tile size, <= RADIX_TILE < 2^16 */
-	}
-}
-
-void radix_tscatter(RADIX_TSCATTER_PARAMS) {
-	if (RADIX_RAKE != 0) {
-		radix_tscatter_rake(kin, kout, pin, pout, hist, n, shift, first, pack RADIX_SH_ARG);
-		return;
-	}
-	const i64 tiles = RADIX_KPT > 0 ? cdiv64(n, max64(RADIX_TILE, I64C(1))) : I64C(0);
-	const KEY mask = CAST(KEY, RADIX_DIGITS - 1);
-	const int lid = CAST(int, LOCAL_ID()); /* 32-ok: local id */
-	uint w[RADIX_WORDS]; /* 32-ok: packed digit counts of a tile, < 2^16 each */
-	uint st[RADIX_DIGITS]; /* 32-ok: a rank in the tile, < RADIX_TILE < 2^16 */
-	for (i64 t = GROUP_LINEAR_ID(); t < tiles; t += GROUP_TOTAL()) {
-		const i64 base = t * RADIX_TILE;
-		const i64 hi = min64(base + RADIX_TILE, n);
-		RADIX_LANE_COUNT(w)
-		LOCAL_BARRIER(); /* the previous tile's readers are done */
-		for (int q = 0; q < RADIX_WORDS; q++) { /* 32-ok: a word row, < RADIX_WORDS */
-			sh[q * RADIX_LS + lid] = w[q];
-		}
-		/* inclusive scan of the lanes' words, row by row (Hillis-Steele) */
-		for (int off = 1; off < RADIX_LS; off <<= 1) { /* 32-ok: a lane offset, < local size */
-			uint a[RADIX_WORDS]; /* 32-ok: packed digit counts of a tile, < 2^16 each */
-			LOCAL_BARRIER();
-			for (int q = 0; q < RADIX_WORDS; q++) { /* 32-ok: a word row, < RADIX_WORDS */
-				a[q] = lid >= off ? sh[q * RADIX_LS + lid - off] : 0u;
-			}
-			LOCAL_BARRIER();
-			for (int q = 0; q < RADIX_WORDS; q++) { /* 32-ok: a word row, < RADIX_WORDS */
-				sh[q * RADIX_LS + lid] += a[q];
-			}
-		}
-		LOCAL_BARRIER();
-		/* st[d]: where digit d starts in the sorted tile; the lane's
-		 * counters become its first rank per digit */
-		uint run = 0u; /* 32-ok: a rank in the tile, < RADIX_TILE < 2^16 */
-		for (int d = 0; d < RADIX_DIGITS; d++) { /* 32-ok: a digit, < RADIX_DIGITS */
-			st[d] = run;
-			run += (sh[(d >> 1) * RADIX_LS + RADIX_LS - 1] >> (CAST(uint, d & 1) * 16u)) & 0xffffu; /* 32-ok: a tile count, < 2^16 */
-		}
-		for (int q = 0; q < RADIX_WORDS; q++) { /* 32-ok: a word row, < RADIX_WORDS */
-			w[q] = sh[q * RADIX_LS + lid] - w[q];
-		}
-		uint seen[RADIX_DIGITS]; /* 32-ok: a rank in the tile, < RADIX_TILE < 2^16 */
-		for (int d = 0; d < RADIX_DIGITS; d++) { /* 32-ok: a digit, < RADIX_DIGITS */
-			seen[d] = st[d] + RADIX_CNT(w, d);
-		}
-		for (int j = 0; j < RADIX_KPT; j++) { /* 32-ok: a key of the lane, < RADIX_KPT */
-			const i64 i = base + LOCAL_ID() * I64C(RADIX_KPT) + I64C(j);
-			if (i < hi) {
-				KEY k;
-				u64 e;
-				RADIX_LOAD(i, k, e)
-				const int d = CAST(int, (k >> CAST(KEY, shift)) & mask); /* 32-ok: a digit, < 2^RADIX_BITS */
-				const int r = CAST(int, seen[d]); /* 32-ok: a rank in the tile, < RADIX_TILE < 2^16 */
-				seen[d] = seen[d] + 1u;
-				RADIX_SH_PUT(r, k, e);
-			}
-		}
-		LOCAL_BARRIER();
-		RADIX_WRITE_TILE(CAST(int, hi - base), CAST(i64, LD64(hist, I64C(d_) * tiles + t)) + I64C(p_) - CAST(i64, st[d_])) /* 32-ok: a tile size, <= RADIX_TILE < 2^16 */
 	}
 }
 

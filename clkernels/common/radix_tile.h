@@ -34,7 +34,7 @@
 #define RADIX_DIGITS (1 << RADIX_BITS)
 #define RADIX_WORDS (RADIX_DIGITS >> 1)
 #define RADIX_TILE (I64C(LOCAL_SIZE) * I64C(RADIX_KPT))
-/* The raking rank (RADIX_RAKE = 1) keeps the counters in scratch: digit d
+/* The tiled scatter's raking rank keeps the counters in scratch: digit d
  * of lane l counts in half d / RADIX_WORDS of word (d % RADIX_WORDS) *
  * LOCAL_SIZE + l, each word index w at RADIX_RW(w) (one pad word every 32
  * against bank conflicts); then LOCAL_SIZE segment sums and, per digit,
@@ -44,8 +44,6 @@
 #define RADIX_OFF_AT (RADIX_SEG_AT + RADIX_LS)
 #define RADIX_KEYS_AT (RADIX_OFF_AT + 2 * RADIX_DIGITS)
 #define RADIX_ENTS_AT (RADIX_KEYS_AT + RADIX_LS * RADIX_KPT * RADIX_KW)
-/* counter d of a lane's packed words w */
-#define RADIX_CNT(w, d) (((w)[(d) >> 1] >> (CAST(uint, (d) & 1) * 16u)) & 0xffffu) /* 32-ok: a digit's bit, 0 or 1 */
 
 /* The scratch's length in 32-bit words: one word where the tiled passes
  * are off (RADIX_KPT = 0, the CPU plans), so their wide digits do not size

@@ -313,8 +313,7 @@ var Radix = (&host.FileDecl{
 	},
 	Doc: "passes of a stable LSD radix sort over contiguous chunks (CPUs) or tiles ranked in work-group scratch (GPUs)",
 	Knobs: []host.KnobDecl{{Name: "RADIX_BITS", Default: 4, Doc: "digit width"},
-		{Name: "RADIX_KPT", Default: 0, Doc: "keys per lane of the tiled passes (GPUs; 0: off, and their scratch one word)"},
-		{Name: "RADIX_RAKE", Default: 1, Doc: "1: the tiled scatter ranks a tile by a raking scan of its lanes' counters in scratch; 0: by a Hillis-Steele scan of each lane's words"}},
+		{Name: "RADIX_KPT", Default: 0, Doc: "keys per lane of the tiled passes (GPUs; 0: off, and their scratch one word)"}},
 	Codes: []*host.CodeGroup{Key, Pack},
 	Entries: []*host.EntryDecl{
 		{Name: "prep", Doc: "kout[i] = the order bits of key i (an involution for integer kinds)",

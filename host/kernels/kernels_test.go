@@ -226,7 +226,7 @@ func buildable(c host.Caps, v host.Variant) bool {
 		}
 	}
 	switch {
-	case v.Strict() && (c.Backend != host.Vulkan || host.StrictVariant(c, v.File, strings.TrimSuffix(strings.TrimSuffix(v.Name, "d"), ".strict")) != v.Name):
+	case v.Strict() && (c.Backend != host.Vulkan || host.StrictVariant(c, v.File, v.Base()) != v.Name):
 		return false // a Vulkan-only build the device loads (float64 and the float controls it declares)
 	case def["DT"] == "4" && !c.FP64:
 		return false

@@ -38,9 +38,6 @@
 #ifndef RADIX_KPT
 #define RADIX_KPT 0 /* keys per lane of the tiled passes (GPUs; 0: off, and their scratch one word) */
 #endif
-#ifndef RADIX_RAKE
-#define RADIX_RAKE 1 /* 1: the tiled scatter ranks a tile by a raking scan of its lanes' counters in scratch; 0: by a Hillis-Steele scan of each lane's words */
-#endif
 #ifndef RADIX_KIND
 #define RADIX_KIND -1 /* folded argument kind (-1: the run-time value) */
 #endif
@@ -58,11 +55,10 @@ layout(local_size_x_id = 0) in;
 layout(constant_id = 1) const int ENTRY = 0; /* 32-ok: an entry code */
 layout(constant_id = 2) const int RADIX_BITS = 4; /* digit width; 32-ok: a knob, an int32 (host/vulkan.go checks) */
 layout(constant_id = 3) const int RADIX_KPT = 0; /* keys per lane of the tiled passes (GPUs; 0: off, and their scratch one word); 32-ok: a knob, an int32 (host/vulkan.go checks) */
-layout(constant_id = 4) const int RADIX_RAKE = 1; /* 1: the tiled scatter ranks a tile by a raking scan of its lanes' counters in scratch; 0: by a Hillis-Steele scan of each lane's words; 32-ok: a knob, an int32 (host/vulkan.go checks) */
-layout(constant_id = 5) const int RADIX_KIND = -1; /* folded argument kind (-1: the run-time value); 32-ok: a knob, an int32 (host/vulkan.go checks) */
-layout(constant_id = 6) const int RADIX_DESC = -1; /* folded argument descending (-1: the run-time value); 32-ok: a knob, an int32 (host/vulkan.go checks) */
-layout(constant_id = 7) const int RADIX_PACK = -1; /* folded argument pack (-1: the run-time value); 32-ok: a knob, an int32 (host/vulkan.go checks) */
-layout(constant_id = 8) const int RADIX_FIRST = -1; /* folded argument first (-1: the run-time value); 32-ok: a knob, an int32 (host/vulkan.go checks) */
+layout(constant_id = 4) const int RADIX_KIND = -1; /* folded argument kind (-1: the run-time value); 32-ok: a knob, an int32 (host/vulkan.go checks) */
+layout(constant_id = 5) const int RADIX_DESC = -1; /* folded argument descending (-1: the run-time value); 32-ok: a knob, an int32 (host/vulkan.go checks) */
+layout(constant_id = 6) const int RADIX_PACK = -1; /* folded argument pack (-1: the run-time value); 32-ok: a knob, an int32 (host/vulkan.go checks) */
+layout(constant_id = 7) const int RADIX_FIRST = -1; /* folded argument first (-1: the run-time value); 32-ok: a knob, an int32 (host/vulkan.go checks) */
 #define LOCAL_SIZE gl_WorkGroupSize.x
 #endif
 
