@@ -120,9 +120,9 @@ func TestPlanRadixTiled(t *testing.T) {
 		local     int
 		kpt, bits int64
 	}{
-		{"gpu", gpu, 256, 8, 4},
-		{"gpu, 32 KiB of local memory", mid, 256, 4, 4},
-		{"gpu, 4 KiB of local memory", small, 64, 1, 4},
+		{"gpu", gpu, 256, 8, 8},
+		{"gpu, 32 KiB of local memory", mid, 256, 4, 8},
+		{"gpu, 4 KiB of local memory", small, 32, 1, 8},
 		{"pocl", pocl, 64, 0, 8},
 	} {
 		for _, n := range []int64{1, 1000, 1 << 24} {

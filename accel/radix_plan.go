@@ -7,7 +7,7 @@ import (
 // planRadix plans the passes of the stable radix sort of n keys (see
 // clkernels/common/radix_body.h): the digit width (8 bits on CPUs, where a
 // work-item's 256 counters live in cache, 11 on llvmpipe, where passes are
-// dear; 4 on GPUs, where 16 fit in registers) and the number of work-items B, each owning a contiguous chunk
+// dear; on GPUs the tiled passes of planRadixTiled) and the number of work-items B, each owning a contiguous chunk
 // of keys. B grows with the compute units and shrinks for small inputs (a
 // histogram of 2^bits x B counts is scanned every pass), and every chunk
 // stays under the driver's loop limit.
@@ -48,17 +48,19 @@ func planRadix(caps host.Caps, n int64) host.Plan {
 
 // planRadixTiled plans the radix sort's tiled passes (radix_tcount and
 // radix_tscatter in clkernels/common/radix_body.h), planRadix's choice on
-// GPUs: 4-bit digits, tiles of LOCAL_SIZE x RADIX_KPT keys (256 x 8 where
-// the device allows: on the H200, 16M uint32 keys with their permutation
-// sorted in 4.88 ms on OpenCL and 3.28 on Vulkan, against 5.57 and 3.60
-// with 256 x 4; 5-bit digits took 7.33 and 6.71), one work-group per tile at a time, every global load
-// and store by consecutive lanes. The work-group scratch (radix_tile.h:
-// the lanes' packed digit counts, then the tile's keys and 64-bit entries)
-// must fit the device's local memory, so the tile shrinks where it is
-// small. TileElems is the tile, Tiles their count.
+// GPUs: 8-bit digits (4 passes for 32-bit keys), each tile ranked in two
+// 4-bit rounds, tiles of LOCAL_SIZE x RADIX_KPT keys (256 x 8 where the
+// device allows), one work-group per tile at a time, the digit runs
+// stored by consecutive lanes. With 4-bit digits in one round (8 passes)
+// the H200 sorted 16M uint32 keys with their permutation in 2.37 ms on
+// OpenCL and 2.75 on Vulkan; 5-bit digits (7 passes) took 2.31 and 2.87.
+// The work-group scratch (radix_tile.h: the lanes' packed counts of a
+// round's digits, each digit's run offset, the tile's keys and 64-bit
+// entries) must fit the device's local memory, so the tile shrinks where
+// it is small. TileElems is the tile, Tiles their count.
 func planRadixTiled(caps host.Caps, n int64) host.Plan {
-	p := host.Plan{Kernel: "radix", Reason: "gpu: 4-bit digits, tiles ranked in work-group scratch, coalesced digit runs"}
-	const bits = 4
+	p := host.Plan{Kernel: "radix", Reason: "gpu: 8-bit digits, tiles ranked in work-group scratch in two 4-bit rounds, coalesced digit runs"}
+	const bits = 8
 	local, kpt := host.Pow2Local(caps, 256, 0), int64(8)
 	scratch := func() int64 { return radixTiledScratch(bits, local, kpt) }
 	for caps.LocalMemBytes > 0 && scratch() > caps.LocalMemBytes && (kpt > 1 || local > 1) {
@@ -78,10 +80,16 @@ func planRadixTiled(caps host.Caps, n int64) host.Plan {
 
 // radixTiledScratch is the tiled radix passes' work-group scratch in bytes
 // for 64-bit keys (clkernels/common/radix_tile.h's RADIX_SCRATCH_LEN words:
-// the lanes' packed digit counts with a pad word every 32, the segment
-// sums, two words per digit, the tile's keys and its 64-bit entries).
+// the lanes' packed counts of a round's digits, with a pad word every 32,
+// the segment sums, two words per digit, the tile's keys and its 64-bit
+// entries). Digits wider than 5 bits are ranked in two rounds of half
+// their width (rounded up).
 func radixTiledScratch(bits int64, local int, kpt int64) int64 {
-	words := int64(local) * (int64(1) << bits) / 2
+	rb := bits
+	if bits > 5 {
+		rb = (bits + 1) / 2
+	}
+	words := int64(local) * (int64(1) << rb) / 2
 	return 4 * (words + words/32 + int64(local) + 2*(int64(1)<<bits) + int64(local)*kpt*(2+2))
 }
 

@@ -24,6 +24,8 @@
 #include "radix_tile.h"
 #define SCRATCH_T uint
 #define SCRATCH_LEN RADIX_SCRATCH_LEN
+/* adds v to scratch word i (the tiled count pass) */
+#define RADIX_SH_ADD(i, v) atomic_add(&sh[(i)], (v))
 #include "radix_body.h"
 
 RADIX_ENTRIES

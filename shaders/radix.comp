@@ -30,6 +30,8 @@
 #include "radix_tile.h"
 // the tiled passes' work-group scratch (one word where they are off)
 shared uint sh[RADIX_SCRATCH_LEN]; /* 32-ok: scratch words: packed digit counts (< 2^16 each), a tile's keys and entry halves */
+// adds v to scratch word i (the tiled count pass)
+#define RADIX_SH_ADD(i, v) atomicAdd(sh[(i)], (v))
 #include "radix_body.h"
 
 RADIX_ENTRIES

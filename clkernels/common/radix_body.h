@@ -146,47 +146,45 @@ void radix_scatter(RADIX_SCATTER_PARAMS) {
 		e = first != I64C(0) ? CAST(u64, i) : LD64(pin, i); \
 	}
 
-/* Counts this lane's keys of tile t (positions [lo, hi) of the tile at
- * base) into packed words w. */
-#define RADIX_LANE_COUNT(w) \
-	for (int q_ = 0; q_ < RADIX_WORDS; q_++) { /* 32-ok: a word row, < RADIX_WORDS */ \
-		w[q_] = 0u; \
-	} \
-	for (int j_ = 0; j_ < RADIX_KPT; j_++) { /* 32-ok: a key of the lane, < RADIX_KPT */ \
-		const i64 i_ = base + LOCAL_ID() * I64C(RADIX_KPT) + I64C(j_); \
-		if (i_ < hi) { \
-			const KEY k_ = radix_key(kin, pin, i_, pack); \
-			const int d_ = CAST(int, (k_ >> CAST(KEY, shift)) & mask); /* 32-ok: a digit, < 2^RADIX_BITS */ \
-			w[d_ >> 1] += 1u << (CAST(uint, d_ & 1) * 16u); /* 32-ok: a digit's bit, 0 or 1 */ \
-		} \
-	}
-
+/* Tile t's digit counts in the scratch's first DIGITS words: each lane
+ * takes RADIX_KPT consecutive keys and adds each run of equal digits among
+ * them with one work-group atomic (a constant digit, common in the high
+ * passes, costs a lane one atomic, not RADIX_KPT); counts do not depend on
+ * the order the atomics land in. */
 void radix_tcount(RADIX_TCOUNT_PARAMS) {
 	const i64 tiles = RADIX_KPT > 0 ? cdiv64(n, max64(RADIX_TILE, I64C(1))) : I64C(0);
 	const KEY mask = CAST(KEY, RADIX_DIGITS - 1);
 	const int lid = CAST(int, LOCAL_ID()); /* 32-ok: local id */
-	uint w[RADIX_WORDS]; /* 32-ok: packed digit counts of a tile, < 2^16 each */
 	for (i64 t = GROUP_LINEAR_ID(); t < tiles; t += GROUP_TOTAL()) {
 		const i64 base = t * RADIX_TILE;
 		const i64 hi = min64(base + RADIX_TILE, n);
-		RADIX_LANE_COUNT(w)
-		LOCAL_BARRIER();
-		for (int q = 0; q < RADIX_WORDS; q++) { /* 32-ok: a word row, < RADIX_WORDS */
-			sh[q * RADIX_LS + lid] = w[q];
+		LOCAL_BARRIER(); /* the previous tile's counts are out */
+		for (int d = lid; d < RADIX_DIGITS; d += RADIX_LS) { /* 32-ok: a digit, < RADIX_DIGITS */
+			sh[d] = 0u;
 		}
-		/* a tree sum of the lanes' words, row by row */
-		for (int off = RADIX_LS >> 1; off > 0; off >>= 1) { /* 32-ok: a lane offset, < local size */
-			LOCAL_BARRIER();
-			if (lid < off) {
-				for (int q = 0; q < RADIX_WORDS; q++) { /* 32-ok: a word row, < RADIX_WORDS */
-					sh[q * RADIX_LS + lid] += sh[q * RADIX_LS + lid + off];
+		LOCAL_BARRIER();
+		int run = -1; /* 32-ok: the digit of the lane's current run, -1: none */
+		uint len = 0u; /* 32-ok: the run's length, <= RADIX_KPT */
+		for (int j = 0; j < RADIX_KPT; j++) { /* 32-ok: a key of the lane, < RADIX_KPT */
+			const i64 i = base + LOCAL_ID() * I64C(RADIX_KPT) + I64C(j);
+			if (i < hi) {
+				const int d = CAST(int, (radix_key(kin, pin, i, pack) >> CAST(KEY, shift)) & mask); /* 32-ok: a digit, < 2^RADIX_BITS */
+				if (d != run) {
+					if (len > 0u) {
+						RADIX_SH_ADD(run, len);
+					}
+					run = d;
+					len = 0u;
 				}
+				len += 1u;
 			}
+		}
+		if (len > 0u) {
+			RADIX_SH_ADD(run, len);
 		}
 		LOCAL_BARRIER();
 		for (int d = lid; d < RADIX_DIGITS; d += RADIX_LS) { /* 32-ok: a digit, < RADIX_DIGITS */
-			const uint c = (sh[(d >> 1) * RADIX_LS] >> (CAST(uint, d & 1) * 16u)) & 0xffffu; /* 32-ok: a tile count, < 2^16 */
-			ST64(hist, I64C(d) * tiles + t, CAST(u64, c));
+			ST64(hist, I64C(d) * tiles + t, CAST(u64, sh[d]));
 		}
 	}
 }
@@ -205,7 +203,7 @@ void radix_tcount(RADIX_TCOUNT_PARAMS) {
 		const int p_ = j_ * RADIX_LS + lid; /* 32-ok: a slot of the tile, < RADIX_TILE < 2^16 */ \
 		if (p_ < (count)) { \
 			const KEY k_ = RADIX_SH_GETK(RADIX_KEYS_AT, p_); \
-			const u64 e_ = CAST(u64, sh[RADIX_ENTS_AT + 2 * p_]) | (CAST(u64, sh[RADIX_ENTS_AT + 2 * p_ + 1]) << 32); \
+			const u64 e_ = RADIX_SH_GETE(p_); \
 			const int d_ = CAST(int, (k_ >> CAST(KEY, shift)) & mask); /* 32-ok: a digit, < 2^RADIX_BITS */ \
 			const i64 to_ = TO; \
 			if (pack == I64C(RADIX_PACK_OUT) || pack == I64C(RADIX_PACKED)) { \
@@ -217,84 +215,122 @@ void radix_tcount(RADIX_TCOUNT_PARAMS) {
 		} \
 	}
 
-/* Tile t's stable ranking by a raking scan (see radix_tile.h): each lane counts its keys in its own column of packed
- * counters, the group scans the counters in word-major order (each lane
- * sums a segment of RADIX_WORDS words, the segment sums are scanned, each
- * lane rescans its segment), which gives every (digit, lane) the keys of
- * smaller digits and of the same digit in earlier lanes, the high halves
- * after every low one; then each lane places its keys in order, taking
- * and bumping its own counters, and the tile goes out by digit runs. Two
- * scratch scans' worth of work where the per-lane Hillis-Steele scan of
- * every word it replaced took RADIX_WORDS times log2(LOCAL_SIZE) steps
- * (16M uint32 keys with their permutation on the H200: 2.38 ms OpenCL and
- * 2.76 Vulkan, against 4.88 and 3.68 with that scan). */
+/* The entry at slot p of the scratch tile. */
+#define RADIX_SH_GETE(p) (CAST(u64, sh[RADIX_ENTS_AT + 2 * (p)]) | (CAST(u64, sh[RADIX_ENTS_AT + 2 * (p) + 1]) << 32))
+
+/* One round of a tile's stable ranking by a raking scan (see
+ * radix_tile.h): the lane's keys ks[0..RADIX_KPT) with entries es, the
+ * first nk of them valid, are the keys at slots lid * RADIX_KPT + j of the
+ * tile in its order so far; the round's digit is NB bits at bit RS of the
+ * pass's digit (bit shift + RS of the key: shifted in two steps, so a
+ * round past the top of the key reads zeros). Each
+ * lane counts its keys in its own column of packed counters, the group
+ * scans the counters in word-major order (each lane sums a segment of
+ * RADIX_WORDS words, the segment sums are scanned, each lane rescans its
+ * segment), which gives every (digit, lane) the keys of smaller digits and
+ * of the same digit in earlier lanes, the high halves after every low one;
+ * then each lane places its keys at their ranks in scratch, in order,
+ * taking and bumping its own counters. Two scratch scans' worth of work
+ * where a per-lane Hillis-Steele scan of every word took RADIX_WORDS times
+ * log2(LOCAL_SIZE) steps (16M uint32 keys with their permutation on the
+ * H200, 4-bit digits: 2.38 ms OpenCL and 2.76 Vulkan, against 4.88 and
+ * 3.68 with that scan). */
+#define RADIX_RANK_ROUND(RS, NB) \
+	{ \
+		const KEY rmask_ = CAST(KEY, (1 << (NB)) - 1); \
+		const int hs_ = (NB) - 1; /* 32-ok: the bit that picks a counter's half */ \
+		LOCAL_BARRIER(); /* the scratch's readers are done */ \
+		for (int q_ = 0; q_ < RADIX_WORDS; q_++) { /* 32-ok: a word row, < RADIX_WORDS */ \
+			sh[RADIX_RW(q_ * RADIX_LS + lid)] = 0u; \
+		} \
+		for (int j_ = 0; j_ < RADIX_KPT; j_++) { /* 32-ok: a key of the lane, < RADIX_KPT */ \
+			if (j_ < nk) { \
+				const int d_ = CAST(int, ((ks[j_] >> CAST(KEY, shift)) >> CAST(KEY, RS)) & rmask_); /* 32-ok: a round digit, < 2^NB */ \
+				sh[RADIX_RW((d_ & (RADIX_WORDS - 1)) * RADIX_LS + lid)] += 1u << (CAST(uint, d_ >> hs_) * 16u); /* 32-ok: a digit's half, 0 or 1 */ \
+			} \
+		} \
+		LOCAL_BARRIER(); \
+		uint s_ = 0u; /* 32-ok: packed counts of a tile, < 2^16 each */ \
+		for (int k_ = 0; k_ < RADIX_WORDS; k_++) { /* 32-ok: a word of the segment, < RADIX_WORDS */ \
+			s_ += sh[RADIX_RW(lid * RADIX_WORDS + k_)]; \
+		} \
+		sh[RADIX_SEG_AT + lid] = s_; \
+		for (int off_ = 1; off_ < RADIX_LS; off_ <<= 1) { /* 32-ok: a lane offset, < local size */ \
+			LOCAL_BARRIER(); \
+			const uint a_ = lid >= off_ ? sh[RADIX_SEG_AT + lid - off_] : 0u; /* 32-ok: packed counts, < 2^16 each */ \
+			LOCAL_BARRIER(); \
+			sh[RADIX_SEG_AT + lid] += a_; \
+		} \
+		LOCAL_BARRIER(); \
+		uint run_ = lid > 0 ? sh[RADIX_SEG_AT + lid - 1] : 0u; /* 32-ok: packed counts, < 2^16 each */ \
+		const uint low_ = sh[RADIX_SEG_AT + RADIX_LS - 1] & 0xffffu; /* 32-ok: the tile's keys of the low digits */ \
+		for (int k_ = 0; k_ < RADIX_WORDS; k_++) { /* 32-ok: a word of the segment, < RADIX_WORDS */ \
+			const uint v_ = sh[RADIX_RW(lid * RADIX_WORDS + k_)]; /* 32-ok: packed counts, < 2^16 each */ \
+			sh[RADIX_RW(lid * RADIX_WORDS + k_)] = run_; \
+			run_ += v_; \
+		} \
+		LOCAL_BARRIER(); \
+		for (int j_ = 0; j_ < RADIX_KPT; j_++) { /* 32-ok: a key of the lane, < RADIX_KPT */ \
+			if (j_ < nk) { \
+				const int d_ = CAST(int, ((ks[j_] >> CAST(KEY, shift)) >> CAST(KEY, RS)) & rmask_); /* 32-ok: a round digit, < 2^NB */ \
+				const uint h_ = CAST(uint, d_ >> hs_); /* 32-ok: a digit's half, 0 or 1 */ \
+				const int at_ = RADIX_RW((d_ & (RADIX_WORDS - 1)) * RADIX_LS + lid); /* 32-ok: a scratch word */ \
+				const uint word_ = sh[at_]; /* 32-ok: packed counts, < 2^16 each */ \
+				const int r_ = CAST(int, ((word_ >> (h_ * 16u)) & 0xffffu) + h_ * low_); /* 32-ok: a rank in the tile, < RADIX_TILE < 2^16 */ \
+				sh[at_] = word_ + (1u << (h_ * 16u)); \
+				RADIX_SH_PUT(r_, ks[j_], es[j_]); \
+			} \
+		} \
+	}
+
+/* Tile t's stable ranking in RADIX_ROUNDS rounds of RADIX_RANK_ROUND
+ * (the second, for 8-bit digits, ranks the first's result by the high 4
+ * bits), then each digit's run of the sorted tile goes out as one
+ * contiguous store: the slot where a run starts records the run's global
+ * offset less itself. */
 void radix_tscatter(RADIX_TSCATTER_PARAMS) {
 	const i64 tiles = RADIX_KPT > 0 ? cdiv64(n, max64(RADIX_TILE, I64C(1))) : I64C(0);
 	const KEY mask = CAST(KEY, RADIX_DIGITS - 1);
 	const int lid = CAST(int, LOCAL_ID()); /* 32-ok: local id */
+	KEY ks[RADIX_KPT1];
+	u64 es[RADIX_KPT1];
 	for (i64 t = GROUP_LINEAR_ID(); t < tiles; t += GROUP_TOTAL()) {
 		const i64 base = t * RADIX_TILE;
-		const i64 hi = min64(base + RADIX_TILE, n);
-		LOCAL_BARRIER(); /* the previous tile's readers are done */
-		for (int q = 0; q < RADIX_WORDS; q++) { /* 32-ok: a word row, < RADIX_WORDS */
-			sh[RADIX_RW(q * RADIX_LS + lid)] = 0u;
-		}
+		const int cnt = CAST(int, min64(RADIX_TILE, n - base)); /* 32-ok: a tile size, <= RADIX_TILE < 2^16 */
+		/* this lane's keys are slots lid * RADIX_KPT + j of the tile */
+		const int nk = clamp(cnt - lid * RADIX_KPT, 0, RADIX_KPT); /* 32-ok: keys of the lane, <= RADIX_KPT */
 		for (int j = 0; j < RADIX_KPT; j++) { /* 32-ok: a key of the lane, < RADIX_KPT */
-			const i64 i = base + LOCAL_ID() * I64C(RADIX_KPT) + I64C(j);
-			if (i < hi) {
-				const KEY k = radix_key(kin, pin, i, pack);
-				const int d = CAST(int, (k >> CAST(KEY, shift)) & mask); /* 32-ok: a digit, < 2^RADIX_BITS */
-				sh[RADIX_RW((d & (RADIX_WORDS - 1)) * RADIX_LS + lid)] += 1u << (CAST(uint, d >> (RADIX_BITS - 1)) * 16u); /* 32-ok: a digit's half, 0 or 1 */
+			if (j < nk) {
+				RADIX_LOAD(base + I64C(lid * RADIX_KPT + j), ks[j], es[j])
+			}
+		}
+		RADIX_RANK_ROUND(0, RADIX_RB)
+		if (RADIX_ROUNDS > 1) {
+			LOCAL_BARRIER(); /* the first round's tile is in scratch */
+			for (int j = 0; j < RADIX_KPT; j++) { /* 32-ok: a key of the lane, < RADIX_KPT */
+				if (j < nk) {
+					ks[j] = RADIX_SH_GETK(RADIX_KEYS_AT, lid * RADIX_KPT + j);
+					es[j] = RADIX_SH_GETE(lid * RADIX_KPT + j);
+				}
+			}
+			RADIX_RANK_ROUND(RADIX_RB, RADIX_BITS - RADIX_RB)
+		}
+		LOCAL_BARRIER();
+		/* each digit's run: its global offset less its start in the tile */
+		for (int j = 0; j < RADIX_KPT; j++) { /* 32-ok: a key of the lane, < RADIX_KPT */
+			const int p = j * RADIX_LS + lid; /* 32-ok: a slot of the tile, < RADIX_TILE < 2^16 */
+			if (p < cnt) {
+				const int d = CAST(int, (RADIX_SH_GETK(RADIX_KEYS_AT, p) >> CAST(KEY, shift)) & mask); /* 32-ok: a digit, < 2^RADIX_BITS */
+				const int dp = p > 0 ? CAST(int, (RADIX_SH_GETK(RADIX_KEYS_AT, p - 1) >> CAST(KEY, shift)) & mask) : -1; /* 32-ok: a digit, < 2^RADIX_BITS */
+				if (d != dp) {
+					const i64 off = CAST(i64, LD64(hist, I64C(d) * tiles + t)) - I64C(p);
+					sh[RADIX_OFF_AT + 2 * d] = CAST(uint, CAST(u64, off) & 0xfffffffful); /* 32-ok: one 32-bit half of an offset */
+					sh[RADIX_OFF_AT + 2 * d + 1] = CAST(uint, CAST(u64, off) >> 32); /* 32-ok: one 32-bit half of an offset */
+				}
 			}
 		}
 		LOCAL_BARRIER();
-		uint s = 0u; /* 32-ok: packed counts of a tile, < 2^16 each */
-		for (int k = 0; k < RADIX_WORDS; k++) { /* 32-ok: a word of the segment, < RADIX_WORDS */
-			s += sh[RADIX_RW(lid * RADIX_WORDS + k)];
-		}
-		sh[RADIX_SEG_AT + lid] = s;
-		for (int off = 1; off < RADIX_LS; off <<= 1) { /* 32-ok: a lane offset, < local size */
-			LOCAL_BARRIER();
-			const uint a = lid >= off ? sh[RADIX_SEG_AT + lid - off] : 0u; /* 32-ok: packed counts, < 2^16 each */
-			LOCAL_BARRIER();
-			sh[RADIX_SEG_AT + lid] += a;
-		}
-		LOCAL_BARRIER();
-		uint run = lid > 0 ? sh[RADIX_SEG_AT + lid - 1] : 0u; /* 32-ok: packed counts, < 2^16 each */
-		const uint low = sh[RADIX_SEG_AT + RADIX_LS - 1] & 0xffffu; /* 32-ok: the tile's keys of the low digits */
-		for (int k = 0; k < RADIX_WORDS; k++) { /* 32-ok: a word of the segment, < RADIX_WORDS */
-			const uint v = sh[RADIX_RW(lid * RADIX_WORDS + k)]; /* 32-ok: packed counts, < 2^16 each */
-			sh[RADIX_RW(lid * RADIX_WORDS + k)] = run;
-			run += v;
-		}
-		LOCAL_BARRIER();
-		/* each digit's run: where it starts in the sorted tile (lane 0's
-		 * counter), and its global offset less that start */
-		for (int d = lid; d < RADIX_DIGITS; d += RADIX_LS) { /* 32-ok: a digit, < RADIX_DIGITS */
-			const uint h = CAST(uint, d >> (RADIX_BITS - 1)); /* 32-ok: a digit's half, 0 or 1 */
-			const uint st = ((sh[RADIX_RW((d & (RADIX_WORDS - 1)) * RADIX_LS)] >> (h * 16u)) & 0xffffu) + h * low; /* 32-ok: a rank in the tile */
-			const i64 off = CAST(i64, LD64(hist, I64C(d) * tiles + t)) - CAST(i64, st);
-			sh[RADIX_OFF_AT + 2 * d] = CAST(uint, CAST(u64, off) & 0xfffffffful); /* 32-ok: one 32-bit half of an offset */
-			sh[RADIX_OFF_AT + 2 * d + 1] = CAST(uint, CAST(u64, off) >> 32); /* 32-ok: one 32-bit half of an offset */
-		}
-		LOCAL_BARRIER(); /* lane 0's counters are read before it bumps them */
-		for (int j = 0; j < RADIX_KPT; j++) { /* 32-ok: a key of the lane, < RADIX_KPT */
-			const i64 i = base + LOCAL_ID() * I64C(RADIX_KPT) + I64C(j);
-			if (i < hi) {
-				KEY k;
-				u64 e;
-				RADIX_LOAD(i, k, e)
-				const int d = CAST(int, (k >> CAST(KEY, shift)) & mask); /* 32-ok: a digit, < 2^RADIX_BITS */
-				const uint h = CAST(uint, d >> (RADIX_BITS - 1)); /* 32-ok: a digit's half, 0 or 1 */
-				const int at = RADIX_RW((d & (RADIX_WORDS - 1)) * RADIX_LS + lid); /* 32-ok: a scratch word */
-				const uint word = sh[at]; /* 32-ok: packed counts, < 2^16 each */
-				const int r = CAST(int, ((word >> (h * 16u)) & 0xffffu) + h * low); /* 32-ok: a rank in the tile, < RADIX_TILE < 2^16 */
-				sh[at] = word + (1u << (h * 16u));
-				RADIX_SH_PUT(r, k, e);
-			}
-		}
-		LOCAL_BARRIER();
-		RADIX_WRITE_TILE(CAST(int, hi - base), CAST(i64, CAST(u64, sh[RADIX_OFF_AT + 2 * d_]) | (CAST(u64, sh[RADIX_OFF_AT + 2 * d_ + 1]) << 32)) + I64C(p_)) /* 32-ok: a tile size, <= RADIX_TILE < 2^16 */
+		RADIX_WRITE_TILE(cnt, CAST(i64, CAST(u64, sh[RADIX_OFF_AT + 2 * d_]) | (CAST(u64, sh[RADIX_OFF_AT + 2 * d_ + 1]) << 32)) + I64C(p_))
 	}
 }
 

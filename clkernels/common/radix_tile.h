@@ -27,18 +27,27 @@
 #define RADIX_SH_GETK(at, p) CAST(KEY, sh[(at) + (p)])
 #endif
 
-/* The tiled passes' digits: DIGITS of them, their per-lane counts packed
- * two to a 32-bit word (a tile holds at most 65535 keys), in RADIX_WORDS
- * rows of LOCAL_SIZE words at the start of the scratch; the tile's keys
- * (RADIX_KW words each) and entries (two words each) follow. */
+/* The tiled passes' digits: DIGITS of them. The scatter ranks a tile in
+ * RADIX_ROUNDS rounds of at most RADIX_RB bits each (digits of up to 5
+ * bits in one round; wider ones, 8 bits on GPUs, in two: the low RB bits,
+ * then the rest, each round a stable ranking of the one before), with the
+ * per-lane counts of a round's RDIGITS digits packed two to a 32-bit word
+ * (a tile holds at most 65535 keys), in RADIX_WORDS rows of LOCAL_SIZE
+ * words at the start of the scratch; the tile's keys (RADIX_KW words each)
+ * and entries (two words each) follow. The count pass uses the scratch's
+ * first DIGITS words. */
 #define RADIX_DIGITS (1 << RADIX_BITS)
-#define RADIX_WORDS (RADIX_DIGITS >> 1)
+#define RADIX_ROUNDS (RADIX_BITS > 5 ? 2 : 1)
+#define RADIX_RB (RADIX_BITS > 5 ? ((RADIX_BITS + 1) >> 1) : RADIX_BITS)
+#define RADIX_RDIGITS (1 << RADIX_RB)
+#define RADIX_WORDS (RADIX_RDIGITS >> 1)
+#define RADIX_KPT1 (RADIX_KPT > 0 ? RADIX_KPT : 1) /* private arrays of a lane's keys: at least one */
 #define RADIX_TILE (I64C(LOCAL_SIZE) * I64C(RADIX_KPT))
-/* The tiled scatter's raking rank keeps the counters in scratch: digit d
- * of lane l counts in half d / RADIX_WORDS of word (d % RADIX_WORDS) *
- * LOCAL_SIZE + l, each word index w at RADIX_RW(w) (one pad word every 32
- * against bank conflicts); then LOCAL_SIZE segment sums and, per digit,
- * its tile run's global offset less its start in the tile (two words). */
+/* A round keeps the counters in scratch: round digit d of lane l counts
+ * in half d / RADIX_WORDS of word (d % RADIX_WORDS) * LOCAL_SIZE + l, each
+ * word index w at RADIX_RW(w) (one pad word every 32 against bank
+ * conflicts); then LOCAL_SIZE segment sums and, per digit, its tile run's
+ * global offset less its start in the tile (two words). */
 #define RADIX_RW(w) ((w) + ((w) >> 5))
 #define RADIX_SEG_AT RADIX_RW(RADIX_WORDS * RADIX_LS)
 #define RADIX_OFF_AT (RADIX_SEG_AT + RADIX_LS)
