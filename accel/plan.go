@@ -23,7 +23,7 @@ type planner interface {
 	// copy plans a copy of n 32-bit words and says whether the copy
 	// kernel runs it rather than the driver's buffer copy.
 	copy(caps host.Caps, n int64) (host.Plan, bool)
-	radix(caps host.Caps, n int64) host.Plan
+	radix(caps host.Caps, n int64, keyBytes int) host.Plan
 	sparse(caps host.Caps, total int64) sparsePlan
 	coalesce(caps host.Caps, n int64, keyBits int) coalescePlan
 	union(caps host.Caps, n int64, keyBits int) unionPlan
@@ -42,8 +42,10 @@ func (devicePlanner) scatter(caps host.Caps, s scatterShape) scatterPlan {
 	return planScatter(caps, s)
 }
 func (devicePlanner) copy(caps host.Caps, n int64) (host.Plan, bool) { return planCopy(caps, n) }
-func (devicePlanner) radix(caps host.Caps, n int64) host.Plan        { return planRadix(caps, n) }
-func (devicePlanner) sparse(caps host.Caps, total int64) sparsePlan  { return planSparse(caps, total) }
+func (devicePlanner) radix(caps host.Caps, n int64, keyBytes int) host.Plan {
+	return planRadix(caps, n, keyBytes)
+}
+func (devicePlanner) sparse(caps host.Caps, total int64) sparsePlan { return planSparse(caps, total) }
 func (devicePlanner) coalesce(caps host.Caps, n int64, keyBits int) coalescePlan {
 	return planCoalesce(caps, n, keyBits)
 }

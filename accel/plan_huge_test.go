@@ -78,7 +78,7 @@ func TestPlansAtIndexBoundaries(t *testing.T) {
 					require.LessOrEqual(t, p.Groups[0], int64(c.LoopLimit)/2, "%s: scan %v: the partials loop runs over every group", what, p)
 				}
 
-				p = planRadix(c, n)
+				p = planRadix(c, n, 8)
 				require.NoError(t, p.Validate(c), "%s: %v", what, p)
 				require.GreaterOrEqual(t, p.Tiles*p.TileElems, n, "%s: radix %v: chunks do not cover %d keys", what, p, n)
 				if kpt := host.KnobRadixKpt.Of(p); kpt > 0 {
@@ -88,7 +88,7 @@ func TestPlansAtIndexBoundaries(t *testing.T) {
 					require.Equal(t, int64(p.LocalSize)*kpt, p.TileElems, "%s: radix %v: tile", what, p)
 					require.LessOrEqual(t, p.TileElems, int64(65535), "%s: radix %v: tile", what, p)
 					if c.LocalMemBytes > 0 {
-						require.LessOrEqual(t, radixTiledScratchBytes(p), c.LocalMemBytes, "%s: radix %v: scratch", what, p)
+						require.LessOrEqual(t, radixTiledScratchBytes(p, 8), c.LocalMemBytes, "%s: radix %v: scratch", what, p)
 					}
 				} else {
 					require.Equal(t, p.Tiles, p.TotalGroups()*int64(p.LocalSize), "%s: radix %v: one chunk per work-item", what, p)

@@ -1,6 +1,7 @@
 package accel
 
 import (
+	"fmt"
 	"math/bits"
 	"testing"
 
@@ -102,13 +103,16 @@ func TestPlanHash(t *testing.T) {
 	}
 }
 
-// TestPlanRadixTiled: GPUs get the tiled passes (4-bit digits, 256 lanes
-// x 8 keys where local memory allows, one group per tile); a small local
-// memory shrinks the tile until the scratch fits; CPU plans keep the
-// per-item chunks (RADIX_KPT 0).
+// TestPlanRadixTiled: GPUs get the tiled passes (8-bit digits; 256 lanes
+// x 8 keys where local memory allows, 512 x 4 on Vulkan where that
+// scratch fits the keys' width; one group per tile); a small local memory
+// shrinks the tile until the scratch fits; CPU plans keep the per-item
+// chunks (RADIX_KPT 0).
 func TestPlanRadixTiled(t *testing.T) {
 	gpu := host.Caps{Backend: host.Vulkan, Type: host.TypeDiscreteGPU, ComputeUnits: 132, MaxWorkGroupSize: 1024, LocalMemBytes: 48 << 10,
 		MaxWorkGroupCount: [3]int64{1<<31 - 1, 65535, 65535}}
+	ocl := gpu
+	ocl.Backend = host.OpenCL
 	small := gpu
 	small.LocalMemBytes = 4 << 10
 	mid := gpu
@@ -117,24 +121,31 @@ func TestPlanRadixTiled(t *testing.T) {
 	for _, c := range []struct {
 		name      string
 		caps      host.Caps
+		keyBytes  int
 		local     int
 		kpt, bits int64
 	}{
-		{"gpu", gpu, 256, 8, 8},
-		{"gpu, 32 KiB of local memory", mid, 256, 4, 8},
-		{"gpu, 4 KiB of local memory", small, 32, 1, 8},
-		{"pocl", pocl, 64, 0, 8},
+		{"vulkan gpu", gpu, 4, 512, 4, 8},
+		{"vulkan gpu", gpu, 8, 256, 8, 8},
+		{"opencl gpu", ocl, 4, 256, 8, 8},
+		{"opencl gpu", ocl, 8, 256, 8, 8},
+		{"gpu, 32 KiB of local memory", mid, 4, 256, 4, 8},
+		{"gpu, 32 KiB of local memory", mid, 8, 256, 4, 8},
+		{"gpu, 4 KiB of local memory", small, 4, 32, 1, 8},
+		{"gpu, 4 KiB of local memory", small, 8, 32, 1, 8},
+		{"pocl", pocl, 8, 64, 0, 8},
 	} {
 		for _, n := range []int64{1, 1000, 1 << 24} {
-			p := planRadix(c.caps, n)
-			require.NoError(t, p.Validate(c.caps), "%s: %v", c.name, p)
-			assert.Equal(t, c.kpt, host.KnobRadixKpt.Of(p), "%s: %v: keys per lane", c.name, p)
-			assert.Equal(t, c.bits, host.KnobRadixBits.Of(p), "%s: %v: digit bits", c.name, p)
-			assert.Equal(t, c.local, p.LocalSize, "%s: %v: local size", c.name, p)
+			p := planRadix(c.caps, n, c.keyBytes)
+			name := fmt.Sprintf("%s, %d-byte keys", c.name, c.keyBytes)
+			require.NoError(t, p.Validate(c.caps), "%s: %v", name, p)
+			assert.Equal(t, c.kpt, host.KnobRadixKpt.Of(p), "%s: %v: keys per lane", name, p)
+			assert.Equal(t, c.bits, host.KnobRadixBits.Of(p), "%s: %v: digit bits", name, p)
+			assert.Equal(t, c.local, p.LocalSize, "%s: %v: local size", name, p)
 			if c.kpt > 0 {
-				assert.LessOrEqual(t, radixTiledScratchBytes(p), c.caps.LocalMemBytes, "%s: %v: scratch", c.name, p)
-				assert.Equal(t, (n+p.TileElems-1)/p.TileElems, p.Tiles, "%s: %v: tiles", c.name, p)
-				assert.GreaterOrEqual(t, p.TotalGroups(), p.Tiles, "%s: %v: a group per tile", c.name, p)
+				assert.LessOrEqual(t, radixTiledScratchBytes(p, c.keyBytes), c.caps.LocalMemBytes, "%s: %v: scratch", name, p)
+				assert.Equal(t, (n+p.TileElems-1)/p.TileElems, p.Tiles, "%s: %v: tiles", name, p)
+				assert.GreaterOrEqual(t, p.TotalGroups(), p.Tiles, "%s: %v: a group per tile", name, p)
 			}
 		}
 	}

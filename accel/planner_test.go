@@ -48,11 +48,11 @@ func (p *testPlanner) copy(caps host.Caps, n int64) (host.Plan, bool) {
 	return l, ours || p.copyKernel
 }
 
-func (p *testPlanner) radix(caps host.Caps, n int64) host.Plan {
+func (p *testPlanner) radix(caps host.Caps, n int64, keyBytes int) host.Plan {
 	if p.radixTiles {
-		return planRadixTiled(caps, n)
+		return planRadixTiled(caps, n, keyBytes)
 	}
-	return planRadix(caps, n)
+	return planRadix(caps, n, keyBytes)
 }
 
 func (p *testPlanner) scatter(caps host.Caps, s scatterShape) scatterPlan {

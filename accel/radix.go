@@ -61,7 +61,7 @@ func (d *Device) radixSort(op string, keys host.Buffer, n int64, wordBytes int, 
 	if err != nil {
 		return fail(err)
 	}
-	plan := d.radixPlan(op, n)
+	plan := d.radixPlan(op, n, wordBytes)
 	radixBits := int(host.KnobRadixBits.Of(plan))
 	tiled := host.KnobRadixKpt.Of(plan) > 0
 	items := plan.TotalGroups() * int64(plan.LocalSize)
@@ -160,9 +160,9 @@ func (d *Device) radixPass(op string, variant kernels.RadixVariant, plan host.Pl
 	return d.launch(op, string(variant), plan, scatter)
 }
 
-// radixPlan is the radix sort's plan for n keys (planRadix).
-func (d *Device) radixPlan(op string, n int64) host.Plan {
-	p := d.plan(d.planner.radix(d.caps, n))
+// radixPlan is the radix sort's plan for n keys of keyBytes (planRadix).
+func (d *Device) radixPlan(op string, n int64, keyBytes int) host.Plan {
+	p := d.plan(d.planner.radix(d.caps, n, keyBytes))
 	d.report(op, "radix", p)
 	return p
 }
@@ -177,7 +177,7 @@ func (d *Device) radixPrep(op string, kin, kout host.Buffer, n int64, wordBytes 
 	if wordBytes == 8 {
 		variant = kernels.RadixK64
 	}
-	plan := d.radixPlan(op, n)
+	plan := d.radixPlan(op, n, wordBytes)
 	if host.KnobRadixKpt.Of(plan) > 0 {
 		// the tiled plan's prep: one key per lane (chunks of one), so
 		// consecutive lanes read and write consecutive keys

@@ -10,8 +10,9 @@ import (
 // dear; on GPUs the tiled passes of planRadixTiled) and the number of work-items B, each owning a contiguous chunk
 // of keys. B grows with the compute units and shrinks for small inputs (a
 // histogram of 2^bits x B counts is scanned every pass), and every chunk
-// stays under the driver's loop limit.
-func planRadix(caps host.Caps, n int64) host.Plan {
+// stays under the driver's loop limit. keyBytes is the keys' word, 4 or
+// 8 bytes.
+func planRadix(caps host.Caps, n int64, keyBytes int) host.Plan {
 	p := host.Plan{Kernel: "radix"}
 	local, bits := 64, int64(4)
 	perCU, minChunk := int64(2048), int64(64)
@@ -26,7 +27,7 @@ func planRadix(caps host.Caps, n int64) host.Plan {
 			p.Reason = "cpu with a loop limit: 11-bit digits, groups of 8, long chunks per work-item"
 		}
 	} else {
-		return planRadixTiled(caps, n)
+		return planRadixTiled(caps, n, keyBytes)
 	}
 	local = host.Pow2Local(caps, local, 0)
 	cu := max(int64(caps.ComputeUnits), 1)
@@ -49,20 +50,29 @@ func planRadix(caps host.Caps, n int64) host.Plan {
 // planRadixTiled plans the radix sort's tiled passes (radix_tcount and
 // radix_tscatter in clkernels/common/radix_body.h), planRadix's choice on
 // GPUs: 8-bit digits (4 passes for 32-bit keys), each tile ranked in two
-// 4-bit rounds, tiles of LOCAL_SIZE x RADIX_KPT keys (256 x 8 where the
-// device allows), one work-group per tile at a time, the digit runs
-// stored by consecutive lanes. With 4-bit digits in one round (8 passes)
-// the H200 sorted 16M uint32 keys with their permutation in 2.37 ms on
-// OpenCL and 2.75 on Vulkan; 5-bit digits (7 passes) took 2.31 and 2.87.
-// The work-group scratch (radix_tile.h: the lanes' packed counts of a
-// round's digits, each digit's run offset, the tile's keys and 64-bit
-// entries) must fit the device's local memory, so the tile shrinks where
-// it is small. TileElems is the tile, Tiles their count.
-func planRadixTiled(caps host.Caps, n int64) host.Plan {
+// 4-bit rounds, one work-group per tile at a time, the digit runs stored
+// by consecutive lanes. Tiles of 256 lanes x 8 keys on OpenCL, 512 x 4 on
+// Vulkan where its scratch fits (on the H200, 16M uint32 keys with their
+// permutation: OpenCL 1.81 ms with 256 x 8, 1.87 with 256 x 4; Vulkan 2.16
+// with 256 x 8, 1.83 with 512 x 4; with 4-bit digits in one round, 8
+// passes, 2.13 and 2.38). The work-group scratch (radix_tile.h: the lanes'
+// packed counts of a round's digits, each digit's run offset, the tile's
+// keys of keyBytes and 64-bit entries) must fit the device's local
+// memory, so the tile shrinks where it is small. TileElems is the tile,
+// Tiles their count.
+func planRadixTiled(caps host.Caps, n int64, keyBytes int) host.Plan {
 	p := host.Plan{Kernel: "radix", Reason: "gpu: 8-bit digits, tiles ranked in work-group scratch in two 4-bit rounds, coalesced digit runs"}
 	const bits = 8
 	local, kpt := host.Pow2Local(caps, 256, 0), int64(8)
-	scratch := func() int64 { return radixTiledScratch(bits, local, kpt) }
+	scratch := func() int64 { return radixTiledScratch(bits, local, kpt, keyBytes) }
+	if caps.Backend == host.Vulkan && host.Pow2Local(caps, 512, 0) == 512 {
+		local, kpt = 512, 4
+		if caps.LocalMemBytes > 0 && scratch() > caps.LocalMemBytes {
+			local, kpt = 256, 8
+		} else {
+			p.Reason = "gpu vulkan: 8-bit digits, tiles of 512 lanes ranked in work-group scratch in two 4-bit rounds, coalesced digit runs"
+		}
+	}
 	for caps.LocalMemBytes > 0 && scratch() > caps.LocalMemBytes && (kpt > 1 || local > 1) {
 		if kpt > 1 {
 			kpt /= 2
@@ -79,22 +89,24 @@ func planRadixTiled(caps host.Caps, n int64) host.Plan {
 }
 
 // radixTiledScratch is the tiled radix passes' work-group scratch in bytes
-// for 64-bit keys (clkernels/common/radix_tile.h's RADIX_SCRATCH_LEN words:
-// the lanes' packed counts of a round's digits, with a pad word every 32,
-// the segment sums, two words per digit, the tile's keys and its 64-bit
-// entries). Digits wider than 5 bits are ranked in two rounds of half
-// their width (rounded up).
-func radixTiledScratch(bits int64, local int, kpt int64) int64 {
+// for keys of keyBytes (clkernels/common/radix_tile.h's RADIX_SCRATCH_LEN
+// words: the lanes' packed counts of a round's digits, with a pad word
+// every 32, the segment sums, two words per digit, the tile's keys and
+// its 64-bit entries, with a pad slot every 32). Digits wider than 5 bits
+// are ranked in two rounds of half their width (rounded up).
+func radixTiledScratch(bits int64, local int, kpt int64, keyBytes int) int64 {
 	rb := bits
 	if bits > 5 {
 		rb = (bits + 1) / 2
 	}
 	words := int64(local) * (int64(1) << rb) / 2
-	return 4 * (words + words/32 + int64(local) + 2*(int64(1)<<bits) + int64(local)*kpt*(2+2))
+	slots := int64(local) * kpt
+	slots += slots / 32 // a pad slot every 32
+	return 4 * (words + words/32 + int64(local) + 2*(int64(1)<<bits) + slots*(int64(keyBytes)/4+2))
 }
 
 // radixTiledScratchBytes is the work-group scratch a tiled radix plan
-// (planRadixTiled) takes, in bytes.
-func radixTiledScratchBytes(p host.Plan) int64 {
-	return radixTiledScratch(host.KnobRadixBits.Of(p), p.LocalSize, host.KnobRadixKpt.Of(p))
+// (planRadixTiled) takes for keys of keyBytes, in bytes.
+func radixTiledScratchBytes(p host.Plan, keyBytes int) int64 {
+	return radixTiledScratch(host.KnobRadixBits.Of(p), p.LocalSize, host.KnobRadixKpt.Of(p), keyBytes)
 }

@@ -171,7 +171,7 @@ func scatterTraffic(caps host.Caps, sp scatterPlan, s scatterShape) traffic {
 		t.add("scatter_validate", 8*n, 0)
 		t.add("scatter_dest", 8*n, 16*n)
 		kb := keyBitsFor(tg) // packed with the source offsets where both fit 32 bits, as radixSort does
-		t.then(radixTraffic(caps, planRadix(caps, n), n, 8, kb, false, true, kb <= 32 && n <= 1<<32))
+		t.then(radixTraffic(caps, planRadix(caps, n, 8), n, 8, kb, false, true, kb <= 32 && n <= 1<<32))
 		self := int64(0)
 		if s.includeSelf {
 			self = e * tg

@@ -49,7 +49,7 @@ func TestTrafficModel(t *testing.T) {
 	// passes + 1) x 2 x the least, on every plan
 	for _, c := range []host.Caps{h100, cpu} {
 		n := int64(16 << 20)
-		p := planRadix(c, n)
+		p := planRadix(c, n, 4)
 		passes := (32 + host.KnobRadixBits.Of(p) - 1) / host.KnobRadixBits.Of(p)
 		tr := radixTraffic(c, p, n, 4, 32, false, false, true)
 		min := n * (4 + 4 + 8)

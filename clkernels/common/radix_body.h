@@ -192,8 +192,8 @@ void radix_tcount(RADIX_TCOUNT_PARAMS) {
 /* Puts key k and its entry e at slot r of the scratch tile. */
 #define RADIX_SH_PUT(r, k, e) \
 	RADIX_SH_PUTK(RADIX_KEYS_AT, r, k); \
-	sh[RADIX_ENTS_AT + 2 * (r)] = CAST(uint, (e) & 0xfffffffful); /* 32-ok: one 32-bit half of an entry */ \
-	sh[RADIX_ENTS_AT + 2 * (r) + 1] = CAST(uint, (e) >> 32) /* 32-ok: one 32-bit half of an entry */
+	sh[RADIX_ENTS_AT + 2 * RADIX_SLOT(r)] = CAST(uint, (e) & 0xfffffffful); /* 32-ok: one 32-bit half of an entry */ \
+	sh[RADIX_ENTS_AT + 2 * RADIX_SLOT(r) + 1] = CAST(uint, (e) >> 32) /* 32-ok: one 32-bit half of an entry */
 
 /* Writes the ranked tile (count keys, in scratch) by digit runs: slot p_
  * of the tile, of digit d_, goes to position TO (an expression of d_ and
@@ -216,7 +216,7 @@ void radix_tcount(RADIX_TCOUNT_PARAMS) {
 	}
 
 /* The entry at slot p of the scratch tile. */
-#define RADIX_SH_GETE(p) (CAST(u64, sh[RADIX_ENTS_AT + 2 * (p)]) | (CAST(u64, sh[RADIX_ENTS_AT + 2 * (p) + 1]) << 32))
+#define RADIX_SH_GETE(p) (CAST(u64, sh[RADIX_ENTS_AT + 2 * RADIX_SLOT(p)]) | (CAST(u64, sh[RADIX_ENTS_AT + 2 * RADIX_SLOT(p) + 1]) << 32))
 
 /* One round of a tile's stable ranking by a raking scan (see
  * radix_tile.h): the lane's keys ks[0..RADIX_KPT) with entries es, the

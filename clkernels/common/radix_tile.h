@@ -18,13 +18,13 @@
 #if KB == 64
 #define RADIX_KW 2
 #define RADIX_SH_PUTK(at, r, k) \
-	sh[(at) + 2 * (r)] = CAST(uint, (k) & CAST(KEY, 0xffffffffu)); /* 32-ok: one 32-bit half of a key */ \
-	sh[(at) + 2 * (r) + 1] = CAST(uint, (k) >> CAST(KEY, 32)) /* 32-ok: one 32-bit half of a key */
-#define RADIX_SH_GETK(at, p) (CAST(KEY, sh[(at) + 2 * (p)]) | (CAST(KEY, sh[(at) + 2 * (p) + 1]) << CAST(KEY, 32)))
+	sh[(at) + 2 * RADIX_SLOT(r)] = CAST(uint, (k) & CAST(KEY, 0xffffffffu)); /* 32-ok: one 32-bit half of a key */ \
+	sh[(at) + 2 * RADIX_SLOT(r) + 1] = CAST(uint, (k) >> CAST(KEY, 32)) /* 32-ok: one 32-bit half of a key */
+#define RADIX_SH_GETK(at, p) (CAST(KEY, sh[(at) + 2 * RADIX_SLOT(p)]) | (CAST(KEY, sh[(at) + 2 * RADIX_SLOT(p) + 1]) << CAST(KEY, 32)))
 #else
 #define RADIX_KW 1
-#define RADIX_SH_PUTK(at, r, k) sh[(at) + (r)] = CAST(uint, k) /* 32-ok: a 32-bit key */
-#define RADIX_SH_GETK(at, p) CAST(KEY, sh[(at) + (p)])
+#define RADIX_SH_PUTK(at, r, k) sh[(at) + RADIX_SLOT(r)] = CAST(uint, k) /* 32-ok: a 32-bit key */
+#define RADIX_SH_GETK(at, p) CAST(KEY, sh[(at) + RADIX_SLOT(p)])
 #endif
 
 /* The tiled passes' digits: DIGITS of them. The scatter ranks a tile in
@@ -52,11 +52,16 @@
 #define RADIX_SEG_AT RADIX_RW(RADIX_WORDS * RADIX_LS)
 #define RADIX_OFF_AT (RADIX_SEG_AT + RADIX_LS)
 #define RADIX_KEYS_AT (RADIX_OFF_AT + 2 * RADIX_DIGITS)
-#define RADIX_ENTS_AT (RADIX_KEYS_AT + RADIX_LS * RADIX_KPT * RADIX_KW)
+/* The tile's slot p lies at RADIX_SLOT(p) of the keys and entries (a pad
+ * slot every 32), so a lane's run of RADIX_KPT slots, read by every lane
+ * at once in the second round, does not fall in one memory bank. */
+#define RADIX_SLOT(p) ((p) + ((p) >> 5))
+#define RADIX_SLOTS RADIX_SLOT(RADIX_LS * RADIX_KPT)
+#define RADIX_ENTS_AT (RADIX_KEYS_AT + RADIX_SLOTS * RADIX_KW)
 
 /* The scratch's length in 32-bit words: one word where the tiled passes
  * are off (RADIX_KPT = 0, the CPU plans), so their wide digits do not size
  * a scratch nothing uses. */
-#define RADIX_SCRATCH_LEN (RADIX_KPT > 0 ? RADIX_ENTS_AT + 2 * RADIX_LS * RADIX_KPT : 1)
+#define RADIX_SCRATCH_LEN (RADIX_KPT > 0 ? RADIX_ENTS_AT + 2 * RADIX_SLOTS : 1)
 
 #endif
