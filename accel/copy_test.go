@@ -10,10 +10,10 @@ import (
 	"github.com/accelkern/accel/host"
 )
 
-// TestCopyKernel runs the copy kernel (planCopy: CPU OpenCL drivers'
-// copy) on every device by forcing it, over sizes around its chunk and odd
-// group counts, at word offsets, and through diagonal_scatter's copy of its
-// input; each destination starts with other random bits, so an unwritten
+// TestCopyKernel runs the copy kernel (planCopy: CPU OpenCL drivers' and
+// Vulkan GPUs' copy) on every device by forcing it, over sizes around its
+// chunk and odd group counts, in the GPUs' shape, at word offsets, and
+// through diagonal_scatter's copy of its input; each destination starts with other random bits, so an unwritten
 // word shows.
 func TestCopyKernel(t *testing.T) {
 	forEachDevice(t, func(t *testing.T, d *Device) {
@@ -51,11 +51,43 @@ func TestCopyKernel(t *testing.T) {
 				}
 			}
 		}
+		// the GPUs' shape (planCopyGPU, CONTIG 0): lane rows of consecutive
+		// words, tiles taken by a grid stride (fewer groups than tiles) or
+		// a group each
+		gpuShape := func(local int, groups int64) func(host.Plan) host.Plan {
+			return func(p host.Plan) host.Plan {
+				if p.Kernel != "copy" {
+					return p
+				}
+				q := planCopyGPU(d.caps, 4*chunk)
+				q.LocalSize = local
+				if groups > 0 {
+					q.Groups = [3]int64{groups, 1, 1}
+				}
+				return q
+			}
+		}
+		for _, shape := range []struct {
+			local  int
+			groups int64
+		}{{8, 3}, {32, 1}, {64, 0}} {
+			plans(d).launchFn = gpuShape(shape.local, shape.groups)
+			for _, n := range []int64{1, 7, 8*int64(shape.local) - 1, 8*int64(shape.local) + 1, 3*chunk + 5} {
+				name := fmt.Sprintf("gpu shape local %d groups %d, %d words", shape.local, shape.groups, n)
+				src, dst := randTensor(t, rng, Uint32, n), randTensor(t, rng, Uint32, n)
+				ds, dd := mustUpload(t, d, src), mustUpload(t, d, dst)
+				require.NoError(t, d.Copy(dd, ds), name)
+				got := mustHost(t, dd)
+				ds.Release()
+				requireElems(t, src.data, got.data, "%s: copy", name)
+			}
+		}
 		plans(d).launchFn = nil
 		// word offsets inside the buffers: words [5, 5+n) of a to [2, 2+n)
-		// of b, plainly and streamed (a head before dst's 64-byte boundary)
+		// of b, plainly, streamed (a head before dst's 64-byte boundary)
+		// and in the GPUs' shape
 		const n = chunk + 3
-		for _, hook := range []func(host.Plan) host.Plan{nil, streamed} {
+		for _, hook := range []func(host.Plan) host.Plan{nil, streamed, gpuShape(32, 3)} {
 			plans(d).launchFn = hook
 			a, b := randTensor(t, rng, Uint32, n+9), randTensor(t, rng, Uint32, n+9)
 			da, db := mustUpload(t, d, a), mustUpload(t, d, b)
@@ -64,7 +96,7 @@ func TestCopyKernel(t *testing.T) {
 			da.Release()
 			want := append([]byte(nil), b.data...)
 			copy(want[8:8+4*n], a.data[20:20+4*n])
-			requireElems(t, want, got.data, "copy at word offsets (streamed: %v)", hook != nil)
+			requireElems(t, want, got.data, "copy at word offsets (hook %p)", hook)
 		}
 		plans(d).launchFn = nil
 		// diagonal_scatter copies its input first

@@ -222,8 +222,10 @@ func TestPlanScan(t *testing.T) {
 	}
 }
 
-// TestPlanCopyDiag: the copy kernel is chosen on CPU OpenCL devices only,
-// with one group per core; under a loop limit each group takes one chunk;
+// TestPlanCopyDiag: the copy kernel is chosen on CPU OpenCL devices, with
+// one group per core, and on Vulkan GPUs, in the GPU shape (CONTIG 0,
+// lanes of a group on consecutive words, at most 16 groups per compute
+// unit), not on OpenCL GPUs; under a loop limit each group takes one chunk;
 // the diag plan on CPU OpenCL runs one work-item per group with a fixed
 // ITEMS (one compiled variant for every size). Every plan covers its
 // elements and fits the device.
@@ -234,10 +236,18 @@ func TestPlanCopyDiag(t *testing.T) {
 		MaxWorkGroupCount: [3]int64{65535, 65535, 65535}}
 	gpu := host.Caps{Backend: host.Vulkan, Type: host.TypeDiscreteGPU, ComputeUnits: 132, MaxWorkGroupSize: 1024,
 		MaxWorkGroupCount: [3]int64{2147483647, 65535, 65535}}
-	for _, c := range []host.Caps{pocl, lvp, gpu} {
+	oclGPU := gpu
+	oclGPU.Backend = host.OpenCL
+	for _, c := range []host.Caps{pocl, lvp, gpu, oclGPU} {
 		for _, n := range []int64{0, 1, 16<<10 + 1, 1 << 26, 1 << 36} {
 			p, ours := planCopy(c, n)
-			require.Equal(t, c.Backend == host.OpenCL && c.Type == host.TypeCPU, ours, "%v: copy kernel chosen", c.Backend)
+			cpu := c.Type == host.TypeCPU
+			require.Equal(t, c.Backend == host.OpenCL == cpu, ours, "%v %v: copy kernel chosen", c.Backend, c.Type)
+			if !cpu {
+				require.Equal(t, int64(0), host.KnobContig.Of(p), "%v: the GPU shape", p)
+				require.Equal(t, 256, p.LocalSize, "%v", p)
+				require.LessOrEqual(t, p.TotalGroups(), 16*int64(c.ComputeUnits), "%v: groups", p)
+			}
 			require.NoError(t, p.Validate(c), "%v", p)
 			require.GreaterOrEqual(t, p.Tiles*p.TileElems, n, "%v does not cover %d words", p, n)
 			require.LessOrEqual(t, host.KnobItems.Of(p), host.LoopCap(c), "%v: a chunk's loop", p)

@@ -8,11 +8,43 @@
  * (accel's planCopy): PoCL runs one group per thread, one long stream per
  * core is what the hardware prefetchers follow best, and one work-item per
  * group keeps PoCL's work-group vectorizer from turning the per-item runs
- * into gathers. */
+ * into gathers.
+ *
+ * GPUs (CONTIG = 0) take the words in tiles of LOCAL_SIZE x COPY_ILP, one
+ * tile per work-group at a time (grid stride): lane l copies words
+ * j * LOCAL_SIZE + l of the tile, so each load and store of a subgroup
+ * covers consecutive words, and a lane has its COPY_ILP loads in flight
+ * before its first store (the compilers cannot move a load above a store
+ * that may alias it). The host plans it where the driver's own copy is
+ * slow (NVIDIA's Vulkan buffer copy: 843 GB/s on the H200, whose OpenCL
+ * copy runs at 4.08 TB/s). */
 #ifndef ACCEL_COPY_BODY_H
 #define ACCEL_COPY_BODY_H
 
+#define COPY_ILP 8
+
 void copy_words(COPY_WORDS_PARAMS) {
+	if (CONTIG == 0) {
+		const i64 tile = I64C(LOCAL_SIZE) * I64C(COPY_ILP);
+		const i64 tiles = cdiv64(n, tile);
+		uint v[COPY_ILP]; /* 32-ok: words copied */
+		for (i64 t = GROUP_LINEAR_ID(); t < tiles; t += GROUP_TOTAL()) {
+			const i64 at = t * tile + LOCAL_ID();
+			for (int j = 0; j < COPY_ILP; j++) { /* 32-ok: a word of the lane, < COPY_ILP */
+				const i64 i = at + I64C(j) * I64C(LOCAL_SIZE);
+				if (i < n) {
+					v[j] = LD32(src, src_off + i);
+				}
+			}
+			for (int j = 0; j < COPY_ILP; j++) { /* 32-ok: a word of the lane, < COPY_ILP */
+				const i64 i = at + I64C(j) * I64C(LOCAL_SIZE);
+				if (i < n) {
+					ST32(dst, dst_off + i, v[j]);
+				}
+			}
+		}
+		return;
+	}
 	const i64 workers = GROUP_TOTAL() * I64C(LOCAL_SIZE);
 	const i64 w = GROUP_LINEAR_ID() * I64C(LOCAL_SIZE) + LOCAL_ID();
 	const i64 chunks = cdiv64(n, I64C(ITEMS));
