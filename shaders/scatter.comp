@@ -8,7 +8,6 @@
 #extension GL_EXT_shader_explicit_arithmetic_types_int64 : require
 #extension GL_EXT_buffer_reference : require
 #extension GL_GOOGLE_include_directive : require
-#extension GL_EXT_control_flow_attributes : require
 #if defined(STRICT) && STRICT >= 1
 #extension GL_EXT_spirv_intrinsics : require
 #endif

@@ -534,18 +534,6 @@ void scatter_private(SCATTER_PRIVATE_PARAMS) {
 #define SC_FEW_N CAST(int, few) /* 32-ok: few <= SC_FEW_MAX */
 #define SC_FEW_UNROLL
 #endif
-/* The GPU pass's loops over its targets, t from 0 to SC_FEW_N. GLSL: to
- * the literal SC_FEW_MAX, unrolled by glslc ([[unroll]]), the targets past
- * SC_FEW_N skipped, so the accumulators, indexed by constants, become
- * registers in the SPIR-V itself; SC_FEW (a specialization constant) makes
- * the trip count constant only in the driver, and the SPIR-V kept them in
- * function memory (16M float32 positions into 16 targets: 4.33 ms on the
- * H200's Vulkan against 0.24 ms on its OpenCL, same plan). */
-#ifdef ACCEL_CL
-#define SC_FEW_FOR(t) SC_FEW_UNROLL for (int t = 0; t < SC_FEW_N; t++) /* 32-ok: a target, < SC_FEW_MAX */
-#else
-#define SC_FEW_FOR(t) [[unroll]] for (int t = 0; t < SC_FEW_MAX; t++) if (t < SC_FEW_N) /* 32-ok: a target, < SC_FEW_MAX */
-#endif
 /* A worker's run is whole SC_FEW_UNIT positions: SC_PB blocks where the
  * vector steps take them, else single positions (the plan's chunk under
  * a loop limit). */
@@ -716,7 +704,8 @@ void scatter_fewg(SCATTER_FEWG_PARAMS) {
 	const T ident = sc_fold_identity(red);
 	UBITS acc[SC_FEW_MAX];
 	u32 hits[SC_FEW_MAX]; /* 32-ok: a lane's hits of a target, < 2^32 (accel maxHits) */
-	SC_FEW_FOR(t) {
+	SC_FEW_UNROLL
+	for (int t = 0; t < SC_FEW_N; t++) { /* 32-ok: a target, < SC_FEW_MAX */
 		acc[t] = TO_BITS(ident);
 		hits[t] = 0u;
 	}
@@ -730,7 +719,8 @@ void scatter_fewg(SCATTER_FEWG_PARAMS) {
 			continue;
 		}
 		const T v = LOADV(src, p * src_stride);
-		SC_FEW_FOR(t) {
+		SC_FEW_UNROLL
+		for (int t = 0; t < SC_FEW_N; t++) { /* 32-ok: a target, < SC_FEW_MAX */
 			const bool hit = ix == I64C(t);
 			acc[t] = hit ? TO_BITS(sc_combine(FROM_BITS(acc[t]), v, red)) : acc[t];
 			hits[t] += (hit && counted != I64C(0)) ? 1u : 0u;
@@ -741,13 +731,15 @@ void scatter_fewg(SCATTER_FEWG_PARAMS) {
 	 * which PoCL's work-item loops also need few of): lane l folds lane
 	 * l + s where l is a multiple of 2s. The loops are uniform: every
 	 * barrier is reached by the whole group. */
-	SC_FEW_FOR(t) {
+	SC_FEW_UNROLL
+	for (int t = 0; t < SC_FEW_N; t++) { /* 32-ok: a target, < SC_FEW_MAX */
 		SH(I64C(t) * I64C(LOCAL_SIZE) + lid) = acc[t];
 	}
 	LOCAL_BARRIER();
 	for (i64 s = I64C(1); s < I64C(LOCAL_SIZE); s = s << 1) {
 		if ((lid & (2 * s - I64C(1))) == I64C(0)) {
-			SC_FEW_FOR(t) {
+			SC_FEW_UNROLL
+			for (int t = 0; t < SC_FEW_N; t++) { /* 32-ok: a target, < SC_FEW_MAX */
 				const i64 at = I64C(t) * I64C(LOCAL_SIZE) + lid;
 				SH(at) = TO_BITS(sc_combine(FROM_BITS(SH(at)), FROM_BITS(SH(at + s)), red));
 			}
@@ -761,13 +753,15 @@ void scatter_fewg(SCATTER_FEWG_PARAMS) {
 		return;
 	}
 	LOCAL_BARRIER();
-	SC_FEW_FOR(t) {
+	SC_FEW_UNROLL
+	for (int t = 0; t < SC_FEW_N; t++) { /* 32-ok: a target, < SC_FEW_MAX */
 		SH(I64C(t) * I64C(LOCAL_SIZE) + lid) = CAST(UBITS, hits[t]);
 	}
 	LOCAL_BARRIER();
 	for (i64 s = I64C(1); s < I64C(LOCAL_SIZE); s = s << 1) {
 		if ((lid & (2 * s - I64C(1))) == I64C(0)) {
-			SC_FEW_FOR(t) {
+			SC_FEW_UNROLL
+			for (int t = 0; t < SC_FEW_N; t++) { /* 32-ok: a target, < SC_FEW_MAX */
 				const i64 at = I64C(t) * I64C(LOCAL_SIZE) + lid;
 				SH(at) = SH(at) + SH(at + s);
 			}
