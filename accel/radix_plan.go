@@ -5,12 +5,13 @@ import (
 )
 
 // planRadix plans the passes of the stable radix sort of n keys (see
-// clkernels/common/radix_body.h): the digit width (8 bits on CPUs, where a
-// work-item's 256 counters live in cache, 11 on llvmpipe, where passes are
-// dear; on GPUs the tiled passes of planRadixTiled) and the number of work-items B, each owning a contiguous chunk
-// of keys. B grows with the compute units and shrinks for small inputs (a
-// histogram of 2^bits x B counts is scanned every pass), and every chunk
-// stays under the driver's loop limit. keyBytes is the keys' word, 4 or
+// clkernels/common/radix_body.h): on GPUs the tiled passes of
+// planRadixTiled; on CPUs the digit width (8 bits, where a work-item's 256
+// counters live in cache; 11 on llvmpipe, where passes are dear) and the
+// number of work-items B, each owning a contiguous chunk of keys. B grows
+// with the compute units and shrinks for small inputs (a histogram of
+// 2^bits x B counts is scanned every pass), and every chunk stays under
+// the driver's loop limit. keyBytes is the keys' word, 4 or
 // 8 bytes.
 func planRadix(caps host.Caps, n int64, keyBytes int) host.Plan {
 	p := host.Plan{Kernel: "radix"}

@@ -18,15 +18,17 @@
  *                 and their permutation entries (int64; first pass: the
  *                 positions themselves) to their places, in order.
  *
- * Tiled passes (GPUs; knob RADIX_KPT > 0, RADIX_BITS <= 5): the keys are
+ * Tiled passes (GPUs; knob RADIX_KPT > 0, RADIX_BITS <= 10): the keys are
  * cut into tiles of TILE = LOCAL_SIZE * RADIX_KPT, one work-group per tile
  * at a time (grid stride), so global loads and stores are by consecutive
  * lanes and coalesce where per-item chunks do not:
- *   radix_tcount   hist[d*T + t] = keys of tile t with digit d (T tiles)
+ *   radix_tcount   hist[d*T + t] = keys of tile t with digit d (T tiles),
+ *                  counted with work-group atomics
  *   radix_tscatter after an exclusive scan of hist, each group ranks its
  *                  tile stably in work-group scratch (lane l holds tile
  *                  keys l*KPT .. l*KPT+KPT-1; per-lane digit counts, packed
- *                  two 16-bit counters a word, are scanned across lanes),
+ *                  two 16-bit counters a word, are scanned across lanes;
+ *                  digits wider than 5 bits in two rounds, low bits first),
  *                  moves keys and entries to their tile-sorted places in
  *                  scratch, then writes position p = j*LOCAL_SIZE + lane of
  *                  the sorted tile to hist[d*T + t] + p - (tile start of
