@@ -41,13 +41,7 @@ func TestCopyKernel(t *testing.T) {
 			}
 			for _, n := range []int64{0, 1, 3, chunk - 1, chunk, chunk + 1, 3*chunk + 5} {
 				for _, dt := range []DType{Int32, Float64} {
-					name := fmt.Sprintf("groups %d, %d %s", groups, n, dt)
-					src, dst := randTensor(t, rng, dt, n), randTensor(t, rng, dt, n)
-					ds, dd := mustUpload(t, d, src), mustUpload(t, d, dst)
-					require.NoError(t, d.Copy(dd, ds), name)
-					got := mustHost(t, dd)
-					ds.Release()
-					requireElems(t, src.data, got.data, "%s: copy", name)
+					copyChecked(t, d, rng, dt, n, fmt.Sprintf("groups %d, %d %s", groups, n, dt))
 				}
 			}
 		}
@@ -73,13 +67,7 @@ func TestCopyKernel(t *testing.T) {
 		}{{8, 3}, {32, 1}, {64, 0}} {
 			plans(d).launchFn = gpuShape(shape.local, shape.groups)
 			for _, n := range []int64{1, 7, 8*int64(shape.local) - 1, 8*int64(shape.local) + 1, 3*chunk + 5} {
-				name := fmt.Sprintf("gpu shape local %d groups %d, %d words", shape.local, shape.groups, n)
-				src, dst := randTensor(t, rng, Uint32, n), randTensor(t, rng, Uint32, n)
-				ds, dd := mustUpload(t, d, src), mustUpload(t, d, dst)
-				require.NoError(t, d.Copy(dd, ds), name)
-				got := mustHost(t, dd)
-				ds.Release()
-				requireElems(t, src.data, got.data, "%s: copy", name)
+				copyChecked(t, d, rng, Uint32, n, fmt.Sprintf("gpu shape local %d groups %d, %d words", shape.local, shape.groups, n))
 			}
 		}
 		plans(d).launchFn = nil
@@ -108,4 +96,16 @@ func TestCopyKernel(t *testing.T) {
 		out := must(t)(d.DiagonalScatter(ts[0], ts[1], 0, -2, -1))
 		requireElems(t, want2.data, mustHost(t, out).data, "diagonal_scatter through the copy kernel")
 	})
+}
+
+// copyChecked copies n random elements of dt over other random bits with
+// Device.Copy and checks every element.
+func copyChecked(t *testing.T, d *Device, rng *rand.Rand, dt DType, n int64, name string) {
+	t.Helper()
+	src, dst := randTensor(t, rng, dt, n), randTensor(t, rng, dt, n)
+	ds, dd := mustUpload(t, d, src), mustUpload(t, d, dst)
+	require.NoError(t, d.Copy(dd, ds), name)
+	got := mustHost(t, dd)
+	ds.Release()
+	requireElems(t, src.data, got.data, "%s: copy", name)
 }
