@@ -114,6 +114,8 @@ func TestPlanRadixTiled(t *testing.T) {
 	mid := gpu
 	mid.LocalMemBytes = 32 << 10
 	pocl := host.Caps{Backend: host.OpenCL, Type: host.TypeCPU, ComputeUnits: 2, MaxWorkGroupSize: 4096, LocalMemBytes: 512 << 10}
+	lavapipe := host.Caps{Backend: host.Vulkan, Type: host.TypeCPU, ComputeUnits: 2, MaxWorkGroupSize: 1024, LocalMemBytes: 32 << 10,
+		LoopLimit: 65535, MaxWorkGroupCount: [3]int64{65535, 65535, 65535}}
 	for _, c := range []struct {
 		name      string
 		caps      host.Caps
@@ -124,6 +126,7 @@ func TestPlanRadixTiled(t *testing.T) {
 		{"gpu, 32 KiB of local memory", mid, 256, 4, 4},
 		{"gpu, 4 KiB of local memory", small, 64, 1, 4},
 		{"pocl", pocl, 64, 0, 8},
+		{"lavapipe (8-bit digits: its compiler's time grows fast with more)", lavapipe, 8, 0, 8},
 	} {
 		for _, n := range []int64{1, 1000, 1 << 24} {
 			p := planRadix(c.caps, n)
