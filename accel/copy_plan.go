@@ -4,6 +4,15 @@ import (
 	"github.com/accelkern/accel/host"
 )
 
+// copyKernelMinBytes is the smallest copy planCopy gives the copy kernel.
+// Below it PoCL's own buffer copy was as fast (medians of 15 on the 2-core
+// VM, driver against kernel: 256 KiB 0.044 / 0.077 ms, 1 MiB 0.097 /
+// 0.080, 2 MiB 0.193 / 0.147; 16 MiB 1.68 / 1.21, 64 MiB 9.6 / 7.5), and
+// it needs no build: the kernel's first build with PoCL's cache empty
+// costs 0.5-1 s, which a small copy, as the one of scatter_reduce's
+// input, would pay on its first call (issue #30).
+const copyKernelMinBytes = 4 << 20
+
 // planCopy plans a copy of n 32-bit words with the copy kernel
 // (clkernels/common/copy_body.h) and says whether the device should use
 // it rather than its driver's buffer copy: on CPU OpenCL drivers, whose
@@ -12,7 +21,8 @@ import (
 // copying a contiguous run of 64 KiB chunks; under a driver loop limit,
 // one chunk per group. Other devices keep their driver's copy (lavapipe's
 // vkCmdCopyBuffer is several times faster than any of its shaders); tests
-// run the kernel there by forcing it.
+// run the kernel there by forcing it. Copies under copyKernelMinBytes keep
+// the driver's copy everywhere.
 func planCopy(caps host.Caps, n int64) (host.Plan, bool) {
 	const items = 16 << 10 // words per chunk: 64 KiB, under a loop limit's half
 	stream := int64(0)
@@ -27,7 +37,7 @@ func planCopy(caps host.Caps, n int64) (host.Plan, bool) {
 		groups = p.Tiles
 	}
 	p.Groups = host.FoldGroups(max(groups, 1), caps.MaxWorkGroupCount)
-	ours := caps.Type == host.TypeCPU && caps.Backend == host.OpenCL
+	ours := caps.Type == host.TypeCPU && caps.Backend == host.OpenCL && 4*n >= copyKernelMinBytes
 	p.Reason = "driver copy"
 	if ours {
 		p.Reason = "cpu opencl: one work-item per group, one group per core, a contiguous run of 64 KiB chunks each"

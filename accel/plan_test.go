@@ -214,7 +214,8 @@ func TestPlanScan(t *testing.T) {
 	}
 }
 
-// TestPlanCopyDiag: the copy kernel is chosen on CPU OpenCL devices only,
+// TestPlanCopyDiag: the copy kernel is chosen on CPU OpenCL devices only
+// (copies of copyKernelMinBytes and more),
 // with one group per core; under a loop limit each group takes one chunk;
 // the diag plan on CPU OpenCL runs one work-item per group with a fixed
 // ITEMS (one compiled variant for every size). Every plan covers its
@@ -227,9 +228,10 @@ func TestPlanCopyDiag(t *testing.T) {
 	gpu := host.Caps{Backend: host.Vulkan, Type: host.TypeDiscreteGPU, ComputeUnits: 132, MaxWorkGroupSize: 1024,
 		MaxWorkGroupCount: [3]int64{2147483647, 65535, 65535}}
 	for _, c := range []host.Caps{pocl, lvp, gpu} {
-		for _, n := range []int64{0, 1, 16<<10 + 1, 1 << 26, 1 << 36} {
+		for _, n := range []int64{0, 1, 16<<10 + 1, copyKernelMinBytes/4 - 1, copyKernelMinBytes / 4, 1 << 26, 1 << 36} {
 			p, ours := planCopy(c, n)
-			require.Equal(t, c.Backend == host.OpenCL && c.Type == host.TypeCPU, ours, "%v: copy kernel chosen", c.Backend)
+			require.Equal(t, c.Backend == host.OpenCL && c.Type == host.TypeCPU && 4*n >= copyKernelMinBytes, ours,
+				"%v: copy kernel chosen for %d words", c.Backend, n)
 			require.NoError(t, p.Validate(c), "%v", p)
 			require.GreaterOrEqual(t, p.Tiles*p.TileElems, n, "%v does not cover %d words", p, n)
 			require.LessOrEqual(t, host.KnobItems.Of(p), host.LoopCap(c), "%v: a chunk's loop", p)
