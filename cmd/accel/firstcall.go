@@ -6,6 +6,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"text/tabwriter"
 	"time"
 
@@ -21,7 +22,7 @@ import (
 // XDG_CACHE_HOME set to a new empty directory and then again with the
 // same one: for each op with bench cases alone (its first quick case),
 // and for a whole program that calls every one of them in one process,
-// with and without Device.Warm of every op family first.
+// with and without Device.Warm of its ops first.
 
 // firstCall is what one child process measured.
 type firstCall struct {
@@ -34,7 +35,7 @@ type firstCall struct {
 	Op       string  `json:"op"`        // mode op: the op and case timed
 	ProcessS float64 `json:"process_s"` // the child process's wall time, start to exit
 	OpenS    float64 `json:"open_s"`    // accel.Open
-	// WarmS is Device.Warm of every op family (Warmed), after Open and
+	// WarmS is Device.Warm of the ops timed (Warmed), after Open and
 	// before any input is made; WarmCompiles the kernels it built.
 	WarmS        float64 `json:"warm_s,omitempty"`
 	WarmCompiles int64   `json:"warm_compiles,omitempty"`
@@ -64,13 +65,13 @@ func cmdFirstCall(args []string) int {
 	fs := newFlagSet("firstcall", `accel firstcall --backend opencl|vulkan [--device SEL] [--op OP]... [--warm]
 (internal to bench --first-call) Opens the device, runs the first quick bench
 case of each --op (default scatter_reduce; "all": every op with bench cases)
-in this fresh process, after Device.Warm of every op family with --warm, and
+in this fresh process, after Device.Warm of those ops with --warm, and
 prints the timings as JSON. With one op it runs it twice.`)
 	backend := fs.String("backend", "opencl", "opencl or vulkan")
 	device := fs.String("device", "", "device selector")
 	var opNames multi
 	fs.Var(&opNames, "op", `op to time (repeatable; "all": every op with bench cases)`)
-	warm := fs.Bool("warm", false, "Device.Warm every op family after Open")
+	warm := fs.Bool("warm", false, "Device.Warm the ops after Open")
 	if _, err := parseInterspersed(fs, args); err != nil {
 		return flagExit(err)
 	}
@@ -97,7 +98,7 @@ prints the timings as JSON. With one op it runs it twice.`)
 	}
 	if *warm {
 		s0, tw := dev.Stats(), time.Now()
-		if err := dev.Warm("tri", "diag", "scatter", "prim", "sparse", "indice"); err != nil {
+		if err := dev.Warm(warmNames(cases)...); err != nil {
 			return fail(err)
 		}
 		r.WarmS, r.WarmCompiles = time.Since(tw).Seconds(), dev.Stats().Sub(s0).Compiles
@@ -131,6 +132,18 @@ prints the timings as JSON. With one op it runs it twice.`)
 	}
 	r.ProgramS = time.Since(t0).Seconds()
 	return printJSON(r)
+}
+
+// warmNames returns the ops of cases that Device.Warm takes (the hash
+// table is no op of Warm's).
+func warmNames(cases []bench.FirstCase) []string {
+	var names []string
+	for _, c := range cases {
+		if slices.Contains(accel.WarmOps(), c.Op) {
+			names = append(names, c.Op)
+		}
+	}
+	return names
 }
 
 // firstCases returns the bench cases of the named ops (default
