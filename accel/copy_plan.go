@@ -4,15 +4,25 @@ import (
 	"github.com/accelkern/accel/host"
 )
 
+// copyKernelMinBytes is the smallest copy planCopy gives the copy kernel.
+// Below it PoCL's own buffer copy was as fast (medians of 15 on the 2-core
+// VM, driver against kernel: 256 KiB 0.044 / 0.077 ms, 1 MiB 0.097 /
+// 0.080, 2 MiB 0.193 / 0.147; 16 MiB 1.68 / 1.21, 64 MiB 9.6 / 7.5), and
+// it needs no build: the kernel's first build with PoCL's cache empty
+// costs 0.5-1 s, which a small copy, as the one of scatter_reduce's
+// input, would pay on its first call (issue #30).
+const copyKernelMinBytes = 4 << 20
+
 // planCopy plans a copy of n 32-bit words with the copy kernel
 // (clkernels/common/copy_body.h) and says whether the device should use
 // it rather than its driver's buffer copy: on CPU OpenCL drivers, whose
 // buffer copy runs on one thread (PoCL: about half of what the memory
 // moves). The plan is one work-item per group and one group per core, each
 // copying a contiguous run of 64 KiB chunks; under a driver loop limit,
-// one chunk per group. Vulkan GPUs take it too, in its GPU shape (tiles
-// of 256 lanes x 8 words, consecutive lanes on consecutive words, at most
-// 16 groups per compute unit taking tiles in turn): NVIDIA's Vulkan buffer
+// one chunk per group; copies under copyKernelMinBytes keep the driver's
+// copy there. Vulkan GPUs take the kernel too, in its GPU shape (tiles of
+// 256 lanes x 8 words, consecutive lanes on consecutive words, at most 16
+// groups per compute unit taking tiles in turn): NVIDIA's Vulkan buffer
 // copy moved 843 GB/s on the H200 where its OpenCL one moved 4.08 TB/s and
 // our other Vulkan kernels 1.6 TB/s. Other devices keep their driver's
 // copy (lavapipe's vkCmdCopyBuffer is several times faster than any of its
@@ -35,7 +45,7 @@ func planCopy(caps host.Caps, n int64) (host.Plan, bool) {
 		groups = p.Tiles
 	}
 	p.Groups = host.FoldGroups(max(groups, 1), caps.MaxWorkGroupCount)
-	ours := caps.Type == host.TypeCPU && caps.Backend == host.OpenCL
+	ours := caps.Type == host.TypeCPU && caps.Backend == host.OpenCL && 4*n >= copyKernelMinBytes
 	p.Reason = "driver copy"
 	if ours {
 		p.Reason = "cpu opencl: one work-item per group, one group per core, a contiguous run of 64 KiB chunks each"

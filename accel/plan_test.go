@@ -118,6 +118,8 @@ func TestPlanRadixTiled(t *testing.T) {
 	mid := gpu
 	mid.LocalMemBytes = 32 << 10
 	pocl := host.Caps{Backend: host.OpenCL, Type: host.TypeCPU, ComputeUnits: 2, MaxWorkGroupSize: 4096, LocalMemBytes: 512 << 10}
+	lavapipe := host.Caps{Backend: host.Vulkan, Type: host.TypeCPU, ComputeUnits: 2, MaxWorkGroupSize: 1024, LocalMemBytes: 32 << 10,
+		LoopLimit: 65535, MaxWorkGroupCount: [3]int64{65535, 65535, 65535}}
 	for _, c := range []struct {
 		name      string
 		caps      host.Caps
@@ -134,6 +136,7 @@ func TestPlanRadixTiled(t *testing.T) {
 		{"gpu, 4 KiB of local memory", small, 4, 32, 1, 8},
 		{"gpu, 4 KiB of local memory", small, 8, 32, 1, 8},
 		{"pocl", pocl, 8, 64, 0, 8},
+		{"lavapipe (8-bit digits: its compiler's time grows fast with more)", lavapipe, 4, 8, 0, 8},
 	} {
 		for _, n := range []int64{1, 1000, 1 << 24} {
 			p := planRadix(c.caps, n, c.keyBytes)
@@ -223,9 +226,10 @@ func TestPlanScan(t *testing.T) {
 }
 
 // TestPlanCopyDiag: the copy kernel is chosen on CPU OpenCL devices, with
-// one group per core, and on Vulkan GPUs, in the GPU shape (CONTIG 0,
-// lanes of a group on consecutive words, at most 16 groups per compute
-// unit), not on OpenCL GPUs; under a loop limit each group takes one chunk;
+// one group per core (copies of copyKernelMinBytes and more), and on
+// Vulkan GPUs, in the GPU shape (CONTIG 0, lanes of a group on consecutive
+// words, at most 16 groups per compute unit), not on OpenCL GPUs; under a
+// loop limit each group takes one chunk;
 // the diag plan on CPU OpenCL runs one work-item per group with a fixed
 // ITEMS (one compiled variant for every size). Every plan covers its
 // elements and fits the device.
@@ -239,10 +243,11 @@ func TestPlanCopyDiag(t *testing.T) {
 	oclGPU := gpu
 	oclGPU.Backend = host.OpenCL
 	for _, c := range []host.Caps{pocl, lvp, gpu, oclGPU} {
-		for _, n := range []int64{0, 1, 16<<10 + 1, 1 << 26, 1 << 36} {
+		for _, n := range []int64{0, 1, 16<<10 + 1, copyKernelMinBytes/4 - 1, copyKernelMinBytes / 4, 1 << 26, 1 << 36} {
 			p, ours := planCopy(c, n)
 			cpu := c.Type == host.TypeCPU
-			require.Equal(t, c.Backend == host.OpenCL == cpu, ours, "%v %v: copy kernel chosen", c.Backend, c.Type)
+			want := c.Backend == host.Vulkan && !cpu || c.Backend == host.OpenCL && cpu && 4*n >= copyKernelMinBytes
+			require.Equal(t, want, ours, "%v %v: copy kernel chosen for %d words", c.Backend, c.Type, n)
 			if !cpu {
 				require.Equal(t, int64(0), host.KnobContig.Of(p), "%v: the GPU shape", p)
 				require.Equal(t, 256, p.LocalSize, "%v", p)

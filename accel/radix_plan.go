@@ -7,12 +7,12 @@ import (
 // planRadix plans the passes of the stable radix sort of n keys (see
 // clkernels/common/radix_body.h): on GPUs the tiled passes of
 // planRadixTiled; on CPUs the digit width (8 bits, where a work-item's 256
-// counters live in cache; 11 on llvmpipe, where passes are dear) and the
-// number of work-items B, each owning a contiguous chunk of keys. B grows
-// with the compute units and shrinks for small inputs (a histogram of
-// 2^bits x B counts is scanned every pass), and every chunk stays under
-// the driver's loop limit. keyBytes is the keys' word, 4 or
-// 8 bytes.
+// counters live in cache, and on llvmpipe, whose compiler grows fast with
+// more) and the number of work-items B, each owning a contiguous chunk of
+// keys. B grows with the compute units and shrinks for small inputs (a
+// histogram of 2^bits x B counts is scanned every pass), and every chunk
+// stays under the driver's loop limit. keyBytes is the keys' word, 4 or 8
+// bytes.
 func planRadix(caps host.Caps, n int64, keyBytes int) host.Plan {
 	p := host.Plan{Kernel: "radix"}
 	local, bits := 64, int64(4)
@@ -22,10 +22,17 @@ func planRadix(caps host.Caps, n int64, keyBytes int) host.Plan {
 		p.Reason = "cpu: 8-bit digits, long chunks per work-item"
 		if caps.LoopLimit > 0 {
 			// llvmpipe: groups of one SIMD vector run 1.3x faster than
-			// groups of 64, and each pass costs so much per key that
-			// 11-bit digits (3 passes for 32-bit keys, not 4) win.
-			local, bits = 8, 11
-			p.Reason = "cpu with a loop limit: 11-bit digits, groups of 8, long chunks per work-item"
+			// groups of 64. 11-bit digits (3 passes for 32-bit keys, not
+			// 4) ran 16M uint32 keys with their permutation 6-8% faster
+			// (421.7 against 454.6 ms; unique of 16M int64 1512 against
+			// 1605 ms, minima of 3 alternating runs, Mesa 25.0), but
+			// llvmpipe compiles a shader at its first dispatch, and the
+			// passes' private counters (2^bits per work-item) make that
+			// grow fast: a fresh machine's first sort took 1.2 s with
+			// 8-bit digits, 3.6 with 9, 10.9 with 10 and 27 s with 11
+			// (issue #30), so 8.
+			local, bits = 8, 8
+			p.Reason = "cpu with a loop limit: 8-bit digits, groups of 8, long chunks per work-item"
 		}
 	} else {
 		return planRadixTiled(caps, n, keyBytes)

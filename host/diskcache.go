@@ -23,7 +23,8 @@ import (
 // binary, 2-12 ms; a fresh process's first scatter_reduce, 112 -> 55 ms).
 // The price is paid once per machine and program: to serialize a binary
 // PoCL compiles every kernel of the program (~1.4 s for the scatter
-// program's nine entries). Vulkan pipelines have none: lavapipe (Mesa
+// program's nine entries), which is why PoCL no longer stores
+// (storesBinaries in opencl.go). Vulkan pipelines have none: lavapipe (Mesa
 // 22.3) builds its pipelines as fast with its own cache warm as cold
 // (~30 ms each), and a GPU driver is yet to be measured.
 type diskCache struct {

@@ -158,6 +158,7 @@ type clDevice struct {
 	trace  bool
 	timing bool       // a profiling queue (Options.Timing)
 	disk   *diskCache // program binaries across processes (nil: off)
+	store  bool       // write built programs' binaries to disk (storesBinaries)
 	huge   bool       // hostAlloc applies: a CPU device, ACCEL_HUGEPAGES not 0
 
 	// life is held shared by builds, which run outside mu, and
@@ -249,7 +250,7 @@ func openclOpen(index int, opts Options) (Device, error) {
 		return nil, fmt.Errorf("opencl:%d: create queue: %v: %w", index, clStatus(st), ErrDriver)
 	}
 	return &clDevice{caps: caps, ctx: ctx, dev: pd.device, queue: q, log: opts.logger(), trace: opts.trace(), timing: opts.timing(),
-		disk: openDiskCache(OpenCL), bufs: map[*clBuffer]struct{}{},
+		disk: openDiskCache(OpenCL), store: storesBinaries(caps), bufs: map[*clBuffer]struct{}{},
 		huge: caps.Type == TypeCPU && os.Getenv("ACCEL_HUGEPAGES") != "0" && !opts.emulateDiscrete()}, nil
 }
 
@@ -682,18 +683,37 @@ func (d *clDevice) program(file, opts string) (unsafe.Pointer, error) {
 	if buildLog != "" && d.log != nil {
 		d.log(fmt.Sprintf("accel: %s: build log of %s.cl with %q:\n%s", d.caps.ID(), file, opts, buildLog))
 	}
-	if d.disk != nil {
-		// Drivers may compile every kernel of the program to serialize it
-		// (PoCL does): a program holds one entry point (build), so that is
-		// the kernel the caller is about to launch anyway. With whole
-		// files, PoCL compiled all nine scatter kernels here, once per
-		// machine: a cold first scatter_reduce took 13-16 s on the loaded
-		// 2-core VM, 4.4-5.7 s per entry (issue #30). Storing in a
-		// background goroutine was measured slower still on PoCL, whose
-		// launches wait for the serialization.
+	if d.disk != nil && d.store {
+		// Drivers may compile every kernel of the program to serialize it:
+		// a program holds one entry point (build), so that is the kernel
+		// the caller is about to launch anyway (with whole files, PoCL
+		// compiled all nine scatter kernels here: 13-16 s, issue #30).
+		// Storing in a background goroutine was measured slower still on
+		// PoCL, whose launches wait for the serialization; PoCL does not
+		// store at all (storesBinaries).
 		d.storeBinary(key, prog)
 	}
 	return prog, nil
+}
+
+// storesBinaries says whether a device's built programs are written to
+// the disk cache: yes unless the driver is PoCL (ACCEL_DISK_CACHE=1
+// stores there too). To serialize a program PoCL builds a generic
+// work-group function of its kernel, which no launch uses (a launch
+// builds one specialized to its local size), and keeps its own cache of
+// both under $XDG_CACHE_HOME/pocl. Measured on the 2-core VM (PoCL 3.1,
+// a fresh process's first scatter_reduce sum of 1M float32, 3 programs):
+// with empty caches 3.64 s storing and 2.75 s not; with the caches
+// filled by a run before, 0.03 s loading our binaries and 0.19-0.25 s
+// from PoCL's cache (about 60 ms a program).
+func storesBinaries(c Caps) bool {
+	switch os.Getenv("ACCEL_DISK_CACHE") {
+	case "0":
+		return false
+	case "1":
+		return true
+	}
+	return !strings.Contains(c.Platform, "Portable Computing Language")
 }
 
 // storeBinary writes a built program's binary to the disk cache.

@@ -46,7 +46,8 @@ where the file does not); else this run's scalar-reference times over ours.`)
 	reps := fs.Int("reps", 5, "warm runs per case")
 	quick := fs.Bool("quick", false, "small cases only")
 	asJSON := fs.Bool("json", false, "print a JSON array of results")
-	first := fs.Bool("first-call", false, "measure first-call latency in fresh processes (driver caches cold and warm)")
+	first := fs.Bool("first-call", false, "measure first-call latency in fresh processes (driver caches cold and warm): each op, then a whole program without and with Warm")
+	runs := fs.Int("runs", 1, "with --first-call: rounds over every backend, alternating (quote minima)")
 	svg := fs.String("svg", "", "write a bar chart of speed ratios (SVG) to this file")
 	peers := fs.String("peers", "", "with --svg: a side-by-side JSON whose peer/ours ratios to draw (nothing is run)")
 	pos, err := parseInterspersed(fs, args)
@@ -89,7 +90,7 @@ where the file does not); else this run's scalar-reference times over ours.`)
 		return 0
 	}
 	if *first {
-		rs, code := firstCalls(backends, *device)
+		rs, code := firstCalls(backends, *device, ops, *runs)
 		if *asJSON {
 			if rs == nil {
 				rs = []firstCall{}

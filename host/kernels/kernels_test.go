@@ -323,10 +323,12 @@ func TestConcurrentFirstCallsCompileOnce(t *testing.T) {
 // stored instead of building, the kernel it gets computes the same, a
 // corrupt or truncated entry is never handed to the driver (the program is
 // rebuilt from source and the entry written again), and ACCEL_DISK_CACHE=0
-// stores nothing.
+// stores nothing. ACCEL_DISK_CACHE=1 stores on PoCL too, which by default
+// keeps its own cache only (host.storesBinaries).
 func TestOpenCLDiskCache(t *testing.T) {
 	dir := t.TempDir()
 	t.Setenv("ACCEL_CACHE_DIR", dir)
+	t.Setenv("ACCEL_DISK_CACHE", "1")
 	// one kernel build and launch on a fresh device: its stats and output
 	run := func(t *testing.T) host.Stats {
 		d, err := host.Open(host.OpenCL, host.Options{})

@@ -409,3 +409,47 @@ func triCases(quick bool) []benchCase {
 	}
 	return cases
 }
+
+// FirstCase is an op's first quick bench case, which `accel bench
+// --first-call` times in a fresh process.
+type FirstCase struct {
+	Op, Case string
+	setup    func(dev *accel.Device) (caseRun, error)
+}
+
+// FirstCases returns the first quick case of every op with bench cases,
+// in the order of the families (tri, diag, scatter, prim, hash, sparse,
+// indice).
+func FirstCases() []FirstCase {
+	var out []FirstCase
+	seen := map[string]bool{}
+	for _, c := range allCases(true) {
+		if !seen[c.op] {
+			seen[c.op] = true
+			out = append(out, FirstCase{Op: c.op, Case: c.name, setup: c.setup})
+		}
+	}
+	return out
+}
+
+// Setup prepares the case on dev (its inputs uploaded) and returns one
+// call of the op (its outputs read back to the host or synced) and the
+// cleanup.
+func (c FirstCase) Setup(dev *accel.Device) (call func() error, done func(), err error) {
+	cr, err := c.setup(dev)
+	if err != nil {
+		return nil, nil, err
+	}
+	if cr.prep != nil {
+		if err := cr.prep(); err != nil {
+			cr.done()
+			return nil, nil, err
+		}
+	}
+	return func() error {
+		if err := cr.call(); err != nil {
+			return err
+		}
+		return dev.Sync()
+	}, cr.done, nil
+}
