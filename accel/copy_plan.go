@@ -20,15 +20,18 @@ const copyKernelMinBytes = 4 << 20
 // moves). The plan is one work-item per group and one group per core, each
 // copying a contiguous run of 64 KiB chunks; under a driver loop limit,
 // one chunk per group; copies under copyKernelMinBytes keep the driver's
-// copy there. Vulkan GPUs take the kernel too, in its GPU shape (tiles of
-// 256 lanes x 8 words, consecutive lanes on consecutive words, at most 16
-// groups per compute unit taking tiles in turn): NVIDIA's Vulkan buffer
+// copy there. Vulkan GPUs take the kernel too, in the elementwise GPU plan
+// (host.PlanElementwise: CONTIG 0, consecutive lanes on consecutive
+// words, tiles taken by a grid stride): NVIDIA's Vulkan buffer
 // copy moved 843 GB/s on the H200 where its OpenCL one moved 4.08 TB/s and
 // our other Vulkan kernels 1.6 TB/s. Other devices keep their driver's
 // copy (lavapipe's vkCmdCopyBuffer is several times faster than any of its
 // shaders; NVIDIA's OpenCL copy runs at the device's bandwidth); tests run
 // the kernel there by forcing it.
 func planCopy(caps host.Caps, n int64) (host.Plan, bool) {
+	if caps.Type != host.TypeCPU {
+		return host.PlanElementwise("copy", caps, n), caps.Backend == host.Vulkan
+	}
 	const items = 16 << 10 // words per chunk: 64 KiB, under a loop limit's half
 	stream := int64(0)
 	if 4*n >= host.StreamMinBytes {
@@ -36,16 +39,13 @@ func planCopy(caps host.Caps, n int64) (host.Plan, bool) {
 	}
 	p := host.Plan{Kernel: "copy", LocalSize: 1, TileElems: items,
 		Knobs: []host.Knob{host.KnobItems.Set(items), host.KnobContig.Set(1), host.KnobStream.Set(stream)}}
-	if caps.Type != host.TypeCPU {
-		return planCopyGPU(caps, n), caps.Backend == host.Vulkan
-	}
 	p.Tiles = (n + items - 1) / items
 	groups := min(p.Tiles, max(int64(caps.ComputeUnits), 1))
 	if caps.LoopLimit > 0 {
 		groups = p.Tiles
 	}
 	p.Groups = host.FoldGroups(max(groups, 1), caps.MaxWorkGroupCount)
-	ours := caps.Type == host.TypeCPU && caps.Backend == host.OpenCL && 4*n >= copyKernelMinBytes
+	ours := caps.Backend == host.OpenCL && 4*n >= copyKernelMinBytes
 	p.Reason = "driver copy"
 	if ours {
 		p.Reason = "cpu opencl: one work-item per group, one group per core, a contiguous run of 64 KiB chunks each"
@@ -54,18 +54,4 @@ func planCopy(caps host.Caps, n int64) (host.Plan, bool) {
 		}
 	}
 	return p, ours
-}
-
-// planCopyGPU is planCopy's GPU shape (CONTIG 0 in copy_body.h): tiles of
-// LOCAL_SIZE x 8 words, a group per tile at a time.
-func planCopyGPU(caps host.Caps, n int64) host.Plan {
-	const ilp = 8 // copy_body.h's COPY_ILP
-	p := host.Plan{Kernel: "copy", LocalSize: host.Pow2Local(caps, 256, 0),
-		Knobs:  []host.Knob{host.KnobItems.Set(ilp), host.KnobContig.Set(0), host.KnobStream.Set(0)},
-		Reason: "gpu: tiles of consecutive words per lane row, 8 loads in flight per lane, grid stride"}
-	p.TileElems = int64(p.LocalSize) * ilp
-	p.Tiles = (n + p.TileElems - 1) / p.TileElems
-	groups := min(p.Tiles, 16*max(int64(caps.ComputeUnits), 1))
-	p.Groups = host.FoldGroups(max(groups, 1), caps.MaxWorkGroupCount)
-	return p
 }

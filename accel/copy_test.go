@@ -45,16 +45,21 @@ func TestCopyKernel(t *testing.T) {
 				}
 			}
 		}
-		// the GPUs' shape (planCopyGPU, CONTIG 0): lane rows of consecutive
-		// words, tiles taken by a grid stride (fewer groups than tiles) or
-		// a group each
-		gpuShape := func(local int, groups int64) func(host.Plan) host.Plan {
+		// the GPUs' shape (planCopy on a GPU: the elementwise plan, CONTIG
+		// 0): lane rows of consecutive words, tiles taken by a grid stride
+		// (fewer groups than tiles) or a group each
+		gpuCaps := d.caps
+		gpuCaps.Type = host.TypeDiscreteGPU
+		gpuShape := func(local int, groups, items int64) func(host.Plan) host.Plan {
 			return func(p host.Plan) host.Plan {
 				if p.Kernel != "copy" {
 					return p
 				}
-				q := planCopyGPU(d.caps, 4*chunk)
+				q := host.PlanElementwise("copy", gpuCaps, 4*chunk)
 				q.LocalSize = local
+				if items > 0 { // not a multiple of the kernel's batch of loads
+					q.Knobs = []host.Knob{host.KnobItems.Set(items), host.KnobContig.Set(0)}
+				}
 				if groups > 0 {
 					q.Groups = [3]int64{groups, 1, 1}
 				}
@@ -62,12 +67,12 @@ func TestCopyKernel(t *testing.T) {
 			}
 		}
 		for _, shape := range []struct {
-			local  int
-			groups int64
-		}{{8, 3}, {32, 1}, {64, 0}} {
-			plans(d).launchFn = gpuShape(shape.local, shape.groups)
-			for _, n := range []int64{1, 7, 8*int64(shape.local) - 1, 8*int64(shape.local) + 1, 3*chunk + 5} {
-				copyChecked(t, d, rng, Uint32, n, fmt.Sprintf("gpu shape local %d groups %d, %d words", shape.local, shape.groups, n))
+			local         int
+			groups, items int64
+		}{{8, 3, 0}, {32, 1, 0}, {64, 0, 0}, {16, 2, 6}} {
+			plans(d).launchFn = gpuShape(shape.local, shape.groups, shape.items)
+			for _, n := range []int64{1, 7, 4*int64(shape.local) - 1, 4*int64(shape.local) + 1, 3*chunk + 5} {
+				copyChecked(t, d, rng, Uint32, n, fmt.Sprintf("gpu shape local %d groups %d items %d, %d words", shape.local, shape.groups, shape.items, n))
 			}
 		}
 		plans(d).launchFn = nil
@@ -75,7 +80,7 @@ func TestCopyKernel(t *testing.T) {
 		// of b, plainly, streamed (a head before dst's 64-byte boundary)
 		// and in the GPUs' shape
 		const n = chunk + 3
-		for _, hook := range []func(host.Plan) host.Plan{nil, streamed, gpuShape(32, 3)} {
+		for _, hook := range []func(host.Plan) host.Plan{nil, streamed, gpuShape(32, 3, 0)} {
 			plans(d).launchFn = hook
 			a, b := randTensor(t, rng, Uint32, n+9), randTensor(t, rng, Uint32, n+9)
 			da, db := mustUpload(t, d, a), mustUpload(t, d, b)

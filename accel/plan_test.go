@@ -227,8 +227,9 @@ func TestPlanScan(t *testing.T) {
 
 // TestPlanCopyDiag: the copy kernel is chosen on CPU OpenCL devices, with
 // one group per core (copies of copyKernelMinBytes and more), and on
-// Vulkan GPUs, in the GPU shape (CONTIG 0, lanes of a group on consecutive
-// words, at most 16 groups per compute unit), not on OpenCL GPUs; under a
+// Vulkan GPUs, in the elementwise GPU plan (CONTIG 0, lanes of a group on
+// consecutive words, at most 32 groups per compute unit), not on OpenCL
+// GPUs; under a
 // loop limit each group takes one chunk;
 // the diag plan on CPU OpenCL runs one work-item per group with a fixed
 // ITEMS (one compiled variant for every size). Every plan covers its
@@ -251,7 +252,8 @@ func TestPlanCopyDiag(t *testing.T) {
 			if !cpu {
 				require.Equal(t, int64(0), host.KnobContig.Of(p), "%v: the GPU shape", p)
 				require.Equal(t, 256, p.LocalSize, "%v", p)
-				require.LessOrEqual(t, p.TotalGroups(), 16*int64(c.ComputeUnits), "%v: groups", p)
+				require.LessOrEqual(t, p.TotalGroups(), 32*int64(c.ComputeUnits), "%v: groups", p)
+				require.Equal(t, host.PlanElementwise("copy", c, n), p, "the elementwise GPU plan")
 			}
 			require.NoError(t, p.Validate(c), "%v", p)
 			require.GreaterOrEqual(t, p.Tiles*p.TileElems, n, "%v does not cover %d words", p, n)

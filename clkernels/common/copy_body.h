@@ -10,36 +10,37 @@
  * group keeps PoCL's work-group vectorizer from turning the per-item runs
  * into gathers.
  *
- * GPUs (CONTIG = 0) take the words in tiles of LOCAL_SIZE x COPY_ILP, one
- * tile per work-group at a time (grid stride): lane l copies words
- * j * LOCAL_SIZE + l of the tile, so each load and store of a subgroup
- * covers consecutive words, and a lane has its COPY_ILP loads in flight
- * before its first store (the compilers cannot move a load above a store
- * that may alias it). The host plans it where the driver's own copy is
- * slow (NVIDIA's Vulkan buffer copy: 843 GB/s on the H200, whose OpenCL
- * copy runs at 4.08 TB/s). */
+ * GPUs (CONTIG = 0) take the words in elementwise.h's interleaved tiles
+ * (lane l copies words j * LOCAL_SIZE + l of a tile, so each load and
+ * store of a subgroup covers consecutive words, tiles by grid stride), a
+ * lane's ITEMS words COPY_ILP at a time, loaded before any is stored (the
+ * compilers cannot move a load above a store that may alias it). The host
+ * plans it where the driver's own copy is slow (NVIDIA's Vulkan buffer
+ * copy: 843 GB/s on the H200, whose OpenCL copy runs at 4.08 TB/s). */
 #ifndef ACCEL_COPY_BODY_H
 #define ACCEL_COPY_BODY_H
 
-#define COPY_ILP 8
+#include "elementwise.h"
+
+#define COPY_ILP 4
 
 void copy_words(COPY_WORDS_PARAMS) {
 	if (CONTIG == 0) {
-		const i64 tile = I64C(LOCAL_SIZE) * I64C(COPY_ILP);
-		const i64 tiles = cdiv64(n, tile);
 		uint v[COPY_ILP]; /* 32-ok: words copied */
+		const i64 tiles = ew_tiles(n);
 		for (i64 t = GROUP_LINEAR_ID(); t < tiles; t += GROUP_TOTAL()) {
-			const i64 at = t * tile + LOCAL_ID();
-			for (int j = 0; j < COPY_ILP; j++) { /* 32-ok: a word of the lane, < COPY_ILP */
-				const i64 i = at + I64C(j) * I64C(LOCAL_SIZE);
-				if (i < n) {
-					v[j] = LD32(src, src_off + i);
+			for (i64 j0 = I64C(0); j0 < I64C(ITEMS); j0 += I64C(COPY_ILP)) {
+				for (int k = 0; k < COPY_ILP; k++) { /* 32-ok: a word of the lane's batch, < COPY_ILP */
+					const i64 i = ew_index(t, j0 + I64C(k));
+					if (j0 + I64C(k) < I64C(ITEMS) && i < n) {
+						v[k] = LD32(src, src_off + i);
+					}
 				}
-			}
-			for (int j = 0; j < COPY_ILP; j++) { /* 32-ok: a word of the lane, < COPY_ILP */
-				const i64 i = at + I64C(j) * I64C(LOCAL_SIZE);
-				if (i < n) {
-					ST32(dst, dst_off + i, v[j]);
+				for (int k = 0; k < COPY_ILP; k++) { /* 32-ok: a word of the lane's batch, < COPY_ILP */
+					const i64 i = ew_index(t, j0 + I64C(k));
+					if (j0 + I64C(k) < I64C(ITEMS) && i < n) {
+						ST32(dst, dst_off + i, v[k]);
+					}
 				}
 			}
 		}

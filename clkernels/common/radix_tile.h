@@ -5,14 +5,6 @@
 #ifndef ACCEL_RADIX_TILE_H
 #define ACCEL_RADIX_TILE_H
 
-/* The scratch handed on to a function with the entry's parameters
- * (OpenCL passes it as the parameter sh; GLSL's is the shared array). */
-#ifdef ACCEL_CL
-#define RADIX_SH_ARG , sh
-#else
-#define RADIX_SH_ARG
-#endif
-
 /* The tiled passes' scratch: keys of RADIX_KW 32-bit words. */
 #define RADIX_LS CAST(int, LOCAL_SIZE) /* 32-ok: the local size */
 #if KB == 64
