@@ -69,7 +69,7 @@ func forceScatter(d *Device, strategy scatterPath) func() {
 			if !s.fewGroupsFit() {
 				return sp
 			}
-			if p, ok := planFewGroups(c, s.n, s.targets); ok {
+			if p, ok := planFewGroups(c, s.n, s.targets, s.elemBytes, fewGroupsScratch(c)); ok {
 				return p
 			}
 			return sp

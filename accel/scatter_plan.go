@@ -187,7 +187,7 @@ func chooseScatter(caps host.Caps, s scatterShape) scatterPlan {
 		}
 	}
 	if caps.Type != host.TypeCPU && s.fewGroupsFit() && n >= fewGroupsMin {
-		if sp, ok := planFewGroups(caps, n, targets); ok {
+		if sp, ok := planFewGroups(caps, n, targets, s.elemBytes, fewGroupsScratch(caps)); ok {
 			return sp
 		}
 	}
@@ -199,13 +199,20 @@ func chooseScatter(caps host.Caps, s scatterShape) scatterPlan {
 const fewGroupsMin = 4096
 
 // planFewGroups is the GPUs' few-targets plan (scatterFewGroups): groups
-// of 128 lanes, each lane folding at least fewGroupsPerLane positions,
+// of 128 lanes (fewer where the scratch, a word of elemBytes per lane and
+// target, twice that with scratch columns, would take more than half the
+// local memory), each lane folding at least fewGroupsPerLane positions,
 // and at most 16 groups per compute unit (the merge folds one copy per
-// group and target, in order, so the copies stay few). Under a loop limit
-// (llvmpipe, where a test forces the path) a lane's loop and the merge's
-// stay under it, or ok is false.
-func planFewGroups(caps host.Caps, n, targets int64) (sp scatterPlan, ok bool) {
-	local := int64(host.Pow2Local(caps, 128, kernels.ScFewMax*8)) // the scratch: a word per lane and target
+// group and target, in order, so the copies stay few). scratch picks the
+// lanes' accumulators (knob SC_FEWG_SH: fewGroupsScratch). Under a loop
+// limit (llvmpipe, where a test forces the path) a lane's loop and the
+// merge's stay under it, or ok is false.
+func planFewGroups(caps host.Caps, n, targets int64, elemBytes int, scratch bool) (sp scatterPlan, ok bool) {
+	words, where := int64(1), "registers"
+	if scratch {
+		words, where = 2, "scratch columns"
+	}
+	local := int64(host.Pow2Local(caps, 128, words*kernels.ScFewMax*int64(elemBytes)))
 	groups := max(min((n+local*fewGroupsPerLane-1)/(local*fewGroupsPerLane), 16*max(int64(caps.ComputeUnits), 1)), 1)
 	if lc := host.LoopCap(caps); caps.LoopLimit > 0 {
 		groups = max(groups, (n+local*lc-1)/(local*lc))
@@ -214,11 +221,22 @@ func planFewGroups(caps host.Caps, n, targets int64) (sp scatterPlan, ok bool) {
 		}
 	}
 	p := host.Plan{Kernel: "scatter_gpu_few", LocalSize: int(local), Groups: host.FoldGroups(groups, caps.MaxWorkGroupCount),
+		Knobs: []host.Knob{host.KnobScFewgSh.Set(b2i(scratch))},
 		Tiles: groups, TileElems: (n + groups - 1) / groups,
 		Reason: fmt.Sprintf("%d groups of %d lanes, %d positions each group, one copy of %d targets per group", groups, local, (n+groups-1)/groups, targets)}
 	return scatterPlan{Path: scatterFewGroups, Pass: p,
-		Reason: "gpu, few targets: lanes fold in registers, groups in scratch, one copy per group merged in order (no atomics on hot targets)"}, true
+		Reason: "gpu, few targets: lanes fold in " + where + ", groups in scratch, one copy per group merged in order (no atomics on hot targets)"}, true
 }
+
+// fewGroupsScratch is the few-groups pass's choice of accumulators
+// (planFewGroups): scratch columns on Vulkan, whose drivers may see the
+// target count (a specialization constant) too late to unroll the
+// register loop (the H200's Vulkan took 18x its OpenCL's time on the
+// same register plan, session 3); registers on OpenCL, which folds the
+// count in as a macro (0.24 ms for 16M float32 positions into 16 targets
+// on the H200, 18x PyTorch). ACCEL_KNOBS=scatter_gpu_few:SC_FEWG_SH=0|1
+// tries the other on a GPU.
+func fewGroupsScratch(caps host.Caps) bool { return caps.Backend == host.Vulkan }
 
 // fewGroupsPerLane is the fewest positions a lane of the few-groups pass
 // folds: the group's fold in scratch (a tree of barriers per target)

@@ -528,3 +528,84 @@ func TestScatterPlanPast2p32(t *testing.T) {
 		}
 	})
 }
+
+// forceFewGroups makes d's scatters into few targets take the GPUs'
+// few-groups pass with the given accumulators (knob SC_FEWG_SH), where it
+// fits, and returns the undo. Both kinds take the scratch columns' launch
+// shape (whose larger scratch may halve the lanes), so they fold the same
+// positions in the same order.
+func forceFewGroups(d *Device, scratch bool) func() {
+	plans(d).scatterFn = func(sp scatterPlan, s scatterShape) scatterPlan {
+		if !s.fewGroupsFit() {
+			return sp
+		}
+		shape, ok := planFewGroups(d.caps, s.n, s.targets, s.elemBytes, true)
+		if !ok {
+			return sp
+		}
+		p, _ := planFewGroups(d.caps, s.n, s.targets, s.elemBytes, scratch)
+		p.Pass.LocalSize, p.Pass.Groups, p.Pass.Tiles, p.Pass.TileElems =
+			shape.Pass.LocalSize, shape.Pass.Groups, shape.Pass.Tiles, shape.Pass.TileElems
+		return p
+	}
+	return func() { plans(d).scatterFn = nil }
+}
+
+// TestScatterFewGroupsScratch: the few-groups pass gives the same bits
+// with its lanes' accumulators in registers and in scratch columns (the
+// same folds in the same order), for every reduction the pass takes on
+// float32 and float64 (whose sums, products and extremes depend on the
+// order) and for integer sums and maxima, with and without hit counts
+// (mean, include_self false) and with NaNs, and both match the
+// reference. (Each case is a kernel build of each kind, seconds on
+// lavapipe, so the cases are few.)
+func TestScatterFewGroupsScratch(t *testing.T) {
+	type fewCase struct {
+		dt     DType
+		reduce Reduction
+	}
+	var cases []fewCase
+	for _, dt := range []DType{Float32, Float64} {
+		for _, reduce := range []Reduction{Sum, Prod, Mean, Amax, Amin} {
+			cases = append(cases, fewCase{dt, reduce})
+		}
+	}
+	cases = append(cases, fewCase{Int32, Sum}, fewCase{Int64, Amax})
+	forEachDevice(t, func(t *testing.T, d *Device) {
+		rng := rand.New(rand.NewSource(31))
+		sizes, counts := []int64{1, 300, 40001}, []int64{1, 3, 16}
+		for k, c := range cases {
+			dt, reduce := c.dt, c.reduce
+			// the sizes, target counts and include_self take turns
+			n, targets, self := sizes[k%len(sizes)], counts[(k/len(sizes))%len(counts)], k%2 == 0
+			name := fmt.Sprintf("n=%d/%d/%s/%s/self=%v", n, targets, dt, reduce, self)
+			in, _ := NewTensor(dt, targets)
+			src, _ := NewTensor(dt, n)
+			randValues(rng, in, false)
+			randValues(rng, src, reduce == Amax || reduce == Amin)
+			if reduce == Prod {
+				for i := int64(0); i < n; i++ {
+					setFloat(src, i, 1+(rng.Float64()-0.5)/256)
+				}
+			}
+			idx, _ := NewTensor(Int64, n)
+			for i := range idx.Int64s() {
+				idx.Int64s()[i] = rng.Int63n(targets)
+			}
+			want, err := RefScatterReduce(in, 0, idx, src, reduce, self)
+			require.NoError(t, err, name)
+			ts, release := uploadAll(t, d, in, idx, src)
+			var outs [2]*Tensor
+			for i, scratch := range []bool{false, true} {
+				undo := forceFewGroups(d, scratch)
+				out, err := d.ScatterReduce(ts[0], 0, ts[1], ts[2], reduce, self)
+				undo()
+				require.NoError(t, err, name)
+				outs[i] = mustHost(t, out)
+				require.NoError(t, sameValues(outs[i], want, looseFor(reduce)), "%s scratch=%v", name, scratch)
+			}
+			release()
+			requireSameBits(t, outs[1], outs[0], name)
+		}
+	})
+}

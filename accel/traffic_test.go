@@ -94,3 +94,31 @@ func TestTrafficModel(t *testing.T) {
 		predict(c.name+" (det)", dt, scatterMinBytes(s), "-")
 	}
 }
+
+// TestPlanFewGroups: the few-groups pass folds in scratch columns on
+// Vulkan and in registers on OpenCL (fewGroupsScratch), with 128 lanes
+// where the scratch fits half the local memory and fewer where it does
+// not (float64 columns, two words per lane and target, on a 48 KiB
+// device), and one copy per group.
+func TestPlanFewGroups(t *testing.T) {
+	ocl := h100
+	ocl.Backend = host.OpenCL
+	for _, c := range []struct {
+		caps      host.Caps
+		elemBytes int
+		scratch   int64
+		local     int
+	}{
+		{h100, 4, 1, 128},
+		{h100, 8, 1, 64},
+		{ocl, 4, 0, 128},
+		{ocl, 8, 0, 128},
+	} {
+		s := scatterShape{n: 16 << 20, targets: 16, elemBytes: c.elemBytes, red: Sum, includeSelf: true, flat: true}
+		sp := planScatter(c.caps, s)
+		assert.Equal(t, scatterFewGroups, sp.Path)
+		assert.Equal(t, c.scratch, host.KnobScFewgSh.Of(sp.Pass), "%s %d", c.caps.Backend, c.elemBytes)
+		assert.Equal(t, c.local, sp.Pass.LocalSize, "%s %d", c.caps.Backend, c.elemBytes)
+		assert.Equal(t, min((s.n+int64(c.local)*fewGroupsPerLane-1)/(int64(c.local)*fewGroupsPerLane), 16*132), sp.Pass.TotalGroups())
+	}
+}

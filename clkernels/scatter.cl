@@ -72,9 +72,10 @@
 #define SC_VODD(v) SC_VCAT(as_, UV)(!(fabs(v) > (TV)(0)))
 #endif
 
-/* the GPU few pass's work-group scratch: a word per work-item and target */
+/* the GPU few pass's work-group scratch: a word per work-item and target,
+ * and with SC_FEWG_SH as many again for the hit counts */
 #define SCRATCH_T UBITS
-#define SCRATCH_LEN (LOCAL_SIZE * SC_FEW_MAX)
+#define SCRATCH_LEN (LOCAL_SIZE * SC_FEW_MAX * (SC_FEWG_SH != 0 ? 2 : 1))
 #define SH(i) sh[(i)]
 
 #include "gen/scatter.h"

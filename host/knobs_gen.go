@@ -57,6 +57,8 @@ var (
 	KnobScCounted = KnobKey{"SC_COUNTED"}
 	// KnobScFew is SC_FEW (scatter): folded argument few (-1: the run-time value).
 	KnobScFew = KnobKey{"SC_FEW"}
+	// KnobScFewgSh is SC_FEWG_SH (scatter): fewg: 1 folds each lane's targets in its own scratch column (one scratch read and write a position), 0 in registers (a compare per target and position).
+	KnobScFewgSh = KnobKey{"SC_FEWG_SH"}
 	// KnobScRed is SC_RED (scatter): folded argument red (-1: the run-time value).
 	KnobScRed = KnobKey{"SC_RED"}
 	// KnobScSelf is SC_SELF (scatter): folded argument include_self (-1: the run-time value).
@@ -88,4 +90,4 @@ var (
 )
 
 // KnobKeys lists every declared knob's KnobKey, by name.
-var KnobKeys = []KnobKey{KnobChain, KnobContig, KnobFdiv, KnobFlat, KnobIpEmit, KnobIpLookup, KnobIpRule, KnobIpSorted, KnobIpSplit, KnobIpWide, KnobItems, KnobMoveHasIdx, KnobMoveHasSrc, KnobMoveKind, KnobProbeK, KnobRadixBits, KnobRadixDesc, KnobRadixFirst, KnobRadixKind, KnobRadixKpt, KnobRadixPack, KnobScanExcl, KnobScanKind, KnobScanSg, KnobScCounted, KnobScFew, KnobScRed, KnobScSelf, KnobScWrap, KnobSegHasPerm, KnobSegRed, KnobSegSelf, KnobSpin, KnobSpGrad, KnobSpMode, KnobSpOp, KnobSpWide, KnobSpWideX, KnobSpWideY, KnobStream}
+var KnobKeys = []KnobKey{KnobChain, KnobContig, KnobFdiv, KnobFlat, KnobIpEmit, KnobIpLookup, KnobIpRule, KnobIpSorted, KnobIpSplit, KnobIpWide, KnobItems, KnobMoveHasIdx, KnobMoveHasSrc, KnobMoveKind, KnobProbeK, KnobRadixBits, KnobRadixDesc, KnobRadixFirst, KnobRadixKind, KnobRadixKpt, KnobRadixPack, KnobScanExcl, KnobScanKind, KnobScanSg, KnobScCounted, KnobScFew, KnobScFewgSh, KnobScRed, KnobScSelf, KnobScWrap, KnobSegHasPerm, KnobSegRed, KnobSegSelf, KnobSpin, KnobSpGrad, KnobSpMode, KnobSpOp, KnobSpWide, KnobSpWideX, KnobSpWideY, KnobStream}

@@ -38,9 +38,11 @@ layout(buffer_reference, std430, buffer_reference_align = 8) buffer IRef { int64
 
 #include "gen/scatter.h"
 // the GPU few pass's work-group scratch: a word per invocation and target,
-// for at most 128 invocations (accel's planFewGroups), whatever the
-// pipeline's own size (every entry of the module carries it: 8 or 16 KiB)
-shared UBITS sh[128 * SC_FEW_MAX];
+// and with SC_FEWG_SH as many again for the hit counts, for at most 128
+// invocations (accel's planFewGroups), whatever the pipeline's own size
+// (every entry of the module may carry it: 8 or 16 KiB, twice that with
+// SC_FEWG_SH, which only the fewg pipelines set)
+shared UBITS sh[128 * SC_FEW_MAX * (SC_FEWG_SH != 0 ? 2 : 1)];
 #define SH(i) sh[int(i)] /* 32-ok: a scratch slot, < 128 x SC_FEW_MAX */
 
 #include "scatter_body.h"

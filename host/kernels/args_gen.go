@@ -716,7 +716,7 @@ func (a ScatterFew) AppendArgs(dst []host.Arg) []host.Arg {
 	return append(dst, host.BufArg(a.Src), host.BufArg(a.Err), host.BufArg(a.Priv), host.BufArg(a.Pcnt), host.BufArg(a.Index), host.BufArg(a.Meta), host.I64(a.Count), host.I64(a.Rank), host.I64(a.Dim), host.I64(a.DimSize), host.I64(a.Wrap), host.I64(a.OutN), host.I64(a.Counted), host.I64(a.Few), host.I64(a.Red))
 }
 
-// ScatterFewg is a launch of scatter_fewg_k (scatter): GPUs, 1-d, at most SC_FEW_MAX targets: group g's lanes fold strided positions of its range into registers per target, the group folds its lanes in scratch, and writes copy g.
+// ScatterFewg is a launch of scatter_fewg_k (scatter): GPUs, 1-d, at most SC_FEW_MAX targets: group g's lanes fold strided positions of its range into registers or scratch columns per target (SC_FEWG_SH), the group folds its lanes in scratch, and writes copy g.
 type ScatterFewg struct {
 	Src     host.Buffer // in: the values
 	Err     host.Buffer // inout: the validation flag

@@ -220,7 +220,8 @@ var Scatter = (&host.FileDecl{
 		variant("f32a.strictd", "DT=3", "FADD=1", "STRICT=2"),
 	},
 	Doc:   "scatter, scatter_reduce, put_along_axis and take_along_axis",
-	Knobs: withFdiv(),
+	Knobs: append(withFdiv(), host.KnobDecl{Name: "SC_FEWG_SH", Default: 0,
+		Doc: "fewg: 1 folds each lane's targets in its own scratch column (one scratch read and write a position), 0 in registers (a compare per target and position)"}),
 	Codes: []*host.CodeGroup{Reduce, Err, ScatterCodes},
 	Entries: []*host.EntryDecl{
 		{Name: "validate", Doc: "an index out of range records its tile with an atomic min into err[0]",
@@ -249,7 +250,7 @@ var Scatter = (&host.FileDecl{
 					i64("inplace", "1: worker 0 folds into dst, worker w > 0 into copy w - 1 (no counts)"), scRed)...)},
 		{Name: "few", Doc: "CPU drivers, 1-d, at most SC_FEW_MAX targets: worker w folds its blocks into registers per target (vector lanes on OpenCL C), then writes its private copy",
 			Args: fewArgs("the private copies")},
-		{Name: "fewg", Doc: "GPUs, 1-d, at most SC_FEW_MAX targets: group g's lanes fold strided positions of its range into registers per target, the group folds its lanes in scratch, and writes copy g",
+		{Name: "fewg", Doc: "GPUs, 1-d, at most SC_FEW_MAX targets: group g's lanes fold strided positions of its range into registers or scratch columns per target (SC_FEWG_SH), the group folds its lanes in scratch, and writes copy g",
 			Scratch: true, Args: fewArgs("the private copies, one per group")},
 		{Name: "merge", Doc: "folds the private copies into out in worker order (and divides the mean)",
 			Args: []host.ArgDecl{inout("dst", "the output"), in("pcnt", "uint32 hit counts per copy"), in("priv", "the private copies"),
