@@ -32,7 +32,9 @@ func TestPlanScatter(t *testing.T) {
 		{"cpu 16M into 16", cpu, 16 << 20, 16, 4, false, scatterFew, 2},
 		{"cpu 16M into 16 (8 bytes)", cpu, 16 << 20, 16, 8, false, scatterFew, 2},
 		{"cpu 16M into 17", cpu, 16 << 20, 17, 4, false, scatterPrivate, 2},
-		{"cpu det", cpu, 16 << 20, 1 << 20, 4, true, scatterOwned, 2},
+		{"cpu det", cpu, 16 << 20, 1 << 20, 4, true, scatterBucket, 2},
+		{"cpu det, an output in a core's cache", cpu, 16 << 20, 1 << 16, 4, true, scatterOwned, 2},
+		{"cpu det, few positions", cpu, 1 << 17, 1 << 20, 4, true, scatterOwned, 2},
 		{"cpu det, one target", cpu, 100, 1, 8, true, scatterOwned, 1},
 		{"cpu: copies far larger than the work", cpu, 10, 1 << 30, 4, false, scatterOwned, 2},
 		{"cpu: copies over the memory budget", cpu, 1 << 30, 1 << 30, 8, false, scatterOwned, 2},
@@ -330,7 +332,7 @@ func TestCompleteScatter(t *testing.T) {
 			assert.Equal(t, fewTargets(s.targets), host.KnobScFew.Of(sp.Pass), c.name)
 			assert.Equal(t, sp.Few, host.KnobScFew.Of(sp.Pass), c.name)
 		}
-		if sp.Path != scatterOwned {
+		if sp.Path != scatterOwned && sp.Path != scatterBucket {
 			assert.Equal(t, planScatterMerge(c.caps, s.targets), sp.Merge, c.name)
 		}
 	}

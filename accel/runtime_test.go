@@ -188,6 +188,11 @@ func forceStrategy(d *Device, strategy scatterPath) func(scatterPlan, scatterSha
 				return p
 			}
 			return sp
+		case scatterBucket:
+			if p, ok := planBucket(cpu, s, 2, 1<<33, true); ok {
+				return p
+			}
+			return sp
 		}
 		return scatterPlan{Path: strategy, Reason: "test"}
 	}

@@ -203,8 +203,10 @@ func (d *Device) ScatterDeterministic(input *DeviceTensor, dim int64, index, src
 // scalar reference's bits on every backend and device (NaN payloads of
 // float sums aside, which hardware picks). On GPUs the positions are sorted
 // by target (a stable radix sort, so index order is kept) and each target's
-// run is folded by one work-item; on CPU drivers each core owns a range of
-// targets and walks the positions in order (planScatter). It needs no
+// run is folded by one work-item; on CPU drivers the cores place the
+// positions, in order, in buckets of consecutive targets and each folds
+// its own buckets (an output a core's cache holds: each core owns a range
+// of targets and walks the positions in order; planScatter). It needs no
 // atomics beyond 32-bit ones.
 func (d *Device) ScatterReduceDeterministic(input *DeviceTensor, dim int64, index, src *DeviceTensor, reduce Reduction, includeSelf bool) (*DeviceTensor, error) {
 	if err := rejectAssign("scatter_reduce", reduce); err != nil {
@@ -325,6 +327,8 @@ func (d *Device) scatterRun(op string, g scatterGeom, out, index, src *DeviceTen
 	switch sp.Path {
 	case scatterOwned:
 		err = j.owned(sp)
+	case scatterBucket:
+		err = j.bucket(sp)
 	case scatterPrivate:
 		err = j.private(sp)
 	case scatterFew, scatterFewGroups:

@@ -2,6 +2,7 @@ package accel
 
 import (
 	"fmt"
+	"slices"
 
 	"github.com/accelkern/accel/host"
 	"github.com/accelkern/accel/host/kernels"
@@ -39,6 +40,65 @@ func (j *scatterJob) owned(sp scatterPlan) error {
 	}
 	return j.mean(variant, counts)
 }
+
+// bucket: the workers count their positions per bucket of targets, a
+// one-item prefix sum turns the counts into slots, the workers place
+// their positions (offset in the bucket, value) there in order, and each
+// folds its buckets' slots in order into out (scatter_body.h's bucketed
+// passes): the reference's bits, as owned gives them.
+func (j *scatterJob) bucket(sp scatterPlan) error {
+	d, g := j.d, j.g
+	plan := d.plan(sp.Pass)
+	index, meta, count, rank, dim, dimSize, wrap := j.pos()
+	workers := plan.TotalGroups() * int64(plan.LocalSize)
+	var counts host.Buffer
+	if g.red == Mean || (!j.includeSelf && g.red != Assign) {
+		c, err := j.zeroed(Uint32, j.out.n)
+		if err != nil {
+			return err
+		}
+		counts = c
+	}
+	bcnt, err := j.tmp.alloc(d, j.op, Uint64, bucketRow(sp.Buckets)*workers)
+	if err != nil {
+		return err
+	}
+	ploc, err := j.tmp.alloc(d, j.op, Uint32, max(count, 1))
+	if err != nil {
+		return err
+	}
+	pval, err := j.tmp.alloc(d, j.op, j.out.dtype, max(count, 1))
+	if err != nil {
+		return err
+	}
+	variant := dtVariant(j.out.dtype)
+	// the count and the placing do not reduce: one build serves every
+	// reduction
+	walk := plan
+	walk.Knobs = slices.DeleteFunc(slices.Clone(plan.Knobs), func(k host.Knob) bool { return k.Name == host.KnobScRed.Set(0).Name })
+	if err := j.run(variant, walk, kernels.ScatterBcount{Err: j.flag.raw(), Bcnt: bcnt.raw(), Index: index, Meta: meta,
+		Count: count, Rank: rank, Dim: dim, DimSize: dimSize, Wrap: wrap, Buckets: sp.Buckets, SpanLog: sp.SpanLog}); err != nil {
+		return err
+	}
+	if err := j.run(variant, d.plan(sp.Merge), kernels.ScatterBscan{Bcnt: bcnt.raw(), Buckets: sp.Buckets, Workers: workers}); err != nil {
+		return err
+	}
+	if err := j.run(variant, walk, kernels.ScatterBplace{Src: j.src.raw(), Err: j.flag.raw(), Bcnt: bcnt.raw(), Ploc: ploc.raw(),
+		Pval: pval.raw(), Index: index, Meta: meta, Count: count, Rank: rank, Dim: dim, DimSize: dimSize, Wrap: wrap,
+		Buckets: sp.Buckets, SpanLog: sp.SpanLog}); err != nil {
+		return err
+	}
+	if err := j.run(variant, plan, kernels.ScatterBfold{Dst: j.out.raw(), Counts: counts, Err: j.flag.raw(), Bcnt: bcnt.raw(),
+		Ploc: ploc.raw(), Pval: pval.raw(), Buckets: sp.Buckets, SpanLog: sp.SpanLog, Red: int64(g.red),
+		IncludeSelf: b2i(j.includeSelf)}); err != nil {
+		return err
+	}
+	return j.mean(variant, counts)
+}
+
+// bucketRow is a worker's row of the bucketed passes' counts: the
+// buckets rounded up to whole 64-byte lines (scatter_body.h's SC_BROW).
+func bucketRow(buckets int64) int64 { return (buckets + 7) &^ 7 }
 
 // private: each work-item folds its chunk of positions into its own copy
 // of the output (filled with the identity), and a merge folds the copies

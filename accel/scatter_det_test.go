@@ -18,7 +18,7 @@ import (
 // reference bit for bit, they match each other.
 func TestScatterReduceDeterministic(t *testing.T) {
 	forEachDevice(t, func(t *testing.T, d *Device) {
-		for _, strategy := range []scatterPath{planned, scatterSorted, scatterOwned} {
+		for _, strategy := range []scatterPath{planned, scatterSorted, scatterOwned, scatterBucket} {
 			t.Run("strategy="+strategyName(strategy), func(t *testing.T) {
 				defer forceScatter(d, strategy)()
 				testScatterDeterministic(t, d)
@@ -57,6 +57,16 @@ func forceScatter(d *Device, strategy scatterPath) func() {
 			c.Type, c.LoopLimit, c.ComputeUnits = host.TypeCPU, 0, 3
 			s.det = strategy == scatterOwned
 			if p := chooseScatter(c, s); p.Path == strategy {
+				return p
+			}
+			return sp
+		case scatterBucket:
+			// at any size, with buckets of few targets (four per worker)
+			if c.LoopLimit > 0 && (s.n > c.LoopLimit/4 || s.targets > c.LoopLimit/4) {
+				return sp
+			}
+			c.Type, c.LoopLimit, c.ComputeUnits = host.TypeCPU, 0, 3
+			if p, ok := planBucket(c, s, 3, 1<<40, true); ok {
 				return p
 			}
 			return sp

@@ -3,6 +3,7 @@ package accel
 import (
 	"fmt"
 	"math"
+	"math/bits"
 
 	"github.com/accelkern/accel/host"
 	"github.com/accelkern/accel/host/kernels"
@@ -44,14 +45,21 @@ const (
 	// atomics: every dtype and reduction, the same bits on every run of
 	// one plan (not the reference's order).
 	scatterFewGroups
+	// scatterBucket is the CPU drivers' bit-reproducible path where the
+	// output outgrows a core's cache (planBucket): the workers split the
+	// positions in order, sort them stably into buckets of consecutive
+	// targets (a count, a prefix sum, a placing pass), and each folds its
+	// own buckets' positions in index order with plain loads and stores
+	// (the reference's bits), the bucket's targets in its cache.
+	scatterBucket
 )
 
-var scatterPathNames = [...]string{"atomic", "sorted", "owned", "private", "few", "fewgroups"}
+var scatterPathNames = [...]string{"atomic", "sorted", "owned", "private", "few", "fewgroups", "bucket"}
 
 // scatterPaths lists the paths the random tests force on every op
 // (scatterFewGroups, whose kernel builds take PoCL long, is forced by the
 // few-targets tests, and the GPU plans take it for hot targets).
-var scatterPaths = []scatterPath{scatterAtomic, scatterSorted, scatterOwned, scatterPrivate, scatterFew}
+var scatterPaths = []scatterPath{scatterAtomic, scatterSorted, scatterOwned, scatterPrivate, scatterFew, scatterBucket}
 
 func (p scatterPath) String() string {
 	if p >= 0 && int(p) < len(scatterPathNames) {
@@ -63,7 +71,7 @@ func (p scatterPath) String() string {
 // cpuPass says whether the path runs a reducing pass of its own
 // (scatterPlan.Pass): the CPU drivers' passes and the GPUs' few-groups.
 func (p scatterPath) cpuPass() bool {
-	return p == scatterOwned || p == scatterPrivate || p == scatterFew || p == scatterFewGroups
+	return p == scatterOwned || p == scatterPrivate || p == scatterFew || p == scatterFewGroups || p == scatterBucket
 }
 
 // scatterShape is what a scatter's plan depends on.
@@ -90,11 +98,14 @@ func (s scatterShape) counted() bool { return s.red == Mean || s.red == Assign |
 // launch of the reducing pass (one work-item per owner or worker, the
 // reduction compiled in as knob SC_RED) and of the merge of the copies.
 type scatterPlan struct {
-	Path   scatterPath
-	Pass   host.Plan // owned, private, few: the reducing pass
-	Merge  host.Plan // private, few: the merge of the copies into the output
-	Few    int64     // few, fewgroups: the targets each worker tests (SC_FEW: 8 or 16)
-	Reason string
+	Path  scatterPath
+	Pass  host.Plan // owned, private, few: the reducing pass
+	Merge host.Plan // private, few: the merge of the copies into the output
+	Few   int64     // few, fewgroups: the targets each worker tests (SC_FEW: 8 or 16)
+	// bucket: Merge is the one-item prefix sum's launch, and the output's
+	// offsets fall in Buckets buckets of 2^SpanLog.
+	Buckets, SpanLog int64
+	Reason           string
 }
 
 // String prints the path, its reason and its launches.
@@ -103,7 +114,9 @@ func (s scatterPlan) String() string {
 		return fmt.Sprintf("%s: %s", s.Path, s.Reason)
 	}
 	str := fmt.Sprintf("%s: %s; %s", s.Path, s.Reason, s.Pass)
-	if s.Path != scatterOwned && s.Merge.Kernel != "" {
+	if s.Path == scatterBucket {
+		str += fmt.Sprintf("; %d buckets of %d targets; scan %s", s.Buckets, int64(1)<<s.SpanLog, s.Merge)
+	} else if s.Path != scatterOwned && s.Merge.Kernel != "" {
 		str += "; merge " + s.Merge.String()
 	}
 	return str
@@ -162,6 +175,9 @@ func chooseScatter(caps host.Caps, s scatterShape) scatterPlan {
 		}
 		// Every owner walks all positions, so more owners add reads but
 		// cannot take the walk's time below one full pass: a few suffice.
+		if bp, ok := planBucket(caps, s, workers, budget, false); ok {
+			return bp
+		}
 		p.Groups = host.FoldGroups(owners, caps.MaxWorkGroupCount)
 		p.Tiles, p.TileElems = owners, n
 		p.Reason = fmt.Sprintf("%d owners, each walks all %d positions", owners, n)
@@ -327,10 +343,59 @@ func completeScatter(caps host.Caps, s scatterShape, sp scatterPlan) scatterPlan
 		sp.Pass.Knobs = append(sp.Pass.Knobs, host.KnobScFew.Set(sp.Few),
 			host.KnobScCounted.Set(b2i(s.red == Mean || !s.includeSelf)))
 	}
-	if sp.Path != scatterOwned {
+	if sp.Path != scatterOwned && sp.Path != scatterBucket {
 		sp.Merge = planScatterMerge(caps, s.targets)
 	}
 	return sp
+}
+
+// Where the CPU drivers' bit-reproducible scatter takes scatterBucket
+// (planBucket): outputs of more than bucketMinBytes (beyond a core's
+// L2, where scatter_owned's folds miss), scatters of at least
+// bucketMinN positions (the passes' launches and the slots' traffic
+// stay small beside them), and buckets of about bucketBytes of output
+// and counts (a core's L2 holds one while it folds).
+const (
+	bucketMinBytes = 1 << 20
+	bucketMinN     = 1 << 18
+	bucketBytes    = 256 << 10
+	bucketMaxPairs = 1 << 22 // buckets x workers: the prefix sum is one work-item's loop
+)
+
+// planBucket plans scatterBucket for s on workers cores where it pays
+// (bucketMinBytes, bucketMinN) or, with force (the tests), at any size:
+// buckets of a power of two targets, about bucketBytes of output and
+// counts each and at least four per worker (a worker folds its share of
+// whole buckets), and the slots (a 32-bit offset and a value per
+// position) within budget.
+func planBucket(caps host.Caps, s scatterShape, workers, budget int64, force bool) (scatterPlan, bool) {
+	per := int64(s.elemBytes)
+	if s.counted() {
+		per += 4
+	}
+	if !force && (s.targets*per <= bucketMinBytes || s.n < bucketMinN) {
+		return scatterPlan{}, false
+	}
+	if s.n*int64(4+s.elemBytes) > budget || s.n > maxHits && s.counted() {
+		return scatterPlan{}, false
+	}
+	spanLog := int64(bits.Len64(uint64(max(bucketBytes/per, 1)))) - 1
+	for spanLog > 0 && s.targets>>spanLog < 4*workers {
+		spanLog--
+	}
+	spanLog = min(spanLog, 31)
+	buckets := max((s.targets+(int64(1)<<spanLog)-1)>>spanLog, 1)
+	if bucketRow(buckets)*workers > bucketMaxPairs {
+		return scatterPlan{}, false
+	}
+	p := host.Plan{Kernel: "scatter_cpu", LocalSize: 1, Groups: host.FoldGroups(workers, caps.MaxWorkGroupCount),
+		Knobs: []host.Knob{host.KnobItems.Set(1), host.KnobContig.Set(1)}, Tiles: workers, TileElems: (s.n + workers - 1) / workers,
+		Reason: fmt.Sprintf("%d workers, %d positions each, then %d buckets each", workers, (s.n+workers-1)/workers, (buckets+workers-1)/workers)}
+	scan := host.Plan{Kernel: "scatter_cpu", LocalSize: 1, Groups: host.FoldGroups(1, caps.MaxWorkGroupCount),
+		Knobs: []host.Knob{host.KnobItems.Set(1), host.KnobContig.Set(1)}, Tiles: 1, TileElems: buckets * workers,
+		Reason: "one work-item"}
+	return scatterPlan{Path: scatterBucket, Pass: p, Merge: scan, Buckets: buckets, SpanLog: spanLog,
+		Reason: "cpu driver, an output beyond a core's cache: positions placed in buckets of targets in index order, each core folds its buckets (the reference's bits)"}, true
 }
 
 // fewFits says whether the few pass takes s: at most kernels.ScFewMax

@@ -180,6 +180,20 @@ func scatterTraffic(caps host.Caps, sp scatterPlan, s scatterShape) traffic {
 	case scatterOwned:
 		workers := sp.Pass.TotalGroups() * int64(sp.Pass.LocalSize)
 		t.add("scatter_owned", workers*8*n+e*n+e*tg, e*tg)
+	case scatterBucket:
+		// two walks of the positions (count, place), the slots written
+		// and read once, the output read and written once (counts too)
+		workers := sp.Pass.TotalGroups() * int64(sp.Pass.LocalSize)
+		pairs := 8 * bucketRow(sp.Buckets) * workers
+		slots := (4 + e) * n
+		t.add("scatter_bcount", 8*n, pairs)
+		t.add("scatter_bscan", pairs, pairs)
+		t.add("scatter_bplace", 8*n+e*n+pairs, slots+pairs)
+		cnt := int64(0)
+		if s.counted() && s.red != Assign {
+			cnt = 4 * tg
+		}
+		t.add("scatter_bfold", slots+pairs+e*tg+cnt, e*tg+cnt)
 	case scatterPrivate, scatterFew, scatterFewGroups:
 		workers := sp.Pass.TotalGroups() * int64(sp.Pass.LocalSize)
 		if sp.Path == scatterFewGroups {

@@ -122,3 +122,47 @@ func TestPlanFewGroups(t *testing.T) {
 		assert.Equal(t, min((s.n+int64(c.local)*fewGroupsPerLane-1)/(int64(c.local)*fewGroupsPerLane), 16*132), sp.Pass.TotalGroups())
 	}
 }
+
+// TestPlanBucket: the CPU drivers' bucketed bit-reproducible scatter:
+// buckets of a power of two targets, about bucketBytes of output and hit
+// counts each and at least four per core; refused over the memory budget;
+// its modelled traffic at most three times the least (two walks of the
+// positions and the slots written and read once) and its launches the
+// input's copy and four passes (and a mean's divide).
+func TestPlanBucket(t *testing.T) {
+	for _, c := range []struct {
+		name             string
+		cores            int64
+		n, tg            int64
+		red              Reduction
+		spanLog, buckets int64
+	}{
+		{"rand16M_1M sum, 2 cores", 2, 16 << 20, 1 << 20, Sum, 16, 16},
+		{"rand16M_1M mean, 2 cores (hit counts)", 2, 16 << 20, 1 << 20, Mean, 15, 32},
+		{"rand16M_1M sum, 64 cores", 64, 16 << 20, 1 << 20, Sum, 12, 256},
+		{"16M into 1G, 16 cores", 16, 16 << 20, 1 << 30, Sum, 16, 1 << 14},
+	} {
+		s := scatterShape{n: c.n, targets: c.tg, elemBytes: 4, red: c.red, includeSelf: true, det: true, flat: true}
+		sp, ok := planBucket(host.Caps{Type: host.TypeCPU}, s, c.cores, 1<<34, false)
+		if !assert.True(t, ok, c.name) {
+			continue
+		}
+		assert.Equal(t, scatterBucket, sp.Path, c.name)
+		assert.Equal(t, c.spanLog, sp.SpanLog, c.name)
+		assert.Equal(t, c.buckets, sp.Buckets, c.name)
+		assert.Equal(t, c.cores, sp.Pass.TotalGroups(), c.name)
+		tr := scatterTraffic(host.Caps{Type: host.TypeCPU}, sp, s)
+		bound, launches := 3*scatterMinBytes(s)+8*bucketRow(sp.Buckets)*c.cores*4, 5 // the input's copy and 4 passes
+		if c.red == Mean {
+			bound, launches = bound+3*8*c.tg, 6 // the hit counts, the divide
+		}
+		assert.LessOrEqual(t, tr.Bytes(), bound, "%s: %s", c.name, tr)
+		assert.Equal(t, launches, tr.Launches(), "%s: %s", c.name, tr)
+	}
+	s := scatterShape{n: 16 << 20, targets: 1 << 20, elemBytes: 4, red: Sum, includeSelf: true, det: true, flat: true}
+	_, ok := planBucket(host.Caps{Type: host.TypeCPU}, s, 2, 100<<20, false)
+	assert.False(t, ok, "slots of 128 MB over a budget of 100 MB")
+	s.targets = 1 << 16
+	_, ok = planBucket(host.Caps{Type: host.TypeCPU}, s, 2, 1<<34, false)
+	assert.False(t, ok, "an output a core's cache holds: the owners")
+}

@@ -684,6 +684,112 @@ func (a ScatterPrivate) AppendArgs(dst []host.Arg) []host.Arg {
 	return append(dst, host.BufArg(a.Dst), host.BufArg(a.Src), host.BufArg(a.Pcnt), host.BufArg(a.Err), host.BufArg(a.Priv), host.BufArg(a.Index), host.BufArg(a.Meta), host.I64(a.Count), host.I64(a.Rank), host.I64(a.Dim), host.I64(a.DimSize), host.I64(a.Wrap), host.I64(a.OutN), host.I64(a.Counted), host.I64(a.Inplace), host.I64(a.Red))
 }
 
+// ScatterBcount is a launch of scatter_bcount_k (scatter): CPU drivers: worker w counts its chunk's valid positions per bucket of 2^span_log output offsets (a bad index flagged and skipped).
+type ScatterBcount struct {
+	Err     host.Buffer // inout: the validation flag
+	Bcnt    host.Buffer // out: uint64 counts, worker-major (a worker's row of SC_BROW(buckets) words)
+	Index   host.Buffer // in: int64 indices
+	Meta    host.Buffer // in: [loop shape, out, src and index strides] (SC_META_*)
+	Count   int64       // positions
+	Rank    int64       // rank of the loop shape
+	Dim     int64       // the indexed dim
+	DimSize int64       // the output's size along dim
+	Wrap    int64       // folds into SC_WRAP: 1: a negative index counts once from the end
+	Buckets int64       // buckets of output offsets
+	SpanLog int64       // log2 of a bucket's offsets
+}
+
+// Entry returns the declaration of scatter_bcount_k.
+func (ScatterBcount) Entry() *host.EntryDecl { return Scatter.Entries[8] }
+
+// Spec returns the kernel scatter_bcount_k of variant v.
+func (ScatterBcount) Spec(v ScatterVariant) host.KernelSpec {
+	return host.KernelSpec{Entry: Scatter.Entries[8], Variant: string(v)}
+}
+
+// AppendArgs appends the argument slots in declaration order.
+func (a ScatterBcount) AppendArgs(dst []host.Arg) []host.Arg {
+	return append(dst, host.BufArg(a.Err), host.BufArg(a.Bcnt), host.BufArg(a.Index), host.BufArg(a.Meta), host.I64(a.Count), host.I64(a.Rank), host.I64(a.Dim), host.I64(a.DimSize), host.I64(a.Wrap), host.I64(a.Buckets), host.I64(a.SpanLog))
+}
+
+// ScatterBscan is a launch of scatter_bscan_k (scatter): one work-item: bcnt becomes its exclusive prefix sum in bucket-major order (each bucket and worker's first slot).
+type ScatterBscan struct {
+	Bcnt    host.Buffer // inout: uint64 counts, then first slots
+	Buckets int64       // buckets of output offsets
+	Workers int64       // rows of bcnt
+}
+
+// Entry returns the declaration of scatter_bscan_k.
+func (ScatterBscan) Entry() *host.EntryDecl { return Scatter.Entries[9] }
+
+// Spec returns the kernel scatter_bscan_k of variant v.
+func (ScatterBscan) Spec(v ScatterVariant) host.KernelSpec {
+	return host.KernelSpec{Entry: Scatter.Entries[9], Variant: string(v)}
+}
+
+// AppendArgs appends the argument slots in declaration order.
+func (a ScatterBscan) AppendArgs(dst []host.Arg) []host.Arg {
+	return append(dst, host.BufArg(a.Bcnt), host.I64(a.Buckets), host.I64(a.Workers))
+}
+
+// ScatterBplace is a launch of scatter_bplace_k (scatter): CPU drivers: worker w writes its chunk's positions (offset within the bucket, value) at its slots, in order.
+type ScatterBplace struct {
+	Src     host.Buffer // in: the values
+	Err     host.Buffer // in: the validation flag (ERR_NONE: no bad index; any other value skips the pass)
+	Bcnt    host.Buffer // inout: uint64 next slots, a row per worker
+	Ploc    host.Buffer // out: uint32 offsets within the bucket, per slot
+	Pval    host.Buffer // out: values per slot
+	Index   host.Buffer // in: int64 indices
+	Meta    host.Buffer // in: [loop shape, out, src and index strides] (SC_META_*)
+	Count   int64       // positions
+	Rank    int64       // rank of the loop shape
+	Dim     int64       // the indexed dim
+	DimSize int64       // the output's size along dim
+	Wrap    int64       // folds into SC_WRAP: 1: a negative index counts once from the end
+	Buckets int64       // buckets of output offsets
+	SpanLog int64       // log2 of a bucket's offsets
+}
+
+// Entry returns the declaration of scatter_bplace_k.
+func (ScatterBplace) Entry() *host.EntryDecl { return Scatter.Entries[10] }
+
+// Spec returns the kernel scatter_bplace_k of variant v.
+func (ScatterBplace) Spec(v ScatterVariant) host.KernelSpec {
+	return host.KernelSpec{Entry: Scatter.Entries[10], Variant: string(v)}
+}
+
+// AppendArgs appends the argument slots in declaration order.
+func (a ScatterBplace) AppendArgs(dst []host.Arg) []host.Arg {
+	return append(dst, host.BufArg(a.Src), host.BufArg(a.Err), host.BufArg(a.Bcnt), host.BufArg(a.Ploc), host.BufArg(a.Pval), host.BufArg(a.Index), host.BufArg(a.Meta), host.I64(a.Count), host.I64(a.Rank), host.I64(a.Dim), host.I64(a.DimSize), host.I64(a.Wrap), host.I64(a.Buckets), host.I64(a.SpanLog))
+}
+
+// ScatterBfold is a launch of scatter_bfold_k (scatter): CPU drivers: worker w folds its buckets' slots in order into out (the reference's bits), counting hits where counted.
+type ScatterBfold struct {
+	Dst         host.Buffer // inout: the output
+	Counts      host.Buffer // inout: uint32 hit counts (mean, or without the input)
+	Err         host.Buffer // in: the validation flag (ERR_NONE: no bad index; any other value skips the pass)
+	Bcnt        host.Buffer // in: uint64 bucket and worker ends
+	Ploc        host.Buffer // in: uint32 offsets within the bucket
+	Pval        host.Buffer // in: values per slot
+	Buckets     int64       // buckets of output offsets
+	SpanLog     int64       // log2 of a bucket's offsets
+	Red         int64       // folds into SC_RED: the reduction (RED_*)
+	IncludeSelf int64       // folds into SC_SELF: 1: the output's own values take part
+}
+
+// Entry returns the declaration of scatter_bfold_k.
+func (ScatterBfold) Entry() *host.EntryDecl { return Scatter.Entries[11] }
+
+// Spec returns the kernel scatter_bfold_k of variant v.
+func (ScatterBfold) Spec(v ScatterVariant) host.KernelSpec {
+	return host.KernelSpec{Entry: Scatter.Entries[11], Variant: string(v)}
+}
+
+// AppendArgs appends the argument slots in declaration order.
+func (a ScatterBfold) AppendArgs(dst []host.Arg) []host.Arg {
+	return append(dst, host.BufArg(a.Dst), host.BufArg(a.Counts), host.BufArg(a.Err), host.BufArg(a.Bcnt), host.BufArg(a.Ploc), host.BufArg(a.Pval), host.I64(a.Buckets), host.I64(a.SpanLog), host.I64(a.Red), host.I64(a.IncludeSelf))
+}
+
 // ScatterFew is a launch of scatter_few_k (scatter): CPU drivers, 1-d, at most SC_FEW_MAX targets: worker w folds its blocks into registers per target (vector lanes on OpenCL C), then writes its private copy.
 type ScatterFew struct {
 	Src     host.Buffer // in: the values
@@ -704,11 +810,11 @@ type ScatterFew struct {
 }
 
 // Entry returns the declaration of scatter_few_k.
-func (ScatterFew) Entry() *host.EntryDecl { return Scatter.Entries[8] }
+func (ScatterFew) Entry() *host.EntryDecl { return Scatter.Entries[12] }
 
 // Spec returns the kernel scatter_few_k of variant v.
 func (ScatterFew) Spec(v ScatterVariant) host.KernelSpec {
-	return host.KernelSpec{Entry: Scatter.Entries[8], Variant: string(v)}
+	return host.KernelSpec{Entry: Scatter.Entries[12], Variant: string(v)}
 }
 
 // AppendArgs appends the argument slots in declaration order.
@@ -736,11 +842,11 @@ type ScatterFewg struct {
 }
 
 // Entry returns the declaration of scatter_fewg_k.
-func (ScatterFewg) Entry() *host.EntryDecl { return Scatter.Entries[9] }
+func (ScatterFewg) Entry() *host.EntryDecl { return Scatter.Entries[13] }
 
 // Spec returns the kernel scatter_fewg_k of variant v.
 func (ScatterFewg) Spec(v ScatterVariant) host.KernelSpec {
-	return host.KernelSpec{Entry: Scatter.Entries[9], Variant: string(v)}
+	return host.KernelSpec{Entry: Scatter.Entries[13], Variant: string(v)}
 }
 
 // AppendArgs appends the argument slots in declaration order.
@@ -761,11 +867,11 @@ type ScatterMerge struct {
 }
 
 // Entry returns the declaration of scatter_merge_k.
-func (ScatterMerge) Entry() *host.EntryDecl { return Scatter.Entries[10] }
+func (ScatterMerge) Entry() *host.EntryDecl { return Scatter.Entries[14] }
 
 // Spec returns the kernel scatter_merge_k of variant v.
 func (ScatterMerge) Spec(v ScatterVariant) host.KernelSpec {
-	return host.KernelSpec{Entry: Scatter.Entries[10], Variant: string(v)}
+	return host.KernelSpec{Entry: Scatter.Entries[14], Variant: string(v)}
 }
 
 // AppendArgs appends the argument slots in declaration order.

@@ -99,6 +99,10 @@ layout(constant_id = 10) const int SC_FEW = -1; /* folded argument few (-1: the 
 #define SCATTER_DEST_PARAMS BPTR keys, BPTR soffs, BPTR err, BPTR index, BPTR meta, i64 count, i64 rank, i64 dim, i64 dim_size, i64 wrap
 #define SCATTER_OWNED_PARAMS BPTR dst, BPTR src, BPTR counts, BPTR err, BPTR spare, BPTR index, BPTR meta, i64 count, i64 rank, i64 dim, i64 dim_size, i64 wrap, i64 out_n, i64 red, i64 include_self
 #define SCATTER_PRIVATE_PARAMS BPTR dst, BPTR src, BPTR pcnt, BPTR err, BPTR priv, BPTR index, BPTR meta, i64 count, i64 rank, i64 dim, i64 dim_size, i64 wrap, i64 out_n, i64 counted, i64 inplace, i64 red
+#define SCATTER_BCOUNT_PARAMS BPTR err, BPTR bcnt, BPTR index, BPTR meta, i64 count, i64 rank, i64 dim, i64 dim_size, i64 wrap, i64 buckets, i64 span_log
+#define SCATTER_BSCAN_PARAMS BPTR bcnt, i64 buckets, i64 workers
+#define SCATTER_BPLACE_PARAMS BPTR src, BPTR err, BPTR bcnt, BPTR ploc, BPTR pval, BPTR index, BPTR meta, i64 count, i64 rank, i64 dim, i64 dim_size, i64 wrap, i64 buckets, i64 span_log
+#define SCATTER_BFOLD_PARAMS BPTR dst, BPTR counts, BPTR err, BPTR bcnt, BPTR ploc, BPTR pval, i64 buckets, i64 span_log, i64 red, i64 include_self
 #define SCATTER_FEW_PARAMS BPTR src, BPTR err, BPTR priv, BPTR pcnt, BPTR index, BPTR meta, i64 count, i64 rank, i64 dim, i64 dim_size, i64 wrap, i64 out_n, i64 counted, i64 few, i64 red
 #ifdef ACCEL_CL
 #define SCATTER_FEWG_PARAMS BPTR src, BPTR err, BPTR priv, BPTR pcnt, BPTR index, BPTR meta, i64 count, i64 rank, i64 dim, i64 dim_size, i64 wrap, i64 out_n, i64 counted, i64 few, i64 red, __local SCRATCH_T* sh
@@ -153,6 +157,26 @@ layout(constant_id = 10) const int SC_FEW = -1; /* folded argument few (-1: the 
 	void scatter_private_k(__global uchar* dst, __global uchar* src, __global uchar* pcnt, __global uchar* err, __global uchar* priv, __global uchar* index, __global uchar* meta, long count, long rank, long dim, long dim_size, long wrap, long out_n, long counted, long inplace, long red) { \
 		scatter_private(dst, src, pcnt, err, priv, index, meta, count, rank, dim, dim_size, FOLD(SC_WRAP, wrap), out_n, counted, inplace, FOLD(SC_RED, red)); \
 	}
+#define SCATTER_E_scatter_bcount_k \
+	__kernel __attribute__((reqd_work_group_size(LOCAL_SIZE, 1, 1))) \
+	void scatter_bcount_k(__global uchar* err, __global uchar* bcnt, __global uchar* index, __global uchar* meta, long count, long rank, long dim, long dim_size, long wrap, long buckets, long span_log) { \
+		scatter_bcount(err, bcnt, index, meta, count, rank, dim, dim_size, FOLD(SC_WRAP, wrap), buckets, span_log); \
+	}
+#define SCATTER_E_scatter_bscan_k \
+	__kernel __attribute__((reqd_work_group_size(LOCAL_SIZE, 1, 1))) \
+	void scatter_bscan_k(__global uchar* bcnt, long buckets, long workers) { \
+		scatter_bscan(bcnt, buckets, workers); \
+	}
+#define SCATTER_E_scatter_bplace_k \
+	__kernel __attribute__((reqd_work_group_size(LOCAL_SIZE, 1, 1))) \
+	void scatter_bplace_k(__global uchar* src, __global uchar* err, __global uchar* bcnt, __global uchar* ploc, __global uchar* pval, __global uchar* index, __global uchar* meta, long count, long rank, long dim, long dim_size, long wrap, long buckets, long span_log) { \
+		scatter_bplace(src, err, bcnt, ploc, pval, index, meta, count, rank, dim, dim_size, FOLD(SC_WRAP, wrap), buckets, span_log); \
+	}
+#define SCATTER_E_scatter_bfold_k \
+	__kernel __attribute__((reqd_work_group_size(LOCAL_SIZE, 1, 1))) \
+	void scatter_bfold_k(__global uchar* dst, __global uchar* counts, __global uchar* err, __global uchar* bcnt, __global uchar* ploc, __global uchar* pval, long buckets, long span_log, long red, long include_self) { \
+		scatter_bfold(dst, counts, err, bcnt, ploc, pval, buckets, span_log, FOLD(SC_RED, red), FOLD(SC_SELF, include_self)); \
+	}
 #define SCATTER_E_scatter_few_k \
 	__kernel __attribute__((reqd_work_group_size(LOCAL_SIZE, 1, 1))) \
 	void scatter_few_k(__global uchar* src, __global uchar* err, __global uchar* priv, __global uchar* pcnt, __global uchar* index, __global uchar* meta, long count, long rank, long dim, long dim_size, long wrap, long out_n, long counted, long few, long red) { \
@@ -181,6 +205,10 @@ layout(constant_id = 10) const int SC_FEW = -1; /* folded argument few (-1: the 
 	SCATTER_E_scatter_dest_k \
 	SCATTER_E_scatter_owned_k \
 	SCATTER_E_scatter_private_k \
+	SCATTER_E_scatter_bcount_k \
+	SCATTER_E_scatter_bscan_k \
+	SCATTER_E_scatter_bplace_k \
+	SCATTER_E_scatter_bfold_k \
 	SCATTER_E_scatter_few_k \
 	SCATTER_E_scatter_fewg_k \
 	SCATTER_E_scatter_merge_k
@@ -208,10 +236,18 @@ layout(push_constant) uniform AccelArgs { uint64_t s[16]; } accel_args;
 		} else if (ENTRY == 7) { \
 			scatter_private(accel_args.s[0], accel_args.s[1], accel_args.s[2], accel_args.s[3], accel_args.s[4], accel_args.s[5], accel_args.s[6], int64_t(accel_args.s[7]), int64_t(accel_args.s[8]), int64_t(accel_args.s[9]), int64_t(accel_args.s[10]), FOLD(SC_WRAP, int64_t(accel_args.s[11])), int64_t(accel_args.s[12]), int64_t(accel_args.s[13]), int64_t(accel_args.s[14]), FOLD(SC_RED, int64_t(accel_args.s[15]))); \
 		} else if (ENTRY == 8) { \
-			scatter_few(accel_args.s[0], accel_args.s[1], accel_args.s[2], accel_args.s[3], accel_args.s[4], accel_args.s[5], int64_t(accel_args.s[6]), int64_t(accel_args.s[7]), int64_t(accel_args.s[8]), int64_t(accel_args.s[9]), FOLD(SC_WRAP, int64_t(accel_args.s[10])), int64_t(accel_args.s[11]), FOLD(SC_COUNTED, int64_t(accel_args.s[12])), FOLD(SC_FEW, int64_t(accel_args.s[13])), FOLD(SC_RED, int64_t(accel_args.s[14]))); \
+			scatter_bcount(accel_args.s[0], accel_args.s[1], accel_args.s[2], accel_args.s[3], int64_t(accel_args.s[4]), int64_t(accel_args.s[5]), int64_t(accel_args.s[6]), int64_t(accel_args.s[7]), FOLD(SC_WRAP, int64_t(accel_args.s[8])), int64_t(accel_args.s[9]), int64_t(accel_args.s[10])); \
 		} else if (ENTRY == 9) { \
-			scatter_fewg(accel_args.s[0], accel_args.s[1], accel_args.s[2], accel_args.s[3], accel_args.s[4], accel_args.s[5], int64_t(accel_args.s[6]), int64_t(accel_args.s[7]), int64_t(accel_args.s[8]), int64_t(accel_args.s[9]), FOLD(SC_WRAP, int64_t(accel_args.s[10])), int64_t(accel_args.s[11]), FOLD(SC_COUNTED, int64_t(accel_args.s[12])), FOLD(SC_FEW, int64_t(accel_args.s[13])), FOLD(SC_RED, int64_t(accel_args.s[14]))); \
+			scatter_bscan(accel_args.s[0], int64_t(accel_args.s[1]), int64_t(accel_args.s[2])); \
 		} else if (ENTRY == 10) { \
+			scatter_bplace(accel_args.s[0], accel_args.s[1], accel_args.s[2], accel_args.s[3], accel_args.s[4], accel_args.s[5], accel_args.s[6], int64_t(accel_args.s[7]), int64_t(accel_args.s[8]), int64_t(accel_args.s[9]), int64_t(accel_args.s[10]), FOLD(SC_WRAP, int64_t(accel_args.s[11])), int64_t(accel_args.s[12]), int64_t(accel_args.s[13])); \
+		} else if (ENTRY == 11) { \
+			scatter_bfold(accel_args.s[0], accel_args.s[1], accel_args.s[2], accel_args.s[3], accel_args.s[4], accel_args.s[5], int64_t(accel_args.s[6]), int64_t(accel_args.s[7]), FOLD(SC_RED, int64_t(accel_args.s[8])), FOLD(SC_SELF, int64_t(accel_args.s[9]))); \
+		} else if (ENTRY == 12) { \
+			scatter_few(accel_args.s[0], accel_args.s[1], accel_args.s[2], accel_args.s[3], accel_args.s[4], accel_args.s[5], int64_t(accel_args.s[6]), int64_t(accel_args.s[7]), int64_t(accel_args.s[8]), int64_t(accel_args.s[9]), FOLD(SC_WRAP, int64_t(accel_args.s[10])), int64_t(accel_args.s[11]), FOLD(SC_COUNTED, int64_t(accel_args.s[12])), FOLD(SC_FEW, int64_t(accel_args.s[13])), FOLD(SC_RED, int64_t(accel_args.s[14]))); \
+		} else if (ENTRY == 13) { \
+			scatter_fewg(accel_args.s[0], accel_args.s[1], accel_args.s[2], accel_args.s[3], accel_args.s[4], accel_args.s[5], int64_t(accel_args.s[6]), int64_t(accel_args.s[7]), int64_t(accel_args.s[8]), int64_t(accel_args.s[9]), FOLD(SC_WRAP, int64_t(accel_args.s[10])), int64_t(accel_args.s[11]), FOLD(SC_COUNTED, int64_t(accel_args.s[12])), FOLD(SC_FEW, int64_t(accel_args.s[13])), FOLD(SC_RED, int64_t(accel_args.s[14]))); \
+		} else if (ENTRY == 14) { \
 			scatter_merge(accel_args.s[0], accel_args.s[1], accel_args.s[2], int64_t(accel_args.s[3]), int64_t(accel_args.s[4]), int64_t(accel_args.s[5]), FOLD(SC_RED, int64_t(accel_args.s[6])), FOLD(SC_SELF, int64_t(accel_args.s[7]))); \
 		} \
 	}
