@@ -1,0 +1,80 @@
+#!/bin/bash
+# gpu-next.sh: the next GPU call's questions, most wanted first, for
+# scripts/gpu-run.sh's sh stage (the drivers set up, $ACCEL_BIN the CLI):
+#
+#   ACCEL_GPU_SH="$(cat scripts/gpu-next.sh)" ACCEL_GPU_SH_S=560 \
+#       scripts/gpu-run.sh sh
+#
+# Each row is `accel bench --json` of one op on one backend, with the
+# ACCEL_KNOBS it names, printed as one line per case (median ms, GB/s, the
+# plan); each trace is ACCEL_TRACE's per-kernel device times of one rep.
+# Rows that answer one question run in the same call, so compare them
+# with each other only. GPU_NEXT_QUICK=1 adds --quick (a dry run on PoCL
+# and lavapipe); GPU_NEXT_REPS sets --reps (10).
+set -u
+bin=${ACCEL_BIN:-accel}
+reps=${GPU_NEXT_REPS:-10}
+quick=
+[ "${GPU_NEXT_QUICK:-0}" = 1 ] && quick=--quick
+py=${ACCEL_GPU_PYTHON:-python3}
+
+# the Python that prints a row's JSON per case, and a trace's kernels
+# (each kernel and plan once: its count, minimum and median device time)
+rowpy='
+import json, sys
+op, b, label = sys.argv[1:4]
+try:
+    rows = json.load(sys.stdin)
+except Exception as e:
+    print("%-16s %-7s %-36s no JSON (%s: timed out or failed)" % (op, b, label, e.__class__.__name__))
+    sys.exit(0)
+for r in rows:
+    print("%-16s %-7s %-24s %-36s %9.3f ms %7.0f GB/s  %s" % (op, b, r["case"], label, 1e3 * r["median_s"],
+        r.get("gbps") or 0, r.get("plan", "")[:200]))
+'
+tracepy='
+import re, sys
+seen = {}
+for line in sys.stdin:
+    m = re.match(r"accel: (\S+) (.*): ([0-9.]+) ms$", line.strip())
+    if m:
+        seen.setdefault(m.group(2)[:150], []).append(float(m.group(3)))
+for k, v in seen.items():
+    v.sort()
+    print("%4d x  min %9.3f  med %9.3f ms  %s" % (len(v), v[0], v[len(v) // 2], k))
+'
+
+# row OP BACKEND KNOBS SECONDS: one bench row, printed per case
+row() {
+	local op=$1 b=$2 knobs=$3 s=$4 label=${3:-"(default)"}
+	ACCEL_KNOBS=$knobs timeout "$s" "$bin" bench --op "$op" --backend "$b" --reps "$reps" $quick --json 2>/dev/null |
+		"$py" -c "$rowpy" "$op" "$b" "$label"
+}
+
+# trace OP BACKEND KNOBS SECONDS: per-kernel device times of three reps
+trace() {
+	echo "== trace $1 $2 ${3:-(default)}"
+	ACCEL_KNOBS=$3 ACCEL_TRACE=1 timeout "$4" "$bin" bench --op "$1" --backend "$2" --reps 3 $quick 2>&1 |
+		"$py" -c "$tracepy" | head -80
+}
+
+echo "== 1. Vulkan copies with our kernel (session 3: NVIDIA's vkCmdCopyBuffer 843 GB/s, OpenCL 4.08 TB/s; diag4096 0.172 ms Vulkan, 0.044 OpenCL)"
+for b in vulkan opencl; do row diagonal_scatter $b "" 40; done
+
+echo "== 2. few-targets scatter: scratch columns (SC_FEWG_SH=1, Vulkan's plan) against registers (0, OpenCL's), both backends (session 3: hot16M_16 sum 4.33 ms Vulkan, 0.24 OpenCL)"
+for b in vulkan opencl; do
+	for k in 0 1; do row scatter_reduce $b "scatter_gpu_few:SC_FEWG_SH=$k" 60; done
+done
+
+echo "== 3. traces of Vulkan's slow scatter rows (perm16M 2.61 ms against 0.71 OpenCL; deterministic rand16M_1M sum 12.99 against 2.53)"
+trace scatter_reduce vulkan "" 60
+trace scatter_reduce opencl "" 60
+
+echo "== 4. sort tiles: OpenCL with Vulkan's 512 x 4 (session 3: 1.887 ms at 256 x 8)"
+row sort opencl "" 30
+row sort opencl "radix:RADIX_KPT=4,LOCAL=512" 30
+
+echo "== 5. index pairs and the sparse divide on Vulkan with their own time (session 3 cut them at 27 s)"
+row get_indice_pairs vulkan "" 150
+row sparse_div vulkan "" 90
+trace get_indice_pairs vulkan "" 90
