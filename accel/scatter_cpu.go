@@ -20,13 +20,9 @@ func (j *scatterJob) owned(sp scatterPlan) error {
 	plan := d.plan(sp.Pass)
 	index, meta, count, rank, dim, dimSize, wrap := j.pos()
 	workers := plan.TotalGroups() * int64(plan.LocalSize)
-	var counts host.Buffer
-	if g.red == Mean || (!j.includeSelf && g.red != Assign) {
-		c, err := j.zeroed(Uint32, j.out.n)
-		if err != nil {
-			return err
-		}
-		counts = c
+	counts, err := j.ownedCounts()
+	if err != nil {
+		return err
 	}
 	spare, err := j.tmp.alloc(d, j.op, Uint64, 2*kernels.ScSpare*workers)
 	if err != nil {
@@ -51,13 +47,9 @@ func (j *scatterJob) bucket(sp scatterPlan) error {
 	plan := d.plan(sp.Pass)
 	index, meta, count, rank, dim, dimSize, wrap := j.pos()
 	workers := plan.TotalGroups() * int64(plan.LocalSize)
-	var counts host.Buffer
-	if g.red == Mean || (!j.includeSelf && g.red != Assign) {
-		c, err := j.zeroed(Uint32, j.out.n)
-		if err != nil {
-			return err
-		}
-		counts = c
+	counts, err := j.ownedCounts()
+	if err != nil {
+		return err
 	}
 	bcnt, err := j.tmp.alloc(d, j.op, Uint64, bucketRow(sp.Buckets)*workers)
 	if err != nil {
@@ -94,6 +86,16 @@ func (j *scatterJob) bucket(sp scatterPlan) error {
 		return err
 	}
 	return j.mean(variant, counts)
+}
+
+// ownedCounts is the zeroed hit counts per target of the passes that
+// fold whole targets (owned, bucket) where the mean or a first hit
+// without the input needs them, else nil.
+func (j *scatterJob) ownedCounts() (host.Buffer, error) {
+	if j.g.red == Mean || (!j.includeSelf && j.g.red != Assign) {
+		return j.zeroed(Uint32, j.out.n)
+	}
+	return nil, nil
 }
 
 // bucketRow is a worker's row of the bucketed passes' counts: the

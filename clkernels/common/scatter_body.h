@@ -284,6 +284,23 @@ void scatter_dest(SCATTER_DEST_PARAMS) {
  * sc_position; each position folds with the pass's one-position function
  * (sc_owned_one, sc_private_one). */
 
+/* The passes that fold whole targets in index order (owned, bucket):
+ * value v into element vo of vb, as the reference does: assign stores
+ * it; with counted, hit count co of cb counts it and a first hit without
+ * the input starts from the identity. */
+INLINE void sc_fold_one(BPTR vb, i64 vo, BPTR cb, i64 co, T v, i64 red, bool counted, i64 include_self, T ident) {
+	if (red == I64C(RED_ASSIGN)) {
+		STOREV(vb, vo, v);
+	} else if (counted) {
+		const u32 c = LOADU(cb, co); /* 32-ok: a hit count, < 2^32: larger counted scatters take the sorted path (accel maxHits) */
+		STOREU(cb, co, c + 1u);
+		const T acc = (c == 0u && include_self == I64C(0)) ? ident : LOADV(vb, vo);
+		STOREV(vb, vo, sc_combine(acc, v, red));
+	} else {
+		STOREV(vb, vo, sc_combine(LOADV(vb, vo), v, red));
+	}
+}
+
 /* The ownership pass's fold of position p (target offset without the dim
  * term o, source offset s, index value ix, wrapped): see the top of the
  * file. The spare buffer holds SC_SPARE T slots per owner, then as many
@@ -300,19 +317,9 @@ INLINE void sc_owned_one(BPTR dst, BPTR src, BPTR counts, BPTR err, BPTR spare, 
 	const i64 slot = w * I64C(SC_SPARE) + (p & I64C(SC_SPARE - 1));
 	BPTR vb = mine ? dst : spare;
 	const i64 vo = mine ? t : slot;
-	const T v = LOADV(src, s);
-	if (red == I64C(RED_ASSIGN)) {
-		STOREV(vb, vo, v);
-	} else if (counted) {
-		BPTR cb = mine ? counts : spare;
-		const i64 co = mine ? t : I64C(2 * SC_SPARE) * owners + slot;
-		const u32 c = LOADU(cb, co); /* 32-ok: a hit count, < 2^32: larger counted scatters take the sorted path (accel maxHits) */
-		STOREU(cb, co, c + 1u);
-		const T acc = (c == 0u && include_self == I64C(0)) ? ident : LOADV(vb, vo);
-		STOREV(vb, vo, sc_combine(acc, v, red));
-	} else {
-		STOREV(vb, vo, sc_combine(LOADV(vb, vo), v, red));
-	}
+	BPTR cb = mine ? counts : spare;
+	const i64 co = mine ? t : I64C(2 * SC_SPARE) * owners + slot;
+	sc_fold_one(vb, vo, cb, co, LOADV(src, s), red, counted, include_self, ident);
 }
 
 void scatter_owned(SCATTER_OWNED_PARAMS) {
@@ -436,12 +443,22 @@ INLINE sc_ts sc_bucket_target(BPTR meta, BPTR index, BPTR err, i64 rank, i64 dim
 	return r;
 }
 
+/* Worker w of workers' positions in the bucketed passes: [t, s), whole
+ * cdiv(count, workers) runs (the count's and the placing's alike). */
+INLINE sc_ts sc_bucket_chunk(i64 count, i64 workers, i64 w) {
+	const i64 chunk = cdiv64(count, workers);
+	sc_ts r;
+	r.t = min64(w * chunk, count);
+	r.s = min64(r.t + chunk, count);
+	return r;
+}
+
 void scatter_bcount(SCATTER_BCOUNT_PARAMS) {
 	const i64 workers = GROUP_TOTAL() * I64C(LOCAL_SIZE);
 	const i64 w = GROUP_LINEAR_ID() * I64C(LOCAL_SIZE) + LOCAL_ID();
-	const i64 chunk = cdiv64(count, workers);
-	const i64 from = min64(w * chunk, count);
-	const i64 to = min64(from + chunk, count);
+	const sc_ts r = sc_bucket_chunk(count, workers, w);
+	const i64 from = r.t;
+	const i64 to = r.s;
 	const i64 row = w * SC_BROW(buckets);
 	const sc_strides st = sc_bucket_strides(meta, rank, dim);
 	for (i64 b = I64C(0); b < buckets; b++) {
@@ -477,9 +494,9 @@ void scatter_bplace(SCATTER_BPLACE_PARAMS) {
 	}
 	const i64 workers = GROUP_TOTAL() * I64C(LOCAL_SIZE);
 	const i64 w = GROUP_LINEAR_ID() * I64C(LOCAL_SIZE) + LOCAL_ID();
-	const i64 chunk = cdiv64(count, workers);
-	const i64 from = min64(w * chunk, count);
-	const i64 to = min64(from + chunk, count);
+	const sc_ts r = sc_bucket_chunk(count, workers, w);
+	const i64 from = r.t;
+	const i64 to = r.s;
 	const i64 mask = (I64C(1) << span_log) - I64C(1);
 	const i64 row = w * SC_BROW(buckets);
 	const sc_strides st = sc_bucket_strides(meta, rank, dim);
@@ -520,17 +537,7 @@ void scatter_bfold(SCATTER_BFOLD_PARAMS) {
 		const i64 base = b << span_log;
 		for (; e < end; e++) {
 			const i64 t = base + CAST(i64, LOADU(ploc, e));
-			const T v = LOADV(pval, e);
-			if (red == I64C(RED_ASSIGN)) {
-				STOREV(dst, t, v);
-			} else if (counted) {
-				const u32 c = LOADU(counts, t); /* 32-ok: a hit count, < 2^32: larger counted scatters take the sorted path (accel maxHits) */
-				STOREU(counts, t, c + 1u);
-				const T acc = (c == 0u && include_self == I64C(0)) ? ident : LOADV(dst, t);
-				STOREV(dst, t, sc_combine(acc, v, red));
-			} else {
-				STOREV(dst, t, sc_combine(LOADV(dst, t), v, red));
-			}
+			sc_fold_one(dst, t, counts, t, LOADV(pval, e), red, counted, include_self, ident);
 		}
 	}
 }
