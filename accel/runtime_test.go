@@ -189,6 +189,9 @@ func forceStrategy(d *Device, strategy scatterPath) func(scatterPlan, scatterSha
 			}
 			return sp
 		case scatterBucket:
+			if d.caps.Backend != host.OpenCL {
+				return sp // planned on CPU OpenCL only (forceScatter)
+			}
 			if p, ok := planBucket(cpu, s, 2, 1<<33, true); ok {
 				return p
 			}
@@ -379,7 +382,7 @@ func faultCases(t *testing.T, d *Device) []faultCase {
 		{"segment_reduce", func() error { return one(d.SegmentReduce(src, sortedIDs, Amin, 4)) }},
 	}
 	// every scatter strategy the device can run
-	for _, strategy := range scatterPaths {
+	for _, strategy := range append(scatterPaths, scatterBucket) {
 		strategy := strategy
 		cases = append(cases, faultCase{"scatter_reduce", func() error {
 			plans(d).scatterFn = forceStrategy(d, strategy)

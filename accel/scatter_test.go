@@ -558,7 +558,7 @@ func forceFewGroups(d *Device, scratch bool) func() {
 // order) and for integer sums and maxima, with and without hit counts
 // (mean, include_self false) and with NaNs, and both match the
 // reference. (Each case is a kernel build of each kind, seconds on
-// lavapipe, so the cases are few.)
+// lavapipe, which takes every third.)
 func TestScatterFewGroupsScratch(t *testing.T) {
 	type fewCase struct {
 		dt     DType
@@ -575,6 +575,12 @@ func TestScatterFewGroupsScratch(t *testing.T) {
 		rng := rand.New(rand.NewSource(31))
 		sizes, counts := []int64{1, 300, 40001}, []int64{1, 3, 16}
 		for k, c := range cases {
+			if d.caps.Backend == host.Vulkan && k%3 != 2 {
+				// lavapipe builds each pipeline in seconds: a float32
+				// mean and a float64 sum without the input (hit counts),
+				// a float64 amax with NaNs and the int64 amax
+				continue
+			}
 			dt, reduce := c.dt, c.reduce
 			// the sizes, target counts and include_self take turns
 			n, targets, self := sizes[k%len(sizes)], counts[(k/len(sizes))%len(counts)], k%2 == 0
