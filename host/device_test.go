@@ -3,6 +3,7 @@ package host_test
 import (
 	"bytes"
 	"encoding/binary"
+	"math"
 	"math/rand"
 	"os"
 	"slices"
@@ -261,6 +262,57 @@ func TestDeviceKernel(t *testing.T) {
 		require.ErrorContains(t, d.Launch(k1, plan, bufInScalar), "is a scalar, got a buffer",
 			"launch with a buffer in a scalar slot")
 		require.NoError(t, d.Sync())
+	})
+}
+
+// TestDeviceProgramPerFile: where the driver compiles kernels at their
+// first launch (Caps.LazyKernels, PoCL) and no binary is stored, the
+// entry points of a file launched with one plan come from one program, so
+// the second costs no build; elsewhere each entry point is built alone.
+// Both kernels are launched to check they are the right entry points.
+func TestDeviceProgramPerFile(t *testing.T) {
+	forBackends(t, func(t *testing.T, d host.Device) {
+		plan := host.PlanElementwise("diag", d.Caps(), 8)
+		scatter := kernels.DiagScatter{}.Spec(kernels.DiagW32)
+		zero := kernels.DiagZero{}.Spec(kernels.DiagW32)
+		before := d.Stats()
+		k1, err := d.Kernel(scatter, plan)
+		require.NoError(t, err)
+		mid := d.Stats()
+		assert.Equal(t, int64(1), mid.Sub(before).Compiles, "the first entry point builds")
+		k2, err := d.Kernel(zero, plan)
+		require.NoError(t, err)
+		require.NotSame(t, k1, k2, "two entry points, one kernel object")
+		assert.Equal(t, zero, k2.Spec())
+		s := d.Stats().Sub(mid)
+		if c := d.Caps(); c.LazyKernels && os.Getenv("ACCEL_DISK_CACHE") != "1" {
+			assert.Equal(t, int64(0), s.Compiles, "%s: the second entry point of the file built a program", c.Name)
+		} else {
+			assert.Equal(t, int64(1), s.Compiles, "%s: the second entry point is built alone", c.Name)
+		}
+		// a 2x4 float32 matrix of 1s: scatter 7, 8 onto its diagonal, then
+		// zero the diagonal again
+		buf, err := d.Alloc(8 * 4)
+		require.NoError(t, err)
+		defer buf.Release()
+		src, err := d.Alloc(2 * 4)
+		require.NoError(t, err)
+		defer src.Release()
+		require.NoError(t, d.Fill(buf, 0, 8*4, []byte{0, 0, 0x80, 0x3f}))
+		require.NoError(t, d.Upload(src, 0, []byte{0, 0, 0xe0, 0x40, 0, 0, 0, 0x41}))
+		diag := func(c host.Call) []float32 {
+			require.NoError(t, host.Dispatch(d, string(kernels.DiagW32), plan, c))
+			got := make([]byte, 8*4)
+			require.NoError(t, d.Download(buf, 0, got))
+			out := make([]float32, 8)
+			for i := range out {
+				out[i] = math.Float32frombits(binary.LittleEndian.Uint32(got[4*i:]))
+			}
+			return out
+		}
+		args := kernels.DiagScatter{Full: buf, Diag: src, Count: 2, L: 2, Base: 0, Dstride: 5, N1: 1, N2: 1}
+		assert.Equal(t, []float32{7, 1, 1, 1, 1, 8, 1, 1}, diag(args))
+		assert.Equal(t, []float32{0, 1, 1, 1, 1, 0, 1, 1}, diag(kernels.DiagZero{Full: buf, Count: 2, L: 2, Base: 0, Dstride: 5, N1: 1, N2: 1}))
 	})
 }
 

@@ -154,8 +154,19 @@ type Caps struct {
 	// (llvmpipe masks SIMD lanes and never skips a branch), so kernels
 	// take their mode-like arguments as knobs, folded at compile time,
 	// instead of as run-time arguments (see Fold).
-	FoldArgs bool   `json:"fold_args,omitempty"`
-	Unusable string `json:"unusable,omitempty"` // why kernels cannot run here, if they cannot
+	FoldArgs bool `json:"fold_args,omitempty"`
+	// LazyKernels is a driver workaround flag: the driver compiles a
+	// program's kernels one by one at their first launch, not when the
+	// program is built (PoCL), so a program may hold a whole kernel file
+	// at no cost for the entry points not launched, and the OpenCL backend
+	// builds one per file, variant and plan instead of one per entry
+	// point: a build's fixed cost (the OpenCL C header parsed, the
+	// built-in library linked, 0.2-0.5 s on PoCL) is paid once for the
+	// passes of an op that share a plan. It does not apply where the
+	// backend stores programs' binaries, which makes PoCL compile every
+	// kernel of the program (storesBinaries).
+	LazyKernels bool   `json:"lazy_kernels,omitempty"`
+	Unusable    string `json:"unusable,omitempty"` // why kernels cannot run here, if they cannot
 }
 
 // FP32DivMode says how kernels divide float32 on a device (Caps.FP32Div).

@@ -115,6 +115,7 @@ func openclCaps(index int, p, d unsafe.Pointer) (c Caps) {
 		c.FP64 = err == nil && v != 0
 	}
 	c.FP32Div = fp32Div(c)
+	c.LazyKernels = isPoCL(c)
 	// OpenCL's NDRange is size_t per dimension: no per-dimension group limit
 	// that matters; keep the product representable in 32 bits per dimension.
 	c.MaxWorkGroupCount = [3]int64{1 << 31, 1 << 31, 1 << 31}
@@ -159,6 +160,7 @@ type clDevice struct {
 	timing bool       // a profiling queue (Options.Timing)
 	disk   *diskCache // program binaries across processes (nil: off)
 	store  bool       // write built programs' binaries to disk (storesBinaries)
+	whole  bool       // a program per kernel file, not per entry point (Caps.LazyKernels)
 	huge   bool       // hostAlloc applies: a CPU device, ACCEL_HUGEPAGES not 0
 
 	// life is held shared by builds, which run outside mu, and
@@ -193,9 +195,11 @@ type clBuffer struct {
 	off  int64
 }
 
-// clProgram is a built program with a kernel object per entry point.
+// clProgram is a built program with the kernel objects made from it so
+// far, one per entry point.
 type clProgram struct {
 	prog    unsafe.Pointer // cl_program
+	mu      sync.Mutex     // guards kernels
 	kernels map[string]*clKernel
 }
 
@@ -249,8 +253,9 @@ func openclOpen(index int, opts Options) (Device, error) {
 		C.acl_release_context(ctx)
 		return nil, fmt.Errorf("opencl:%d: create queue: %v: %w", index, clStatus(st), ErrDriver)
 	}
+	disk, store := openDiskCache(OpenCL), storesBinaries(caps)
 	return &clDevice{caps: caps, ctx: ctx, dev: pd.device, queue: q, log: opts.logger(), trace: opts.trace(), timing: opts.timing(),
-		disk: openDiskCache(OpenCL), store: storesBinaries(caps), bufs: map[*clBuffer]struct{}{},
+		disk: disk, store: store, whole: caps.LazyKernels && (disk == nil || !store), bufs: map[*clBuffer]struct{}{},
 		huge: caps.Type == TypeCPU && os.Getenv("ACCEL_HUGEPAGES") != "0" && !opts.emulateDiscrete()}, nil
 }
 
@@ -570,75 +575,91 @@ func (d *clDevice) Copy(dst Buffer, dstOff int64, src Buffer, srcOff int64, size
 // Kernel returns the kernel of spec's entry from the program of its file's
 // variant with the plan's local size and knobs, building the program on
 // first use, outside the device's lock. A program holds the one entry
-// point (-DACCEL_ONLY, the generated headers): a first call compiles only
-// the kernels it launches, and storing a program's binary (which makes
-// PoCL compile every kernel in it) costs no more than that.
+// point (-DACCEL_ONLY, the generated headers), so that a first call
+// compiles only the kernels it launches, and storing a program's binary
+// (which makes PoCL compile every kernel in it) costs no more than that;
+// where the driver compiles each kernel at its first launch anyway and
+// no binary is stored (Caps.LazyKernels), a program holds the whole file
+// and serves every entry point launched with the same plan.
 func (d *clDevice) Kernel(spec KernelSpec, plan Plan) (Kernel, error) {
 	if err := checkKernel("opencl", spec, plan, d.caps); err != nil {
 		return nil, err
 	}
-	file := spec.Entry.File.Name
-	p, err := d.progs.get(kernelKey(file, spec.Variant, spec.Entry.Name, plan), func() (*clProgram, error) {
-		return d.build(spec.Entry.File, spec.Variant, spec.Entry, plan)
+	f := spec.Entry.File
+	only, key := spec.Entry, spec.Entry.Name
+	if d.whole {
+		only, key = nil, "*"
+	}
+	p, err := d.progs.get(kernelKey(f.Name, spec.Variant, key, plan), func() (*clProgram, error) {
+		return d.build(f, spec.Variant, only, plan)
 	})
 	if err != nil {
 		return nil, err
 	}
-	k, ok := p.kernels[spec.Entry.Name]
-	if !ok {
-		return nil, fmt.Errorf("opencl: program %s.%s has no kernel %s", file, spec.Variant, spec.Entry.CLName())
-	}
-	return k, nil
+	return d.kernel(p, spec, plan)
 }
 
-// build compiles entry e of a file's variant with a plan's knobs and makes
-// its kernel object.
-func (d *clDevice) build(f *FileDecl, variant string, e *EntryDecl, plan Plan) (*clProgram, error) {
-	file := f.Name
+// build compiles a file's variant with a plan's knobs: only entry point
+// only where it is not nil, else every entry point of the file.
+func (d *clDevice) build(f *FileDecl, variant string, only *EntryDecl, plan Plan) (*clProgram, error) {
 	d.life.RLock()
 	defer d.life.RUnlock()
-	d.mu.Lock()
-	closed := d.closed
-	d.mu.Unlock()
-	if closed {
+	if d.isClosed() {
 		return nil, ErrClosed
 	}
-	opts, err := CLOptions(d.caps, file, variant, plan)
+	opts, err := CLOptions(d.caps, f.Name, variant, plan)
 	if err != nil {
 		return nil, err
 	}
-	opts += " -DACCEL_ONLY=" + e.CLName()
-	prog, err := d.program(file, opts)
+	if only != nil {
+		opts += " -DACCEL_ONLY=" + only.CLName()
+	}
+	prog, err := d.program(f.Name, opts)
 	if err != nil {
 		return nil, err
 	}
-	p := &clProgram{prog: prog, kernels: map[string]*clKernel{}}
-	fail := func(err error) (*clProgram, error) {
-		for _, k := range p.kernels {
-			C.acl_release_kernel(k.k)
-		}
-		C.acl_release_program(prog)
-		return nil, err
+	return &clProgram{prog: prog, kernels: map[string]*clKernel{}}, nil
+}
+
+// kernel returns the kernel object of spec's entry point in p, making it
+// on first use; a plan whose local size exceeds the kernel's own limit
+// (registers, local memory: it can be below the device's) must not
+// launch and gets an error.
+func (d *clDevice) kernel(p *clProgram, spec KernelSpec, plan Plan) (*clKernel, error) {
+	d.life.RLock()
+	defer d.life.RUnlock()
+	if d.isClosed() {
+		return nil, ErrClosed
 	}
-	{
-		name := C.CString(e.CLName())
-		var st C.int
-		k := C.acl_kernel(prog, name, &st)
-		C.free(unsafe.Pointer(name))
-		if k == nil {
-			return fail(clErr("create kernel "+e.CLName(), clStatus(st)))
-		}
-		p.kernels[e.Name] = &clKernel{spec: KernelSpec{Entry: e, Variant: variant}, k: k}
-		// The kernel's own limit can be below the device's (registers,
-		// local memory); a plan above it must not launch.
-		var wgc C.size_t
-		if C.acl_kernel_wg_size(k, d.dev, &wgc) == 0 && wgc > 0 && plan.LocalSize > int(wgc) {
-			wg := int(wgc)
-			return fail(fmt.Errorf("opencl: %s: local size %d exceeds the kernel's limit %d on %s: %w",
-				e.CLName(), plan.LocalSize, wg, d.caps.Name, ErrUnsupported))
-		}
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	e := spec.Entry
+	if k, ok := p.kernels[e.Name]; ok {
+		return k, nil
 	}
-	return p, nil
+	name := C.CString(e.CLName())
+	var st C.int
+	k := C.acl_kernel(p.prog, name, &st)
+	C.free(unsafe.Pointer(name))
+	if k == nil {
+		return nil, clErr("create kernel "+e.CLName(), clStatus(st))
+	}
+	var wgc C.size_t
+	if C.acl_kernel_wg_size(k, d.dev, &wgc) == 0 && wgc > 0 && plan.LocalSize > int(wgc) {
+		C.acl_release_kernel(k)
+		return nil, fmt.Errorf("opencl: %s: local size %d exceeds the kernel's limit %d on %s: %w",
+			e.CLName(), plan.LocalSize, int(wgc), d.caps.Name, ErrUnsupported)
+	}
+	ck := &clKernel{spec: KernelSpec{Entry: e, Variant: spec.Variant}, k: k}
+	p.kernels[e.Name] = ck
+	return ck, nil
+}
+
+// isClosed says whether Close has begun.
+func (d *clDevice) isClosed() bool {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	return d.closed
 }
 
 // program builds a file's source with opts, or loads the binary a build
@@ -713,8 +734,11 @@ func storesBinaries(c Caps) bool {
 	case "1":
 		return true
 	}
-	return !strings.Contains(c.Platform, "Portable Computing Language")
+	return !isPoCL(c)
 }
+
+// isPoCL says whether the device is PoCL's.
+func isPoCL(c Caps) bool { return strings.Contains(c.Platform, "Portable Computing Language") }
 
 // storeBinary writes a built program's binary to the disk cache.
 func (d *clDevice) storeBinary(key string, raw unsafe.Pointer) {

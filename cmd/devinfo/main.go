@@ -116,6 +116,9 @@ func printCaps(c accel.DeviceInfo) {
 	if c.FoldArgs {
 		rows = append(rows, [2]string{"driver workaround", "mode-like arguments folded into specialization constants"})
 	}
+	if c.LazyKernels {
+		rows = append(rows, [2]string{"driver workaround", "kernels compiled at their first launch: a program per kernel file"})
+	}
 	if c.Unusable != "" {
 		rows = append(rows, [2]string{"UNUSABLE", c.Unusable})
 	}
