@@ -57,12 +57,17 @@ type DeviceInfo struct {
 	// buffer (a tensor view): CL_DEVICE_MEM_BASE_ADDR_ALIGN in OpenCL; in
 	// Vulkan minStorageBufferOffsetAlignment, and at least 256 so that a
 	// view's address keeps the alignment kernels assume of a buffer's.
-	SubAlign       int64 `json:"sub_align"`
-	FP64           bool  `json:"fp64"`
-	Int64          bool  `json:"int64"`
-	Int64Atomics   bool  `json:"int64_atomics"`
-	Float32Atomics bool  `json:"float32_atomics"`
-	Float64Atomics bool  `json:"float64_atomics"`
+	SubAlign     int64 `json:"sub_align"`
+	FP64         bool  `json:"fp64"`
+	Int64        bool  `json:"int64"`
+	Int64Atomics bool  `json:"int64_atomics"`
+	// Float32Atomics and Float64Atomics: kernels can add floats
+	// atomically in global memory (Vulkan's shaderBufferFloat32/64AtomicAdd;
+	// OpenCL's cl_ext_float_atomics, or on NVIDIA's GPUs PTX's
+	// red.global.add through NV_TRICKS, with a compare-and-swap loop
+	// where a driver refuses that: the same results either way).
+	Float32Atomics bool `json:"float32_atomics"`
+	Float64Atomics bool `json:"float64_atomics"`
 	// SubgroupArith: subgroup arithmetic (add, inclusive and exclusive
 	// scans) in compute shaders on 32-bit types; SubgroupArith64 also on
 	// 64-bit types (shaderSubgroupExtendedTypes, enabled when present).

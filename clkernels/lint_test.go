@@ -16,9 +16,9 @@ import (
 // OpenCL C file, shared header and GLSL shader (comments and strings
 // blanked first):
 //   - only OpenCL C and GLSL built-ins: compiler builtins (__builtin_*)
-//     live in common/device_tricks.h alone, compiled in for CPU drivers
-//     only (NVIDIA's OpenCL compiler refused the prefetch that scatter.cl
-//     used);
+//     and inline assembly live in common/device_tricks.h alone, compiled
+//     in for the device class they are for only (NVIDIA's OpenCL compiler
+//     refused the prefetch that scatter.cl used);
 //   - no division or remainder operator outside common/arith.h (integer
 //     division: its helpers say which operands may be negative, since
 //     GLSL leaves % of negative operands undefined) and dtypes.h's T_DIV
@@ -116,9 +116,13 @@ func TestNoBuiltinsOutsideTricks(t *testing.T) {
 		}
 		for i, line := range strings.Split(blankComments(src), "\n") {
 			assert.NotContains(t, line, "__builtin_", "%s:%d: a compiler builtin outside common/device_tricks.h", p, i+1)
+			assert.False(t, asmRE.MatchString(line), "%s:%d: inline assembly outside common/device_tricks.h", p, i+1)
 		}
 	}
 }
+
+// asmRE finds inline assembly.
+var asmRE = regexp.MustCompile(`\b(__)?asm(__)?\b`)
 
 // divRE finds a division or remainder operator (or its assignment form).
 var divRE = regexp.MustCompile(`[/%]`)

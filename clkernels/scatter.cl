@@ -26,8 +26,9 @@
 #define ATOM_MIN_U32(p, i, v) atomic_min(&((volatile __global uint*)(p))[(i)], (v))
 #define ATOM_INC_U32(p, i) atomic_inc(&((volatile __global uint*)(p))[(i)])
 /* FADD=1 variants use cl_ext_float_atomics' add where the compiler
- * announces it (an OpenCL C 3.0 build); elsewhere they keep the
- * compare-and-swap loop, which gives the same results. */
+ * announces it (an OpenCL C 3.0 build), or PTX's on NVIDIA
+ * (device_tricks.h); elsewhere they keep the compare-and-swap loop,
+ * which gives the same results. */
 #if defined(FADD) && FADD == 1 && ((DT == 3 && defined(__opencl_c_ext_fp32_global_atomic_add)) || \
 	(DT == 4 && defined(__opencl_c_ext_fp64_global_atomic_add)))
 #if DT == 3
@@ -37,6 +38,48 @@
 #endif
 #define ATOM_ADD_T(p, i, v) atomic_fetch_add_explicit(&((volatile __global ATOMIC_T*)(p))[(i)], (v), \
 	memory_order_relaxed, memory_scope_device)
+#elif defined(FADD) && FADD == 1 && DT == 3 && defined(NV_ATOM_ADD_F32)
+#define ATOM_ADD_T(p, i, v) sc_nv_add((p), (i), (v))
+/* x is a nonzero subnormal float */
+#define SC_SUBNORMAL(x) ((x) != 0.0f && fabs(x) < FLT_MIN)
+/* x with a subnormal flushed to a zero of its sign, as PTX's add does */
+#define SC_FTZ(x) (SC_SUBNORMAL(x) ? copysign(0.0f, (x)) : (x))
+/* adds d to element i of p by a compare-and-swap loop */
+void sc_cas_add(__global uchar* p, long i, float d) {
+	uint old = LOADU(p, i); /* 32-ok: float32 bits */
+	for (;;) {
+		const uint next = as_uint(as_float(old) + d); /* 32-ok: float32 bits */
+		if (next == old) {
+			return;
+		}
+		const uint seen = CAS_BITS(p, i, old, next); /* 32-ok: float32 bits */
+		if (seen == old) {
+			return;
+		}
+		old = seen;
+	}
+}
+/* adds v to element i of p by PTX's atomic add; where a subnormal value
+ * took part (the element before, or the sum), that add flushed it, and
+ * the difference from the IEEE sum is added again by the loop: a sum of
+ * the same terms in another order, as any atomic sum is, with the
+ * subnormals OpenCL keeps on NVIDIA */
+void sc_nv_add(__global uchar* p, long i, float v) {
+	if (SC_SUBNORMAL(v)) {
+		sc_cas_add(p, i, v);
+		return;
+	}
+	const float old = NV_ATOM_ADD_F32(&((volatile __global float*)(p))[i], v);
+	const float want = old + v;
+	if (SC_SUBNORMAL(old) || SC_SUBNORMAL(want)) {
+		const float d = want - SC_FTZ(SC_FTZ(old) + v);
+		if (d != 0.0f) {
+			sc_cas_add(p, i, d);
+		}
+	}
+}
+#elif defined(FADD) && FADD == 1 && DT == 4 && defined(NV_RED_ADD_F64)
+#define ATOM_ADD_T(p, i, v) NV_RED_ADD_F64(&((__global double*)(p))[(i)], (v))
 #endif
 
 /* The few pass's vector steps (scatter_body.h, SC_VN): SC_VN lanes of T

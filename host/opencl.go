@@ -15,6 +15,7 @@ import (
 	"sort"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"unsafe"
 )
 
@@ -135,6 +136,13 @@ func openclCaps(index int, p, d unsafe.Pointer) (c Caps) {
 	if c.Name == "" {
 		c.Name = fmt.Sprintf("OpenCL device %d", index)
 	}
+	if nvidiaGPU(c) || nvTricksEmulated() {
+		// PTX's float add (device_tricks.h, NV_TRICKS), where NVIDIA's
+		// OpenCL offers no cl_ext_float_atomics; a build that refuses it
+		// falls back to the compare-and-swap loop (build)
+		c.Float32Atomics = true
+		c.Float64Atomics = c.FP64
+	}
 	why := failed
 	if u(clDeviceAvailable, "available") == 0 || u(clDeviceCompilerAvail, "compiler available") == 0 {
 		why = append(why, "device not available or has no compiler")
@@ -157,11 +165,12 @@ type clDevice struct {
 	queue  unsafe.Pointer // cl_command_queue
 	log    func(string)   // Options' logger (nil: none)
 	trace  bool
-	timing bool       // a profiling queue (Options.Timing)
-	disk   *diskCache // program binaries across processes (nil: off)
-	store  bool       // write built programs' binaries to disk (storesBinaries)
-	whole  bool       // a program per kernel file, not per entry point (Caps.LazyKernels)
-	huge   bool       // hostAlloc applies: a CPU device, ACCEL_HUGEPAGES not 0
+	timing bool        // a profiling queue (Options.Timing)
+	disk   *diskCache  // program binaries across processes (nil: off)
+	store  bool        // write built programs' binaries to disk (storesBinaries)
+	whole  bool        // a program per kernel file, not per entry point (Caps.LazyKernels)
+	nvOff  atomic.Bool // the driver refused NV_TRICKS: builds go without
+	huge   bool        // hostAlloc applies: a CPU device, ACCEL_HUGEPAGES not 0
 
 	// life is held shared by builds, which run outside mu, and
 	// exclusively by Close.
@@ -614,7 +623,22 @@ func (d *clDevice) build(f *FileDecl, variant string, only *EntryDecl, plan Plan
 	if only != nil {
 		opts += " -DACCEL_ONLY=" + only.CLName()
 	}
+	if d.nvOff.Load() {
+		opts, _ = withoutNVTricks(opts)
+	}
 	prog, err := d.program(f.Name, opts)
+	if bare, on := withoutNVTricks(opts); err != nil && on {
+		// the driver refused NVIDIA's PTX tricks: build without them, the
+		// same results by the portable way, from now on
+		var err2 error
+		if prog, err2 = d.program(f.Name, bare); err2 == nil {
+			d.nvOff.Store(true)
+			if d.log != nil {
+				d.log(fmt.Sprintf("accel: %s: %s.cl built without NV_TRICKS, which the driver refused: %v", d.caps.ID(), f.Name, err))
+			}
+			err = nil
+		}
+	}
 	if err != nil {
 		return nil, err
 	}

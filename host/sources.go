@@ -94,6 +94,12 @@ func DeviceKnobs(c Caps, v Variant) []Knob {
 			cpu = 1
 		}
 		k = append(k, knobCPUTricks.Set(cpu))
+		switch {
+		case nvTricksEmulated():
+			k = append(k, knobNVTricks.Set(2))
+		case nvidiaGPU(c) && os.Getenv("ACCEL_NV_TRICKS") != "0":
+			k = append(k, knobNVTricks.Set(1))
+		}
 	}
 	if v.Define("DT") == "3" {
 		fdiv := map[FP32DivMode]int64{FP32DivNative: 0, FP32DivDevice: 0, FP32DivInteger: 2}[c.FP32Div]
@@ -105,6 +111,36 @@ func DeviceKnobs(c Caps, v Variant) []Knob {
 // knobCPUTricks is the device knob CPU_TRICKS, which every OpenCL build
 // gets (DeviceKnobs) and no kernel file declares.
 var knobCPUTricks = KnobKey{"CPU_TRICKS"}
+
+// knobNVTricks is the device knob NV_TRICKS (device_tricks.h: PTX's
+// float atomic add), which OpenCL builds for NVIDIA's GPUs get
+// (DeviceKnobs; ACCEL_NV_TRICKS=0 turns it off, to compare, and
+// ACCEL_NV_TRICKS=emulate sets 2 on any OpenCL device) and no kernel file
+// declares.
+var knobNVTricks = KnobKey{"NV_TRICKS"}
+
+// nvidiaGPU says whether c is an NVIDIA GPU under NVIDIA's OpenCL, whose
+// compiler takes inline PTX.
+func nvidiaGPU(c Caps) bool {
+	return c.Backend == OpenCL && c.Type != TypeCPU && strings.Contains(c.Vendor, "NVIDIA") &&
+		strings.Contains(c.Platform, "NVIDIA")
+}
+
+// nvTricksEmulated says whether ACCEL_NV_TRICKS=emulate asks for NVIDIA's
+// tricks emulated in OpenCL C with PTX's results (NV_TRICKS=2) on any
+// OpenCL device: how the tests run NVIDIA's paths on PoCL.
+func nvTricksEmulated() bool { return os.Getenv("ACCEL_NV_TRICKS") == "emulate" }
+
+// withoutNVTricks returns OpenCL build options opts (CLOptions) with
+// NVIDIA's PTX tricks off, and whether they were on: the build to try
+// where a driver refuses them.
+func withoutNVTricks(opts string) (string, bool) {
+	on := "-D" + knobNVTricks.Name() + "=1"
+	if !strings.Contains(opts, on) {
+		return opts, false
+	}
+	return strings.Replace(opts, on, "-D"+knobNVTricks.Name()+"=0", 1), true
+}
 
 // WithDeviceKnobs returns the plan's knobs and, where the plan does not
 // set them, the device's (DeviceKnobs).

@@ -44,9 +44,9 @@ for k, v in seen.items():
     print("%4d x  min %9.3f  med %9.3f ms  %s" % (len(v), v[0], v[len(v) // 2], k))
 '
 
-# row OP BACKEND KNOBS SECONDS: one bench row, printed per case
+# row OP BACKEND KNOBS SECONDS [LABEL]: one bench row, printed per case
 row() {
-	local op=$1 b=$2 knobs=$3 s=$4 label=${3:-"(default)"}
+	local op=$1 b=$2 knobs=$3 s=$4 label=${5:-${3:-"(default)"}}
 	ACCEL_KNOBS=$knobs timeout "$s" "$bin" bench --op "$op" --backend "$b" --reps "$reps" $quick --json 2>/dev/null |
 		"$py" -c "$rowpy" "$op" "$b" "$label"
 }
@@ -65,6 +65,9 @@ echo "== 2. few-targets scatter: scratch columns (SC_FEWG_SH=1, Vulkan's plan) a
 for b in vulkan opencl; do
 	for k in 0 1; do row scatter_reduce $b "scatter_gpu_few:SC_FEWG_SH=$k" 60; done
 done
+
+echo "== 2b. OpenCL's float sums by PTX's atomic add (NV_TRICKS, the default) against the compare-and-swap loop (ACCEL_NV_TRICKS=0; session 3: rand16M_1M sum 0.490 ms OpenCL, 0.211 Vulkan's native add; perm16M 0.712)"
+ACCEL_NV_TRICKS=0 row scatter_reduce opencl "" 60 "ACCEL_NV_TRICKS=0 (compare-and-swap)"
 
 echo "== 3. traces of Vulkan's slow scatter rows (perm16M 2.61 ms against 0.71 OpenCL; deterministic rand16M_1M sum 12.99 against 2.53)"
 trace scatter_reduce vulkan "" 60

@@ -24,7 +24,29 @@
  *                       one type (lanes of a, then of b, picked by
  *                       constant indices); undefined where the trick is
  *                       off, and the caller spells the shuffle with
- *                       swizzles instead */
+ *                       swizzles instead
+ *
+ * One trick is for NVIDIA's OpenCL, compiled in only where the host
+ * builds for it (knob NV_TRICKS=1, host.DeviceKnobs), and where a build
+ * with it fails the host builds again without it (host.clDevice.build):
+ *
+ *   NV_ATOM_ADD_F32(p, v) adds float v to *p (a __global float pointer)
+ *                       atomically (relaxed, device scope) by PTX's
+ *                       atom.global.add.f32 and is the value *p held
+ *                       before; on global memory that add flushes
+ *                       subnormal operands and results to a signed zero
+ *                       (PTX ISA; .noftz needs sm_90 and PTX 9.4), so
+ *                       the caller checks the old value and the sum and
+ *                       adds back what was flushed
+ *   NV_RED_ADD_F64(p, v) adds double v to *p (a __global double pointer)
+ *                       atomically by red.global.add.f64 (sm_60 on; f64
+ *                       adds keep subnormals)
+ * NVIDIA's OpenCL offers no cl_ext_float_atomics: without these a float
+ * sum is a compare-and-swap loop, a read and a retry per collision. Both
+ * are undefined where the trick is off (the caller keeps its loop).
+ * NV_TRICKS=2 (ACCEL_NV_TRICKS=emulate, any OpenCL device) defines them
+ * in OpenCL C with PTX's results, the flush included, so that the tests
+ * run the callers' NVIDIA paths on PoCL. */
 #ifndef ACCEL_DEVICE_TRICKS_H
 #define ACCEL_DEVICE_TRICKS_H
 
@@ -42,6 +64,50 @@
 #if __has_builtin(__builtin_shufflevector)
 #define VSHUFFLE(a, b, ...) __builtin_shufflevector((a), (b), __VA_ARGS__)
 #endif
+#endif
+
+#ifndef NV_TRICKS
+#define NV_TRICKS 0
+#endif
+
+#if defined(ACCEL_CL) && NV_TRICKS == 1
+#define NV_ATOM_ADD_F32(p, v) nv_atom_add_f32((p), (v))
+float nv_atom_add_f32(volatile __global float* p, float v) {
+	float old;
+	__asm__ __volatile__("atom.global.add.f32 %0, [%1], %2;" : "=f"(old) : "l"((ulong)(p)), "f"(v) : "memory");
+	return old;
+}
+#define NV_RED_ADD_F64(p, v) \
+	__asm__ __volatile__("red.global.add.f64 [%0], %1;" : : "l"((ulong)(p)), "d"((double)(v)) : "memory")
+#endif
+#if defined(ACCEL_CL) && NV_TRICKS == 2
+#pragma OPENCL EXTENSION cl_khr_int64_base_atomics : enable
+/* PTX's atom.global.add.f32 as NVIDIA documents it, for the tests: a
+ * subnormal operand or sum becomes a zero of its sign */
+#define NV_FTZ32(x) (((x) != 0.0f && fabs(x) < FLT_MIN) ? copysign(0.0f, (x)) : (x))
+#define NV_ATOM_ADD_F32(p, v) nv_atom_add_f32((p), (v))
+float nv_atom_add_f32(volatile __global float* p, float v) {
+	uint old = as_uint(*p); /* 32-ok: float32 bits */
+	for (;;) {
+		const uint next = as_uint(NV_FTZ32(NV_FTZ32(as_float(old)) + NV_FTZ32(v))); /* 32-ok: float32 bits */
+		const uint seen = atomic_cmpxchg((volatile __global uint*)p, old, next); /* 32-ok: float32 bits */
+		if (seen == old) {
+			return as_float(old);
+		}
+		old = seen;
+	}
+}
+#define NV_RED_ADD_F64(p, v) nv_red_add_f64((p), (v))
+void nv_red_add_f64(volatile __global double* p, double v) {
+	ulong old = as_ulong(*p);
+	for (;;) {
+		const ulong seen = atom_cmpxchg((volatile __global ulong*)p, old, as_ulong(as_double(old) + v));
+		if (seen == old) {
+			return;
+		}
+		old = seen;
+	}
+}
 #endif
 
 /* CPU builds use 512-bit vectors (16 floats, 8 longs) on x86 machines

@@ -15,6 +15,7 @@ import (
 	"sync"
 	"testing"
 
+	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
 	"github.com/accelkern/accel/host"
@@ -52,16 +53,23 @@ func TestOfflineCompile(t *testing.T) {
 		}
 		t.Skipf("clang-16 and libclc-16 not found (%v): the offline GPU compiles run where make deps installed them", err)
 	}
-	type target struct{ name, clc string }
+	type target struct {
+		name, clc string
+		nvidia    bool // built as for NVIDIA's OpenCL (NV_TRICKS=1: inline PTX)
+	}
 	targets := []target{
-		{"nvptx64-nvidia-nvcl", "nvptx64--nvidiacl.bc"},
-		{"amdgcn-amd-amdhsa -mcpu=gfx90a -nogpulib", "amdgcn--amdhsa.bc"},
-		{"amdgcn-amd-amdhsa -mcpu=gfx1100 -nogpulib", "amdgcn--amdhsa.bc"},
+		{"nvptx64-nvidia-nvcl", "nvptx64--nvidiacl.bc", true},
+		{"amdgcn-amd-amdhsa -mcpu=gfx90a -nogpulib", "amdgcn--amdhsa.bc", false},
+		{"amdgcn-amd-amdhsa -mcpu=gfx1100 -nogpulib", "amdgcn--amdhsa.bc", false},
 	}
 	// A discrete GPU as CLOptions sees it: no CPU tricks, float32 division
 	// correctly rounded by the device (what NVIDIA's OpenCL gets).
 	gpu := host.Caps{Backend: host.OpenCL, Type: host.TypeDiscreteGPU, FP64: true, Int64: true, Int64Atomics: true,
 		FP32Div: host.FP32DivNative}
+	// NVIDIA's, whose builds get its PTX tricks (NV_TRICKS=1)
+	nvidia := gpu
+	nvidia.Vendor, nvidia.Platform = "NVIDIA Corporation", "NVIDIA CUDA OpenCL 3.0 CUDA 13.0.97"
+	require.Contains(t, host.DeviceKnobs(nvidia, host.Variant{}), host.Knob{Name: "NV_TRICKS", Value: 1})
 	vs, err := host.Variants()
 	require.NoError(t, err)
 	dir := t.TempDir()
@@ -97,11 +105,14 @@ func TestOfflineCompile(t *testing.T) {
 			}
 			for _, prof := range profiles {
 				plan := host.Plan{LocalSize: prof.local, Groups: [3]int64{1, 1, 1}, Knobs: knobPlan(knobs, prof.set)}
-				caps := gpu
-				caps.FP32Div = prof.div
-				opts, err := host.CLOptions(caps, f.Name, v.Name, plan)
-				require.NoError(t, err)
 				for _, tg := range targets {
+					caps := gpu
+					if tg.nvidia {
+						caps = nvidia
+					}
+					caps.FP32Div = prof.div
+					opts, err := host.CLOptions(caps, f.Name, v.Name, plan)
+					require.NoError(t, err)
 					jobs = append(jobs, job{
 						what: fmt.Sprintf("%s.%s (%s) for %s", f.Name, v.Name, prof.name, tg.name),
 						args: clangArgs(tg.name, filepath.Join(clc, tg.clc), opts, path, "-S", "-O2"),
@@ -112,7 +123,7 @@ func TestOfflineCompile(t *testing.T) {
 			for _, k := range knobs {
 				for _, val := range knobValues(src, k) {
 					plan := host.Plan{LocalSize: 64, Groups: [3]int64{1, 1, 1}, Knobs: knobPlan(knobs, map[string]int64{k.Name: val})}
-					opts, err := host.CLOptions(gpu, f.Name, v.Name, plan)
+					opts, err := host.CLOptions(nvidia, f.Name, v.Name, plan)
 					require.NoError(t, err)
 					tg := targets[0] // the front end's checks are the targets' (both OpenCL C)
 					jobs = append(jobs, job{
@@ -287,4 +298,54 @@ func clip(s string, n int) string {
 		return s[:n] + "..."
 	}
 	return s
+}
+
+// TestOfflineNVTricks: NVIDIA's OpenCL builds of the native-add scatter
+// variants (FADD=1) add floats with PTX's red.global.add
+// (device_tricks.h, NV_TRICKS=1), where NVIDIA offers no
+// cl_ext_float_atomics; another GPU's builds keep the compare-and-swap
+// loop (atom.cas in PTX). Checked in clang's PTX for the nvptx target.
+func TestOfflineNVTricks(t *testing.T) {
+	clang, err := exec.LookPath("clang-16")
+	clc := "/usr/lib/clc/nvptx64--nvidiacl.bc"
+	if err == nil {
+		_, err = os.Stat(clc)
+	}
+	if err != nil {
+		if os.Getenv("CI") == "true" && os.Getenv("ACCEL_GPU_RUN") != "1" {
+			require.NoError(t, err, "clang-16 and libclc-16 not found in CI (make deps installs them)")
+		}
+		t.Skipf("clang-16 and libclc-16 not found (%v)", err)
+	}
+	src, err := host.CLSource("scatter")
+	require.NoError(t, err)
+	dir := t.TempDir()
+	path := filepath.Join(dir, "scatter.cl")
+	require.NoError(t, os.WriteFile(path, []byte(src), 0o644))
+	other := host.Caps{Backend: host.OpenCL, Type: host.TypeDiscreteGPU, FP64: true, Int64: true, Int64Atomics: true,
+		FP32Div: host.FP32DivNative, Vendor: "Another GPU vendor", Platform: "Another OpenCL 3.0"}
+	nvidia := other
+	nvidia.Vendor, nvidia.Platform = "NVIDIA Corporation", "NVIDIA CUDA OpenCL 3.0 CUDA 13.0.97"
+	for _, v := range []struct{ variant, red string }{{"f32a", "atom.global.add.f32"}, {"f64a", "red.global.add.f64"}} {
+		for _, c := range []host.Caps{nvidia, other} {
+			plan := host.Plan{LocalSize: 256, Groups: [3]int64{1, 1, 1}}
+			opts, err := host.CLOptions(c, "scatter", v.variant, plan)
+			require.NoError(t, err)
+			out := filepath.Join(dir, v.variant+".ptx")
+			log, err := exec.Command(clang, append(clangArgs("nvptx64-nvidia-nvcl", clc, opts+" -DACCEL_ONLY=scatter_reduce_k",
+				path, "-S", "-O2"), "-o", out)...).CombinedOutput()
+			require.NoError(t, err, "%s for %s: %s", v.variant, c.Vendor, log)
+			require.Empty(t, string(log), "%s for %s: warnings", v.variant, c.Vendor)
+			ptx, err := os.ReadFile(out)
+			require.NoError(t, err)
+			if c.Vendor == nvidia.Vendor {
+				assert.Contains(t, string(ptx), v.red, "%s for NVIDIA: PTX's float add", v.variant)
+			} else {
+				assert.NotContains(t, string(ptx), v.red, "%s for %s: PTX only for NVIDIA", v.variant, c.Vendor)
+				// libclc's 64-bit compare-and-swap is a function of its own
+				assert.True(t, strings.Contains(string(ptx), "atom.global.cas") || strings.Contains(string(ptx), "atom_cmpxchg"),
+					"%s for %s: the compare-and-swap loop", v.variant, c.Vendor)
+			}
+		}
+	}
 }
