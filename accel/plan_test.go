@@ -6,6 +6,7 @@ import (
 	"testing"
 
 	"github.com/accelkern/accel/host"
+	"github.com/accelkern/accel/host/kernels"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
@@ -366,4 +367,25 @@ func TestPlanScatterCores(t *testing.T) {
 				cpuPrivateNs(int64(cu), c.n, c.tg, 4), cpuOwnedNs(min(int64(cu), c.tg, 4), int64(cu), c.n))
 		}
 	}
+}
+
+// TestRadixReadPack: the count passes are told only how their input is
+// packed, which is all they read (radix_key: packed words from
+// RadixPacked on), so passes that read alike share one folded kernel.
+func TestRadixReadPack(t *testing.T) {
+	for pack, want := range map[int64]int64{
+		kernels.RadixUnpacked: kernels.RadixUnpacked,
+		kernels.RadixPackOut:  kernels.RadixUnpacked, // reads keys, writes words
+		kernels.RadixPacked:   kernels.RadixPacked,
+		kernels.RadixUnpack:   kernels.RadixPacked, // reads words, writes keys
+	} {
+		assert.Equal(t, want, radixReadPack(pack), "pack %d", pack)
+		assert.Equal(t, pack >= kernels.RadixPacked, radixReadPack(pack) >= kernels.RadixPacked, "pack %d: read as radix_key does", pack)
+	}
+	// a packed sort of four passes: two count kernels
+	modes := map[int64]bool{}
+	for pass := range 4 {
+		modes[radixReadPack(radixPack(true, pass, 4))] = true
+	}
+	assert.Len(t, modes, 2)
 }

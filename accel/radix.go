@@ -134,14 +134,29 @@ func radixPack(packed bool, pass, passes int) int64 {
 	return kernels.RadixPacked
 }
 
+// radixReadPack is how a pass of packing pack reads its keys, all that
+// the count passes look at (radix_key): packed words (RadixPacked) or the
+// keys' own buffer (RadixUnpacked). The count passes get it instead of
+// pack, so that where the driver compiles a kernel per value of the
+// argument (Caps.FoldArgs, llvmpipe) the passes that read alike share
+// one: a packed sort's first pass reads keys as an unpacked one does, its
+// last reads words as the middle ones do (two count kernels, not three).
+func radixReadPack(pack int64) int64 {
+	if pack >= kernels.RadixPacked {
+		return kernels.RadixPacked
+	}
+	return kernels.RadixUnpacked
+}
+
 // radixPass queues one digit pass of a radix sort: the digit counts per
 // work-item (or tile, on the tiled plan), their exclusive scan in place,
 // and the stable scatter of keys and entries to their digit's place.
 func (d *Device) radixPass(op string, variant kernels.RadixVariant, plan host.Plan, hist *DeviceTensor, a radixPassArgs) error {
 	tiled := host.KnobRadixKpt.Of(plan) > 0
-	var count host.Call = kernels.RadixCount{Kin: a.kin, Pin: a.pin, Hist: hist.raw(), N: a.n, Chunk: a.chunk, Shift: a.shift, Pack: a.pack}
+	rp := radixReadPack(a.pack)
+	var count host.Call = kernels.RadixCount{Kin: a.kin, Pin: a.pin, Hist: hist.raw(), N: a.n, Chunk: a.chunk, Shift: a.shift, Pack: rp}
 	if tiled {
-		count = kernels.RadixTcount{Kin: a.kin, Pin: a.pin, Hist: hist.raw(), N: a.n, Shift: a.shift, Pack: a.pack}
+		count = kernels.RadixTcount{Kin: a.kin, Pin: a.pin, Hist: hist.raw(), N: a.n, Shift: a.shift, Pack: rp}
 	}
 	if err := d.launch(op, string(variant), plan, count); err != nil {
 		return err
