@@ -2,7 +2,6 @@ package accel
 
 import (
 	"fmt"
-	"slices"
 
 	"github.com/accelkern/accel/host"
 	"github.com/accelkern/accel/host/kernels"
@@ -17,13 +16,11 @@ import (
 // hit without the input needs them; the mean divides after.
 func (j *scatterJob) owned(sp scatterPlan) error {
 	d, g := j.d, j.g
-	plan := d.plan(sp.Pass)
-	index, meta, count, rank, dim, dimSize, wrap := j.pos()
-	workers := plan.TotalGroups() * int64(plan.LocalSize)
-	counts, err := j.ownedCounts()
+	plan, workers, counts, err := j.inOrder(sp)
 	if err != nil {
 		return err
 	}
+	index, meta, count, rank, dim, dimSize, wrap := j.pos()
 	spare, err := j.tmp.alloc(d, j.op, Uint64, 2*kernels.ScSpare*workers)
 	if err != nil {
 		return err
@@ -44,13 +41,11 @@ func (j *scatterJob) owned(sp scatterPlan) error {
 // passes): the reference's bits, as owned gives them.
 func (j *scatterJob) bucket(sp scatterPlan) error {
 	d, g := j.d, j.g
-	plan := d.plan(sp.Pass)
-	index, meta, count, rank, dim, dimSize, wrap := j.pos()
-	workers := plan.TotalGroups() * int64(plan.LocalSize)
-	counts, err := j.ownedCounts()
+	plan, workers, counts, err := j.inOrder(sp)
 	if err != nil {
 		return err
 	}
+	index, meta, count, rank, dim, dimSize, wrap := j.pos()
 	bcnt, err := j.tmp.alloc(d, j.op, Uint64, bucketRow(sp.Buckets)*workers)
 	if err != nil {
 		return err
@@ -64,18 +59,14 @@ func (j *scatterJob) bucket(sp scatterPlan) error {
 		return err
 	}
 	variant := dtVariant(j.out.dtype)
-	// the count and the placing do not reduce: one build serves every
-	// reduction
-	walk := plan
-	walk.Knobs = slices.DeleteFunc(slices.Clone(plan.Knobs), func(k host.Knob) bool { return k.Name == host.KnobScRed.Set(0).Name })
-	if err := j.run(variant, walk, kernels.ScatterBcount{Err: j.flag.raw(), Bcnt: bcnt.raw(), Index: index, Meta: meta,
+	if err := j.run(variant, plan, kernels.ScatterBcount{Err: j.flag.raw(), Bcnt: bcnt.raw(), Index: index, Meta: meta,
 		Count: count, Rank: rank, Dim: dim, DimSize: dimSize, Wrap: wrap, Buckets: sp.Buckets, SpanLog: sp.SpanLog}); err != nil {
 		return err
 	}
 	if err := j.run(variant, d.plan(sp.Merge), kernels.ScatterBscan{Bcnt: bcnt.raw(), Buckets: sp.Buckets, Workers: workers}); err != nil {
 		return err
 	}
-	if err := j.run(variant, walk, kernels.ScatterBplace{Src: j.src.raw(), Err: j.flag.raw(), Bcnt: bcnt.raw(), Ploc: ploc.raw(),
+	if err := j.run(variant, plan, kernels.ScatterBplace{Src: j.src.raw(), Err: j.flag.raw(), Bcnt: bcnt.raw(), Ploc: ploc.raw(),
 		Pval: pval.raw(), Index: index, Meta: meta, Count: count, Rank: rank, Dim: dim, DimSize: dimSize, Wrap: wrap,
 		Buckets: sp.Buckets, SpanLog: sp.SpanLog}); err != nil {
 		return err
@@ -86,6 +77,15 @@ func (j *scatterJob) bucket(sp scatterPlan) error {
 		return err
 	}
 	return j.mean(variant, counts)
+}
+
+// inOrder is what the passes that fold in index order (owned, bucket)
+// start from: the pass's plan, its workers, and the hit counts
+// (ownedCounts).
+func (j *scatterJob) inOrder(sp scatterPlan) (host.Plan, int64, host.Buffer, error) {
+	plan := j.d.plan(sp.Pass)
+	counts, err := j.ownedCounts()
+	return plan, plan.TotalGroups() * int64(plan.LocalSize), counts, err
 }
 
 // ownedCounts is the zeroed hit counts per target of the passes that

@@ -2,6 +2,7 @@ package host
 
 import (
 	"fmt"
+	"slices"
 	"strings"
 )
 
@@ -78,6 +79,11 @@ type EntryDecl struct {
 	// declare it as a shared array.
 	Scratch bool
 	index   int
+	// foreign: the file's folded-argument knobs (ArgDecl.Fold) that this
+	// entry takes no argument for, so its code does not depend on them
+	// (FOLD appears only in the generated wrappers of the entries that
+	// take the argument): EntryKnobs drops them from its plans.
+	foreign map[string]bool
 }
 
 // Func is the name of the entry's body function, e.g. "scatter_validate".
@@ -211,6 +217,22 @@ func (f *FileDecl) Init() *FileDecl {
 		}
 		variants[v.Name] = true
 		v.File = f.Name
+	}
+	folds := map[string]bool{}
+	for _, e := range f.Entries {
+		for _, a := range e.Args {
+			if a.Fold != "" {
+				folds[a.Fold] = true
+			}
+		}
+	}
+	for _, e := range f.Entries {
+		e.foreign = map[string]bool{}
+		for k := range folds {
+			if !slices.ContainsFunc(e.Args, func(a ArgDecl) bool { return a.Fold == k }) {
+				e.foreign[k] = true
+			}
+		}
 	}
 	names := map[string]bool{}
 	for i, e := range f.Entries {

@@ -10,12 +10,13 @@ import (
 // Dispatch queues one launch of call's entry point on dev: the variant of
 // the entry's kernel file, the plan's local size, groups and knobs, and
 // the entry's foldable arguments folded into knobs where the driver wants
-// them (FoldArgs). It is the one way ops launch kernels.
+// them (FoldArgs), other entries' folded-argument knobs left out
+// (EntryKnobs). It is the one way ops launch kernels.
 func Dispatch(dev Device, variant string, plan Plan, call Call) error {
 	e := call.Entry()
 	var buf [24]Arg
 	args := call.AppendArgs(buf[:0])
-	plan = FoldArgs(dev.Caps(), plan, e, args)
+	plan = FoldArgs(dev.Caps(), EntryKnobs(plan, e), e, args)
 	k, err := dev.Kernel(KernelSpec{Entry: e, Variant: variant}, plan)
 	if err != nil {
 		return err

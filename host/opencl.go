@@ -650,6 +650,14 @@ func (d *clDevice) build(f *FileDecl, variant string, only *EntryDecl, plan Plan
 // (registers, local memory: it can be below the device's) must not
 // launch and gets an error.
 func (d *clDevice) kernel(p *clProgram, spec KernelSpec, plan Plan) (*clKernel, error) {
+	e := spec.Entry
+	// every launch comes here: a made kernel costs one uncontended lock
+	p.mu.Lock()
+	k, ok := p.kernels[e.Name]
+	p.mu.Unlock()
+	if ok {
+		return k, nil
+	}
 	d.life.RLock()
 	defer d.life.RUnlock()
 	if d.isClosed() {
@@ -657,26 +665,25 @@ func (d *clDevice) kernel(p *clProgram, spec KernelSpec, plan Plan) (*clKernel, 
 	}
 	p.mu.Lock()
 	defer p.mu.Unlock()
-	e := spec.Entry
 	if k, ok := p.kernels[e.Name]; ok {
 		return k, nil
 	}
 	name := C.CString(e.CLName())
 	var st C.int
-	k := C.acl_kernel(p.prog, name, &st)
+	ck := C.acl_kernel(p.prog, name, &st)
 	C.free(unsafe.Pointer(name))
-	if k == nil {
+	if ck == nil {
 		return nil, clErr("create kernel "+e.CLName(), clStatus(st))
 	}
 	var wgc C.size_t
-	if C.acl_kernel_wg_size(k, d.dev, &wgc) == 0 && wgc > 0 && plan.LocalSize > int(wgc) {
-		C.acl_release_kernel(k)
+	if C.acl_kernel_wg_size(ck, d.dev, &wgc) == 0 && wgc > 0 && plan.LocalSize > int(wgc) {
+		C.acl_release_kernel(ck)
 		return nil, fmt.Errorf("opencl: %s: local size %d exceeds the kernel's limit %d on %s: %w",
 			e.CLName(), plan.LocalSize, int(wgc), d.caps.Name, ErrUnsupported)
 	}
-	ck := &clKernel{spec: KernelSpec{Entry: e, Variant: spec.Variant}, k: k}
-	p.kernels[e.Name] = ck
-	return ck, nil
+	k = &clKernel{spec: KernelSpec{Entry: e, Variant: spec.Variant}, k: ck}
+	p.kernels[e.Name] = k
+	return k, nil
 }
 
 // isClosed says whether Close has begun.

@@ -143,6 +143,19 @@ func Pow2Local(caps Caps, want int, bytesPerItem int64) int {
 // read them anyway, while the stores skip reading every line first.
 const StreamMinBytes = 16 << 20
 
+// EntryKnobs returns p without the knobs of folded arguments (ArgDecl.Fold)
+// that entry e does not take: a planner sets such a knob on a plan that
+// several passes share (SC_RED on a scatter's passes), and the passes
+// whose code it does not touch then build once for every value of it
+// (kernel caches key on the knobs). p itself where there are none.
+func EntryKnobs(p Plan, e *EntryDecl) Plan {
+	if !slices.ContainsFunc(p.Knobs, func(k Knob) bool { return e.foreign[k.Name] }) {
+		return p
+	}
+	p.Knobs = slices.DeleteFunc(slices.Clone(p.Knobs), func(k Knob) bool { return e.foreign[k.Name] })
+	return p
+}
+
 // FoldArgs returns p with the entry's foldable arguments (ArgDecl.Fold)
 // added as knobs where the driver runs both sides of every branch
 // (Caps.FoldArgs), so that each kernel is compiled for its one mode;
