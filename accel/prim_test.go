@@ -242,7 +242,8 @@ func sortRandomOn(t *testing.T, d *Device, rng *rand.Rand, sizes []int64, dtypes
 // (32-bit keys take the packed passes, 64-bit ones the unpacked), both
 // directions, sizes around the tiles, then forced tile shapes (lanes,
 // keys per lane, digit bits: one round of 4 or 5, two rounds of 4+4 or
-// 4+3) with grids smaller than the tiles (the grid stride), and
+// 4+3) with grids smaller than the tiles (the grid stride), each with the
+// count, scan and scatter of a pass and with Onesweep's passes, and
 // the bit-reproducible scatter's sort, whose permutation starts from given
 // entries.
 func TestSortTiled(t *testing.T) {
@@ -252,22 +253,33 @@ func TestSortTiled(t *testing.T) {
 		rng := rand.New(rand.NewSource(31))
 		sortRandomOn(t, d, rng, []int64{0, 1, 2, 7, 1023, 1024, 1025, 4097, 65537}, allPrimDTypes, 5000)
 		for _, shape := range []struct {
-			local     int
-			kpt, bits int64
-			groups    [3]int64
-		}{{8, 1, 4, [3]int64{3, 1, 1}}, {2, 7, 4, [3]int64{2, 2, 1}}, {16, 3, 5, [3]int64{3, 1, 1}},
-			{4, 5, 8, [3]int64{3, 1, 1}}, {32, 2, 7, [3]int64{2, 2, 1}}, {1, 3, 8, [3]int64{5, 1, 1}}} {
-			plans(d).launchFn = func(p host.Plan) host.Plan {
-				if p.Kernel == "radix" && host.KnobRadixKpt.Of(p) > 0 {
-					p.LocalSize = shape.local
-					p.Knobs = []host.Knob{host.KnobRadixBits.Set(shape.bits), host.KnobRadixKpt.Set(shape.kpt)}
-					p.Groups = shape.groups
+			local           int
+			kpt, bits, spin int64
+			groups          [3]int64
+		}{{8, 1, 4, 256, [3]int64{3, 1, 1}}, {2, 7, 4, 0, [3]int64{2, 2, 1}}, {16, 3, 5, 256, [3]int64{3, 1, 1}},
+			{4, 5, 8, 0, [3]int64{3, 1, 1}}, {32, 2, 7, 256, [3]int64{2, 2, 1}}, {1, 3, 8, 0, [3]int64{5, 1, 1}}} {
+			// each shape count-scan-scatter (sweep 0) and Onesweep's
+			// passes (sweep 1), half of them with the look-back polling a
+			// while, half giving up at the first tile not there yet (spin
+			// 0), which leaves those tiles to the fixup (llvmpipe
+			// compiles every knob set anew, a second or more each, so not
+			// every pair)
+			for _, sweep := range []int64{0, 1} {
+				plans(d).launchFn = func(p host.Plan) host.Plan {
+					if p.Kernel == "radix" && host.KnobRadixKpt.Of(p) > 0 {
+						p.LocalSize = shape.local
+						p.Knobs = []host.Knob{host.KnobRadixBits.Set(shape.bits), host.KnobRadixKpt.Set(shape.kpt)}
+						if sweep != 0 {
+							p.Knobs = append(p.Knobs, host.KnobRadixSweep.Set(sweep), host.KnobRadixSpin.Set(shape.spin))
+						}
+						p.Groups = shape.groups
+					}
+					return p
 				}
-				return p
+				t.Run(fmt.Sprintf("local=%d kpt=%d bits=%d groups=%v sweep=%d spin=%d", shape.local, shape.kpt, shape.bits, shape.groups, sweep, shape.spin*sweep), func(t *testing.T) {
+					sortRandomOn(t, d, rng, []int64{1, 5, 100, 1000}, []DType{Uint32, Int64}, 1000)
+				})
 			}
-			t.Run(fmt.Sprintf("local=%d kpt=%d bits=%d groups=%v", shape.local, shape.kpt, shape.bits, shape.groups), func(t *testing.T) {
-				sortRandomOn(t, d, rng, []int64{1, 5, 100, 1000}, []DType{Uint32, Int64}, 1000)
-			})
 		}
 		plans(d).launchFn = nil
 		plans(d).scatterFn = forceStrategy(d, scatterSorted)

@@ -1,6 +1,7 @@
 package accel
 
 import (
+	"fmt"
 	"math/bits"
 
 	"github.com/accelkern/accel/host"
@@ -71,12 +72,22 @@ func (d *Device) radixSort(op string, keys host.Buffer, n int64, wordBytes int, 
 		tile := int64(plan.LocalSize) * host.KnobRadixKpt.Of(plan)
 		items = (n + tile - 1) / tile
 	}
-	hist, err := tmp.alloc(d, op, Uint64, int64(1<<radixBits)*items)
+	// At least one pass, which also lays out the permutation.
+	passes := max((keyBits+radixBits-1)/radixBits, 1)
+	sweep := tiled && host.KnobRadixSweep.Of(plan) > 0
+	var status *DeviceTensor // the sweep's tagged words: tiles x digits, then a done mark per tile
+	histN := int64(1<<radixBits) * items
+	if sweep {
+		// every pass's digit counts, scanned flat
+		histN = int64(1<<radixBits) * int64(passes)
+		if status, err = tmp.alloc(d, op, Uint64, (int64(1<<radixBits)+1)*items); err != nil {
+			return fail(err)
+		}
+	}
+	hist, err := tmp.alloc(d, op, Uint64, histN)
 	if err != nil {
 		return fail(err)
 	}
-	// At least one pass, which also lays out the permutation.
-	passes := max((keyBits+radixBits-1)/radixBits, 1)
 	// keys and entries below 2^32 travel packed in one word between the
 	// passes (radix_body.h), through bufP
 	if initPerm == nil {
@@ -95,15 +106,26 @@ func (d *Device) radixSort(op string, keys host.Buffer, n int64, wordBytes int, 
 		}
 		kin = bufK[cur]
 	}
+	if sweep {
+		if err := d.radixSweepHist(op, variant, plan, kin, hist, status, n, wordBytes, passes); err != nil {
+			return fail(err)
+		}
+	}
 	pin := initPerm
 	for pass := 0; pass < passes; pass++ {
 		out := 1 - cur
 		if pass == passes-1 {
 			out = 0
 		}
-		if err := d.radixPass(op, variant, plan, hist, radixPassArgs{kin: kin, pin: pin, kout: bufK[out], pout: bufP[out],
+		a := radixPassArgs{kin: kin, pin: pin, kout: bufK[out], pout: bufP[out],
 			n: n, chunk: chunk, shift: int64(pass * radixBits), first: b2i(pass == 0 && initPerm == nil),
-			pack: radixPack(packed, pass, passes)}); err != nil {
+			pack: radixPack(packed, pass, passes)}
+		if sweep {
+			err = d.radixSweepPass(op, variant, plan, hist, status, int64(pass), a)
+		} else {
+			err = d.radixPass(op, variant, plan, hist, a)
+		}
+		if err != nil {
 			return fail(err)
 		}
 		kin, pin = bufK[out], bufP[out]
@@ -173,6 +195,65 @@ func (d *Device) radixPass(op string, variant kernels.RadixVariant, plan host.Pl
 			Hist: hist.raw(), N: a.n, Shift: a.shift, First: a.first, Pack: a.pack}
 	}
 	return d.launch(op, string(variant), plan, scatter)
+}
+
+// radixSweepHist prepares a sort's sweep passes (knob RADIX_SWEEP,
+// radix_body.h): zeroes the status words and the histogram, counts every
+// pass's digits of the first pass's input kin in one read (or a read per
+// group of passes whose counts fit the work-group scratch), on a grid of a
+// few groups per compute unit (each group's counts go out with a global
+// atomic per digit, so fewer groups contend less), and scans the counts
+// exclusive, flat: pass q's digit d starts at hist[q*DIGITS + d] - q*n.
+func (d *Device) radixSweepHist(op string, variant kernels.RadixVariant, plan host.Plan, kin host.Buffer,
+	hist, status *DeviceTensor, n int64, wordBytes, passes int) error {
+	for _, t := range []*DeviceTensor{hist, status} {
+		if err := d.h.Fill(t.raw(), 0, 8*t.n, []byte{0, 0, 0, 0}); err != nil {
+			return fmt.Errorf("accel: %s: zero the radix sort's counts: %w", op, err)
+		}
+	}
+	digits := int64(1) << host.KnobRadixBits.Of(plan)
+	per := radixTiledScratchBytes(plan, wordBytes) / 4 / digits // passes whose counts fit the scratch
+	// the scratch holds two words per digit whatever the tile (radix_tile.h)
+	if per < 1 {
+		return fmt.Errorf("accel: %s: radix plan %v: the scratch holds no pass's digit counts: %w", op, plan, ErrUnsupported)
+	}
+	hp := radixHistPlan(d.caps, plan)
+	for from := int64(0); from < int64(passes); from += per {
+		call := kernels.RadixThist{Kin: kin, Hist: hist.raw(), N: n, From: from, Passes: min(per, int64(passes)-from)}
+		if err := d.launch(op, string(variant), hp, call); err != nil {
+			return err
+		}
+	}
+	s, err := d.scanBuf(op, Uint64, hist.raw(), hist.raw(), hist.n, kernels.FlagNone, true)
+	if err != nil {
+		return err
+	}
+	s.release()
+	return nil
+}
+
+// radixHistPlan is the grid of the sweep's histogram pass (radix_thist)
+// on the tiled plan p: at most four groups per compute unit, each taking
+// tiles in a grid stride.
+func radixHistPlan(caps host.Caps, p host.Plan) host.Plan {
+	cu := max(int64(caps.ComputeUnits), 1)
+	p.Groups = host.FoldGroups(max(min(p.Tiles, 4*cu), 1), caps.MaxWorkGroupCount)
+	return p
+}
+
+// radixSweepPass queues one sweep pass (radix_sweep) and its fixup, which
+// writes the tiles the pass left to it (none, where every group ran
+// alongside the ones before it).
+func (d *Device) radixSweepPass(op string, variant kernels.RadixVariant, plan host.Plan, hist, status *DeviceTensor,
+	pass int64, a radixPassArgs) error {
+	for fix := int64(0); fix < 2; fix++ {
+		call := kernels.RadixSweep{Kin: a.kin, Kout: a.kout, Pin: a.pin, Pout: a.pout, Hist: hist.raw(), Status: status.raw(),
+			N: a.n, Shift: a.shift, Pass: pass, Fix: fix, First: a.first, Pack: a.pack}
+		if err := d.launch(op, string(variant), plan, call); err != nil {
+			return err
+		}
+	}
+	return nil
 }
 
 // radixPlan is the radix sort's plan for n keys of keyBytes (planRadix).

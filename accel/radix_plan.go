@@ -66,8 +66,10 @@ func planRadix(caps host.Caps, n int64, keyBytes int) host.Plan {
 // passes, 2.13 and 2.38). The work-group scratch (radix_tile.h: the lanes'
 // packed counts of a round's digits, each digit's run offset, the tile's
 // keys of keyBytes and 64-bit entries) must fit the device's local
-// memory, so the tile shrinks where it is small. TileElems is the tile,
-// Tiles their count.
+// memory, so the tile shrinks where it is small. The passes are
+// Onesweep's (knob RADIX_SWEEP): one count of every pass's digits, then a
+// launch per pass whose tiles look back for their offsets. TileElems is
+// the tile, Tiles their count.
 func planRadixTiled(caps host.Caps, n int64, keyBytes int) host.Plan {
 	p := host.Plan{Kernel: "radix", Reason: "gpu: 8-bit digits, tiles ranked in work-group scratch in two 4-bit rounds, coalesced digit runs"}
 	const bits = 8
@@ -92,7 +94,18 @@ func planRadixTiled(caps host.Caps, n int64, keyBytes int) host.Plan {
 	p.TileElems = int64(local) * kpt
 	p.Tiles = (n + p.TileElems - 1) / p.TileElems
 	p.Groups = host.FoldGroups(max(p.Tiles, 1), caps.MaxWorkGroupCount)
-	p.Knobs = []host.Knob{host.KnobRadixBits.Set(bits), host.KnobRadixKpt.Set(kpt)}
+	// Onesweep's passes: a tile looks back for the earlier tiles' counts;
+	// a GPU runs the groups before it alongside, so it waits (at most
+	// RADIX_SPIN rounds of polls) and the fixup launch has nothing to do.
+	// A CPU driver (these plans forced, ACCEL_TEST_PLANS=gpu) may run a
+	// group only after the one looking back has finished, so there a
+	// tile waits little before it leaves itself to the fixup.
+	spin := int64(16384)
+	if caps.Type == host.TypeCPU {
+		spin = 64
+	}
+	p.Knobs = []host.Knob{host.KnobRadixBits.Set(bits), host.KnobRadixKpt.Set(kpt), host.KnobRadixSweep.Set(1),
+		host.KnobRadixSpin.Set(spin)}
 	return p
 }
 

@@ -90,7 +90,8 @@ func scanTraffic(p host.Plan, n, inBytes, outBytes int64) traffic {
 // digit pass a count and a scatter, which move keys and entries unpacked,
 // or packed in one 64-bit word between the passes where both fit 32 bits
 // (radixSort's packed); a scan of the histogram per pass; with prep, the
-// order bits written first.
+// order bits written first. With the sweep (knob RADIX_SWEEP) a pass is
+// one read and one write, after one count of every pass's digits.
 func radixTraffic(caps host.Caps, p host.Plan, n int64, wordBytes int, keyBits int, prep, initPerm, packed bool) traffic {
 	var t traffic
 	if n == 0 {
@@ -109,6 +110,19 @@ func radixTraffic(caps host.Caps, p host.Plan, n int64, wordBytes int, keyBits i
 		items = (n + tile - 1) / tile
 	}
 	hist := int64(1<<bits) * items * 8
+	sweep := host.KnobRadixSweep.Of(p) > 0 && host.KnobRadixKpt.Of(p) > 0
+	if sweep {
+		// Onesweep: the status words (a count and an inclusive count per
+		// digit and tile, a done mark per tile) and the counts of every
+		// pass zeroed, the first pass's keys read once for every pass's
+		// counts, and those scanned
+		digits := int64(1) << bits
+		status := (digits + 1) * items * 8
+		t.add("fill", 0, status+digits*int64(passes)*8)
+		t.add("radix_thist", n*wb, digits*int64(passes)*8)
+		t.then(scanTraffic(planScan(caps, digits*int64(passes), 8, false), digits*int64(passes), 8, 8))
+		hist = status
+	}
 	for pass := 0; pass < passes; pass++ {
 		first, last := pass == 0, pass == passes-1
 		var in, out int64 // bytes per key read and written by the scatter
@@ -127,6 +141,16 @@ func radixTraffic(caps host.Caps, p host.Plan, n int64, wordBytes int, keyBits i
 			in, out = 8, wb+8
 		default:
 			in, out = 8, 8
+		}
+		if sweep {
+			// a tile publishes its counts and inclusive counts (two words
+			// a digit), reads its predecessor's (one, where the look-back
+			// finds an inclusive count there) and its digits' starts; the
+			// fixup reads the done marks
+			words := hist / 8
+			t.add("radix_sweep", n*in+16*words, n*out+16*words)
+			t.add("radix_sweep(fix)", items*8, 0)
+			continue
 		}
 		count := wb // the count reads the keys, or the packed words
 		if packed && !first {

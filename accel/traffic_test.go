@@ -5,6 +5,7 @@ import (
 
 	"github.com/accelkern/accel/host"
 	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
 )
 
 // h100 is the H100 of ../shared/gpu-runs/2026-11-25-h100 as the planners
@@ -55,7 +56,15 @@ func TestTrafficModel(t *testing.T) {
 		min := n * (4 + 4 + 8)
 		assert.LessOrEqual(t, tr.Bytes(), (passes+1)*2*min, "%s sort: %d passes, %s", c.Type, passes, tr)
 		if c.Type != host.TypeCPU {
-			predict("sort 16M uint32 + perm", tr, min, "6.48 OpenCL, 3.44 Vulkan, PyTorch 0.94")
+			// Onesweep reads a pass's input once, where the count pass
+			// read it twice: less than count, scan and scatter
+			require.Equal(t, int64(1), host.KnobRadixSweep.Of(p), "gpu sort plan: %v", p)
+			old := p
+			old.Knobs = []host.Knob{host.KnobRadixBits.Set(host.KnobRadixBits.Of(p)), host.KnobRadixKpt.Set(host.KnobRadixKpt.Of(p))}
+			tro := radixTraffic(c, old, n, 4, 32, false, false, true)
+			assert.Less(t, tr.Bytes(), tro.Bytes(), "sweep %s, count-scan-scatter %s", tr, tro)
+			predict("sort 16M uint32 + perm", tr, min, "H200 1.81 OpenCL, 1.80 Vulkan without the sweep; PyTorch 0.94 on the H100")
+			predict("  (without the sweep)", tro, min, "the same")
 		}
 	}
 

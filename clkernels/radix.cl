@@ -26,6 +26,12 @@
 #define SCRATCH_LEN RADIX_SCRATCH_LEN
 /* adds v to scratch word i (the tiled count pass) */
 #define RADIX_SH_ADD(i, v) atomic_add(&sh[(i)], (v))
+/* the sweep's scratch parameter of its helpers, and the global words */
+#define RADIX_SCRATCH_PARAM , __local SCRATCH_T* sh
+#define RADIX_SCRATCH_ARG , sh
+#define RADIX_GADD32(p, i, v) atomic_add(((volatile __global uint *)(p)) + (i), (v))
+#define RADIX_WLD(w, i) (((volatile __global ulong *)(w))[(i)])
+#define RADIX_WST(w, i, v) (((volatile __global ulong *)(w))[(i)] = (v))
 #include "radix_body.h"
 
 RADIX_ENTRIES

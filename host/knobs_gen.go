@@ -47,6 +47,10 @@ var (
 	KnobRadixKpt = KnobKey{"RADIX_KPT"}
 	// KnobRadixPack is RADIX_PACK (radix): folded argument pack (-1: the run-time value).
 	KnobRadixPack = KnobKey{"RADIX_PACK"}
+	// KnobRadixSpin is RADIX_SPIN (radix): the sweep's rounds of polls for an earlier tile's counts before it leaves its own tile to the fixup.
+	KnobRadixSpin = KnobKey{"RADIX_SPIN"}
+	// KnobRadixSweep is RADIX_SWEEP (radix): 1: the tiled passes as Onesweep's (entries thist and sweep: every pass's digit counts in one read, then each pass one launch that looks back for its tile's offsets, and its fixup); 0: a count, a scan and a scatter per pass.
+	KnobRadixSweep = KnobKey{"RADIX_SWEEP"}
 	// KnobScanExcl is SCAN_EXCL (scan): folded argument exclusive (-1: the run-time value).
 	KnobScanExcl = KnobKey{"SCAN_EXCL"}
 	// KnobScanKind is SCAN_KIND (scan): folded argument kind (-1: the run-time value).
@@ -90,4 +94,4 @@ var (
 )
 
 // KnobKeys lists every declared knob's KnobKey, by name.
-var KnobKeys = []KnobKey{KnobChain, KnobContig, KnobFdiv, KnobFlat, KnobIpEmit, KnobIpLookup, KnobIpRule, KnobIpSorted, KnobIpSplit, KnobIpWide, KnobItems, KnobMoveHasIdx, KnobMoveHasSrc, KnobMoveKind, KnobProbeK, KnobRadixBits, KnobRadixDesc, KnobRadixFirst, KnobRadixKind, KnobRadixKpt, KnobRadixPack, KnobScanExcl, KnobScanKind, KnobScanSg, KnobScCounted, KnobScFew, KnobScFewgSh, KnobScRed, KnobScSelf, KnobScWrap, KnobSegHasPerm, KnobSegRed, KnobSegSelf, KnobSpin, KnobSpGrad, KnobSpMode, KnobSpOp, KnobSpWide, KnobSpWideX, KnobSpWideY, KnobStream}
+var KnobKeys = []KnobKey{KnobChain, KnobContig, KnobFdiv, KnobFlat, KnobIpEmit, KnobIpLookup, KnobIpRule, KnobIpSorted, KnobIpSplit, KnobIpWide, KnobItems, KnobMoveHasIdx, KnobMoveHasSrc, KnobMoveKind, KnobProbeK, KnobRadixBits, KnobRadixDesc, KnobRadixFirst, KnobRadixKind, KnobRadixKpt, KnobRadixPack, KnobRadixSpin, KnobRadixSweep, KnobScanExcl, KnobScanKind, KnobScanSg, KnobScCounted, KnobScFew, KnobScFewgSh, KnobScRed, KnobScSelf, KnobScWrap, KnobSegHasPerm, KnobSegRed, KnobSegSelf, KnobSpin, KnobSpGrad, KnobSpMode, KnobSpOp, KnobSpWide, KnobSpWideX, KnobSpWideY, KnobStream}

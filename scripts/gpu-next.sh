@@ -58,6 +58,16 @@ trace() {
 		"$py" -c "$tracepy" | head -80
 }
 
+echo "== 0. Onesweep's radix passes (RADIX_SWEEP=1, the GPU plan since session 5) against a count, a scan and a scatter per pass (0; session 3: sort 1.81-1.89 ms OpenCL, 1.80 Vulkan; a pass 0.11 ms counting, 0.035 scanning, 0.29-0.35 scattering)"
+for b in opencl vulkan; do
+	for k in 1 0; do
+		row sort $b "radix:RADIX_SWEEP=$k" 40
+		row unique $b "radix:RADIX_SWEEP=$k" 60
+	done
+done
+trace sort opencl "" 40
+trace sort vulkan "" 40
+
 echo "== 1. Vulkan copies with our kernel (session 3: NVIDIA's vkCmdCopyBuffer 843 GB/s, OpenCL 4.08 TB/s; diag4096 0.172 ms Vulkan, 0.044 OpenCL)"
 for b in vulkan opencl; do row diagonal_scatter $b "" 40; done
 

@@ -32,6 +32,14 @@
 shared uint sh[RADIX_SCRATCH_LEN]; /* 32-ok: scratch words: packed digit counts (< 2^16 each), a tile's keys and entry halves */
 // adds v to scratch word i (the tiled count pass)
 #define RADIX_SH_ADD(i, v) atomicAdd(sh[(i)], (v))
+// the sweep's scratch parameter of its helpers (none: sh is shared), and
+// the global words: status words read anew every time, 32-bit adds
+#define RADIX_SCRATCH_PARAM
+#define RADIX_SCRATCH_ARG
+layout(buffer_reference, std430, buffer_reference_align = 8) coherent volatile buffer RadixWRef { uint64_t x; };
+#define RADIX_WLD(w, i) (RadixWRef((w) + uint64_t(i) * 8ul).x)
+#define RADIX_WST(w, i, v) (RadixWRef((w) + uint64_t(i) * 8ul).x = (v))
+#define RADIX_GADD32(p, i, v) atomicAdd(Mem32((p) + uint64_t(i) * 4ul).x, (v))
 #include "radix_body.h"
 
 RADIX_ENTRIES

@@ -285,6 +285,32 @@ void radix_tcount(RADIX_TCOUNT_PARAMS) {
 		} \
 	}
 
+/* Ranks the tile of cnt keys at base stably into scratch (slots
+ * RADIX_KEYS_AT / RADIX_ENTS_AT, in digit order) in RADIX_ROUNDS rounds of
+ * RADIX_RANK_ROUND (the second, for 8-bit digits, ranks the first's result
+ * by the high bits); lane lid's keys are slots lid * RADIX_KPT + j of the
+ * tile, loaded into ks and es. */
+#define RADIX_RANK_TILE(base, cnt) \
+	{ \
+		const int nk = clamp((cnt) - lid * RADIX_KPT, 0, RADIX_KPT); /* 32-ok: keys of the lane, <= RADIX_KPT */ \
+		for (int j = 0; j < RADIX_KPT; j++) { /* 32-ok: a key of the lane, < RADIX_KPT */ \
+			if (j < nk) { \
+				RADIX_LOAD((base) + I64C(lid * RADIX_KPT + j), ks[j], es[j]) \
+			} \
+		} \
+		RADIX_RANK_ROUND(0, RADIX_RB) \
+		if (RADIX_ROUNDS > 1) { \
+			LOCAL_BARRIER(); /* the first round's tile is in scratch */ \
+			for (int j = 0; j < RADIX_KPT; j++) { /* 32-ok: a key of the lane, < RADIX_KPT */ \
+				if (j < nk) { \
+					ks[j] = RADIX_SH_GETK(RADIX_KEYS_AT, lid * RADIX_KPT + j); \
+					es[j] = RADIX_SH_GETE(lid * RADIX_KPT + j); \
+				} \
+			} \
+			RADIX_RANK_ROUND(RADIX_RB, RADIX_BITS - RADIX_RB) \
+		} \
+	}
+
 /* Tile t's stable ranking in RADIX_ROUNDS rounds of RADIX_RANK_ROUND
  * (the second, for 8-bit digits, ranks the first's result by the high 4
  * bits), then each digit's run of the sorted tile goes out as one
@@ -300,23 +326,7 @@ void radix_tscatter(RADIX_TSCATTER_PARAMS) {
 		const i64 base = t * RADIX_TILE;
 		const int cnt = CAST(int, min64(RADIX_TILE, n - base)); /* 32-ok: a tile size, <= RADIX_TILE < 2^16 */
 		/* this lane's keys are slots lid * RADIX_KPT + j of the tile */
-		const int nk = clamp(cnt - lid * RADIX_KPT, 0, RADIX_KPT); /* 32-ok: keys of the lane, <= RADIX_KPT */
-		for (int j = 0; j < RADIX_KPT; j++) { /* 32-ok: a key of the lane, < RADIX_KPT */
-			if (j < nk) {
-				RADIX_LOAD(base + I64C(lid * RADIX_KPT + j), ks[j], es[j])
-			}
-		}
-		RADIX_RANK_ROUND(0, RADIX_RB)
-		if (RADIX_ROUNDS > 1) {
-			LOCAL_BARRIER(); /* the first round's tile is in scratch */
-			for (int j = 0; j < RADIX_KPT; j++) { /* 32-ok: a key of the lane, < RADIX_KPT */
-				if (j < nk) {
-					ks[j] = RADIX_SH_GETK(RADIX_KEYS_AT, lid * RADIX_KPT + j);
-					es[j] = RADIX_SH_GETE(lid * RADIX_KPT + j);
-				}
-			}
-			RADIX_RANK_ROUND(RADIX_RB, RADIX_BITS - RADIX_RB)
-		}
+		RADIX_RANK_TILE(base, cnt)
 		LOCAL_BARRIER();
 		/* each digit's run: its global offset less its start in the tile */
 		for (int j = 0; j < RADIX_KPT; j++) { /* 32-ok: a key of the lane, < RADIX_KPT */
@@ -333,6 +343,217 @@ void radix_tscatter(RADIX_TSCATTER_PARAMS) {
 		}
 		LOCAL_BARRIER();
 		RADIX_WRITE_TILE(cnt, CAST(i64, CAST(u64, sh[RADIX_OFF_AT + 2 * d_]) | (CAST(u64, sh[RADIX_OFF_AT + 2 * d_ + 1]) << 32)) + I64C(p_))
+	}
+}
+
+/* Onesweep (knob RADIX_SWEEP = 1, GPUs; after Adinets and Merrill's
+ * single-pass radix sort): every pass's digit counts come from one read of
+ * the keys (radix_thist), scanned once on the host's queue, and a pass is
+ * one launch (radix_sweep) in which each group ranks its tile as
+ * radix_tscatter does, publishes the tile's count of each digit, looks back
+ * over the earlier tiles for the keys of that digit before it (decoupled
+ * look-back), publishes its inclusive count and writes the tile by digit
+ * runs. A pass reads its input and writes its output once, where the count
+ * pass read the input a second time and the histogram went through a scan.
+ *
+ * The published values are 64-bit words of status, each carrying its own
+ * tag in its top 16 bits (2*pass+1: a tile's count of the digit; 2*pass+2:
+ * the digit's inclusive count up to and with the tile; anything else: not
+ * there yet), so no fence has to order a value before a flag, and the
+ * buffer is zeroed once per sort, not per pass. Word t*DIGITS + d is
+ * tile t's for digit d; word tiles*DIGITS + t marks tile t written.
+ *
+ * Like the chained scan (scan_body.h) it cannot deadlock: a tile whose
+ * lane waits more than RADIX_SPIN rounds of polls (over all the lane's
+ * digits) for an earlier tile's count
+ * (whose group the device may not have started: neither OpenCL nor Vulkan
+ * promises forward progress between work-groups) leaves its tile unwritten,
+ * and the fixup launch (fix = 1) ranks and writes the tiles without a done
+ * mark, looking back over final words. Counts are integers, so whichever
+ * way a carry is found it is the same. */
+
+/* The wrappers define RADIX_WLD(w, i) and RADIX_WST(w, i, v) (a 64-bit
+ * status word, read anew every time) and RADIX_GADD32(p, i, v) (a global
+ * 32-bit atomic add). */
+#define RADIX_WTAG(w) ((w) >> 48)
+#define RADIX_WVAL(w) ((w) & 0xfffffffffffful)
+/* the look-back's window: earlier tiles a lane reads per round trip */
+#define RADIX_LBW 8
+
+/* Adds v (below 2^32) to the 64-bit count at word i of hist, as two
+ * 32-bit halves: the low half's atomic add, and a carry into the high
+ * half where it wrapped (the sum is final once every add has landed). */
+void radix_hist_add(BPTR hist, i64 i, uint v) { /* 32-ok: a group's count since its last flush, < 2^31 */
+	const uint old = RADIX_GADD32(hist, I64C(2) * i, v); /* 32-ok: the low half of a count */
+	if (old + v < old) {
+		RADIX_GADD32(hist, I64C(2) * i + I64C(1), 1u);
+	}
+}
+
+/* hist[(from+q)*DIGITS + d] += the keys of kin whose digit of pass from+q
+ * is d, for q < passes: each group counts its tiles' keys in scratch
+ * (passes*DIGITS words, which the host keeps within the scratch) with
+ * work-group atomics, and adds its counts to hist when it is done or has
+ * counted 2^30 keys. */
+void radix_thist(RADIX_THIST_PARAMS) {
+	const i64 tiles = RADIX_KPT > 0 ? cdiv64(n, max64(RADIX_TILE, I64C(1))) : I64C(0);
+	const KEY mask = CAST(KEY, RADIX_DIGITS - 1);
+	const int lid = CAST(int, LOCAL_ID()); /* 32-ok: local id */
+	const int words = CAST(int, passes) * RADIX_DIGITS; /* 32-ok: the counts, within the scratch (host-checked) */
+	for (int d = lid; d < words; d += RADIX_LS) { /* 32-ok: a count's word */
+		sh[d] = 0u;
+	}
+	i64 held = I64C(0); /* keys counted in scratch since the last flush */
+	for (i64 t = GROUP_LINEAR_ID(); t < tiles; t += GROUP_TOTAL()) {
+		LOCAL_BARRIER(); /* zeroed, or flushed */
+		const i64 base = t * RADIX_TILE;
+		const i64 hi = min64(base + RADIX_TILE, n);
+		for (int j = 0; j < RADIX_KPT; j++) { /* 32-ok: a key of the lane, < RADIX_KPT */
+			const i64 i = base + I64C(j * RADIX_LS + lid);
+			if (i < hi) {
+				const KEY k = LDK(kin, i);
+				for (int q = 0; q < CAST(int, passes); q++) { /* 32-ok: a pass, < passes */
+					const int d = CAST(int, (k >> CAST(KEY, (CAST(int, from) + q) * RADIX_BITS)) & mask); /* 32-ok: a digit, < 2^RADIX_BITS */
+					RADIX_SH_ADD(q * RADIX_DIGITS + d, 1u);
+				}
+			}
+		}
+		held += RADIX_TILE;
+		if (held >= I64C(1) << 30 || t + GROUP_TOTAL() >= tiles) { /* uniform */
+			LOCAL_BARRIER(); /* the tile's counts are in */
+			for (int d = lid; d < words; d += RADIX_LS) { /* 32-ok: a count's word */
+				const uint c = sh[d]; /* 32-ok: keys since the last flush, < 2^31 */
+				if (c != 0u) {
+					radix_hist_add(hist, from * I64C(RADIX_DIGITS) + I64C(d), c);
+					sh[d] = 0u;
+				}
+			}
+			held = I64C(0);
+		}
+	}
+}
+
+/* Tile t of a sweep pass (see above): fix = 0 the pass's (publish, look
+ * back at most RADIX_SPIN rounds), fix = 1 the fixup's (a tile without
+ * its done mark, looking back without bound, publishing nothing). Every
+ * lane reaches every barrier: the lanes take the failure from one scratch
+ * word. The scratch's segment word (free after the ranking) holds
+ * it; each digit's pair of offset words first hold its run's start and
+ * end in the sorted tile, then its global offset less its start. */
+void radix_sweep_tile(BPTR kin, BPTR kout, BPTR pin, BPTR pout, BPTR hist, BPTR status, i64 n, i64 shift, i64 pass,
+	i64 fix, i64 first, i64 pack, i64 tiles, i64 t RADIX_SCRATCH_PARAM) {
+	KEY ks[RADIX_KPT1];
+	u64 es[RADIX_KPT1];
+	const KEY mask = CAST(KEY, RADIX_DIGITS - 1);
+	const int lid = CAST(int, LOCAL_ID()); /* 32-ok: local id */
+	const u64 aggTag = CAST(u64, I64C(2) * pass + I64C(1));
+	const u64 inclTag = aggTag + 1ul;
+	const i64 base = t * RADIX_TILE;
+	const int cnt = CAST(int, min64(RADIX_TILE, n - base)); /* 32-ok: a tile size, <= RADIX_TILE < 2^16 */
+	RADIX_RANK_TILE(base, cnt)
+	LOCAL_BARRIER(); /* the tile is ranked; the counters and segment sums are free */
+	for (int d = lid; d < RADIX_DIGITS; d += RADIX_LS) { /* 32-ok: a digit, < RADIX_DIGITS */
+		sh[RADIX_OFF_AT + 2 * d] = 0u;
+		sh[RADIX_OFF_AT + 2 * d + 1] = 0u;
+	}
+	if (lid == 0) {
+		sh[RADIX_SEG_AT] = 0u; /* no lane has given up */
+	}
+	LOCAL_BARRIER();
+	/* each digit's run in the sorted tile: [start, end) */
+	for (int j = 0; j < RADIX_KPT; j++) { /* 32-ok: a key of the lane, < RADIX_KPT */
+		const int p = j * RADIX_LS + lid; /* 32-ok: a slot of the tile, < RADIX_TILE < 2^16 */
+		if (p < cnt) {
+			const int d = CAST(int, (RADIX_SH_GETK(RADIX_KEYS_AT, p) >> CAST(KEY, shift)) & mask); /* 32-ok: a digit, < 2^RADIX_BITS */
+			const int dp = p > 0 ? CAST(int, (RADIX_SH_GETK(RADIX_KEYS_AT, p - 1) >> CAST(KEY, shift)) & mask) : -1; /* 32-ok: a digit, < 2^RADIX_BITS */
+			const int dn = p + 1 < cnt ? CAST(int, (RADIX_SH_GETK(RADIX_KEYS_AT, p + 1) >> CAST(KEY, shift)) & mask) : -1; /* 32-ok: a digit, < 2^RADIX_BITS */
+			if (d != dp) {
+				sh[RADIX_OFF_AT + 2 * d] = CAST(uint, p); /* 32-ok: a slot of the tile */
+			}
+			if (d != dn) {
+				sh[RADIX_OFF_AT + 2 * d + 1] = CAST(uint, p + 1); /* 32-ok: a slot of the tile */
+			}
+		}
+	}
+	LOCAL_BARRIER();
+	/* publish the tile's counts, then look back, a lane per digit */
+	for (int d = lid; d < RADIX_DIGITS; d += RADIX_LS) { /* 32-ok: a digit, < RADIX_DIGITS */
+		if (fix == I64C(0)) {
+			const u64 c = CAST(u64, sh[RADIX_OFF_AT + 2 * d + 1] - sh[RADIX_OFF_AT + 2 * d]);
+			RADIX_WST(status, t * I64C(RADIX_DIGITS) + I64C(d), (aggTag << 48) | c);
+		}
+	}
+	i64 polls = I64C(0); /* the lane's rounds that met a word not there yet, over all its digits */
+	for (int d = lid; d < RADIX_DIGITS; d += RADIX_LS) { /* 32-ok: a digit, < RADIX_DIGITS */
+		const uint start = sh[RADIX_OFF_AT + 2 * d]; /* 32-ok: a slot of the tile */
+		const uint end = sh[RADIX_OFF_AT + 2 * d + 1]; /* 32-ok: a slot of the tile */
+		i64 k = t - I64C(1); /* the next earlier tile to look at */
+		u64 before = 0ul; /* keys of digit d in tiles k+1 .. t-1 */
+		int state = 0; /* 32-ok: 0 looking, 1 found, 2 given up */
+		while (state == 0) {
+			u64 wv[RADIX_LBW];
+			for (int q = 0; q < RADIX_LBW; q++) { /* 32-ok: a window slot, < RADIX_LBW */
+				/* before the first tile: an inclusive count of 0 */
+				wv[q] = k - I64C(q) >= I64C(0) ? RADIX_WLD(status, (k - I64C(q)) * I64C(RADIX_DIGITS) + I64C(d)) : (inclTag << 48);
+			}
+			int q = 0; /* 32-ok: a window slot, <= RADIX_LBW */
+			bool stop = false;
+			while (q < RADIX_LBW && !stop) {
+				const u64 tag = RADIX_WTAG(wv[q]);
+				if (tag == inclTag) {
+					before += RADIX_WVAL(wv[q]);
+					state = 1;
+					stop = true;
+				} else if (tag == aggTag) {
+					before += RADIX_WVAL(wv[q]);
+					k--;
+					q++;
+				} else {
+					stop = true; /* not there yet: look at tile k again */
+				}
+			}
+			if (state == 0 && q < RADIX_LBW && fix == I64C(0) && ++polls > I64C(RADIX_SPIN)) {
+				state = 2;
+			}
+		}
+		if (state == 2) {
+			sh[RADIX_SEG_AT] = 1u;
+		} else {
+			if (fix == I64C(0)) {
+				RADIX_WST(status, t * I64C(RADIX_DIGITS) + I64C(d), (inclTag << 48) | (before + CAST(u64, end - start)));
+			}
+			const i64 off = CAST(i64, LD64(hist, pass * I64C(RADIX_DIGITS) + I64C(d))) - pass * n + CAST(i64, before) - CAST(i64, start);
+			sh[RADIX_OFF_AT + 2 * d] = CAST(uint, CAST(u64, off) & 0xfffffffful); /* 32-ok: one 32-bit half of an offset */
+			sh[RADIX_OFF_AT + 2 * d + 1] = CAST(uint, CAST(u64, off) >> 32); /* 32-ok: one 32-bit half of an offset */
+		}
+	}
+	LOCAL_BARRIER();
+	if (sh[RADIX_SEG_AT] == 0u) { /* uniform */
+		RADIX_WRITE_TILE(cnt, CAST(i64, CAST(u64, sh[RADIX_OFF_AT + 2 * d_]) | (CAST(u64, sh[RADIX_OFF_AT + 2 * d_ + 1]) << 32)) + I64C(p_))
+		if (lid == 0 && fix == I64C(0)) {
+			RADIX_WST(status, tiles * I64C(RADIX_DIGITS) + t, inclTag << 48);
+		}
+	}
+}
+
+void radix_sweep(RADIX_SWEEP_PARAMS) {
+	const i64 tiles = RADIX_KPT > 0 ? cdiv64(n, max64(RADIX_TILE, I64C(1))) : I64C(0);
+	const u64 inclTag = CAST(u64, I64C(2) * pass + I64C(2));
+	/* the fixup skips the tiles the pass wrote (final marks, read alike
+	 * by every lane) in loops without barriers, so the loop with them
+	 * only runs longer or shorter; a test around the tile's work, or an
+	 * early return in it, PoCL 3.1 miscompiles where the local size is
+	 * below 8 */
+	i64 t = GROUP_LINEAR_ID();
+	while (fix != I64C(0) && t < tiles && RADIX_WTAG(RADIX_WLD(status, tiles * I64C(RADIX_DIGITS) + t)) == inclTag) {
+		t += GROUP_TOTAL();
+	}
+	while (t < tiles) {
+		radix_sweep_tile(kin, kout, pin, pout, hist, status, n, shift, pass, fix, first, pack, tiles, t RADIX_SCRATCH_ARG);
+		t += GROUP_TOTAL();
+		while (fix != I64C(0) && t < tiles && RADIX_WTAG(RADIX_WLD(status, tiles * I64C(RADIX_DIGITS) + t)) == inclTag) {
+			t += GROUP_TOTAL();
+		}
 	}
 }
 

@@ -1113,6 +1113,57 @@ func (a RadixTscatter) AppendArgs(dst []host.Arg) []host.Arg {
 	return append(dst, host.BufArg(a.Kin), host.BufArg(a.Kout), host.BufArg(a.Pin), host.BufArg(a.Pout), host.BufArg(a.Hist), host.I64(a.N), host.I64(a.Shift), host.I64(a.First), host.I64(a.Pack))
 }
 
+// RadixThist is a launch of radix_thist_k (radix): hist[q*DIGITS + d] += keys with digit d in pass q, for passes from .. from+passes-1 at once (RADIX_SWEEP).
+type RadixThist struct {
+	Kin    host.Buffer // in: order bits, the first pass's input
+	Hist   host.Buffer // inout: zeroed; uint64 digit counts, pass-major
+	N      int64       // keys
+	From   int64       // the first pass counted
+	Passes int64       // the passes counted, at most the scratch's words / DIGITS
+}
+
+// Entry returns the declaration of radix_thist_k.
+func (RadixThist) Entry() *host.EntryDecl { return Radix.Entries[5] }
+
+// Spec returns the kernel radix_thist_k of variant v.
+func (RadixThist) Spec(v RadixVariant) host.KernelSpec {
+	return host.KernelSpec{Entry: Radix.Entries[5], Variant: string(v)}
+}
+
+// AppendArgs appends the argument slots in declaration order.
+func (a RadixThist) AppendArgs(dst []host.Arg) []host.Arg {
+	return append(dst, host.BufArg(a.Kin), host.BufArg(a.Hist), host.I64(a.N), host.I64(a.From), host.I64(a.Passes))
+}
+
+// RadixSweep is a launch of radix_sweep_k (radix): one pass of Onesweep (RADIX_SWEEP): each group ranks its tile in scratch, publishes its digit counts, looks back for the earlier tiles' and writes the tile by digit runs (bounded polls; a tile left unwritten is the fixup's).
+type RadixSweep struct {
+	Kin    host.Buffer // in: order bits
+	Kout   host.Buffer // out: order bits, moved
+	Pin    host.Buffer // in: entries or packed words (null: the positions)
+	Pout   host.Buffer // out: entries or packed words, moved
+	Hist   host.Buffer // in: thist's counts, scanned exclusive (flat)
+	Status host.Buffer // inout: zeroed once per sort; uint64 tagged words: each tile's digit counts and inclusive prefixes, then each tile's done mark
+	N      int64       // keys
+	Shift  int64       // the digit's lowest bit
+	Pass   int64       // the pass, < 2^14: the words' tag and hist's row
+	Fix    int64       // 0: the pass; 1: its fixup, which writes only the tiles the pass left unwritten
+	First  int64       // folds into RADIX_FIRST: 1: the entries are the positions
+	Pack   int64       // folds into RADIX_PACK: RADIX_* packing
+}
+
+// Entry returns the declaration of radix_sweep_k.
+func (RadixSweep) Entry() *host.EntryDecl { return Radix.Entries[6] }
+
+// Spec returns the kernel radix_sweep_k of variant v.
+func (RadixSweep) Spec(v RadixVariant) host.KernelSpec {
+	return host.KernelSpec{Entry: Radix.Entries[6], Variant: string(v)}
+}
+
+// AppendArgs appends the argument slots in declaration order.
+func (a RadixSweep) AppendArgs(dst []host.Arg) []host.Arg {
+	return append(dst, host.BufArg(a.Kin), host.BufArg(a.Kout), host.BufArg(a.Pin), host.BufArg(a.Pout), host.BufArg(a.Hist), host.BufArg(a.Status), host.I64(a.N), host.I64(a.Shift), host.I64(a.Pass), host.I64(a.Fix), host.I64(a.First), host.I64(a.Pack))
+}
+
 // MoveGather is a launch of move_gather_k (move): dst[i] = src[idx[i]].
 type MoveGather struct {
 	Dst host.Buffer // out: words

@@ -94,7 +94,7 @@ func TestOfflineCompile(t *testing.T) {
 		sort.Strings(names)
 		for _, key := range names {
 			v := vs[key]
-			gpuSet := map[string]int64{"CONTIG": 0, "ITEMS": 4, "RADIX_BITS": 4, "RADIX_KPT": 4}
+			gpuSet := map[string]int64{"CONTIG": 0, "ITEMS": 4, "RADIX_BITS": 8, "RADIX_KPT": 4, "RADIX_SWEEP": 1}
 			profiles := []offlineProfile{
 				{"gpu plans", host.FP32DivNative, 256, gpuSet},
 				{"cpu plans", host.FP32DivNative, 1, map[string]int64{"CONTIG": 1, "ITEMS": 16, "STREAM": 1, "FLAT": 1, "CHAIN": 1,

@@ -38,6 +38,12 @@
 #ifndef RADIX_KPT
 #define RADIX_KPT 0 /* keys per lane of the tiled passes (GPUs; 0: off, and their scratch one word) */
 #endif
+#ifndef RADIX_SWEEP
+#define RADIX_SWEEP 0 /* 1: the tiled passes as Onesweep's (entries thist and sweep: every pass's digit counts in one read, then each pass one launch that looks back for its tile's offsets, and its fixup); 0: a count, a scan and a scatter per pass */
+#endif
+#ifndef RADIX_SPIN
+#define RADIX_SPIN 16384 /* the sweep's rounds of polls for an earlier tile's counts before it leaves its own tile to the fixup */
+#endif
 #ifndef RADIX_KIND
 #define RADIX_KIND -1 /* folded argument kind (-1: the run-time value) */
 #endif
@@ -55,10 +61,12 @@ layout(local_size_x_id = 0) in;
 layout(constant_id = 1) const int ENTRY = 0; /* 32-ok: an entry code */
 layout(constant_id = 2) const int RADIX_BITS = 4; /* digit width; 32-ok: a knob, an int32 (host/vulkan.go checks) */
 layout(constant_id = 3) const int RADIX_KPT = 0; /* keys per lane of the tiled passes (GPUs; 0: off, and their scratch one word); 32-ok: a knob, an int32 (host/vulkan.go checks) */
-layout(constant_id = 4) const int RADIX_KIND = -1; /* folded argument kind (-1: the run-time value); 32-ok: a knob, an int32 (host/vulkan.go checks) */
-layout(constant_id = 5) const int RADIX_DESC = -1; /* folded argument descending (-1: the run-time value); 32-ok: a knob, an int32 (host/vulkan.go checks) */
-layout(constant_id = 6) const int RADIX_PACK = -1; /* folded argument pack (-1: the run-time value); 32-ok: a knob, an int32 (host/vulkan.go checks) */
-layout(constant_id = 7) const int RADIX_FIRST = -1; /* folded argument first (-1: the run-time value); 32-ok: a knob, an int32 (host/vulkan.go checks) */
+layout(constant_id = 4) const int RADIX_SWEEP = 0; /* 1: the tiled passes as Onesweep's (entries thist and sweep: every pass's digit counts in one read, then each pass one launch that looks back for its tile's offsets, and its fixup); 0: a count, a scan and a scatter per pass; 32-ok: a knob, an int32 (host/vulkan.go checks) */
+layout(constant_id = 5) const int RADIX_SPIN = 16384; /* the sweep's rounds of polls for an earlier tile's counts before it leaves its own tile to the fixup; 32-ok: a knob, an int32 (host/vulkan.go checks) */
+layout(constant_id = 6) const int RADIX_KIND = -1; /* folded argument kind (-1: the run-time value); 32-ok: a knob, an int32 (host/vulkan.go checks) */
+layout(constant_id = 7) const int RADIX_DESC = -1; /* folded argument descending (-1: the run-time value); 32-ok: a knob, an int32 (host/vulkan.go checks) */
+layout(constant_id = 8) const int RADIX_PACK = -1; /* folded argument pack (-1: the run-time value); 32-ok: a knob, an int32 (host/vulkan.go checks) */
+layout(constant_id = 9) const int RADIX_FIRST = -1; /* folded argument first (-1: the run-time value); 32-ok: a knob, an int32 (host/vulkan.go checks) */
 #define LOCAL_SIZE gl_WorkGroupSize.x
 #endif
 
@@ -75,6 +83,16 @@ layout(constant_id = 7) const int RADIX_FIRST = -1; /* folded argument first (-1
 #define RADIX_TSCATTER_PARAMS BPTR kin, BPTR kout, BPTR pin, BPTR pout, BPTR hist, i64 n, i64 shift, i64 first, i64 pack, __local SCRATCH_T* sh
 #else
 #define RADIX_TSCATTER_PARAMS BPTR kin, BPTR kout, BPTR pin, BPTR pout, BPTR hist, i64 n, i64 shift, i64 first, i64 pack
+#endif
+#ifdef ACCEL_CL
+#define RADIX_THIST_PARAMS BPTR kin, BPTR hist, i64 n, i64 from, i64 passes, __local SCRATCH_T* sh
+#else
+#define RADIX_THIST_PARAMS BPTR kin, BPTR hist, i64 n, i64 from, i64 passes
+#endif
+#ifdef ACCEL_CL
+#define RADIX_SWEEP_PARAMS BPTR kin, BPTR kout, BPTR pin, BPTR pout, BPTR hist, BPTR status, i64 n, i64 shift, i64 pass, i64 fix, i64 first, i64 pack, __local SCRATCH_T* sh
+#else
+#define RADIX_SWEEP_PARAMS BPTR kin, BPTR kout, BPTR pin, BPTR pout, BPTR hist, BPTR status, i64 n, i64 shift, i64 pass, i64 fix, i64 first, i64 pack
 #endif
 
 /* The entry points. */
@@ -110,6 +128,18 @@ layout(constant_id = 7) const int RADIX_FIRST = -1; /* folded argument first (-1
 		__local SCRATCH_T sh[SCRATCH_LEN]; \
 		radix_tscatter(kin, kout, pin, pout, hist, n, shift, FOLD(RADIX_FIRST, first), FOLD(RADIX_PACK, pack), sh); \
 	}
+#define RADIX_E_radix_thist_k \
+	__kernel __attribute__((reqd_work_group_size(LOCAL_SIZE, 1, 1))) \
+	void radix_thist_k(__global uchar* kin, __global uchar* hist, long n, long from, long passes) { \
+		__local SCRATCH_T sh[SCRATCH_LEN]; \
+		radix_thist(kin, hist, n, from, passes, sh); \
+	}
+#define RADIX_E_radix_sweep_k \
+	__kernel __attribute__((reqd_work_group_size(LOCAL_SIZE, 1, 1))) \
+	void radix_sweep_k(__global uchar* kin, __global uchar* kout, __global uchar* pin, __global uchar* pout, __global uchar* hist, __global uchar* status, long n, long shift, long pass, long fix, long first, long pack) { \
+		__local SCRATCH_T sh[SCRATCH_LEN]; \
+		radix_sweep(kin, kout, pin, pout, hist, status, n, shift, pass, fix, FOLD(RADIX_FIRST, first), FOLD(RADIX_PACK, pack), sh); \
+	}
 #ifdef ACCEL_ONLY
 #define RADIX_ENTRIES ACCEL_XCAT(RADIX_E_, ACCEL_ONLY)
 #else
@@ -118,10 +148,12 @@ layout(constant_id = 7) const int RADIX_FIRST = -1; /* folded argument first (-1
 	RADIX_E_radix_count_k \
 	RADIX_E_radix_scatter_k \
 	RADIX_E_radix_tcount_k \
-	RADIX_E_radix_tscatter_k
+	RADIX_E_radix_tscatter_k \
+	RADIX_E_radix_thist_k \
+	RADIX_E_radix_sweep_k
 #endif
 #else
-layout(push_constant) uniform AccelArgs { uint64_t s[10]; } accel_args;
+layout(push_constant) uniform AccelArgs { uint64_t s[12]; } accel_args;
 #define ACCEL_ARGS_DECL
 #define RADIX_ENTRIES \
 	void main() { \
@@ -136,6 +168,10 @@ layout(push_constant) uniform AccelArgs { uint64_t s[10]; } accel_args;
 			radix_tcount(accel_args.s[0], accel_args.s[1], accel_args.s[2], int64_t(accel_args.s[3]), int64_t(accel_args.s[4]), FOLD(RADIX_PACK, int64_t(accel_args.s[5]))); \
 		} else if (ENTRY == 4) { \
 			radix_tscatter(accel_args.s[0], accel_args.s[1], accel_args.s[2], accel_args.s[3], accel_args.s[4], int64_t(accel_args.s[5]), int64_t(accel_args.s[6]), FOLD(RADIX_FIRST, int64_t(accel_args.s[7])), FOLD(RADIX_PACK, int64_t(accel_args.s[8]))); \
+		} else if (ENTRY == 5) { \
+			radix_thist(accel_args.s[0], accel_args.s[1], int64_t(accel_args.s[2]), int64_t(accel_args.s[3]), int64_t(accel_args.s[4])); \
+		} else if (ENTRY == 6) { \
+			radix_sweep(accel_args.s[0], accel_args.s[1], accel_args.s[2], accel_args.s[3], accel_args.s[4], accel_args.s[5], int64_t(accel_args.s[6]), int64_t(accel_args.s[7]), int64_t(accel_args.s[8]), int64_t(accel_args.s[9]), FOLD(RADIX_FIRST, int64_t(accel_args.s[10])), FOLD(RADIX_PACK, int64_t(accel_args.s[11]))); \
 		} \
 	}
 #endif
