@@ -257,13 +257,13 @@ func TestSortTiled(t *testing.T) {
 			kpt, bits, spin int64
 			groups          [3]int64
 		}{{8, 1, 4, 256, [3]int64{3, 1, 1}}, {2, 7, 4, 0, [3]int64{2, 2, 1}}, {16, 3, 5, 256, [3]int64{3, 1, 1}},
-			{4, 5, 8, 0, [3]int64{3, 1, 1}}, {32, 2, 7, 256, [3]int64{2, 2, 1}}, {1, 3, 8, 0, [3]int64{5, 1, 1}}} {
+			{4, 5, 8, -1, [3]int64{3, 1, 1}}, {32, 2, 7, 256, [3]int64{2, 2, 1}}, {1, 3, 8, 0, [3]int64{5, 1, 1}}} {
 			// each shape count-scan-scatter (sweep 0) and Onesweep's
 			// passes (sweep 1), half of them with the look-back polling a
-			// while, half giving up at the first tile not there yet (spin
-			// 0), which leaves those tiles to the fixup (llvmpipe
-			// compiles every knob set anew, a second or more each, so not
-			// every pair)
+			// while, the others giving up at the first tile not there yet
+			// (spin 0), which leaves those tiles to the fixup, or at once
+			// (-1), which leaves every tile to it (llvmpipe compiles every
+			// knob set anew, a second or more each, so not every pair)
 			for _, sweep := range []int64{0, 1} {
 				plans(d).launchFn = func(p host.Plan) host.Plan {
 					if p.Kernel == "radix" && host.KnobRadixKpt.Of(p) > 0 {

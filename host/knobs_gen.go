@@ -47,7 +47,7 @@ var (
 	KnobRadixKpt = KnobKey{"RADIX_KPT"}
 	// KnobRadixPack is RADIX_PACK (radix): folded argument pack (-1: the run-time value).
 	KnobRadixPack = KnobKey{"RADIX_PACK"}
-	// KnobRadixSpin is RADIX_SPIN (radix): the sweep's rounds of polls for an earlier tile's counts before it leaves its own tile to the fixup.
+	// KnobRadixSpin is RADIX_SPIN (radix): the sweep's rounds of polls for an earlier tile's counts before it leaves its own tile to the fixup (-1: every tile to the fixup, a test).
 	KnobRadixSpin = KnobKey{"RADIX_SPIN"}
 	// KnobRadixSweep is RADIX_SWEEP (radix): 1: the tiled passes as Onesweep's (entries thist and sweep: every pass's digit counts in one read, then each pass one launch that looks back for its tile's offsets, and its fixup); 0: a count, a scan and a scatter per pass.
 	KnobRadixSweep = KnobKey{"RADIX_SWEEP"}

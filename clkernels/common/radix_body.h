@@ -369,8 +369,9 @@ void radix_tscatter(RADIX_TSCATTER_PARAMS) {
  * (whose group the device may not have started: neither OpenCL nor Vulkan
  * promises forward progress between work-groups) leaves its tile unwritten,
  * and the fixup launch (fix = 1) ranks and writes the tiles without a done
- * mark, looking back over final words. Counts are integers, so whichever
- * way a carry is found it is the same. */
+ * mark, looking back over final words (RADIX_SPIN < 0 gives every tile
+ * up, a test of the fixup). Counts are integers, so whichever way a carry
+ * is found it is the same. */
 
 /* The wrappers define RADIX_WLD(w, i) and RADIX_WST(w, i, v) (a 64-bit
  * status word, read anew every time) and RADIX_GADD32(p, i, v) (a global
@@ -489,7 +490,7 @@ void radix_sweep_tile(BPTR kin, BPTR kout, BPTR pin, BPTR pout, BPTR hist, BPTR 
 		const uint end = sh[RADIX_OFF_AT + 2 * d + 1]; /* 32-ok: a slot of the tile */
 		i64 k = t - I64C(1); /* the next earlier tile to look at */
 		u64 before = 0ul; /* keys of digit d in tiles k+1 .. t-1 */
-		int state = 0; /* 32-ok: 0 looking, 1 found, 2 given up */
+		int state = fix == I64C(0) && RADIX_SPIN < 0 ? 2 : 0; /* 32-ok: 0 looking, 1 found, 2 given up (at once: a test of the fixup) */
 		while (state == 0) {
 			u64 wv[RADIX_LBW];
 			for (int q = 0; q < RADIX_LBW; q++) { /* 32-ok: a window slot, < RADIX_LBW */

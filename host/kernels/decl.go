@@ -329,7 +329,7 @@ var Radix = (&host.FileDecl{
 	Knobs: []host.KnobDecl{{Name: "RADIX_BITS", Default: 4, Doc: "digit width"},
 		{Name: "RADIX_KPT", Default: 0, Doc: "keys per lane of the tiled passes (GPUs; 0: off, and their scratch one word)"},
 		{Name: "RADIX_SWEEP", Default: 0, Doc: "1: the tiled passes as Onesweep's (entries thist and sweep: every pass's digit counts in one read, then each pass one launch that looks back for its tile's offsets, and its fixup); 0: a count, a scan and a scatter per pass"},
-		{Name: "RADIX_SPIN", Default: 16384, Doc: "the sweep's rounds of polls for an earlier tile's counts before it leaves its own tile to the fixup"}},
+		{Name: "RADIX_SPIN", Default: 16384, Doc: "the sweep's rounds of polls for an earlier tile's counts before it leaves its own tile to the fixup (-1: every tile to the fixup, a test)"}},
 	Codes: []*host.CodeGroup{Key, Pack},
 	Entries: []*host.EntryDecl{
 		{Name: "prep", Doc: "kout[i] = the order bits of key i (an involution for integer kinds)",
