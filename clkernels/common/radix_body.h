@@ -369,7 +369,7 @@ void radix_tscatter(RADIX_TSCATTER_PARAMS) {
  * (whose group the device may not have started: neither OpenCL nor Vulkan
  * promises forward progress between work-groups) leaves its tile unwritten,
  * and the fixup launch (fix = 1) ranks and writes the tiles without a done
- * mark, looking back over final words (RADIX_SPIN < 0 gives every tile
+ * mark, looking back over final words (RADIX_SPIN = -1 gives every tile
  * up, a test of the fixup). Counts are integers, so whichever way a carry
  * is found it is the same. */
 
@@ -485,12 +485,13 @@ void radix_sweep_tile(BPTR kin, BPTR kout, BPTR pin, BPTR pout, BPTR hist, BPTR 
 		}
 	}
 	i64 polls = I64C(0); /* the lane's rounds that met a word not there yet, over all its digits */
+	const i64 spin = fix == I64C(0) ? I64C(RADIX_SPIN) : I64C(-2); /* -2: without bound (the fixup) */
 	for (int d = lid; d < RADIX_DIGITS; d += RADIX_LS) { /* 32-ok: a digit, < RADIX_DIGITS */
 		const uint start = sh[RADIX_OFF_AT + 2 * d]; /* 32-ok: a slot of the tile */
 		const uint end = sh[RADIX_OFF_AT + 2 * d + 1]; /* 32-ok: a slot of the tile */
 		i64 k = t - I64C(1); /* the next earlier tile to look at */
 		u64 before = 0ul; /* keys of digit d in tiles k+1 .. t-1 */
-		int state = fix == I64C(0) && RADIX_SPIN < 0 ? 2 : 0; /* 32-ok: 0 looking, 1 found, 2 given up (at once: a test of the fixup) */
+		int state = spin == I64C(-1) ? 2 : 0; /* 32-ok: 0 looking, 1 found, 2 given up (at once: a test of the fixup) */
 		while (state == 0) {
 			u64 wv[RADIX_LBW];
 			for (int q = 0; q < RADIX_LBW; q++) { /* 32-ok: a window slot, < RADIX_LBW */
@@ -513,7 +514,7 @@ void radix_sweep_tile(BPTR kin, BPTR kout, BPTR pin, BPTR pout, BPTR hist, BPTR 
 					stop = true; /* not there yet: look at tile k again */
 				}
 			}
-			if (state == 0 && q < RADIX_LBW && fix == I64C(0) && ++polls > I64C(RADIX_SPIN)) {
+			if (state == 0 && q < RADIX_LBW && spin >= I64C(0) && ++polls > spin) {
 				state = 2;
 			}
 		}
