@@ -217,6 +217,9 @@ void radix_tcount(RADIX_TCOUNT_PARAMS) {
 		} \
 	}
 
+/* The pass's digit of the key at slot p of the ranked scratch tile. */
+#define RADIX_DIGIT_AT(p) CAST(int, (RADIX_SH_GETK(RADIX_KEYS_AT, p) >> CAST(KEY, shift)) & mask) /* 32-ok: a digit, < 2^RADIX_BITS */
+
 /* The entry at slot p of the scratch tile. */
 #define RADIX_SH_GETE(p) (CAST(u64, sh[RADIX_ENTS_AT + 2 * RADIX_SLOT(p)]) | (CAST(u64, sh[RADIX_ENTS_AT + 2 * RADIX_SLOT(p) + 1]) << 32))
 
@@ -332,8 +335,8 @@ void radix_tscatter(RADIX_TSCATTER_PARAMS) {
 		for (int j = 0; j < RADIX_KPT; j++) { /* 32-ok: a key of the lane, < RADIX_KPT */
 			const int p = j * RADIX_LS + lid; /* 32-ok: a slot of the tile, < RADIX_TILE < 2^16 */
 			if (p < cnt) {
-				const int d = CAST(int, (RADIX_SH_GETK(RADIX_KEYS_AT, p) >> CAST(KEY, shift)) & mask); /* 32-ok: a digit, < 2^RADIX_BITS */
-				const int dp = p > 0 ? CAST(int, (RADIX_SH_GETK(RADIX_KEYS_AT, p - 1) >> CAST(KEY, shift)) & mask) : -1; /* 32-ok: a digit, < 2^RADIX_BITS */
+				const int d = RADIX_DIGIT_AT(p); /* 32-ok: a digit, < 2^RADIX_BITS */
+				const int dp = p > 0 ? RADIX_DIGIT_AT(p - 1) : -1; /* 32-ok: a digit, < 2^RADIX_BITS */
 				if (d != dp) {
 					const i64 off = CAST(i64, LD64(hist, I64C(d) * tiles + t)) - I64C(p);
 					sh[RADIX_OFF_AT + 2 * d] = CAST(uint, CAST(u64, off) & 0xfffffffful); /* 32-ok: one 32-bit half of an offset */
@@ -465,9 +468,9 @@ void radix_sweep_tile(BPTR kin, BPTR kout, BPTR pin, BPTR pout, BPTR hist, BPTR 
 	for (int j = 0; j < RADIX_KPT; j++) { /* 32-ok: a key of the lane, < RADIX_KPT */
 		const int p = j * RADIX_LS + lid; /* 32-ok: a slot of the tile, < RADIX_TILE < 2^16 */
 		if (p < cnt) {
-			const int d = CAST(int, (RADIX_SH_GETK(RADIX_KEYS_AT, p) >> CAST(KEY, shift)) & mask); /* 32-ok: a digit, < 2^RADIX_BITS */
-			const int dp = p > 0 ? CAST(int, (RADIX_SH_GETK(RADIX_KEYS_AT, p - 1) >> CAST(KEY, shift)) & mask) : -1; /* 32-ok: a digit, < 2^RADIX_BITS */
-			const int dn = p + 1 < cnt ? CAST(int, (RADIX_SH_GETK(RADIX_KEYS_AT, p + 1) >> CAST(KEY, shift)) & mask) : -1; /* 32-ok: a digit, < 2^RADIX_BITS */
+			const int d = RADIX_DIGIT_AT(p); /* 32-ok: a digit, < 2^RADIX_BITS */
+			const int dp = p > 0 ? RADIX_DIGIT_AT(p - 1) : -1; /* 32-ok: a digit, < 2^RADIX_BITS */
+			const int dn = p + 1 < cnt ? RADIX_DIGIT_AT(p + 1) : -1; /* 32-ok: a digit, < 2^RADIX_BITS */
 			if (d != dp) {
 				sh[RADIX_OFF_AT + 2 * d] = CAST(uint, p); /* 32-ok: a slot of the tile */
 			}
