@@ -101,8 +101,10 @@ func planRadixTiled(caps host.Caps, n int64, keyBytes int) host.Plan {
 	// group only after the one looking back has finished, so there a
 	// tile waits little before it leaves itself to the fixup.
 	spin := int64(16384)
+	p.Reason += "; Onesweep: one count of every pass's digits, a launch a pass with look-back"
 	if caps.Type == host.TypeCPU {
 		spin = 64
+		p.Reason += " (a CPU driver: tiles give up after 64 polls, the fixup writes them)"
 	}
 	p.Knobs = []host.Knob{host.KnobRadixBits.Set(bits), host.KnobRadixKpt.Set(kpt), host.KnobRadixSweep.Set(1),
 		host.KnobRadixSpin.Set(spin)}
