@@ -31,9 +31,9 @@ func (s sortKeys) release() {
 // (so a sort can carry an int64 payload). Nothing is read back.
 func (d *Device) radixSort(op string, keys host.Buffer, n int64, wordBytes int, kind int64, descending bool,
 	keyBits int, initPerm host.Buffer, entryLimit int64) (sortKeys, error) {
-	wdt, variant := Uint32, kernels.RadixK32
+	wdt := Uint32
 	if wordBytes == 8 {
-		wdt, variant = Uint64, kernels.RadixK64
+		wdt = Uint64
 	}
 	var res sortKeys
 	var outs temps
@@ -62,32 +62,11 @@ func (d *Device) radixSort(op string, keys host.Buffer, n int64, wordBytes int, 
 	if err != nil {
 		return fail(err)
 	}
-	plan := d.radixPlan(op, n, wordBytes)
-	radixBits := int(host.KnobRadixBits.Of(plan))
-	tiled := host.KnobRadixKpt.Of(plan) > 0
-	items := plan.TotalGroups() * int64(plan.LocalSize)
-	chunk := (n + items - 1) / items
-	if tiled {
-		// the histogram's columns: one per tile, as the kernels count them
-		tile := int64(plan.LocalSize) * host.KnobRadixKpt.Of(plan)
-		items = (n + tile - 1) / tile
-	}
-	// At least one pass, which also lays out the permutation.
-	passes := max((keyBits+radixBits-1)/radixBits, 1)
-	sweep := tiled && host.KnobRadixSweep.Of(plan) > 0
-	var status *DeviceTensor // the sweep's tagged words: tiles x digits, then a done mark per tile
-	histN := int64(1<<radixBits) * items
-	if sweep {
-		// every pass's digit counts, scanned flat
-		histN = int64(1<<radixBits) * int64(passes)
-		if status, err = tmp.alloc(d, op, Uint64, (int64(1<<radixBits)+1)*items); err != nil {
-			return fail(err)
-		}
-	}
-	hist, err := tmp.alloc(d, op, Uint64, histN)
+	r, err := d.newRadixRun(op, &tmp, n, wordBytes, keyBits)
 	if err != nil {
 		return fail(err)
 	}
+	passes := r.passes
 	// keys and entries below 2^32 travel packed in one word between the
 	// passes (radix_body.h), through bufP
 	if initPerm == nil {
@@ -106,10 +85,8 @@ func (d *Device) radixSort(op string, keys host.Buffer, n int64, wordBytes int, 
 		}
 		kin = bufK[cur]
 	}
-	if sweep {
-		if err := d.radixSweepHist(op, variant, plan, kin, hist, status, n, wordBytes, passes); err != nil {
-			return fail(err)
-		}
+	if err := r.start(d, op, kin, kernels.RadixUnpacked); err != nil {
+		return fail(err)
 	}
 	pin := initPerm
 	for pass := 0; pass < passes; pass++ {
@@ -118,20 +95,120 @@ func (d *Device) radixSort(op string, keys host.Buffer, n int64, wordBytes int, 
 			out = 0
 		}
 		a := radixPassArgs{kin: kin, pin: pin, kout: bufK[out], pout: bufP[out],
-			n: n, chunk: chunk, shift: int64(pass * radixBits), first: b2i(pass == 0 && initPerm == nil),
-			pack: radixPack(packed, pass, passes)}
-		if sweep {
-			err = d.radixSweepPass(op, variant, plan, hist, status, int64(pass), a)
-		} else {
-			err = d.radixPass(op, variant, plan, hist, a)
-		}
-		if err != nil {
+			first: b2i(pass == 0 && initPerm == nil), pack: radixPack(packed, pass, passes)}
+		if err := r.pass(d, op, pass, a); err != nil {
 			return fail(err)
 		}
 		kin, pin = bufK[out], bufP[out]
 		cur = out
 	}
 	return res, nil
+}
+
+// radixSortWords sorts n packed words by their high halves, stably: each
+// word's high half is a key below 2^keyBits (keyBits <= 32) and its low
+// half a payload that travels with it (radix_body.h's packed passes from
+// the first pass to the last, no permutation beside them). The sorted
+// words are a new tensor; nothing is read back.
+func (d *Device) radixSortWords(op string, words host.Buffer, n int64, keyBits int) (*DeviceTensor, error) {
+	var outs temps
+	res, err := outs.alloc(d, op, Uint64, n)
+	if err != nil || n == 0 {
+		return res, err
+	}
+	var tmp temps
+	defer tmp.release()
+	fail := func(err error) (*DeviceTensor, error) {
+		outs.release()
+		return nil, err
+	}
+	other, err := tmp.alloc(d, op, Uint64, n)
+	if err != nil {
+		return fail(err)
+	}
+	r, err := d.newRadixRun(op, &tmp, n, 8, keyBits)
+	if err != nil {
+		return fail(err)
+	}
+	if err := r.start(d, op, words, kernels.RadixPacked); err != nil {
+		return fail(err)
+	}
+	// the last pass writes res: pass p writes buf[(passes-1-p) % 2]
+	buf := [2]host.Buffer{res.raw(), other.raw()}
+	in := words
+	for pass := 0; pass < r.passes; pass++ {
+		out := buf[(r.passes-1-pass)%2]
+		if err := r.pass(d, op, pass, radixPassArgs{pin: in, pout: out, pack: kernels.RadixPacked}); err != nil {
+			return fail(err)
+		}
+		in = out
+	}
+	return res, nil
+}
+
+// radixRun is what a radix sort's passes share: the plan and its variant,
+// the passes, and their histogram (with the sweep, every pass's digit
+// counts and the status words).
+type radixRun struct {
+	plan         host.Plan
+	variant      kernels.RadixVariant
+	wordBytes    int
+	n, chunk     int64
+	bits, passes int
+	sweep        bool
+	hist, status *DeviceTensor
+}
+
+// newRadixRun plans a sort of n keys of wordBytes on keyBits bits (at least
+// one pass, which also lays out the entries) and allocates its histogram
+// in tmp.
+func (d *Device) newRadixRun(op string, tmp *temps, n int64, wordBytes, keyBits int) (radixRun, error) {
+	r := radixRun{plan: d.radixPlan(op, n, wordBytes), variant: kernels.RadixK32, wordBytes: wordBytes, n: n}
+	if wordBytes == 8 {
+		r.variant = kernels.RadixK64
+	}
+	r.bits = int(host.KnobRadixBits.Of(r.plan))
+	tiled := host.KnobRadixKpt.Of(r.plan) > 0
+	items := r.plan.TotalGroups() * int64(r.plan.LocalSize)
+	r.chunk = (n + items - 1) / items
+	if tiled {
+		// the histogram's columns: one per tile, as the kernels count them
+		tile := int64(r.plan.LocalSize) * host.KnobRadixKpt.Of(r.plan)
+		items = (n + tile - 1) / tile
+	}
+	r.passes = max((keyBits+r.bits-1)/r.bits, 1)
+	r.sweep = tiled && host.KnobRadixSweep.Of(r.plan) > 0
+	digits := int64(1) << r.bits
+	histN := digits * items
+	var err error
+	if r.sweep {
+		// every pass's digit counts, scanned flat; the tagged words: tiles
+		// x digits, then a done mark per tile
+		histN = digits * int64(r.passes)
+		if r.status, err = tmp.alloc(d, op, Uint64, (digits+1)*items); err != nil {
+			return r, err
+		}
+	}
+	r.hist, err = tmp.alloc(d, op, Uint64, histN)
+	return r, err
+}
+
+// start queues what precedes the first pass: with the sweep, every
+// pass's digit counts of kin (packed words where pack is RadixPacked).
+func (r radixRun) start(d *Device, op string, kin host.Buffer, pack int64) error {
+	if !r.sweep {
+		return nil
+	}
+	return d.radixSweepHist(op, r.variant, r.plan, kin, r.hist, r.status, r.n, r.wordBytes, r.passes, pack)
+}
+
+// pass queues digit pass number pass with a's buffers and packing.
+func (r radixRun) pass(d *Device, op string, pass int, a radixPassArgs) error {
+	a.n, a.chunk, a.shift = r.n, r.chunk, int64(pass*r.bits)
+	if r.sweep {
+		return d.radixSweepPass(op, r.variant, r.plan, r.hist, r.status, int64(pass), a)
+	}
+	return d.radixPass(op, r.variant, r.plan, r.hist, a)
 }
 
 // radixPassArgs are one digit pass's buffers and words.
@@ -199,13 +276,14 @@ func (d *Device) radixPass(op string, variant kernels.RadixVariant, plan host.Pl
 
 // radixSweepHist prepares a sort's sweep passes (knob RADIX_SWEEP,
 // radix_body.h): zeroes the status words and the histogram, counts every
-// pass's digits of the first pass's input kin in one read (or a read per
+// pass's digits of the first pass's input kin (keys, or packed words where
+// pack is RadixPacked) in one read (or a read per
 // group of passes whose counts fit the work-group scratch), on a grid of a
 // few groups per compute unit (each group's counts go out with a global
 // atomic per digit, so fewer groups contend less), and scans the counts
 // exclusive, flat: pass q's digit d starts at hist[q*DIGITS + d] - q*n.
 func (d *Device) radixSweepHist(op string, variant kernels.RadixVariant, plan host.Plan, kin host.Buffer,
-	hist, status *DeviceTensor, n int64, wordBytes, passes int) error {
+	hist, status *DeviceTensor, n int64, wordBytes, passes int, pack int64) error {
 	for _, t := range []*DeviceTensor{hist, status} {
 		if err := d.h.Fill(t.raw(), 0, 8*t.n, []byte{0, 0, 0, 0}); err != nil {
 			return fmt.Errorf("accel: %s: zero the radix sort's counts: %w", op, err)
@@ -219,7 +297,7 @@ func (d *Device) radixSweepHist(op string, variant kernels.RadixVariant, plan ho
 	}
 	hp := radixHistPlan(d.caps, plan)
 	for from := int64(0); from < int64(passes); from += per {
-		call := kernels.RadixThist{Kin: kin, Hist: hist.raw(), N: n, From: from, Passes: min(per, int64(passes)-from)}
+		call := kernels.RadixThist{Kin: kin, Hist: hist.raw(), N: n, From: from, Passes: min(per, int64(passes)-from), Pack: pack}
 		if err := d.launch(op, string(variant), hp, call); err != nil {
 			return err
 		}

@@ -202,8 +202,9 @@ func (d *Device) ScatterDeterministic(input *DeviceTensor, dim int64, index, src
 // each target's values are folded in index order, so the result has the
 // scalar reference's bits on every backend and device (NaN payloads of
 // float sums aside, which hardware picks). On GPUs the positions are sorted
-// by target (a stable radix sort, so index order is kept) and each target's
-// run is folded by one work-item; on CPU drivers the cores place the
+// by target (a stable radix sort, so index order is kept; 32-bit values
+// travel in one word with their targets) and each target's run is folded
+// by one work-item; on CPU drivers the cores place the
 // positions, in order, in buckets of consecutive targets and each folds
 // its own buckets (an output a core's cache holds: each core owns a range
 // of targets and walks the positions in order; planScatter). It needs no
@@ -334,6 +335,10 @@ func (d *Device) scatterRun(op string, g scatterGeom, out, index, src *DeviceTen
 	case scatterFew, scatterFewGroups:
 		err = j.few(sp)
 	case scatterSorted:
+		if sp.Packed {
+			err = j.sortedPacked()
+			break
+		}
 		var s sortKeys
 		if err = j.sorted(&s); err == nil {
 			s.release()

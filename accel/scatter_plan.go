@@ -107,7 +107,10 @@ type scatterPlan struct {
 	// bucket: Merge is the one-item prefix sum's launch, and the output's
 	// offsets fall in Buckets buckets of 2^SpanLog.
 	Buckets, SpanLog int64
-	Reason           string
+	// sorted: the values' bits travel with their targets in one word
+	// through the sort (32-bit elements, fewer than 2^32 targets).
+	Packed bool
+	Reason string
 }
 
 // String prints the path, its reason and its launches.
@@ -326,6 +329,10 @@ func completeScatter(caps host.Caps, s scatterShape, sp scatterPlan) scatterPlan
 	if s.n > maxHits && sp.Path != scatterSorted && (s.red == Mean || s.red == Assign || !s.includeSelf) {
 		sp = scatterPlan{Path: scatterSorted,
 			Reason: sp.Reason + fmt.Sprintf("; over %d positions with hit counts: the sorted path, which counts runs in 64 bits", int64(maxHits))}
+	}
+	if sp.Path == scatterSorted && s.elemBytes == 4 && keyBitsFor(s.targets) <= 32 {
+		sp.Packed = true
+		sp.Reason += "; target and value in one word through the sort (no offsets sorted, no gather)"
 	}
 	if !sp.Path.cpuPass() {
 		return sp

@@ -5,10 +5,11 @@ import (
 )
 
 // The sorted strategy (bit-reproducible on GPUs, and 64-bit elements
-// without 64-bit atomics): every position's target and source offset, a
-// stable radix sort of the targets carrying the source offsets, then one
-// in-order fold per run of equal targets. On return keep holds the sort
-// (targets and source offsets in sorted order); the caller releases it.
+// without 64-bit atomics): every position's target and source offset
+// (the indices validated on the way), a stable radix sort of the targets
+// carrying the source offsets, then one in-order fold per run of equal
+// targets. On return keep holds the sort (targets and source offsets in
+// sorted order); the caller releases it.
 func (j *scatterJob) sorted(keep *sortKeys) error {
 	d, g := j.d, j.g
 	index, meta, count, rank, dim, dimSize, wrap := j.pos()
@@ -20,15 +21,10 @@ func (j *scatterJob) sorted(keep *sortKeys) error {
 	if err != nil {
 		return err
 	}
-	// validation and targets touch no values: the int32 variant serves
-	// every dtype and needs no 64-bit atomics
-	plan := d.elementwise(j.op, count)
-	if err := run(j.d, j.op, kernels.ScatterI32, plan, kernels.ScatterValidate{Err: j.flag.raw(), Index: index, Meta: meta, Count: count,
-		Rank: rank, Dim: dim, DimSize: dimSize, Wrap: wrap}); err != nil {
-		return err
-	}
-	if err := run(j.d, j.op, kernels.ScatterI32, plan, kernels.ScatterDest{Keys: keys.raw(), Soffs: soffs.raw(), Err: j.flag.raw(), Index: index,
-		Meta: meta, Count: count, Rank: rank, Dim: dim, DimSize: dimSize, Wrap: wrap}); err != nil {
+	// targets touch no values: the int32 variant serves every dtype and
+	// needs no 64-bit atomics
+	if err := run(j.d, j.op, kernels.ScatterI32, d.elementwise(j.op, count), kernels.ScatterDest{Keys: keys.raw(), Soffs: soffs.raw(),
+		Err: j.flag.raw(), Index: index, Meta: meta, Count: count, Rank: rank, Dim: dim, DimSize: dimSize, Wrap: wrap}); err != nil {
 		return err
 	}
 	res, err := d.radixSort(j.op, keys.raw(), count, 8, kernels.KindUnsigned, false, keyBitsFor(j.out.n), soffs.raw(), j.src.n)
@@ -42,6 +38,33 @@ func (j *scatterJob) sorted(keep *sortKeys) error {
 	}
 	*keep = res
 	return nil
+}
+
+// sortedPacked is the sorted strategy for 32-bit values and fewer than
+// 2^32 targets (scatterPlan.Packed): each position's target and its
+// value's bits in one word (validated on the way), the words sorted by
+// target, and each run folded in order from the words themselves. The
+// sort carries the values in place of their offsets, so it moves one word
+// a position, not a key and an offset, and the fold reads its values in
+// order where it gathered them.
+func (j *scatterJob) sortedPacked() error {
+	d, g := j.d, j.g
+	index, meta, count, rank, dim, dimSize, wrap := j.pos()
+	words, err := j.tmp.alloc(d, j.op, Uint64, count)
+	if err != nil {
+		return err
+	}
+	if err := run(j.d, j.op, kernels.ScatterI32, d.elementwise(j.op, count), kernels.ScatterDest{Keys: words.raw(), Src: j.src.raw(),
+		Err: j.flag.raw(), Index: index, Meta: meta, Count: count, Rank: rank, Dim: dim, DimSize: dimSize, Wrap: wrap,
+		Packed: 1}); err != nil {
+		return err
+	}
+	sorted, err := d.radixSortWords(j.op, words.raw(), count, keyBitsFor(j.out.n))
+	if err != nil {
+		return err
+	}
+	j.tmp.add(sorted)
+	return d.segmentRun(j.op, j.out.dtype, j.out.raw(), nil, sorted.raw(), nil, count, g.red, j.includeSelf, j.flag)
 }
 
 // scatterSortedKeep runs the bit-reproducible scatter of g into out and

@@ -102,16 +102,26 @@ func checkSegmentArgs(op string, vdt DType, vshape []int64, idt DType, ishape []
 
 // segmentRun folds runs of equal sorted 64-bit keys into out, in as many
 // steps as the driver's loop limit needs; it does nothing on the device
-// when flag holds a validation error.
+// when flag holds a validation error. The values are vals in the keys'
+// order, or vals through perm where perm is not nil, or with vals and perm
+// nil the low halves of packed words in keys, sorted by their high halves
+// (32-bit values: the bit-reproducible scatter's packed sort).
 func (d *Device) segmentRun(op string, dt DType, out, vals, keys, perm host.Buffer, n int64, red Reduction, includeSelf bool,
 	flag *DeviceTensor) error {
 	if n == 0 {
 		return nil
 	}
+	at := int64(kernels.SegValsDirect)
+	switch {
+	case perm != nil:
+		at = kernels.SegValsPerm
+	case vals == nil:
+		at = kernels.SegValsPacked
+	}
 	plan := d.elementwise(op, n)
 	return d.steps(op, n, flag, func(limit, step int64) error {
 		return d.launch(op, dtVariant(dt), plan, kernels.SegmentReduce{Dst: out, Vals: vals, Keys: keys, Perm: perm,
-			Err: flag.raw(), N: n, Red: int64(red), IncludeSelf: b2i(includeSelf), HasPerm: b2i(perm != nil),
+			Err: flag.raw(), N: n, Red: int64(red), IncludeSelf: b2i(includeSelf), ValsAt: at,
 			Limit: limit, Step: step})
 	})
 }

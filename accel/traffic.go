@@ -93,6 +93,16 @@ func scanTraffic(p host.Plan, n, inBytes, outBytes int64) traffic {
 // order bits written first. With the sweep (knob RADIX_SWEEP) a pass is
 // one read and one write, after one count of every pass's digits.
 func radixTraffic(caps host.Caps, p host.Plan, n int64, wordBytes int, keyBits int, prep, initPerm, packed bool) traffic {
+	return radixModel(caps, p, n, wordBytes, keyBits, prep, initPerm, packed, false)
+}
+
+// radixWordsTraffic models radixSortWords: n packed 64-bit words sorted on
+// keyBits bits of their high halves, every pass reading and writing words.
+func radixWordsTraffic(caps host.Caps, p host.Plan, n int64, keyBits int) traffic {
+	return radixModel(caps, p, n, 8, keyBits, false, false, true, true)
+}
+
+func radixModel(caps host.Caps, p host.Plan, n int64, wordBytes int, keyBits int, prep, initPerm, packed, words bool) traffic {
 	var t traffic
 	if n == 0 {
 		return t
@@ -127,6 +137,8 @@ func radixTraffic(caps host.Caps, p host.Plan, n int64, wordBytes int, keyBits i
 		first, last := pass == 0, pass == passes-1
 		var in, out int64 // bytes per key read and written by the scatter
 		switch {
+		case words:
+			in, out = 8, 8
 		case !packed:
 			in, out = wb+8, wb+8
 			if first && !initPerm {
@@ -153,7 +165,7 @@ func radixTraffic(caps host.Caps, p host.Plan, n int64, wordBytes int, keyBits i
 			continue
 		}
 		count := wb // the count reads the keys, or the packed words
-		if packed && !first {
+		if words || packed && !first {
 			count = 8
 		}
 		t.add("radix_count", n*count, hist)
@@ -192,14 +204,21 @@ func scatterTraffic(caps host.Caps, sp scatterPlan, s scatterShape) traffic {
 		}
 		t.add("scatter_reduce", 8*n+(e+counts)*n, (e+counts)*n)
 	case scatterSorted:
-		t.add("scatter_validate", 8*n, 0)
-		t.add("scatter_dest", 8*n, 16*n)
-		kb := keyBitsFor(tg) // packed with the source offsets where both fit 32 bits, as radixSort does
-		t.then(radixTraffic(caps, planRadix(caps, n, 8), n, 8, kb, false, true, kb <= 32 && n <= 1<<32))
+		kb := keyBitsFor(tg)
 		self := int64(0)
 		if s.includeSelf {
 			self = e * tg
 		}
+		if sp.Packed {
+			// a word per position (target and value), sorted, folded in order
+			t.add("scatter_dest", 8*n+e*n, 8*n)
+			t.then(radixWordsTraffic(caps, planRadix(caps, n, 8), n, kb))
+			t.add("segment_fold", 8*n+self, e*tg)
+			break
+		}
+		t.add("scatter_dest", 8*n, 16*n)
+		// packed with the source offsets where both fit 32 bits, as radixSort does
+		t.then(radixTraffic(caps, planRadix(caps, n, 8), n, 8, kb, false, true, kb <= 32 && n <= 1<<32))
 		t.add("segment_fold", 16*n+e*n+self, e*tg)
 	case scatterOwned:
 		workers := sp.Pass.TotalGroups() * int64(sp.Pass.LocalSize)

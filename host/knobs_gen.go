@@ -69,12 +69,12 @@ var (
 	KnobScSelf = KnobKey{"SC_SELF"}
 	// KnobScWrap is SC_WRAP (scatter): folded argument wrap (-1: the run-time value).
 	KnobScWrap = KnobKey{"SC_WRAP"}
-	// KnobSegHasPerm is SEG_HAS_PERM (segment): folded argument has_perm (-1: the run-time value).
-	KnobSegHasPerm = KnobKey{"SEG_HAS_PERM"}
 	// KnobSegRed is SEG_RED (segment): folded argument red (-1: the run-time value).
 	KnobSegRed = KnobKey{"SEG_RED"}
 	// KnobSegSelf is SEG_SELF (segment): folded argument include_self (-1: the run-time value).
 	KnobSegSelf = KnobKey{"SEG_SELF"}
+	// KnobSegValsAt is SEG_VALS_AT (segment): folded argument vals_at (-1: the run-time value).
+	KnobSegValsAt = KnobKey{"SEG_VALS_AT"}
 	// KnobSpin is SPIN (scan): the chained scan's polls for a tile's sum before it leaves its own tile to the fixup.
 	KnobSpin = KnobKey{"SPIN"}
 	// KnobSpGrad is SP_GRAD (sparse): folded argument grad (-1: the run-time value).
@@ -94,4 +94,4 @@ var (
 )
 
 // KnobKeys lists every declared knob's KnobKey, by name.
-var KnobKeys = []KnobKey{KnobChain, KnobContig, KnobFdiv, KnobFlat, KnobIpEmit, KnobIpLookup, KnobIpRule, KnobIpSorted, KnobIpSplit, KnobIpWide, KnobItems, KnobMoveHasIdx, KnobMoveHasSrc, KnobMoveKind, KnobProbeK, KnobRadixBits, KnobRadixDesc, KnobRadixFirst, KnobRadixKind, KnobRadixKpt, KnobRadixPack, KnobRadixSpin, KnobRadixSweep, KnobScanExcl, KnobScanKind, KnobScanSg, KnobScCounted, KnobScFew, KnobScFewgSh, KnobScRed, KnobScSelf, KnobScWrap, KnobSegHasPerm, KnobSegRed, KnobSegSelf, KnobSpin, KnobSpGrad, KnobSpMode, KnobSpOp, KnobSpWide, KnobSpWideX, KnobSpWideY, KnobStream}
+var KnobKeys = []KnobKey{KnobChain, KnobContig, KnobFdiv, KnobFlat, KnobIpEmit, KnobIpLookup, KnobIpRule, KnobIpSorted, KnobIpSplit, KnobIpWide, KnobItems, KnobMoveHasIdx, KnobMoveHasSrc, KnobMoveKind, KnobProbeK, KnobRadixBits, KnobRadixDesc, KnobRadixFirst, KnobRadixKind, KnobRadixKpt, KnobRadixPack, KnobRadixSpin, KnobRadixSweep, KnobScanExcl, KnobScanKind, KnobScanSg, KnobScCounted, KnobScFew, KnobScFewgSh, KnobScRed, KnobScSelf, KnobScWrap, KnobSegRed, KnobSegSelf, KnobSegValsAt, KnobSpin, KnobSpGrad, KnobSpMode, KnobSpOp, KnobSpWide, KnobSpWideX, KnobSpWideY, KnobStream}

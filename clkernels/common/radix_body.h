@@ -415,7 +415,7 @@ void radix_thist(RADIX_THIST_PARAMS) {
 		for (int j = 0; j < RADIX_KPT; j++) { /* 32-ok: a key of the lane, < RADIX_KPT */
 			const i64 i = base + I64C(j * RADIX_LS + lid);
 			if (i < hi) {
-				const KEY k = LDK(kin, i);
+				const KEY k = radix_key(kin, kin, i, pack);
 				for (int q = 0; q < CAST(int, passes); q++) { /* 32-ok: a pass, < passes */
 					const int d = CAST(int, (k >> CAST(KEY, (CAST(int, from) + q) * RADIX_BITS)) & mask); /* 32-ok: a digit, < 2^RADIX_BITS */
 					RADIX_SH_ADD(q * RADIX_DIGITS + d, 1u);

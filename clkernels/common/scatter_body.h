@@ -261,10 +261,12 @@ void scatter_gather(SCATTER_GATHER_PARAMS) {
 	}
 }
 
+/* The bit-reproducible mode's sort input, validating as it goes (a bad
+ * index is flagged and its words are 0, in range for every later pass,
+ * which the host abandons on the flag). packed: one word per position,
+ * the target in the high half and the bits of a 32-bit value in the low
+ * (the sort carries the values, not their offsets). */
 void scatter_dest(SCATTER_DEST_PARAMS) {
-	if (sc_flagged(err)) {
-		return;
-	}
 	const i64 tiles = ew_tiles(count);
 	for (i64 tile = GROUP_LINEAR_ID(); tile < tiles; tile += GROUP_TOTAL()) {
 		for (i64 j = I64C(0); j < I64C(ITEMS); j++) {
@@ -273,8 +275,18 @@ void scatter_dest(SCATTER_DEST_PARAMS) {
 				continue;
 			}
 			const sc_pos q = sc_position(meta, index, rank, dim, dim_size, wrap, p);
-			ST64(keys, p, CAST(u64, sc_target(meta, rank, dim, q)));
-			ST64(soffs, p, CAST(u64, q.s));
+			const bool bad = sc_bad(q.ix, dim_size);
+			if (bad) {
+				sc_flag(err, p);
+			}
+			const u64 target = bad ? 0ul : CAST(u64, sc_target(meta, rank, dim, q));
+			if (packed != I64C(0)) {
+				const u64 bits = CAST(u64, LD32(src, q.s));
+				ST64(keys, p, bad ? 0ul : ((target << 32) | bits));
+			} else {
+				ST64(keys, p, target);
+				ST64(soffs, p, bad ? 0ul : CAST(u64, q.s));
+			}
 		}
 	}
 }

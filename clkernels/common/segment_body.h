@@ -12,9 +12,15 @@
  *                     (i >> ERR_TILE_SHIFT) with an atomic min into err[0]
  *   segment_reduce    for each run of equal keys starting at i (keys are
  *                     64-bit words, sorted): out[key] = fold of out[key]
- *                     (include_self) or the identity, then vals[perm[j]]
- *                     (or vals[j] without a perm) for j over the run in
- *                     order; assign keeps the last; mean divides by the
+ *                     (include_self) or the identity, then the values of
+ *                     the run's positions j in order: vals[j]
+ *                     (SEG_VALS_DIRECT), vals[perm[j]] (SEG_VALS_PERM), or
+ *                     (SEG_VALS_PACKED) the low half of keys[j], a word
+ *                     whose high half is the key and whose low half a
+ *                     32-bit value's bits, which the bit-reproducible
+ *                     scatter sorts in place of its source offsets, so the
+ *                     fold reads its values in order instead of gathering
+ *                     them; assign keeps the last; mean divides by the
  *                     count (+1 with include_self). It does nothing when
  *                     err[0] != ERR_NONE (a validation flagged a key, which
  *                     may then lie outside out).
@@ -37,17 +43,24 @@ void segment_validate(SEGMENT_VALIDATE_PARAMS) {
 	EW_END
 }
 
+/* The key of word i: the word, or its high half where packed. */
+u64 seg_key(BPTR keys, i64 i, bool packed) {
+	const u64 word = LD64(keys, i);
+	return packed ? word >> 32 : word;
+}
+
 void segment_reduce(SEGMENT_REDUCE_PARAMS) {
 	if (LD32(err, 0) != ERR_NONE) {
 		return;
 	}
+	const bool packed = vals_at == I64C(SEG_VALS_PACKED);
 	EW_FOR(n, i)
-		const u64 key = LD64(keys, i);
-		if (i > I64C(0) && LD64(keys, i - I64C(1)) == key) {
+		const u64 key = seg_key(keys, i, packed);
+		if (i > I64C(0) && seg_key(keys, i - I64C(1), packed) == key) {
 			continue; /* not a run start */
 		}
 		const i64 from = i + step * limit;
-		if (from >= n || LD64(keys, from) != key) {
+		if (from >= n || seg_key(keys, from, packed) != key) {
 			continue; /* finished in an earlier step */
 		}
 		const i64 dest = CAST(i64, key);
@@ -55,14 +68,19 @@ void segment_reduce(SEGMENT_REDUCE_PARAMS) {
 		const i64 to = min64(from + limit, n);
 		i64 j = from;
 		for (; j < to; j++) {
-			if (LD64(keys, j) != key) {
+			const u64 word = LD64(keys, j);
+			if ((packed ? word >> 32 : word) != key) {
 				break;
 			}
-			const i64 src = has_perm != I64C(0) ? CAST(i64, LD64(perm, j)) : j;
-			const T v = LDV(vals, src);
+			T v;
+			if (packed) {
+				v = FROM_BITS(CAST(UBITS, word & 0xfffffffful));
+			} else {
+				v = LDV(vals, vals_at == I64C(SEG_VALS_PERM) ? CAST(i64, LD64(perm, j)) : j);
+			}
 			acc = red == I64C(RED_ASSIGN) ? v : sc_combine(acc, v, red);
 		}
-		const bool more = j == to && j < n && LD64(keys, j) == key;
+		const bool more = j == to && j < n && seg_key(keys, j, packed) == key;
 		if (!more && red == I64C(RED_MEAN)) {
 			acc = MEAN_DIV(acc, (j - i) + include_self);
 		}

@@ -62,6 +62,16 @@ const (
 	RadixUnpack = 3
 )
 
+// Codes SEG_VALS_*: segment_reduce's values.
+const (
+	// SegValsDirect is SEG_VALS_DIRECT: vals[j].
+	SegValsDirect = 0
+	// SegValsPerm is SEG_VALS_PERM: vals[perm[j]].
+	SegValsPerm = 1
+	// SegValsPacked is SEG_VALS_PACKED: the low half of keys[j], a packed word whose high half is the key (32-bit values).
+	SegValsPacked = 2
+)
+
 // Codes SC_*: scatter metadata.
 const (
 	// ScMetaLoop is SC_META_LOOP: meta[SC_META_LOOP*rank + k]: the loop shape.
@@ -592,10 +602,11 @@ func (a ScatterGather) AppendArgs(dst []host.Arg) []host.Arg {
 	return append(dst, host.BufArg(a.Dst), host.BufArg(a.Arr), host.BufArg(a.Err), host.BufArg(a.Index), host.BufArg(a.Meta), host.I64(a.Count), host.I64(a.Rank), host.I64(a.Dim), host.I64(a.DimSize), host.I64(a.Wrap))
 }
 
-// ScatterDest is a launch of scatter_dest_k (scatter): keys[p] = target offset, soffs[p] = source offset (the bit-reproducible mode's sort input).
+// ScatterDest is a launch of scatter_dest_k (scatter): validates p (a bad index is flagged, its words 0) and writes keys[p] = target offset, soffs[p] = source offset, or with packed keys[p] = target << 32 | the 32 bits of src[source offset] (the bit-reproducible mode's sort input).
 type ScatterDest struct {
-	Keys    host.Buffer // out: uint64 target offsets
-	Soffs   host.Buffer // out: int64 source offsets
+	Keys    host.Buffer // out: uint64 target offsets, or packed words
+	Soffs   host.Buffer // out: int64 source offsets (not packed)
+	Src     host.Buffer // in: 32-bit values (packed)
 	Err     host.Buffer // in: the validation flag (ERR_NONE: no bad index; any other value skips the pass)
 	Index   host.Buffer // in: int64 indices
 	Meta    host.Buffer // in: [loop shape, out, src and index strides] (SC_META_*)
@@ -604,6 +615,7 @@ type ScatterDest struct {
 	Dim     int64       // the indexed dim
 	DimSize int64       // the output's size along dim
 	Wrap    int64       // folds into SC_WRAP: 1: a negative index counts once from the end
+	Packed  int64       // 1: target and value bits in one word (targets below 2^32, 32-bit values)
 }
 
 // Entry returns the declaration of scatter_dest_k.
@@ -616,7 +628,7 @@ func (ScatterDest) Spec(v ScatterVariant) host.KernelSpec {
 
 // AppendArgs appends the argument slots in declaration order.
 func (a ScatterDest) AppendArgs(dst []host.Arg) []host.Arg {
-	return append(dst, host.BufArg(a.Keys), host.BufArg(a.Soffs), host.BufArg(a.Err), host.BufArg(a.Index), host.BufArg(a.Meta), host.I64(a.Count), host.I64(a.Rank), host.I64(a.Dim), host.I64(a.DimSize), host.I64(a.Wrap))
+	return append(dst, host.BufArg(a.Keys), host.BufArg(a.Soffs), host.BufArg(a.Src), host.BufArg(a.Err), host.BufArg(a.Index), host.BufArg(a.Meta), host.I64(a.Count), host.I64(a.Rank), host.I64(a.Dim), host.I64(a.DimSize), host.I64(a.Wrap), host.I64(a.Packed))
 }
 
 // ScatterOwned is a launch of scatter_owned_k (scatter): CPU drivers: work-item w owns a range of targets and folds them in index order.
@@ -1115,11 +1127,12 @@ func (a RadixTscatter) AppendArgs(dst []host.Arg) []host.Arg {
 
 // RadixThist is a launch of radix_thist_k (radix): hist[q*DIGITS + d] += keys with digit d in pass q, for passes from .. from+passes-1 at once (RADIX_SWEEP).
 type RadixThist struct {
-	Kin    host.Buffer // in: order bits, the first pass's input
+	Kin    host.Buffer // in: order bits or packed words, the first pass's input
 	Hist   host.Buffer // inout: zeroed; uint64 digit counts, pass-major
 	N      int64       // keys
 	From   int64       // the first pass counted
 	Passes int64       // the passes counted, at most the scratch's words / DIGITS
+	Pack   int64       // RADIX_PACKED: kin holds packed words (keys in their high halves)
 }
 
 // Entry returns the declaration of radix_thist_k.
@@ -1132,7 +1145,7 @@ func (RadixThist) Spec(v RadixVariant) host.KernelSpec {
 
 // AppendArgs appends the argument slots in declaration order.
 func (a RadixThist) AppendArgs(dst []host.Arg) []host.Arg {
-	return append(dst, host.BufArg(a.Kin), host.BufArg(a.Hist), host.I64(a.N), host.I64(a.From), host.I64(a.Passes))
+	return append(dst, host.BufArg(a.Kin), host.BufArg(a.Hist), host.I64(a.N), host.I64(a.From), host.I64(a.Passes), host.I64(a.Pack))
 }
 
 // RadixSweep is a launch of radix_sweep_k (radix): one pass of Onesweep (RADIX_SWEEP): each group ranks its tile in scratch, publishes its digit counts, looks back for the earlier tiles' and writes the tile by digit runs (bounded polls; a tile left unwritten is the fixup's).
@@ -1319,13 +1332,13 @@ func (a SegmentValidate) AppendArgs(dst []host.Arg) []host.Arg {
 type SegmentReduce struct {
 	Dst         host.Buffer // inout: the outputs
 	Vals        host.Buffer // in: the values
-	Keys        host.Buffer // in: sorted 64-bit keys
-	Perm        host.Buffer // in: int64 value positions (has_perm)
+	Keys        host.Buffer // in: sorted 64-bit keys, or packed words sorted by their high halves (SEG_VALS_PACKED)
+	Perm        host.Buffer // in: int64 value positions (SEG_VALS_PERM)
 	Err         host.Buffer // inout: err[0]: the validation flag (skip when set); err[1] = 1: a run is unfinished
 	N           int64       // keys
 	Red         int64       // folds into SEG_RED: RED_*
 	IncludeSelf int64       // folds into SEG_SELF: 1: out's values take part
-	HasPerm     int64       // folds into SEG_HAS_PERM: 1: values through perm
+	ValsAt      int64       // folds into SEG_VALS_AT: SEG_VALS_*: where the values are
 	Limit       int64       // elements per run per launch
 	Step        int64       // the launch's number
 }
@@ -1340,7 +1353,7 @@ func (SegmentReduce) Spec(v SegmentVariant) host.KernelSpec {
 
 // AppendArgs appends the argument slots in declaration order.
 func (a SegmentReduce) AppendArgs(dst []host.Arg) []host.Arg {
-	return append(dst, host.BufArg(a.Dst), host.BufArg(a.Vals), host.BufArg(a.Keys), host.BufArg(a.Perm), host.BufArg(a.Err), host.I64(a.N), host.I64(a.Red), host.I64(a.IncludeSelf), host.I64(a.HasPerm), host.I64(a.Limit), host.I64(a.Step))
+	return append(dst, host.BufArg(a.Dst), host.BufArg(a.Vals), host.BufArg(a.Keys), host.BufArg(a.Perm), host.BufArg(a.Err), host.I64(a.N), host.I64(a.Red), host.I64(a.IncludeSelf), host.I64(a.ValsAt), host.I64(a.Limit), host.I64(a.Step))
 }
 
 // ScatterBwdNanself is a launch of scatter_bwd_nanself_k (scatter_bwd): gi[p] = NaN where input[p] is NaN (amax/amin).

@@ -84,6 +84,11 @@ var (
 		{Name: "PACK_OUT", Value: 1, Doc: "reads keys, writes packed words (first of several passes)"},
 		{Name: "PACKED", Value: 2, Doc: "reads and writes packed words"},
 		{Name: "UNPACK", Value: 3, Doc: "reads packed words, writes keys and entries (last pass)"}}}
+	// SegVals are where segment_reduce reads a run's values (segment_body.h).
+	SegVals = &host.CodeGroup{Prefix: "SEG_VALS", Doc: "segment_reduce's values", Codes: []host.Code{
+		{Name: "DIRECT", Value: 0, Doc: "vals[j]"},
+		{Name: "PERM", Value: 1, Doc: "vals[perm[j]]"},
+		{Name: "PACKED", Value: 2, Doc: "the low half of keys[j], a packed word whose high half is the key (32-bit values)"}}}
 	// ScatterCodes are the scatter kernel's metadata layout and constants.
 	ScatterCodes = &host.CodeGroup{Prefix: "SC", Doc: "scatter metadata", Codes: []host.Code{
 		{Name: "META_LOOP", Value: 0, Doc: "meta[SC_META_LOOP*rank + k]: the loop shape"},
@@ -109,7 +114,7 @@ var (
 
 // Groups lists every code group, for the generator. Groups declared in
 // other files of the package add themselves with registerCodes.
-var Groups = []*host.CodeGroup{Reduce, Flag, Err, Key, Pack, ScatterCodes, HashCodes, HashMeta}
+var Groups = []*host.CodeGroup{Reduce, Flag, Err, Key, Pack, SegVals, ScatterCodes, HashCodes, HashMeta}
 
 // register adds kernel files declared in other files of the package (one
 // file per op family: decl_FAMILY.go, calling it from an init function)
@@ -236,8 +241,9 @@ var Scatter = (&host.FileDecl{
 				i64("count", "outputs"), scSelf}},
 		{Name: "gather", Doc: "out[p] = arr[target] (take_along_axis)",
 			Args: with([]host.ArgDecl{out("dst", "the gathered values"), in("arr", "the array"), scErr}, scatterPos(true)...)},
-		{Name: "dest", Doc: "keys[p] = target offset, soffs[p] = source offset (the bit-reproducible mode's sort input)",
-			Args: with([]host.ArgDecl{out("keys", "uint64 target offsets"), out("soffs", "int64 source offsets"), scErr}, scatterPos(true)...)},
+		{Name: "dest", Doc: "validates p (a bad index is flagged, its words 0) and writes keys[p] = target offset, soffs[p] = source offset, or with packed keys[p] = target << 32 | the 32 bits of src[source offset] (the bit-reproducible mode's sort input)",
+			Args: with([]host.ArgDecl{out("keys", "uint64 target offsets, or packed words"), out("soffs", "int64 source offsets (not packed)"),
+				in("src", "32-bit values (packed)"), scErr}, with(scatterPos(true), i64("packed", "1: target and value bits in one word (targets below 2^32, 32-bit values)"))...)},
 		{Name: "owned", Doc: "CPU drivers: work-item w owns a range of targets and folds them in index order",
 			Args: with([]host.ArgDecl{inout("dst", "the output"), in("src", "the values"),
 				inout("counts", "uint32 hit counts"), inout("err", "the validation flag"),
@@ -354,8 +360,9 @@ var Radix = (&host.FileDecl{
 				i64("shift", "the digit's lowest bit"),
 				folded("first", "RADIX_FIRST", "1: the entries are the positions"), folded("pack", "RADIX_PACK", "RADIX_* packing")}},
 		{Name: "thist", Doc: "hist[q*DIGITS + d] += keys with digit d in pass q, for passes from .. from+passes-1 at once (RADIX_SWEEP)", Scratch: true,
-			Args: []host.ArgDecl{in("kin", "order bits, the first pass's input"), inout("hist", "zeroed; uint64 digit counts, pass-major"),
-				i64("n", "keys"), i64("from", "the first pass counted"), i64("passes", "the passes counted, at most the scratch's words / DIGITS")}},
+			Args: []host.ArgDecl{in("kin", "order bits or packed words, the first pass's input"), inout("hist", "zeroed; uint64 digit counts, pass-major"),
+				i64("n", "keys"), i64("from", "the first pass counted"), i64("passes", "the passes counted, at most the scratch's words / DIGITS"),
+				i64("pack", "RADIX_PACKED: kin holds packed words (keys in their high halves)")}},
 		{Name: "sweep", Doc: "one pass of Onesweep (RADIX_SWEEP): each group ranks its tile in scratch, publishes its digit counts, looks back for the earlier tiles' and writes the tile by digit runs (bounded polls; a tile left unwritten is the fixup's)", Scratch: true,
 			Args: []host.ArgDecl{in("kin", "order bits"), out("kout", "order bits, moved"), in("pin", "entries or packed words (null: the positions)"),
 				out("pout", "entries or packed words, moved"), in("hist", "thist's counts, scanned exclusive (flat)"),
@@ -411,17 +418,18 @@ var Segment = (&host.FileDecl{
 	},
 	Doc:   "in-order reductions over runs of equal sorted keys",
 	Knobs: withFdiv(),
-	Codes: []*host.CodeGroup{Reduce, Err},
+	Codes: []*host.CodeGroup{Reduce, Err, SegVals},
 	Entries: []*host.EntryDecl{
 		{Name: "validate", Doc: "an id outside [0, segments) or below its predecessor records its tile into err[0]",
 			Args: []host.ArgDecl{in("keys", "int64 segment ids"), inout("err", "the validation flag"), i64("n", "ids"),
 				i64("segments", "the number of segments")}},
 		{Name: "reduce", Doc: "each run of equal keys folds, in order, into out[key]; at most limit elements per launch",
-			Args: []host.ArgDecl{inout("dst", "the outputs"), in("vals", "the values"), in("keys", "sorted 64-bit keys"),
-				in("perm", "int64 value positions (has_perm)"),
+			Args: []host.ArgDecl{inout("dst", "the outputs"), in("vals", "the values"),
+				in("keys", "sorted 64-bit keys, or packed words sorted by their high halves (SEG_VALS_PACKED)"),
+				in("perm", "int64 value positions (SEG_VALS_PERM)"),
 				inout("err", "err[0]: the validation flag (skip when set); err[1] = 1: a run is unfinished"),
 				i64("n", "keys"), folded("red", "SEG_RED", "RED_*"), folded("include_self", "SEG_SELF", "1: out's values take part"),
-				folded("has_perm", "SEG_HAS_PERM", "1: values through perm"), i64("limit", "elements per run per launch"),
+				folded("vals_at", "SEG_VALS_AT", "SEG_VALS_*: where the values are"), i64("limit", "elements per run per launch"),
 				i64("step", "the launch's number")}},
 	},
 }).Init()

@@ -85,9 +85,9 @@ layout(constant_id = 9) const int RADIX_FIRST = -1; /* folded argument first (-1
 #define RADIX_TSCATTER_PARAMS BPTR kin, BPTR kout, BPTR pin, BPTR pout, BPTR hist, i64 n, i64 shift, i64 first, i64 pack
 #endif
 #ifdef ACCEL_CL
-#define RADIX_THIST_PARAMS BPTR kin, BPTR hist, i64 n, i64 from, i64 passes, __local SCRATCH_T* sh
+#define RADIX_THIST_PARAMS BPTR kin, BPTR hist, i64 n, i64 from, i64 passes, i64 pack, __local SCRATCH_T* sh
 #else
-#define RADIX_THIST_PARAMS BPTR kin, BPTR hist, i64 n, i64 from, i64 passes
+#define RADIX_THIST_PARAMS BPTR kin, BPTR hist, i64 n, i64 from, i64 passes, i64 pack
 #endif
 #ifdef ACCEL_CL
 #define RADIX_SWEEP_PARAMS BPTR kin, BPTR kout, BPTR pin, BPTR pout, BPTR hist, BPTR status, i64 n, i64 shift, i64 pass, i64 fix, i64 first, i64 pack, __local SCRATCH_T* sh
@@ -130,9 +130,9 @@ layout(constant_id = 9) const int RADIX_FIRST = -1; /* folded argument first (-1
 	}
 #define RADIX_E_radix_thist_k \
 	__kernel __attribute__((reqd_work_group_size(LOCAL_SIZE, 1, 1))) \
-	void radix_thist_k(__global uchar* kin, __global uchar* hist, long n, long from, long passes) { \
+	void radix_thist_k(__global uchar* kin, __global uchar* hist, long n, long from, long passes, long pack) { \
 		__local SCRATCH_T sh[SCRATCH_LEN]; \
-		radix_thist(kin, hist, n, from, passes, sh); \
+		radix_thist(kin, hist, n, from, passes, pack, sh); \
 	}
 #define RADIX_E_radix_sweep_k \
 	__kernel __attribute__((reqd_work_group_size(LOCAL_SIZE, 1, 1))) \
@@ -169,7 +169,7 @@ layout(push_constant) uniform AccelArgs { uint64_t s[12]; } accel_args;
 		} else if (ENTRY == 4) { \
 			radix_tscatter(accel_args.s[0], accel_args.s[1], accel_args.s[2], accel_args.s[3], accel_args.s[4], int64_t(accel_args.s[5]), int64_t(accel_args.s[6]), FOLD(RADIX_FIRST, int64_t(accel_args.s[7])), FOLD(RADIX_PACK, int64_t(accel_args.s[8]))); \
 		} else if (ENTRY == 5) { \
-			radix_thist(accel_args.s[0], accel_args.s[1], int64_t(accel_args.s[2]), int64_t(accel_args.s[3]), int64_t(accel_args.s[4])); \
+			radix_thist(accel_args.s[0], accel_args.s[1], int64_t(accel_args.s[2]), int64_t(accel_args.s[3]), int64_t(accel_args.s[4]), int64_t(accel_args.s[5])); \
 		} else if (ENTRY == 6) { \
 			radix_sweep(accel_args.s[0], accel_args.s[1], accel_args.s[2], accel_args.s[3], accel_args.s[4], accel_args.s[5], int64_t(accel_args.s[6]), int64_t(accel_args.s[7]), int64_t(accel_args.s[8]), int64_t(accel_args.s[9]), FOLD(RADIX_FIRST, int64_t(accel_args.s[10])), FOLD(RADIX_PACK, int64_t(accel_args.s[11]))); \
 		} \

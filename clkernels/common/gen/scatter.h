@@ -96,7 +96,7 @@ layout(constant_id = 10) const int SC_FEW = -1; /* folded argument few (-1: the 
 #define SCATTER_REDUCE_PARAMS BPTR dst, BPTR src, BPTR counts, BPTR err, BPTR index, BPTR meta, i64 count, i64 rank, i64 dim, i64 dim_size, i64 wrap, i64 red
 #define SCATTER_MEAN_PARAMS BPTR dst, BPTR counts, BPTR err, i64 count, i64 include_self
 #define SCATTER_GATHER_PARAMS BPTR dst, BPTR arr, BPTR err, BPTR index, BPTR meta, i64 count, i64 rank, i64 dim, i64 dim_size, i64 wrap
-#define SCATTER_DEST_PARAMS BPTR keys, BPTR soffs, BPTR err, BPTR index, BPTR meta, i64 count, i64 rank, i64 dim, i64 dim_size, i64 wrap
+#define SCATTER_DEST_PARAMS BPTR keys, BPTR soffs, BPTR src, BPTR err, BPTR index, BPTR meta, i64 count, i64 rank, i64 dim, i64 dim_size, i64 wrap, i64 packed
 #define SCATTER_OWNED_PARAMS BPTR dst, BPTR src, BPTR counts, BPTR err, BPTR spare, BPTR index, BPTR meta, i64 count, i64 rank, i64 dim, i64 dim_size, i64 wrap, i64 out_n, i64 red, i64 include_self
 #define SCATTER_PRIVATE_PARAMS BPTR dst, BPTR src, BPTR pcnt, BPTR err, BPTR priv, BPTR index, BPTR meta, i64 count, i64 rank, i64 dim, i64 dim_size, i64 wrap, i64 out_n, i64 counted, i64 inplace, i64 red
 #define SCATTER_BCOUNT_PARAMS BPTR err, BPTR bcnt, BPTR index, BPTR meta, i64 count, i64 rank, i64 dim, i64 dim_size, i64 wrap, i64 buckets, i64 span_log
@@ -144,8 +144,8 @@ layout(constant_id = 10) const int SC_FEW = -1; /* folded argument few (-1: the 
 	}
 #define SCATTER_E_scatter_dest_k \
 	__kernel __attribute__((reqd_work_group_size(LOCAL_SIZE, 1, 1))) \
-	void scatter_dest_k(__global uchar* keys, __global uchar* soffs, __global uchar* err, __global uchar* index, __global uchar* meta, long count, long rank, long dim, long dim_size, long wrap) { \
-		scatter_dest(keys, soffs, err, index, meta, count, rank, dim, dim_size, FOLD(SC_WRAP, wrap)); \
+	void scatter_dest_k(__global uchar* keys, __global uchar* soffs, __global uchar* src, __global uchar* err, __global uchar* index, __global uchar* meta, long count, long rank, long dim, long dim_size, long wrap, long packed) { \
+		scatter_dest(keys, soffs, src, err, index, meta, count, rank, dim, dim_size, FOLD(SC_WRAP, wrap), packed); \
 	}
 #define SCATTER_E_scatter_owned_k \
 	__kernel __attribute__((reqd_work_group_size(LOCAL_SIZE, 1, 1))) \
@@ -230,7 +230,7 @@ layout(push_constant) uniform AccelArgs { uint64_t s[16]; } accel_args;
 		} else if (ENTRY == 4) { \
 			scatter_gather(accel_args.s[0], accel_args.s[1], accel_args.s[2], accel_args.s[3], accel_args.s[4], int64_t(accel_args.s[5]), int64_t(accel_args.s[6]), int64_t(accel_args.s[7]), int64_t(accel_args.s[8]), FOLD(SC_WRAP, int64_t(accel_args.s[9]))); \
 		} else if (ENTRY == 5) { \
-			scatter_dest(accel_args.s[0], accel_args.s[1], accel_args.s[2], accel_args.s[3], accel_args.s[4], int64_t(accel_args.s[5]), int64_t(accel_args.s[6]), int64_t(accel_args.s[7]), int64_t(accel_args.s[8]), FOLD(SC_WRAP, int64_t(accel_args.s[9]))); \
+			scatter_dest(accel_args.s[0], accel_args.s[1], accel_args.s[2], accel_args.s[3], accel_args.s[4], accel_args.s[5], int64_t(accel_args.s[6]), int64_t(accel_args.s[7]), int64_t(accel_args.s[8]), int64_t(accel_args.s[9]), FOLD(SC_WRAP, int64_t(accel_args.s[10])), int64_t(accel_args.s[11])); \
 		} else if (ENTRY == 6) { \
 			scatter_owned(accel_args.s[0], accel_args.s[1], accel_args.s[2], accel_args.s[3], accel_args.s[4], accel_args.s[5], accel_args.s[6], int64_t(accel_args.s[7]), int64_t(accel_args.s[8]), int64_t(accel_args.s[9]), int64_t(accel_args.s[10]), FOLD(SC_WRAP, int64_t(accel_args.s[11])), int64_t(accel_args.s[12]), FOLD(SC_RED, int64_t(accel_args.s[13])), FOLD(SC_SELF, int64_t(accel_args.s[14]))); \
 		} else if (ENTRY == 7) { \

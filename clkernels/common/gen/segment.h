@@ -30,6 +30,14 @@
 #define ERR_TILE_SHIFT 16 /* a flagged position p is recorded as p >> ERR_TILE_SHIFT */
 #endif
 
+/* segment_reduce's values */
+#ifndef ACCEL_CODES_SEG_VALS
+#define ACCEL_CODES_SEG_VALS
+#define SEG_VALS_DIRECT 0 /* vals[j] */
+#define SEG_VALS_PERM 1 /* vals[perm[j]] */
+#define SEG_VALS_PACKED 2 /* the low half of keys[j], a packed word whose high half is the key (32-bit values) */
+#endif
+
 /* Knobs: -D options in OpenCL C, specialization constants in GLSL (id 0 is
  * the local size, id 1 the entry). */
 #ifdef ACCEL_CL
@@ -48,8 +56,8 @@
 #ifndef SEG_SELF
 #define SEG_SELF -1 /* folded argument include_self (-1: the run-time value) */
 #endif
-#ifndef SEG_HAS_PERM
-#define SEG_HAS_PERM -1 /* folded argument has_perm (-1: the run-time value) */
+#ifndef SEG_VALS_AT
+#define SEG_VALS_AT -1 /* folded argument vals_at (-1: the run-time value) */
 #endif
 #else
 layout(local_size_x_id = 0) in;
@@ -59,13 +67,13 @@ layout(constant_id = 3) const int CONTIG = 0; /* 1: each work-item takes ITEMS c
 layout(constant_id = 4) const int FDIV = 2; /* float32 division: 0 the device's own (correctly rounded there), 2 in integers; 32-ok: a knob, an int32 (host/vulkan.go checks) */
 layout(constant_id = 5) const int SEG_RED = -1; /* folded argument red (-1: the run-time value); 32-ok: a knob, an int32 (host/vulkan.go checks) */
 layout(constant_id = 6) const int SEG_SELF = -1; /* folded argument include_self (-1: the run-time value); 32-ok: a knob, an int32 (host/vulkan.go checks) */
-layout(constant_id = 7) const int SEG_HAS_PERM = -1; /* folded argument has_perm (-1: the run-time value); 32-ok: a knob, an int32 (host/vulkan.go checks) */
+layout(constant_id = 7) const int SEG_VALS_AT = -1; /* folded argument vals_at (-1: the run-time value); 32-ok: a knob, an int32 (host/vulkan.go checks) */
 #define LOCAL_SIZE gl_WorkGroupSize.x
 #endif
 
 /* The parameters of the body functions, one list per entry point. */
 #define SEGMENT_VALIDATE_PARAMS BPTR keys, BPTR err, i64 n, i64 segments
-#define SEGMENT_REDUCE_PARAMS BPTR dst, BPTR vals, BPTR keys, BPTR perm, BPTR err, i64 n, i64 red, i64 include_self, i64 has_perm, i64 limit, i64 step
+#define SEGMENT_REDUCE_PARAMS BPTR dst, BPTR vals, BPTR keys, BPTR perm, BPTR err, i64 n, i64 red, i64 include_self, i64 vals_at, i64 limit, i64 step
 
 /* The entry points. */
 #ifdef ACCEL_CL
@@ -80,8 +88,8 @@ layout(constant_id = 7) const int SEG_HAS_PERM = -1; /* folded argument has_perm
 	}
 #define SEGMENT_E_segment_reduce_k \
 	__kernel __attribute__((reqd_work_group_size(LOCAL_SIZE, 1, 1))) \
-	void segment_reduce_k(__global uchar* dst, __global uchar* vals, __global uchar* keys, __global uchar* perm, __global uchar* err, long n, long red, long include_self, long has_perm, long limit, long step) { \
-		segment_reduce(dst, vals, keys, perm, err, n, FOLD(SEG_RED, red), FOLD(SEG_SELF, include_self), FOLD(SEG_HAS_PERM, has_perm), limit, step); \
+	void segment_reduce_k(__global uchar* dst, __global uchar* vals, __global uchar* keys, __global uchar* perm, __global uchar* err, long n, long red, long include_self, long vals_at, long limit, long step) { \
+		segment_reduce(dst, vals, keys, perm, err, n, FOLD(SEG_RED, red), FOLD(SEG_SELF, include_self), FOLD(SEG_VALS_AT, vals_at), limit, step); \
 	}
 #ifdef ACCEL_ONLY
 #define SEGMENT_ENTRIES ACCEL_XCAT(SEGMENT_E_, ACCEL_ONLY)
@@ -99,7 +107,7 @@ layout(push_constant) uniform AccelArgs { uint64_t s[11]; } accel_args;
 		if (ENTRY == 0) { \
 			segment_validate(accel_args.s[0], accel_args.s[1], int64_t(accel_args.s[2]), int64_t(accel_args.s[3])); \
 		} else if (ENTRY == 1) { \
-			segment_reduce(accel_args.s[0], accel_args.s[1], accel_args.s[2], accel_args.s[3], accel_args.s[4], int64_t(accel_args.s[5]), FOLD(SEG_RED, int64_t(accel_args.s[6])), FOLD(SEG_SELF, int64_t(accel_args.s[7])), FOLD(SEG_HAS_PERM, int64_t(accel_args.s[8])), int64_t(accel_args.s[9]), int64_t(accel_args.s[10])); \
+			segment_reduce(accel_args.s[0], accel_args.s[1], accel_args.s[2], accel_args.s[3], accel_args.s[4], int64_t(accel_args.s[5]), FOLD(SEG_RED, int64_t(accel_args.s[6])), FOLD(SEG_SELF, int64_t(accel_args.s[7])), FOLD(SEG_VALS_AT, int64_t(accel_args.s[8])), int64_t(accel_args.s[9]), int64_t(accel_args.s[10])); \
 		} \
 	}
 #endif
