@@ -5,6 +5,7 @@ import (
 	"strings"
 
 	"github.com/accelkern/accel/host"
+	"github.com/accelkern/accel/host/kernels"
 )
 
 // The traffic model: what a plan costs a device, computed from the plan
@@ -174,6 +175,33 @@ func radixModel(caps host.Caps, p host.Plan, n int64, wordBytes int, keyBits int
 	}
 	return t
 }
+
+// uniqueTraffic models Unique of n keys of w bytes with u distinct, on
+// the radix plan rp and the scan plan sp: the sort carrying the positions
+// (the order bits first, for signed keys), the scan of the runs' heads
+// (the sorted keys read, a 64-bit run id written), the distinct order bits
+// compacted, each element's run id scattered to its position (the
+// inverse), the runs' ends and lengths, the distinct values mapped back
+// from their order bits, and the wait for u.
+func uniqueTraffic(caps host.Caps, rp, sp host.Plan, n, u int64, w int, kind int64) traffic {
+	wb := int64(w)
+	prep := kind != kernels.KindUnsigned
+	t := radixTraffic(caps, rp, n, w, 8*w, prep, false, w == 4 && n <= 1<<32)
+	t.then(scanTraffic(sp, n, wb, 8))
+	t.add("move_compact", n*(wb+8), u*wb)
+	t.add("move_scatter", 16*n, 8*n)
+	t.add("move_ends", 8*n, 8*u)
+	t.add("move_counts", 8*u, 8*u)
+	if prep {
+		t.add("radix_prep", u*wb, u*wb)
+	}
+	t.Waits = 1
+	return t
+}
+
+// uniqueMinBytes is Unique's least traffic: the keys read, the inverse
+// written, the distinct values and their counts written.
+func uniqueMinBytes(n, u int64, w int) int64 { return n*(int64(w)+8) + u*(int64(w)+8) }
 
 // copyTraffic models a copy of size bytes: the driver's or the copy
 // kernel's, each a read and a write of every byte.

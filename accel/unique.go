@@ -57,15 +57,7 @@ func (d *Device) Unique(x *DeviceTensor) (values, inverse, counts *DeviceTensor,
 		return fail(err)
 	}
 	defer s.release()
-	// the distinct values' gather can start while the host waits
-	sortedX, err := tmp.alloc(d, op, x.dtype, n)
-	if err == nil {
-		err = d.gather(op, w, n, sortedX.raw(), x.raw(), res.perm.raw())
-	}
-	if err == nil {
-		err = d.flush(op)
-	}
-	if err != nil {
+	if err := d.flush(op); err != nil {
 		return fail(err)
 	}
 	u64, err := s.total(op)
@@ -73,6 +65,9 @@ func (d *Device) Unique(x *DeviceTensor) (values, inverse, counts *DeviceTensor,
 		return fail(err)
 	}
 	u := int64(u64)
+	rp, sp := d.plan(d.planner.radix(d.caps, n, w)), d.plan(planScan(d.caps, n, 8, d.scanSubgroups(Int64)))
+	d.reportModel(op, "unique", rp, func() traffic { return uniqueTraffic(d.caps, rp, sp, n, u, w, keyKind(x.dtype)) },
+		uniqueMinBytes(n, u, w))
 	ends, err := tmp.alloc(d, op, Int64, u)
 	if err != nil {
 		return fail(err)
@@ -83,14 +78,25 @@ func (d *Device) Unique(x *DeviceTensor) (values, inverse, counts *DeviceTensor,
 	if counts, err = outs.alloc(d, op, Int64, u); err != nil {
 		return fail(err)
 	}
-	// the values at run starts, every element's run, the runs' ends and
-	// their lengths
+	// The distinct values are the sorted order bits at the runs' starts,
+	// mapped back to keys (an integer's order bits undo themselves:
+	// radixPrep) once there are only u of them: no gather of x by the
+	// permutation.
+	kind := keyKind(x.dtype)
+	ordered := values
+	if kind != kernels.KindUnsigned {
+		if ordered, err = tmp.alloc(d, op, x.dtype, u); err != nil {
+			return fail(err)
+		}
+	}
+	// the order bits at run starts, every element's run, the runs' ends
+	// and their lengths
 	calls := []struct {
 		variant kernels.MoveVariant
 		n       int64
 		call    host.Call
 	}{
-		{wordVariant(x.dtype), n, kernels.MoveCompact{Dst: values.raw(), Src: sortedX.raw(), Flags: res.keys.raw(),
+		{wordVariant(x.dtype), n, kernels.MoveCompact{Dst: ordered.raw(), Src: res.keys.raw(), Flags: res.keys.raw(),
 			Pos: seg.raw(), N: n, Kind: head, Add: -1, HasSrc: 1, HasIdx: 0}},
 		{kernels.MoveW64, n, kernels.MoveScatter{Dst: inverse.raw(), Src: seg.raw(), Idx: res.perm.raw(), N: n, Add: -1}},
 		{kernels.MoveW64, n, kernels.MoveEnds{Dst: ends.raw(), Seg: seg.raw(), N: n}},
@@ -101,6 +107,11 @@ func (d *Device) Unique(x *DeviceTensor) (values, inverse, counts *DeviceTensor,
 			continue
 		}
 		if err := d.launch(op, string(c.variant), d.elementwise(op, c.n), c.call); err != nil {
+			return fail(err)
+		}
+	}
+	if ordered != values {
+		if err := d.radixPrep(op, ordered.raw(), values.raw(), u, w, kind, false); err != nil {
 			return fail(err)
 		}
 	}
