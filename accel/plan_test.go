@@ -371,21 +371,37 @@ func TestPlanScatterCores(t *testing.T) {
 
 // TestRadixReadPack: the count passes are told only how their input is
 // packed, which is all they read (radix_key: packed words from
-// RadixPacked on), so passes that read alike share one folded kernel.
+// RadixPacked and RadixUnpack, keys from kin otherwise), so passes that
+// read alike share one folded kernel.
 func TestRadixReadPack(t *testing.T) {
 	for pack, want := range map[int64]int64{
 		kernels.RadixUnpacked: kernels.RadixUnpacked,
 		kernels.RadixPackOut:  kernels.RadixUnpacked, // reads keys, writes words
 		kernels.RadixPacked:   kernels.RadixPacked,
-		kernels.RadixUnpack:   kernels.RadixPacked, // reads words, writes keys
+		kernels.RadixUnpack:   kernels.RadixPacked,   // reads words, writes keys
+		kernels.RadixE32Out:   kernels.RadixUnpacked, // keys beside entries, whatever their width
+		kernels.RadixE32:      kernels.RadixUnpacked,
+		kernels.RadixE32In:    kernels.RadixUnpacked,
 	} {
 		assert.Equal(t, want, radixReadPack(pack), "pack %d", pack)
-		assert.Equal(t, pack >= kernels.RadixPacked, radixReadPack(pack) >= kernels.RadixPacked, "pack %d: read as radix_key does", pack)
 	}
-	// a packed sort of four passes: two count kernels
-	modes := map[int64]bool{}
-	for pass := range 4 {
-		modes[radixReadPack(radixPack(true, pass, 4))] = true
+	// a packed sort of four passes, and one with 32-bit entries: two
+	// count kernels, one
+	for _, c := range []struct {
+		packed, e32 bool
+		kernels     int
+		modes       []int64
+	}{
+		{true, false, 2, []int64{kernels.RadixPackOut, kernels.RadixPacked, kernels.RadixPacked, kernels.RadixUnpack}},
+		{false, true, 1, []int64{kernels.RadixE32Out, kernels.RadixE32, kernels.RadixE32, kernels.RadixE32In}},
+		{false, false, 1, []int64{kernels.RadixUnpacked, kernels.RadixUnpacked, kernels.RadixUnpacked, kernels.RadixUnpacked}},
+	} {
+		reads := map[int64]bool{}
+		for pass := range 4 {
+			pack := radixPack(c.packed, c.e32, pass, 4)
+			assert.Equal(t, c.modes[pass], pack, "packed %v e32 %v pass %d", c.packed, c.e32, pass)
+			reads[radixReadPack(pack)] = true
+		}
+		assert.Len(t, reads, c.kernels, "packed %v e32 %v", c.packed, c.e32)
 	}
-	assert.Len(t, modes, 2)
 }

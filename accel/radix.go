@@ -73,6 +73,8 @@ func (d *Device) radixSort(op string, keys host.Buffer, n int64, wordBytes int, 
 		entryLimit = n
 	}
 	packed := (wordBytes == 4 || keyBits <= 32) && entryLimit <= 1<<32 && passes > 1
+	// else entries below 2^32 travel as 32-bit words between the passes
+	e32 := !packed && entryLimit <= 1<<32 && passes > 1
 	// Buffers alternate so that the last pass writes into res.
 	bufK := [2]host.Buffer{res.keys.raw(), tmpK.raw()}
 	bufP := [2]host.Buffer{res.perm.raw(), tmpP.raw()}
@@ -95,7 +97,7 @@ func (d *Device) radixSort(op string, keys host.Buffer, n int64, wordBytes int, 
 			out = 0
 		}
 		a := radixPassArgs{kin: kin, pin: pin, kout: bufK[out], pout: bufP[out],
-			first: b2i(pass == 0 && initPerm == nil), pack: radixPack(packed, pass, passes)}
+			first: b2i(pass == 0 && initPerm == nil), pack: radixPack(packed, e32, pass, passes)}
 		if err := r.pass(d, op, pass, a); err != nil {
 			return fail(err)
 		}
@@ -219,18 +221,25 @@ type radixPassArgs struct {
 }
 
 // radixPack is how pass of passes carries keys and entries between the
-// passes (kernels.Radix*): packed in one word where they fit (packed),
-// from the first pass's output to the last one's input.
-func radixPack(packed bool, pass, passes int) int64 {
+// passes (kernels.Radix*), from the first pass's output to the last one's
+// input: packed in one word where both fit 32 bits (packed), else with
+// 32-bit entries beside the keys where the entries fit (e32).
+func radixPack(packed, e32 bool, pass, passes int) int64 {
 	switch {
-	case !packed:
-		return kernels.RadixUnpacked
-	case pass == 0:
+	case packed && pass == 0:
 		return kernels.RadixPackOut
-	case pass == passes-1:
+	case packed && pass == passes-1:
 		return kernels.RadixUnpack
+	case packed:
+		return kernels.RadixPacked
+	case e32 && pass == 0:
+		return kernels.RadixE32Out
+	case e32 && pass == passes-1:
+		return kernels.RadixE32In
+	case e32:
+		return kernels.RadixE32
 	}
-	return kernels.RadixPacked
+	return kernels.RadixUnpacked
 }
 
 // radixReadPack is how a pass of packing pack reads its keys, all that
@@ -241,7 +250,7 @@ func radixPack(packed bool, pass, passes int) int64 {
 // one: a packed sort's first pass reads keys as an unpacked one does, its
 // last reads words as the middle ones do (two count kernels, not three).
 func radixReadPack(pack int64) int64 {
-	if pack >= kernels.RadixPacked {
+	if pack == kernels.RadixPacked || pack == kernels.RadixUnpack {
 		return kernels.RadixPacked
 	}
 	return kernels.RadixUnpacked

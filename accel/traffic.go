@@ -90,7 +90,8 @@ func scanTraffic(p host.Plan, n, inBytes, outBytes int64) traffic {
 // on keyBits bits) on plan p (planRadix), carrying int64 entries: per
 // digit pass a count and a scatter, which move keys and entries unpacked,
 // or packed in one 64-bit word between the passes where both fit 32 bits
-// (radixSort's packed); a scan of the histogram per pass; with prep, the
+// (radixSort's packed), else with 32-bit entries there where the entries
+// fit; a scan of the histogram per pass; with prep, the
 // order bits written first. With the sweep (knob RADIX_SWEEP) a pass is
 // one read and one write, after one count of every pass's digits.
 func radixTraffic(caps host.Caps, p host.Plan, n int64, wordBytes int, keyBits int, prep, initPerm, packed bool) traffic {
@@ -111,6 +112,7 @@ func radixModel(caps host.Caps, p host.Plan, n int64, wordBytes int, keyBits int
 	bits := int(host.KnobRadixBits.Of(p))
 	passes := max((keyBits+bits-1)/bits, 1)
 	packed = packed && passes > 1
+	e32 := !packed && !words && n <= 1<<32 && passes > 1 // entries as 32-bit words between the passes
 	wb := int64(wordBytes)
 	if prep {
 		t.add("radix_prep", n*wb, n*wb)
@@ -140,6 +142,17 @@ func radixModel(caps host.Caps, p host.Plan, n int64, wordBytes int, keyBits int
 		switch {
 		case words:
 			in, out = 8, 8
+		case e32:
+			in, out = wb+4, wb+4
+			if first {
+				in = wb + 8 // the positions, or int64 entries
+				if !initPerm {
+					in = wb
+				}
+			}
+			if last {
+				out = wb + 8
+			}
 		case !packed:
 			in, out = wb+8, wb+8
 			if first && !initPerm {

@@ -43,7 +43,15 @@
  *                   writes words to pout (the first of several passes)
  *   RADIX_PACKED    reads words from pin, writes words to pout
  *   RADIX_UNPACK    reads words from pin, writes keys to kout and entries
- *                   to pout (the last pass) */
+ *                   to pout (the last pass)
+ * Keys too wide to pack, with entries below 2^32, keep their own buffers
+ * and move their entries as 32-bit words between the passes (12 bytes a
+ * 64-bit key each way, not 16):
+ *   RADIX_E32_OUT   reads keys and entries as an unpacked pass does,
+ *                   writes keys and 32-bit entries (the first pass)
+ *   RADIX_E32       reads and writes keys and 32-bit entries
+ *   RADIX_E32_IN    reads keys and 32-bit entries, writes keys and int64
+ *                   entries (the last pass) */
 #ifndef ACCEL_RADIX_BODY_H
 #define ACCEL_RADIX_BODY_H
 
@@ -80,10 +88,30 @@ void radix_prep(RADIX_PREP_PARAMS) {
 	}
 }
 
+/* What a pass of packing pack reads and writes: packed words, or keys
+ * with 32-bit entries. */
+#define RADIX_READS_WORDS(pack) ((pack) == I64C(RADIX_PACKED) || (pack) == I64C(RADIX_UNPACK))
+#define RADIX_WRITES_WORDS(pack) ((pack) == I64C(RADIX_PACK_OUT) || (pack) == I64C(RADIX_PACKED))
+#define RADIX_READS_E32(pack) ((pack) == I64C(RADIX_E32) || (pack) == I64C(RADIX_E32_IN))
+#define RADIX_WRITES_E32(pack) ((pack) == I64C(RADIX_E32_OUT) || (pack) == I64C(RADIX_E32))
+
+/* Entry i of an unpacked pass's input: the position (first), or pin's
+ * word (32- or 64-bit as pack says). */
+#define RADIX_ENTRY(i) \
+	(first != I64C(0) ? CAST(u64, i) : (RADIX_READS_E32(pack) ? CAST(u64, LD32(pin, i)) : LD64(pin, i)))
+
+/* Stores entry e at position to of pout (32- or 64-bit as pack says). */
+#define RADIX_PUT_ENTRY(to, e) \
+	if (RADIX_WRITES_E32(pack)) { \
+		ST32(pout, to, CAST(uint, (e) & 0xfffffffful)); /* 32-ok: an entry below 2^32 (RADIX_E32*) */ \
+	} else { \
+		ST64(pout, to, e); \
+	}
+
 /* The key at position i of a pass's input (packed: the high half of its
  * word in pin). */
 KEY radix_key(BPTR kin, BPTR pin, i64 i, i64 pack) {
-	if (pack >= I64C(RADIX_PACKED)) {
+	if (RADIX_READS_WORDS(pack)) {
 		return CAST(KEY, LD64(pin, i) >> 32);
 	}
 	return LDK(kin, i);
@@ -117,35 +145,35 @@ void radix_scatter(RADIX_SCATTER_PARAMS) {
 	for (i64 i = lo; i < hi; i++) {
 		KEY k;
 		u64 e; /* the permutation entry */
-		if (pack >= I64C(RADIX_PACKED)) {
+		if (RADIX_READS_WORDS(pack)) {
 			const u64 word = LD64(pin, i);
 			k = CAST(KEY, word >> 32);
 			e = word & 0xfffffffful;
 		} else {
 			k = LDK(kin, i);
-			e = first != I64C(0) ? CAST(u64, i) : LD64(pin, i);
+			e = RADIX_ENTRY(i);
 		}
 		const int d = CAST(int, (k >> CAST(KEY, shift)) & mask); /* 32-ok: a digit, < 2^RADIX_BITS */
 		const i64 to = cnt[d];
 		cnt[d] = to + I64C(1);
-		if (pack == I64C(RADIX_PACK_OUT) || pack == I64C(RADIX_PACKED)) {
+		if (RADIX_WRITES_WORDS(pack)) {
 			ST64(pout, to, (CAST(u64, k) << 32) | e);
 		} else {
 			STK(kout, to, k);
-			ST64(pout, to, e);
+			RADIX_PUT_ENTRY(to, e)
 		}
 	}
 }
 
 /* Key i of the pass and its entry, as radix_scatter reads them. */
 #define RADIX_LOAD(i, k, e) \
-	if (pack >= I64C(RADIX_PACKED)) { \
+	if (RADIX_READS_WORDS(pack)) { \
 		const u64 word_ = LD64(pin, i); \
 		k = CAST(KEY, word_ >> 32); \
 		e = word_ & 0xfffffffful; \
 	} else { \
 		k = LDK(kin, i); \
-		e = first != I64C(0) ? CAST(u64, i) : LD64(pin, i); \
+		e = RADIX_ENTRY(i); \
 	}
 
 /* Tile t's digit counts in the scratch's first DIGITS words: each lane
@@ -208,11 +236,11 @@ void radix_tcount(RADIX_TCOUNT_PARAMS) {
 			const u64 e_ = RADIX_SH_GETE(p_); \
 			const int d_ = CAST(int, (k_ >> CAST(KEY, shift)) & mask); /* 32-ok: a digit, < 2^RADIX_BITS */ \
 			const i64 to_ = TO; \
-			if (pack == I64C(RADIX_PACK_OUT) || pack == I64C(RADIX_PACKED)) { \
+			if (RADIX_WRITES_WORDS(pack)) { \
 				ST64(pout, to_, (CAST(u64, k_) << 32) | e_); \
 			} else { \
 				STK(kout, to_, k_); \
-				ST64(pout, to_, e_); \
+				RADIX_PUT_ENTRY(to_, e_) \
 			} \
 		} \
 	}

@@ -60,6 +60,12 @@ const (
 	RadixPacked = 2
 	// RadixUnpack is RADIX_UNPACK: reads packed words, writes keys and entries (last pass).
 	RadixUnpack = 3
+	// RadixE32Out is RADIX_E32_OUT: reads keys and entries, writes keys and 32-bit entries (first of several passes).
+	RadixE32Out = 4
+	// RadixE32 is RADIX_E32: reads and writes keys and 32-bit entries.
+	RadixE32 = 5
+	// RadixE32In is RADIX_E32_IN: reads keys and 32-bit entries, writes keys and int64 entries (last pass).
+	RadixE32In = 6
 )
 
 // Codes SEG_VALS_*: segment_reduce's values.

@@ -83,7 +83,10 @@ var (
 		{Name: "UNPACKED", Value: 0, Doc: "keys and int64 entries in their own buffers"},
 		{Name: "PACK_OUT", Value: 1, Doc: "reads keys, writes packed words (first of several passes)"},
 		{Name: "PACKED", Value: 2, Doc: "reads and writes packed words"},
-		{Name: "UNPACK", Value: 3, Doc: "reads packed words, writes keys and entries (last pass)"}}}
+		{Name: "UNPACK", Value: 3, Doc: "reads packed words, writes keys and entries (last pass)"},
+		{Name: "E32_OUT", Value: 4, Doc: "reads keys and entries, writes keys and 32-bit entries (first of several passes)"},
+		{Name: "E32", Value: 5, Doc: "reads and writes keys and 32-bit entries"},
+		{Name: "E32_IN", Value: 6, Doc: "reads keys and 32-bit entries, writes keys and int64 entries (last pass)"}}}
 	// SegVals are where segment_reduce reads a run's values (segment_body.h).
 	SegVals = &host.CodeGroup{Prefix: "SEG_VALS", Doc: "segment_reduce's values", Codes: []host.Code{
 		{Name: "DIRECT", Value: 0, Doc: "vals[j]"},

@@ -27,6 +27,9 @@
 #define RADIX_PACK_OUT 1 /* reads keys, writes packed words (first of several passes) */
 #define RADIX_PACKED 2 /* reads and writes packed words */
 #define RADIX_UNPACK 3 /* reads packed words, writes keys and entries (last pass) */
+#define RADIX_E32_OUT 4 /* reads keys and entries, writes keys and 32-bit entries (first of several passes) */
+#define RADIX_E32 5 /* reads and writes keys and 32-bit entries */
+#define RADIX_E32_IN 6 /* reads keys and 32-bit entries, writes keys and int64 entries (last pass) */
 #endif
 
 /* Knobs: -D options in OpenCL C, specialization constants in GLSL (id 0 is
