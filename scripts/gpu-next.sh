@@ -58,7 +58,7 @@ trace() {
 		"$py" -c "$tracepy" | head -80
 }
 
-echo "== 0. Onesweep's radix passes (RADIX_SWEEP=1, the GPU plan since session 5) against a count, a scan and a scatter per pass (0; session 3: sort 1.81-1.89 ms OpenCL, 1.80 Vulkan; a pass 0.11 ms counting, 0.035 scanning, 0.29-0.35 scattering)"
+echo "== 0. Onesweep's radix passes (RADIX_SWEEP=1, the GPU plan since session 5) against a count, a scan and a scatter per pass (0; session 3: sort 1.81-1.89 ms OpenCL, 1.80 Vulkan; a pass 0.11 ms counting, 0.035 scanning, 0.29-0.35 scattering; unique 6.24 / 7.13, since session 6 with 32-bit entries beside its 64-bit keys and no gather)"
 for b in opencl vulkan; do
 	for k in 1 0; do
 		row sort $b "radix:RADIX_SWEEP=$k" 40
@@ -79,7 +79,7 @@ done
 echo "== 2b. OpenCL's float sums by PTX's atomic add (NV_TRICKS, the default) against the compare-and-swap loop (ACCEL_NV_TRICKS=0; session 3: rand16M_1M sum 0.490 ms OpenCL, 0.211 Vulkan's native add; perm16M 0.712)"
 ACCEL_NV_TRICKS=0 row scatter_reduce opencl "" 60 "ACCEL_NV_TRICKS=0 (compare-and-swap)"
 
-echo "== 3. traces of Vulkan's slow scatter rows (perm16M 2.61 ms against 0.71 OpenCL; deterministic rand16M_1M sum 12.99 against 2.53)"
+echo "== 3. traces of Vulkan's slow scatter rows (perm16M 2.61 ms against 0.71 OpenCL; deterministic rand16M_1M sum 12.99 against 2.53 in session 3, since session 6 a sort of packed target-value words: predicted 1.0-1.3 ms OpenCL)"
 trace scatter_reduce vulkan "" 60
 trace scatter_reduce opencl "" 60
 
