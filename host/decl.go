@@ -115,6 +115,14 @@ type FileDecl struct {
 	// Codes lists the code groups (see CodeGroup) the file's kernels use;
 	// the generated header includes their definitions.
 	Codes []*CodeGroup
+	// ModulePerEntry builds a SPIR-V module per entry point of each
+	// variant (FILE.VARIANT.eI.spv, shaders/split.txt), not one whose
+	// main picks the entry by specialization constant: a driver
+	// translates a pipeline's whole module before it specializes it
+	// (lavapipe took 110-300 ms a pipeline of sparse's 510 KB modules,
+	// 35-95 ms of its largest entry's 100 KB one), so files of many large
+	// entries get one each.
+	ModulePerEntry bool
 
 	knobIDs map[string]int
 }

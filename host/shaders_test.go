@@ -2,9 +2,13 @@ package host
 
 import (
 	"bytes"
+	"fmt"
+	"io/fs"
 	"os"
 	"os/exec"
 	"path/filepath"
+	"strconv"
+	"strings"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
@@ -32,17 +36,57 @@ func TestSPIRVUpToDate(t *testing.T) {
 	vs, err := Variants()
 	require.NoError(t, err)
 	require.NotEmpty(t, vs, "no variants")
-	for key, v := range vs {
-		want, err := os.ReadFile(filepath.Join(dir, key+".spv"))
-		require.NoError(t, err)
-		got, err := shaders.FS.ReadFile(key + ".spv")
-		require.NoError(t, err, "%s.spv is not committed: run make shaders", key)
-		assert.True(t, bytes.Equal(got, want), "shaders/%s.spv differs from glslc's output for its source: run make shaders", key)
-		// the backend loads exactly the committed code
-		code, err := SPIRV(v.File, v.Name)
-		require.NoError(t, err, "SPIRV(%q, %q)", v.File, v.Name)
-		assert.True(t, bytes.Equal(got, code), "SPIRV(%q, %q) differs from the committed %s.spv", v.File, v.Name, key)
+	built, err := filepath.Glob(filepath.Join(dir, "*.spv"))
+	require.NoError(t, err)
+	committed, err := fs.Glob(shaders.FS, "*.spv")
+	require.NoError(t, err)
+	names := map[string]bool{}
+	for _, p := range built {
+		names[filepath.Base(p)] = true
 	}
+	for _, name := range committed {
+		assert.True(t, names[name], "shaders/%s is committed but no variant builds it: remove it", name)
+	}
+	split := splitEntries(t)
+	for key, v := range vs {
+		modules := []string{key} // the variant's module, or one per entry point
+		if n, ok := split[v.File]; ok {
+			modules = nil
+			for i := range n {
+				modules = append(modules, fmt.Sprintf("%s.e%d", key, i))
+			}
+		}
+		for i, m := range modules {
+			want, err := os.ReadFile(filepath.Join(dir, m+".spv"))
+			require.NoError(t, err)
+			got, err := shaders.FS.ReadFile(m + ".spv")
+			require.NoError(t, err, "%s.spv is not committed: run make shaders", m)
+			assert.True(t, bytes.Equal(got, want), "shaders/%s.spv differs from glslc's output for its source: run make shaders", m)
+			// the backend loads exactly the committed code
+			code, err := SPIRV(v.File, v.Name, i)
+			require.NoError(t, err, "SPIRV(%q, %q, %d)", v.File, v.Name, i)
+			assert.True(t, bytes.Equal(got, code), "SPIRV(%q, %q, %d) differs from the committed %s.spv", v.File, v.Name, i, m)
+		}
+	}
+}
+
+// splitEntries reads shaders/split.txt: the files built as a module per
+// entry point, and their entry counts.
+func splitEntries(t *testing.T) map[string]int {
+	data, err := shaders.FS.ReadFile("split.txt")
+	require.NoError(t, err)
+	split := map[string]int{}
+	for _, line := range strings.Split(string(data), "\n") {
+		f := strings.Fields(line)
+		if len(f) == 0 || strings.HasPrefix(f[0], "#") {
+			continue
+		}
+		require.Len(t, f, 2, "split.txt: %q", line)
+		n, err := strconv.Atoi(f[1])
+		require.NoError(t, err, "split.txt: %q", line)
+		split[f[0]] = n
+	}
+	return split
 }
 
 // TestCLSourcesResolve checks that every OpenCL kernel's includes resolve.
@@ -92,7 +136,7 @@ func TestStrictBuilds(t *testing.T) {
 		if !v.Strict() {
 			continue
 		}
-		code, err := SPIRV(v.File, v.Name)
+		code, err := SPIRV(v.File, v.Name, 0) // every entry's module declares the same modes
 		require.NoError(t, err)
 		modes := spirvExecModes(t, code)
 		width := uint32(32)

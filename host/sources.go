@@ -277,16 +277,23 @@ func expandCL(file string) (string, error) {
 	return expand(file+".cl", src)
 }
 
-// SPIRV returns the committed SPIR-V of a kernel file's variant (read
-// once per process).
-func SPIRV(file, variant string) ([]byte, error) {
+// SPIRV returns the committed SPIR-V of entry point entry (its index in
+// the file's declaration) of a kernel file's variant, read once per
+// process: the entry's own module where the file has one per entry point
+// (FileDecl.ModulePerEntry: FILE.VARIANT.eENTRY.spv), else the variant's,
+// whose main calls the entry the specialization constant SpecEntry names.
+func SPIRV(file, variant string, entry int) ([]byte, error) {
 	if _, err := lookupVariant(file, variant); err != nil {
 		return nil, err
 	}
-	return spvCode.get(file+"."+variant, func() ([]byte, error) {
-		code, err := shaders.FS.ReadFile(file + "." + variant + ".spv")
+	name := fmt.Sprintf("%s.%s.e%d", file, variant, entry)
+	if _, err := fs.Stat(shaders.FS, name+".spv"); err != nil {
+		name = file + "." + variant // one module for every entry point
+	}
+	return spvCode.get(name, func() ([]byte, error) {
+		code, err := shaders.FS.ReadFile(name + ".spv")
 		if err == nil && (len(code) == 0 || len(code)%4 != 0) {
-			err = fmt.Errorf("%s.%s.spv: %d bytes is not a whole, non-zero number of words", file, variant, len(code))
+			err = fmt.Errorf("%s.spv: %d bytes is not a whole, non-zero number of words", name, len(code))
 		}
 		return code, err
 	})

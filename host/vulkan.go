@@ -1145,7 +1145,7 @@ func (d *vkDevice) build(spec KernelSpec, plan Plan) (*vkKernel, error) {
 	d.life.RLock()
 	defer d.life.RUnlock()
 	f := spec.Entry.File
-	code, err := SPIRV(f.Name, StrictVariant(d.caps, f.Name, spec.Variant))
+	code, err := SPIRV(f.Name, StrictVariant(d.caps, f.Name, spec.Variant), spec.Entry.Index())
 	if err != nil {
 		return nil, err
 	}

@@ -7,7 +7,8 @@ package shaders
 
 import "embed"
 
-// FS holds the compiled SPIR-V, the GLSL sources and variants.txt.
+// FS holds the compiled SPIR-V, the GLSL sources, variants.txt and
+// split.txt (the files built as a module per entry point).
 //
-//go:embed *.spv *.comp variants.txt
+//go:embed *.spv *.comp variants.txt split.txt
 var FS embed.FS

@@ -329,7 +329,8 @@ var Scan = (&host.FileDecl{
 
 // Radix is one pass of the stable LSD radix sort (radix_body.h).
 var Radix = (&host.FileDecl{
-	Name: "radix",
+	Name:           "radix",
+	ModulePerEntry: true, // 7 entries: 114-124 KB
 	Variants: []host.Variant{
 		variant("k32", "KB=32"),
 		variant("k64", "KB=64"),

@@ -28,7 +28,8 @@ var IndiceCodes = &host.CodeGroup{Prefix: "IP", Doc: "get_indice_pairs rules, sp
 // Indice is get_indice_pairs, sparse convolution's rule generation
 // (indice_body.h).
 var Indice = (&host.FileDecl{
-	Name: "indice",
+	Name:           "indice",
+	ModulePerEntry: true, // 14 entries: 108 KB
 	Variants: []host.Variant{
 		variant("any"),
 	},

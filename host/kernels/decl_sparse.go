@@ -26,7 +26,8 @@ var (
 // Sparse is the sparse COO/CSR tensors and their elementwise ops
 // (sparse_body.h).
 var Sparse = (&host.FileDecl{
-	Name: "sparse",
+	Name:           "sparse",
+	ModulePerEntry: true, // 25 entries: the whole module is 510 KB
 	Variants: []host.Variant{
 		variant("f32", "DT=3"),
 		variant("f64", "DT=4"),

@@ -37,11 +37,11 @@ layout(constant_id = 4) const int STREAM = 0; /* 1: non-temporal stores from dst
 #define COPY_WORDS_PARAMS BPTR dst, BPTR src, i64 dst_off, i64 src_off, i64 n
 
 /* The entry points. */
-#ifdef ACCEL_CL
 #ifndef ACCEL_XCAT
 #define ACCEL_CAT_(a, b) a##b
 #define ACCEL_XCAT(a, b) ACCEL_CAT_(a, b)
 #endif
+#ifdef ACCEL_CL
 #define COPY_E_copy_words_k \
 	__kernel __attribute__((reqd_work_group_size(LOCAL_SIZE, 1, 1))) \
 	void copy_words_k(__global uchar* dst, __global uchar* src, long dst_off, long src_off, long n) { \
@@ -56,6 +56,14 @@ layout(constant_id = 4) const int STREAM = 0; /* 1: non-temporal stores from dst
 #else
 layout(push_constant) uniform AccelArgs { uint64_t s[5]; } accel_args;
 #define ACCEL_ARGS_DECL
+#define COPY_VK_E_0 copy_words(accel_args.s[0], accel_args.s[1], int64_t(accel_args.s[2]), int64_t(accel_args.s[3]), int64_t(accel_args.s[4]));
+#ifdef ACCEL_ONLY_ENTRY
+#define COPY_ENTRIES \
+	void main() { \
+		ACCEL_ARGS_DECL \
+		ACCEL_XCAT(COPY_VK_E_, ACCEL_ONLY_ENTRY) \
+	}
+#else
 #define COPY_ENTRIES \
 	void main() { \
 		ACCEL_ARGS_DECL \
@@ -63,6 +71,7 @@ layout(push_constant) uniform AccelArgs { uint64_t s[5]; } accel_args;
 			copy_words(accel_args.s[0], accel_args.s[1], int64_t(accel_args.s[2]), int64_t(accel_args.s[3]), int64_t(accel_args.s[4])); \
 		} \
 	}
+#endif
 #endif
 
 #endif

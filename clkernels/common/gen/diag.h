@@ -35,11 +35,11 @@ layout(constant_id = 3) const int CONTIG = 0; /* 1: each work-item takes ITEMS c
 #define DIAG_ZERO_PARAMS BPTR full, i64 count, i64 L, i64 base, i64 dstride, i64 n1, i64 n2, i64 s0, i64 s1, i64 s2
 
 /* The entry points. */
-#ifdef ACCEL_CL
 #ifndef ACCEL_XCAT
 #define ACCEL_CAT_(a, b) a##b
 #define ACCEL_XCAT(a, b) ACCEL_CAT_(a, b)
 #endif
+#ifdef ACCEL_CL
 #define DIAG_E_diag_scatter_k \
 	__kernel __attribute__((reqd_work_group_size(LOCAL_SIZE, 1, 1))) \
 	void diag_scatter_k(__global uchar* full, __global uchar* diag, long count, long L, long base, long dstride, long n1, long n2, long s0, long s1, long s2) { \
@@ -66,6 +66,16 @@ layout(constant_id = 3) const int CONTIG = 0; /* 1: each work-item takes ITEMS c
 #else
 layout(push_constant) uniform AccelArgs { uint64_t s[11]; } accel_args;
 #define ACCEL_ARGS_DECL
+#define DIAG_VK_E_0 diag_scatter(accel_args.s[0], accel_args.s[1], int64_t(accel_args.s[2]), int64_t(accel_args.s[3]), int64_t(accel_args.s[4]), int64_t(accel_args.s[5]), int64_t(accel_args.s[6]), int64_t(accel_args.s[7]), int64_t(accel_args.s[8]), int64_t(accel_args.s[9]), int64_t(accel_args.s[10]));
+#define DIAG_VK_E_1 diag_gather(accel_args.s[0], accel_args.s[1], int64_t(accel_args.s[2]), int64_t(accel_args.s[3]), int64_t(accel_args.s[4]), int64_t(accel_args.s[5]), int64_t(accel_args.s[6]), int64_t(accel_args.s[7]), int64_t(accel_args.s[8]), int64_t(accel_args.s[9]), int64_t(accel_args.s[10]));
+#define DIAG_VK_E_2 diag_zero(accel_args.s[0], int64_t(accel_args.s[1]), int64_t(accel_args.s[2]), int64_t(accel_args.s[3]), int64_t(accel_args.s[4]), int64_t(accel_args.s[5]), int64_t(accel_args.s[6]), int64_t(accel_args.s[7]), int64_t(accel_args.s[8]), int64_t(accel_args.s[9]));
+#ifdef ACCEL_ONLY_ENTRY
+#define DIAG_ENTRIES \
+	void main() { \
+		ACCEL_ARGS_DECL \
+		ACCEL_XCAT(DIAG_VK_E_, ACCEL_ONLY_ENTRY) \
+	}
+#else
 #define DIAG_ENTRIES \
 	void main() { \
 		ACCEL_ARGS_DECL \
@@ -77,6 +87,7 @@ layout(push_constant) uniform AccelArgs { uint64_t s[11]; } accel_args;
 			diag_zero(accel_args.s[0], int64_t(accel_args.s[1]), int64_t(accel_args.s[2]), int64_t(accel_args.s[3]), int64_t(accel_args.s[4]), int64_t(accel_args.s[5]), int64_t(accel_args.s[6]), int64_t(accel_args.s[7]), int64_t(accel_args.s[8]), int64_t(accel_args.s[9])); \
 		} \
 	}
+#endif
 #endif
 
 #endif

@@ -52,11 +52,11 @@ layout(constant_id = 3) const int CONTIG = 0; /* 1: each work-item takes ITEMS c
 #define HASH_IDS_PARAMS BPTR table, BPTR res, BPTR aux, i64 n, i64 slots
 
 /* The entry points. */
-#ifdef ACCEL_CL
 #ifndef ACCEL_XCAT
 #define ACCEL_CAT_(a, b) a##b
 #define ACCEL_XCAT(a, b) ACCEL_CAT_(a, b)
 #endif
+#ifdef ACCEL_CL
 #define HASH_E_hash_insert_k \
 	__kernel __attribute__((reqd_work_group_size(LOCAL_SIZE, 1, 1))) \
 	void hash_insert_k(__global uchar* table, __global uchar* keys, __global uchar* res, __global uchar* meta, long n, long slots, long max_probes, long budget, long step, long capacity) { \
@@ -95,6 +95,18 @@ layout(constant_id = 3) const int CONTIG = 0; /* 1: each work-item takes ITEMS c
 #else
 layout(push_constant) uniform AccelArgs { uint64_t s[10]; } accel_args;
 #define ACCEL_ARGS_DECL
+#define HASH_VK_E_0 hash_insert(accel_args.s[0], accel_args.s[1], accel_args.s[2], accel_args.s[3], int64_t(accel_args.s[4]), int64_t(accel_args.s[5]), int64_t(accel_args.s[6]), int64_t(accel_args.s[7]), int64_t(accel_args.s[8]), int64_t(accel_args.s[9]));
+#define HASH_VK_E_1 hash_lookup(accel_args.s[0], accel_args.s[1], accel_args.s[2], accel_args.s[3], int64_t(accel_args.s[4]), int64_t(accel_args.s[5]), int64_t(accel_args.s[6]), int64_t(accel_args.s[7]), int64_t(accel_args.s[8]));
+#define HASH_VK_E_2 hash_mark(accel_args.s[0], accel_args.s[1], accel_args.s[2], int64_t(accel_args.s[3]), int64_t(accel_args.s[4]));
+#define HASH_VK_E_3 hash_commit(accel_args.s[0], accel_args.s[1], accel_args.s[2], int64_t(accel_args.s[3]), int64_t(accel_args.s[4]), int64_t(accel_args.s[5]));
+#define HASH_VK_E_4 hash_ids(accel_args.s[0], accel_args.s[1], accel_args.s[2], int64_t(accel_args.s[3]), int64_t(accel_args.s[4]));
+#ifdef ACCEL_ONLY_ENTRY
+#define HASH_ENTRIES \
+	void main() { \
+		ACCEL_ARGS_DECL \
+		ACCEL_XCAT(HASH_VK_E_, ACCEL_ONLY_ENTRY) \
+	}
+#else
 #define HASH_ENTRIES \
 	void main() { \
 		ACCEL_ARGS_DECL \
@@ -110,6 +122,7 @@ layout(push_constant) uniform AccelArgs { uint64_t s[10]; } accel_args;
 			hash_ids(accel_args.s[0], accel_args.s[1], accel_args.s[2], int64_t(accel_args.s[3]), int64_t(accel_args.s[4])); \
 		} \
 	}
+#endif
 #endif
 
 #endif

@@ -100,11 +100,11 @@ layout(constant_id = 9) const int IP_LOOKUP = -1; /* folded argument lookup (-1:
 #define INDICE_GOUTS_PARAMS BPTR grid, BPTR params, BPTR outs, BPTR err, i64 n
 
 /* The entry points. */
-#ifdef ACCEL_CL
 #ifndef ACCEL_XCAT
 #define ACCEL_CAT_(a, b) a##b
 #define ACCEL_XCAT(a, b) ACCEL_CAT_(a, b)
 #endif
+#ifdef ACCEL_CL
 #define INDICE_E_indice_keys_k \
 	__kernel __attribute__((reqd_work_group_size(LOCAL_SIZE, 1, 1))) \
 	void indice_keys_k(__global uchar* indices, __global uchar* params, __global uchar* keys, __global uchar* err, long n) { \
@@ -200,6 +200,27 @@ layout(constant_id = 9) const int IP_LOOKUP = -1; /* folded argument lookup (-1:
 layout(buffer_reference, std430, buffer_reference_align = 8) readonly buffer AccelParams { uint64_t s[]; };
 layout(push_constant) uniform AccelPush { uint64_t params; } accel_push;
 #define ACCEL_ARGS_DECL AccelParams accel_args = AccelParams(accel_push.params);
+#define INDICE_VK_E_0 indice_keys(accel_args.s[0], accel_args.s[1], accel_args.s[2], accel_args.s[3], int64_t(accel_args.s[4]));
+#define INDICE_VK_E_1 indice_dups(accel_args.s[0], accel_args.s[1], int64_t(accel_args.s[2]));
+#define INDICE_VK_E_2 indice_expand(accel_args.s[0], accel_args.s[1], accel_args.s[2], accel_args.s[3], accel_args.s[4], accel_args.s[5], accel_args.s[6], int64_t(accel_args.s[7]), int64_t(accel_args.s[8]), int64_t(accel_args.s[9]), int64_t(accel_args.s[10]), int64_t(accel_args.s[11]), FOLD(IP_RULE, int64_t(accel_args.s[12])), FOLD(IP_SPLIT, int64_t(accel_args.s[13])), FOLD(IP_WIDE, int64_t(accel_args.s[14])), FOLD(IP_SORTED, int64_t(accel_args.s[15])), accel_args.s[16], FOLD(IP_EMIT, int64_t(accel_args.s[17])));
+#define INDICE_VK_E_3 indice_flags(accel_args.s[0], accel_args.s[1], accel_args.s[2], int64_t(accel_args.s[3]), int64_t(accel_args.s[4]), FOLD(IP_WIDE, int64_t(accel_args.s[5])));
+#define INDICE_VK_E_4 indice_outs(accel_args.s[0], accel_args.s[1], accel_args.s[2], accel_args.s[3], accel_args.s[4], int64_t(accel_args.s[5]));
+#define INDICE_VK_E_5 indice_write(accel_args.s[0], accel_args.s[1], accel_args.s[2], accel_args.s[3], accel_args.s[4], accel_args.s[5], accel_args.s[6], int64_t(accel_args.s[7]), int64_t(accel_args.s[8]), FOLD(IP_LOOKUP, int64_t(accel_args.s[9])), FOLD(IP_WIDE, int64_t(accel_args.s[10])));
+#define INDICE_VK_E_6 indice_search(accel_args.s[0], accel_args.s[1], accel_args.s[2], accel_args.s[3], accel_args.s[4], accel_args.s[5], int64_t(accel_args.s[6]), int64_t(accel_args.s[7]), int64_t(accel_args.s[8]), int64_t(accel_args.s[9]), int64_t(accel_args.s[10]), FOLD(IP_SPLIT, int64_t(accel_args.s[11])));
+#define INDICE_VK_E_7 indice_count(accel_args.s[0], accel_args.s[1], accel_args.s[2], accel_args.s[3], int64_t(accel_args.s[4]), int64_t(accel_args.s[5]), int64_t(accel_args.s[6]), int64_t(accel_args.s[7]), int64_t(accel_args.s[8]));
+#define INDICE_VK_E_8 indice_lines(accel_args.s[0], accel_args.s[1], accel_args.s[2], int64_t(accel_args.s[3]), int64_t(accel_args.s[4]), int64_t(accel_args.s[5]), int64_t(accel_args.s[6]));
+#define INDICE_VK_E_9 indice_tsearch(accel_args.s[0], accel_args.s[1], accel_args.s[2], accel_args.s[3], accel_args.s[4], int64_t(accel_args.s[5]), int64_t(accel_args.s[6]), int64_t(accel_args.s[7]), int64_t(accel_args.s[8]));
+#define INDICE_VK_E_10 indice_emit(accel_args.s[0], accel_args.s[1], accel_args.s[2], accel_args.s[3], accel_args.s[4], int64_t(accel_args.s[5]), int64_t(accel_args.s[6]), int64_t(accel_args.s[7]), int64_t(accel_args.s[8]));
+#define INDICE_VK_E_11 indice_crows(accel_args.s[0], accel_args.s[1], accel_args.s[2], accel_args.s[3], accel_args.s[4], int64_t(accel_args.s[5]), int64_t(accel_args.s[6]), int64_t(accel_args.s[7]), int64_t(accel_args.s[8]), int64_t(accel_args.s[9]), int64_t(accel_args.s[10]), FOLD(IP_RULE, int64_t(accel_args.s[11])), FOLD(IP_SPLIT, int64_t(accel_args.s[12])), FOLD(IP_EMIT, int64_t(accel_args.s[13])), accel_args.s[14], int64_t(accel_args.s[15]));
+#define INDICE_VK_E_12 indice_cpairs(accel_args.s[0], accel_args.s[1], accel_args.s[2], accel_args.s[3], accel_args.s[4], accel_args.s[5], int64_t(accel_args.s[6]), int64_t(accel_args.s[7]), int64_t(accel_args.s[8]), accel_args.s[9], accel_args.s[10], int64_t(accel_args.s[11]));
+#define INDICE_VK_E_13 indice_gouts(accel_args.s[0], accel_args.s[1], accel_args.s[2], accel_args.s[3], int64_t(accel_args.s[4]));
+#ifdef ACCEL_ONLY_ENTRY
+#define INDICE_ENTRIES \
+	void main() { \
+		ACCEL_ARGS_DECL \
+		ACCEL_XCAT(INDICE_VK_E_, ACCEL_ONLY_ENTRY) \
+	}
+#else
 #define INDICE_ENTRIES \
 	void main() { \
 		ACCEL_ARGS_DECL \
@@ -233,6 +254,7 @@ layout(push_constant) uniform AccelPush { uint64_t params; } accel_push;
 			indice_gouts(accel_args.s[0], accel_args.s[1], accel_args.s[2], accel_args.s[3], int64_t(accel_args.s[4])); \
 		} \
 	}
+#endif
 #endif
 
 #endif

@@ -59,11 +59,11 @@ layout(constant_id = 6) const int MOVE_HAS_IDX = -1; /* folded argument has_idx 
 #define MOVE_WIDEN_PARAMS BPTR dst, BPTR src, i64 n
 
 /* The entry points. */
-#ifdef ACCEL_CL
 #ifndef ACCEL_XCAT
 #define ACCEL_CAT_(a, b) a##b
 #define ACCEL_XCAT(a, b) ACCEL_CAT_(a, b)
 #endif
+#ifdef ACCEL_CL
 #define MOVE_E_move_gather_k \
 	__kernel __attribute__((reqd_work_group_size(LOCAL_SIZE, 1, 1))) \
 	void move_gather_k(__global uchar* dst, __global uchar* src, __global uchar* idx, long n) { \
@@ -108,6 +108,19 @@ layout(constant_id = 6) const int MOVE_HAS_IDX = -1; /* folded argument has_idx 
 #else
 layout(push_constant) uniform AccelArgs { uint64_t s[10]; } accel_args;
 #define ACCEL_ARGS_DECL
+#define MOVE_VK_E_0 move_gather(accel_args.s[0], accel_args.s[1], accel_args.s[2], int64_t(accel_args.s[3]));
+#define MOVE_VK_E_1 move_scatter(accel_args.s[0], accel_args.s[1], accel_args.s[2], int64_t(accel_args.s[3]), int64_t(accel_args.s[4]));
+#define MOVE_VK_E_2 move_compact(accel_args.s[0], accel_args.s[1], accel_args.s[2], accel_args.s[3], accel_args.s[4], int64_t(accel_args.s[5]), FOLD(MOVE_KIND, int64_t(accel_args.s[6])), int64_t(accel_args.s[7]), FOLD(MOVE_HAS_SRC, int64_t(accel_args.s[8])), FOLD(MOVE_HAS_IDX, int64_t(accel_args.s[9])));
+#define MOVE_VK_E_3 move_ends(accel_args.s[0], accel_args.s[1], int64_t(accel_args.s[2]));
+#define MOVE_VK_E_4 move_counts(accel_args.s[0], accel_args.s[1], int64_t(accel_args.s[2]));
+#define MOVE_VK_E_5 move_widen(accel_args.s[0], accel_args.s[1], int64_t(accel_args.s[2]));
+#ifdef ACCEL_ONLY_ENTRY
+#define MOVE_ENTRIES \
+	void main() { \
+		ACCEL_ARGS_DECL \
+		ACCEL_XCAT(MOVE_VK_E_, ACCEL_ONLY_ENTRY) \
+	}
+#else
 #define MOVE_ENTRIES \
 	void main() { \
 		ACCEL_ARGS_DECL \
@@ -125,6 +138,7 @@ layout(push_constant) uniform AccelArgs { uint64_t s[10]; } accel_args;
 			move_widen(accel_args.s[0], accel_args.s[1], int64_t(accel_args.s[2])); \
 		} \
 	}
+#endif
 #endif
 
 #endif

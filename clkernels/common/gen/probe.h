@@ -29,11 +29,11 @@ layout(constant_id = 2) const int PROBE_K = 7; /* a knob the kernel echoes; 32-o
 #define PROBE_ARGS_PARAMS BPTR dst, BPTR src, i64 ax, i64 bx, i64 cx, i64 dx, i64 ex, i64 fx, i64 gx, i64 hx, i64 ix, i64 jx, i64 kx, i64 lx, i64 mx, i64 nx, i64 ox, i64 px, i64 qx, i64 rx, i64 sx, i64 tx
 
 /* The entry points. */
-#ifdef ACCEL_CL
 #ifndef ACCEL_XCAT
 #define ACCEL_CAT_(a, b) a##b
 #define ACCEL_XCAT(a, b) ACCEL_CAT_(a, b)
 #endif
+#ifdef ACCEL_CL
 #define PROBE_E_probe_args_k \
 	__kernel __attribute__((reqd_work_group_size(LOCAL_SIZE, 1, 1))) \
 	void probe_args_k(__global uchar* dst, __global uchar* src, long ax, long bx, long cx, long dx, long ex, long fx, long gx, long hx, long ix, long jx, long kx, long lx, long mx, long nx, long ox, long px, long qx, long rx, long sx, long tx) { \
@@ -51,6 +51,14 @@ layout(constant_id = 2) const int PROBE_K = 7; /* a knob the kernel echoes; 32-o
 layout(buffer_reference, std430, buffer_reference_align = 8) readonly buffer AccelParams { uint64_t s[]; };
 layout(push_constant) uniform AccelPush { uint64_t params; } accel_push;
 #define ACCEL_ARGS_DECL AccelParams accel_args = AccelParams(accel_push.params);
+#define PROBE_VK_E_0 probe_args(accel_args.s[0], accel_args.s[1], int64_t(accel_args.s[2]), int64_t(accel_args.s[3]), int64_t(accel_args.s[4]), int64_t(accel_args.s[5]), int64_t(accel_args.s[6]), int64_t(accel_args.s[7]), int64_t(accel_args.s[8]), int64_t(accel_args.s[9]), int64_t(accel_args.s[10]), int64_t(accel_args.s[11]), int64_t(accel_args.s[12]), int64_t(accel_args.s[13]), int64_t(accel_args.s[14]), int64_t(accel_args.s[15]), int64_t(accel_args.s[16]), int64_t(accel_args.s[17]), int64_t(accel_args.s[18]), int64_t(accel_args.s[19]), int64_t(accel_args.s[20]), int64_t(accel_args.s[21]));
+#ifdef ACCEL_ONLY_ENTRY
+#define PROBE_ENTRIES \
+	void main() { \
+		ACCEL_ARGS_DECL \
+		ACCEL_XCAT(PROBE_VK_E_, ACCEL_ONLY_ENTRY) \
+	}
+#else
 #define PROBE_ENTRIES \
 	void main() { \
 		ACCEL_ARGS_DECL \
@@ -58,6 +66,7 @@ layout(push_constant) uniform AccelPush { uint64_t params; } accel_push;
 			probe_args(accel_args.s[0], accel_args.s[1], int64_t(accel_args.s[2]), int64_t(accel_args.s[3]), int64_t(accel_args.s[4]), int64_t(accel_args.s[5]), int64_t(accel_args.s[6]), int64_t(accel_args.s[7]), int64_t(accel_args.s[8]), int64_t(accel_args.s[9]), int64_t(accel_args.s[10]), int64_t(accel_args.s[11]), int64_t(accel_args.s[12]), int64_t(accel_args.s[13]), int64_t(accel_args.s[14]), int64_t(accel_args.s[15]), int64_t(accel_args.s[16]), int64_t(accel_args.s[17]), int64_t(accel_args.s[18]), int64_t(accel_args.s[19]), int64_t(accel_args.s[20]), int64_t(accel_args.s[21])); \
 		} \
 	}
+#endif
 #endif
 
 #endif

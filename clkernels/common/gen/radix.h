@@ -99,11 +99,11 @@ layout(constant_id = 9) const int RADIX_FIRST = -1; /* folded argument first (-1
 #endif
 
 /* The entry points. */
-#ifdef ACCEL_CL
 #ifndef ACCEL_XCAT
 #define ACCEL_CAT_(a, b) a##b
 #define ACCEL_XCAT(a, b) ACCEL_CAT_(a, b)
 #endif
+#ifdef ACCEL_CL
 #define RADIX_E_radix_prep_k \
 	__kernel __attribute__((reqd_work_group_size(LOCAL_SIZE, 1, 1))) \
 	void radix_prep_k(__global uchar* kin, __global uchar* kout, long n, long chunk, long kind, long descending) { \
@@ -158,6 +158,20 @@ layout(constant_id = 9) const int RADIX_FIRST = -1; /* folded argument first (-1
 #else
 layout(push_constant) uniform AccelArgs { uint64_t s[12]; } accel_args;
 #define ACCEL_ARGS_DECL
+#define RADIX_VK_E_0 radix_prep(accel_args.s[0], accel_args.s[1], int64_t(accel_args.s[2]), int64_t(accel_args.s[3]), FOLD(RADIX_KIND, int64_t(accel_args.s[4])), FOLD(RADIX_DESC, int64_t(accel_args.s[5])));
+#define RADIX_VK_E_1 radix_count(accel_args.s[0], accel_args.s[1], accel_args.s[2], int64_t(accel_args.s[3]), int64_t(accel_args.s[4]), int64_t(accel_args.s[5]), FOLD(RADIX_PACK, int64_t(accel_args.s[6])));
+#define RADIX_VK_E_2 radix_scatter(accel_args.s[0], accel_args.s[1], accel_args.s[2], accel_args.s[3], accel_args.s[4], int64_t(accel_args.s[5]), int64_t(accel_args.s[6]), int64_t(accel_args.s[7]), FOLD(RADIX_FIRST, int64_t(accel_args.s[8])), FOLD(RADIX_PACK, int64_t(accel_args.s[9])));
+#define RADIX_VK_E_3 radix_tcount(accel_args.s[0], accel_args.s[1], accel_args.s[2], int64_t(accel_args.s[3]), int64_t(accel_args.s[4]), FOLD(RADIX_PACK, int64_t(accel_args.s[5])));
+#define RADIX_VK_E_4 radix_tscatter(accel_args.s[0], accel_args.s[1], accel_args.s[2], accel_args.s[3], accel_args.s[4], int64_t(accel_args.s[5]), int64_t(accel_args.s[6]), FOLD(RADIX_FIRST, int64_t(accel_args.s[7])), FOLD(RADIX_PACK, int64_t(accel_args.s[8])));
+#define RADIX_VK_E_5 radix_thist(accel_args.s[0], accel_args.s[1], int64_t(accel_args.s[2]), int64_t(accel_args.s[3]), int64_t(accel_args.s[4]), int64_t(accel_args.s[5]));
+#define RADIX_VK_E_6 radix_sweep(accel_args.s[0], accel_args.s[1], accel_args.s[2], accel_args.s[3], accel_args.s[4], accel_args.s[5], int64_t(accel_args.s[6]), int64_t(accel_args.s[7]), int64_t(accel_args.s[8]), int64_t(accel_args.s[9]), FOLD(RADIX_FIRST, int64_t(accel_args.s[10])), FOLD(RADIX_PACK, int64_t(accel_args.s[11])));
+#ifdef ACCEL_ONLY_ENTRY
+#define RADIX_ENTRIES \
+	void main() { \
+		ACCEL_ARGS_DECL \
+		ACCEL_XCAT(RADIX_VK_E_, ACCEL_ONLY_ENTRY) \
+	}
+#else
 #define RADIX_ENTRIES \
 	void main() { \
 		ACCEL_ARGS_DECL \
@@ -177,6 +191,7 @@ layout(push_constant) uniform AccelArgs { uint64_t s[12]; } accel_args;
 			radix_sweep(accel_args.s[0], accel_args.s[1], accel_args.s[2], accel_args.s[3], accel_args.s[4], accel_args.s[5], int64_t(accel_args.s[6]), int64_t(accel_args.s[7]), int64_t(accel_args.s[8]), int64_t(accel_args.s[9]), FOLD(RADIX_FIRST, int64_t(accel_args.s[10])), FOLD(RADIX_PACK, int64_t(accel_args.s[11]))); \
 		} \
 	}
+#endif
 #endif
 
 #endif

@@ -86,11 +86,11 @@ layout(constant_id = 9) const int SCAN_EXCL = -1; /* folded argument exclusive (
 #endif
 
 /* The entry points. */
-#ifdef ACCEL_CL
 #ifndef ACCEL_XCAT
 #define ACCEL_CAT_(a, b) a##b
 #define ACCEL_XCAT(a, b) ACCEL_CAT_(a, b)
 #endif
+#ifdef ACCEL_CL
 #define SCAN_E_scan_reduce_k \
 	__kernel __attribute__((reqd_work_group_size(LOCAL_SIZE, 1, 1))) \
 	void scan_reduce_k(__global uchar* x, __global uchar* partials, long n, long kind) { \
@@ -133,6 +133,18 @@ layout(constant_id = 9) const int SCAN_EXCL = -1; /* folded argument exclusive (
 #else
 layout(push_constant) uniform AccelArgs { uint64_t s[7]; } accel_args;
 #define ACCEL_ARGS_DECL
+#define SCAN_VK_E_0 scan_reduce(accel_args.s[0], accel_args.s[1], int64_t(accel_args.s[2]), FOLD(SCAN_KIND, int64_t(accel_args.s[3])));
+#define SCAN_VK_E_1 scan_partials(accel_args.s[0], int64_t(accel_args.s[1]));
+#define SCAN_VK_E_2 scan_apply(accel_args.s[0], accel_args.s[1], accel_args.s[2], int64_t(accel_args.s[3]), FOLD(SCAN_KIND, int64_t(accel_args.s[4])), FOLD(SCAN_EXCL, int64_t(accel_args.s[5])));
+#define SCAN_VK_E_3 scan_chain(accel_args.s[0], accel_args.s[1], accel_args.s[2], accel_args.s[3], int64_t(accel_args.s[4]), FOLD(SCAN_KIND, int64_t(accel_args.s[5])), FOLD(SCAN_EXCL, int64_t(accel_args.s[6])));
+#define SCAN_VK_E_4 scan_fixup(accel_args.s[0], accel_args.s[1], accel_args.s[2], accel_args.s[3], int64_t(accel_args.s[4]), FOLD(SCAN_KIND, int64_t(accel_args.s[5])), FOLD(SCAN_EXCL, int64_t(accel_args.s[6])));
+#ifdef ACCEL_ONLY_ENTRY
+#define SCAN_ENTRIES \
+	void main() { \
+		ACCEL_ARGS_DECL \
+		ACCEL_XCAT(SCAN_VK_E_, ACCEL_ONLY_ENTRY) \
+	}
+#else
 #define SCAN_ENTRIES \
 	void main() { \
 		ACCEL_ARGS_DECL \
@@ -148,6 +160,7 @@ layout(push_constant) uniform AccelArgs { uint64_t s[7]; } accel_args;
 			scan_fixup(accel_args.s[0], accel_args.s[1], accel_args.s[2], accel_args.s[3], int64_t(accel_args.s[4]), FOLD(SCAN_KIND, int64_t(accel_args.s[5])), FOLD(SCAN_EXCL, int64_t(accel_args.s[6]))); \
 		} \
 	}
+#endif
 #endif
 
 #endif

@@ -112,11 +112,11 @@ layout(constant_id = 10) const int SC_FEW = -1; /* folded argument few (-1: the 
 #define SCATTER_MERGE_PARAMS BPTR dst, BPTR pcnt, BPTR priv, i64 count, i64 workers, i64 counted, i64 red, i64 include_self
 
 /* The entry points. */
-#ifdef ACCEL_CL
 #ifndef ACCEL_XCAT
 #define ACCEL_CAT_(a, b) a##b
 #define ACCEL_XCAT(a, b) ACCEL_CAT_(a, b)
 #endif
+#ifdef ACCEL_CL
 #define SCATTER_E_scatter_validate_k \
 	__kernel __attribute__((reqd_work_group_size(LOCAL_SIZE, 1, 1))) \
 	void scatter_validate_k(__global uchar* err, __global uchar* index, __global uchar* meta, long count, long rank, long dim, long dim_size, long wrap) { \
@@ -216,6 +216,28 @@ layout(constant_id = 10) const int SC_FEW = -1; /* folded argument few (-1: the 
 #else
 layout(push_constant) uniform AccelArgs { uint64_t s[16]; } accel_args;
 #define ACCEL_ARGS_DECL
+#define SCATTER_VK_E_0 scatter_validate(accel_args.s[0], accel_args.s[1], accel_args.s[2], int64_t(accel_args.s[3]), int64_t(accel_args.s[4]), int64_t(accel_args.s[5]), int64_t(accel_args.s[6]), FOLD(SC_WRAP, int64_t(accel_args.s[7])));
+#define SCATTER_VK_E_1 scatter_init(accel_args.s[0], accel_args.s[1], accel_args.s[2], accel_args.s[3], int64_t(accel_args.s[4]), int64_t(accel_args.s[5]), int64_t(accel_args.s[6]), int64_t(accel_args.s[7]), FOLD(SC_WRAP, int64_t(accel_args.s[8])), FOLD(SC_RED, int64_t(accel_args.s[9])));
+#define SCATTER_VK_E_2 scatter_reduce(accel_args.s[0], accel_args.s[1], accel_args.s[2], accel_args.s[3], accel_args.s[4], accel_args.s[5], int64_t(accel_args.s[6]), int64_t(accel_args.s[7]), int64_t(accel_args.s[8]), int64_t(accel_args.s[9]), FOLD(SC_WRAP, int64_t(accel_args.s[10])), FOLD(SC_RED, int64_t(accel_args.s[11])));
+#define SCATTER_VK_E_3 scatter_mean(accel_args.s[0], accel_args.s[1], accel_args.s[2], int64_t(accel_args.s[3]), FOLD(SC_SELF, int64_t(accel_args.s[4])));
+#define SCATTER_VK_E_4 scatter_gather(accel_args.s[0], accel_args.s[1], accel_args.s[2], accel_args.s[3], accel_args.s[4], int64_t(accel_args.s[5]), int64_t(accel_args.s[6]), int64_t(accel_args.s[7]), int64_t(accel_args.s[8]), FOLD(SC_WRAP, int64_t(accel_args.s[9])));
+#define SCATTER_VK_E_5 scatter_dest(accel_args.s[0], accel_args.s[1], accel_args.s[2], accel_args.s[3], accel_args.s[4], accel_args.s[5], int64_t(accel_args.s[6]), int64_t(accel_args.s[7]), int64_t(accel_args.s[8]), int64_t(accel_args.s[9]), FOLD(SC_WRAP, int64_t(accel_args.s[10])), int64_t(accel_args.s[11]));
+#define SCATTER_VK_E_6 scatter_owned(accel_args.s[0], accel_args.s[1], accel_args.s[2], accel_args.s[3], accel_args.s[4], accel_args.s[5], accel_args.s[6], int64_t(accel_args.s[7]), int64_t(accel_args.s[8]), int64_t(accel_args.s[9]), int64_t(accel_args.s[10]), FOLD(SC_WRAP, int64_t(accel_args.s[11])), int64_t(accel_args.s[12]), FOLD(SC_RED, int64_t(accel_args.s[13])), FOLD(SC_SELF, int64_t(accel_args.s[14])));
+#define SCATTER_VK_E_7 scatter_private(accel_args.s[0], accel_args.s[1], accel_args.s[2], accel_args.s[3], accel_args.s[4], accel_args.s[5], accel_args.s[6], int64_t(accel_args.s[7]), int64_t(accel_args.s[8]), int64_t(accel_args.s[9]), int64_t(accel_args.s[10]), FOLD(SC_WRAP, int64_t(accel_args.s[11])), int64_t(accel_args.s[12]), int64_t(accel_args.s[13]), int64_t(accel_args.s[14]), FOLD(SC_RED, int64_t(accel_args.s[15])));
+#define SCATTER_VK_E_8 scatter_bcount(accel_args.s[0], accel_args.s[1], accel_args.s[2], accel_args.s[3], int64_t(accel_args.s[4]), int64_t(accel_args.s[5]), int64_t(accel_args.s[6]), int64_t(accel_args.s[7]), FOLD(SC_WRAP, int64_t(accel_args.s[8])), int64_t(accel_args.s[9]), int64_t(accel_args.s[10]));
+#define SCATTER_VK_E_9 scatter_bscan(accel_args.s[0], int64_t(accel_args.s[1]), int64_t(accel_args.s[2]));
+#define SCATTER_VK_E_10 scatter_bplace(accel_args.s[0], accel_args.s[1], accel_args.s[2], accel_args.s[3], accel_args.s[4], accel_args.s[5], accel_args.s[6], int64_t(accel_args.s[7]), int64_t(accel_args.s[8]), int64_t(accel_args.s[9]), int64_t(accel_args.s[10]), FOLD(SC_WRAP, int64_t(accel_args.s[11])), int64_t(accel_args.s[12]), int64_t(accel_args.s[13]));
+#define SCATTER_VK_E_11 scatter_bfold(accel_args.s[0], accel_args.s[1], accel_args.s[2], accel_args.s[3], accel_args.s[4], accel_args.s[5], int64_t(accel_args.s[6]), int64_t(accel_args.s[7]), FOLD(SC_RED, int64_t(accel_args.s[8])), FOLD(SC_SELF, int64_t(accel_args.s[9])));
+#define SCATTER_VK_E_12 scatter_few(accel_args.s[0], accel_args.s[1], accel_args.s[2], accel_args.s[3], accel_args.s[4], accel_args.s[5], int64_t(accel_args.s[6]), int64_t(accel_args.s[7]), int64_t(accel_args.s[8]), int64_t(accel_args.s[9]), FOLD(SC_WRAP, int64_t(accel_args.s[10])), int64_t(accel_args.s[11]), FOLD(SC_COUNTED, int64_t(accel_args.s[12])), FOLD(SC_FEW, int64_t(accel_args.s[13])), FOLD(SC_RED, int64_t(accel_args.s[14])));
+#define SCATTER_VK_E_13 scatter_fewg(accel_args.s[0], accel_args.s[1], accel_args.s[2], accel_args.s[3], accel_args.s[4], accel_args.s[5], int64_t(accel_args.s[6]), int64_t(accel_args.s[7]), int64_t(accel_args.s[8]), int64_t(accel_args.s[9]), FOLD(SC_WRAP, int64_t(accel_args.s[10])), int64_t(accel_args.s[11]), FOLD(SC_COUNTED, int64_t(accel_args.s[12])), FOLD(SC_FEW, int64_t(accel_args.s[13])), FOLD(SC_RED, int64_t(accel_args.s[14])));
+#define SCATTER_VK_E_14 scatter_merge(accel_args.s[0], accel_args.s[1], accel_args.s[2], int64_t(accel_args.s[3]), int64_t(accel_args.s[4]), int64_t(accel_args.s[5]), FOLD(SC_RED, int64_t(accel_args.s[6])), FOLD(SC_SELF, int64_t(accel_args.s[7])));
+#ifdef ACCEL_ONLY_ENTRY
+#define SCATTER_ENTRIES \
+	void main() { \
+		ACCEL_ARGS_DECL \
+		ACCEL_XCAT(SCATTER_VK_E_, ACCEL_ONLY_ENTRY) \
+	}
+#else
 #define SCATTER_ENTRIES \
 	void main() { \
 		ACCEL_ARGS_DECL \
@@ -251,6 +273,7 @@ layout(push_constant) uniform AccelArgs { uint64_t s[16]; } accel_args;
 			scatter_merge(accel_args.s[0], accel_args.s[1], accel_args.s[2], int64_t(accel_args.s[3]), int64_t(accel_args.s[4]), int64_t(accel_args.s[5]), FOLD(SC_RED, int64_t(accel_args.s[6])), FOLD(SC_SELF, int64_t(accel_args.s[7]))); \
 		} \
 	}
+#endif
 #endif
 
 #endif

@@ -59,11 +59,11 @@ layout(constant_id = 4) const int FDIV = 2; /* float32 division: 0 the device's 
 #define SCATTER_BWD_PREFIX_PARAMS BPTR gi, BPTR gs, BPTR g, BPTR self_in, BPTR aux, BPTR keys, BPTR perm, BPTR src, BPTR err, i64 n, i64 include_self, i64 limit, i64 step
 
 /* The entry points. */
-#ifdef ACCEL_CL
 #ifndef ACCEL_XCAT
 #define ACCEL_CAT_(a, b) a##b
 #define ACCEL_XCAT(a, b) ACCEL_CAT_(a, b)
 #endif
+#ifdef ACCEL_CL
 #define SCATTER_BWD_E_scatter_bwd_nanself_k \
 	__kernel __attribute__((reqd_work_group_size(LOCAL_SIZE, 1, 1))) \
 	void scatter_bwd_nanself_k(__global uchar* gi, __global uchar* self_in, long n) { \
@@ -102,6 +102,18 @@ layout(constant_id = 4) const int FDIV = 2; /* float32 division: 0 the device's 
 #else
 layout(push_constant) uniform AccelArgs { uint64_t s[13]; } accel_args;
 #define ACCEL_ARGS_DECL
+#define SCATTER_BWD_VK_E_0 scatter_bwd_nanself(accel_args.s[0], accel_args.s[1], int64_t(accel_args.s[2]));
+#define SCATTER_BWD_VK_E_1 scatter_bwd_count(accel_args.s[0], accel_args.s[1], accel_args.s[2], accel_args.s[3], accel_args.s[4], accel_args.s[5], accel_args.s[6], int64_t(accel_args.s[7]), int64_t(accel_args.s[8]), int64_t(accel_args.s[9]));
+#define SCATTER_BWD_VK_E_2 scatter_bwd_apply(accel_args.s[0], accel_args.s[1], accel_args.s[2], accel_args.s[3], accel_args.s[4], accel_args.s[5], accel_args.s[6], accel_args.s[7], accel_args.s[8], accel_args.s[9], int64_t(accel_args.s[10]), int64_t(accel_args.s[11]), int64_t(accel_args.s[12]));
+#define SCATTER_BWD_VK_E_3 scatter_bwd_suffix(accel_args.s[0], accel_args.s[1], accel_args.s[2], accel_args.s[3], accel_args.s[4], accel_args.s[5], int64_t(accel_args.s[6]), int64_t(accel_args.s[7]), int64_t(accel_args.s[8]));
+#define SCATTER_BWD_VK_E_4 scatter_bwd_prefix(accel_args.s[0], accel_args.s[1], accel_args.s[2], accel_args.s[3], accel_args.s[4], accel_args.s[5], accel_args.s[6], accel_args.s[7], accel_args.s[8], int64_t(accel_args.s[9]), int64_t(accel_args.s[10]), int64_t(accel_args.s[11]), int64_t(accel_args.s[12]));
+#ifdef ACCEL_ONLY_ENTRY
+#define SCATTER_BWD_ENTRIES \
+	void main() { \
+		ACCEL_ARGS_DECL \
+		ACCEL_XCAT(SCATTER_BWD_VK_E_, ACCEL_ONLY_ENTRY) \
+	}
+#else
 #define SCATTER_BWD_ENTRIES \
 	void main() { \
 		ACCEL_ARGS_DECL \
@@ -117,6 +129,7 @@ layout(push_constant) uniform AccelArgs { uint64_t s[13]; } accel_args;
 			scatter_bwd_prefix(accel_args.s[0], accel_args.s[1], accel_args.s[2], accel_args.s[3], accel_args.s[4], accel_args.s[5], accel_args.s[6], accel_args.s[7], accel_args.s[8], int64_t(accel_args.s[9]), int64_t(accel_args.s[10]), int64_t(accel_args.s[11]), int64_t(accel_args.s[12])); \
 		} \
 	}
+#endif
 #endif
 
 #endif

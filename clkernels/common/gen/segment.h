@@ -76,11 +76,11 @@ layout(constant_id = 7) const int SEG_VALS_AT = -1; /* folded argument vals_at (
 #define SEGMENT_REDUCE_PARAMS BPTR dst, BPTR vals, BPTR keys, BPTR perm, BPTR err, i64 n, i64 red, i64 include_self, i64 vals_at, i64 limit, i64 step
 
 /* The entry points. */
-#ifdef ACCEL_CL
 #ifndef ACCEL_XCAT
 #define ACCEL_CAT_(a, b) a##b
 #define ACCEL_XCAT(a, b) ACCEL_CAT_(a, b)
 #endif
+#ifdef ACCEL_CL
 #define SEGMENT_E_segment_validate_k \
 	__kernel __attribute__((reqd_work_group_size(LOCAL_SIZE, 1, 1))) \
 	void segment_validate_k(__global uchar* keys, __global uchar* err, long n, long segments) { \
@@ -101,6 +101,15 @@ layout(constant_id = 7) const int SEG_VALS_AT = -1; /* folded argument vals_at (
 #else
 layout(push_constant) uniform AccelArgs { uint64_t s[11]; } accel_args;
 #define ACCEL_ARGS_DECL
+#define SEGMENT_VK_E_0 segment_validate(accel_args.s[0], accel_args.s[1], int64_t(accel_args.s[2]), int64_t(accel_args.s[3]));
+#define SEGMENT_VK_E_1 segment_reduce(accel_args.s[0], accel_args.s[1], accel_args.s[2], accel_args.s[3], accel_args.s[4], int64_t(accel_args.s[5]), FOLD(SEG_RED, int64_t(accel_args.s[6])), FOLD(SEG_SELF, int64_t(accel_args.s[7])), FOLD(SEG_VALS_AT, int64_t(accel_args.s[8])), int64_t(accel_args.s[9]), int64_t(accel_args.s[10]));
+#ifdef ACCEL_ONLY_ENTRY
+#define SEGMENT_ENTRIES \
+	void main() { \
+		ACCEL_ARGS_DECL \
+		ACCEL_XCAT(SEGMENT_VK_E_, ACCEL_ONLY_ENTRY) \
+	}
+#else
 #define SEGMENT_ENTRIES \
 	void main() { \
 		ACCEL_ARGS_DECL \
@@ -110,6 +119,7 @@ layout(push_constant) uniform AccelArgs { uint64_t s[11]; } accel_args;
 			segment_reduce(accel_args.s[0], accel_args.s[1], accel_args.s[2], accel_args.s[3], accel_args.s[4], int64_t(accel_args.s[5]), FOLD(SEG_RED, int64_t(accel_args.s[6])), FOLD(SEG_SELF, int64_t(accel_args.s[7])), FOLD(SEG_VALS_AT, int64_t(accel_args.s[8])), int64_t(accel_args.s[9]), int64_t(accel_args.s[10])); \
 		} \
 	}
+#endif
 #endif
 
 #endif

@@ -107,11 +107,11 @@ layout(constant_id = 10) const int SP_WIDE_Y = -1; /* folded argument wide_y (-1
 #define SPARSE_FROM_DENSE_PARAMS BPTR dense, BPTR pos, BPTR keys, BPTR vals, i64 n
 
 /* The entry points. */
-#ifdef ACCEL_CL
 #ifndef ACCEL_XCAT
 #define ACCEL_CAT_(a, b) a##b
 #define ACCEL_XCAT(a, b) ACCEL_CAT_(a, b)
 #endif
+#ifdef ACCEL_CL
 #define SPARSE_E_sparse_coo_keys_k \
 	__kernel __attribute__((reqd_work_group_size(LOCAL_SIZE, 1, 1))) \
 	void sparse_coo_keys_k(__global uchar* indices, __global uchar* keys, __global uchar* err, __global uchar* shape, long ndim, long nnz, long wide) { \
@@ -273,6 +273,38 @@ layout(constant_id = 10) const int SP_WIDE_Y = -1; /* folded argument wide_y (-1
 layout(buffer_reference, std430, buffer_reference_align = 8) readonly buffer AccelParams { uint64_t s[]; };
 layout(push_constant) uniform AccelPush { uint64_t params; } accel_push;
 #define ACCEL_ARGS_DECL AccelParams accel_args = AccelParams(accel_push.params);
+#define SPARSE_VK_E_0 sparse_coo_keys(accel_args.s[0], accel_args.s[1], accel_args.s[2], accel_args.s[3], int64_t(accel_args.s[4]), int64_t(accel_args.s[5]), FOLD(SP_WIDE, int64_t(accel_args.s[6])));
+#define SPARSE_VK_E_1 sparse_csr_totals(accel_args.s[0], accel_args.s[1], int64_t(accel_args.s[2]), int64_t(accel_args.s[3]), FOLD(SP_WIDE, int64_t(accel_args.s[4])));
+#define SPARSE_VK_E_2 sparse_csr_ptrs(accel_args.s[0], accel_args.s[1], accel_args.s[2], accel_args.s[3], int64_t(accel_args.s[4]), int64_t(accel_args.s[5]), int64_t(accel_args.s[6]), FOLD(SP_WIDE, int64_t(accel_args.s[7])), int64_t(accel_args.s[8]));
+#define SPARSE_VK_E_3 sparse_rowmerge(accel_args.s[0], accel_args.s[1], accel_args.s[2], accel_args.s[3], accel_args.s[4], int64_t(accel_args.s[5]), int64_t(accel_args.s[6]), int64_t(accel_args.s[7]), int64_t(accel_args.s[8]), FOLD(SP_WIDE, int64_t(accel_args.s[9])), FOLD(SP_MODE, int64_t(accel_args.s[10])));
+#define SPARSE_VK_E_4 sparse_sorted(accel_args.s[0], accel_args.s[1], int64_t(accel_args.s[2]), int64_t(accel_args.s[3]));
+#define SPARSE_VK_E_5 sparse_runs(accel_args.s[0], accel_args.s[1], accel_args.s[2], accel_args.s[3], int64_t(accel_args.s[4]));
+#define SPARSE_VK_E_6 sparse_count(accel_args.s[0], accel_args.s[1], accel_args.s[2], accel_args.s[3], int64_t(accel_args.s[4]), int64_t(accel_args.s[5]), int64_t(accel_args.s[6]));
+#define SPARSE_VK_E_7 sparse_emit(accel_args.s[0], accel_args.s[1], accel_args.s[2], accel_args.s[3], accel_args.s[4], accel_args.s[5], accel_args.s[6], accel_args.s[7], accel_args.s[8], accel_args.s[9], accel_args.s[10], accel_args.s[11], int64_t(accel_args.s[12]), int64_t(accel_args.s[13]), int64_t(accel_args.s[14]), int64_t(accel_args.s[15]), int64_t(accel_args.s[16]), FOLD(SP_OP, int64_t(accel_args.s[17])), FOLD(SP_GRAD, int64_t(accel_args.s[18])));
+#define SPARSE_VK_E_8 sparse_rcount(accel_args.s[0], accel_args.s[1], accel_args.s[2], accel_args.s[3], accel_args.s[4], accel_args.s[5], int64_t(accel_args.s[6]), int64_t(accel_args.s[7]), int64_t(accel_args.s[8]), int64_t(accel_args.s[9]), int64_t(accel_args.s[10]), FOLD(SP_WIDE_X, int64_t(accel_args.s[11])), FOLD(SP_WIDE_Y, int64_t(accel_args.s[12])));
+#define SPARSE_VK_E_9 sparse_remit(accel_args.s[0], accel_args.s[1], accel_args.s[2], accel_args.s[3], accel_args.s[4], accel_args.s[5], accel_args.s[6], accel_args.s[7], accel_args.s[8], accel_args.s[9], accel_args.s[10], accel_args.s[11], accel_args.s[12], accel_args.s[13], accel_args.s[14], int64_t(accel_args.s[15]), int64_t(accel_args.s[16]), int64_t(accel_args.s[17]), int64_t(accel_args.s[18]), int64_t(accel_args.s[19]), int64_t(accel_args.s[20]), int64_t(accel_args.s[21]), FOLD(SP_WIDE_X, int64_t(accel_args.s[22])), FOLD(SP_WIDE_Y, int64_t(accel_args.s[23])), FOLD(SP_OP, int64_t(accel_args.s[24])), FOLD(SP_GRAD, int64_t(accel_args.s[25])));
+#define SPARSE_VK_E_10 sparse_rmerge(accel_args.s[0], accel_args.s[1], accel_args.s[2], accel_args.s[3], accel_args.s[4], accel_args.s[5], accel_args.s[6], accel_args.s[7], accel_args.s[8], accel_args.s[9], accel_args.s[10], int64_t(accel_args.s[11]), int64_t(accel_args.s[12]), int64_t(accel_args.s[13]), int64_t(accel_args.s[14]), int64_t(accel_args.s[15]), FOLD(SP_WIDE_X, int64_t(accel_args.s[16])), FOLD(SP_WIDE_Y, int64_t(accel_args.s[17])), FOLD(SP_OP, int64_t(accel_args.s[18])));
+#define SPARSE_VK_E_11 sparse_rcopy(accel_args.s[0], accel_args.s[1], accel_args.s[2], accel_args.s[3], accel_args.s[4], accel_args.s[5], accel_args.s[6], accel_args.s[7], int64_t(accel_args.s[8]), int64_t(accel_args.s[9]), int64_t(accel_args.s[10]), int64_t(accel_args.s[11]), int64_t(accel_args.s[12]));
+#define SPARSE_VK_E_12 sparse_bhist(accel_args.s[0], accel_args.s[1], int64_t(accel_args.s[2]), int64_t(accel_args.s[3]));
+#define SPARSE_VK_E_13 sparse_bscatter(accel_args.s[0], accel_args.s[1], accel_args.s[2], accel_args.s[3], accel_args.s[4], int64_t(accel_args.s[5]), int64_t(accel_args.s[6]));
+#define SPARSE_VK_E_14 sparse_bsort(accel_args.s[0], accel_args.s[1], accel_args.s[2], int64_t(accel_args.s[3]), int64_t(accel_args.s[4]));
+#define SPARSE_VK_E_15 sparse_bsum(accel_args.s[0], accel_args.s[1], accel_args.s[2], accel_args.s[3], accel_args.s[4], int64_t(accel_args.s[5]), int64_t(accel_args.s[6]));
+#define SPARSE_VK_E_16 sparse_uhist(accel_args.s[0], accel_args.s[1], accel_args.s[2], accel_args.s[3], accel_args.s[4], accel_args.s[5], int64_t(accel_args.s[6]), int64_t(accel_args.s[7]), int64_t(accel_args.s[8]), int64_t(accel_args.s[9]), int64_t(accel_args.s[10]), int64_t(accel_args.s[11]), FOLD(SP_WIDE_X, int64_t(accel_args.s[12])), FOLD(SP_WIDE_Y, int64_t(accel_args.s[13])));
+#define SPARSE_VK_E_17 sparse_upart(accel_args.s[0], accel_args.s[1], accel_args.s[2], accel_args.s[3], accel_args.s[4], accel_args.s[5], accel_args.s[6], accel_args.s[7], accel_args.s[8], int64_t(accel_args.s[9]), int64_t(accel_args.s[10]), int64_t(accel_args.s[11]), int64_t(accel_args.s[12]), int64_t(accel_args.s[13]), int64_t(accel_args.s[14]), FOLD(SP_WIDE_X, int64_t(accel_args.s[15])), FOLD(SP_WIDE_Y, int64_t(accel_args.s[16])));
+#define SPARSE_VK_E_18 sparse_usort(accel_args.s[0], accel_args.s[1], accel_args.s[2], accel_args.s[3], accel_args.s[4], accel_args.s[5], accel_args.s[6], accel_args.s[7], accel_args.s[8], int64_t(accel_args.s[9]), int64_t(accel_args.s[10]), int64_t(accel_args.s[11]), FOLD(SP_OP, int64_t(accel_args.s[12])), FOLD(SP_GRAD, int64_t(accel_args.s[13])));
+#define SPARSE_VK_E_19 sparse_uemit(accel_args.s[0], accel_args.s[1], accel_args.s[2], accel_args.s[3], accel_args.s[4], accel_args.s[5], accel_args.s[6], accel_args.s[7], accel_args.s[8], accel_args.s[9], accel_args.s[10], int64_t(accel_args.s[11]), int64_t(accel_args.s[12]), int64_t(accel_args.s[13]), int64_t(accel_args.s[14]), FOLD(SP_OP, int64_t(accel_args.s[15])), FOLD(SP_GRAD, int64_t(accel_args.s[16])));
+#define SPARSE_VK_E_20 sparse_unkey(accel_args.s[0], accel_args.s[1], accel_args.s[2], int64_t(accel_args.s[3]), int64_t(accel_args.s[4]));
+#define SPARSE_VK_E_21 sparse_crows(accel_args.s[0], accel_args.s[1], int64_t(accel_args.s[2]), int64_t(accel_args.s[3]));
+#define SPARSE_VK_E_22 sparse_to_dense(accel_args.s[0], accel_args.s[1], accel_args.s[2], int64_t(accel_args.s[3]));
+#define SPARSE_VK_E_23 sparse_nonzero(accel_args.s[0], accel_args.s[1], int64_t(accel_args.s[2]));
+#define SPARSE_VK_E_24 sparse_from_dense(accel_args.s[0], accel_args.s[1], accel_args.s[2], accel_args.s[3], int64_t(accel_args.s[4]));
+#ifdef ACCEL_ONLY_ENTRY
+#define SPARSE_ENTRIES \
+	void main() { \
+		ACCEL_ARGS_DECL \
+		ACCEL_XCAT(SPARSE_VK_E_, ACCEL_ONLY_ENTRY) \
+	}
+#else
 #define SPARSE_ENTRIES \
 	void main() { \
 		ACCEL_ARGS_DECL \
@@ -328,6 +360,7 @@ layout(push_constant) uniform AccelPush { uint64_t params; } accel_push;
 			sparse_from_dense(accel_args.s[0], accel_args.s[1], accel_args.s[2], accel_args.s[3], int64_t(accel_args.s[4])); \
 		} \
 	}
+#endif
 #endif
 
 #endif

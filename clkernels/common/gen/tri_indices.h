@@ -37,11 +37,11 @@ layout(constant_id = 4) const int STREAM = 0; /* 1: CONTIG runs go in non-tempor
 #define TRI_INDICES_RUN_PARAMS BPTR dst, i64 count, i64 k0, i64 C, i64 lead, i64 n, i64 a, i64 T, i64 upper
 
 /* The entry points. */
-#ifdef ACCEL_CL
 #ifndef ACCEL_XCAT
 #define ACCEL_CAT_(a, b) a##b
 #define ACCEL_XCAT(a, b) ACCEL_CAT_(a, b)
 #endif
+#ifdef ACCEL_CL
 #define TRI_INDICES_E_tri_indices_run_k \
 	__kernel __attribute__((reqd_work_group_size(LOCAL_SIZE, 1, 1))) \
 	void tri_indices_run_k(__global uchar* dst, long count, long k0, long C, long lead, long n, long a, long T, long upper) { \
@@ -56,6 +56,14 @@ layout(constant_id = 4) const int STREAM = 0; /* 1: CONTIG runs go in non-tempor
 #else
 layout(push_constant) uniform AccelArgs { uint64_t s[9]; } accel_args;
 #define ACCEL_ARGS_DECL
+#define TRI_INDICES_VK_E_0 tri_indices_run(accel_args.s[0], int64_t(accel_args.s[1]), int64_t(accel_args.s[2]), int64_t(accel_args.s[3]), int64_t(accel_args.s[4]), int64_t(accel_args.s[5]), int64_t(accel_args.s[6]), int64_t(accel_args.s[7]), int64_t(accel_args.s[8]));
+#ifdef ACCEL_ONLY_ENTRY
+#define TRI_INDICES_ENTRIES \
+	void main() { \
+		ACCEL_ARGS_DECL \
+		ACCEL_XCAT(TRI_INDICES_VK_E_, ACCEL_ONLY_ENTRY) \
+	}
+#else
 #define TRI_INDICES_ENTRIES \
 	void main() { \
 		ACCEL_ARGS_DECL \
@@ -63,6 +71,7 @@ layout(push_constant) uniform AccelArgs { uint64_t s[9]; } accel_args;
 			tri_indices_run(accel_args.s[0], int64_t(accel_args.s[1]), int64_t(accel_args.s[2]), int64_t(accel_args.s[3]), int64_t(accel_args.s[4]), int64_t(accel_args.s[5]), int64_t(accel_args.s[6]), int64_t(accel_args.s[7]), int64_t(accel_args.s[8])); \
 		} \
 	}
+#endif
 #endif
 
 #endif
