@@ -271,12 +271,16 @@ func (d *Device) OnPlan(f func(PlanReport)) {
 	d.onPlan.Store(&f)
 }
 
+// reporting says whether anyone reads plans: an OnPlan hook or the
+// trace. Ops that plan only to report (a model's plans) ask first.
+func (d *Device) reporting() bool { return d.onPlan.Load() != nil || d.trace != nil }
+
 // report hands a plan to the OnPlan hook and the trace, if any.
 func (d *Device) report(op, family string, plan fmt.Stringer) {
-	f := d.onPlan.Load()
-	if f == nil && d.trace == nil {
+	if !d.reporting() {
 		return
 	}
+	f := d.onPlan.Load()
 	d.deliver(f, PlanReport{Op: op, Family: family, Plan: plan.String()})
 }
 
@@ -293,10 +297,10 @@ func (d *Device) deliver(f *func(PlanReport), r PlanReport) {
 // traffic model t (computed only when someone listens) and its least
 // bytes.
 func (d *Device) reportModel(op, family string, plan fmt.Stringer, t func() traffic, minBytes int64) {
-	f := d.onPlan.Load()
-	if f == nil && d.trace == nil {
+	if !d.reporting() {
 		return
 	}
+	f := d.onPlan.Load()
 	m := t()
 	d.deliver(f, PlanReport{Op: op, Family: family, Plan: plan.String(), ModelBytes: m.Bytes(), MinBytes: minBytes,
 		Launches: m.Launches(), Waits: m.Waits})

@@ -404,4 +404,20 @@ func TestRadixReadPack(t *testing.T) {
 		}
 		assert.Len(t, reads, c.kernels, "packed %v e32 %v", c.packed, c.e32)
 	}
+	// which carry a sort takes (radixSort and radixTraffic alike)
+	for _, c := range []struct {
+		wordBytes, keyBits, passes int
+		entryLimit                 int64
+		packed, e32                bool
+	}{
+		{4, 32, 4, 1 << 24, true, false},
+		{8, 20, 3, 1 << 24, true, false},    // 64-bit keys below 2^32
+		{8, 64, 8, 1 << 24, false, true},    // wide keys: 32-bit entries
+		{8, 64, 8, 1<<32 + 1, false, false}, // entries past 2^32
+		{4, 8, 1, 1 << 24, false, false},    // one pass carries nothing
+	} {
+		packed, e32 := radixCarry(c.wordBytes, c.keyBits, c.entryLimit, c.passes)
+		assert.Equal(t, c.packed, packed, "%+v", c)
+		assert.Equal(t, c.e32, e32, "%+v", c)
+	}
 }

@@ -72,9 +72,7 @@ func (d *Device) radixSort(op string, keys host.Buffer, n int64, wordBytes int, 
 	if initPerm == nil {
 		entryLimit = n
 	}
-	packed := (wordBytes == 4 || keyBits <= 32) && entryLimit <= 1<<32 && passes > 1
-	// else entries below 2^32 travel as 32-bit words between the passes
-	e32 := !packed && entryLimit <= 1<<32 && passes > 1
+	packed, e32 := radixCarry(wordBytes, keyBits, entryLimit, passes)
 	// Buffers alternate so that the last pass writes into res.
 	bufK := [2]host.Buffer{res.keys.raw(), tmpK.raw()}
 	bufP := [2]host.Buffer{res.perm.raw(), tmpP.raw()}
@@ -220,6 +218,21 @@ type radixPassArgs struct {
 	first, pack          int64
 }
 
+// radixCarry is how a sort of keys of wordBytes, on keyBits bits, with
+// entries below entryLimit carries the entries between its passes (from
+// the first pass's output to the last one's input): packed with the keys,
+// one word each, where both fit 32 bits; else as 32-bit words beside the
+// keys where the entries fit (e32); else as int64 words. A sort of one
+// pass carries nothing between passes. radixSort and its model
+// (radixTraffic) both take it from here.
+func radixCarry(wordBytes, keyBits int, entryLimit int64, passes int) (packed, e32 bool) {
+	if passes < 2 || entryLimit > 1<<32 {
+		return false, false
+	}
+	packed = wordBytes == 4 || keyBits <= 32
+	return packed, !packed
+}
+
 // radixPack is how pass of passes carries keys and entries between the
 // passes (kernels.Radix*), from the first pass's output to the last one's
 // input: packed in one word where both fit 32 bits (packed), else with
@@ -269,11 +282,9 @@ func (d *Device) radixPass(op string, variant kernels.RadixVariant, plan host.Pl
 	if err := d.launch(op, string(variant), plan, count); err != nil {
 		return err
 	}
-	s, err := d.scanBuf(op, Uint64, hist.raw(), hist.raw(), hist.n, kernels.FlagNone, true)
-	if err != nil {
+	if err := d.scanHist(op, hist); err != nil {
 		return err
 	}
-	s.release()
 	var scatter host.Call = kernels.RadixScatter{Kin: a.kin, Kout: a.kout, Pin: a.pin, Pout: a.pout,
 		Hist: hist.raw(), N: a.n, Chunk: a.chunk, Shift: a.shift, First: a.first, Pack: a.pack}
 	if tiled {
@@ -311,6 +322,12 @@ func (d *Device) radixSweepHist(op string, variant kernels.RadixVariant, plan ho
 			return err
 		}
 	}
+	return d.scanHist(op, hist)
+}
+
+// scanHist queues the exclusive scan of a radix sort's digit counts, in
+// place (the offsets its scatter passes start from).
+func (d *Device) scanHist(op string, hist *DeviceTensor) error {
 	s, err := d.scanBuf(op, Uint64, hist.raw(), hist.raw(), hist.n, kernels.FlagNone, true)
 	if err != nil {
 		return err

@@ -132,7 +132,7 @@ func (d *Device) reportSort(op string, keys, values *DeviceTensor, descending bo
 	}
 	model := func() traffic {
 		prep := kind != kernels.KindUnsigned || descending
-		t := radixTraffic(d.caps, plan, n, w, 8*w, prep, false, (w == 4 || 8*w <= 32) && n <= 1<<32)
+		t := radixTraffic(d.caps, plan, n, w, 8*w, prep, false, n)
 		if prep {
 			t.add("sort_keys", n*(wb+8), n*wb) // a gather (floats) or the order bits mapped back
 		}

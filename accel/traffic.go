@@ -87,32 +87,30 @@ func scanTraffic(p host.Plan, n, inBytes, outBytes int64) traffic {
 }
 
 // radixTraffic models a stable radix sort of n keys of wordBytes (sorted
-// on keyBits bits) on plan p (planRadix), carrying int64 entries: per
-// digit pass a count and a scatter, which move keys and entries unpacked,
-// or packed in one 64-bit word between the passes where both fit 32 bits
-// (radixSort's packed), else with 32-bit entries there where the entries
-// fit; a scan of the histogram per pass; with prep, the
-// order bits written first. With the sweep (knob RADIX_SWEEP) a pass is
+// on keyBits bits) on plan p (planRadix), carrying int64 entries below
+// entryLimit: per digit pass a count and a scatter, which move keys and
+// entries as radixCarry says radixSort does between the passes (packed in
+// one word, or 32-bit entries, or unpacked); a scan of the histogram per
+// pass; with prep, the order bits written first. With the sweep (knob RADIX_SWEEP) a pass is
 // one read and one write, after one count of every pass's digits.
-func radixTraffic(caps host.Caps, p host.Plan, n int64, wordBytes int, keyBits int, prep, initPerm, packed bool) traffic {
-	return radixModel(caps, p, n, wordBytes, keyBits, prep, initPerm, packed, false)
+func radixTraffic(caps host.Caps, p host.Plan, n int64, wordBytes int, keyBits int, prep, initPerm bool, entryLimit int64) traffic {
+	return radixModel(caps, p, n, wordBytes, keyBits, prep, initPerm, entryLimit, false)
 }
 
 // radixWordsTraffic models radixSortWords: n packed 64-bit words sorted on
 // keyBits bits of their high halves, every pass reading and writing words.
 func radixWordsTraffic(caps host.Caps, p host.Plan, n int64, keyBits int) traffic {
-	return radixModel(caps, p, n, 8, keyBits, false, false, true, true)
+	return radixModel(caps, p, n, 8, keyBits, false, false, n, true)
 }
 
-func radixModel(caps host.Caps, p host.Plan, n int64, wordBytes int, keyBits int, prep, initPerm, packed, words bool) traffic {
+func radixModel(caps host.Caps, p host.Plan, n int64, wordBytes int, keyBits int, prep, initPerm bool, entryLimit int64, words bool) traffic {
 	var t traffic
 	if n == 0 {
 		return t
 	}
 	bits := int(host.KnobRadixBits.Of(p))
 	passes := max((keyBits+bits-1)/bits, 1)
-	packed = packed && passes > 1
-	e32 := !packed && !words && n <= 1<<32 && passes > 1 // entries as 32-bit words between the passes
+	packed, e32 := radixCarry(wordBytes, keyBits, entryLimit, passes)
 	wb := int64(wordBytes)
 	if prep {
 		t.add("radix_prep", n*wb, n*wb)
@@ -199,7 +197,7 @@ func radixModel(caps host.Caps, p host.Plan, n int64, wordBytes int, keyBits int
 func uniqueTraffic(caps host.Caps, rp, sp host.Plan, n, u int64, w int, kind int64) traffic {
 	wb := int64(w)
 	prep := kind != kernels.KindUnsigned
-	t := radixTraffic(caps, rp, n, w, 8*w, prep, false, w == 4 && n <= 1<<32)
+	t := radixTraffic(caps, rp, n, w, 8*w, prep, false, n)
 	t.then(scanTraffic(sp, n, wb, 8))
 	t.add("move_compact", n*(wb+8), u*wb)
 	t.add("move_scatter", 16*n, 8*n)
@@ -258,8 +256,8 @@ func scatterTraffic(caps host.Caps, sp scatterPlan, s scatterShape) traffic {
 			break
 		}
 		t.add("scatter_dest", 8*n, 16*n)
-		// packed with the source offsets where both fit 32 bits, as radixSort does
-		t.then(radixTraffic(caps, planRadix(caps, n, 8), n, 8, kb, false, true, kb <= 32 && n <= 1<<32))
+		// the source offsets (below n, as the model takes it) carried as radixSort does
+		t.then(radixTraffic(caps, planRadix(caps, n, 8), n, 8, kb, false, true, n))
 		t.add("segment_fold", 16*n+e*n+self, e*tg)
 	case scatterOwned:
 		workers := sp.Pass.TotalGroups() * int64(sp.Pass.LocalSize)

@@ -52,7 +52,7 @@ func TestTrafficModel(t *testing.T) {
 		n := int64(16 << 20)
 		p := planRadix(c, n, 4)
 		passes := (32 + host.KnobRadixBits.Of(p) - 1) / host.KnobRadixBits.Of(p)
-		tr := radixTraffic(c, p, n, 4, 32, false, false, true)
+		tr := radixTraffic(c, p, n, 4, 32, false, false, n)
 		min := n * (4 + 4 + 8)
 		assert.LessOrEqual(t, tr.Bytes(), (passes+1)*2*min, "%s sort: %d passes, %s", c.Type, passes, tr)
 		if c.Type != host.TypeCPU {
@@ -61,7 +61,7 @@ func TestTrafficModel(t *testing.T) {
 			require.Equal(t, int64(1), host.KnobRadixSweep.Of(p), "gpu sort plan: %v", p)
 			old := p
 			old.Knobs = []host.Knob{host.KnobRadixBits.Set(host.KnobRadixBits.Of(p)), host.KnobRadixKpt.Set(host.KnobRadixKpt.Of(p))}
-			tro := radixTraffic(c, old, n, 4, 32, false, false, true)
+			tro := radixTraffic(c, old, n, 4, 32, false, false, n)
 			assert.Less(t, tr.Bytes(), tro.Bytes(), "sweep %s, count-scan-scatter %s", tr, tro)
 			predict("sort 16M uint32 + perm", tr, min, "H200 1.81 OpenCL, 1.80 Vulkan without the sweep; PyTorch 0.94 on the H100")
 			predict("  (without the sweep)", tro, min, "the same")

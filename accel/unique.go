@@ -65,9 +65,11 @@ func (d *Device) Unique(x *DeviceTensor) (values, inverse, counts *DeviceTensor,
 		return fail(err)
 	}
 	u := int64(u64)
-	rp, sp := d.plan(d.planner.radix(d.caps, n, w)), d.plan(planScan(d.caps, n, 8, d.scanSubgroups(Int64)))
-	d.reportModel(op, "unique", rp, func() traffic { return uniqueTraffic(d.caps, rp, sp, n, u, w, keyKind(x.dtype)) },
-		uniqueMinBytes(n, u, w))
+	if d.reporting() {
+		rp, sp := d.plan(d.planner.radix(d.caps, n, w)), d.plan(planScan(d.caps, n, 8, d.scanSubgroups(Int64)))
+		d.reportModel(op, "unique", rp, func() traffic { return uniqueTraffic(d.caps, rp, sp, n, u, w, keyKind(x.dtype)) },
+			uniqueMinBytes(n, u, w))
+	}
 	ends, err := tmp.alloc(d, op, Int64, u)
 	if err != nil {
 		return fail(err)
