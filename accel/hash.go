@@ -38,6 +38,7 @@ type HashTable struct {
 	size     int64
 	broken   bool  // an insert overflowed: the contents are partial
 	budget   int64 // tests: probes per work-item per launch (0: the plan's)
+	probeCap int64 // the most probes of a key (0: the capacity's bound); Unique's tables bound them
 	launches int   // tests: launches of the last insert or lookup
 }
 
@@ -164,12 +165,21 @@ func (t *HashTable) Lookup(keys *DeviceTensor) (*DeviceTensor, error) {
 	return t.lookup(keys)
 }
 
-// probe queues insert (ins) or lookup launches of keys into res: one
+// probeMode is what a probe launch does with each key.
+type probeMode int
+
+const (
+	probeLookup probeMode = iota // res = the key's id, or -1
+	probeInsert                  // res = the key's slot; new keys claim their value word
+	probeCount                   // res = the key's slot, whose value word counts its occurrences
+)
+
+// probe queues insert or lookup launches (mode) of keys into res: one
 // launch where the plan does not bound the probes per work-item, and then
 // nothing is read back; else launches until every key has finished,
 // reading the meta flags after each. It returns whether the last launch's
 // flags were read (and then full, the full flag).
-func (t *HashTable) probe(op string, ins bool, keys, res host.Buffer, n int64) (read, full bool, err error) {
+func (t *HashTable) probe(op string, mode probeMode, keys, res host.Buffer, n int64) (read, full bool, err error) {
 	d := t.d
 	plan, budget := planHash(d.caps, n)
 	plan = d.plan(plan)
@@ -192,6 +202,9 @@ func (t *HashTable) probe(op string, ins bool, keys, res host.Buffer, n int64) (
 	// A key probes at most every slot, and while the table holds at most
 	// capacity keys no run of occupied slots is longer than that.
 	maxProbes := min(t.slots, t.capacity+1)
+	if t.probeCap > 0 {
+		maxProbes = min(maxProbes, t.probeCap)
+	}
 	maxSteps := 16 + 4*(float64(maxProbes)+2+float64(n))*float64(items)/float64(budget)
 	if err := d.h.Fill(t.meta.raw(), 8, 8, []byte{0, 0, 0, 0}); err != nil {
 		return false, false, fmt.Errorf("accel: %s: %w", op, err)
@@ -200,10 +213,14 @@ func (t *HashTable) probe(op string, ins bool, keys, res host.Buffer, n int64) (
 	t.launches = 0
 	for step := int64(0); ; step++ {
 		var err error
-		if ins {
+		switch mode {
+		case probeInsert:
 			err = run(d, op, kernels.HashK64, plan, kernels.HashInsert{Table: t.table.raw(), Keys: keys, Res: res, Meta: t.meta.raw(),
 				N: n, Slots: t.slots, MaxProbes: maxProbes, Budget: budget, Step: step, Capacity: t.capacity})
-		} else {
+		case probeCount:
+			err = run(d, op, kernels.HashK64, plan, kernels.HashCount{Table: t.table.raw(), Keys: keys, Res: res, Meta: t.meta.raw(),
+				N: n, Slots: t.slots, MaxProbes: maxProbes, Budget: budget, Step: step, Capacity: t.capacity})
+		default:
 			err = run(d, op, kernels.HashK64, plan, kernels.HashLookup{Table: t.table.raw(), Keys: keys, Res: res, Meta: t.meta.raw(),
 				N: n, Slots: t.slots, MaxProbes: maxProbes, Budget: budget, Step: step})
 		}
@@ -284,7 +301,7 @@ func (t *HashTable) insert(keys *DeviceTensor, wantIDs bool) (*DeviceTensor, err
 			return fail(err)
 		}
 	}
-	read, full, err := t.probe(op, true, keys.raw(), slots.raw(), n)
+	read, full, err := t.probe(op, probeInsert, keys.raw(), slots.raw(), n)
 	if err != nil {
 		return fail(err)
 	}
@@ -318,11 +335,11 @@ func (t *HashTable) insert(keys *DeviceTensor, wantIDs bool) (*DeviceTensor, err
 		return fail(err)
 	}
 	if !read {
-		mb := make([]byte, 16)
-		if err := d.h.Download(t.meta.raw(), 0, mb); err != nil {
-			return fail(fmt.Errorf("accel: %s: %w", op, err))
+		full, err := t.fullFlag(op)
+		if err != nil {
+			return fail(err)
 		}
-		if binary.LittleEndian.Uint32(mb[4*kernels.HtMetaFull:]) != 0 {
+		if full {
 			return fail(t.full(op, n, 0))
 		}
 	}
@@ -331,6 +348,16 @@ func (t *HashTable) insert(keys *DeviceTensor, wantIDs bool) (*DeviceTensor, err
 	}
 	t.size += int64(added)
 	return ids, nil
+}
+
+// fullFlag reads the table's full flag (a wait for the work queued
+// before it).
+func (t *HashTable) fullFlag(op string) (bool, error) {
+	mb := make([]byte, 16)
+	if err := t.d.h.Download(t.meta.raw(), 0, mb); err != nil {
+		return false, fmt.Errorf("accel: %s: %w", op, err)
+	}
+	return binary.LittleEndian.Uint32(mb[4*kernels.HtMetaFull:]) != 0, nil
 }
 
 func (t *HashTable) lookup(keys *DeviceTensor) (*DeviceTensor, error) {
@@ -343,7 +370,7 @@ func (t *HashTable) lookup(keys *DeviceTensor) (*DeviceTensor, error) {
 		return nil, err
 	}
 	if keys.n > 0 {
-		if _, _, err = t.probe(op, false, keys.raw(), out.raw(), keys.n); err == nil {
+		if _, _, err = t.probe(op, probeLookup, keys.raw(), out.raw(), keys.n); err == nil {
 			err = t.d.flush(op)
 		}
 	}

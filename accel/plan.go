@@ -24,6 +24,7 @@ type planner interface {
 	// kernel runs it rather than the driver's buffer copy.
 	copy(caps host.Caps, n int64) (host.Plan, bool)
 	radix(caps host.Caps, n int64, keyBytes int) host.Plan
+	unique(caps host.Caps, n int64, keyBytes int) uniquePlan
 	sparse(caps host.Caps, total int64) sparsePlan
 	coalesce(caps host.Caps, n int64, keyBits int) coalescePlan
 	union(caps host.Caps, n int64, keyBits int) unionPlan
@@ -44,6 +45,9 @@ func (devicePlanner) scatter(caps host.Caps, s scatterShape) scatterPlan {
 func (devicePlanner) copy(caps host.Caps, n int64) (host.Plan, bool) { return planCopy(caps, n) }
 func (devicePlanner) radix(caps host.Caps, n int64, keyBytes int) host.Plan {
 	return planRadix(caps, n, keyBytes)
+}
+func (devicePlanner) unique(caps host.Caps, n int64, keyBytes int) uniquePlan {
+	return planUnique(caps, n, keyBytes)
 }
 func (devicePlanner) sparse(caps host.Caps, total int64) sparsePlan { return planSparse(caps, total) }
 func (devicePlanner) coalesce(caps host.Caps, n int64, keyBits int) coalescePlan {

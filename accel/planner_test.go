@@ -13,6 +13,8 @@ type testPlanner struct {
 	// radixTiles makes radix sorts run the GPUs' tiled passes on any
 	// device.
 	radixTiles bool
+	// uniqueFn rewrites Unique's plan.
+	uniqueFn func(up uniquePlan, n int64, keyBytes int) uniquePlan
 	// scatterFn rewrites chooseScatter's choice (completeScatter then
 	// makes it one the geometry allows, as for the device's).
 	scatterFn func(sp scatterPlan, s scatterShape) scatterPlan
@@ -53,6 +55,14 @@ func (p *testPlanner) radix(caps host.Caps, n int64, keyBytes int) host.Plan {
 		return planRadixTiled(caps, n, keyBytes)
 	}
 	return planRadix(caps, n, keyBytes)
+}
+
+func (p *testPlanner) unique(caps host.Caps, n int64, keyBytes int) uniquePlan {
+	up := planUnique(caps, n, keyBytes)
+	if p.uniqueFn != nil {
+		up = p.uniqueFn(up, n, keyBytes)
+	}
+	return up
 }
 
 func (p *testPlanner) scatter(caps host.Caps, s scatterShape) scatterPlan {

@@ -39,3 +39,28 @@ func TestKnobOverrides(t *testing.T) {
 	q := host.Plan{Kernel: "scan", Reason: "x"}
 	assert.Equal(t, q, d.tuned(q), "another file's plan is untouched")
 }
+
+// TestUniquePlanKnobs: unique_plan:HASH and SHARE pick Unique's plan, and
+// planUnique hashes 64-bit keys on GPUs and lavapipe only.
+func TestUniquePlanKnobs(t *testing.T) {
+	n := int64(1 << 20)
+	sorted := planUnique(host.Caps{Backend: host.OpenCL, Type: host.TypeCPU, Int64: true, Int64Atomics: true}, n, 8)
+	assert.False(t, sorted.Hash, "PoCL: %s", sorted)
+	lvp := planUnique(host.Caps{Backend: host.Vulkan, Type: host.TypeCPU, Int64: true, Int64Atomics: true}, n, 8)
+	assert.True(t, lvp.Hash, "lavapipe: %s", lvp)
+	assert.False(t, planUnique(h100, n, 4).Hash, "32-bit keys")
+	assert.False(t, planUnique(h100, uniqueHashMinN-1, 8).Hash, "few keys")
+	gpu := planUnique(h100, n, 8)
+	require.True(t, gpu.Hash)
+	assert.Equal(t, n/uniqueHashShare, gpu.Capacity)
+
+	d := &Device{}
+	assert.Equal(t, gpu, d.tunedUnique(gpu, n), "no overrides")
+	d.knobs, _ = knobOverrides("unique_plan:HASH=0")
+	assert.False(t, d.tunedUnique(gpu, n).Hash)
+	d.knobs, _ = knobOverrides("unique_plan:HASH=1,SHARE=16")
+	up := d.tunedUnique(sorted, n)
+	assert.True(t, up.Hash)
+	assert.Equal(t, n/16, up.Capacity)
+	assert.Contains(t, up.Reason, "[ACCEL_KNOBS]")
+}

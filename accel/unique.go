@@ -1,6 +1,8 @@
 package accel
 
 import (
+	"errors"
+
 	"github.com/accelkern/accel/host"
 	"github.com/accelkern/accel/host/kernels"
 )
@@ -37,6 +39,33 @@ func (d *Device) Unique(x *DeviceTensor) (values, inverse, counts *DeviceTensor,
 		}
 		return values, inverse, counts, nil
 	}
+	up := d.tunedUnique(d.planner.unique(d.caps, n, w), n)
+	tried := false
+	if up.Hash && w == 8 && d.caps.Int64 && d.caps.Int64Atomics {
+		var ok bool
+		values, counts, ok, err = d.uniqueHashed(op, x, inverse, up, &outs)
+		if err != nil {
+			return fail(err)
+		}
+		if ok {
+			return values, inverse, counts, nil
+		}
+		tried = true
+	}
+	if values, counts, err = d.uniqueSorted(op, x, inverse, up, tried, &outs); err != nil {
+		return fail(err)
+	}
+	return values, inverse, counts, nil
+}
+
+// uniqueSorted is Unique on the sort of every key: the runs of the sorted
+// keys are the distinct values (tried: a hash plan's table overflowed
+// first).
+func (d *Device) uniqueSorted(op string, x, inverse *DeviceTensor, up uniquePlan, tried bool, outs *temps) (values, counts *DeviceTensor, err error) {
+	var tmp temps
+	defer tmp.release()
+	fail := func(err error) (*DeviceTensor, *DeviceTensor, error) { return nil, nil, err }
+	n, w := x.n, x.dtype.Size()
 	res, err := d.radixSort(op, x.raw(), n, w, keyKind(x.dtype), false, 8*w, nil, 0)
 	if err != nil {
 		return fail(err)
@@ -67,8 +96,17 @@ func (d *Device) Unique(x *DeviceTensor) (values, inverse, counts *DeviceTensor,
 	u := int64(u64)
 	if d.reporting() {
 		rp, sp := d.plan(d.planner.radix(d.caps, n, w)), d.plan(planScan(d.caps, n, 8, d.scanSubgroups(Int64)))
-		d.reportModel(op, "unique", rp, func() traffic { return uniqueTraffic(d.caps, rp, sp, n, u, w, keyKind(x.dtype)) },
-			uniqueMinBytes(n, u, w))
+		if tried {
+			up.Reason += "; the table overflowed: the sort"
+		}
+		d.reportModel(op, "unique", uniqueReport{up, rp}, func() traffic {
+			t := traffic{}
+			if tried {
+				t = hashTryTraffic(d.plan(planScan(d.caps, hashSlots(up.Capacity)+1, 8, d.scanSubgroups(Int64))), n, up.Capacity)
+			}
+			t.then(uniqueTraffic(d.caps, rp, sp, n, u, w, keyKind(x.dtype)))
+			return t
+		}, uniqueMinBytes(n, u, w))
 	}
 	ends, err := tmp.alloc(d, op, Int64, u)
 	if err != nil {
@@ -120,5 +158,110 @@ func (d *Device) Unique(x *DeviceTensor) (values, inverse, counts *DeviceTensor,
 	if err := d.flush(op); err != nil {
 		return fail(err)
 	}
-	return values, inverse, counts, nil
+	return values, counts, nil
 }
+
+// uniqueHashed is Unique on a hash table for up.Capacity keys (planUnique):
+// each key's slot, whose value word counts it, into inverse; the held
+// slots' keys gathered in slot order and sorted; each distinct key's rank
+// written into its value word beside its count; the inverse read from the
+// slots. ok is false, with nothing allocated, where more keys than the
+// table takes are distinct (or one probed up.ProbeCap held slots): the
+// caller sorts instead. It waits once, for u and the full flag.
+func (d *Device) uniqueHashed(op string, x, inverse *DeviceTensor, up uniquePlan, outs *temps) (values, counts *DeviceTensor, ok bool, err error) {
+	fail := func(err error) (*DeviceTensor, *DeviceTensor, bool, error) { return nil, nil, false, err }
+	t, err := d.NewHashTable(up.Capacity)
+	if errors.Is(err, ErrTooLarge) {
+		return nil, nil, false, nil
+	}
+	if err != nil {
+		return fail(err)
+	}
+	defer t.Release()
+	t.probeCap = up.ProbeCap
+	var tmp temps
+	defer tmp.release()
+	n, slots := x.n, t.slots
+	read, full, err := t.probe(op, probeCount, x.raw(), inverse.raw(), n)
+	if err != nil || read && full {
+		return fail(err)
+	}
+	// pos[s]: how many held slots come before slot s; the total is u
+	pos, err := tmp.alloc(d, op, Int64, slots+1)
+	if err != nil {
+		return fail(err)
+	}
+	if err := t.pass(op, kernels.HashHeld{Table: t.table.raw(), Aux: pos.raw(), Slots: slots}, slots+1); err != nil {
+		return fail(err)
+	}
+	s, err := d.scanBuf(op, Int64, pos.raw(), pos.raw(), slots+1, kernels.FlagNone, true)
+	if err != nil {
+		return fail(err)
+	}
+	defer s.release()
+	if err := d.flush(op); err != nil {
+		return fail(err)
+	}
+	u64, err := s.total(op)
+	if err != nil {
+		return fail(err)
+	}
+	if !read {
+		if full, err = t.fullFlag(op); err != nil || full {
+			return fail(err)
+		}
+	}
+	u := int64(u64)
+	if d.reporting() {
+		rp := d.plan(d.planner.radix(d.caps, u, 8))
+		d.reportModel(op, "unique", uniqueReport{up, rp}, func() traffic {
+			return hashUniqueTraffic(d.caps, rp, d.plan(planScan(d.caps, slots+1, 8, d.scanSubgroups(Int64))), n, u, up.Capacity,
+				keyKind(x.dtype))
+		}, uniqueMinBytes(n, u, 8))
+	}
+	keys, err := tmp.alloc(d, op, x.dtype, u)
+	if err != nil {
+		return fail(err)
+	}
+	held, err := tmp.alloc(d, op, Int64, u)
+	if err != nil {
+		return fail(err)
+	}
+	if err := t.pass(op, kernels.HashGather{Table: t.table.raw(), Aux: pos.raw(), Keys: keys.raw(), Held: held.raw(), U: u,
+		Slots: slots}, slots+1); err != nil {
+		return fail(err)
+	}
+	res, err := d.radixSort(op, keys.raw(), u, 8, keyKind(x.dtype), false, 64, nil, 0)
+	if err != nil {
+		return fail(err)
+	}
+	tmp.add(res.keys)
+	tmp.add(res.perm)
+	if values, err = outs.alloc(d, op, x.dtype, u); err != nil {
+		return fail(err)
+	}
+	if counts, err = outs.alloc(d, op, Int64, u); err != nil {
+		return fail(err)
+	}
+	if err := t.pass(op, kernels.HashRank{Table: t.table.raw(), Held: held.raw(), Perm: res.perm.raw(), Values: values.raw(),
+		Counts: counts.raw(), U: u, Slots: slots}, u); err != nil {
+		return fail(err)
+	}
+	// every key's rank, read from its slot (in place: inverse held the slots)
+	if err := t.pass(op, kernels.HashIds{Table: t.table.raw(), Res: inverse.raw(), Aux: inverse.raw(), N: n, Slots: slots}, n); err != nil {
+		return fail(err)
+	}
+	if err := d.flush(op); err != nil {
+		return fail(err)
+	}
+	return values, counts, true, nil
+}
+
+// uniqueReport prints Unique's plan and, where it sorts every key or the
+// distinct ones, the sort's.
+type uniqueReport struct {
+	up uniquePlan
+	rp host.Plan
+}
+
+func (r uniqueReport) String() string { return r.up.String() + " | radix: " + r.rp.String() }

@@ -68,6 +68,12 @@ done
 trace sort opencl "" 40
 trace sort vulkan "" 40
 
+echo "== 0b. unique's hash plan (session 7, the GPUs' plan for 64-bit keys: model 0.625 ms on the H100, 4.95x the least; PyTorch 2.93) against the sort of every key (unique_plan:HASH=0) and a table for n/16 keys (SHARE=16); traces: hash_count's 16M atomics beside scatter_reduce rand16M_1M sum's"
+for b in opencl vulkan; do
+	for k in "" "unique_plan:HASH=0" "unique_plan:SHARE=16"; do row unique $b "$k" 60; done
+	trace unique $b "" 60
+done
+
 echo "== 1. Vulkan copies with our kernel (session 3: NVIDIA's vkCmdCopyBuffer 843 GB/s, OpenCL 4.08 TB/s; diag4096 0.172 ms Vulkan, 0.044 OpenCL)"
 for b in vulkan opencl; do row diagonal_scatter $b "" 40; done
 

@@ -29,6 +29,16 @@
  *   hash_commit  aux is the exclusive scan of hash_mark's flags: the first
  *                occurrence i of a new key stores the dense id base + aux[i]
  *   hash_ids     aux[i] = the dense id in slot res[i]
+ * and, for Unique (a table of counts, not ids):
+ *   hash_count   inserts keys[i] as hash_insert does, but adds 1 to the
+ *                value word of its slot (from all ones: the key's count
+ *                less one)
+ *   hash_held    aux[s] = 1 where slot s of [0, slots] holds a key
+ *   hash_gather  aux is the exclusive scan of hash_held's flags: keys[aux[s]]
+ *                = slot s's key, held[aux[s]] = s
+ *   hash_rank    perm sorts keys: values[i] = the key of slot
+ *                s = held[perm[i]], counts[i] = its count, and its value
+ *                word becomes i (hash_ids then reads every input's rank)
  * so dense ids follow the order of first occurrence in the input, whatever
  * order the device inserts in. (In hash_commit other occurrences may read a
  * value word while its first occurrence writes it: they compare it with
@@ -101,10 +111,11 @@ void hash_ids(HASH_IDS_PARAMS) {
 	ht_slot_pass(table, res, aux, n, slots, I64C(0), 2);
 }
 
-/* Inserts (ins) or looks up keys[i] for this work-item's i; ins is a
- * literal at each entry. */
+/* Inserts (ins) or looks up keys[i] for this work-item's i; with cnt an
+ * insert counts each key's occurrences in its value word instead of
+ * claiming it. ins and cnt are literals at each entry. */
 void ht_probe(BPTR table, BPTR keys, BPTR res, BPTR meta, i64 n, i64 slots, i64 max_probes, i64 budget,
-	i64 step, i64 capacity, const bool ins) {
+	i64 step, i64 capacity, const bool ins, const bool cnt) {
 	const i64 tiles = ew_tiles(n);
 	const u64 mask = CAST(u64, slots - I64C(1));
 	i64 left = budget;
@@ -149,6 +160,9 @@ void ht_probe(BPTR table, BPTR keys, BPTR res, BPTR meta, i64 n, i64 slots, i64 
 			if (ins && LD64(meta, HT_META_COUNT) > CAST(u64, capacity)) {
 				ST32(meta, HT_META_FULL, 1u); /* over capacity already: stop early */
 				continue;
+			}
+			if (ins && LD32(meta, HT_META_FULL) != 0u) {
+				continue; /* the insert failed already: stop early */
 			}
 			const u64 key = LD64(keys, i);
 			/* state: 0 probing, 1 found, 2 absent (or no slot), 3 out of budget */
@@ -197,7 +211,9 @@ void ht_probe(BPTR table, BPTR keys, BPTR res, BPTR meta, i64 n, i64 slots, i64 
 					}
 				}
 			}
-			if (ins && state == 1) {
+			if (ins && cnt && state == 1) {
+				ADD64(table, I64C(2) * s + I64C(1), CAST(u64, 1)); /* from all ones: the count less one */
+			} else if (ins && state == 1) {
 				/* a new key's value word: atomic min of the claims of its
 				 * occurrences; ids of keys already in the table stay */
 				u64 cur = LD64(table, I64C(2) * s + I64C(1));
@@ -235,11 +251,59 @@ void ht_probe(BPTR table, BPTR keys, BPTR res, BPTR meta, i64 n, i64 slots, i64 
 }
 
 void hash_insert(HASH_INSERT_PARAMS) {
-	ht_probe(table, keys, res, meta, n, slots, max_probes, budget, step, capacity, true);
+	ht_probe(table, keys, res, meta, n, slots, max_probes, budget, step, capacity, true, false);
+}
+
+void hash_count(HASH_COUNT_PARAMS) {
+	ht_probe(table, keys, res, meta, n, slots, max_probes, budget, step, capacity, true, true);
 }
 
 void hash_lookup(HASH_LOOKUP_PARAMS) {
-	ht_probe(table, keys, res, meta, n, slots, max_probes, budget, step, I64C(0), false);
+	ht_probe(table, keys, res, meta, n, slots, max_probes, budget, step, I64C(0), false, false);
+}
+
+/* Whether slot s of [0, slots] holds a key (slot `slots`: the key
+ * HT_EMPTY, present once its key word is 0). */
+bool ht_held(BPTR table, i64 s, i64 slots) {
+	const u64 k = LD64(table, I64C(2) * s);
+	return s < slots ? k != HT_EMPTY : k == CAST(u64, 0);
+}
+
+/* The key slot s holds (ht_held). */
+u64 ht_key(BPTR table, i64 s, i64 slots) {
+	return s < slots ? LD64(table, I64C(2) * s) : HT_EMPTY;
+}
+
+void hash_held(HASH_HELD_PARAMS) {
+	EW_FOR(slots + I64C(1), s)
+		ST64(aux, s, ht_held(table, s, slots) ? CAST(u64, 1) : CAST(u64, 0));
+	EW_END
+}
+
+void hash_gather(HASH_GATHER_PARAMS) {
+	EW_FOR(slots + I64C(1), s)
+		if (ht_held(table, s, slots)) {
+			const i64 at = CAST(i64, LD64(aux, s));
+			if (at >= I64C(0) && at < u) {
+				ST64(keys, at, ht_key(table, s, slots));
+				ST64(held, at, CAST(u64, s));
+			}
+		}
+	EW_END
+}
+
+void hash_rank(HASH_RANK_PARAMS) {
+	EW_FOR(u, i)
+		const i64 k = CAST(i64, LD64(perm, i));
+		if (k >= I64C(0) && k < u) {
+			const i64 s = CAST(i64, LD64(held, k));
+			if (s >= I64C(0) && s <= slots) {
+				ST64(values, i, ht_key(table, s, slots));
+				ST64(counts, i, LD64(table, I64C(2) * s + I64C(1)) + CAST(u64, 1));
+				ST64(table, I64C(2) * s + I64C(1), CAST(u64, i));
+			}
+		}
+	EW_END
 }
 
 #endif

@@ -1615,6 +1615,100 @@ func (a HashIds) AppendArgs(dst []host.Arg) []host.Arg {
 	return append(dst, host.BufArg(a.Table), host.BufArg(a.Res), host.BufArg(a.Aux), host.I64(a.N), host.I64(a.Slots))
 }
 
+// HashCount is a launch of hash_count_k (hash): inserts keys[i] as insert does: res[i] = its slot, whose value word counts the key's occurrences (from all ones).
+type HashCount struct {
+	Table     host.Buffer // inout: 2*(slots+1) words
+	Keys      host.Buffer // in: 64-bit keys
+	Res       host.Buffer // inout: slots (insert) or ids (lookup); -2-done: unfinished
+	Meta      host.Buffer // inout: key count and flags (HT_META_*)
+	N         int64       // keys
+	Slots     int64       // a power of two
+	MaxProbes int64       // probes before a key gives up
+	Budget    int64       // probes per work-item per launch
+	Step      int64       // the launch's number
+	Capacity  int64       // keys the table is made for
+}
+
+// Entry returns the declaration of hash_count_k.
+func (HashCount) Entry() *host.EntryDecl { return Hash.Entries[5] }
+
+// Spec returns the kernel hash_count_k of variant v.
+func (HashCount) Spec(v HashVariant) host.KernelSpec {
+	return host.KernelSpec{Entry: Hash.Entries[5], Variant: string(v)}
+}
+
+// AppendArgs appends the argument slots in declaration order.
+func (a HashCount) AppendArgs(dst []host.Arg) []host.Arg {
+	return append(dst, host.BufArg(a.Table), host.BufArg(a.Keys), host.BufArg(a.Res), host.BufArg(a.Meta), host.I64(a.N), host.I64(a.Slots), host.I64(a.MaxProbes), host.I64(a.Budget), host.I64(a.Step), host.I64(a.Capacity))
+}
+
+// HashHeld is a launch of hash_held_k (hash): aux[s] = 1 where slot s of [0, slots] holds a key, else 0.
+type HashHeld struct {
+	Table host.Buffer // in: 2*(slots+1) words
+	Aux   host.Buffer // out: int64 flags, slots+1
+	Slots int64       // slots
+}
+
+// Entry returns the declaration of hash_held_k.
+func (HashHeld) Entry() *host.EntryDecl { return Hash.Entries[6] }
+
+// Spec returns the kernel hash_held_k of variant v.
+func (HashHeld) Spec(v HashVariant) host.KernelSpec {
+	return host.KernelSpec{Entry: Hash.Entries[6], Variant: string(v)}
+}
+
+// AppendArgs appends the argument slots in declaration order.
+func (a HashHeld) AppendArgs(dst []host.Arg) []host.Arg {
+	return append(dst, host.BufArg(a.Table), host.BufArg(a.Aux), host.I64(a.Slots))
+}
+
+// HashGather is a launch of hash_gather_k (hash): the held slots in slot order: keys[aux[s]] = slot s's key, held[aux[s]] = s.
+type HashGather struct {
+	Table host.Buffer // in: 2*(slots+1) words
+	Aux   host.Buffer // in: exclusive scan of held's flags
+	Keys  host.Buffer // out: u keys
+	Held  host.Buffer // out: u slots
+	U     int64       // held slots
+	Slots int64       // slots
+}
+
+// Entry returns the declaration of hash_gather_k.
+func (HashGather) Entry() *host.EntryDecl { return Hash.Entries[7] }
+
+// Spec returns the kernel hash_gather_k of variant v.
+func (HashGather) Spec(v HashVariant) host.KernelSpec {
+	return host.KernelSpec{Entry: Hash.Entries[7], Variant: string(v)}
+}
+
+// AppendArgs appends the argument slots in declaration order.
+func (a HashGather) AppendArgs(dst []host.Arg) []host.Arg {
+	return append(dst, host.BufArg(a.Table), host.BufArg(a.Aux), host.BufArg(a.Keys), host.BufArg(a.Held), host.I64(a.U), host.I64(a.Slots))
+}
+
+// HashRank is a launch of hash_rank_k (hash): s = held[perm[i]]: values[i] = its key, counts[i] = its count, and its value word becomes i.
+type HashRank struct {
+	Table  host.Buffer // inout: 2*(slots+1) words
+	Held   host.Buffer // in: u slots
+	Perm   host.Buffer // in: the sort of gather's keys
+	Values host.Buffer // out: u keys
+	Counts host.Buffer // out: int64 counts
+	U      int64       // held slots
+	Slots  int64       // slots
+}
+
+// Entry returns the declaration of hash_rank_k.
+func (HashRank) Entry() *host.EntryDecl { return Hash.Entries[8] }
+
+// Spec returns the kernel hash_rank_k of variant v.
+func (HashRank) Spec(v HashVariant) host.KernelSpec {
+	return host.KernelSpec{Entry: Hash.Entries[8], Variant: string(v)}
+}
+
+// AppendArgs appends the argument slots in declaration order.
+func (a HashRank) AppendArgs(dst []host.Arg) []host.Arg {
+	return append(dst, host.BufArg(a.Table), host.BufArg(a.Held), host.BufArg(a.Perm), host.BufArg(a.Values), host.BufArg(a.Counts), host.I64(a.U), host.I64(a.Slots))
+}
+
 // ProbeArgs is a launch of probe_args_k (probe): echoes its arguments.
 type ProbeArgs struct {
 	Dst host.Buffer // out: int64[ProbeArgCount+3]

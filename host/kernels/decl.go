@@ -506,6 +506,16 @@ var Hash = (&host.FileDecl{
 				i64("n", "keys"), i64("slots", "slots"), i64("base", "the table's key count before the insert")}},
 		{Name: "ids", Doc: "aux[i] = the dense id in slot res[i]",
 			Args: []host.ArgDecl{in("table", "2*(slots+1) words"), in("res", "slots"), out("aux", "int64 ids"), i64("n", "keys"), i64("slots", "slots")}},
+		{Name: "count", Doc: "inserts keys[i] as insert does: res[i] = its slot, whose value word counts the key's occurrences (from all ones)",
+			Args: with([]host.ArgDecl{inout("table", "2*(slots+1) words")}, with(probeArgs[1:], i64("capacity", "keys the table is made for"))...)},
+		{Name: "held", Doc: "aux[s] = 1 where slot s of [0, slots] holds a key, else 0",
+			Args: []host.ArgDecl{in("table", "2*(slots+1) words"), out("aux", "int64 flags, slots+1"), i64("slots", "slots")}},
+		{Name: "gather", Doc: "the held slots in slot order: keys[aux[s]] = slot s's key, held[aux[s]] = s",
+			Args: []host.ArgDecl{in("table", "2*(slots+1) words"), in("aux", "exclusive scan of held's flags"), out("keys", "u keys"),
+				out("held", "u slots"), i64("u", "held slots"), i64("slots", "slots")}},
+		{Name: "rank", Doc: "s = held[perm[i]]: values[i] = its key, counts[i] = its count, and its value word becomes i",
+			Args: []host.ArgDecl{inout("table", "2*(slots+1) words"), in("held", "u slots"), in("perm", "the sort of gather's keys"),
+				out("values", "u keys"), out("counts", "int64 counts"), i64("u", "held slots"), i64("slots", "slots")}},
 	},
 }).Init()
 
