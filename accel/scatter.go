@@ -323,8 +323,20 @@ func (d *Device) scatterRun(op string, g scatterGeom, out, index, src *DeviceTen
 	}
 	defer j.release()
 	shape := g.shape(out.n, out.dtype, includeSelf, det)
-	sp := d.planner.scatter(d.caps, shape)
-	d.reportModel(op, "scatter", sp, func() traffic { return scatterTraffic(d.caps, sp, shape) }, scatterMinBytes(shape))
+	sp := d.tunedScatter(d.planner.scatter(d.caps, shape), shape)
+	report := func(sp scatterPlan, tried bool) {
+		d.reportModel(op, "scatter", sp, func() traffic {
+			var t traffic
+			if tried {
+				t = partTryTraffic(d.caps, shape)
+			}
+			t.then(scatterTraffic(d.caps, sp, shape))
+			return t
+		}, scatterMinBytes(shape))
+	}
+	if !sp.Part {
+		report(sp, false)
+	}
 	switch sp.Path {
 	case scatterOwned:
 		err = j.owned(sp)
@@ -335,6 +347,17 @@ func (d *Device) scatterRun(op string, g scatterGeom, out, index, src *DeviceTen
 	case scatterFew, scatterFewGroups:
 		err = j.few(sp)
 	case scatterSorted:
+		if sp.Part {
+			var done bool
+			if done, err = j.partitioned(); err != nil || done {
+				report(sp, false)
+				break
+			}
+			// a target with more than kernels.ScPartMax hits: the sort
+			sp.Part = false
+			sp.Reason += fmt.Sprintf("; a target has more than %d hits: the sort", int64(kernels.ScPartMax))
+			report(sp, true)
+		}
 		if sp.Packed {
 			err = j.sortedPacked()
 			break

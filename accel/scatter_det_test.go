@@ -4,11 +4,13 @@ import (
 	"fmt"
 	"math"
 	"math/rand"
+	"strings"
 	"testing"
 
 	"github.com/stretchr/testify/require"
 
 	"github.com/accelkern/accel/host"
+	"github.com/accelkern/accel/host/kernels"
 )
 
 // The bit-reproducible mode gives the reference's bits (which reduces in
@@ -18,7 +20,7 @@ import (
 // reference bit for bit, they match each other.
 func TestScatterReduceDeterministic(t *testing.T) {
 	forEachDevice(t, func(t *testing.T, d *Device) {
-		for _, strategy := range []scatterPath{planned, scatterSorted, scatterOwned, scatterBucket} {
+		for _, strategy := range []scatterPath{planned, scatterSorted, partitioned, scatterOwned, scatterBucket} {
 			t.Run("strategy="+strategyName(strategy), func(t *testing.T) {
 				defer forceScatter(d, strategy)()
 				testScatterDeterministic(t, d)
@@ -31,10 +33,18 @@ func TestScatterReduceDeterministic(t *testing.T) {
 // of paths to force.
 const planned scatterPath = -1
 
+// partitioned stands for the sorted path with the GPUs' partition tried
+// at any hits per target (scatterPlan.Part; 32-bit values): where a
+// target has more than kernels.ScPartMax hits it sorts after all.
+const partitioned scatterPath = -2
+
 // strategyName names a forced path in a subtest ("" for planned).
 func strategyName(p scatterPath) string {
 	if p == planned {
 		return ""
+	}
+	if p == partitioned {
+		return "partition"
 	}
 	return p.String()
 }
@@ -76,6 +86,8 @@ func forceScatter(d *Device, strategy scatterPath) func() {
 			if s.det || (s.elemBytes == 8 && !c.Int64Atomics) {
 				return sp
 			}
+		case partitioned:
+			return scatterPlan{Path: scatterSorted, Part: true, Reason: "forced by a test"}
 		case scatterFewGroups:
 			// the GPUs' pass on any device, at any size
 			if !s.fewGroupsFit() {
@@ -175,4 +187,73 @@ func fillDet(rng *rand.Rand, x *Tensor, red Reduction) {
 			x.Float64s()[i] = f
 		}
 	}
+}
+
+// TestScatterPartition runs the GPUs' partition of the bit-reproducible
+// scatter (scatterPlan.Part) on both drivers: targets with up to
+// kernels.ScPartMax hits fold from their grouped words; one more hit on
+// one target sends the call to the sort, which the plan report says; a bad
+// index is named as on every path; each result with the reference's bits.
+func TestScatterPartition(t *testing.T) {
+	forEachDevice(t, func(t *testing.T, d *Device) {
+		defer forceScatter(d, partitioned)()
+		var plan string
+		d.OnPlan(func(r PlanReport) {
+			if r.Family == "scatter" {
+				plan = r.Plan
+			}
+		})
+		defer d.OnPlan(nil)
+		rng := rand.New(rand.NewSource(22))
+		for _, c := range []struct {
+			n, targets, hot int64 // hot: hits of target 0, the rest spread
+			sorted          bool  // the call falls back to the sort
+		}{
+			{1, 1, 0, false},
+			{100003, 20000, 0, false},
+			{5000, 300, kernels.ScPartMax, false},
+			{5000, 300, kernels.ScPartMax + 1, true},
+			{70001, 10, 0, true},
+		} {
+			for _, dt := range []DType{Float32, Int32} {
+				for _, red := range []Reduction{Sum, Mean, Amax, Prod} {
+					name := fmt.Sprintf("n=%d targets=%d hot=%d %s %s", c.n, c.targets, c.hot, dt, red)
+					in, _ := NewTensor(dt, c.targets)
+					src, _ := NewTensor(dt, c.n)
+					fillDet(rng, in, red)
+					fillDet(rng, src, red)
+					idx, _ := NewTensor(Int64, c.n)
+					for i := range idx.Int64s() {
+						if int64(i) < c.hot {
+							idx.Int64s()[i] = 0
+						} else if c.hot > 0 {
+							idx.Int64s()[i] = 1 + rng.Int63n(c.targets-1)
+						} else {
+							idx.Int64s()[i] = rng.Int63n(c.targets)
+						}
+					}
+					rng.Shuffle(len(idx.Int64s()), func(a, b int) { idx.Int64s()[a], idx.Int64s()[b] = idx.Int64s()[b], idx.Int64s()[a] })
+					self := rng.Intn(2) == 0
+					want, err := RefScatterReduce(in, 0, idx, src, red, self)
+					require.NoError(t, err, name)
+					ts, release := uploadAll(t, d, in, idx, src)
+					plan = ""
+					out, err := d.ScatterReduceDeterministic(ts[0], 0, ts[1], ts[2], red, self)
+					require.NoError(t, err, name)
+					require.NoError(t, sameBits(mustHost(t, out), want), name)
+					release()
+					require.Contains(t, plan, "grouped in one pass", name)
+					require.Equal(t, c.sorted, strings.Contains(plan, "hits: the sort"), "%s: %s", name, plan)
+				}
+			}
+		}
+		// a bad index: named, whatever the path
+		in, idx, src := hostZeros(Float32, 50), hostZeros(Int64, 400), hostZeros(Float32, 400)
+		idx.Int64s()[333] = 50
+		ts, release := uploadAll(t, d, in, idx, src)
+		defer release()
+		_, err := d.ScatterReduceDeterministic(ts[0], 0, ts[1], ts[2], Sum, true)
+		require.ErrorIs(t, err, ErrInvalidArgument)
+		require.ErrorContains(t, err, "333")
+	})
 }

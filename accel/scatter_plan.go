@@ -110,8 +110,46 @@ type scatterPlan struct {
 	// sorted: the values' bits travel with their targets in one word
 	// through the sort (32-bit elements, fewer than 2^32 targets).
 	Packed bool
+	// Part (packed only): each target's positions grouped in one pass and
+	// sorted in place by position (scatter_pcount, scatter_place,
+	// scatter_pfold), with the sort as the way back where a target has
+	// more than kernels.ScPartMax hits.
+	Part   bool
 	Reason string
 }
+
+// partAvgHits is the most hits per target on average (positions over
+// targets) for which GPUs try the partition plan (CPU drivers sort: on
+// lavapipe rand16M_1M_sum_det took 573-664 ms partitioned against
+// 503-535 sorted, its placing pass's atomics alone about 360): at 32,
+// uniform random
+// targets keep every target's hits under kernels.ScPartMax (128) but with
+// odds far below 1e-9 per call; skewed indices are caught by the count
+// pass, which sends the scatter to the sort.
+const partAvgHits = 32
+
+// tunedScatter is sp with $ACCEL_KNOBS's "scatter_plan" overrides, for
+// trying the bit-reproducible plans on a GPU without a rebuild: PART=0
+// sorts the packed words, PART=1 tries the partition (packed plans of
+// fewer than 2^32 positions).
+func (d *Device) tunedScatter(sp scatterPlan, s scatterShape) scatterPlan {
+	ks, ok := d.knobs["scatter_plan"]
+	if !ok {
+		return sp
+	}
+	for _, k := range ks {
+		if k.Name == "PART" {
+			sp.Part = k.Value != 0 && sp.Packed && s.n < 1<<32
+		}
+	}
+	sp.Reason += " [ACCEL_KNOBS]"
+	return sp
+}
+
+// partTargetsPerHit is the most targets per position for which the
+// partition plan is tried: its counts and its fold cover every target
+// (12 bytes each), the sort only the positions (about 60 bytes each).
+const partTargetsPerHit = 4
 
 // String prints the path, its reason and its launches.
 func (s scatterPlan) String() string {
@@ -333,6 +371,14 @@ func completeScatter(caps host.Caps, s scatterShape, sp scatterPlan) scatterPlan
 	if sp.Path == scatterSorted && s.elemBytes == 4 && keyBitsFor(s.targets) <= 32 {
 		sp.Packed = true
 		sp.Reason += "; target and value in one word through the sort (no offsets sorted, no gather)"
+		if s.n < 1<<32 && (sp.Part || caps.Type != host.TypeCPU && s.n <= partAvgHits*s.targets && s.targets <= partTargetsPerHit*s.n) {
+			sp.Part = true
+			sp.Reason += fmt.Sprintf("; at most %d hits per target on average: grouped in one pass by per-target slots, "+
+				"each target's words sorted in place by position (the sort where one has more than %d)", int64(partAvgHits), int64(kernels.ScPartMax))
+		}
+	}
+	if !sp.Packed {
+		sp.Part = false // positions and values in one word, or not at all
 	}
 	if !sp.Path.cpuPass() {
 		return sp

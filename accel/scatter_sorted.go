@@ -1,6 +1,8 @@
 package accel
 
 import (
+	"fmt"
+
 	"github.com/accelkern/accel/host/kernels"
 )
 
@@ -65,6 +67,71 @@ func (j *scatterJob) sortedPacked() error {
 	}
 	j.tmp.add(sorted)
 	return d.segmentRun(j.op, j.out.dtype, j.out.raw(), nil, sorted.raw(), nil, count, g.red, j.includeSelf, j.flag)
+}
+
+// partitioned is the GPUs' bit-reproducible scatter of 32-bit values
+// where targets have few hits (scatterPlan.Part; scatter_body.h): each
+// valid position counts a hit of its target, the counts' exclusive scan
+// gives each target its first slot, each position claims the next slot of
+// its target for its position and value bits, and each target sorts its
+// words by position in place and folds them in that order. It reads the
+// flag once after the count (a wait): with a bad index it returns done (the
+// caller's check names it), and where a target has more than
+// kernels.ScPartMax hits it returns not done, nothing written: the caller
+// sorts.
+func (j *scatterJob) partitioned() (done bool, err error) {
+	d, g := j.d, j.g
+	index, meta, count, rank, dim, dimSize, wrap := j.pos()
+	tg := j.out.n
+	if count == 0 || tg == 0 {
+		// no position, or none valid: only the validation left
+		return true, j.run(string(kernels.ScatterI32), d.elementwise(j.op, count), kernels.ScatterValidate{Err: j.flag.raw(),
+			Index: index, Meta: meta, Count: count, Rank: rank, Dim: dim, DimSize: dimSize, Wrap: wrap})
+	}
+	counts, err := j.tmp.alloc(d, j.op, Uint32, tg)
+	if err != nil {
+		return false, err
+	}
+	if err := d.h.Fill(counts.raw(), 0, 4*tg, []byte{0, 0, 0, 0}); err != nil {
+		return false, fmt.Errorf("accel: %s: %w", j.op, err)
+	}
+	plan := d.elementwise(j.op, count)
+	if err := j.run(string(kernels.ScatterI32), plan, kernels.ScatterPcount{Counts: counts.raw(), Err: j.flag.raw(), Index: index,
+		Meta: meta, Count: count, Rank: rank, Dim: dim, DimSize: dimSize, Wrap: wrap}); err != nil {
+		return false, err
+	}
+	off, err := j.tmp.alloc(d, j.op, Uint32, tg)
+	if err != nil {
+		return false, err
+	}
+	s, err := d.scanBuf(j.op, Uint32, counts.raw(), off.raw(), tg, kernels.FlagNone, true)
+	if err != nil {
+		return false, err
+	}
+	s.release()
+	if err := d.flush(j.op); err != nil {
+		return false, err
+	}
+	w, err := d.readFlagWords(j.op, j.flag, 2)
+	if err != nil || flagged(w) {
+		return true, err
+	}
+	if w[1] != 0 {
+		if err := d.h.Fill(j.flag.raw(), 4, 4, []byte{0, 0, 0, 0}); err != nil {
+			return false, fmt.Errorf("accel: %s: %w", j.op, err)
+		}
+		return false, nil
+	}
+	words, err := j.tmp.alloc(d, j.op, Uint64, count)
+	if err != nil {
+		return false, err
+	}
+	if err := j.run(string(kernels.ScatterI32), plan, kernels.ScatterPlace{Off: off.raw(), Words: words.raw(), Src: j.src.raw(),
+		Err: j.flag.raw(), Index: index, Meta: meta, Count: count, Rank: rank, Dim: dim, DimSize: dimSize, Wrap: wrap}); err != nil {
+		return false, err
+	}
+	return true, j.run(dtVariant(j.out.dtype), d.elementwise(j.op, tg), kernels.ScatterPfold{Dst: j.out.raw(), Counts: counts.raw(),
+		Off: off.raw(), Words: words.raw(), Err: j.flag.raw(), N: count, OutN: tg, Red: int64(g.red), IncludeSelf: b2i(j.includeSelf)})
 }
 
 // scatterSortedKeep runs the bit-reproducible scatter of g into out and

@@ -210,6 +210,21 @@ func uniqueTraffic(caps host.Caps, rp, sp host.Plan, n, u int64, w int, kind int
 	return t
 }
 
+// partTryTraffic models the part of the GPUs' partition of the
+// bit-reproducible scatter (scatterPlan.Part) that runs before it knows
+// whether every target has at most kernels.ScPartMax hits: the counts
+// cleared, each position's index read and its target's count incremented
+// (the atomic's word, as the atomic pass counts it), the counts scanned
+// into first slots, and the wait for the flag.
+func partTryTraffic(caps host.Caps, s scatterShape) traffic {
+	n, tg := s.n, s.targets
+	t := traffic{Waits: 1}
+	t.add("fill", 0, 4*tg)
+	t.add("scatter_pcount", 8*n, 4*n)
+	t.then(scanTraffic(planScan(caps, tg, 4, false), tg, 4, 4))
+	return t
+}
+
 // hashTryTraffic models the part of Unique's hash plan (planUnique) run
 // before it knows whether the keys fit its table for capacity keys: the
 // table cleared, each of the n keys read and counted in its slot and its
@@ -280,6 +295,16 @@ func scatterTraffic(caps host.Caps, sp scatterPlan, s scatterShape) traffic {
 		self := int64(0)
 		if s.includeSelf {
 			self = e * tg
+		}
+		if sp.Part {
+			// the positions grouped by target in one pass (after the
+			// count and the scan: partTryTraffic), each target's words
+			// sorted in place (through the caches: at most
+			// kernels.ScPartMax) and folded
+			t.then(partTryTraffic(caps, s))
+			t.add("scatter_place", 8*n+e*n, 8*n+4*n)
+			t.add("scatter_pfold", 8*tg+8*n+self, e*tg)
+			break
 		}
 		if sp.Packed {
 			// a word per position (target and value), sorted, folded in order

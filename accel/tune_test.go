@@ -64,3 +64,24 @@ func TestUniquePlanKnobs(t *testing.T) {
 	assert.Equal(t, n/16, up.Capacity)
 	assert.Contains(t, up.Reason, "[ACCEL_KNOBS]")
 }
+
+// TestScatterPlanKnobs: scatter_plan:PART turns the GPUs' partition of
+// the bit-reproducible scatter on and off, and only for packed plans.
+func TestScatterPlanKnobs(t *testing.T) {
+	s := scatterShape{n: 16 << 20, targets: 1 << 20, elemBytes: 4, red: Sum, includeSelf: true, det: true, flat: true}
+	sp := planScatter(h100, s)
+	require.True(t, sp.Part, "h100: %s", sp)
+	d := &Device{}
+	d.knobs, _ = knobOverrides("scatter_plan:PART=0")
+	off := d.tunedScatter(sp, s)
+	assert.False(t, off.Part)
+	assert.True(t, off.Packed)
+	assert.Contains(t, off.Reason, "[ACCEL_KNOBS]")
+	d.knobs, _ = knobOverrides("scatter_plan:PART=1")
+	assert.True(t, d.tunedScatter(off, s).Part)
+	wide := s
+	wide.elemBytes = 8
+	assert.False(t, d.tunedScatter(planScatter(h100, wide), wide).Part, "64-bit values")
+	cpu := planScatter(host.Caps{Backend: host.Vulkan, Type: host.TypeCPU, ComputeUnits: 2, Int64: true, Int64Atomics: true}, s)
+	assert.False(t, cpu.Part, "lavapipe sorts: %s", cpu)
+}

@@ -74,6 +74,11 @@ for b in opencl vulkan; do
 	trace unique $b "" 60
 done
 
+echo "== 0c. the bit-reproducible scatter: the GPUs' partition (session 7: each target's positions grouped in one pass and sorted in place; model 0.296 ms for rand16M_1M sum on the H100, PyTorch's non-reproducible 0.198) against the packed sort (scatter_plan:PART=0, model 0.619; session 3 measured 2.53 OpenCL, 12.99 Vulkan before the packing)"
+for b in opencl vulkan; do
+	for k in "" "scatter_plan:PART=0"; do row scatter_reduce $b "$k" 60; done
+done
+
 echo "== 1. Vulkan copies with our kernel (session 3: NVIDIA's vkCmdCopyBuffer 843 GB/s, OpenCL 4.08 TB/s; diag4096 0.172 ms Vulkan, 0.044 OpenCL)"
 for b in vulkan opencl; do row diagonal_scatter $b "" 40; done
 
@@ -85,7 +90,7 @@ done
 echo "== 2b. OpenCL's float sums by PTX's atomic add (NV_TRICKS, the default) against the compare-and-swap loop (ACCEL_NV_TRICKS=0; session 3: rand16M_1M sum 0.490 ms OpenCL, 0.211 Vulkan's native add; perm16M 0.712)"
 ACCEL_NV_TRICKS=0 row scatter_reduce opencl "" 60 "ACCEL_NV_TRICKS=0 (compare-and-swap)"
 
-echo "== 3. traces of Vulkan's slow scatter rows (perm16M 2.61 ms against 0.71 OpenCL; deterministic rand16M_1M sum 12.99 against 2.53 in session 3, since session 6 a sort of packed target-value words: predicted 1.0-1.3 ms OpenCL)"
+echo "== 3. traces of Vulkan's slow scatter rows (perm16M 2.61 ms against 0.71 OpenCL; deterministic rand16M_1M sum 12.99 against 2.53 in session 3, since session 6 a sort of packed target-value words, since session 7 the partition: predicted about 0.3-0.5 ms)"
 trace scatter_reduce vulkan "" 60
 trace scatter_reduce opencl "" 60
 

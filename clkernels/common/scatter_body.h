@@ -24,6 +24,9 @@
  *   scatter_dest      (over positions): the 64-bit words keys[p] = the
  *                     target's offset and soffs[p] = the source's offset,
  *                     which the bit-reproducible mode sorts
+ *   scatter_pcount, scatter_place, scatter_pfold: the GPUs' partition of
+ *                     the bit-reproducible mode for 32-bit values and fewer
+ *                     than 2^32 positions (see scatter_pfold)
  *   scatter_owned     (CPU drivers; one work-item per owner): work-item w of
  *                     W owns the output offsets [w*span, (w+1)*span) and
  *                     walks every position in index order, folding those it
@@ -289,6 +292,92 @@ void scatter_dest(SCATTER_DEST_PARAMS) {
 			}
 		}
 	}
+}
+
+/* The GPUs' partition of the bit-reproducible scatter (32-bit values,
+ * fewer than 2^32 positions): each target's positions grouped in one pass
+ * and folded in index order, where the sort groups them in a pass per
+ * 8-bit digit of the targets.
+ *   scatter_pcount (over positions) validates each position (a bad index
+ *                  is flagged and skipped) and counts its target's hits in
+ *                  counts; a target reaching SC_PART_MAX + 1 hits sets
+ *                  err[1]: the host then sorts instead
+ *   (the host scans counts into off: each target's first slot)
+ *   scatter_place  (over positions) claims the next slot of its target
+ *                  (an atomic increment of off) and writes words[slot] =
+ *                  p << 32 | the value's bits: a target's slots hold its
+ *                  positions in whatever order the device ran them, and
+ *                  off ends as each target's end
+ *   scatter_pfold  (over targets) sorts a target's words (at most
+ *                  SC_PART_MAX) by position, in place, then folds them in
+ *                  that order as segment_reduce folds a run: the same
+ *                  bits as the reference. */
+void scatter_pcount(SCATTER_PCOUNT_PARAMS) {
+	EW_FOR(count, p)
+		const sc_pos q = sc_position(meta, index, rank, dim, dim_size, wrap, p);
+		if (sc_bad(q.ix, dim_size)) {
+			sc_flag(err, p);
+			continue;
+		}
+		const u32 before = ATOM_INC_U32(counts, sc_target(meta, rank, dim, q)); /* 32-ok: a hit count, below 2^32 positions */
+		if (before == CAST(u32, SC_PART_MAX)) { /* 32-ok: SC_PART_MAX is small */
+			ST32(err, 1, 1u);
+		}
+	EW_END
+}
+
+void scatter_place(SCATTER_PLACE_PARAMS) {
+	if (LD32(err, 0) != ERR_NONE || LD32(err, 1) != 0u) {
+		return;
+	}
+	EW_FOR(count, p)
+		const sc_pos q = sc_position(meta, index, rank, dim, dim_size, wrap, p);
+		if (sc_bad(q.ix, dim_size)) {
+			continue;
+		}
+		const i64 slot = CAST(i64, ATOM_INC_U32(off, sc_target(meta, rank, dim, q)));
+		if (slot < count) {
+			ST64(words, slot, (CAST(u64, p) << 32) | CAST(u64, LD32(src, q.s)));
+		}
+	EW_END
+}
+
+void scatter_pfold(SCATTER_PFOLD_PARAMS) {
+	if (LD32(err, 0) != ERR_NONE || LD32(err, 1) != 0u) {
+		return;
+	}
+	EW_FOR(out_n, t)
+		const i64 k = CAST(i64, LOADU(counts, t));
+		const i64 end = CAST(i64, LOADU(off, t));
+		const i64 start = end - k;
+		if (k == I64C(0) || k > I64C(SC_PART_MAX) || start < I64C(0) || end > n) {
+			continue;
+		}
+		/* insertion sort by position (the words' high halves, all distinct) */
+		for (i64 a = start + I64C(1); a < end; a++) {
+			const u64 w = LD64(words, a);
+			i64 b = a - I64C(1);
+			u64 prev = LD64(words, b);
+			while (prev > w) {
+				ST64(words, b + I64C(1), prev);
+				b--;
+				if (b < start) {
+					break;
+				}
+				prev = LD64(words, b);
+			}
+			ST64(words, b + I64C(1), w);
+		}
+		T acc = include_self != I64C(0) ? LOADV(dst, t) : sc_identity(red);
+		for (i64 a = start; a < end; a++) {
+			const T v = FROM_BITS(CAST(UBITS, LD64(words, a) & 0xfffffffful));
+			acc = red == I64C(RED_ASSIGN) ? v : sc_combine(acc, v, red);
+		}
+		if (red == I64C(RED_MEAN)) {
+			acc = MEAN_DIV(acc, k + include_self);
+		}
+		STOREV(dst, t, acc);
+	EW_END
 }
 
 /* The CPU passes (owned, private) walk positions [from, to) in order:

@@ -94,6 +94,8 @@ const (
 	ScSpare = 8
 	// ScFewMax is SC_FEW_MAX: the most targets the few-targets pass takes.
 	ScFewMax = 16
+	// ScPartMax is SC_PART_MAX: the most hits per target the GPUs' partition of the bit-reproducible mode sorts in place.
+	ScPartMax = 128
 	// ScPb is SC_PB: the private and few passes' block of 1-d positions checked at once.
 	ScPb = 2048
 	// ScPf is SC_PF: the private pass's prefetch distance, in positions.
@@ -637,6 +639,86 @@ func (a ScatterDest) AppendArgs(dst []host.Arg) []host.Arg {
 	return append(dst, host.BufArg(a.Keys), host.BufArg(a.Soffs), host.BufArg(a.Src), host.BufArg(a.Err), host.BufArg(a.Index), host.BufArg(a.Meta), host.I64(a.Count), host.I64(a.Rank), host.I64(a.Dim), host.I64(a.DimSize), host.I64(a.Wrap), host.I64(a.Packed))
 }
 
+// ScatterPcount is a launch of scatter_pcount_k (scatter): GPUs' partition: validates p (a bad index is flagged and skipped) and counts its target's hits; a target past SC_PART_MAX hits sets err[1].
+type ScatterPcount struct {
+	Counts  host.Buffer // inout: uint32 hits per target
+	Err     host.Buffer // inout: the validation flag, then the too-many-hits flag
+	Index   host.Buffer // in: int64 indices
+	Meta    host.Buffer // in: [loop shape, out, src and index strides] (SC_META_*)
+	Count   int64       // positions
+	Rank    int64       // rank of the loop shape
+	Dim     int64       // the indexed dim
+	DimSize int64       // the output's size along dim
+	Wrap    int64       // folds into SC_WRAP: 1: a negative index counts once from the end
+}
+
+// Entry returns the declaration of scatter_pcount_k.
+func (ScatterPcount) Entry() *host.EntryDecl { return Scatter.Entries[6] }
+
+// Spec returns the kernel scatter_pcount_k of variant v.
+func (ScatterPcount) Spec(v ScatterVariant) host.KernelSpec {
+	return host.KernelSpec{Entry: Scatter.Entries[6], Variant: string(v)}
+}
+
+// AppendArgs appends the argument slots in declaration order.
+func (a ScatterPcount) AppendArgs(dst []host.Arg) []host.Arg {
+	return append(dst, host.BufArg(a.Counts), host.BufArg(a.Err), host.BufArg(a.Index), host.BufArg(a.Meta), host.I64(a.Count), host.I64(a.Rank), host.I64(a.Dim), host.I64(a.DimSize), host.I64(a.Wrap))
+}
+
+// ScatterPlace is a launch of scatter_place_k (scatter): GPUs' partition: words[off[target]++] = p << 32 | the 32 bits of src[source offset].
+type ScatterPlace struct {
+	Off     host.Buffer // inout: uint32 next slot per target (from the exclusive scan of the counts)
+	Words   host.Buffer // out: uint64 position and value words
+	Src     host.Buffer // in: 32-bit values
+	Err     host.Buffer // in: the validation flag (ERR_NONE: no bad index; any other value skips the pass)
+	Index   host.Buffer // in: int64 indices
+	Meta    host.Buffer // in: [loop shape, out, src and index strides] (SC_META_*)
+	Count   int64       // positions
+	Rank    int64       // rank of the loop shape
+	Dim     int64       // the indexed dim
+	DimSize int64       // the output's size along dim
+	Wrap    int64       // folds into SC_WRAP: 1: a negative index counts once from the end
+}
+
+// Entry returns the declaration of scatter_place_k.
+func (ScatterPlace) Entry() *host.EntryDecl { return Scatter.Entries[7] }
+
+// Spec returns the kernel scatter_place_k of variant v.
+func (ScatterPlace) Spec(v ScatterVariant) host.KernelSpec {
+	return host.KernelSpec{Entry: Scatter.Entries[7], Variant: string(v)}
+}
+
+// AppendArgs appends the argument slots in declaration order.
+func (a ScatterPlace) AppendArgs(dst []host.Arg) []host.Arg {
+	return append(dst, host.BufArg(a.Off), host.BufArg(a.Words), host.BufArg(a.Src), host.BufArg(a.Err), host.BufArg(a.Index), host.BufArg(a.Meta), host.I64(a.Count), host.I64(a.Rank), host.I64(a.Dim), host.I64(a.DimSize), host.I64(a.Wrap))
+}
+
+// ScatterPfold is a launch of scatter_pfold_k (scatter): GPUs' partition: per target, its words sorted by position and folded in that order (segment_reduce's fold).
+type ScatterPfold struct {
+	Dst         host.Buffer // inout: the output
+	Counts      host.Buffer // in: uint32 hits per target
+	Off         host.Buffer // in: uint32 end of each target's words
+	Words       host.Buffer // inout: uint64 position and value words, sorted in place
+	Err         host.Buffer // in: the validation flag (ERR_NONE: no bad index; any other value skips the pass)
+	N           int64       // words
+	OutN        int64       // targets
+	Red         int64       // folds into SC_RED: the reduction (RED_*)
+	IncludeSelf int64       // folds into SC_SELF: 1: the output's own values take part
+}
+
+// Entry returns the declaration of scatter_pfold_k.
+func (ScatterPfold) Entry() *host.EntryDecl { return Scatter.Entries[8] }
+
+// Spec returns the kernel scatter_pfold_k of variant v.
+func (ScatterPfold) Spec(v ScatterVariant) host.KernelSpec {
+	return host.KernelSpec{Entry: Scatter.Entries[8], Variant: string(v)}
+}
+
+// AppendArgs appends the argument slots in declaration order.
+func (a ScatterPfold) AppendArgs(dst []host.Arg) []host.Arg {
+	return append(dst, host.BufArg(a.Dst), host.BufArg(a.Counts), host.BufArg(a.Off), host.BufArg(a.Words), host.BufArg(a.Err), host.I64(a.N), host.I64(a.OutN), host.I64(a.Red), host.I64(a.IncludeSelf))
+}
+
 // ScatterOwned is a launch of scatter_owned_k (scatter): CPU drivers: work-item w owns a range of targets and folds them in index order.
 type ScatterOwned struct {
 	Dst         host.Buffer // inout: the output
@@ -657,11 +739,11 @@ type ScatterOwned struct {
 }
 
 // Entry returns the declaration of scatter_owned_k.
-func (ScatterOwned) Entry() *host.EntryDecl { return Scatter.Entries[6] }
+func (ScatterOwned) Entry() *host.EntryDecl { return Scatter.Entries[9] }
 
 // Spec returns the kernel scatter_owned_k of variant v.
 func (ScatterOwned) Spec(v ScatterVariant) host.KernelSpec {
-	return host.KernelSpec{Entry: Scatter.Entries[6], Variant: string(v)}
+	return host.KernelSpec{Entry: Scatter.Entries[9], Variant: string(v)}
 }
 
 // AppendArgs appends the argument slots in declaration order.
@@ -690,11 +772,11 @@ type ScatterPrivate struct {
 }
 
 // Entry returns the declaration of scatter_private_k.
-func (ScatterPrivate) Entry() *host.EntryDecl { return Scatter.Entries[7] }
+func (ScatterPrivate) Entry() *host.EntryDecl { return Scatter.Entries[10] }
 
 // Spec returns the kernel scatter_private_k of variant v.
 func (ScatterPrivate) Spec(v ScatterVariant) host.KernelSpec {
-	return host.KernelSpec{Entry: Scatter.Entries[7], Variant: string(v)}
+	return host.KernelSpec{Entry: Scatter.Entries[10], Variant: string(v)}
 }
 
 // AppendArgs appends the argument slots in declaration order.
@@ -718,11 +800,11 @@ type ScatterBcount struct {
 }
 
 // Entry returns the declaration of scatter_bcount_k.
-func (ScatterBcount) Entry() *host.EntryDecl { return Scatter.Entries[8] }
+func (ScatterBcount) Entry() *host.EntryDecl { return Scatter.Entries[11] }
 
 // Spec returns the kernel scatter_bcount_k of variant v.
 func (ScatterBcount) Spec(v ScatterVariant) host.KernelSpec {
-	return host.KernelSpec{Entry: Scatter.Entries[8], Variant: string(v)}
+	return host.KernelSpec{Entry: Scatter.Entries[11], Variant: string(v)}
 }
 
 // AppendArgs appends the argument slots in declaration order.
@@ -738,11 +820,11 @@ type ScatterBscan struct {
 }
 
 // Entry returns the declaration of scatter_bscan_k.
-func (ScatterBscan) Entry() *host.EntryDecl { return Scatter.Entries[9] }
+func (ScatterBscan) Entry() *host.EntryDecl { return Scatter.Entries[12] }
 
 // Spec returns the kernel scatter_bscan_k of variant v.
 func (ScatterBscan) Spec(v ScatterVariant) host.KernelSpec {
-	return host.KernelSpec{Entry: Scatter.Entries[9], Variant: string(v)}
+	return host.KernelSpec{Entry: Scatter.Entries[12], Variant: string(v)}
 }
 
 // AppendArgs appends the argument slots in declaration order.
@@ -769,11 +851,11 @@ type ScatterBplace struct {
 }
 
 // Entry returns the declaration of scatter_bplace_k.
-func (ScatterBplace) Entry() *host.EntryDecl { return Scatter.Entries[10] }
+func (ScatterBplace) Entry() *host.EntryDecl { return Scatter.Entries[13] }
 
 // Spec returns the kernel scatter_bplace_k of variant v.
 func (ScatterBplace) Spec(v ScatterVariant) host.KernelSpec {
-	return host.KernelSpec{Entry: Scatter.Entries[10], Variant: string(v)}
+	return host.KernelSpec{Entry: Scatter.Entries[13], Variant: string(v)}
 }
 
 // AppendArgs appends the argument slots in declaration order.
@@ -796,11 +878,11 @@ type ScatterBfold struct {
 }
 
 // Entry returns the declaration of scatter_bfold_k.
-func (ScatterBfold) Entry() *host.EntryDecl { return Scatter.Entries[11] }
+func (ScatterBfold) Entry() *host.EntryDecl { return Scatter.Entries[14] }
 
 // Spec returns the kernel scatter_bfold_k of variant v.
 func (ScatterBfold) Spec(v ScatterVariant) host.KernelSpec {
-	return host.KernelSpec{Entry: Scatter.Entries[11], Variant: string(v)}
+	return host.KernelSpec{Entry: Scatter.Entries[14], Variant: string(v)}
 }
 
 // AppendArgs appends the argument slots in declaration order.
@@ -828,11 +910,11 @@ type ScatterFew struct {
 }
 
 // Entry returns the declaration of scatter_few_k.
-func (ScatterFew) Entry() *host.EntryDecl { return Scatter.Entries[12] }
+func (ScatterFew) Entry() *host.EntryDecl { return Scatter.Entries[15] }
 
 // Spec returns the kernel scatter_few_k of variant v.
 func (ScatterFew) Spec(v ScatterVariant) host.KernelSpec {
-	return host.KernelSpec{Entry: Scatter.Entries[12], Variant: string(v)}
+	return host.KernelSpec{Entry: Scatter.Entries[15], Variant: string(v)}
 }
 
 // AppendArgs appends the argument slots in declaration order.
@@ -860,11 +942,11 @@ type ScatterFewg struct {
 }
 
 // Entry returns the declaration of scatter_fewg_k.
-func (ScatterFewg) Entry() *host.EntryDecl { return Scatter.Entries[13] }
+func (ScatterFewg) Entry() *host.EntryDecl { return Scatter.Entries[16] }
 
 // Spec returns the kernel scatter_fewg_k of variant v.
 func (ScatterFewg) Spec(v ScatterVariant) host.KernelSpec {
-	return host.KernelSpec{Entry: Scatter.Entries[13], Variant: string(v)}
+	return host.KernelSpec{Entry: Scatter.Entries[16], Variant: string(v)}
 }
 
 // AppendArgs appends the argument slots in declaration order.
@@ -885,11 +967,11 @@ type ScatterMerge struct {
 }
 
 // Entry returns the declaration of scatter_merge_k.
-func (ScatterMerge) Entry() *host.EntryDecl { return Scatter.Entries[14] }
+func (ScatterMerge) Entry() *host.EntryDecl { return Scatter.Entries[17] }
 
 // Spec returns the kernel scatter_merge_k of variant v.
 func (ScatterMerge) Spec(v ScatterVariant) host.KernelSpec {
-	return host.KernelSpec{Entry: Scatter.Entries[14], Variant: string(v)}
+	return host.KernelSpec{Entry: Scatter.Entries[17], Variant: string(v)}
 }
 
 // AppendArgs appends the argument slots in declaration order.

@@ -40,6 +40,7 @@
 #define SC_META_BLOCKS 4 /* meta holds SC_META_BLOCKS*rank entries */
 #define SC_SPARE 8 /* the owned pass's spare slots per owner */
 #define SC_FEW_MAX 16 /* the most targets the few-targets pass takes */
+#define SC_PART_MAX 128 /* the most hits per target the GPUs' partition of the bit-reproducible mode sorts in place */
 #define SC_PB 2048 /* the private and few passes' block of 1-d positions checked at once */
 #define SC_PF 64 /* the private pass's prefetch distance, in positions */
 #define SC_PF_MIN 65536 /* the fewest targets the private pass prefetches for (smaller copies stay in cache) */
@@ -97,6 +98,9 @@ layout(constant_id = 10) const int SC_FEW = -1; /* folded argument few (-1: the 
 #define SCATTER_MEAN_PARAMS BPTR dst, BPTR counts, BPTR err, i64 count, i64 include_self
 #define SCATTER_GATHER_PARAMS BPTR dst, BPTR arr, BPTR err, BPTR index, BPTR meta, i64 count, i64 rank, i64 dim, i64 dim_size, i64 wrap
 #define SCATTER_DEST_PARAMS BPTR keys, BPTR soffs, BPTR src, BPTR err, BPTR index, BPTR meta, i64 count, i64 rank, i64 dim, i64 dim_size, i64 wrap, i64 packed
+#define SCATTER_PCOUNT_PARAMS BPTR counts, BPTR err, BPTR index, BPTR meta, i64 count, i64 rank, i64 dim, i64 dim_size, i64 wrap
+#define SCATTER_PLACE_PARAMS BPTR off, BPTR words, BPTR src, BPTR err, BPTR index, BPTR meta, i64 count, i64 rank, i64 dim, i64 dim_size, i64 wrap
+#define SCATTER_PFOLD_PARAMS BPTR dst, BPTR counts, BPTR off, BPTR words, BPTR err, i64 n, i64 out_n, i64 red, i64 include_self
 #define SCATTER_OWNED_PARAMS BPTR dst, BPTR src, BPTR counts, BPTR err, BPTR spare, BPTR index, BPTR meta, i64 count, i64 rank, i64 dim, i64 dim_size, i64 wrap, i64 out_n, i64 red, i64 include_self
 #define SCATTER_PRIVATE_PARAMS BPTR dst, BPTR src, BPTR pcnt, BPTR err, BPTR priv, BPTR index, BPTR meta, i64 count, i64 rank, i64 dim, i64 dim_size, i64 wrap, i64 out_n, i64 counted, i64 inplace, i64 red
 #define SCATTER_BCOUNT_PARAMS BPTR err, BPTR bcnt, BPTR index, BPTR meta, i64 count, i64 rank, i64 dim, i64 dim_size, i64 wrap, i64 buckets, i64 span_log
@@ -146,6 +150,21 @@ layout(constant_id = 10) const int SC_FEW = -1; /* folded argument few (-1: the 
 	__kernel __attribute__((reqd_work_group_size(LOCAL_SIZE, 1, 1))) \
 	void scatter_dest_k(__global uchar* keys, __global uchar* soffs, __global uchar* src, __global uchar* err, __global uchar* index, __global uchar* meta, long count, long rank, long dim, long dim_size, long wrap, long packed) { \
 		scatter_dest(keys, soffs, src, err, index, meta, count, rank, dim, dim_size, FOLD(SC_WRAP, wrap), packed); \
+	}
+#define SCATTER_E_scatter_pcount_k \
+	__kernel __attribute__((reqd_work_group_size(LOCAL_SIZE, 1, 1))) \
+	void scatter_pcount_k(__global uchar* counts, __global uchar* err, __global uchar* index, __global uchar* meta, long count, long rank, long dim, long dim_size, long wrap) { \
+		scatter_pcount(counts, err, index, meta, count, rank, dim, dim_size, FOLD(SC_WRAP, wrap)); \
+	}
+#define SCATTER_E_scatter_place_k \
+	__kernel __attribute__((reqd_work_group_size(LOCAL_SIZE, 1, 1))) \
+	void scatter_place_k(__global uchar* off, __global uchar* words, __global uchar* src, __global uchar* err, __global uchar* index, __global uchar* meta, long count, long rank, long dim, long dim_size, long wrap) { \
+		scatter_place(off, words, src, err, index, meta, count, rank, dim, dim_size, FOLD(SC_WRAP, wrap)); \
+	}
+#define SCATTER_E_scatter_pfold_k \
+	__kernel __attribute__((reqd_work_group_size(LOCAL_SIZE, 1, 1))) \
+	void scatter_pfold_k(__global uchar* dst, __global uchar* counts, __global uchar* off, __global uchar* words, __global uchar* err, long n, long out_n, long red, long include_self) { \
+		scatter_pfold(dst, counts, off, words, err, n, out_n, FOLD(SC_RED, red), FOLD(SC_SELF, include_self)); \
 	}
 #define SCATTER_E_scatter_owned_k \
 	__kernel __attribute__((reqd_work_group_size(LOCAL_SIZE, 1, 1))) \
@@ -203,6 +222,9 @@ layout(constant_id = 10) const int SC_FEW = -1; /* folded argument few (-1: the 
 	SCATTER_E_scatter_mean_k \
 	SCATTER_E_scatter_gather_k \
 	SCATTER_E_scatter_dest_k \
+	SCATTER_E_scatter_pcount_k \
+	SCATTER_E_scatter_place_k \
+	SCATTER_E_scatter_pfold_k \
 	SCATTER_E_scatter_owned_k \
 	SCATTER_E_scatter_private_k \
 	SCATTER_E_scatter_bcount_k \
@@ -222,15 +244,18 @@ layout(push_constant) uniform AccelArgs { uint64_t s[16]; } accel_args;
 #define SCATTER_VK_E_3 scatter_mean(accel_args.s[0], accel_args.s[1], accel_args.s[2], int64_t(accel_args.s[3]), FOLD(SC_SELF, int64_t(accel_args.s[4])));
 #define SCATTER_VK_E_4 scatter_gather(accel_args.s[0], accel_args.s[1], accel_args.s[2], accel_args.s[3], accel_args.s[4], int64_t(accel_args.s[5]), int64_t(accel_args.s[6]), int64_t(accel_args.s[7]), int64_t(accel_args.s[8]), FOLD(SC_WRAP, int64_t(accel_args.s[9])));
 #define SCATTER_VK_E_5 scatter_dest(accel_args.s[0], accel_args.s[1], accel_args.s[2], accel_args.s[3], accel_args.s[4], accel_args.s[5], int64_t(accel_args.s[6]), int64_t(accel_args.s[7]), int64_t(accel_args.s[8]), int64_t(accel_args.s[9]), FOLD(SC_WRAP, int64_t(accel_args.s[10])), int64_t(accel_args.s[11]));
-#define SCATTER_VK_E_6 scatter_owned(accel_args.s[0], accel_args.s[1], accel_args.s[2], accel_args.s[3], accel_args.s[4], accel_args.s[5], accel_args.s[6], int64_t(accel_args.s[7]), int64_t(accel_args.s[8]), int64_t(accel_args.s[9]), int64_t(accel_args.s[10]), FOLD(SC_WRAP, int64_t(accel_args.s[11])), int64_t(accel_args.s[12]), FOLD(SC_RED, int64_t(accel_args.s[13])), FOLD(SC_SELF, int64_t(accel_args.s[14])));
-#define SCATTER_VK_E_7 scatter_private(accel_args.s[0], accel_args.s[1], accel_args.s[2], accel_args.s[3], accel_args.s[4], accel_args.s[5], accel_args.s[6], int64_t(accel_args.s[7]), int64_t(accel_args.s[8]), int64_t(accel_args.s[9]), int64_t(accel_args.s[10]), FOLD(SC_WRAP, int64_t(accel_args.s[11])), int64_t(accel_args.s[12]), int64_t(accel_args.s[13]), int64_t(accel_args.s[14]), FOLD(SC_RED, int64_t(accel_args.s[15])));
-#define SCATTER_VK_E_8 scatter_bcount(accel_args.s[0], accel_args.s[1], accel_args.s[2], accel_args.s[3], int64_t(accel_args.s[4]), int64_t(accel_args.s[5]), int64_t(accel_args.s[6]), int64_t(accel_args.s[7]), FOLD(SC_WRAP, int64_t(accel_args.s[8])), int64_t(accel_args.s[9]), int64_t(accel_args.s[10]));
-#define SCATTER_VK_E_9 scatter_bscan(accel_args.s[0], int64_t(accel_args.s[1]), int64_t(accel_args.s[2]));
-#define SCATTER_VK_E_10 scatter_bplace(accel_args.s[0], accel_args.s[1], accel_args.s[2], accel_args.s[3], accel_args.s[4], accel_args.s[5], accel_args.s[6], int64_t(accel_args.s[7]), int64_t(accel_args.s[8]), int64_t(accel_args.s[9]), int64_t(accel_args.s[10]), FOLD(SC_WRAP, int64_t(accel_args.s[11])), int64_t(accel_args.s[12]), int64_t(accel_args.s[13]));
-#define SCATTER_VK_E_11 scatter_bfold(accel_args.s[0], accel_args.s[1], accel_args.s[2], accel_args.s[3], accel_args.s[4], accel_args.s[5], int64_t(accel_args.s[6]), int64_t(accel_args.s[7]), FOLD(SC_RED, int64_t(accel_args.s[8])), FOLD(SC_SELF, int64_t(accel_args.s[9])));
-#define SCATTER_VK_E_12 scatter_few(accel_args.s[0], accel_args.s[1], accel_args.s[2], accel_args.s[3], accel_args.s[4], accel_args.s[5], int64_t(accel_args.s[6]), int64_t(accel_args.s[7]), int64_t(accel_args.s[8]), int64_t(accel_args.s[9]), FOLD(SC_WRAP, int64_t(accel_args.s[10])), int64_t(accel_args.s[11]), FOLD(SC_COUNTED, int64_t(accel_args.s[12])), FOLD(SC_FEW, int64_t(accel_args.s[13])), FOLD(SC_RED, int64_t(accel_args.s[14])));
-#define SCATTER_VK_E_13 scatter_fewg(accel_args.s[0], accel_args.s[1], accel_args.s[2], accel_args.s[3], accel_args.s[4], accel_args.s[5], int64_t(accel_args.s[6]), int64_t(accel_args.s[7]), int64_t(accel_args.s[8]), int64_t(accel_args.s[9]), FOLD(SC_WRAP, int64_t(accel_args.s[10])), int64_t(accel_args.s[11]), FOLD(SC_COUNTED, int64_t(accel_args.s[12])), FOLD(SC_FEW, int64_t(accel_args.s[13])), FOLD(SC_RED, int64_t(accel_args.s[14])));
-#define SCATTER_VK_E_14 scatter_merge(accel_args.s[0], accel_args.s[1], accel_args.s[2], int64_t(accel_args.s[3]), int64_t(accel_args.s[4]), int64_t(accel_args.s[5]), FOLD(SC_RED, int64_t(accel_args.s[6])), FOLD(SC_SELF, int64_t(accel_args.s[7])));
+#define SCATTER_VK_E_6 scatter_pcount(accel_args.s[0], accel_args.s[1], accel_args.s[2], accel_args.s[3], int64_t(accel_args.s[4]), int64_t(accel_args.s[5]), int64_t(accel_args.s[6]), int64_t(accel_args.s[7]), FOLD(SC_WRAP, int64_t(accel_args.s[8])));
+#define SCATTER_VK_E_7 scatter_place(accel_args.s[0], accel_args.s[1], accel_args.s[2], accel_args.s[3], accel_args.s[4], accel_args.s[5], int64_t(accel_args.s[6]), int64_t(accel_args.s[7]), int64_t(accel_args.s[8]), int64_t(accel_args.s[9]), FOLD(SC_WRAP, int64_t(accel_args.s[10])));
+#define SCATTER_VK_E_8 scatter_pfold(accel_args.s[0], accel_args.s[1], accel_args.s[2], accel_args.s[3], accel_args.s[4], int64_t(accel_args.s[5]), int64_t(accel_args.s[6]), FOLD(SC_RED, int64_t(accel_args.s[7])), FOLD(SC_SELF, int64_t(accel_args.s[8])));
+#define SCATTER_VK_E_9 scatter_owned(accel_args.s[0], accel_args.s[1], accel_args.s[2], accel_args.s[3], accel_args.s[4], accel_args.s[5], accel_args.s[6], int64_t(accel_args.s[7]), int64_t(accel_args.s[8]), int64_t(accel_args.s[9]), int64_t(accel_args.s[10]), FOLD(SC_WRAP, int64_t(accel_args.s[11])), int64_t(accel_args.s[12]), FOLD(SC_RED, int64_t(accel_args.s[13])), FOLD(SC_SELF, int64_t(accel_args.s[14])));
+#define SCATTER_VK_E_10 scatter_private(accel_args.s[0], accel_args.s[1], accel_args.s[2], accel_args.s[3], accel_args.s[4], accel_args.s[5], accel_args.s[6], int64_t(accel_args.s[7]), int64_t(accel_args.s[8]), int64_t(accel_args.s[9]), int64_t(accel_args.s[10]), FOLD(SC_WRAP, int64_t(accel_args.s[11])), int64_t(accel_args.s[12]), int64_t(accel_args.s[13]), int64_t(accel_args.s[14]), FOLD(SC_RED, int64_t(accel_args.s[15])));
+#define SCATTER_VK_E_11 scatter_bcount(accel_args.s[0], accel_args.s[1], accel_args.s[2], accel_args.s[3], int64_t(accel_args.s[4]), int64_t(accel_args.s[5]), int64_t(accel_args.s[6]), int64_t(accel_args.s[7]), FOLD(SC_WRAP, int64_t(accel_args.s[8])), int64_t(accel_args.s[9]), int64_t(accel_args.s[10]));
+#define SCATTER_VK_E_12 scatter_bscan(accel_args.s[0], int64_t(accel_args.s[1]), int64_t(accel_args.s[2]));
+#define SCATTER_VK_E_13 scatter_bplace(accel_args.s[0], accel_args.s[1], accel_args.s[2], accel_args.s[3], accel_args.s[4], accel_args.s[5], accel_args.s[6], int64_t(accel_args.s[7]), int64_t(accel_args.s[8]), int64_t(accel_args.s[9]), int64_t(accel_args.s[10]), FOLD(SC_WRAP, int64_t(accel_args.s[11])), int64_t(accel_args.s[12]), int64_t(accel_args.s[13]));
+#define SCATTER_VK_E_14 scatter_bfold(accel_args.s[0], accel_args.s[1], accel_args.s[2], accel_args.s[3], accel_args.s[4], accel_args.s[5], int64_t(accel_args.s[6]), int64_t(accel_args.s[7]), FOLD(SC_RED, int64_t(accel_args.s[8])), FOLD(SC_SELF, int64_t(accel_args.s[9])));
+#define SCATTER_VK_E_15 scatter_few(accel_args.s[0], accel_args.s[1], accel_args.s[2], accel_args.s[3], accel_args.s[4], accel_args.s[5], int64_t(accel_args.s[6]), int64_t(accel_args.s[7]), int64_t(accel_args.s[8]), int64_t(accel_args.s[9]), FOLD(SC_WRAP, int64_t(accel_args.s[10])), int64_t(accel_args.s[11]), FOLD(SC_COUNTED, int64_t(accel_args.s[12])), FOLD(SC_FEW, int64_t(accel_args.s[13])), FOLD(SC_RED, int64_t(accel_args.s[14])));
+#define SCATTER_VK_E_16 scatter_fewg(accel_args.s[0], accel_args.s[1], accel_args.s[2], accel_args.s[3], accel_args.s[4], accel_args.s[5], int64_t(accel_args.s[6]), int64_t(accel_args.s[7]), int64_t(accel_args.s[8]), int64_t(accel_args.s[9]), FOLD(SC_WRAP, int64_t(accel_args.s[10])), int64_t(accel_args.s[11]), FOLD(SC_COUNTED, int64_t(accel_args.s[12])), FOLD(SC_FEW, int64_t(accel_args.s[13])), FOLD(SC_RED, int64_t(accel_args.s[14])));
+#define SCATTER_VK_E_17 scatter_merge(accel_args.s[0], accel_args.s[1], accel_args.s[2], int64_t(accel_args.s[3]), int64_t(accel_args.s[4]), int64_t(accel_args.s[5]), FOLD(SC_RED, int64_t(accel_args.s[6])), FOLD(SC_SELF, int64_t(accel_args.s[7])));
 #ifdef ACCEL_ONLY_ENTRY
 #define SCATTER_ENTRIES \
 	void main() { \
@@ -254,22 +279,28 @@ layout(push_constant) uniform AccelArgs { uint64_t s[16]; } accel_args;
 		} else if (ENTRY == 5) { \
 			scatter_dest(accel_args.s[0], accel_args.s[1], accel_args.s[2], accel_args.s[3], accel_args.s[4], accel_args.s[5], int64_t(accel_args.s[6]), int64_t(accel_args.s[7]), int64_t(accel_args.s[8]), int64_t(accel_args.s[9]), FOLD(SC_WRAP, int64_t(accel_args.s[10])), int64_t(accel_args.s[11])); \
 		} else if (ENTRY == 6) { \
-			scatter_owned(accel_args.s[0], accel_args.s[1], accel_args.s[2], accel_args.s[3], accel_args.s[4], accel_args.s[5], accel_args.s[6], int64_t(accel_args.s[7]), int64_t(accel_args.s[8]), int64_t(accel_args.s[9]), int64_t(accel_args.s[10]), FOLD(SC_WRAP, int64_t(accel_args.s[11])), int64_t(accel_args.s[12]), FOLD(SC_RED, int64_t(accel_args.s[13])), FOLD(SC_SELF, int64_t(accel_args.s[14]))); \
+			scatter_pcount(accel_args.s[0], accel_args.s[1], accel_args.s[2], accel_args.s[3], int64_t(accel_args.s[4]), int64_t(accel_args.s[5]), int64_t(accel_args.s[6]), int64_t(accel_args.s[7]), FOLD(SC_WRAP, int64_t(accel_args.s[8]))); \
 		} else if (ENTRY == 7) { \
-			scatter_private(accel_args.s[0], accel_args.s[1], accel_args.s[2], accel_args.s[3], accel_args.s[4], accel_args.s[5], accel_args.s[6], int64_t(accel_args.s[7]), int64_t(accel_args.s[8]), int64_t(accel_args.s[9]), int64_t(accel_args.s[10]), FOLD(SC_WRAP, int64_t(accel_args.s[11])), int64_t(accel_args.s[12]), int64_t(accel_args.s[13]), int64_t(accel_args.s[14]), FOLD(SC_RED, int64_t(accel_args.s[15]))); \
+			scatter_place(accel_args.s[0], accel_args.s[1], accel_args.s[2], accel_args.s[3], accel_args.s[4], accel_args.s[5], int64_t(accel_args.s[6]), int64_t(accel_args.s[7]), int64_t(accel_args.s[8]), int64_t(accel_args.s[9]), FOLD(SC_WRAP, int64_t(accel_args.s[10]))); \
 		} else if (ENTRY == 8) { \
-			scatter_bcount(accel_args.s[0], accel_args.s[1], accel_args.s[2], accel_args.s[3], int64_t(accel_args.s[4]), int64_t(accel_args.s[5]), int64_t(accel_args.s[6]), int64_t(accel_args.s[7]), FOLD(SC_WRAP, int64_t(accel_args.s[8])), int64_t(accel_args.s[9]), int64_t(accel_args.s[10])); \
+			scatter_pfold(accel_args.s[0], accel_args.s[1], accel_args.s[2], accel_args.s[3], accel_args.s[4], int64_t(accel_args.s[5]), int64_t(accel_args.s[6]), FOLD(SC_RED, int64_t(accel_args.s[7])), FOLD(SC_SELF, int64_t(accel_args.s[8]))); \
 		} else if (ENTRY == 9) { \
-			scatter_bscan(accel_args.s[0], int64_t(accel_args.s[1]), int64_t(accel_args.s[2])); \
+			scatter_owned(accel_args.s[0], accel_args.s[1], accel_args.s[2], accel_args.s[3], accel_args.s[4], accel_args.s[5], accel_args.s[6], int64_t(accel_args.s[7]), int64_t(accel_args.s[8]), int64_t(accel_args.s[9]), int64_t(accel_args.s[10]), FOLD(SC_WRAP, int64_t(accel_args.s[11])), int64_t(accel_args.s[12]), FOLD(SC_RED, int64_t(accel_args.s[13])), FOLD(SC_SELF, int64_t(accel_args.s[14]))); \
 		} else if (ENTRY == 10) { \
-			scatter_bplace(accel_args.s[0], accel_args.s[1], accel_args.s[2], accel_args.s[3], accel_args.s[4], accel_args.s[5], accel_args.s[6], int64_t(accel_args.s[7]), int64_t(accel_args.s[8]), int64_t(accel_args.s[9]), int64_t(accel_args.s[10]), FOLD(SC_WRAP, int64_t(accel_args.s[11])), int64_t(accel_args.s[12]), int64_t(accel_args.s[13])); \
+			scatter_private(accel_args.s[0], accel_args.s[1], accel_args.s[2], accel_args.s[3], accel_args.s[4], accel_args.s[5], accel_args.s[6], int64_t(accel_args.s[7]), int64_t(accel_args.s[8]), int64_t(accel_args.s[9]), int64_t(accel_args.s[10]), FOLD(SC_WRAP, int64_t(accel_args.s[11])), int64_t(accel_args.s[12]), int64_t(accel_args.s[13]), int64_t(accel_args.s[14]), FOLD(SC_RED, int64_t(accel_args.s[15]))); \
 		} else if (ENTRY == 11) { \
-			scatter_bfold(accel_args.s[0], accel_args.s[1], accel_args.s[2], accel_args.s[3], accel_args.s[4], accel_args.s[5], int64_t(accel_args.s[6]), int64_t(accel_args.s[7]), FOLD(SC_RED, int64_t(accel_args.s[8])), FOLD(SC_SELF, int64_t(accel_args.s[9]))); \
+			scatter_bcount(accel_args.s[0], accel_args.s[1], accel_args.s[2], accel_args.s[3], int64_t(accel_args.s[4]), int64_t(accel_args.s[5]), int64_t(accel_args.s[6]), int64_t(accel_args.s[7]), FOLD(SC_WRAP, int64_t(accel_args.s[8])), int64_t(accel_args.s[9]), int64_t(accel_args.s[10])); \
 		} else if (ENTRY == 12) { \
-			scatter_few(accel_args.s[0], accel_args.s[1], accel_args.s[2], accel_args.s[3], accel_args.s[4], accel_args.s[5], int64_t(accel_args.s[6]), int64_t(accel_args.s[7]), int64_t(accel_args.s[8]), int64_t(accel_args.s[9]), FOLD(SC_WRAP, int64_t(accel_args.s[10])), int64_t(accel_args.s[11]), FOLD(SC_COUNTED, int64_t(accel_args.s[12])), FOLD(SC_FEW, int64_t(accel_args.s[13])), FOLD(SC_RED, int64_t(accel_args.s[14]))); \
+			scatter_bscan(accel_args.s[0], int64_t(accel_args.s[1]), int64_t(accel_args.s[2])); \
 		} else if (ENTRY == 13) { \
-			scatter_fewg(accel_args.s[0], accel_args.s[1], accel_args.s[2], accel_args.s[3], accel_args.s[4], accel_args.s[5], int64_t(accel_args.s[6]), int64_t(accel_args.s[7]), int64_t(accel_args.s[8]), int64_t(accel_args.s[9]), FOLD(SC_WRAP, int64_t(accel_args.s[10])), int64_t(accel_args.s[11]), FOLD(SC_COUNTED, int64_t(accel_args.s[12])), FOLD(SC_FEW, int64_t(accel_args.s[13])), FOLD(SC_RED, int64_t(accel_args.s[14]))); \
+			scatter_bplace(accel_args.s[0], accel_args.s[1], accel_args.s[2], accel_args.s[3], accel_args.s[4], accel_args.s[5], accel_args.s[6], int64_t(accel_args.s[7]), int64_t(accel_args.s[8]), int64_t(accel_args.s[9]), int64_t(accel_args.s[10]), FOLD(SC_WRAP, int64_t(accel_args.s[11])), int64_t(accel_args.s[12]), int64_t(accel_args.s[13])); \
 		} else if (ENTRY == 14) { \
+			scatter_bfold(accel_args.s[0], accel_args.s[1], accel_args.s[2], accel_args.s[3], accel_args.s[4], accel_args.s[5], int64_t(accel_args.s[6]), int64_t(accel_args.s[7]), FOLD(SC_RED, int64_t(accel_args.s[8])), FOLD(SC_SELF, int64_t(accel_args.s[9]))); \
+		} else if (ENTRY == 15) { \
+			scatter_few(accel_args.s[0], accel_args.s[1], accel_args.s[2], accel_args.s[3], accel_args.s[4], accel_args.s[5], int64_t(accel_args.s[6]), int64_t(accel_args.s[7]), int64_t(accel_args.s[8]), int64_t(accel_args.s[9]), FOLD(SC_WRAP, int64_t(accel_args.s[10])), int64_t(accel_args.s[11]), FOLD(SC_COUNTED, int64_t(accel_args.s[12])), FOLD(SC_FEW, int64_t(accel_args.s[13])), FOLD(SC_RED, int64_t(accel_args.s[14]))); \
+		} else if (ENTRY == 16) { \
+			scatter_fewg(accel_args.s[0], accel_args.s[1], accel_args.s[2], accel_args.s[3], accel_args.s[4], accel_args.s[5], int64_t(accel_args.s[6]), int64_t(accel_args.s[7]), int64_t(accel_args.s[8]), int64_t(accel_args.s[9]), FOLD(SC_WRAP, int64_t(accel_args.s[10])), int64_t(accel_args.s[11]), FOLD(SC_COUNTED, int64_t(accel_args.s[12])), FOLD(SC_FEW, int64_t(accel_args.s[13])), FOLD(SC_RED, int64_t(accel_args.s[14]))); \
+		} else if (ENTRY == 17) { \
 			scatter_merge(accel_args.s[0], accel_args.s[1], accel_args.s[2], int64_t(accel_args.s[3]), int64_t(accel_args.s[4]), int64_t(accel_args.s[5]), FOLD(SC_RED, int64_t(accel_args.s[6])), FOLD(SC_SELF, int64_t(accel_args.s[7]))); \
 		} \
 	}
