@@ -161,8 +161,8 @@ void ht_probe(BPTR table, BPTR keys, BPTR res, BPTR meta, i64 n, i64 slots, i64 
 				ST32(meta, HT_META_FULL, 1u); /* over capacity already: stop early */
 				continue;
 			}
-			if (ins && LD32(meta, HT_META_FULL) != 0u) {
-				continue; /* the insert failed already: stop early */
+			if (cnt && LD32(meta, HT_META_FULL) != 0u) {
+				continue; /* Unique's try failed already: stop early */
 			}
 			const u64 key = LD64(keys, i);
 			/* state: 0 probing, 1 found, 2 absent (or no slot), 3 out of budget */
