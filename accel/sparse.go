@@ -591,15 +591,17 @@ func (d *Device) binary(op string, sop SparseOp, x, y *spOperand, cols bool, gra
 		return d.bucketBinary(op, sop, x, y, up, kb, gradOut, alloc, tmp)
 	}
 	sp := d.planner.sparse(d.caps, x.n+y.n+g)
-	d.report(op, "sparse", sp)
 	if sp.Strategy == sparseByRows {
+		d.report(op, "sparse", sp)
 		return d.rowBinary(op, sop, x, y, cols, gradOut, alloc, tmp)
 	}
-	return d.mergeBinary(op, sop, x, y, cols, gradOut, alloc, tmp)
+	return d.mergeBinary(op, sp, sop, x, y, cols, gradOut, alloc, tmp)
 }
 
-// mergeBinary is binary on the sparseByMergePath plan.
-func (d *Device) mergeBinary(op string, sop SparseOp, x, y *spOperand, cols bool, gradOut *DeviceTensor, alloc spAlloc, tmp *temps) (spResult, error) {
+// mergeBinary is binary on the sparseByMergePath plan sp, which it
+// reports with its traffic model once the union's size is known.
+func (d *Device) mergeBinary(op string, sp sparsePlan, sop SparseOp, x, y *spOperand, cols bool, gradOut *DeviceTensor, alloc spAlloc,
+	tmp *temps) (spResult, error) {
 	var r spResult
 	flag, err := d.newSparseFlag(op, tmp)
 	if err != nil {
@@ -630,7 +632,25 @@ func (d *Device) mergeBinary(op string, sop SparseOp, x, y *spOperand, cols bool
 		}
 	}
 	r.u = int64(w[kernels.SpFlagTotal]) | int64(w[kernels.SpFlagTotal+1])<<32
+	if d.reporting() {
+		s := d.sparseShapeOf(x, y, r.u, gradOut != nil)
+		d.reportModel(op, "sparse", sp, func() traffic { return sparseMergeTraffic(s) }, sparseMinBytes(s))
+	}
 	return r, d.emitUnion(op, sop, x, y, off, cols, gradOut, alloc, tmp, &r)
+}
+
+// sparseShapeOf is the model's view of a union of x and y into u entries
+// (coalescing an operand on the way is left out: the model is the merge
+// of coalesced operands).
+func (d *Device) sparseShapeOf(x, y *spOperand, u int64, grad bool) sparseShape {
+	s := sparseShape{nx: x.n, ny: y.n, u: u, valBytes: int64(x.dtype().Size()), chunk: d.spChunk(), grad: grad}
+	if x.csr != nil {
+		b, r, _ := reference.CSRDims(x.csr.Shape)
+		s.csr, s.rows, s.idxBytes = true, b*r, int64(x.csr.Cols.dtype.Size())
+	} else {
+		s.ndim, s.idxBytes = int64(len(x.coo.Shape)), int64(x.coo.Indices.dtype.Size())
+	}
+	return s
 }
 
 // countUnion queues the merge path's count of union entries per chunk

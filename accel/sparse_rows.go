@@ -73,7 +73,8 @@ func (d *Device) rowBinary(op string, sop SparseOp, x, y *spOperand, cols bool, 
 	}
 	if w[spFlagSlot(0)] != 0 || w[spFlagSlot(1)] != 0 {
 		if cols { // unsorted rows: keys, coalescing and the keyed merge
-			return d.mergeBinary(op, sop, x, y, cols, gradOut, alloc, tmp)
+			return d.mergeBinary(op, sparsePlan{Strategy: sparseByMergePath, Reason: "unsorted rows: keys, coalescing and the keyed merge"},
+				sop, x, y, cols, gradOut, alloc, tmp)
 		}
 		for i, o := range []*spOperand{x, y} {
 			if w[spFlagSlot(i)] != 0 {

@@ -9,6 +9,7 @@ import (
 	"sort"
 	"testing"
 
+	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
 	"github.com/accelkern/accel/reference"
@@ -701,5 +702,47 @@ func TestSparseSoakFinds(t *testing.T) {
 				s.Values.Release()
 			}
 		}
+	})
+}
+
+// TestSparseMergeModel: the GPUs' merge path reports its traffic model
+// (sparseMergeTraffic) once it knows the union's size: the bytes of the
+// shape it ran, its least beside them, one wait.
+func TestSparseMergeModel(t *testing.T) {
+	forEachDevice(t, func(t *testing.T, d *Device) {
+		plans(d).sparseFn = func(sparsePlan, int64) sparsePlan {
+			return sparsePlan{Strategy: sparseByMergePath, Reason: "forced by a test"}
+		}
+		plans(d).unionFn = func(unionPlan, int64, int) unionPlan { return unionPlan{} }
+		var got []PlanReport
+		d.OnPlan(func(r PlanReport) {
+			if r.Family == "sparse" {
+				got = append(got, r)
+			}
+		})
+		defer func() {
+			plans(d).sparseFn, plans(d).unionFn = nil, nil
+			d.OnPlan(nil)
+		}()
+		rng := rand.New(rand.NewSource(43))
+		shape := []int64{64, 300}
+		x := genCSR(rng, shape, Float32, Int64, spGen{nnz: 3000})
+		y := genCSR(rng, shape, Float32, Int64, spGen{nnz: 2000})
+		dx, err := d.UploadCSR(x)
+		require.NoError(t, err)
+		defer dx.Release()
+		dy, err := d.UploadCSR(y)
+		require.NoError(t, err)
+		defer dy.Release()
+		out, err := d.SparseDivideCSR(dx, dy)
+		require.NoError(t, err)
+		u := out.Values.Len()
+		out.Release()
+		require.Len(t, got, 1)
+		s := sparseShape{nx: 3000, ny: 2000, u: u, csr: true, rows: 64, idxBytes: 8, valBytes: 4, chunk: d.spChunk()}
+		assert.Equal(t, sparseMergeTraffic(s).Bytes(), got[0].ModelBytes, "%+v", got[0])
+		assert.Equal(t, sparseMinBytes(s), got[0].MinBytes)
+		assert.Equal(t, 1, got[0].Waits)
+		assert.Contains(t, got[0].Plan, "forced by a test")
 	})
 }

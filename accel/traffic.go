@@ -262,6 +262,84 @@ func hashUniqueTraffic(caps host.Caps, rp, sp host.Plan, n, u, capacity int64, k
 // written, the distinct values and their counts written.
 func uniqueMinBytes(n, u int64, w int) int64 { return n*(int64(w)+8) + u*(int64(w)+8) }
 
+// sparseShape is what the model of a sparse union needs: each operand's
+// entries and the union's, the operands' arrays (COO: ndim coordinates
+// per entry; CSR: rows row pointers per operand, batches included) and
+// their widths, and whether gradients are written.
+type sparseShape struct {
+	nx, ny, u int64
+	csr       bool
+	rows      int64 // CSR: batches x rows
+	ndim      int64 // COO: coordinates per entry
+	idxBytes  int64 // the operands' index words (and CSR row pointers)
+	valBytes  int64
+	chunk     int64 // merged positions per work-item
+	grad      bool
+}
+
+// sparseMergeTraffic models the GPUs' union of two coalesced sparse
+// operands (sparseByMergePath): each operand's 64-bit keys (CSR: its row
+// pointers made global, then each entry's row found by a merge of the
+// rows and the entries), the count of the union's entries per chunk of
+// merged positions and its scan (one wait for the total), the emit of the
+// union's keys, coordinates and values (and gradients), and for CSR the
+// row pointers from the union's keys.
+func sparseMergeTraffic(s sparseShape) traffic {
+	t := traffic{Waits: 1}
+	ptrs := 8 * (s.rows + 1)
+	for _, n := range []int64{s.nx, s.ny} {
+		if s.csr {
+			t.add("sparse_csr_ptrs", s.idxBytes*(s.rows+1), ptrs)
+			if n > 0 {
+				t.add("sparse_rowmerge", ptrs+s.idxBytes*n, 8*n)
+			}
+		} else if n > 0 {
+			t.add("sparse_coo_keys", s.ndim*s.idxBytes*n, 8*n)
+		}
+	}
+	n := s.nx + s.ny
+	if n == 0 {
+		return t
+	}
+	chunks := (n + max(s.chunk, 1) - 1) / max(s.chunk, 1)
+	t.add("sparse_count", 8*n, 8*chunks)
+	t.add("scan (chunk counts)", 8*chunks, 8*chunks)
+	coords := s.ndim
+	if s.csr {
+		coords = 1
+	}
+	read, write := (8+s.valBytes)*n, (8+8*coords+s.valBytes)*s.u
+	if s.grad {
+		read, write = read+s.valBytes*s.u, write+2*s.valBytes*s.u
+	}
+	t.add("sparse_emit", read, write)
+	if s.csr && s.rows > 0 {
+		t.add("sparse_rowmerge (union)", 8*s.u+ptrs, ptrs)
+		t.add("sparse_crows", ptrs, ptrs)
+	}
+	return t
+}
+
+// sparseMinBytes is a sparse union's least traffic: each operand's arrays
+// read once, the result's written once (int64 coordinates), gradients
+// read and written once.
+func sparseMinBytes(s sparseShape) int64 {
+	n := s.nx + s.ny
+	in := s.valBytes * n
+	out := s.valBytes * s.u
+	if s.csr {
+		in += 2*s.idxBytes*(s.rows+1) + s.idxBytes*n
+		out += 8*(s.rows+1) + 8*s.u
+	} else {
+		in += s.ndim * s.idxBytes * n
+		out += 8 * s.ndim * s.u
+	}
+	if s.grad {
+		in, out = in+s.valBytes*s.u, out+2*s.valBytes*s.u
+	}
+	return in + out
+}
+
 // copyTraffic models a copy of size bytes: the driver's or the copy
 // kernel's, each a read and a write of every byte.
 func copyTraffic(size int64) traffic {
