@@ -103,8 +103,12 @@ func checkDiagDType(op string, dt DType) error {
 }
 
 // diagRun queues one pass of the diag kernel over g between the full and
-// diagonal tensors.
-func (d *Device) diagRun(op string, g diagGeom, dt DType, call func(a diagArgs) host.Call) error {
+// diagonal tensors, which reads the diagonal's elements where reads (a
+// scatter or a gather; the zeroing only writes them). Its report carries
+// the pass's traffic model, and with copied the copy of that many bytes
+// the op made first (diagonal_scatter's input into its output, the
+// backward's gradient), as the least traffic does.
+func (d *Device) diagRun(op string, g diagGeom, dt DType, reads bool, copied int64, call func(a diagArgs) host.Call) error {
 	if g.count == 0 {
 		return nil
 	}
@@ -113,7 +117,8 @@ func (d *Device) diagRun(op string, g diagGeom, dt DType, call func(a diagArgs) 
 		variant = kernels.DiagW64
 	}
 	plan := d.plan(planDiag(d.caps, g.count))
-	d.report(op, "diag", plan)
+	d.reportModel(op, "diag", plan, func() traffic { return diagTraffic(g.count, int64(dt.Size()), reads, copied) },
+		diagMinBytes(g.count, int64(dt.Size()), reads, copied))
 	return d.launch(op, string(variant), plan, call(diagArgs{Count: g.count, L: g.L, Base: g.base,
 		Dstride: g.dstr, N1: g.n1, N2: g.n2, S0: g.s0, S1: g.s1, S2: g.s2}))
 }
@@ -192,7 +197,11 @@ func (d *Device) diagonalScatter(input, src *DeviceTensor, offset, dim1, dim2 in
 			}
 		}
 	}
-	if err := d.diagRun(op, g, input.dtype, diagScatter(target.raw(), src.raw())); err != nil {
+	copied := int64(0)
+	if !inPlace {
+		copied = target.n * int64(input.dtype.Size())
+	}
+	if err := d.diagRun(op, g, input.dtype, true, copied, diagScatter(target.raw(), src.raw())); err != nil {
 		return fail(err)
 	}
 	if err := d.flush(op); err != nil {
@@ -230,7 +239,7 @@ func (d *Device) DiagonalScatterBackward(grad *DeviceTensor, offset, dim1, dim2 
 		gi.Release()
 		return nil, nil, err
 	}
-	if err := d.diagRun(op, g, grad.dtype, diagGather(grad.raw(), gs.raw())); err != nil {
+	if err := d.diagRun(op, g, grad.dtype, true, 0, diagGather(grad.raw(), gs.raw())); err != nil {
 		return fail(err)
 	}
 	if gi.n > 0 {
@@ -238,7 +247,7 @@ func (d *Device) DiagonalScatterBackward(grad *DeviceTensor, offset, dim1, dim2 
 			return fail(err)
 		}
 	}
-	if err := d.diagRun(op, g, grad.dtype, diagZero(gi.raw())); err != nil {
+	if err := d.diagRun(op, g, grad.dtype, false, gi.n*int64(grad.dtype.Size()), diagZero(gi.raw())); err != nil {
 		return fail(err)
 	}
 	if err := d.flush(op); err != nil {

@@ -340,6 +340,39 @@ func sparseMinBytes(s sparseShape) int64 {
 	return in + out
 }
 
+// diagTraffic models a diag pass over count diagonal elements of
+// elemBytes (each read where reads, each written), after a copy of copied
+// bytes.
+func diagTraffic(count, elemBytes int64, reads bool, copied int64) traffic {
+	t := copyTraffic(copied)
+	r := int64(0)
+	if reads {
+		r = count * elemBytes
+	}
+	t.add("diag", r, count*elemBytes)
+	return t
+}
+
+// diagMinBytes is a diag pass's least: the copy's bytes read and written
+// (the op's input read and output written once), the diagonal written and
+// where it reads, its source read, but not the diagonal's old values,
+// which the copy already moved.
+func diagMinBytes(count, elemBytes int64, reads bool, copied int64) int64 {
+	m := 2*copied + count*elemBytes
+	if reads && copied == 0 {
+		m += count * elemBytes
+	}
+	return m
+}
+
+// triTraffic models tril/triu_indices' one pass, writing count index
+// pairs of elemBytes each: the least.
+func triTraffic(count, elemBytes int64) traffic {
+	var t traffic
+	t.add("tri_indices", 0, 2*count*elemBytes)
+	return t
+}
+
 // copyTraffic models a copy of size bytes: the driver's or the copy
 // kernel's, each a read and a write of every byte.
 func copyTraffic(size int64) traffic {

@@ -104,6 +104,17 @@ func TestTrafficModel(t *testing.T) {
 		predict("  (n/8 distinct)", ht8, uniqueMinBytes(n, u8, 8), "-")
 	}
 
+	// tril_indices writes its pairs once; diagonal_scatter copies its
+	// input and writes the diagonal from src: both at the least (the
+	// diagonal's old values, copied first, within 0.1%)
+	tri := triTraffic(50_005_000, 8)
+	assert.Equal(t, int64(2*8*50_005_000), tri.Bytes())
+	predict("tril_indices 10000^2 int64", tri, 2*8*50_005_000, "H100 0.416 OpenCL, 1.379 Vulkan; PyTorch 0.582")
+	n := int64(4096 * 4096)
+	dg := diagTraffic(4096, 4, true, 4*n)
+	assert.LessOrEqual(t, dg.Bytes(), diagMinBytes(4096, 4, true, 4*n)*1001/1000)
+	predict("diagonal_scatter 4096^2", dg, diagMinBytes(4096, 4, true, 4*n), "H200 0.044 OpenCL, 0.172 Vulkan; PyTorch 0.044")
+
 	// the sparse union of two coalesced operands on the GPUs' merge path:
 	// each operand's keys written and read twice (the count, the emit)
 	// beside its arrays: the 2x the least (inputs plus output) for

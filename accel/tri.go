@@ -189,7 +189,8 @@ func (d *Device) triRun(op string, l triLayout, k0 int64, out *DeviceTensor) err
 		variant = kernels.TriIndicesI32
 	}
 	plan := d.plan(host.PlanElementwiseWrite(op, d.caps, count, 2*count*int64(out.dtype.Size())))
-	d.report(op, "elementwise", plan)
+	e := int64(out.dtype.Size())
+	d.reportModel(op, "elementwise", plan, func() traffic { return triTraffic(count, e) }, 2*count*e)
 	return run(d, op, variant, plan, kernels.TriIndicesRun{Dst: out.raw(), Count: count, K0: k0,
 		C: l.C, Lead: l.lead, N: l.n, A: l.a, T: l.T, Upper: b2i(l.upper)})
 }
