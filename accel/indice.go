@@ -399,7 +399,11 @@ func (d *Device) indicePairs(op string, indices *DeviceTensor, g convGeom, split
 		return d.noIndicePairs(op, g)
 	}
 	plan := planIndice(d.caps, g, split, shape, noGrid)
-	d.report(op, "indice", plan)
+	if plan.Path == pathSubmLookup {
+		d.reportModel(op, "indice", plan, func() traffic { return d.submLookupModel(g, split) }, submMinBytes(g.l, int64(g.d), g.k))
+	} else {
+		d.report(op, "indice", plan)
+	}
 	r := &ipRun{d: d, op: op, g: g, split: split, indices: indices}
 	defer r.tmp.release()
 	res, err := r.start()
@@ -422,6 +426,21 @@ func (d *Device) indicePairs(op string, indices *DeviceTensor, g convGeom, split
 		return nil, err
 	}
 	return res, nil
+}
+
+// submLookupModel is pathSubmLookup's traffic model on d for g, with the
+// plans its passes make (expandSorted's and the scan's).
+func (d *Device) submLookupModel(g convGeom, split IndiceSplit) traffic {
+	count := g.l * g.k
+	dt, wide := Uint32, false
+	if count+1 >= 1<<32 {
+		dt, wide = Uint64, true
+	}
+	ep := planIndicePairs(d.caps, g.l, g.k, true, g.l, split)
+	sorted := ep.OffsetsPerCore <= ipCursors
+	rp := d.plan(d.planner.radix(d.caps, g.l, 8))
+	sp := d.plan(planScan(d.caps, count+1, int64(dt.Size()), d.scanSubgroups(dt)))
+	return submLookupTraffic(d.caps, rp, sp, g.l, int64(g.d), g.k, g.inBits, sorted, wide)
 }
 
 // noIndicePairs is the result of a conv without sites: no pairs, no

@@ -5,6 +5,7 @@ import (
 	"math/rand"
 	"testing"
 
+	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 )
 
@@ -288,6 +289,39 @@ func TestIndicePairsBadInput(t *testing.T) {
 			require.Equal(t, wantErr.Error(), err.Error(), c.name)
 			require.Nil(t, res.Pairs, c.name)
 			require.Nil(t, res.OutIndices, c.name)
+		}
+	})
+}
+
+// TestIndiceSubmModel: a submanifold conv on the GPUs' candidates reports
+// its traffic model (submLookupTraffic, from the plans its passes make),
+// its least beside it, one wait; other paths report no model.
+func TestIndiceSubmModel(t *testing.T) {
+	rng := rand.New(rand.NewSource(15))
+	shape := []int64{9, 40, 40}
+	idx := randSites(rng, 3, shape, 3000)
+	p := SparseConvParams{BatchSize: 3, SpatialShape: shape, KSize: []int64{3, 3, 3}, Subm: true}
+	forEachDevice(t, func(t *testing.T, d *Device) {
+		var got []PlanReport
+		d.OnPlan(func(r PlanReport) {
+			if r.Family == "indice" {
+				got = append(got, r)
+			}
+		})
+		defer d.OnPlan(nil)
+		for _, sh := range []indiceShape{shapeCandidates, shapeRows} {
+			got = nil
+			checkIP(t, d, ipCase{name: "subm " + sh.String(), idx: idx, p: p, shape: sh})
+			require.Len(t, got, 1, sh)
+			if sh == shapeRows {
+				assert.Zero(t, got[0].ModelBytes, "rows: no model yet")
+				continue
+			}
+			g, err := newConvGeom("get_indice_pairs", Int32, idx.shape, p)
+			require.NoError(t, err)
+			assert.Equal(t, d.submLookupModel(g, SplitAuto).Bytes(), got[0].ModelBytes, "%+v", got[0])
+			assert.Equal(t, submMinBytes(3000, 3, 27), got[0].MinBytes)
+			assert.Equal(t, 1, got[0].Waits)
 		}
 	})
 }

@@ -373,6 +373,49 @@ func triTraffic(count, elemBytes int64) traffic {
 	return t
 }
 
+// submLookupTraffic models a submanifold get_indice_pairs on the GPUs'
+// candidates (pathSubmLookup) over l sites of d spatial dims and k kernel
+// offsets: the sites' keys from their rows (int32, d+1 each), sorted on
+// rp over inBits bits, checked for duplicates; the expansion of the l x k
+// candidates (each row read, each candidate's found row and flag written;
+// the sorted keys searched in the caches, counted once), with sorted
+// (cursors in key order) the flags from the rows' ranks; their exclusive
+// scan on sp (wide: 64-bit positions); the wait for the flag; the pairs'
+// write ([k, 2, l] int32 and the counts); the rows copied out as the
+// output indices.
+func submLookupTraffic(caps host.Caps, rp, sp host.Plan, l, d, k int64, inBits int, sorted, wide bool) traffic {
+	row := 4 * (d + 1)
+	count := l * k
+	pw := int64(4)
+	if wide {
+		pw = 8
+	}
+	t := traffic{Waits: 1}
+	t.add("indice_keys", row*l, 8*l)
+	t.then(radixTraffic(caps, rp, l, 8, inBits, false, false, l))
+	t.add("indice_dups", 8*l, 0)
+	t.add("fill", 0, pw)
+	if sorted {
+		t.add("indice_expand", row*l+16*l, 4*count+4*l)
+		t.add("indice_flags", 4*count+4*l, pw*count)
+	} else {
+		t.add("indice_expand", row*l+16*l, 4*count+pw*count)
+	}
+	t.then(scanTraffic(sp, count+1, pw, pw))
+	read := pw*count + 4*count
+	if sorted {
+		read += 4 * l
+	}
+	t.add("indice_write", read, 8*count+4*k)
+	t.add("copy", row*l, row*l)
+	return t
+}
+
+// submMinBytes is a submanifold get_indice_pairs' least: the rows read,
+// the pairs and counts written, the rows written out as the output
+// indices.
+func submMinBytes(l, d, k int64) int64 { return 2*4*(d+1)*l + 8*l*k + 4*k }
+
 // copyTraffic models a copy of size bytes: the driver's or the copy
 // kernel's, each a read and a write of every byte.
 func copyTraffic(size int64) traffic {

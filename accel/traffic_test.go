@@ -4,6 +4,7 @@ import (
 	"testing"
 
 	"github.com/accelkern/accel/host"
+	"github.com/accelkern/accel/reference"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 )
@@ -114,6 +115,27 @@ func TestTrafficModel(t *testing.T) {
 	dg := diagTraffic(4096, 4, true, 4*n)
 	assert.LessOrEqual(t, dg.Bytes(), diagMinBytes(4096, 4, true, 4*n)*1001/1000)
 	predict("diagonal_scatter 4096^2", dg, diagMinBytes(4096, 4, true, 4*n), "H200 0.044 OpenCL, 0.172 Vulkan; PyTorch 0.044")
+
+	// get_indice_pairs subm248636 on the GPUs' candidates (3-d, k3: 27
+	// offsets), whose least is its output (a pair of int32 rows per
+	// candidate slot, 8 bytes): each candidate's found row written, then
+	// read twice (the flags by row order, the write), its flag written,
+	// scanned (read twice on Vulkan) and read: 40 bytes a candidate, within
+	// 6x the least; the goal is 0.3 ms. (A compaction fused with
+	// the scan's look-back would take it to about 2x.)
+	{
+		l, k := int64(248636), int64(27)
+		g := convGeom{l: l, k: k, d: 3, inBits: keyBitsFor(4 * 41 * 1440 * 1440)}
+		sub := convGeom{l: l, k: k, d: 3, p: reference.SparseConv{Subm: true, BatchSize: 4, SpatialShape: []int64{41, 1440, 1440},
+			KSize: []int64{3, 3, 3}}}
+		require.Equal(t, pathSubmLookup, planIndice(h100, sub, SplitAuto, shapeAuto, false).Path)
+		ep := planIndicePairs(h100, l, k, true, l, SplitAuto)
+		tr := submLookupTraffic(h100, planRadix(h100, l, 8), planScan(h100, l*k+1, 4, true), l, 3, k, g.inBits, ep.OffsetsPerCore <= ipCursors, false)
+		min := submMinBytes(l, 3, k)
+		assert.LessOrEqual(t, tr.Bytes(), 6*min, "subm: %s", tr)
+		assert.Equal(t, 1, tr.Waits)
+		predict("get_indice_pairs subm248636", tr, min, "H100 1.02 OpenCL, 0.79 Vulkan; PyTorch (sort + searchsorted) 7.16; goal 0.3")
+	}
 
 	// the sparse union of two coalesced operands on the GPUs' merge path:
 	// each operand's keys written and read twice (the count, the emit)
