@@ -301,6 +301,11 @@ func (t *HashTable) insert(keys *DeviceTensor, wantIDs bool) (*DeviceTensor, err
 			return fail(err)
 		}
 	}
+	if d.reporting() {
+		sp := d.plan(planScan(d.caps, n, 8, d.scanSubgroups(Int64)))
+		d.reportModel(op, "hash_table", hashOp{"insert", n, t.slots}, func() traffic { return hashTableTraffic(sp, n, t.slots, true, wantIDs) },
+			hashTableMinBytes(n, t.slots, wantIDs))
+	}
 	read, full, err := t.probe(op, probeInsert, keys.raw(), slots.raw(), n)
 	if err != nil {
 		return fail(err)
@@ -350,6 +355,16 @@ func (t *HashTable) insert(keys *DeviceTensor, wantIDs bool) (*DeviceTensor, err
 	return ids, nil
 }
 
+// hashOp prints a HashTable call for its model's report.
+type hashOp struct {
+	what     string
+	n, slots int64
+}
+
+func (h hashOp) String() string {
+	return fmt.Sprintf("%s of %d keys into %d slots", h.what, h.n, h.slots)
+}
+
 // fullFlag reads the table's full flag (a wait for the work queued
 // before it).
 func (t *HashTable) fullFlag(op string) (bool, error) {
@@ -370,6 +385,9 @@ func (t *HashTable) lookup(keys *DeviceTensor) (*DeviceTensor, error) {
 		return nil, err
 	}
 	if keys.n > 0 {
+		n, d := keys.n, t.d
+		d.reportModel(op, "hash_table", hashOp{"lookup", n, t.slots}, func() traffic { return hashTableTraffic(host.Plan{}, n, t.slots, false, false) },
+			hashTableMinBytes(n, t.slots, true))
 		if _, _, err = t.probe(op, probeLookup, keys.raw(), out.raw(), keys.n); err == nil {
 			err = t.d.flush(op)
 		}

@@ -308,3 +308,37 @@ func TestHashTableArgs(t *testing.T) {
 		require.ErrorIs(t, tab2.Insert(dx), ErrClosed, "insert into a released table")
 	})
 }
+
+// TestHashTableModel: inserts and lookups report their traffic model
+// (hashTableTraffic) with their least beside it.
+func TestHashTableModel(t *testing.T) {
+	forEachDevice(t, func(t *testing.T, d *Device) {
+		if !d.caps.Int64Atomics {
+			t.Skipf("%s: no 64-bit atomics", d.caps.ID())
+		}
+		var got []PlanReport
+		d.OnPlan(func(r PlanReport) {
+			if r.Family == "hash_table" {
+				got = append(got, r)
+			}
+		})
+		defer d.OnPlan(nil)
+		tab, err := d.NewHashTable(1000)
+		require.NoError(t, err)
+		defer tab.Release()
+		keys := tensorOf(Int64, []int64{5, 7, 5, -1, 9})
+		dk := mustUpload(t, d, keys)
+		defer dk.Release()
+		ids, _, err := tab.InsertDense(dk)
+		require.NoError(t, err)
+		ids.Release()
+		found, err := tab.Lookup(dk)
+		require.NoError(t, err)
+		found.Release()
+		require.Len(t, got, 2)
+		assert.Equal(t, hashTableTraffic(d.plan(planScan(d.caps, 5, 8, d.scanSubgroups(Int64))), 5, 2048, true, true).Bytes(), got[0].ModelBytes)
+		assert.Equal(t, hashTableMinBytes(5, 2048, true), got[0].MinBytes)
+		assert.Equal(t, hashTableMinBytes(5, 2048, true), got[1].ModelBytes)
+		assert.Contains(t, got[1].Plan, "lookup of 5 keys into 2048 slots")
+	})
+}

@@ -416,6 +416,43 @@ func submLookupTraffic(caps host.Caps, rp, sp host.Plan, l, d, k int64, inBits i
 // indices.
 func submMinBytes(l, d, k int64) int64 { return 2*4*(d+1)*l + 8*l*k + 4*k }
 
+// hashTableTraffic models a HashTable insert (ins; with ids, InsertDense)
+// or lookup of n keys into a table of slots slots (16 bytes each), each
+// pass touching each table word once (the model's rule, caches aside):
+// the probes (each key read, its slot or id written), and for an insert
+// the first occurrences marked, scanned on sp, their ids committed to the
+// table, and with ids every key's id read from its slot; one wait.
+func hashTableTraffic(sp host.Plan, n, slots int64, ins, ids bool) traffic {
+	t := traffic{Waits: 1}
+	tb := 16 * (slots + 1)
+	if n == 0 {
+		return t
+	}
+	if !ins {
+		t.add("hash_lookup", 8*n+tb, 8*n)
+		return t
+	}
+	t.add("hash_insert", 8*n+tb, 8*n+tb)
+	t.add("hash_mark", 8*n+tb/2, 8*n)
+	t.then(scanTraffic(sp, n, 8, 8))
+	t.add("hash_commit", 16*n+tb/2, tb/2)
+	if ids {
+		t.add("hash_ids", 8*n+tb/2, 8*n)
+	}
+	return t
+}
+
+// hashTableMinBytes is an insert's or lookup's least: the keys read, the
+// table read or written once, the ids written where the call returns
+// them.
+func hashTableMinBytes(n, slots int64, ids bool) int64 {
+	m := 8*n + 16*(slots+1)
+	if ids {
+		m += 8 * n
+	}
+	return m
+}
+
 // copyTraffic models a copy of size bytes: the driver's or the copy
 // kernel's, each a read and a write of every byte.
 func copyTraffic(size int64) traffic {

@@ -137,6 +137,21 @@ func TestTrafficModel(t *testing.T) {
 		predict("get_indice_pairs subm248636", tr, min, "H100 1.02 OpenCL, 0.79 Vulkan; PyTorch (sort + searchsorted) 7.16; goal 0.3")
 	}
 
+	// the hash table: 8M distinct keys into a table made for them (16M
+	// slots), with their ids, and looked up: the probes touch each table
+	// word once a pass (the model's rule): an insert with ids in order of
+	// first occurrence (mark, scan, commit and ids passes after the
+	// probes) moves at most 5x its least, a lookup its least
+	{
+		n, slots := int64(8<<20), hashSlots(8<<20)
+		ins := hashTableTraffic(planScan(h100, n, 8, true), n, slots, true, true)
+		assert.LessOrEqual(t, ins.Bytes(), 5*hashTableMinBytes(n, slots, true), "insert: %s", ins)
+		predict("hash_table insert_dense8M", ins, hashTableMinBytes(n, slots, true), "-")
+		look := hashTableTraffic(host.Plan{}, n, slots, false, false)
+		assert.Equal(t, hashTableMinBytes(n, slots, true), look.Bytes())
+		predict("hash_table lookup8M", look, hashTableMinBytes(n, slots, true), "-")
+	}
+
 	// the sparse union of two coalesced operands on the GPUs' merge path:
 	// each operand's keys written and read twice (the count, the emit)
 	// beside its arrays: the 2x the least (inputs plus output) for
