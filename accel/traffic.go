@@ -228,30 +228,27 @@ func partTryTraffic(caps host.Caps, s scatterShape) traffic {
 // hashTryTraffic models the part of Unique's hash plan (planUnique) run
 // before it knows whether the keys fit its table for capacity keys: the
 // table cleared, each of the n keys read and counted in its slot and its
-// slot written, the held slots flagged and scanned (sp), and the wait for
-// u and the full flag. A pass touches each table word once (the model's
-// rule, caches aside): a table made for n/8 keys, as large as a GPU's L2
-// cache for the bench's 16M keys, takes the keys' probes and atomics
-// while they stream past.
-func hashTryTraffic(sp host.Plan, n, capacity int64) traffic {
+// slot written, the u held slots' keys and slots gathered, and the wait
+// for u and the full flag. A pass touches each table word once (the
+// model's rule, caches aside): a table made for n/8 keys, as large as a
+// GPU's L2 cache for the bench's 16M keys, takes the keys' probes and
+// atomics while they stream past.
+func hashTryTraffic(n, u, capacity int64) traffic {
 	slots := hashSlots(capacity) + 1
 	t := traffic{Waits: 1}
 	t.add("hash_reset", 0, 16*slots)
 	t.add("hash_count", 8*n+16*slots, 8*n+16*slots)
-	t.add("hash_held", 16*slots, 8*slots)
-	t.then(scanTraffic(sp, slots, 8, 8))
+	t.add("hash_gather", 16*slots, 16*u)
 	return t
 }
 
 // hashUniqueTraffic models Unique's hash plan where the n keys, u of them
-// distinct, fit its table: hashTryTraffic, the held slots' keys and
-// slots gathered, the sort of the u keys on plan rp (order bits first,
-// for signed keys), their values, counts and ranks (rank), and each key's
-// rank read from its slot into the inverse (ids).
-func hashUniqueTraffic(caps host.Caps, rp, sp host.Plan, n, u, capacity int64, kind int64) traffic {
+// distinct, fit its table: hashTryTraffic, the sort of the u keys on plan
+// rp (order bits first, for signed keys), their values, counts and ranks
+// (rank), and each key's rank read from its slot into the inverse (ids).
+func hashUniqueTraffic(caps host.Caps, rp host.Plan, n, u, capacity int64, kind int64) traffic {
 	slots := hashSlots(capacity) + 1
-	t := hashTryTraffic(sp, n, capacity)
-	t.add("hash_gather", 16*slots+8*slots, 16*u)
+	t := hashTryTraffic(n, u, capacity)
 	t.then(radixTraffic(caps, rp, u, 8, 64, kind != kernels.KindUnsigned, false, u))
 	t.add("hash_rank", 8*u+8*u+16*u, 16*u+8*u)
 	t.add("hash_ids", 8*n+8*slots, 8*n)

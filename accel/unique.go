@@ -1,7 +1,9 @@
 package accel
 
 import (
+	"encoding/binary"
 	"errors"
+	"fmt"
 
 	"github.com/accelkern/accel/host"
 	"github.com/accelkern/accel/host/kernels"
@@ -102,7 +104,8 @@ func (d *Device) uniqueSorted(op string, x, inverse *DeviceTensor, up uniquePlan
 		d.reportModel(op, "unique", uniqueReport{up, rp}, func() traffic {
 			t := traffic{}
 			if tried {
-				t = hashTryTraffic(d.plan(planScan(d.caps, hashSlots(up.Capacity)+1, 8, d.scanSubgroups(Int64))), n, up.Capacity)
+				// an overflowed table: about every slot held and gathered
+				t = hashTryTraffic(n, hashSlots(up.Capacity)+1, up.Capacity)
 			}
 			t.then(uniqueTraffic(d.caps, rp, sp, n, u, w, keyKind(x.dtype)))
 			return t
@@ -163,7 +166,7 @@ func (d *Device) uniqueSorted(op string, x, inverse *DeviceTensor, up uniquePlan
 
 // uniqueHashed is Unique on a hash table for up.Capacity keys (planUnique):
 // each key's slot, whose value word counts it, into inverse; the held
-// slots' keys gathered in slot order and sorted; each distinct key's rank
+// slots' keys gathered (in any order) and sorted; each distinct key's rank
 // written into its value word beside its count; the inverse read from the
 // slots. ok is false, with nothing allocated, where more keys than the
 // table takes are distinct (or one probed up.ProbeCap held slots): the
@@ -186,50 +189,49 @@ func (d *Device) uniqueHashed(op string, x, inverse *DeviceTensor, up uniquePlan
 	if err != nil || read && full {
 		return fail(err)
 	}
-	// pos[s]: how many held slots come before slot s; the total is u
-	pos, err := tmp.alloc(d, op, Int64, slots+1)
+	// the held slots' keys and slots, each group's run claimed from
+	// total, whose count is u (the buffers as long as the slots: u is
+	// known only at the wait)
+	total, err := tmp.alloc(d, op, Uint64, 1)
 	if err != nil {
 		return fail(err)
 	}
-	if err := t.pass(op, kernels.HashHeld{Table: t.table.raw(), Aux: pos.raw(), Slots: slots}, slots+1); err != nil {
-		return fail(err)
+	if err := d.h.Fill(total.raw(), 0, 8, []byte{0, 0, 0, 0}); err != nil {
+		return fail(fmt.Errorf("accel: %s: %w", op, err))
 	}
-	s, err := d.scanBuf(op, Int64, pos.raw(), pos.raw(), slots+1, kernels.FlagNone, true)
+	keys, err := tmp.alloc(d, op, x.dtype, slots+1)
 	if err != nil {
 		return fail(err)
 	}
-	defer s.release()
+	held, err := tmp.alloc(d, op, Int64, slots+1)
+	if err != nil {
+		return fail(err)
+	}
+	if err := t.pass(op, kernels.HashGather{Table: t.table.raw(), Keys: keys.raw(), Held: held.raw(), Total: total.raw(), Slots: slots},
+		slots+1); err != nil {
+		return fail(err)
+	}
 	if err := d.flush(op); err != nil {
 		return fail(err)
 	}
-	u64, err := s.total(op)
-	if err != nil {
-		return fail(err)
+	var ub [8]byte
+	if err := d.h.Download(total.raw(), 0, ub[:]); err != nil {
+		return fail(fmt.Errorf("accel: %s: %w", op, err))
 	}
 	if !read {
 		if full, err = t.fullFlag(op); err != nil || full {
 			return fail(err)
 		}
 	}
-	u := int64(u64)
+	u := int64(binary.LittleEndian.Uint64(ub[:]))
+	if u < 1 || u > slots+1 {
+		return fail(fmt.Errorf("accel: %s: the table holds %d keys of %d slots: %w", op, u, slots+1, host.ErrDriver))
+	}
 	if d.reporting() {
 		rp := d.plan(d.planner.radix(d.caps, u, 8))
 		d.reportModel(op, "unique", uniqueReport{up, rp}, func() traffic {
-			return hashUniqueTraffic(d.caps, rp, d.plan(planScan(d.caps, slots+1, 8, d.scanSubgroups(Int64))), n, u, up.Capacity,
-				keyKind(x.dtype))
+			return hashUniqueTraffic(d.caps, rp, n, u, up.Capacity, keyKind(x.dtype))
 		}, uniqueMinBytes(n, u, 8))
-	}
-	keys, err := tmp.alloc(d, op, x.dtype, u)
-	if err != nil {
-		return fail(err)
-	}
-	held, err := tmp.alloc(d, op, Int64, u)
-	if err != nil {
-		return fail(err)
-	}
-	if err := t.pass(op, kernels.HashGather{Table: t.table.raw(), Aux: pos.raw(), Keys: keys.raw(), Held: held.raw(), U: u,
-		Slots: slots}, slots+1); err != nil {
-		return fail(err)
 	}
 	res, err := d.radixSort(op, keys.raw(), u, 8, keyKind(x.dtype), false, 64, nil, 0)
 	if err != nil {

@@ -9,6 +9,11 @@
 #define CAS64(p, i, cmp, val) atom_cmpxchg(&((volatile __global ulong*)(p))[(i)], (cmp), (val))
 #define ADD64(p, i, v) atom_add(&((volatile __global ulong*)(p))[(i)], (v))
 
+/* hash_gather's work-group scratch: a count per lane, then its run's start */
+#define SCRATCH_T uint /* 32-ok: held-slot counts */
+#define SCRATCH_LEN (LOCAL_SIZE + 2)
+#define SH(i) sh[(i)]
+
 #include "gen/hash.h"
 #include "hash_body.h"
 

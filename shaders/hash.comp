@@ -14,6 +14,9 @@
 #define ADD64(p, i, v) atomicAdd(Mem64((p) + uint64_t(i) * 8ul).x, (v))
 
 #include "gen/hash.h"
+// hash_gather's work-group scratch: a count per invocation, then its run's start
+shared uint sh[LOCAL_SIZE + 2]; /* 32-ok: held-slot counts */
+#define SH(i) sh[int(i)] /* 32-ok: a scratch slot, < the local size + 2 */
 #include "hash_body.h"
 
 HASH_ENTRIES

@@ -33,9 +33,11 @@
  *   hash_count   inserts keys[i] as hash_insert does, but adds 1 to the
  *                value word of its slot (from all ones: the key's count
  *                less one)
- *   hash_held    aux[s] = 1 where slot s of [0, slots] holds a key
- *   hash_gather  aux is the exclusive scan of hash_held's flags: keys[aux[s]]
- *                = slot s's key, held[aux[s]] = s
+ *   hash_gather  the held slots' keys and slots into keys and held: each
+ *                work-group counts a tile's held slots, claims a run of
+ *                that many from total (one atomic add), and its lanes write
+ *                theirs in slot order; the runs land in whatever order
+ *                the groups reach total (Unique sorts the keys after)
  *   hash_rank    perm sorts keys: values[i] = the key of slot
  *                s = held[perm[i]], counts[i] = its count, and its value
  *                word becomes i (hash_ids then reads every input's rank)
@@ -274,22 +276,44 @@ u64 ht_key(BPTR table, i64 s, i64 slots) {
 	return s < slots ? LD64(table, I64C(2) * s) : HT_EMPTY;
 }
 
-void hash_held(HASH_HELD_PARAMS) {
-	EW_FOR(slots + I64C(1), s)
-		ST64(aux, s, ht_held(table, s, slots) ? CAST(u64, 1) : CAST(u64, 0));
-	EW_END
-}
-
 void hash_gather(HASH_GATHER_PARAMS) {
-	EW_FOR(slots + I64C(1), s)
-		if (ht_held(table, s, slots)) {
-			const i64 at = CAST(i64, LD64(aux, s));
-			if (at >= I64C(0) && at < u) {
-				ST64(keys, at, ht_key(table, s, slots));
-				ST64(held, at, CAST(u64, s));
+	const i64 lid = LOCAL_ID();
+	const i64 ls = I64C(LOCAL_SIZE);
+	const i64 tiles = ew_tiles(slots + I64C(1));
+	for (i64 tile = GROUP_LINEAR_ID(); tile < tiles; tile += GROUP_TOTAL()) {
+		u32 mine = 0u; /* 32-ok: a lane's held slots, < ITEMS */
+		for (i64 j = I64C(0); j < I64C(ITEMS); j++) {
+			const i64 s = ew_index(tile, j);
+			if (s <= slots && ht_held(table, s, slots)) {
+				mine++;
 			}
 		}
-	EW_END
+		SH(lid) = mine;
+		LOCAL_BARRIER();
+		/* the lanes' counts scanned in place (inclusive) */
+		for (i64 off = I64C(1); off < ls; off = off * I64C(2)) {
+			const u32 v = lid >= off ? SH(lid - off) : 0u; /* 32-ok: a tile's held slots, < 2^32 */
+			LOCAL_BARRIER();
+			SH(lid) = SH(lid) + v;
+			LOCAL_BARRIER();
+		}
+		if (lid == ls - I64C(1)) {
+			const u64 base = ADD64(total, 0, CAST(u64, SH(lid)));
+			SH(ls) = CAST(u32, base & 0xfffffffful); /* 32-ok: the low half of the run's start */
+			SH(ls + I64C(1)) = CAST(u32, base >> 32); /* 32-ok: the high half */
+		}
+		LOCAL_BARRIER();
+		i64 at = CAST(i64, CAST(u64, SH(ls)) | (CAST(u64, SH(ls + I64C(1))) << 32)) + CAST(i64, SH(lid) - mine);
+		for (i64 j = I64C(0); j < I64C(ITEMS); j++) {
+			const i64 s = ew_index(tile, j);
+			if (s <= slots && ht_held(table, s, slots) && at <= slots) {
+				ST64(keys, at, ht_key(table, s, slots));
+				ST64(held, at, CAST(u64, s));
+				at++;
+			}
+		}
+		LOCAL_BARRIER(); /* every lane has read the scratch before the next tile */
+	}
 }
 
 void hash_rank(HASH_RANK_PARAMS) {

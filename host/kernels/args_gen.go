@@ -1724,47 +1724,26 @@ func (a HashCount) AppendArgs(dst []host.Arg) []host.Arg {
 	return append(dst, host.BufArg(a.Table), host.BufArg(a.Keys), host.BufArg(a.Res), host.BufArg(a.Meta), host.I64(a.N), host.I64(a.Slots), host.I64(a.MaxProbes), host.I64(a.Budget), host.I64(a.Step), host.I64(a.Capacity))
 }
 
-// HashHeld is a launch of hash_held_k (hash): aux[s] = 1 where slot s of [0, slots] holds a key, else 0.
-type HashHeld struct {
-	Table host.Buffer // in: 2*(slots+1) words
-	Aux   host.Buffer // out: int64 flags, slots+1
-	Slots int64       // slots
-}
-
-// Entry returns the declaration of hash_held_k.
-func (HashHeld) Entry() *host.EntryDecl { return Hash.Entries[6] }
-
-// Spec returns the kernel hash_held_k of variant v.
-func (HashHeld) Spec(v HashVariant) host.KernelSpec {
-	return host.KernelSpec{Entry: Hash.Entries[6], Variant: string(v)}
-}
-
-// AppendArgs appends the argument slots in declaration order.
-func (a HashHeld) AppendArgs(dst []host.Arg) []host.Arg {
-	return append(dst, host.BufArg(a.Table), host.BufArg(a.Aux), host.I64(a.Slots))
-}
-
-// HashGather is a launch of hash_gather_k (hash): the held slots in slot order: keys[aux[s]] = slot s's key, held[aux[s]] = s.
+// HashGather is a launch of hash_gather_k (hash): the held slots' keys and slots, each work-group's at a run it claims from total (one atomic per tile; slot order within a run, runs in any order).
 type HashGather struct {
 	Table host.Buffer // in: 2*(slots+1) words
-	Aux   host.Buffer // in: exclusive scan of held's flags
-	Keys  host.Buffer // out: u keys
-	Held  host.Buffer // out: u slots
-	U     int64       // held slots
+	Keys  host.Buffer // out: the held keys, slots+1 words
+	Held  host.Buffer // out: their slots, slots+1 words
+	Total host.Buffer // inout: uint64: held slots gathered (zeroed by the host)
 	Slots int64       // slots
 }
 
 // Entry returns the declaration of hash_gather_k.
-func (HashGather) Entry() *host.EntryDecl { return Hash.Entries[7] }
+func (HashGather) Entry() *host.EntryDecl { return Hash.Entries[6] }
 
 // Spec returns the kernel hash_gather_k of variant v.
 func (HashGather) Spec(v HashVariant) host.KernelSpec {
-	return host.KernelSpec{Entry: Hash.Entries[7], Variant: string(v)}
+	return host.KernelSpec{Entry: Hash.Entries[6], Variant: string(v)}
 }
 
 // AppendArgs appends the argument slots in declaration order.
 func (a HashGather) AppendArgs(dst []host.Arg) []host.Arg {
-	return append(dst, host.BufArg(a.Table), host.BufArg(a.Aux), host.BufArg(a.Keys), host.BufArg(a.Held), host.I64(a.U), host.I64(a.Slots))
+	return append(dst, host.BufArg(a.Table), host.BufArg(a.Keys), host.BufArg(a.Held), host.BufArg(a.Total), host.I64(a.Slots))
 }
 
 // HashRank is a launch of hash_rank_k (hash): s = held[perm[i]]: values[i] = its key, counts[i] = its count, and its value word becomes i.
@@ -1779,11 +1758,11 @@ type HashRank struct {
 }
 
 // Entry returns the declaration of hash_rank_k.
-func (HashRank) Entry() *host.EntryDecl { return Hash.Entries[8] }
+func (HashRank) Entry() *host.EntryDecl { return Hash.Entries[7] }
 
 // Spec returns the kernel hash_rank_k of variant v.
 func (HashRank) Spec(v HashVariant) host.KernelSpec {
-	return host.KernelSpec{Entry: Hash.Entries[8], Variant: string(v)}
+	return host.KernelSpec{Entry: Hash.Entries[7], Variant: string(v)}
 }
 
 // AppendArgs appends the argument slots in declaration order.

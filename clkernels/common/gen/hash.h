@@ -51,8 +51,11 @@ layout(constant_id = 3) const int CONTIG = 0; /* 1: each work-item takes ITEMS c
 #define HASH_COMMIT_PARAMS BPTR table, BPTR res, BPTR aux, i64 n, i64 slots, i64 base
 #define HASH_IDS_PARAMS BPTR table, BPTR res, BPTR aux, i64 n, i64 slots
 #define HASH_COUNT_PARAMS BPTR table, BPTR keys, BPTR res, BPTR meta, i64 n, i64 slots, i64 max_probes, i64 budget, i64 step, i64 capacity
-#define HASH_HELD_PARAMS BPTR table, BPTR aux, i64 slots
-#define HASH_GATHER_PARAMS BPTR table, BPTR aux, BPTR keys, BPTR held, i64 u, i64 slots
+#ifdef ACCEL_CL
+#define HASH_GATHER_PARAMS BPTR table, BPTR keys, BPTR held, BPTR total, i64 slots, __local SCRATCH_T* sh
+#else
+#define HASH_GATHER_PARAMS BPTR table, BPTR keys, BPTR held, BPTR total, i64 slots
+#endif
 #define HASH_RANK_PARAMS BPTR table, BPTR held, BPTR perm, BPTR values, BPTR counts, i64 u, i64 slots
 
 /* The entry points. */
@@ -91,15 +94,11 @@ layout(constant_id = 3) const int CONTIG = 0; /* 1: each work-item takes ITEMS c
 	void hash_count_k(__global uchar* table, __global uchar* keys, __global uchar* res, __global uchar* meta, long n, long slots, long max_probes, long budget, long step, long capacity) { \
 		hash_count(table, keys, res, meta, n, slots, max_probes, budget, step, capacity); \
 	}
-#define HASH_E_hash_held_k \
-	__kernel __attribute__((reqd_work_group_size(LOCAL_SIZE, 1, 1))) \
-	void hash_held_k(__global uchar* table, __global uchar* aux, long slots) { \
-		hash_held(table, aux, slots); \
-	}
 #define HASH_E_hash_gather_k \
 	__kernel __attribute__((reqd_work_group_size(LOCAL_SIZE, 1, 1))) \
-	void hash_gather_k(__global uchar* table, __global uchar* aux, __global uchar* keys, __global uchar* held, long u, long slots) { \
-		hash_gather(table, aux, keys, held, u, slots); \
+	void hash_gather_k(__global uchar* table, __global uchar* keys, __global uchar* held, __global uchar* total, long slots) { \
+		__local SCRATCH_T sh[SCRATCH_LEN]; \
+		hash_gather(table, keys, held, total, slots, sh); \
 	}
 #define HASH_E_hash_rank_k \
 	__kernel __attribute__((reqd_work_group_size(LOCAL_SIZE, 1, 1))) \
@@ -116,7 +115,6 @@ layout(constant_id = 3) const int CONTIG = 0; /* 1: each work-item takes ITEMS c
 	HASH_E_hash_commit_k \
 	HASH_E_hash_ids_k \
 	HASH_E_hash_count_k \
-	HASH_E_hash_held_k \
 	HASH_E_hash_gather_k \
 	HASH_E_hash_rank_k
 #endif
@@ -129,9 +127,8 @@ layout(push_constant) uniform AccelArgs { uint64_t s[10]; } accel_args;
 #define HASH_VK_E_3 hash_commit(accel_args.s[0], accel_args.s[1], accel_args.s[2], int64_t(accel_args.s[3]), int64_t(accel_args.s[4]), int64_t(accel_args.s[5]));
 #define HASH_VK_E_4 hash_ids(accel_args.s[0], accel_args.s[1], accel_args.s[2], int64_t(accel_args.s[3]), int64_t(accel_args.s[4]));
 #define HASH_VK_E_5 hash_count(accel_args.s[0], accel_args.s[1], accel_args.s[2], accel_args.s[3], int64_t(accel_args.s[4]), int64_t(accel_args.s[5]), int64_t(accel_args.s[6]), int64_t(accel_args.s[7]), int64_t(accel_args.s[8]), int64_t(accel_args.s[9]));
-#define HASH_VK_E_6 hash_held(accel_args.s[0], accel_args.s[1], int64_t(accel_args.s[2]));
-#define HASH_VK_E_7 hash_gather(accel_args.s[0], accel_args.s[1], accel_args.s[2], accel_args.s[3], int64_t(accel_args.s[4]), int64_t(accel_args.s[5]));
-#define HASH_VK_E_8 hash_rank(accel_args.s[0], accel_args.s[1], accel_args.s[2], accel_args.s[3], accel_args.s[4], int64_t(accel_args.s[5]), int64_t(accel_args.s[6]));
+#define HASH_VK_E_6 hash_gather(accel_args.s[0], accel_args.s[1], accel_args.s[2], accel_args.s[3], int64_t(accel_args.s[4]));
+#define HASH_VK_E_7 hash_rank(accel_args.s[0], accel_args.s[1], accel_args.s[2], accel_args.s[3], accel_args.s[4], int64_t(accel_args.s[5]), int64_t(accel_args.s[6]));
 #ifdef ACCEL_ONLY_ENTRY
 #define HASH_ENTRIES \
 	void main() { \
@@ -155,10 +152,8 @@ layout(push_constant) uniform AccelArgs { uint64_t s[10]; } accel_args;
 		} else if (ENTRY == 5) { \
 			hash_count(accel_args.s[0], accel_args.s[1], accel_args.s[2], accel_args.s[3], int64_t(accel_args.s[4]), int64_t(accel_args.s[5]), int64_t(accel_args.s[6]), int64_t(accel_args.s[7]), int64_t(accel_args.s[8]), int64_t(accel_args.s[9])); \
 		} else if (ENTRY == 6) { \
-			hash_held(accel_args.s[0], accel_args.s[1], int64_t(accel_args.s[2])); \
+			hash_gather(accel_args.s[0], accel_args.s[1], accel_args.s[2], accel_args.s[3], int64_t(accel_args.s[4])); \
 		} else if (ENTRY == 7) { \
-			hash_gather(accel_args.s[0], accel_args.s[1], accel_args.s[2], accel_args.s[3], int64_t(accel_args.s[4]), int64_t(accel_args.s[5])); \
-		} else if (ENTRY == 8) { \
 			hash_rank(accel_args.s[0], accel_args.s[1], accel_args.s[2], accel_args.s[3], accel_args.s[4], int64_t(accel_args.s[5]), int64_t(accel_args.s[6])); \
 		} \
 	}
