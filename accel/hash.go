@@ -36,10 +36,11 @@ type HashTable struct {
 	capacity int64
 	slots    int64
 	size     int64
-	broken   bool  // an insert overflowed: the contents are partial
-	budget   int64 // tests: probes per work-item per launch (0: the plan's)
-	probeCap int64 // the most probes of a key (0: the capacity's bound); Unique's tables bound them
-	launches int   // tests: launches of the last insert or lookup
+	broken   bool     // an insert overflowed: the contents are partial
+	budget   int64    // tests: probes per work-item per launch (0: the plan's)
+	probeCap int64    // the most probes of a key (0: the capacity's bound); Unique's tables bound them
+	meta16   [16]byte // the meta words as probe last read them
+	launches int      // tests: launches of the last insert or lookup
 }
 
 // NewHashTable returns an empty table for up to capacity distinct keys
@@ -234,6 +235,7 @@ func (t *HashTable) probe(op string, mode probeMode, keys, res host.Buffer, n in
 		if err := d.h.Download(t.meta.raw(), 0, mb); err != nil {
 			return false, false, fmt.Errorf("accel: %s: %w", op, err)
 		}
+		copy(t.meta16[:], mb)
 		full := binary.LittleEndian.Uint32(mb[4*kernels.HtMetaFull:]) != 0
 		more := binary.LittleEndian.Uint32(mb[4*kernels.HtMetaMore:]) != 0
 		if full || !more {
@@ -368,11 +370,25 @@ func (h hashOp) String() string {
 // fullFlag reads the table's full flag (a wait for the work queued
 // before it).
 func (t *HashTable) fullFlag(op string) (bool, error) {
-	mb := make([]byte, 16)
-	if err := t.d.h.Download(t.meta.raw(), 0, mb); err != nil {
-		return false, fmt.Errorf("accel: %s: %w", op, err)
+	_, full, err := t.readMeta(op)
+	return full, err
+}
+
+// readMeta reads the table's meta words (a wait for the work queued
+// before them): its key count and its full flag.
+func (t *HashTable) readMeta(op string) (count uint64, full bool, err error) {
+	if err := t.d.h.Download(t.meta.raw(), 0, t.meta16[:]); err != nil {
+		return 0, false, fmt.Errorf("accel: %s: %w", op, err)
 	}
-	return binary.LittleEndian.Uint32(mb[4*kernels.HtMetaFull:]) != 0, nil
+	count, full = t.metaWords()
+	return count, full, nil
+}
+
+// metaWords are the meta words last read: the key count and the full
+// flag.
+func (t *HashTable) metaWords() (count uint64, full bool) {
+	return binary.LittleEndian.Uint64(t.meta16[8*kernels.HtMetaCount:]),
+		binary.LittleEndian.Uint32(t.meta16[4*kernels.HtMetaFull:]) != 0
 }
 
 func (t *HashTable) lookup(keys *DeviceTensor) (*DeviceTensor, error) {

@@ -323,22 +323,30 @@ func TestUniqueRandom(t *testing.T) {
 					name := fmt.Sprintf("n=%d %s %s", n, dt, pattern)
 					x, _ := NewTensor(dt, n)
 					fillKeys(rng, x, pattern)
-					wv, wi, wc, err := RefUnique(x)
-					require.NoError(t, err, name)
-					dx := mustUpload(t, d, x)
-					gv, gi, gc, err := d.Unique(dx)
-					dx.Release()
-					require.NoError(t, err, name)
-					for _, c := range []struct {
-						what      string
-						got, want *Tensor
-					}{{"values", mustHost(t, gv), wv}, {"inverse", mustHost(t, gi), wi}, {"counts", mustHost(t, gc), wc}} {
-						require.NoError(t, sameBits(c.got, c.want), "%s: %s", name, c.what)
-					}
+					checkUnique(t, d, x, name)
 				}
 			}
 		}
 	})
+}
+
+// checkUnique compares Unique of x on d with the reference, bit for bit,
+// and returns the number of distinct values.
+func checkUnique(t *testing.T, d *Device, x *Tensor, name string) int64 {
+	t.Helper()
+	wv, wi, wc, err := RefUnique(x)
+	require.NoError(t, err, name)
+	dx := mustUpload(t, d, x)
+	gv, gi, gc, err := d.Unique(dx)
+	dx.Release()
+	require.NoError(t, err, name)
+	for _, c := range []struct {
+		what      string
+		got, want *Tensor
+	}{{"values", mustHost(t, gv), wv}, {"inverse", mustHost(t, gi), wi}, {"counts", mustHost(t, gc), wc}} {
+		require.NoError(t, sameBits(c.got, c.want), "%s: %s", name, c.what)
+	}
+	return wv.Len()
 }
 
 // TestUniqueHashed runs Unique's hash plan (planUnique: the GPUs' for
@@ -408,19 +416,8 @@ func TestUniqueHashed(t *testing.T) {
 					} else {
 						fillKeys(rng, x, c.pattern)
 					}
-					wv, wi, wc, err := RefUnique(x)
-					require.NoError(t, err, name)
 					force, reports = c.plan, nil
-					dx := mustUpload(t, d, x)
-					gv, gi, gc, err := d.Unique(dx)
-					dx.Release()
-					require.NoError(t, err, name)
-					for _, r := range []struct {
-						what      string
-						got, want *Tensor
-					}{{"values", mustHost(t, gv), wv}, {"inverse", mustHost(t, gi), wi}, {"counts", mustHost(t, gc), wc}} {
-						require.NoError(t, sameBits(r.got, r.want), "%s: %s", name, r.what)
-					}
+					u := checkUnique(t, d, x, name)
 					if n == 0 {
 						continue
 					}
@@ -431,7 +428,7 @@ func TestUniqueHashed(t *testing.T) {
 					// more distinct keys than slots overflow; as many as the
 					// capacity fit (a false give-up, a run of 128 held slots
 					// at load 1/2, is too rare to meet with these seeds)
-					u, over := wv.Len(), strings.Contains(p, "overflowed")
+					over := strings.Contains(p, "overflowed")
 					if u > hashSlots(up.Capacity)+1 { // the all-ones key has a slot of its own
 						assert.True(t, over, "%s: %d distinct keys: plan %s", name, u, p)
 					}

@@ -204,7 +204,10 @@ func (d *Device) ScatterDeterministic(input *DeviceTensor, dim int64, index, src
 // float sums aside, which hardware picks). On GPUs the positions are sorted
 // by target (a stable radix sort, so index order is kept; 32-bit values
 // travel in one word with their targets) and each target's run is folded
-// by one work-item; on CPU drivers the cores place the
+// by one work-item, or, where targets have few hits, each target's
+// positions are grouped in one pass and sorted by position in place (the
+// op then waits twice: for the count of hits, and at its end); on CPU
+// drivers the cores place the
 // positions, in order, in buckets of consecutive targets and each folds
 // its own buckets (an output a core's cache holds: each core owns a range
 // of targets and walks the positions in order; planScatter). It needs no

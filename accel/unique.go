@@ -1,7 +1,6 @@
 package accel
 
 import (
-	"encoding/binary"
 	"errors"
 	"fmt"
 
@@ -13,7 +12,10 @@ import (
 // flattened), the inverse index of every element (int64: values[inverse[i]]
 // = x[i]) and how often each value occurs (int64): NumPy's unique with
 // return_inverse and return_counts. It waits once, for the number of
-// distinct values.
+// distinct values; where its plan counts 64-bit keys in a hash table
+// (GPUs) and more of them are distinct than the table takes, twice (it
+// sorts them after all), and on a driver that cuts long loops the table's
+// probes wait after each launch.
 func (d *Device) Unique(x *DeviceTensor) (values, inverse, counts *DeviceTensor, err error) {
 	const op = "unique"
 	if err := d.checkIn(op, "x", x); err != nil {
@@ -189,9 +191,35 @@ func (d *Device) uniqueHashed(op string, x, inverse *DeviceTensor, up uniquePlan
 	if err != nil || read && full {
 		return fail(err)
 	}
+	// the table's key count is u (each new key claimed one slot), read
+	// with the full flag: the op's one wait (on drivers that cut long
+	// loops the probes' launches read them already)
+	var count uint64
+	if read {
+		count, full = t.metaWords()
+	} else {
+		if err := d.flush(op); err != nil {
+			return fail(err)
+		}
+		if count, full, err = t.readMeta(op); err != nil {
+			return fail(err)
+		}
+	}
+	if full {
+		return nil, nil, false, nil
+	}
+	u := int64(count)
+	if u < 1 || u > slots+1 {
+		return fail(fmt.Errorf("accel: %s: the table counts %d keys in %d slots: %w", op, u, slots+1, host.ErrDriver))
+	}
+	if d.reporting() {
+		rp := d.plan(d.planner.radix(d.caps, u, 8))
+		d.reportModel(op, "unique", uniqueReport{up, rp}, func() traffic {
+			return hashUniqueTraffic(d.caps, rp, n, u, up.Capacity, keyKind(x.dtype))
+		}, uniqueMinBytes(n, u, 8))
+	}
 	// the held slots' keys and slots, each group's run claimed from
-	// total, whose count is u (the buffers as long as the slots: u is
-	// known only at the wait)
+	// total (not read back: u is known)
 	total, err := tmp.alloc(d, op, Uint64, 1)
 	if err != nil {
 		return fail(err)
@@ -199,39 +227,17 @@ func (d *Device) uniqueHashed(op string, x, inverse *DeviceTensor, up uniquePlan
 	if err := d.h.Fill(total.raw(), 0, 8, []byte{0, 0, 0, 0}); err != nil {
 		return fail(fmt.Errorf("accel: %s: %w", op, err))
 	}
-	keys, err := tmp.alloc(d, op, x.dtype, slots+1)
+	keys, err := tmp.alloc(d, op, x.dtype, u)
 	if err != nil {
 		return fail(err)
 	}
-	held, err := tmp.alloc(d, op, Int64, slots+1)
+	held, err := tmp.alloc(d, op, Int64, u)
 	if err != nil {
 		return fail(err)
 	}
-	if err := t.pass(op, kernels.HashGather{Table: t.table.raw(), Keys: keys.raw(), Held: held.raw(), Total: total.raw(), Slots: slots},
-		slots+1); err != nil {
+	if err := t.pass(op, kernels.HashGather{Table: t.table.raw(), Keys: keys.raw(), Held: held.raw(), Total: total.raw(), Slots: slots,
+		U: u}, slots+1); err != nil {
 		return fail(err)
-	}
-	if err := d.flush(op); err != nil {
-		return fail(err)
-	}
-	var ub [8]byte
-	if err := d.h.Download(total.raw(), 0, ub[:]); err != nil {
-		return fail(fmt.Errorf("accel: %s: %w", op, err))
-	}
-	if !read {
-		if full, err = t.fullFlag(op); err != nil || full {
-			return fail(err)
-		}
-	}
-	u := int64(binary.LittleEndian.Uint64(ub[:]))
-	if u < 1 || u > slots+1 {
-		return fail(fmt.Errorf("accel: %s: the table holds %d keys of %d slots: %w", op, u, slots+1, host.ErrDriver))
-	}
-	if d.reporting() {
-		rp := d.plan(d.planner.radix(d.caps, u, 8))
-		d.reportModel(op, "unique", uniqueReport{up, rp}, func() traffic {
-			return hashUniqueTraffic(d.caps, rp, n, u, up.Capacity, keyKind(x.dtype))
-		}, uniqueMinBytes(n, u, 8))
 	}
 	res, err := d.radixSort(op, keys.raw(), u, 8, keyKind(x.dtype), false, 64, nil, 0)
 	if err != nil {

@@ -306,7 +306,7 @@ void hash_gather(HASH_GATHER_PARAMS) {
 		i64 at = CAST(i64, CAST(u64, SH(ls)) | (CAST(u64, SH(ls + I64C(1))) << 32)) + CAST(i64, SH(lid) - mine);
 		for (i64 j = I64C(0); j < I64C(ITEMS); j++) {
 			const i64 s = ew_index(tile, j);
-			if (s <= slots && ht_held(table, s, slots) && at <= slots) {
+			if (s <= slots && ht_held(table, s, slots) && at < u) {
 				ST64(keys, at, ht_key(table, s, slots));
 				ST64(held, at, CAST(u64, s));
 				at++;

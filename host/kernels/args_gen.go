@@ -1727,10 +1727,11 @@ func (a HashCount) AppendArgs(dst []host.Arg) []host.Arg {
 // HashGather is a launch of hash_gather_k (hash): the held slots' keys and slots, each work-group's at a run it claims from total (one atomic per tile; slot order within a run, runs in any order).
 type HashGather struct {
 	Table host.Buffer // in: 2*(slots+1) words
-	Keys  host.Buffer // out: the held keys, slots+1 words
-	Held  host.Buffer // out: their slots, slots+1 words
+	Keys  host.Buffer // out: the u held keys
+	Held  host.Buffer // out: their slots
 	Total host.Buffer // inout: uint64: held slots gathered (zeroed by the host)
 	Slots int64       // slots
+	U     int64       // held slots (the table's key count)
 }
 
 // Entry returns the declaration of hash_gather_k.
@@ -1743,7 +1744,7 @@ func (HashGather) Spec(v HashVariant) host.KernelSpec {
 
 // AppendArgs appends the argument slots in declaration order.
 func (a HashGather) AppendArgs(dst []host.Arg) []host.Arg {
-	return append(dst, host.BufArg(a.Table), host.BufArg(a.Keys), host.BufArg(a.Held), host.BufArg(a.Total), host.I64(a.Slots))
+	return append(dst, host.BufArg(a.Table), host.BufArg(a.Keys), host.BufArg(a.Held), host.BufArg(a.Total), host.I64(a.Slots), host.I64(a.U))
 }
 
 // HashRank is a launch of hash_rank_k (hash): s = held[perm[i]]: values[i] = its key, counts[i] = its count, and its value word becomes i.

@@ -52,9 +52,9 @@ layout(constant_id = 3) const int CONTIG = 0; /* 1: each work-item takes ITEMS c
 #define HASH_IDS_PARAMS BPTR table, BPTR res, BPTR aux, i64 n, i64 slots
 #define HASH_COUNT_PARAMS BPTR table, BPTR keys, BPTR res, BPTR meta, i64 n, i64 slots, i64 max_probes, i64 budget, i64 step, i64 capacity
 #ifdef ACCEL_CL
-#define HASH_GATHER_PARAMS BPTR table, BPTR keys, BPTR held, BPTR total, i64 slots, __local SCRATCH_T* sh
+#define HASH_GATHER_PARAMS BPTR table, BPTR keys, BPTR held, BPTR total, i64 slots, i64 u, __local SCRATCH_T* sh
 #else
-#define HASH_GATHER_PARAMS BPTR table, BPTR keys, BPTR held, BPTR total, i64 slots
+#define HASH_GATHER_PARAMS BPTR table, BPTR keys, BPTR held, BPTR total, i64 slots, i64 u
 #endif
 #define HASH_RANK_PARAMS BPTR table, BPTR held, BPTR perm, BPTR values, BPTR counts, i64 u, i64 slots
 
@@ -96,9 +96,9 @@ layout(constant_id = 3) const int CONTIG = 0; /* 1: each work-item takes ITEMS c
 	}
 #define HASH_E_hash_gather_k \
 	__kernel __attribute__((reqd_work_group_size(LOCAL_SIZE, 1, 1))) \
-	void hash_gather_k(__global uchar* table, __global uchar* keys, __global uchar* held, __global uchar* total, long slots) { \
+	void hash_gather_k(__global uchar* table, __global uchar* keys, __global uchar* held, __global uchar* total, long slots, long u) { \
 		__local SCRATCH_T sh[SCRATCH_LEN]; \
-		hash_gather(table, keys, held, total, slots, sh); \
+		hash_gather(table, keys, held, total, slots, u, sh); \
 	}
 #define HASH_E_hash_rank_k \
 	__kernel __attribute__((reqd_work_group_size(LOCAL_SIZE, 1, 1))) \
@@ -127,7 +127,7 @@ layout(push_constant) uniform AccelArgs { uint64_t s[10]; } accel_args;
 #define HASH_VK_E_3 hash_commit(accel_args.s[0], accel_args.s[1], accel_args.s[2], int64_t(accel_args.s[3]), int64_t(accel_args.s[4]), int64_t(accel_args.s[5]));
 #define HASH_VK_E_4 hash_ids(accel_args.s[0], accel_args.s[1], accel_args.s[2], int64_t(accel_args.s[3]), int64_t(accel_args.s[4]));
 #define HASH_VK_E_5 hash_count(accel_args.s[0], accel_args.s[1], accel_args.s[2], accel_args.s[3], int64_t(accel_args.s[4]), int64_t(accel_args.s[5]), int64_t(accel_args.s[6]), int64_t(accel_args.s[7]), int64_t(accel_args.s[8]), int64_t(accel_args.s[9]));
-#define HASH_VK_E_6 hash_gather(accel_args.s[0], accel_args.s[1], accel_args.s[2], accel_args.s[3], int64_t(accel_args.s[4]));
+#define HASH_VK_E_6 hash_gather(accel_args.s[0], accel_args.s[1], accel_args.s[2], accel_args.s[3], int64_t(accel_args.s[4]), int64_t(accel_args.s[5]));
 #define HASH_VK_E_7 hash_rank(accel_args.s[0], accel_args.s[1], accel_args.s[2], accel_args.s[3], accel_args.s[4], int64_t(accel_args.s[5]), int64_t(accel_args.s[6]));
 #ifdef ACCEL_ONLY_ENTRY
 #define HASH_ENTRIES \
@@ -152,7 +152,7 @@ layout(push_constant) uniform AccelArgs { uint64_t s[10]; } accel_args;
 		} else if (ENTRY == 5) { \
 			hash_count(accel_args.s[0], accel_args.s[1], accel_args.s[2], accel_args.s[3], int64_t(accel_args.s[4]), int64_t(accel_args.s[5]), int64_t(accel_args.s[6]), int64_t(accel_args.s[7]), int64_t(accel_args.s[8]), int64_t(accel_args.s[9])); \
 		} else if (ENTRY == 6) { \
-			hash_gather(accel_args.s[0], accel_args.s[1], accel_args.s[2], accel_args.s[3], int64_t(accel_args.s[4])); \
+			hash_gather(accel_args.s[0], accel_args.s[1], accel_args.s[2], accel_args.s[3], int64_t(accel_args.s[4]), int64_t(accel_args.s[5])); \
 		} else if (ENTRY == 7) { \
 			hash_rank(accel_args.s[0], accel_args.s[1], accel_args.s[2], accel_args.s[3], accel_args.s[4], int64_t(accel_args.s[5]), int64_t(accel_args.s[6])); \
 		} \
