@@ -48,7 +48,21 @@ type HashTable struct {
 // It fails with ErrUnsupported on a device without 64-bit atomics and with
 // ErrTooLarge when the table does not fit one allocation.
 func (d *Device) NewHashTable(capacity int64) (*HashTable, error) {
-	const op = "hash_table"
+	t, err := d.newHashTable("hash_table", capacity)
+	if err != nil {
+		return nil, err
+	}
+	if err := d.flush("hash_table"); err != nil {
+		t.Release()
+		return nil, err
+	}
+	return t, nil
+}
+
+// newHashTable is NewHashTable for op with its clearing queued, not
+// handed to the device (an op's own table goes with the rest of its
+// work).
+func (d *Device) newHashTable(op string, capacity int64) (*HashTable, error) {
 	if capacity < 0 {
 		return nil, argErr(op, "capacity", capacity, ">= 0", ErrInvalidArgument)
 	}
@@ -56,13 +70,10 @@ func (d *Device) NewHashTable(capacity int64) (*HashTable, error) {
 		return nil, argErr(op, "device", d.caps.ID()+" "+d.caps.Name+" without 64-bit integer atomics",
 			"a device with 64-bit atomic compare-and-swap (cl_khr_int64_base_atomics, shaderBufferInt64Atomics)", ErrUnsupported)
 	}
-	slots := int64(2)
-	if capacity > 1 {
-		if capacity > math.MaxInt64/4 {
-			return nil, argErr(op, "capacity", capacity, fmt.Sprintf("at most %d", int64(math.MaxInt64/4)), ErrTooLarge)
-		}
-		slots = int64(1) << bits.Len64(uint64(2*capacity-1))
+	if capacity > math.MaxInt64/4 {
+		return nil, argErr(op, "capacity", capacity, fmt.Sprintf("at most %d", int64(math.MaxInt64/4)), ErrTooLarge)
 	}
+	slots := hashSlots(capacity)
 	if slots+1 > d.caps.MaxAllocBytes/16 {
 		return nil, argErr(op, "capacity", capacity, fmt.Sprintf("at most %d keys (%d slots of 16 bytes fit the device's largest allocation)",
 			d.caps.MaxAllocBytes/32, d.caps.MaxAllocBytes/16), ErrTooLarge)
@@ -76,11 +87,20 @@ func (d *Device) NewHashTable(capacity int64) (*HashTable, error) {
 		t.table.Release()
 		return nil, err
 	}
-	if err := t.Reset(); err != nil {
+	if err := t.clear(); err != nil {
 		t.Release()
 		return nil, err
 	}
 	return t, nil
+}
+
+// hashSlots is the slot count of a table for capacity keys: the smallest
+// power of two at least 2*capacity, and at least 2.
+func hashSlots(capacity int64) int64 {
+	if capacity <= 1 {
+		return 2
+	}
+	return int64(1) << bits.Len64(uint64(2*capacity-1))
 }
 
 // Capacity returns the number of distinct keys the table was made for.
@@ -94,6 +114,14 @@ func (t *HashTable) Reset() error {
 	if err := t.live("reset"); err != nil {
 		return err
 	}
+	if err := t.clear(); err != nil {
+		return err
+	}
+	return t.d.flush("hash_table reset")
+}
+
+// clear queues the table's emptying.
+func (t *HashTable) clear() error {
 	// every word starts as HT_EMPTY (all ones)
 	if err := t.d.h.Fill(t.table.raw(), 0, t.table.n*8, []byte{0xff, 0xff, 0xff, 0xff}); err != nil {
 		return fmt.Errorf("accel: hash_table reset: %w", err)
@@ -102,7 +130,7 @@ func (t *HashTable) Reset() error {
 		return fmt.Errorf("accel: hash_table reset: %w", err)
 	}
 	t.size, t.broken = 0, false
-	return t.d.flush("hash_table reset")
+	return nil
 }
 
 // Release frees the table's device memory. It is safe to call more than
@@ -210,7 +238,6 @@ func (t *HashTable) probe(op string, mode probeMode, keys, res host.Buffer, n in
 	if err := d.h.Fill(t.meta.raw(), 8, 8, []byte{0, 0, 0, 0}); err != nil {
 		return false, false, fmt.Errorf("accel: %s: %w", op, err)
 	}
-	mb := make([]byte, 16)
 	t.launches = 0
 	for step := int64(0); ; step++ {
 		var err error
@@ -232,12 +259,11 @@ func (t *HashTable) probe(op string, mode probeMode, keys, res host.Buffer, n in
 		if !bounded {
 			return false, false, nil
 		}
-		if err := d.h.Download(t.meta.raw(), 0, mb); err != nil {
+		if err := d.h.Download(t.meta.raw(), 0, t.meta16[:]); err != nil {
 			return false, false, fmt.Errorf("accel: %s: %w", op, err)
 		}
-		copy(t.meta16[:], mb)
-		full := binary.LittleEndian.Uint32(mb[4*kernels.HtMetaFull:]) != 0
-		more := binary.LittleEndian.Uint32(mb[4*kernels.HtMetaMore:]) != 0
+		_, full := t.metaWords()
+		more := binary.LittleEndian.Uint32(t.meta16[4*kernels.HtMetaMore:]) != 0
 		if full || !more {
 			return true, full, nil
 		}

@@ -431,16 +431,10 @@ func (d *Device) indicePairs(op string, indices *DeviceTensor, g convGeom, split
 // submLookupModel is pathSubmLookup's traffic model on d for g, with the
 // plans its passes make (expandSorted's and the scan's).
 func (d *Device) submLookupModel(g convGeom, split IndiceSplit) traffic {
-	count := g.l * g.k
-	dt, wide := Uint32, false
-	if count+1 >= 1<<32 {
-		dt, wide = Uint64, true
-	}
-	ep := planIndicePairs(d.caps, g.l, g.k, true, g.l, split)
-	sorted := ep.OffsetsPerCore <= ipCursors
+	dt, wide, sorted := expandLayout(d.caps, g, g.l, kernels.IpRuleSubm, true, split)
 	rp := d.plan(d.planner.radix(d.caps, g.l, 8))
-	sp := d.plan(planScan(d.caps, count+1, int64(dt.Size()), d.scanSubgroups(dt)))
-	return submLookupTraffic(d.caps, rp, sp, g.l, int64(g.d), g.k, g.inBits, sorted, wide)
+	sp := d.plan(planScan(d.caps, g.l*g.k+1, int64(dt.Size()), d.scanSubgroups(dt)))
+	return submLookupTraffic(d.caps, rp, sp, g.l, int64(g.d), g.k, g.inBits, sorted, wide != 0)
 }
 
 // noIndicePairs is the result of a conv without sites: no pairs, no
@@ -823,10 +817,7 @@ func (r *ipRun) tilePlan(n int64) host.Plan {
 func (r *ipRun) expandSorted(rows host.Buffer, n int64, params host.Buffer, rule int64, orow *DeviceTensor) (*DeviceTensor, int64, *scan, *DeviceTensor, error) {
 	d, g := r.d, r.g
 	count := n * g.k
-	dt, wide := Uint32, int64(0)
-	if count+1 >= 1<<32 {
-		dt, wide = Uint64, 1
-	}
+	dt, wide, sorted := expandLayout(d.caps, g, n, rule, orow != nil, r.split)
 	pos, err := r.tmp.alloc(d, r.op, dt, count+1)
 	if err != nil {
 		return nil, 0, nil, nil, err
@@ -834,14 +825,11 @@ func (r *ipRun) expandSorted(rows host.Buffer, n int64, params host.Buffer, rule
 	if err := d.h.Fill(pos.raw(), count*int64(dt.Size()), int64(dt.Size()), []byte{0, 0, 0, 0}); err != nil {
 		return nil, 0, nil, nil, fmt.Errorf("accel: %s: %w", r.op, err)
 	}
-	look := orow != nil
-	plan := planIndicePairs(d.caps, n, g.k, look, g.l, r.split)
 	var orowBuf, rankBuf host.Buffer
 	var rank *DeviceTensor
-	if look {
+	if orow != nil {
 		orowBuf = orow.raw()
 	}
-	sorted := rule == kernels.IpRuleSubm && plan.OffsetsPerCore <= ipCursors
 	if sorted {
 		if rank, err = r.tmp.alloc(d, r.op, Int32, n); err != nil {
 			return nil, 0, nil, nil, err
@@ -862,6 +850,20 @@ func (r *ipRun) expandSorted(rows host.Buffer, n int64, params host.Buffer, rule
 		return nil, 0, nil, nil, err
 	}
 	return pos, wide, s, rank, nil
+}
+
+// expandLayout is how expandSorted lays out n rows x K candidates under
+// rule (look: the rule looks targets up): the positions' dtype (wide:
+// 64-bit, where n*K+1 passes 2^32) and whether a submanifold conv walks
+// the sites in key order (sorted: cursors for each of a core's offsets).
+// The traffic model (submLookupModel) takes it from here too.
+func expandLayout(caps host.Caps, g convGeom, n, rule int64, look bool, split IndiceSplit) (dt DType, wide int64, sorted bool) {
+	dt = Uint32
+	if n*g.k+1 >= 1<<32 {
+		dt, wide = Uint64, 1
+	}
+	plan := planIndicePairs(caps, n, g.k, look, g.l, split)
+	return dt, wide, rule == kernels.IpRuleSubm && plan.OffsetsPerCore <= ipCursors
 }
 
 // convCount queues a regular or transposed conv's count pass in rows

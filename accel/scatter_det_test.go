@@ -209,6 +209,7 @@ func TestScatterPartition(t *testing.T) {
 			n, targets, hot int64 // hot: hits of target 0, the rest spread
 			sorted          bool  // the call falls back to the sort
 		}{
+			{0, 5, 0, false},
 			{1, 1, 0, false},
 			{100003, 20000, 0, false},
 			{5000, 300, kernels.ScPartMax, false},
@@ -242,10 +243,21 @@ func TestScatterPartition(t *testing.T) {
 					require.NoError(t, err, name)
 					require.NoError(t, sameBits(mustHost(t, out), want), name)
 					release()
+					if c.n == 0 {
+						continue // no positions: no plan to run
+					}
 					require.Contains(t, plan, "grouped in one pass", name)
 					require.Equal(t, c.sorted, strings.Contains(plan, "hits: the sort"), "%s: %s", name, plan)
 				}
 			}
+		}
+		// no targets at all: every index is out of range
+		{
+			in, idx, src := hostZeros(Float32, 0), hostZeros(Int64, 3), hostZeros(Float32, 3)
+			ts, release := uploadAll(t, d, in, idx, src)
+			_, err := d.ScatterReduceDeterministic(ts[0], 0, ts[1], ts[2], Sum, true)
+			release()
+			require.ErrorIs(t, err, ErrInvalidArgument)
 		}
 		// a bad index: named, whatever the path
 		in, idx, src := hostZeros(Float32, 50), hostZeros(Int64, 400), hostZeros(Float32, 400)

@@ -139,12 +139,16 @@ func (d *Device) tunedScatter(sp scatterPlan, s scatterShape) scatterPlan {
 	}
 	for _, k := range ks {
 		if k.Name == "PART" {
-			sp.Part = k.Value != 0 && sp.Packed && s.n < 1<<32
+			sp.Part = k.Value != 0 && sp.Packed && s.partFits()
 		}
 	}
 	sp.Reason += " [ACCEL_KNOBS]"
 	return sp
 }
+
+// partFits says whether the partition takes s: its words hold a
+// position in 32 bits (the value's bits in the other 32).
+func (s scatterShape) partFits() bool { return s.n < 1<<32 }
 
 // partTargetsPerHit is the most targets per position for which the
 // partition plan is tried: its counts and its fold cover every target
@@ -371,7 +375,7 @@ func completeScatter(caps host.Caps, s scatterShape, sp scatterPlan) scatterPlan
 	if sp.Path == scatterSorted && s.elemBytes == 4 && keyBitsFor(s.targets) <= 32 {
 		sp.Packed = true
 		sp.Reason += "; target and value in one word through the sort (no offsets sorted, no gather)"
-		if s.n < 1<<32 && (sp.Part || caps.Type != host.TypeCPU && s.n <= partAvgHits*s.targets && s.targets <= partTargetsPerHit*s.n) {
+		if s.partFits() && (sp.Part || caps.Type != host.TypeCPU && s.n <= partAvgHits*s.targets && s.targets <= partTargetsPerHit*s.n) {
 			sp.Part = true
 			sp.Reason += fmt.Sprintf("; at most %d hits per target on average: grouped in one pass by per-target slots, "+
 				"each target's words sorted in place by position (the sort where one has more than %d)", int64(partAvgHits), int64(kernels.ScPartMax))

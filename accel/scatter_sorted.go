@@ -83,11 +83,6 @@ func (j *scatterJob) partitioned() (done bool, err error) {
 	d, g := j.d, j.g
 	index, meta, count, rank, dim, dimSize, wrap := j.pos()
 	tg := j.out.n
-	if count == 0 || tg == 0 {
-		// no position, or none valid: only the validation left
-		return true, j.run(string(kernels.ScatterI32), d.elementwise(j.op, count), kernels.ScatterValidate{Err: j.flag.raw(),
-			Index: index, Meta: meta, Count: count, Rank: rank, Dim: dim, DimSize: dimSize, Wrap: wrap})
-	}
 	counts, err := j.tmp.alloc(d, j.op, Uint32, tg)
 	if err != nil {
 		return false, err

@@ -221,7 +221,7 @@ func partTryTraffic(caps host.Caps, s scatterShape) traffic {
 	t := traffic{Waits: 1}
 	t.add("fill", 0, 4*tg)
 	t.add("scatter_pcount", 8*n, 4*n)
-	t.then(scanTraffic(planScan(caps, tg, 4, false), tg, 4, 4))
+	t.then(scanTraffic(planScan(caps, tg, 4, scanSubgroups(caps, 4, false)), tg, 4, 4)) // the counts' scan, as scanBuf plans it
 	return t
 }
 

@@ -4,6 +4,7 @@ import (
 	"testing"
 
 	"github.com/accelkern/accel/host"
+	"github.com/accelkern/accel/host/kernels"
 	"github.com/accelkern/accel/reference"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
@@ -127,8 +128,8 @@ func TestTrafficModel(t *testing.T) {
 		sub := convGeom{l: l, k: k, d: 3, p: reference.SparseConv{Subm: true, BatchSize: 4, SpatialShape: []int64{41, 1440, 1440},
 			KSize: []int64{3, 3, 3}}}
 		require.Equal(t, pathSubmLookup, planIndice(h100, sub, SplitAuto, shapeAuto, false).Path)
-		ep := planIndicePairs(h100, l, k, true, l, SplitAuto)
-		tr := submLookupTraffic(h100, planRadix(h100, l, 8), planScan(h100, l*k+1, 4, true), l, 3, k, g.inBits, ep.OffsetsPerCore <= ipCursors, false)
+		_, wide, sorted := expandLayout(h100, g, l, kernels.IpRuleSubm, true, SplitAuto)
+		tr := submLookupTraffic(h100, planRadix(h100, l, 8), planScan(h100, l*k+1, 4, true), l, 3, k, g.inBits, sorted, wide != 0)
 		min := submMinBytes(l, 3, k)
 		assert.LessOrEqual(t, tr.Bytes(), 6*min, "subm: %s", tr)
 		assert.Equal(t, 1, tr.Waits)

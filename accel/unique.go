@@ -24,8 +24,7 @@ func (d *Device) Unique(x *DeviceTensor) (values, inverse, counts *DeviceTensor,
 	if err := checkSortDType(op, "x", x.dtype, true); err != nil {
 		return nil, nil, nil, err
 	}
-	var outs, tmp temps
-	defer tmp.release()
+	var outs temps
 	fail := func(err error) (*DeviceTensor, *DeviceTensor, *DeviceTensor, error) {
 		outs.release()
 		return nil, nil, nil, err
@@ -45,7 +44,7 @@ func (d *Device) Unique(x *DeviceTensor) (values, inverse, counts *DeviceTensor,
 	}
 	up := d.tunedUnique(d.planner.unique(d.caps, n, w), n)
 	tried := false
-	if up.Hash && w == 8 && d.caps.Int64 && d.caps.Int64Atomics {
+	if up.Hash && hashable(d.caps, w) { // a forced plan may not be
 		var ok bool
 		values, counts, ok, err = d.uniqueHashed(op, x, inverse, up, &outs)
 		if err != nil {
@@ -175,7 +174,7 @@ func (d *Device) uniqueSorted(op string, x, inverse *DeviceTensor, up uniquePlan
 // caller sorts instead. It waits once, for u and the full flag.
 func (d *Device) uniqueHashed(op string, x, inverse *DeviceTensor, up uniquePlan, outs *temps) (values, counts *DeviceTensor, ok bool, err error) {
 	fail := func(err error) (*DeviceTensor, *DeviceTensor, bool, error) { return nil, nil, false, err }
-	t, err := d.NewHashTable(up.Capacity)
+	t, err := d.newHashTable(op, up.Capacity)
 	if errors.Is(err, ErrTooLarge) {
 		return nil, nil, false, nil
 	}
@@ -218,15 +217,8 @@ func (d *Device) uniqueHashed(op string, x, inverse *DeviceTensor, up uniquePlan
 			return hashUniqueTraffic(d.caps, rp, n, u, up.Capacity, keyKind(x.dtype))
 		}, uniqueMinBytes(n, u, 8))
 	}
-	// the held slots' keys and slots, each group's run claimed from
-	// total (not read back: u is known)
-	total, err := tmp.alloc(d, op, Uint64, 1)
-	if err != nil {
-		return fail(err)
-	}
-	if err := d.h.Fill(total.raw(), 0, 8, []byte{0, 0, 0, 0}); err != nil {
-		return fail(fmt.Errorf("accel: %s: %w", op, err))
-	}
+	// the held slots' keys and slots, each group's run claimed below the
+	// key count
 	keys, err := tmp.alloc(d, op, x.dtype, u)
 	if err != nil {
 		return fail(err)
@@ -235,7 +227,7 @@ func (d *Device) uniqueHashed(op string, x, inverse *DeviceTensor, up uniquePlan
 	if err != nil {
 		return fail(err)
 	}
-	if err := t.pass(op, kernels.HashGather{Table: t.table.raw(), Keys: keys.raw(), Held: held.raw(), Total: total.raw(), Slots: slots,
+	if err := t.pass(op, kernels.HashGather{Table: t.table.raw(), Keys: keys.raw(), Held: held.raw(), Meta: t.meta.raw(), Slots: slots,
 		U: u}, slots+1); err != nil {
 		return fail(err)
 	}

@@ -2,7 +2,6 @@ package accel
 
 import (
 	"fmt"
-	"math/bits"
 
 	"github.com/accelkern/accel/host"
 )
@@ -52,20 +51,12 @@ const (
 	uniqueProbeCap  = 128
 )
 
-// hashSlots is the slot count of a table for capacity keys (NewHashTable).
-func hashSlots(capacity int64) int64 {
-	if capacity <= 1 {
-		return 2
-	}
-	return int64(1) << bits.Len64(uint64(2*capacity-1))
-}
-
 // planUnique plans Unique of n keys of keyBytes each.
 func planUnique(caps host.Caps, n int64, keyBytes int) uniquePlan {
 	switch {
 	case keyBytes != 8:
 		return uniquePlan{Reason: "32-bit keys: four digit passes"}
-	case !caps.Int64 || !caps.Int64Atomics:
+	case !hashable(caps, keyBytes):
 		return uniquePlan{Reason: "no 64-bit atomics for a hash table"}
 	case caps.Type == host.TypeCPU && caps.Backend == host.OpenCL:
 		// PoCL, 2-core EPYC, accel bench --op unique, two rounds: the sort
@@ -80,16 +71,23 @@ func planUnique(caps host.Caps, n int64, keyBytes int) uniquePlan {
 	return hashUniquePlan(n)
 }
 
+// hashable says whether Unique can hash keys of keyBytes on a device of
+// caps: 64-bit keys, 64-bit atomics (the table's).
+func hashable(caps host.Caps, keyBytes int) bool {
+	return keyBytes == 8 && caps.Int64 && caps.Int64Atomics
+}
+
 // hashUniquePlan is the hash plan for n keys.
 func hashUniquePlan(n int64) uniquePlan {
 	return uniquePlan{Hash: true, Capacity: max(n/uniqueHashShare, 1), ProbeCap: uniqueProbeCap,
 		Reason: fmt.Sprintf("64-bit keys: counted in a table for 1/%d of them, then only the distinct ones sorted; more distinct keys: the sort", uniqueHashShare)}
 }
 
-// tunedUnique is up with $ACCEL_KNOBS's "unique_plan" overrides (not "unique": the elementwise passes of Unique plan under that name), for trying
+// tunedUnique is up with $ACCEL_KNOBS's "unique_plan" overrides (not
+// "unique": Unique's elementwise passes plan under that name), for trying
 // the plans on a GPU without a rebuild: HASH=0 sorts every key, HASH=1
-// hashes (64-bit keys on a device with 64-bit atomics), SHARE=k sizes
-// the table for n/k keys.
+// hashes (64-bit keys on a device with 64-bit atomics), SHARE=k sizes the
+// table for n/k keys.
 func (d *Device) tunedUnique(up uniquePlan, n int64) uniquePlan {
 	ks, ok := d.knobs["unique_plan"]
 	if !ok {

@@ -34,10 +34,12 @@
  *                value word of its slot (from all ones: the key's count
  *                less one)
  *   hash_gather  the held slots' keys and slots into keys and held: each
- *                work-group counts a tile's held slots, claims a run of
- *                that many from total (one atomic add), and its lanes write
- *                theirs in slot order; the runs land in whatever order
- *                the groups reach total (Unique sorts the keys after)
+ *                work-group counts a tile's held slots and claims a run of
+ *                that many below the table's key count (one atomic
+ *                subtraction from meta's HT_META_COUNT, which ends at 0),
+ *                and its lanes write theirs in slot order; the runs land
+ *                in whatever order the groups claim them (Unique sorts the
+ *                keys after)
  *   hash_rank    perm sorts keys: values[i] = the key of slot
  *                s = held[perm[i]], counts[i] = its count, and its value
  *                word becomes i (hash_ids then reads every input's rank)
@@ -298,7 +300,8 @@ void hash_gather(HASH_GATHER_PARAMS) {
 			LOCAL_BARRIER();
 		}
 		if (lid == ls - I64C(1)) {
-			const u64 base = ADD64(total, 0, CAST(u64, SH(lid)));
+			const u64 run = CAST(u64, SH(lid));
+			const u64 base = ADD64(meta, HT_META_COUNT, CAST(u64, 0) - run) - run; /* the run below the count's old value */
 			SH(ls) = CAST(u32, base & 0xfffffffful); /* 32-ok: the low half of the run's start */
 			SH(ls + I64C(1)) = CAST(u32, base >> 32); /* 32-ok: the high half */
 		}
@@ -306,7 +309,7 @@ void hash_gather(HASH_GATHER_PARAMS) {
 		i64 at = CAST(i64, CAST(u64, SH(ls)) | (CAST(u64, SH(ls + I64C(1))) << 32)) + CAST(i64, SH(lid) - mine);
 		for (i64 j = I64C(0); j < I64C(ITEMS); j++) {
 			const i64 s = ew_index(tile, j);
-			if (s <= slots && ht_held(table, s, slots) && at < u) {
+			if (s <= slots && ht_held(table, s, slots) && at >= I64C(0) && at < u) {
 				ST64(keys, at, ht_key(table, s, slots));
 				ST64(held, at, CAST(u64, s));
 				at++;

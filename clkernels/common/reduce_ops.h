@@ -41,4 +41,10 @@ T sc_combine(T acc, T v, i64 red) {
 	return T_SEL(T_LT(v, acc), v, acc);
 }
 
+/* One step of an in-order fold: assign keeps the later value, every other
+ * reduction combines (sc_combine). */
+T sc_fold(T acc, T v, i64 red) {
+	return red == I64C(RED_ASSIGN) ? v : sc_combine(acc, v, red);
+}
+
 #endif

@@ -371,7 +371,7 @@ void scatter_pfold(SCATTER_PFOLD_PARAMS) {
 		T acc = include_self != I64C(0) ? LOADV(dst, t) : sc_identity(red);
 		for (i64 a = start; a < end; a++) {
 			const T v = FROM_BITS(CAST(UBITS, LD64(words, a) & 0xfffffffful));
-			acc = red == I64C(RED_ASSIGN) ? v : sc_combine(acc, v, red);
+			acc = sc_fold(acc, v, red);
 		}
 		if (red == I64C(RED_MEAN)) {
 			acc = MEAN_DIV(acc, k + include_self);
@@ -660,7 +660,7 @@ INLINE void sc_private_one(BPTR src, BPTR pcnt, BPTR err, BPTR priv, i64 p, i64 
 	}
 	const i64 t = base + o + ix * dim_stride;
 	const T v = LOADV(src, s);
-	STOREV(priv, t, red == I64C(RED_ASSIGN) ? v : sc_combine(LOADV(priv, t), v, red));
+	STOREV(priv, t, sc_fold(LOADV(priv, t), v, red));
 	if (counted != I64C(0)) {
 		STOREU(pcnt, t, LOADU(pcnt, t) + 1u);
 	}
@@ -1131,7 +1131,7 @@ void scatter_merge(SCATTER_MERGE_PARAMS) {
 				const i64 c = CAST(i64, LOADU(pcnt, w * count + t));
 				if (c > I64C(0)) {
 					const T v = LOADV(priv, w * count + t);
-					acc = red == I64C(RED_ASSIGN) ? v : sc_combine(acc, v, red);
+					acc = sc_fold(acc, v, red);
 					total += c;
 				}
 			}

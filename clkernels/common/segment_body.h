@@ -78,7 +78,7 @@ void segment_reduce(SEGMENT_REDUCE_PARAMS) {
 			} else {
 				v = LDV(vals, vals_at == I64C(SEG_VALS_PERM) ? CAST(i64, LD64(perm, j)) : j);
 			}
-			acc = red == I64C(RED_ASSIGN) ? v : sc_combine(acc, v, red);
+			acc = sc_fold(acc, v, red);
 		}
 		const bool more = j == to && j < n && seg_key(keys, j, packed) == key;
 		if (!more && red == I64C(RED_MEAN)) {

@@ -1724,12 +1724,12 @@ func (a HashCount) AppendArgs(dst []host.Arg) []host.Arg {
 	return append(dst, host.BufArg(a.Table), host.BufArg(a.Keys), host.BufArg(a.Res), host.BufArg(a.Meta), host.I64(a.N), host.I64(a.Slots), host.I64(a.MaxProbes), host.I64(a.Budget), host.I64(a.Step), host.I64(a.Capacity))
 }
 
-// HashGather is a launch of hash_gather_k (hash): the held slots' keys and slots, each work-group's at a run it claims from total (one atomic per tile; slot order within a run, runs in any order).
+// HashGather is a launch of hash_gather_k (hash): the held slots' keys and slots, each work-group's at a run it claims below the table's key count (one atomic per tile, counting it down to 0; slot order within a run, runs in any order).
 type HashGather struct {
 	Table host.Buffer // in: 2*(slots+1) words
 	Keys  host.Buffer // out: the u held keys
 	Held  host.Buffer // out: their slots
-	Total host.Buffer // inout: uint64: held slots gathered (zeroed by the host)
+	Meta  host.Buffer // inout: key count (HT_META_COUNT: u, counted down to 0) and flags
 	Slots int64       // slots
 	U     int64       // held slots (the table's key count)
 }
@@ -1744,7 +1744,7 @@ func (HashGather) Spec(v HashVariant) host.KernelSpec {
 
 // AppendArgs appends the argument slots in declaration order.
 func (a HashGather) AppendArgs(dst []host.Arg) []host.Arg {
-	return append(dst, host.BufArg(a.Table), host.BufArg(a.Keys), host.BufArg(a.Held), host.BufArg(a.Total), host.I64(a.Slots), host.I64(a.U))
+	return append(dst, host.BufArg(a.Table), host.BufArg(a.Keys), host.BufArg(a.Held), host.BufArg(a.Meta), host.I64(a.Slots), host.I64(a.U))
 }
 
 // HashRank is a launch of hash_rank_k (hash): s = held[perm[i]]: values[i] = its key, counts[i] = its count, and its value word becomes i.

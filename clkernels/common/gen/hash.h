@@ -52,9 +52,9 @@ layout(constant_id = 3) const int CONTIG = 0; /* 1: each work-item takes ITEMS c
 #define HASH_IDS_PARAMS BPTR table, BPTR res, BPTR aux, i64 n, i64 slots
 #define HASH_COUNT_PARAMS BPTR table, BPTR keys, BPTR res, BPTR meta, i64 n, i64 slots, i64 max_probes, i64 budget, i64 step, i64 capacity
 #ifdef ACCEL_CL
-#define HASH_GATHER_PARAMS BPTR table, BPTR keys, BPTR held, BPTR total, i64 slots, i64 u, __local SCRATCH_T* sh
+#define HASH_GATHER_PARAMS BPTR table, BPTR keys, BPTR held, BPTR meta, i64 slots, i64 u, __local SCRATCH_T* sh
 #else
-#define HASH_GATHER_PARAMS BPTR table, BPTR keys, BPTR held, BPTR total, i64 slots, i64 u
+#define HASH_GATHER_PARAMS BPTR table, BPTR keys, BPTR held, BPTR meta, i64 slots, i64 u
 #endif
 #define HASH_RANK_PARAMS BPTR table, BPTR held, BPTR perm, BPTR values, BPTR counts, i64 u, i64 slots
 
@@ -96,9 +96,9 @@ layout(constant_id = 3) const int CONTIG = 0; /* 1: each work-item takes ITEMS c
 	}
 #define HASH_E_hash_gather_k \
 	__kernel __attribute__((reqd_work_group_size(LOCAL_SIZE, 1, 1))) \
-	void hash_gather_k(__global uchar* table, __global uchar* keys, __global uchar* held, __global uchar* total, long slots, long u) { \
+	void hash_gather_k(__global uchar* table, __global uchar* keys, __global uchar* held, __global uchar* meta, long slots, long u) { \
 		__local SCRATCH_T sh[SCRATCH_LEN]; \
-		hash_gather(table, keys, held, total, slots, u, sh); \
+		hash_gather(table, keys, held, meta, slots, u, sh); \
 	}
 #define HASH_E_hash_rank_k \
 	__kernel __attribute__((reqd_work_group_size(LOCAL_SIZE, 1, 1))) \
