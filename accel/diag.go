@@ -103,12 +103,8 @@ func checkDiagDType(op string, dt DType) error {
 }
 
 // diagRun queues one pass of the diag kernel over g between the full and
-// diagonal tensors, which reads the diagonal's elements where reads (a
-// scatter or a gather; the zeroing only writes them). Its report carries
-// the pass's traffic model, and with copied the copy of that many bytes
-// the op made first (diagonal_scatter's input into its output, the
-// backward's gradient), as the least traffic does.
-func (d *Device) diagRun(op string, g diagGeom, dt DType, reads bool, copied int64, call func(a diagArgs) host.Call) error {
+// diagonal tensors on plan (diagPlan).
+func (d *Device) diagRun(op string, plan host.Plan, g diagGeom, dt DType, call func(a diagArgs) host.Call) error {
 	if g.count == 0 {
 		return nil
 	}
@@ -116,11 +112,16 @@ func (d *Device) diagRun(op string, g diagGeom, dt DType, reads bool, copied int
 	if dt.Size() == 8 {
 		variant = kernels.DiagW64
 	}
-	plan := d.plan(planDiag(d.caps, g.count))
-	d.reportModel(op, "diag", plan, func() traffic { return diagTraffic(g.count, int64(dt.Size()), reads, copied) },
-		diagMinBytes(g.count, int64(dt.Size()), reads, copied))
 	return d.launch(op, string(variant), plan, call(diagArgs{Count: g.count, L: g.L, Base: g.base,
 		Dstride: g.dstr, N1: g.n1, N2: g.n2, S0: g.s0, S1: g.s1, S2: g.s2}))
+}
+
+// diagPlan plans g's diag passes and reports it with the op's traffic
+// model t and least bytes.
+func (d *Device) diagPlan(op string, g diagGeom, t func() traffic, minBytes int64) host.Plan {
+	plan := d.plan(planDiag(d.caps, g.count))
+	d.reportModel(op, "diag", plan, t, minBytes)
+	return plan
 }
 
 // diagArgs are the geometry arguments every diag entry takes.
@@ -201,7 +202,9 @@ func (d *Device) diagonalScatter(input, src *DeviceTensor, offset, dim1, dim2 in
 	if !inPlace {
 		copied = target.n * int64(input.dtype.Size())
 	}
-	if err := d.diagRun(op, g, input.dtype, true, copied, diagScatter(target.raw(), src.raw())); err != nil {
+	e := int64(input.dtype.Size())
+	plan := d.diagPlan(op, g, func() traffic { return diagTraffic(g.count, e, copied) }, diagMinBytes(g.count, e, copied))
+	if err := d.diagRun(op, plan, g, input.dtype, diagScatter(target.raw(), src.raw())); err != nil {
 		return fail(err)
 	}
 	if err := d.flush(op); err != nil {
@@ -239,15 +242,15 @@ func (d *Device) DiagonalScatterBackward(grad *DeviceTensor, offset, dim1, dim2 
 		gi.Release()
 		return nil, nil, err
 	}
-	if err := d.diagRun(op, g, grad.dtype, true, 0, diagGather(grad.raw(), gs.raw())); err != nil {
+	e, size := int64(grad.dtype.Size()), gi.n*int64(grad.dtype.Size())
+	plan := d.diagPlan(op, g, func() traffic { return diagBackwardTraffic(g.count, e, size) }, diagBackwardMinBytes(g.count, e, size))
+	if err := d.diagRun(op, plan, g, grad.dtype, diagGather(grad.raw(), gs.raw())); err != nil {
 		return fail(err)
 	}
-	if gi.n > 0 {
-		if err := d.copyBytes(op, gi.raw(), 0, grad.raw(), 0, gi.n*int64(grad.dtype.Size())); err != nil {
-			return fail(err)
-		}
+	if err := d.copyBytes(op, gi.raw(), 0, grad.raw(), 0, size); err != nil {
+		return fail(err)
 	}
-	if err := d.diagRun(op, g, grad.dtype, false, gi.n*int64(grad.dtype.Size()), diagZero(gi.raw())); err != nil {
+	if err := d.diagRun(op, plan, g, grad.dtype, diagZero(gi.raw())); err != nil {
 		return fail(err)
 	}
 	if err := d.flush(op); err != nil {

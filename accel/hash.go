@@ -120,6 +120,14 @@ func (t *HashTable) Reset() error {
 	return t.d.flush("hash_table reset")
 }
 
+// bounded says whether probing n keys runs under a probe budget (a
+// driver's loop limit, or the table's own for tests), each launch then
+// reading the table's progress words back.
+func (t *HashTable) bounded(n int64) bool {
+	_, budget := planHash(t.d.caps, n)
+	return budget > 0 || t.budget > 0
+}
+
 // clear queues the table's emptying.
 func (t *HashTable) clear() error {
 	// every word starts as HT_EMPTY (all ones)
@@ -331,7 +339,7 @@ func (t *HashTable) insert(keys *DeviceTensor, wantIDs bool) (*DeviceTensor, err
 	}
 	if d.reporting() {
 		sp := d.plan(planScan(d.caps, n, 8, d.scanSubgroups(Int64)))
-		d.reportModel(op, "hash_table", hashOp{"insert", n, t.slots}, func() traffic { return hashTableTraffic(sp, n, t.slots, true, wantIDs) },
+		d.reportModel(op, "hash_table", hashOp{"insert", n, t.slots}, func() traffic { return hashTableTraffic(sp, n, t.slots, true, wantIDs, t.bounded(n)) },
 			hashTableMinBytes(n, t.slots, wantIDs))
 	}
 	read, full, err := t.probe(op, probeInsert, keys.raw(), slots.raw(), n)
@@ -428,7 +436,7 @@ func (t *HashTable) lookup(keys *DeviceTensor) (*DeviceTensor, error) {
 	}
 	if keys.n > 0 {
 		n, d := keys.n, t.d
-		d.reportModel(op, "hash_table", hashOp{"lookup", n, t.slots}, func() traffic { return hashTableTraffic(host.Plan{}, n, t.slots, false, false) },
+		d.reportModel(op, "hash_table", hashOp{"lookup", n, t.slots}, func() traffic { return hashTableTraffic(host.Plan{}, n, t.slots, false, false, t.bounded(n)) },
 			hashTableMinBytes(n, t.slots, true))
 		if _, _, err = t.probe(op, probeLookup, keys.raw(), out.raw(), keys.n); err == nil {
 			err = t.d.flush(op)

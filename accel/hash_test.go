@@ -336,7 +336,7 @@ func TestHashTableModel(t *testing.T) {
 		require.NoError(t, err)
 		found.Release()
 		require.Len(t, got, 2)
-		assert.Equal(t, hashTableTraffic(d.plan(planScan(d.caps, 5, 8, d.scanSubgroups(Int64))), 5, 2048, true, true).Bytes(), got[0].ModelBytes)
+		assert.Equal(t, hashTableTraffic(d.plan(planScan(d.caps, 5, 8, d.scanSubgroups(Int64))), 5, 2048, true, true, false).Bytes(), got[0].ModelBytes)
 		assert.Equal(t, hashTableMinBytes(5, 2048, true), got[0].MinBytes)
 		assert.Equal(t, hashTableMinBytes(5, 2048, true), got[1].ModelBytes)
 		assert.Contains(t, got[1].Plan, "lookup of 5 keys into 2048 slots")

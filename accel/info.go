@@ -245,7 +245,10 @@ type PlanReport struct {
 	ModelBytes int64  `json:"model_bytes,omitempty"`
 	MinBytes   int64  `json:"min_bytes,omitempty"`
 	Launches   int    `json:"launches,omitempty"`
-	Waits      int    `json:"waits,omitempty"`
+	// Transfers is how many of the Launches are the driver's fills and
+	// copies rather than kernels.
+	Transfers int `json:"transfers,omitempty"`
+	Waits     int `json:"waits,omitempty"`
 }
 
 // String prints "op family: plan", and the model where there is one.
@@ -302,8 +305,9 @@ func (d *Device) reportModel(op, family string, plan fmt.Stringer, t func() traf
 	}
 	f := d.onPlan.Load()
 	m := t()
+	kernel := func(bytes int64) bool { _, ours := d.planner.copy(d.caps, bytes/4); return ours && bytes%4 == 0 }
 	d.deliver(f, PlanReport{Op: op, Family: family, Plan: plan.String(), ModelBytes: m.Bytes(), MinBytes: minBytes,
-		Launches: m.Launches(), Waits: m.Waits})
+		Launches: m.Launches(), Transfers: m.transfers(kernel), Waits: m.Waits})
 }
 
 // planTrace is where a device opened with opts traces its plans: Log,

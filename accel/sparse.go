@@ -634,7 +634,7 @@ func (d *Device) mergeBinary(op string, sp sparsePlan, sop SparseOp, x, y *spOpe
 	r.u = int64(w[kernels.SpFlagTotal]) | int64(w[kernels.SpFlagTotal+1])<<32
 	if d.reporting() {
 		s := d.sparseShapeOf(x, y, r.u, gradOut != nil)
-		d.reportModel(op, "sparse", sp, func() traffic { return sparseMergeTraffic(s) }, sparseMinBytes(s))
+		d.reportModel(op, "sparse", sp, func() traffic { return sparseMergeTraffic(d.caps, s) }, sparseMinBytes(s))
 	}
 	return r, d.emitUnion(op, sop, x, y, off, cols, gradOut, alloc, tmp, &r)
 }

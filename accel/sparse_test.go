@@ -740,7 +740,7 @@ func TestSparseMergeModel(t *testing.T) {
 		out.Release()
 		require.Len(t, got, 1)
 		s := sparseShape{nx: 3000, ny: 2000, u: u, csr: true, rows: 64, idxBytes: 8, valBytes: 4, chunk: d.spChunk()}
-		assert.Equal(t, sparseMergeTraffic(s).Bytes(), got[0].ModelBytes, "%+v", got[0])
+		assert.Equal(t, sparseMergeTraffic(d.caps, s).Bytes(), got[0].ModelBytes, "%+v", got[0])
 		assert.Equal(t, sparseMinBytes(s), got[0].MinBytes)
 		assert.Equal(t, 1, got[0].Waits)
 		assert.Contains(t, got[0].Plan, "forced by a test")

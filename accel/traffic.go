@@ -29,11 +29,28 @@ type traffic struct {
 type trafficPass struct {
 	Name        string
 	Read, Write int64
+	Kind        passKind
 }
 
-// add appends a pass.
+// passKind is what runs a pass: a kernel, the driver's fill, or a copy
+// (the driver's or the copy kernel, as the device's copy plan says).
+type passKind int
+
+// The kinds of passes.
+const (
+	passKernel passKind = iota
+	passFill
+	passCopy
+)
+
+// add appends a kernel's pass.
 func (t *traffic) add(name string, read, write int64) {
 	t.Passes = append(t.Passes, trafficPass{Name: name, Read: read, Write: write})
+}
+
+// fill appends a driver's fill of write bytes.
+func (t *traffic) fill(name string, write int64) {
+	t.Passes = append(t.Passes, trafficPass{Name: name, Write: write, Kind: passFill})
 }
 
 // then appends u's passes and waits.
@@ -53,6 +70,19 @@ func (t traffic) Bytes() int64 {
 
 // Launches is the number of passes.
 func (t traffic) Launches() int { return len(t.Passes) }
+
+// transfers counts the passes the driver runs, not a kernel: its fills,
+// and the copies that kernel (copy kernel: whether a copy of so many bytes
+// runs the copy kernel) leaves to it.
+func (t traffic) transfers(kernel func(bytes int64) bool) int {
+	n := 0
+	for _, p := range t.Passes {
+		if p.Kind == passFill || p.Kind == passCopy && !kernel(p.Read) {
+			n++
+		}
+	}
+	return n
+}
 
 // String prints the total and each pass.
 func (t traffic) String() string {
@@ -125,13 +155,17 @@ func radixModel(caps host.Caps, p host.Plan, n int64, wordBytes int, keyBits int
 	if sweep {
 		// Onesweep: the status words (a count and an inclusive count per
 		// digit and tile, a done mark per tile) and the counts of every
-		// pass zeroed, the first pass's keys read once for every pass's
-		// counts, and those scanned
+		// pass zeroed, the first pass's keys read once for the counts of
+		// as many passes as the work-group scratch holds (radixSweepHist),
+		// and those scanned
 		digits := int64(1) << bits
 		status := (digits + 1) * items * 8
-		t.add("fill", 0, status+digits*int64(passes)*8)
-		t.add("radix_thist", n*wb, digits*int64(passes)*8)
-		t.then(scanTraffic(planScan(caps, digits*int64(passes), 8, false), digits*int64(passes), 8, 8))
+		t.fill("fill", status+digits*int64(passes)*8)
+		per := max(radixTiledScratchBytes(p, wordBytes)/4/digits, 1)
+		for from := int64(0); from < int64(passes); from += per {
+			t.add("radix_thist", n*wb, digits*min(per, int64(passes)-from)*8)
+		}
+		t.then(scanTraffic(planScan(caps, digits*int64(passes), 8, scanSubgroups(caps, 8, true)), digits*int64(passes), 8, 8)) // as scanBuf plans it
 		hist = status
 	}
 	for pass := 0; pass < passes; pass++ {
@@ -181,7 +215,7 @@ func radixModel(caps host.Caps, p host.Plan, n int64, wordBytes int, keyBits int
 			count = 8
 		}
 		t.add("radix_count", n*count, hist)
-		t.then(scanTraffic(planScan(caps, hist/8, 8, false), hist/8, 8, 8))
+		t.then(scanTraffic(planScan(caps, hist/8, 8, scanSubgroups(caps, 8, true)), hist/8, 8, 8))
 		t.add("radix_scatter", n*in+hist, n*out)
 	}
 	return t
@@ -219,7 +253,7 @@ func uniqueTraffic(caps host.Caps, rp, sp host.Plan, n, u int64, w int, kind int
 func partTryTraffic(caps host.Caps, s scatterShape) traffic {
 	n, tg := s.n, s.targets
 	t := traffic{Waits: 1}
-	t.add("fill", 0, 4*tg)
+	t.fill("fill", 4*tg)
 	t.add("scatter_pcount", 8*n, 4*n)
 	t.then(scanTraffic(planScan(caps, tg, 4, scanSubgroups(caps, 4, false)), tg, 4, 4)) // the counts' scan, as scanBuf plans it
 	return t
@@ -228,27 +262,28 @@ func partTryTraffic(caps host.Caps, s scatterShape) traffic {
 // hashTryTraffic models the part of Unique's hash plan (planUnique) run
 // before it knows whether the keys fit its table for capacity keys: the
 // table cleared, each of the n keys read and counted in its slot and its
-// slot written, the u held slots' keys and slots gathered, and the wait
-// for u and the full flag. A pass touches each table word once (the
-// model's rule, caches aside): a table made for n/8 keys, as large as a
-// GPU's L2 cache for the bench's 16M keys, takes the keys' probes and
-// atomics while they stream past.
-func hashTryTraffic(n, u, capacity int64) traffic {
+// slot written, and the wait for the table's key count and full flag. A
+// pass touches each table word once (the model's rule, caches aside): a
+// table made for n/8 keys, as large as a GPU's L2 cache for the bench's
+// 16M keys, takes the keys' probes and atomics while they stream past. An
+// overflowed table goes no further (Unique sorts every key).
+func hashTryTraffic(n, capacity int64) traffic {
 	slots := hashSlots(capacity) + 1
 	t := traffic{Waits: 1}
-	t.add("hash_reset", 0, 16*slots)
+	t.fill("hash_reset", 16*slots)
 	t.add("hash_count", 8*n+16*slots, 8*n+16*slots)
-	t.add("hash_gather", 16*slots, 16*u)
 	return t
 }
 
 // hashUniqueTraffic models Unique's hash plan where the n keys, u of them
-// distinct, fit its table: hashTryTraffic, the sort of the u keys on plan
-// rp (order bits first, for signed keys), their values, counts and ranks
-// (rank), and each key's rank read from its slot into the inverse (ids).
+// distinct, fit its table: hashTryTraffic, the u held slots' keys and
+// slots gathered, the sort of the u keys on plan rp (order bits first,
+// for signed keys), their values, counts and ranks (rank), and each key's
+// rank read from its slot into the inverse (ids).
 func hashUniqueTraffic(caps host.Caps, rp host.Plan, n, u, capacity int64, kind int64) traffic {
 	slots := hashSlots(capacity) + 1
-	t := hashTryTraffic(n, u, capacity)
+	t := hashTryTraffic(n, capacity)
+	t.add("hash_gather", 16*slots, 16*u)
 	t.then(radixTraffic(caps, rp, u, 8, 64, kind != kernels.KindUnsigned, false, u))
 	t.add("hash_rank", 8*u+8*u+16*u, 16*u+8*u)
 	t.add("hash_ids", 8*n+8*slots, 8*n)
@@ -278,10 +313,10 @@ type sparseShape struct {
 // operands (sparseByMergePath): each operand's 64-bit keys (CSR: its row
 // pointers made global, then each entry's row found by a merge of the
 // rows and the entries), the count of the union's entries per chunk of
-// merged positions and its scan (one wait for the total), the emit of the
+// merged positions and its scan on caps (one wait for the total), the emit of the
 // union's keys, coordinates and values (and gradients), and for CSR the
 // row pointers from the union's keys.
-func sparseMergeTraffic(s sparseShape) traffic {
+func sparseMergeTraffic(caps host.Caps, s sparseShape) traffic {
 	t := traffic{Waits: 1}
 	ptrs := 8 * (s.rows + 1)
 	for _, n := range []int64{s.nx, s.ny} {
@@ -300,7 +335,7 @@ func sparseMergeTraffic(s sparseShape) traffic {
 	}
 	chunks := (n + max(s.chunk, 1) - 1) / max(s.chunk, 1)
 	t.add("sparse_count", 8*n, 8*chunks)
-	t.add("scan (chunk counts)", 8*chunks, 8*chunks)
+	t.then(scanTraffic(planScan(caps, chunks, 8, scanSubgroups(caps, 8, true)), chunks, 8, 8)) // as scanBuf plans it
 	coords := s.ndim
 	if s.csr {
 		coords = 1
@@ -337,30 +372,47 @@ func sparseMinBytes(s sparseShape) int64 {
 	return in + out
 }
 
-// diagTraffic models a diag pass over count diagonal elements of
-// elemBytes (each read where reads, each written), after a copy of copied
-// bytes.
-func diagTraffic(count, elemBytes int64, reads bool, copied int64) traffic {
+// diagTraffic models diagonal_scatter over count diagonal elements of
+// elemBytes: the input's copy of copied bytes into the output (none in
+// place), then the diagonal's pass, each element of src read and written
+// onto the diagonal.
+func diagTraffic(count, elemBytes, copied int64) traffic {
 	t := copyTraffic(copied)
-	r := int64(0)
-	if reads {
-		r = count * elemBytes
+	if count > 0 {
+		t.add("diag_scatter", count*elemBytes, count*elemBytes)
 	}
-	t.add("diag", r, count*elemBytes)
 	return t
 }
 
-// diagMinBytes is a diag pass's least: the copy's bytes read and written
-// (the op's input read and output written once), the diagonal written and
-// where it reads, its source read, but not the diagonal's old values,
-// which the copy already moved.
-func diagMinBytes(count, elemBytes int64, reads bool, copied int64) int64 {
-	m := 2*copied + count*elemBytes
-	if reads && copied == 0 {
-		m += count * elemBytes
+// diagMinBytes is diagonal_scatter's least: the input read and the output
+// written once (the copy's bytes; in place, the diagonal written), and
+// src read.
+func diagMinBytes(count, elemBytes, copied int64) int64 {
+	if copied == 0 {
+		return 2 * count * elemBytes
 	}
-	return m
+	return 2*copied + count*elemBytes
 }
+
+// diagBackwardTraffic models diagonal_scatter's backward over count
+// diagonal elements of elemBytes in a gradient of size bytes: the
+// diagonal gathered into gradSrc, the gradient copied into gradInput and
+// its diagonal zeroed there.
+func diagBackwardTraffic(count, elemBytes, size int64) traffic {
+	var t traffic
+	if count > 0 {
+		t.add("diag_gather", count*elemBytes, count*elemBytes)
+	}
+	t.then(copyTraffic(size))
+	if count > 0 {
+		t.add("diag_zero", 0, count*elemBytes)
+	}
+	return t
+}
+
+// diagBackwardMinBytes is the backward's least: the gradient read, and
+// gradInput and gradSrc written once.
+func diagBackwardMinBytes(count, elemBytes, size int64) int64 { return 2*size + count*elemBytes }
 
 // triTraffic models tril/triu_indices' one pass, writing count index
 // pairs of elemBytes each: the least.
@@ -391,7 +443,7 @@ func submLookupTraffic(caps host.Caps, rp, sp host.Plan, l, d, k int64, inBits i
 	t.add("indice_keys", row*l, 8*l)
 	t.then(radixTraffic(caps, rp, l, 8, inBits, false, false, l))
 	t.add("indice_dups", 8*l, 0)
-	t.add("fill", 0, pw)
+	t.fill("fill", pw)
 	if sorted {
 		t.add("indice_expand", row*l+16*l, 4*count+4*l)
 		t.add("indice_flags", 4*count+4*l, pw*count)
@@ -404,7 +456,7 @@ func submLookupTraffic(caps host.Caps, rp, sp host.Plan, l, d, k int64, inBits i
 		read += 4 * l
 	}
 	t.add("indice_write", read, 8*count+4*k)
-	t.add("copy", row*l, row*l)
+	t.then(copyTraffic(row * l))
 	return t
 }
 
@@ -418,12 +470,23 @@ func submMinBytes(l, d, k int64) int64 { return 2*4*(d+1)*l + 8*l*k + 4*k }
 // pass touching each table word once (the model's rule, caches aside):
 // the probes (each key read, its slot or id written), and for an insert
 // the first occurrences marked, scanned on sp, their ids committed to the
-// table, and with ids every key's id read from its slot; one wait.
-func hashTableTraffic(sp host.Plan, n, slots int64, ins, ids bool) traffic {
-	t := traffic{Waits: 1}
+// table, and with ids every key's id read from its slot, then one wait for
+// the table's size (a lookup waits for nothing); bounded: the probes run
+// under a driver's loop limit (planHash's budget).
+func hashTableTraffic(sp host.Plan, n, slots int64, ins, ids, bounded bool) traffic {
+	t := traffic{}
+	if ins {
+		t.Waits = 1
+	}
 	tb := 16 * (slots + 1)
 	if n == 0 {
 		return t
+	}
+	if bounded {
+		// under a driver's loop limit each probe launch waits for its
+		// progress words: one, where every key finds its slot in the
+		// first launch
+		t.Waits++
 	}
 	if !ins {
 		t.add("hash_lookup", 8*n+tb, 8*n)
@@ -455,7 +518,7 @@ func hashTableMinBytes(n, slots int64, ids bool) int64 {
 func copyTraffic(size int64) traffic {
 	var t traffic
 	if size > 0 {
-		t.add("copy", size, size)
+		t.Passes = append(t.Passes, trafficPass{Name: "copy", Read: size, Write: size, Kind: passCopy})
 	}
 	return t
 }
@@ -472,12 +535,21 @@ func scatterTraffic(caps host.Caps, sp scatterPlan, s scatterShape) traffic {
 	if s.red == Mean {
 		counts = 4
 	}
+	// the hit counts per target of the passes that fold whole targets
+	// (zeroed by the driver first), and whether the mean divides after
+	// the fold (the merges and the sorted folds divide as they go)
+	inOrderCounts := s.red == Mean || (!s.includeSelf && s.red != Assign)
+	divide := false
 	switch sp.Path {
 	case scatterAtomic:
+		if s.red == Mean {
+			t.fill("fill", 4*tg)
+		}
 		if !s.includeSelf && s.red != Assign {
 			t.add("scatter_init", 8*n, e*n)
 		}
 		t.add("scatter_reduce", 8*n+(e+counts)*n, (e+counts)*n)
+		divide = true
 	case scatterSorted:
 		kb := keyBitsFor(tg)
 		self := int64(0)
@@ -506,9 +578,16 @@ func scatterTraffic(caps host.Caps, sp scatterPlan, s scatterShape) traffic {
 		t.then(radixTraffic(caps, planRadix(caps, n, 8), n, 8, kb, false, true, n))
 		t.add("segment_fold", 16*n+e*n+self, e*tg)
 	case scatterOwned:
+		if inOrderCounts {
+			t.fill("fill", 4*tg)
+		}
 		workers := sp.Pass.TotalGroups() * int64(sp.Pass.LocalSize)
 		t.add("scatter_owned", workers*8*n+e*n+e*tg, e*tg)
+		divide = true
 	case scatterBucket:
+		if inOrderCounts {
+			t.fill("fill", 4*tg)
+		}
 		// two walks of the positions (count, place), the slots written
 		// and read once, the output read and written once (counts too)
 		workers := sp.Pass.TotalGroups() * int64(sp.Pass.LocalSize)
@@ -522,19 +601,34 @@ func scatterTraffic(caps host.Caps, sp scatterPlan, s scatterShape) traffic {
 			cnt = 4 * tg
 		}
 		t.add("scatter_bfold", slots+pairs+e*tg+cnt, e*tg+cnt)
+		divide = true
 	case scatterPrivate, scatterFew, scatterFewGroups:
+		// each worker's copy (and hit counts, where counted), folded in
+		// worker order by the merge, which divides the mean
 		workers := sp.Pass.TotalGroups() * int64(sp.Pass.LocalSize)
 		if sp.Path == scatterFewGroups {
 			workers = sp.Pass.TotalGroups()
 		}
-		priv := workers * tg * e
+		copies, cnt := workers, int64(0)
 		if sp.Path == scatterPrivate {
-			t.add("private_fill", 0, priv)
+			// without counts worker 0 folds into the output itself
+			if s.counted() {
+				cnt = 4 * workers * tg
+				t.fill("fill", cnt)
+			} else if workers > 1 {
+				copies--
+			}
+			t.fill("private_fill", copies*tg*e)
+		} else if s.red == Mean || !s.includeSelf {
+			cnt = 4 * workers * tg // every worker writes its counts
 		}
-		t.add("scatter_"+sp.Path.String(), 8*n+e*n, priv)
-		t.add("scatter_merge", priv+e*tg, e*tg)
+		priv := copies * tg * e
+		t.add("scatter_"+sp.Path.String(), 8*n+e*n, priv+cnt)
+		if tg > 0 {
+			t.add("scatter_merge", priv+cnt+e*tg, e*tg)
+		}
 	}
-	if s.red == Mean && sp.Path != scatterSorted {
+	if s.red == Mean && divide && tg > 0 {
 		t.add("scatter_mean", (e+4)*tg, e*tg)
 	}
 	return t

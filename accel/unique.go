@@ -105,8 +105,8 @@ func (d *Device) uniqueSorted(op string, x, inverse *DeviceTensor, up uniquePlan
 		d.reportModel(op, "unique", uniqueReport{up, rp}, func() traffic {
 			t := traffic{}
 			if tried {
-				// an overflowed table: about every slot held and gathered
-				t = hashTryTraffic(n, hashSlots(up.Capacity)+1, up.Capacity)
+				// an overflowed table: the count, no further
+				t = hashTryTraffic(n, up.Capacity)
 			}
 			t.then(uniqueTraffic(d.caps, rp, sp, n, u, w, keyKind(x.dtype)))
 			return t
