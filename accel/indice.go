@@ -392,6 +392,7 @@ type ipRun struct {
 	sites    sortKeys // the input sites' keys, sorted, and their rows
 	inParams host.Buffer
 	indices  *DeviceTensor
+	plan     indicePlan
 }
 
 func (d *Device) indicePairs(op string, indices *DeviceTensor, g convGeom, split IndiceSplit, shape indiceShape, noGrid bool) (*IndicePairs, error) {
@@ -399,12 +400,16 @@ func (d *Device) indicePairs(op string, indices *DeviceTensor, g convGeom, split
 		return d.noIndicePairs(op, g)
 	}
 	plan := planIndice(d.caps, g, split, shape, noGrid)
-	if plan.Path == pathSubmLookup {
-		d.reportModel(op, "indice", plan, func() traffic { return d.submLookupModel(g, split) }, submMinBytes(g.l, int64(g.d), g.k))
-	} else {
+	switch plan.Path {
+	case pathSubmLookup:
+		d.reportModel(op, "indice", plan, func() traffic { return d.indiceModel(g, split, plan.Path, 0, 0) },
+			indiceMinBytes(plan.Path, g, 0))
+	case pathConvCandidates, pathInverse:
+		// reported with its model once the targets are counted (reportTargets)
+	default:
 		d.report(op, "indice", plan)
 	}
-	r := &ipRun{d: d, op: op, g: g, split: split, indices: indices}
+	r := &ipRun{d: d, op: op, g: g, split: split, indices: indices, plan: plan}
 	defer r.tmp.release()
 	res, err := r.start()
 	if err == nil {
@@ -428,13 +433,24 @@ func (d *Device) indicePairs(op string, indices *DeviceTensor, g convGeom, split
 	return res, nil
 }
 
-// submLookupModel is pathSubmLookup's traffic model on d for g, with the
-// plans its passes make (expandSorted's and the scan's).
-func (d *Device) submLookupModel(g convGeom, split IndiceSplit) traffic {
-	dt, wide, sorted := expandLayout(d.caps, g, g.l, kernels.IpRuleSubm, true, split)
-	rp := d.plan(d.planner.radix(d.caps, g.l, 8))
-	sp := d.plan(planScan(d.caps, g.l*g.k+1, int64(dt.Size()), d.scanSubgroups(dt)))
-	return submLookupTraffic(d.caps, rp, sp, g.l, int64(g.d), g.k, g.inBits, sorted, wide != 0)
+// indiceModel is get_indice_pairs' traffic model on d for g on path
+// (indiceTraffic), with the plans its sorts and scans make; v candidates
+// hit a target and m outputs (regular, transposed and inverse convs).
+func (d *Device) indiceModel(g convGeom, split IndiceSplit, path indicePath, v, m int64) traffic {
+	radix := func(n int64) host.Plan { return d.plan(d.planner.radix(d.caps, n, 8)) }
+	scan := func(n int64, dt DType) host.Plan {
+		return d.plan(planScan(d.caps, n, int64(dt.Size()), d.scanSubgroups(dt)))
+	}
+	return indiceTraffic(d.caps, radix, scan, g, split, path, v, m)
+}
+
+// reportTargets reports a candidates path's plan with its model once the
+// v candidates that hit a target and the m outputs are known.
+func (r *ipRun) reportTargets(v, m int64) {
+	if r.d.reporting() {
+		r.d.reportModel(r.op, "indice", r.plan, func() traffic { return r.d.indiceModel(r.g, r.split, r.plan.Path, v, m) },
+			indiceMinBytes(r.plan.Path, r.g, m))
+	}
 }
 
 // noIndicePairs is the result of a conv without sites: no pairs, no
@@ -628,7 +644,7 @@ func (r *ipRun) candidateTargets(outs *temps) (pos *DeviceTensor, wide int64, ou
 	if err != nil {
 		return nil, 0, nil, nil, err
 	}
-	pos, wide, s, err := r.expand(r.indices.raw(), r.g.l, params, rule, nil)
+	pos, wide, s, err := r.expand(r.indices.raw(), r.g.l, params, rule)
 	if err != nil {
 		return nil, 0, nil, nil, err
 	}
@@ -645,8 +661,11 @@ func (r *ipRun) candidateTargets(outs *temps) (pos *DeviceTensor, wide int64, ou
 			return nil, 0, nil, nil, err
 		}
 	}
-	outIdx, crow, err = r.numberTargets(outs, ckey, v, params)
-	return pos, wide, outIdx, crow, err
+	if outIdx, crow, err = r.numberTargets(outs, ckey, v, params); err != nil {
+		return nil, 0, nil, nil, err
+	}
+	r.reportTargets(v, outIdx.shape[0])
+	return pos, wide, outIdx, crow, nil
 }
 
 // convCandidates is a regular or transposed conv on candidates: the
@@ -656,7 +675,7 @@ func (r *ipRun) convCandidates(res *IndicePairs, plan indicePlan) error {
 	if err != nil {
 		return err
 	}
-	pairs, num, err := r.write(&r.outs, pos.raw(), wide, nil, nil, crow, r.g.l, false)
+	pairs, num, err := r.write(&r.outs, pos.raw(), wide, crow, r.g.l)
 	if err != nil {
 		return err
 	}
@@ -794,15 +813,6 @@ func (r *ipRun) check() error {
 	return fmt.Errorf("accel: %s: the device flagged row %d or later, the host finds it valid: %w", r.op, tile, host.ErrDriver)
 }
 
-// expand queues the expansion of n rows x K offsets under rule (sorted
-// site keys for the looked-up rules, whose found rows go into orow) and
-// the in-place exclusive scan of the candidates' flags: pos holds n*K+1
-// words (64-bit where wide), the last one the total.
-func (r *ipRun) expand(rows host.Buffer, n int64, params host.Buffer, rule int64, orow *DeviceTensor) (*DeviceTensor, int64, *scan, error) {
-	pos, wide, s, _, err := r.expandSorted(rows, n, params, rule, orow)
-	return pos, wide, s, err
-}
-
 // tilePlan is the plan of an elementwise pass over count = n*K candidates
 // whose tiles never straddle two offsets (indice_body.h): K times the
 // tiles of n, one per group under a loop limit.
@@ -811,52 +821,36 @@ func (r *ipRun) tilePlan(n int64) host.Plan {
 	return r.d.elementwise(r.op, r.g.k*((n+plan.TileElems-1)/plan.TileElems)*plan.TileElems)
 }
 
-// expandSorted is expand; a submanifold conv whose cores keep a cursor per
-// offset walks the sites in key order, stores orow by sorted position and
-// returns the rows' sorted positions (rank, a temporary).
-func (r *ipRun) expandSorted(rows host.Buffer, n int64, params host.Buffer, rule int64, orow *DeviceTensor) (*DeviceTensor, int64, *scan, *DeviceTensor, error) {
+// expand queues the expansion of a regular or transposed conv's n rows x
+// K candidates under rule into their flags and the flags' in-place
+// exclusive scan: pos holds n*K+1 words (64-bit where wide), the last one
+// the total.
+func (r *ipRun) expand(rows host.Buffer, n int64, params host.Buffer, rule int64) (*DeviceTensor, int64, *scan, error) {
 	d, g := r.d, r.g
 	count := n * g.k
-	dt, wide, sorted := expandLayout(d.caps, g, n, rule, orow != nil, r.split)
+	dt, wide, _ := expandLayout(d.caps, g, n, rule, false, r.split)
 	pos, err := r.tmp.alloc(d, r.op, dt, count+1)
 	if err != nil {
-		return nil, 0, nil, nil, err
+		return nil, 0, nil, err
 	}
 	if err := d.h.Fill(pos.raw(), count*int64(dt.Size()), int64(dt.Size()), []byte{0, 0, 0, 0}); err != nil {
-		return nil, 0, nil, nil, fmt.Errorf("accel: %s: %w", r.op, err)
+		return nil, 0, nil, fmt.Errorf("accel: %s: %w", r.op, err)
 	}
-	var orowBuf, rankBuf host.Buffer
-	var rank *DeviceTensor
-	if orow != nil {
-		orowBuf = orow.raw()
-	}
-	if sorted {
-		if rank, err = r.tmp.alloc(d, r.op, Int32, n); err != nil {
-			return nil, 0, nil, nil, err
-		}
-		rankBuf = rank.raw()
-	}
-	if err := r.expandLaunch(rows, n, params, rule, pos.raw(), wide, orowBuf, rankBuf, sorted, nil); err != nil {
-		return nil, 0, nil, nil, err
-	}
-	if sorted {
-		if err := run(d, r.op, kernels.IndiceAny, r.tilePlan(n), kernels.IndiceFlags{Orow: orowBuf, Rank: rankBuf, Cnt: pos.raw(), N: n,
-			Count: count, Wide: wide}); err != nil {
-			return nil, 0, nil, nil, err
-		}
+	if err := r.expandLaunch(rows, n, params, rule, pos.raw(), wide, nil, nil, false, nil); err != nil {
+		return nil, 0, nil, err
 	}
 	s, err := d.scanBuf(r.op, dt, pos.raw(), pos.raw(), count+1, kernels.FlagNone, true)
 	if err != nil {
-		return nil, 0, nil, nil, err
+		return nil, 0, nil, err
 	}
-	return pos, wide, s, rank, nil
+	return pos, wide, s, nil
 }
 
-// expandLayout is how expandSorted lays out n rows x K candidates under
+// expandLayout is how expand and lookup lay out n rows x K candidates under
 // rule (look: the rule looks targets up): the positions' dtype (wide:
 // 64-bit, where n*K+1 passes 2^32) and whether a submanifold conv walks
 // the sites in key order (sorted: cursors for each of a core's offsets).
-// The traffic model (submLookupModel) takes it from here too.
+// The traffic model (indiceTraffic) takes it from here too.
 func expandLayout(caps host.Caps, g convGeom, n, rule int64, look bool, split IndiceSplit) (dt DType, wide int64, sorted bool) {
 	dt = Uint32
 	if n*g.k+1 >= 1<<32 {
@@ -1104,7 +1098,10 @@ func (r *ipRun) expandLaunch(rows host.Buffer, n int64, params host.Buffer, rule
 const ipCursors = 128
 
 // lookup runs a looked-up rule (submanifold, inverse) over n query rows:
-// expansion, scan and the pairs' write.
+// each candidate's found row, the found rows counted per tile of an
+// offset's rows, the counts scanned, and the pairs written by tiles from
+// the found rows (indice_tcount, indice_wpairs): the candidates' flags
+// and positions are never written.
 func (r *ipRun) lookup(outs *temps, rows host.Buffer, n int64, params host.Buffer, rule int64) (pairs, num *DeviceTensor, err error) {
 	d, g := r.d, r.g
 	if n == 0 {
@@ -1119,20 +1116,58 @@ func (r *ipRun) lookup(outs *temps, rows host.Buffer, n int64, params host.Buffe
 		}
 		return pairs, num, nil
 	}
+	// each candidate's found row (by sorted position where the cores
+	// walk the sites in key order: rank gives each row's)
 	orow, err := r.tmp.alloc(d, r.op, Int32, n*g.k)
 	if err != nil {
 		return nil, nil, err
 	}
-	pos, wide, s, rank, err := r.expandSorted(rows, n, params, rule, orow)
+	_, _, sorted := expandLayout(d.caps, g, n, rule, true, r.split)
+	var rank *DeviceTensor
+	var rankBuf host.Buffer
+	lookup := int64(1)
+	if sorted {
+		if rank, err = r.tmp.alloc(d, r.op, Int32, n); err != nil {
+			return nil, nil, err
+		}
+		rankBuf, lookup = rank.raw(), 2
+	}
+	if err := r.expandLaunch(rows, n, params, rule, nil, 0, orow.raw(), rankBuf, sorted, nil); err != nil {
+		return nil, nil, err
+	}
+	// the found rows counted per tile of an offset's rows, the counts
+	// scanned, and each tile's pairs written from them
+	tp := r.tilePlan(n)
+	tiles := tp.Tiles
+	tcnt, err := r.tileCounts(tiles)
+	if err != nil {
+		return nil, nil, err
+	}
+	if err := run(d, r.op, kernels.IndiceAny, tp, kernels.IndiceTcount{Orow: orow.raw(), Rank: rankBuf, Tcnt: tcnt.raw(), N: n,
+		Count: n * g.k, Lookup: lookup}); err != nil {
+		return nil, nil, err
+	}
+	s, err := d.scanBuf(r.op, Uint64, tcnt.raw(), tcnt.raw(), tiles+1, kernels.FlagNone, true)
 	if err != nil {
 		return nil, nil, err
 	}
 	s.release()
-	return r.write(outs, pos.raw(), wide, orow, rank, nil, n, true)
+	if pairs, err = outs.alloc(d, r.op, Int32, g.k, 2, n); err != nil {
+		return nil, nil, err
+	}
+	if num, err = outs.alloc(d, r.op, Int32, g.k); err != nil {
+		return nil, nil, err
+	}
+	if err := run(d, r.op, kernels.IndiceAny, tp, kernels.IndiceWpairs{Orow: orow.raw(), Rank: rankBuf, Tcnt: tcnt.raw(), Pairs: pairs.raw(),
+		Num: num.raw(), Err: r.flag.raw(), N: n, Count: n * g.k, Lookup: lookup}); err != nil {
+		return nil, nil, err
+	}
+	return pairs, num, nil
 }
 
-// write queues the pairs' write over n query rows x K offsets.
-func (r *ipRun) write(outs *temps, pos host.Buffer, wide int64, orow, rank, crow *DeviceTensor, n int64, look bool) (pairs, num *DeviceTensor, err error) {
+// write queues a regular or transposed conv's pairs over n rows x K
+// offsets from the candidates' positions pos and their output rows crow.
+func (r *ipRun) write(outs *temps, pos host.Buffer, wide int64, crow *DeviceTensor, n int64) (pairs, num *DeviceTensor, err error) {
 	d, g := r.d, r.g
 	if pairs, err = outs.alloc(d, r.op, Int32, g.k, 2, n); err != nil {
 		return nil, nil, err
@@ -1140,20 +1175,12 @@ func (r *ipRun) write(outs *temps, pos host.Buffer, wide int64, orow, rank, crow
 	if num, err = outs.alloc(d, r.op, Int32, g.k); err != nil {
 		return nil, nil, err
 	}
-	var ob, cb, rb host.Buffer
-	lookup := b2i(look)
-	if orow != nil {
-		ob = orow.raw()
-	}
-	if rank != nil {
-		rb, lookup = rank.raw(), 2
-	}
+	var cb host.Buffer
 	if crow != nil {
 		cb = crow.raw()
 	}
-	count := n * g.k
-	if err := run(d, r.op, kernels.IndiceAny, r.tilePlan(n), kernels.IndiceWrite{Pos: pos, Orow: ob, Rank: rb, Crow: cb, Pairs: pairs.raw(),
-		Num: num.raw(), Err: r.flag.raw(), N: n, Count: count, Lookup: lookup, Wide: wide}); err != nil {
+	if err := run(d, r.op, kernels.IndiceAny, r.tilePlan(n), kernels.IndiceWrite{Pos: pos, Crow: cb, Pairs: pairs.raw(),
+		Num: num.raw(), Err: r.flag.raw(), N: n, Count: n * g.k, Wide: wide}); err != nil {
 		return nil, nil, err
 	}
 	return pairs, num, nil

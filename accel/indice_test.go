@@ -294,7 +294,7 @@ func TestIndicePairsBadInput(t *testing.T) {
 }
 
 // TestIndiceSubmModel: a submanifold conv on the GPUs' candidates reports
-// its traffic model (submLookupTraffic, from the plans its passes make),
+// its traffic model (indiceTraffic, from the plans its passes make),
 // its least beside it, one wait; other paths report no model.
 func TestIndiceSubmModel(t *testing.T) {
 	rng := rand.New(rand.NewSource(15))
@@ -319,8 +319,8 @@ func TestIndiceSubmModel(t *testing.T) {
 			}
 			g, err := newConvGeom("get_indice_pairs", Int32, idx.shape, p)
 			require.NoError(t, err)
-			assert.Equal(t, d.submLookupModel(g, SplitAuto).Bytes(), got[0].ModelBytes, "%+v", got[0])
-			assert.Equal(t, submMinBytes(3000, 3, 27), got[0].MinBytes)
+			assert.Equal(t, d.indiceModel(g, SplitAuto, pathSubmLookup, 0, 0).Bytes(), got[0].ModelBytes, "%+v", got[0])
+			assert.Equal(t, indiceMinBytes(pathSubmLookup, g, 0), got[0].MinBytes)
 			assert.Equal(t, 1, got[0].Waits)
 		}
 	})

@@ -136,6 +136,27 @@ func modelRuns(d *Device) []modelRun {
 			return err
 		}, func() { plans(d).shape = shapeAuto; rel() }
 	}})
+	for _, c := range []struct {
+		name string
+		p    SparseConvParams
+	}{
+		{"conv", SparseConvParams{BatchSize: 3, SpatialShape: []int64{9, 40, 40}, KSize: []int64{3, 3, 3}, Stride: []int64{2, 2, 2},
+			Padding: []int64{0, 1, 1}}},
+		{"transposed conv", SparseConvParams{BatchSize: 3, SpatialShape: []int64{9, 40, 40}, KSize: []int64{2, 2, 2},
+			Stride: []int64{2, 2, 2}, Transpose: true}},
+		{"inverse conv", SparseConvParams{BatchSize: 3, SpatialShape: []int64{9, 40, 40}, KSize: []int64{3, 3, 3},
+			Stride: []int64{2, 2, 2}, Padding: []int64{0, 1, 1}, Inverse: true}},
+	} {
+		runs = append(runs, modelRun{"get_indice_pairs " + c.name, func(t *testing.T, d *Device) (func() error, func()) {
+			x, rel := up(t, randSites(rng, 3, c.p.SpatialShape, 3000))
+			plans(d).shape = shapeCandidates
+			return func() error {
+				r, err := d.IndicePairs(x[0], c.p)
+				r.Release()
+				return err
+			}, func() { plans(d).shape = shapeAuto; rel() }
+		}})
+	}
 	runs = append(runs, modelRun{"diagonal_scatter_backward 64^2", func(t *testing.T, d *Device) (func() error, func()) {
 		x, rel := up(t, hostZeros(Float32, 64, 64))
 		return func() error {

@@ -422,48 +422,123 @@ func triTraffic(count, elemBytes int64) traffic {
 	return t
 }
 
-// submLookupTraffic models a submanifold get_indice_pairs on the GPUs'
-// candidates (pathSubmLookup) over l sites of d spatial dims and k kernel
-// offsets: the sites' keys from their rows (int32, d+1 each), sorted on
-// rp over inBits bits, checked for duplicates; the expansion of the l x k
-// candidates (each row read, each candidate's found row and flag written;
-// the sorted keys searched in the caches, counted once), with sorted
-// (cursors in key order) the flags from the rows' ranks; their exclusive
-// scan on sp (wide: 64-bit positions); the wait for the flag; the pairs'
-// write ([k, 2, l] int32 and the counts); the rows copied out as the
-// output indices.
-func submLookupTraffic(caps host.Caps, rp, sp host.Plan, l, d, k int64, inBits int, sorted, wide bool) traffic {
-	row := 4 * (d + 1)
-	count := l * k
-	pw := int64(4)
-	if wide {
-		pw = 8
-	}
-	t := traffic{Waits: 1}
+// indiceTraffic models get_indice_pairs on the GPUs' candidates over g's l
+// sites of d spatial dims and k kernel offsets, radix and scan giving the
+// plans its sorts and scans make (as the run makes them):
+//
+//   - every path: the sites' keys from their rows (int32, d+1 each),
+//     sorted over inBits bits, checked for duplicates;
+//   - pathSubmLookup: each (site, offset) looks its target up among the
+//     sorted sites (lookupTraffic), the wait for the validation flag, the
+//     sites copied out as the output indices;
+//   - pathConvCandidates and pathInverse: a flag per candidate from its
+//     row, scanned into positions, the wait for the flag and the v
+//     candidates that hit a target; their keys emitted, sorted over
+//     outBits bits and numbered by run (a scan of the run heads, each
+//     candidate's output row scattered through the permutation), the wait
+//     for the m outputs, whose rows are written at the runs' starts; then
+//     the pairs from the positions and output rows (a regular or
+//     transposed conv), or (an inverse conv) the m outputs looked up among
+//     the sorted sites and the sites copied out.
+func indiceTraffic(caps host.Caps, radix func(n int64) host.Plan, scan func(n int64, dt DType) host.Plan, g convGeom,
+	split IndiceSplit, path indicePath, v, m int64) traffic {
+	row := 4 * (int64(g.d) + 1)
+	l, k := g.l, g.k
+	var t traffic
 	t.add("indice_keys", row*l, 8*l)
-	t.then(radixTraffic(caps, rp, l, 8, inBits, false, false, l))
+	t.then(radixTraffic(caps, radix(l), l, 8, g.inBits, false, false, l))
 	t.add("indice_dups", 8*l, 0)
+	if path == pathSubmLookup {
+		t.then(lookupTraffic(caps, scan, g, l, kernels.IpRuleSubm, split))
+		t.Waits++ // the validation flag
+		t.then(copyTraffic(row * l))
+		return t
+	}
+	dt, _, _ := expandLayout(caps, g, l, kernels.IpRuleConv, false, split)
+	pw, count := int64(dt.Size()), l*k
 	t.fill("fill", pw)
-	if sorted {
-		t.add("indice_expand", row*l+16*l, 4*count+4*l)
-		t.add("indice_flags", 4*count+4*l, pw*count)
-	} else {
-		t.add("indice_expand", row*l+16*l, 4*count+pw*count)
+	expand := func(read, write int64) {
+		t.add("indice_expand", read, write)
+		for i := int64(1); i < expandLaunches(caps, g, l, false, split); i++ {
+			t.add("indice_expand", 0, 0) // the rows of one launch, counted above
+		}
 	}
-	t.then(scanTraffic(sp, count+1, pw, pw))
-	read := pw*count + 4*count
-	if sorted {
-		read += 4 * l
+	expand(row*l, pw*count)
+	t.then(scanTraffic(scan(count+1, dt), count+1, pw, pw))
+	t.Waits++ // the validation flag and v
+	if v > 0 {
+		expand(row*l+pw*count, 8*v)
+		t.then(radixTraffic(caps, radix(v), v, 8, g.outBits, false, false, v))
+		t.then(scanTraffic(scan(v, Int64), v, 8, 8))
+		t.add("move_scatter", 16*v, 8*v)
+		t.Waits++ // m
+		t.add("indice_outs", 16*v, row*m)
 	}
-	t.add("indice_write", read, 8*count+4*k)
-	t.then(copyTraffic(row * l))
+	if path == pathInverse {
+		t.then(lookupTraffic(caps, scan, g, m, kernels.IpRuleInv, split))
+		t.then(copyTraffic(row * l))
+		return t
+	}
+	t.add("indice_write", pw*count+8*v, 8*count+4*k)
 	return t
 }
 
-// submMinBytes is a submanifold get_indice_pairs' least: the rows read,
-// the pairs and counts written, the rows written out as the output
-// indices.
-func submMinBytes(l, d, k int64) int64 { return 2*4*(d+1)*l + 8*l*k + 4*k }
+// lookupTraffic models a looked-up rule over n query rows (each (row,
+// offset) searching its target among the sorted site keys, found in the
+// caches and counted once): each row read and each candidate's found row
+// written (with sorted, a submanifold conv's cursors in key order, by
+// sorted position, and each row's rank); the found rows read per tile of
+// an offset's rows (through the ranks) and counted, the tiles' counts
+// scanned, the found rows read again and the pairs ([k, 2, n] int32) and
+// counts written. Without rows, the counts zeroed.
+func lookupTraffic(caps host.Caps, scan func(n int64, dt DType) host.Plan, g convGeom, n, rule int64, split IndiceSplit) traffic {
+	var t traffic
+	if n == 0 {
+		t.fill("fill", 4*g.k)
+		return t
+	}
+	te := host.PlanElementwise("indice", caps, n*g.k).TileElems // the tiles of an offset's rows (ipRun.tilePlan)
+	tiles := g.k * ((n + te - 1) / te)
+	row := 4 * (int64(g.d) + 1)
+	_, _, sorted := expandLayout(caps, g, n, rule, true, split)
+	count := n * g.k
+	ranks := int64(0)
+	if sorted {
+		ranks = 4 * n
+	}
+	t.add("indice_expand", row*n+16*n, 4*count+ranks)
+	for i := int64(1); i < expandLaunches(caps, g, n, true, split); i++ {
+		t.add("indice_expand", 0, 0) // the rows of one launch, counted above
+	}
+	t.fill("fill", 8)
+	t.add("indice_tcount", 4*count+ranks, 8*tiles)
+	t.then(scanTraffic(scan(tiles+1, Uint64), tiles+1, 8, 8))
+	t.add("indice_wpairs", 4*count+ranks+8*tiles, 8*count+4*g.k)
+	return t
+}
+
+// expandLaunches is how many launches the expansion of n rows takes
+// (expandLaunch: the plan's rows per launch, under a driver's loop limit).
+func expandLaunches(caps host.Caps, g convGeom, n int64, look bool, split IndiceSplit) int64 {
+	p := planIndicePairs(caps, n, g.k, look, g.l, split)
+	return (n + max(p.Rows, 1) - 1) / max(p.Rows, 1)
+}
+
+// indiceMinBytes is get_indice_pairs' least on path over g, with m
+// outputs: the sites' rows read, the pairs ([k, 2, N] int32, N the sites,
+// or an inverse's m outputs of its forward) and counts written, the
+// output indices written (the sites copied, submanifold and inverse; else
+// the m outputs).
+func indiceMinBytes(path indicePath, g convGeom, m int64) int64 {
+	row := 4 * (int64(g.d) + 1)
+	switch path {
+	case pathSubmLookup, pathSubmRows:
+		return 2*row*g.l + 8*g.l*g.k + 4*g.k
+	case pathInverse:
+		return 2*row*g.l + 8*m*g.k + 4*g.k
+	}
+	return row*g.l + 8*g.l*g.k + 4*g.k + row*m
+}
 
 // hashTableTraffic models a HashTable insert (ins; with ids, InsertDense)
 // or lookup of n keys into a table of slots slots (16 bytes each), each

@@ -6,6 +6,13 @@
 #include "memory.h"
 #define ATOM_MIN_U32(p, i, v) atomic_min(&((volatile __global uint*)(p))[(i)], (v))
 
+/* indice_tcount's and indice_wpairs' work-group scratch: a count per lane */
+#define SCRATCH_T uint /* 32-ok: found rows of one tile */
+#define SCRATCH_LEN LOCAL_SIZE
+#define SH(i) sh[(i)]
+#define SCRATCH_PARAM , __local uint* sh /* 32-ok: found rows of one tile */
+#define SCRATCH_ARG , sh
+
 #include "gen/indice.h"
 #include "indice_body.h"
 

@@ -11,6 +11,11 @@
 #define ATOM_MIN_U32(p, i, v) atomicMin(Mem32((p) + uint64_t(i) * 4ul).x, (v))
 
 #include "gen/indice.h"
+// indice_tcount's and indice_wpairs' work-group scratch: a count per invocation
+shared uint sh[LOCAL_SIZE]; /* 32-ok: found rows of one tile */
+#define SH(i) sh[int(i)] /* 32-ok: a scratch slot, < the local size */
+#define SCRATCH_PARAM
+#define SCRATCH_ARG
 #include "indice_body.h"
 
 INDICE_ENTRIES

@@ -23,24 +23,31 @@
  *                   [0, shape)) and writes its key; a bad row records its
  *                   tile (row >> ERR_TILE_SHIFT) into err[0]
  *   indice_dups     sorted keys: an equal neighbour records its tile
- *   indice_expand   the candidates' flags cnt[p] (and found rows orow[p]
- *                   for the looked-up rules), with the work split between
- *                   work-groups (jobs) and their work-items (cores) by the
- *                   split policy (IP_SPLIT_*) over this launch's rows
- *                   (sorted: SUBM over the sites in key order, found rows
- *                   stored by sorted position j at k*n + j, and rank[q] =
- *                   j)
- *   indice_flags    sorted: cnt[k*n + q] from orow[k*n + rank[q]]
+ *   indice_expand   the candidates' flags cnt[p] (CONV/TCONV), or for
+ *                   the looked-up rules their found rows orow[p], with the
+ *                   work split between work-groups (jobs) and their
+ *                   work-items (cores) by the split policy (IP_SPLIT_*)
+ *                   over this launch's rows (sorted: SUBM over the sites in
+ *                   key order, found rows stored by sorted position j at
+ *                   k*n + j, and rank[q] = j)
  *                   (emit: CONV/TCONV over the scanned flags, the
  *                   target key of valid candidate p into ckey[pos[p]])
  *   indice_outs     the first of each run of equal sorted target keys
  *                   writes its site into out_indices[seg - 1]
- *   indice_write    every candidate writes one column of its offset: a
- *                   valid one (q, target row) at pos[p] - pos[k*n], an
- *                   invalid one -1 at num[k] + (its rank among the invalid
- *                   ones), so each offset's pairs are in row order and its
- *                   tail is -1; num[k] = pos[(k+1)*n] - pos[k*n].
- * outs and write do nothing when err[0] is set, so a rejected input leaves
+ *   indice_write    CONV/TCONV: every candidate writes one column of its
+ *                   offset: a valid one (q, target row) at pos[p] -
+ *                   pos[k*n], an invalid one -1 at num[k] + (its rank
+ *                   among the invalid ones), so each offset's pairs are in
+ *                   row order and its tail is -1; num[k] = pos[(k+1)*n] -
+ *                   pos[k*n]
+ *   indice_tcount   looked-up rules: each tile of an offset's rows counts
+ *                   its found rows
+ *   indice_wpairs   looked-up rules, the tiles' counts scanned: each
+ *                   tile's rows write their columns as indice_write does,
+ *                   from the found rows (a scan of the lanes' counts in
+ *                   work-group scratch places them), so the candidates'
+ *                   flags and positions are never written
+ * outs, write and wpairs do nothing when err[0] is set, so a rejected input leaves
  * the outputs unwritten. */
 #ifndef ACCEL_INDICE_BODY_H
 #define ACCEL_INDICE_BODY_H
@@ -310,10 +317,7 @@ void indice_expand(INDICE_EXPAND_PARAMS) {
 					}
 				}
 				ST32(orow, p, CAST(u32, CAST(i32, found))); /* 32-ok: a row number or -1, rows <= MaxInt32 (accel/indice.go) */
-				key = found;
-			}
-			if (merge) {
-				continue;
+				continue; /* the pairs come from orow by tiles (indice_tcount, indice_wpairs) */
 			}
 			if (emit != I64C(0)) {
 				/* CONV/TCONV, cnt scanned: the valid target's key into
@@ -327,28 +331,6 @@ void indice_expand(INDICE_EXPAND_PARAMS) {
 				ST64(cnt, p, key >= I64C(0) ? CAST(u64, 1) : CAST(u64, 0));
 			} else {
 				ST32(cnt, p, key >= I64C(0) ? 1u : 0u);
-			}
-		}
-	}
-}
-
-void indice_flags(INDICE_FLAGS_PARAMS) {
-	const i64 wd = wide;
-	const i64 per = ew_tiles(n);
-	const i64 K = udiv64(count, n);
-	for (i64 tile = GROUP_LINEAR_ID(); tile < K * per; tile += GROUP_TOTAL()) {
-		const i64 k = udiv64(tile, per);
-		const i64 t = tile - k * per;
-		for (i64 j = I64C(0); j < I64C(ITEMS); j++) {
-			const i64 q = ew_index(t, j);
-			if (q >= n) {
-				continue;
-			}
-			const bool found = LD32S(orow, k * n + CAST(i64, LD32(rank, q))) >= I64C(0);
-			if (wd != I64C(0)) {
-				ST64(cnt, k * n + q, found ? CAST(u64, 1) : CAST(u64, 0));
-			} else {
-				ST32(cnt, k * n + q, found ? 1u : 0u);
 			}
 		}
 	}
@@ -390,7 +372,6 @@ void indice_write(INDICE_WRITE_PARAMS) {
 		return;
 	}
 	const i64 wd = wide;
-	const bool look = lookup != I64C(0);
 	/* tiles never straddle two offsets: an offset's start and count are
 	 * loaded once per tile */
 	const i64 per = ew_tiles(n);
@@ -413,18 +394,104 @@ void indice_write(INDICE_WRITE_PARAMS) {
 			const i64 at = CAST(i64, ip_pos(pos, p, wd));
 			const i64 col = at - start;
 			if (CAST(i64, ip_pos(pos, p + I64C(1), wd)) > at) {
-				i64 o;
-				if (lookup == I64C(2)) {
-					o = LD32S(orow, k * n + CAST(i64, LD32(rank, q)));
-				} else if (look) {
-					o = LD32S(orow, p);
-				} else {
-					o = CAST(i64, LD64(crow, at));
-				}
+				const i64 o = CAST(i64, LD64(crow, at));
 				ST32(pairs, base + col, CAST(u32, CAST(i32, q))); /* 32-ok: a row, < rows <= MaxInt32 (accel/indice.go) */
 				ST32(pairs, base + n + col, CAST(u32, CAST(i32, o))); /* 32-ok: an output row, < M <= MaxInt32 (accel/indice.go) */
 			} else {
 				const i64 tail = cnt + (q - col);
+				ST32(pairs, base + tail, 0xffffffffu);
+				ST32(pairs, base + n + tail, 0xffffffffu);
+			}
+		}
+	}
+}
+
+/* The looked-up rules' pairs by tiles (indice_tcount, then the tiles'
+ * counts scanned, then indice_wpairs): offset k's rows are cut into tiles
+ * of LOCAL_SIZE * ITEMS (per = ew_tiles(n) an offset), tile k*per + t
+ * taken by one work-group, whose lane l walks rows base + l*ITEMS ..
+ * base + l*ITEMS + ITEMS - 1 in order (whatever CONTIG says: the lanes'
+ * counts scanned in scratch then place each lane's rows in row order).
+ * Row q's found row is orow[k*n + q], or by sorted position
+ * orow[k*n + rank[q]] (lookup 2). The wrappers define the scratch: SH(i),
+ * LOCAL_SIZE words of uint, SCRATCH_PARAM and SCRATCH_ARG. */
+i64 ip_found(BPTR orow, BPTR rank, i64 n, i64 k, i64 q, i64 lookup) {
+	const i64 at = lookup == I64C(2) ? CAST(i64, LD32(rank, q)) : q;
+	return LD32S(orow, k * n + at);
+}
+
+/* The found rows among this lane's rows of offset k's tile t, scanned over
+ * the group's lanes: the tile's total << 32 | the lane's exclusive count
+ * (the found rows of the lanes before it). Every lane reaches every
+ * barrier. */
+u64 ip_tile_scan(BPTR orow, BPTR rank, i64 n, i64 k, i64 t, i64 lookup SCRATCH_PARAM) {
+	const i64 lid = LOCAL_ID();
+	const i64 ls = I64C(LOCAL_SIZE);
+	const i64 lo = t * ls * I64C(ITEMS) + lid * I64C(ITEMS);
+	const i64 hi = min64(lo + I64C(ITEMS), n);
+	u32 mine = 0u; /* 32-ok: found rows of one lane, <= ITEMS */
+	for (i64 q = lo; q < hi; q++) {
+		if (ip_found(orow, rank, n, k, q, lookup) >= I64C(0)) {
+			mine++;
+		}
+	}
+	SH(lid) = mine;
+	LOCAL_BARRIER();
+	for (i64 off = I64C(1); off < ls; off = off * I64C(2)) {
+		const u32 v = lid >= off ? SH(lid - off) : 0u; /* 32-ok: found rows of one tile */
+		LOCAL_BARRIER();
+		SH(lid) = SH(lid) + v;
+		LOCAL_BARRIER();
+	}
+	const u64 res = (CAST(u64, SH(ls - I64C(1))) << 32) | CAST(u64, SH(lid) - mine);
+	LOCAL_BARRIER(); /* everyone has read the scratch before the next tile */
+	return res;
+}
+
+void indice_tcount(INDICE_TCOUNT_PARAMS) {
+	const i64 per = ew_tiles(n);
+	const i64 K = udiv64(count, n);
+	for (i64 tile = GROUP_LINEAR_ID(); tile < K * per; tile += GROUP_TOTAL()) {
+		const i64 k = udiv64(tile, per);
+		const u64 sc = ip_tile_scan(orow, rank, n, k, tile - k * per, lookup SCRATCH_ARG);
+		if (LOCAL_ID() == I64C(0)) {
+			ST64(tcnt, tile, sc >> 32);
+		}
+	}
+}
+
+/* tcnt: the exclusive scan of the tiles' counts (K*per+1 words). Each
+ * lane writes its rows' columns of offset k in row order: a found row
+ * (q, found) at the found rows before it in the offset, any other -1 at
+ * num[k] + (the others before it), so the offset's pairs are in row order
+ * and its tail is -1 (as indice_write). */
+void indice_wpairs(INDICE_WPAIRS_PARAMS) {
+	if (LD32(err, 0) != ERR_NONE) {
+		return;
+	}
+	const i64 per = ew_tiles(n);
+	const i64 K = udiv64(count, n);
+	for (i64 tile = GROUP_LINEAR_ID(); tile < K * per; tile += GROUP_TOTAL()) {
+		const i64 k = udiv64(tile, per);
+		const i64 t = tile - k * per;
+		const u64 sc = ip_tile_scan(orow, rank, n, k, t, lookup SCRATCH_ARG);
+		const i64 start = CAST(i64, LD64(tcnt, k * per));
+		const i64 num_k = CAST(i64, LD64(tcnt, (k + I64C(1)) * per)) - start;
+		if (t == I64C(0) && LOCAL_ID() == I64C(0)) {
+			ST32(num, k, CAST(u32, CAST(i32, num_k))); /* 32-ok: an offset's pair count, <= rows <= MaxInt32 (accel/indice.go) */
+		}
+		const i64 lo = t * I64C(LOCAL_SIZE) * I64C(ITEMS) + LOCAL_ID() * I64C(ITEMS);
+		const i64 hi = min64(lo + I64C(ITEMS), n);
+		i64 col = CAST(i64, LD64(tcnt, tile)) - start + CAST(i64, sc & 0xfffffffful);
+		const i64 base = I64C(2) * k * n;
+		for (i64 q = lo; q < hi; q++) {
+			const i64 o = ip_found(orow, rank, n, k, q, lookup);
+			if (o >= I64C(0)) {
+				ST32(pairs, base + col, CAST(u32, CAST(i32, q))); /* 32-ok: a row, < rows <= MaxInt32 (accel/indice.go) */
+				ST32(pairs, base + n + col, CAST(u32, CAST(i32, o))); /* 32-ok: a found row, < rows <= MaxInt32 */
+				col++;
+			} else {
+				const i64 tail = num_k + (q - col);
 				ST32(pairs, base + tail, 0xffffffffu);
 				ST32(pairs, base + n + tail, 0xffffffffu);
 			}

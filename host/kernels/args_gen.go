@@ -1874,13 +1874,13 @@ func (a IndiceDups) AppendArgs(dst []host.Arg) []host.Arg {
 	return append(dst, host.BufArg(a.Keys), host.BufArg(a.Err), host.I64(a.N))
 }
 
-// IndiceExpand is a launch of indice_expand_k (indice): the candidates (offset k, row q) of this launch's rows: cnt[k*n + q] = 1 where the rule gives a target (found in the sorted keys for the looked-up rules), else 0; orow[k*n + q] = the found row (looked-up rules).
+// IndiceExpand is a launch of indice_expand_k (indice): the candidates (offset k, row q) of this launch's rows: CONV/TCONV cnt[k*n + q] = 1 where the rule gives a target, else 0; the looked-up rules orow[k*n + q] = the row found in the sorted keys, or -1.
 type IndiceExpand struct {
 	Rows   host.Buffer // in: int32 [n, 1+D] query rows
 	Params host.Buffer // in: int64 parameter block
 	Skeys  host.Buffer // in: sorted uint64 site keys (looked-up rules)
 	Sperm  host.Buffer // in: int64 rows of the sorted keys
-	Cnt    host.Buffer // out: the candidates' flags (32- or 64-bit words; not sorted)
+	Cnt    host.Buffer // out: the candidates' flags (32- or 64-bit words; CONV/TCONV)
 	Orow   host.Buffer // out: int32 found rows (looked-up rules)
 	Rank   host.Buffer // out: int32 sorted position of each row (sorted)
 	N      int64       // rows
@@ -1909,29 +1909,6 @@ func (a IndiceExpand) AppendArgs(dst []host.Arg) []host.Arg {
 	return append(dst, host.BufArg(a.Rows), host.BufArg(a.Params), host.BufArg(a.Skeys), host.BufArg(a.Sperm), host.BufArg(a.Cnt), host.BufArg(a.Orow), host.BufArg(a.Rank), host.I64(a.N), host.I64(a.Nkeys), host.I64(a.Row0), host.I64(a.RowsN), host.I64(a.Jobs), host.I64(a.Rule), host.I64(a.Split), host.I64(a.Wide), host.I64(a.Sorted), host.BufArg(a.Ckey), host.I64(a.Emit))
 }
 
-// IndiceFlags is a launch of indice_flags_k (indice): sorted expansion: cnt[k*n + q] = 1 where orow[k*n + rank[q]] >= 0, else 0.
-type IndiceFlags struct {
-	Orow  host.Buffer // in: int32 found rows by sorted position
-	Rank  host.Buffer // in: int32 sorted position of each row
-	Cnt   host.Buffer // out: the candidates' flags
-	N     int64       // rows
-	Count int64       // candidates n*K
-	Wide  int64       // folds into IP_WIDE: 1: 64-bit cnt words
-}
-
-// Entry returns the declaration of indice_flags_k.
-func (IndiceFlags) Entry() *host.EntryDecl { return Indice.Entries[3] }
-
-// Spec returns the kernel indice_flags_k of variant v.
-func (IndiceFlags) Spec(v IndiceVariant) host.KernelSpec {
-	return host.KernelSpec{Entry: Indice.Entries[3], Variant: string(v)}
-}
-
-// AppendArgs appends the argument slots in declaration order.
-func (a IndiceFlags) AppendArgs(dst []host.Arg) []host.Arg {
-	return append(dst, host.BufArg(a.Orow), host.BufArg(a.Rank), host.BufArg(a.Cnt), host.I64(a.N), host.I64(a.Count), host.I64(a.Wide))
-}
-
 // IndiceOuts is a launch of indice_outs_k (indice): sorted target keys: the first of each run writes its site into out_indices[seg[j]-1].
 type IndiceOuts struct {
 	Skeys  host.Buffer // in: sorted uint64 target keys
@@ -1943,11 +1920,11 @@ type IndiceOuts struct {
 }
 
 // Entry returns the declaration of indice_outs_k.
-func (IndiceOuts) Entry() *host.EntryDecl { return Indice.Entries[4] }
+func (IndiceOuts) Entry() *host.EntryDecl { return Indice.Entries[3] }
 
 // Spec returns the kernel indice_outs_k of variant v.
 func (IndiceOuts) Spec(v IndiceVariant) host.KernelSpec {
-	return host.KernelSpec{Entry: Indice.Entries[4], Variant: string(v)}
+	return host.KernelSpec{Entry: Indice.Entries[3], Variant: string(v)}
 }
 
 // AppendArgs appends the argument slots in declaration order.
@@ -1955,32 +1932,78 @@ func (a IndiceOuts) AppendArgs(dst []host.Arg) []host.Arg {
 	return append(dst, host.BufArg(a.Skeys), host.BufArg(a.Seg), host.BufArg(a.Params), host.BufArg(a.Outs), host.BufArg(a.Err), host.I64(a.N))
 }
 
-// IndiceWrite is a launch of indice_write_k (indice): candidate p = k*n + q: a valid one writes (q, its target's row) at column pos[p] - pos[k*n] of offset k, an invalid one -1 at a column past num[k]; num[k] = pos[(k+1)*n] - pos[k*n].
+// IndiceWrite is a launch of indice_write_k (indice): CONV/TCONV candidate p = k*n + q: a valid one writes (q, its target's row) at column pos[p] - pos[k*n] of offset k, an invalid one -1 at a column past num[k]; num[k] = pos[(k+1)*n] - pos[k*n].
 type IndiceWrite struct {
-	Pos    host.Buffer // in: exclusive scan of the candidates' flags (count+1 words)
-	Orow   host.Buffer // in: int32 found rows (looked-up rules)
+	Pos   host.Buffer // in: exclusive scan of the candidates' flags (count+1 words)
+	Crow  host.Buffer // in: int64 target rows by compacted candidate
+	Pairs host.Buffer // out: int32 [K, 2, n]
+	Num   host.Buffer // out: int32 [K]
+	Err   host.Buffer // in: the validation flag (skip when set)
+	N     int64       // rows
+	Count int64       // candidates n*K
+	Wide  int64       // folds into IP_WIDE: 1: 64-bit pos words
+}
+
+// Entry returns the declaration of indice_write_k.
+func (IndiceWrite) Entry() *host.EntryDecl { return Indice.Entries[4] }
+
+// Spec returns the kernel indice_write_k of variant v.
+func (IndiceWrite) Spec(v IndiceVariant) host.KernelSpec {
+	return host.KernelSpec{Entry: Indice.Entries[4], Variant: string(v)}
+}
+
+// AppendArgs appends the argument slots in declaration order.
+func (a IndiceWrite) AppendArgs(dst []host.Arg) []host.Arg {
+	return append(dst, host.BufArg(a.Pos), host.BufArg(a.Crow), host.BufArg(a.Pairs), host.BufArg(a.Num), host.BufArg(a.Err), host.I64(a.N), host.I64(a.Count), host.I64(a.Wide))
+}
+
+// IndiceTcount is a launch of indice_tcount_k (indice): looked-up rules: tcnt[k*per + t] = the found rows among tile t of offset k's rows (per = tiles of LOCAL_SIZE*ITEMS rows an offset).
+type IndiceTcount struct {
+	Orow   host.Buffer // in: int32 found rows (by sorted position where lookup is 2)
 	Rank   host.Buffer // in: int32 sorted position of each row (lookup 2)
-	Crow   host.Buffer // in: int64 target rows by compacted candidate (other rules)
+	Tcnt   host.Buffer // out: uint64 [K*per] counts
+	N      int64       // rows
+	Count  int64       // candidates n*K
+	Lookup int64       // folds into IP_LOOKUP: 1: rows through orow, 2: through orow by sorted position (rank)
+}
+
+// Entry returns the declaration of indice_tcount_k.
+func (IndiceTcount) Entry() *host.EntryDecl { return Indice.Entries[5] }
+
+// Spec returns the kernel indice_tcount_k of variant v.
+func (IndiceTcount) Spec(v IndiceVariant) host.KernelSpec {
+	return host.KernelSpec{Entry: Indice.Entries[5], Variant: string(v)}
+}
+
+// AppendArgs appends the argument slots in declaration order.
+func (a IndiceTcount) AppendArgs(dst []host.Arg) []host.Arg {
+	return append(dst, host.BufArg(a.Orow), host.BufArg(a.Rank), host.BufArg(a.Tcnt), host.I64(a.N), host.I64(a.Count), host.I64(a.Lookup))
+}
+
+// IndiceWpairs is a launch of indice_wpairs_k (indice): looked-up rules, tcnt scanned: tile t of offset k writes its rows' columns in row order, a found row (q, found) after the offset's found rows before it, any other -1 past num[k]; num[k] from tcnt.
+type IndiceWpairs struct {
+	Orow   host.Buffer // in: int32 found rows (by sorted position where lookup is 2)
+	Rank   host.Buffer // in: int32 sorted position of each row (lookup 2)
+	Tcnt   host.Buffer // in: uint64 exclusive scan of the tiles' counts (K*per+1 words)
 	Pairs  host.Buffer // out: int32 [K, 2, n]
 	Num    host.Buffer // out: int32 [K]
 	Err    host.Buffer // in: the validation flag (skip when set)
 	N      int64       // rows
 	Count  int64       // candidates n*K
 	Lookup int64       // folds into IP_LOOKUP: 1: rows through orow, 2: through orow by sorted position (rank)
-	Wide   int64       // folds into IP_WIDE: 1: 64-bit pos words
 }
 
-// Entry returns the declaration of indice_write_k.
-func (IndiceWrite) Entry() *host.EntryDecl { return Indice.Entries[5] }
+// Entry returns the declaration of indice_wpairs_k.
+func (IndiceWpairs) Entry() *host.EntryDecl { return Indice.Entries[6] }
 
-// Spec returns the kernel indice_write_k of variant v.
-func (IndiceWrite) Spec(v IndiceVariant) host.KernelSpec {
-	return host.KernelSpec{Entry: Indice.Entries[5], Variant: string(v)}
+// Spec returns the kernel indice_wpairs_k of variant v.
+func (IndiceWpairs) Spec(v IndiceVariant) host.KernelSpec {
+	return host.KernelSpec{Entry: Indice.Entries[6], Variant: string(v)}
 }
 
 // AppendArgs appends the argument slots in declaration order.
-func (a IndiceWrite) AppendArgs(dst []host.Arg) []host.Arg {
-	return append(dst, host.BufArg(a.Pos), host.BufArg(a.Orow), host.BufArg(a.Rank), host.BufArg(a.Crow), host.BufArg(a.Pairs), host.BufArg(a.Num), host.BufArg(a.Err), host.I64(a.N), host.I64(a.Count), host.I64(a.Lookup), host.I64(a.Wide))
+func (a IndiceWpairs) AppendArgs(dst []host.Arg) []host.Arg {
+	return append(dst, host.BufArg(a.Orow), host.BufArg(a.Rank), host.BufArg(a.Tcnt), host.BufArg(a.Pairs), host.BufArg(a.Num), host.BufArg(a.Err), host.I64(a.N), host.I64(a.Count), host.I64(a.Lookup))
 }
 
 // IndiceSearch is a launch of indice_search_k (indice): SUBM in rows: this launch's sorted positions j x kernel planes, a merge cursor per plane; the found rows into j's record orow[j*K + k] (and, sym, the mirrored finds into the found sites' records), rank[q] = j.
@@ -2000,11 +2023,11 @@ type IndiceSearch struct {
 }
 
 // Entry returns the declaration of indice_search_k.
-func (IndiceSearch) Entry() *host.EntryDecl { return Indice.Entries[6] }
+func (IndiceSearch) Entry() *host.EntryDecl { return Indice.Entries[7] }
 
 // Spec returns the kernel indice_search_k of variant v.
 func (IndiceSearch) Spec(v IndiceVariant) host.KernelSpec {
-	return host.KernelSpec{Entry: Indice.Entries[6], Variant: string(v)}
+	return host.KernelSpec{Entry: Indice.Entries[7], Variant: string(v)}
 }
 
 // AppendArgs appends the argument slots in declaration order.
@@ -2026,11 +2049,11 @@ type IndiceCount struct {
 }
 
 // Entry returns the declaration of indice_count_k.
-func (IndiceCount) Entry() *host.EntryDecl { return Indice.Entries[7] }
+func (IndiceCount) Entry() *host.EntryDecl { return Indice.Entries[8] }
 
 // Spec returns the kernel indice_count_k of variant v.
 func (IndiceCount) Spec(v IndiceVariant) host.KernelSpec {
-	return host.KernelSpec{Entry: Indice.Entries[7], Variant: string(v)}
+	return host.KernelSpec{Entry: Indice.Entries[8], Variant: string(v)}
 }
 
 // AppendArgs appends the argument slots in declaration order.
@@ -2050,11 +2073,11 @@ type IndiceLines struct {
 }
 
 // Entry returns the declaration of indice_lines_k.
-func (IndiceLines) Entry() *host.EntryDecl { return Indice.Entries[8] }
+func (IndiceLines) Entry() *host.EntryDecl { return Indice.Entries[9] }
 
 // Spec returns the kernel indice_lines_k of variant v.
 func (IndiceLines) Spec(v IndiceVariant) host.KernelSpec {
-	return host.KernelSpec{Entry: Indice.Entries[8], Variant: string(v)}
+	return host.KernelSpec{Entry: Indice.Entries[9], Variant: string(v)}
 }
 
 // AppendArgs appends the argument slots in declaration order.
@@ -2076,11 +2099,11 @@ type IndiceTsearch struct {
 }
 
 // Entry returns the declaration of indice_tsearch_k.
-func (IndiceTsearch) Entry() *host.EntryDecl { return Indice.Entries[9] }
+func (IndiceTsearch) Entry() *host.EntryDecl { return Indice.Entries[10] }
 
 // Spec returns the kernel indice_tsearch_k of variant v.
 func (IndiceTsearch) Spec(v IndiceVariant) host.KernelSpec {
-	return host.KernelSpec{Entry: Indice.Entries[9], Variant: string(v)}
+	return host.KernelSpec{Entry: Indice.Entries[10], Variant: string(v)}
 }
 
 // AppendArgs appends the argument slots in declaration order.
@@ -2102,11 +2125,11 @@ type IndiceEmit struct {
 }
 
 // Entry returns the declaration of indice_emit_k.
-func (IndiceEmit) Entry() *host.EntryDecl { return Indice.Entries[10] }
+func (IndiceEmit) Entry() *host.EntryDecl { return Indice.Entries[11] }
 
 // Spec returns the kernel indice_emit_k of variant v.
 func (IndiceEmit) Spec(v IndiceVariant) host.KernelSpec {
-	return host.KernelSpec{Entry: Indice.Entries[10], Variant: string(v)}
+	return host.KernelSpec{Entry: Indice.Entries[11], Variant: string(v)}
 }
 
 // AppendArgs appends the argument slots in declaration order.
@@ -2135,11 +2158,11 @@ type IndiceCrows struct {
 }
 
 // Entry returns the declaration of indice_crows_k.
-func (IndiceCrows) Entry() *host.EntryDecl { return Indice.Entries[11] }
+func (IndiceCrows) Entry() *host.EntryDecl { return Indice.Entries[12] }
 
 // Spec returns the kernel indice_crows_k of variant v.
 func (IndiceCrows) Spec(v IndiceVariant) host.KernelSpec {
-	return host.KernelSpec{Entry: Indice.Entries[11], Variant: string(v)}
+	return host.KernelSpec{Entry: Indice.Entries[12], Variant: string(v)}
 }
 
 // AppendArgs appends the argument slots in declaration order.
@@ -2164,11 +2187,11 @@ type IndiceCpairs struct {
 }
 
 // Entry returns the declaration of indice_cpairs_k.
-func (IndiceCpairs) Entry() *host.EntryDecl { return Indice.Entries[12] }
+func (IndiceCpairs) Entry() *host.EntryDecl { return Indice.Entries[13] }
 
 // Spec returns the kernel indice_cpairs_k of variant v.
 func (IndiceCpairs) Spec(v IndiceVariant) host.KernelSpec {
-	return host.KernelSpec{Entry: Indice.Entries[12], Variant: string(v)}
+	return host.KernelSpec{Entry: Indice.Entries[13], Variant: string(v)}
 }
 
 // AppendArgs appends the argument slots in declaration order.
@@ -2186,11 +2209,11 @@ type IndiceGouts struct {
 }
 
 // Entry returns the declaration of indice_gouts_k.
-func (IndiceGouts) Entry() *host.EntryDecl { return Indice.Entries[13] }
+func (IndiceGouts) Entry() *host.EntryDecl { return Indice.Entries[14] }
 
 // Spec returns the kernel indice_gouts_k of variant v.
 func (IndiceGouts) Spec(v IndiceVariant) host.KernelSpec {
-	return host.KernelSpec{Entry: Indice.Entries[13], Variant: string(v)}
+	return host.KernelSpec{Entry: Indice.Entries[14], Variant: string(v)}
 }
 
 // AppendArgs appends the argument slots in declaration order.

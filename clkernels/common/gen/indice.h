@@ -87,9 +87,18 @@ layout(constant_id = 9) const int IP_LOOKUP = -1; /* folded argument lookup (-1:
 #define INDICE_KEYS_PARAMS BPTR indices, BPTR params, BPTR keys, BPTR err, i64 n
 #define INDICE_DUPS_PARAMS BPTR keys, BPTR err, i64 n
 #define INDICE_EXPAND_PARAMS BPTR rows, BPTR params, BPTR skeys, BPTR sperm, BPTR cnt, BPTR orow, BPTR rank, i64 n, i64 nkeys, i64 row0, i64 rows_n, i64 jobs, i64 rule, i64 split, i64 wide, i64 sorted, BPTR ckey, i64 emit
-#define INDICE_FLAGS_PARAMS BPTR orow, BPTR rank, BPTR cnt, i64 n, i64 count, i64 wide
 #define INDICE_OUTS_PARAMS BPTR skeys, BPTR seg, BPTR params, BPTR outs, BPTR err, i64 n
-#define INDICE_WRITE_PARAMS BPTR pos, BPTR orow, BPTR rank, BPTR crow, BPTR pairs, BPTR num, BPTR err, i64 n, i64 count, i64 lookup, i64 wide
+#define INDICE_WRITE_PARAMS BPTR pos, BPTR crow, BPTR pairs, BPTR num, BPTR err, i64 n, i64 count, i64 wide
+#ifdef ACCEL_CL
+#define INDICE_TCOUNT_PARAMS BPTR orow, BPTR rank, BPTR tcnt, i64 n, i64 count, i64 lookup, __local SCRATCH_T* sh
+#else
+#define INDICE_TCOUNT_PARAMS BPTR orow, BPTR rank, BPTR tcnt, i64 n, i64 count, i64 lookup
+#endif
+#ifdef ACCEL_CL
+#define INDICE_WPAIRS_PARAMS BPTR orow, BPTR rank, BPTR tcnt, BPTR pairs, BPTR num, BPTR err, i64 n, i64 count, i64 lookup, __local SCRATCH_T* sh
+#else
+#define INDICE_WPAIRS_PARAMS BPTR orow, BPTR rank, BPTR tcnt, BPTR pairs, BPTR num, BPTR err, i64 n, i64 count, i64 lookup
+#endif
 #define INDICE_SEARCH_PARAMS BPTR rows, BPTR params, BPTR skeys, BPTR sperm, BPTR orow, BPTR rank, i64 nkeys, i64 row0, i64 rows_n, i64 jobs, i64 sym, i64 split
 #define INDICE_COUNT_PARAMS BPTR orow, BPTR rank, BPTR orowq, BPTR cnt, i64 n, i64 K, i64 chunk, i64 chunks, i64 gather
 #define INDICE_LINES_PARAMS BPTR skeys, BPTR params, BPTR table, i64 nkeys, i64 lines, i64 chunk, i64 tiles
@@ -120,11 +129,6 @@ layout(constant_id = 9) const int IP_LOOKUP = -1; /* folded argument lookup (-1:
 	void indice_expand_k(__global uchar* rows, __global uchar* params, __global uchar* skeys, __global uchar* sperm, __global uchar* cnt, __global uchar* orow, __global uchar* rank, long n, long nkeys, long row0, long rows_n, long jobs, long rule, long split, long wide, long sorted, __global uchar* ckey, long emit) { \
 		indice_expand(rows, params, skeys, sperm, cnt, orow, rank, n, nkeys, row0, rows_n, jobs, FOLD(IP_RULE, rule), FOLD(IP_SPLIT, split), FOLD(IP_WIDE, wide), FOLD(IP_SORTED, sorted), ckey, FOLD(IP_EMIT, emit)); \
 	}
-#define INDICE_E_indice_flags_k \
-	__kernel __attribute__((reqd_work_group_size(LOCAL_SIZE, 1, 1))) \
-	void indice_flags_k(__global uchar* orow, __global uchar* rank, __global uchar* cnt, long n, long count, long wide) { \
-		indice_flags(orow, rank, cnt, n, count, FOLD(IP_WIDE, wide)); \
-	}
 #define INDICE_E_indice_outs_k \
 	__kernel __attribute__((reqd_work_group_size(LOCAL_SIZE, 1, 1))) \
 	void indice_outs_k(__global uchar* skeys, __global uchar* seg, __global uchar* params, __global uchar* outs, __global uchar* err, long n) { \
@@ -132,8 +136,20 @@ layout(constant_id = 9) const int IP_LOOKUP = -1; /* folded argument lookup (-1:
 	}
 #define INDICE_E_indice_write_k \
 	__kernel __attribute__((reqd_work_group_size(LOCAL_SIZE, 1, 1))) \
-	void indice_write_k(__global uchar* pos, __global uchar* orow, __global uchar* rank, __global uchar* crow, __global uchar* pairs, __global uchar* num, __global uchar* err, long n, long count, long lookup, long wide) { \
-		indice_write(pos, orow, rank, crow, pairs, num, err, n, count, FOLD(IP_LOOKUP, lookup), FOLD(IP_WIDE, wide)); \
+	void indice_write_k(__global uchar* pos, __global uchar* crow, __global uchar* pairs, __global uchar* num, __global uchar* err, long n, long count, long wide) { \
+		indice_write(pos, crow, pairs, num, err, n, count, FOLD(IP_WIDE, wide)); \
+	}
+#define INDICE_E_indice_tcount_k \
+	__kernel __attribute__((reqd_work_group_size(LOCAL_SIZE, 1, 1))) \
+	void indice_tcount_k(__global uchar* orow, __global uchar* rank, __global uchar* tcnt, long n, long count, long lookup) { \
+		__local SCRATCH_T sh[SCRATCH_LEN]; \
+		indice_tcount(orow, rank, tcnt, n, count, FOLD(IP_LOOKUP, lookup), sh); \
+	}
+#define INDICE_E_indice_wpairs_k \
+	__kernel __attribute__((reqd_work_group_size(LOCAL_SIZE, 1, 1))) \
+	void indice_wpairs_k(__global uchar* orow, __global uchar* rank, __global uchar* tcnt, __global uchar* pairs, __global uchar* num, __global uchar* err, long n, long count, long lookup) { \
+		__local SCRATCH_T sh[SCRATCH_LEN]; \
+		indice_wpairs(orow, rank, tcnt, pairs, num, err, n, count, FOLD(IP_LOOKUP, lookup), sh); \
 	}
 #define INDICE_E_indice_search_k \
 	__kernel __attribute__((reqd_work_group_size(LOCAL_SIZE, 1, 1))) \
@@ -182,9 +198,10 @@ layout(constant_id = 9) const int IP_LOOKUP = -1; /* folded argument lookup (-1:
 	INDICE_E_indice_keys_k \
 	INDICE_E_indice_dups_k \
 	INDICE_E_indice_expand_k \
-	INDICE_E_indice_flags_k \
 	INDICE_E_indice_outs_k \
 	INDICE_E_indice_write_k \
+	INDICE_E_indice_tcount_k \
+	INDICE_E_indice_wpairs_k \
 	INDICE_E_indice_search_k \
 	INDICE_E_indice_count_k \
 	INDICE_E_indice_lines_k \
@@ -203,17 +220,18 @@ layout(push_constant) uniform AccelPush { uint64_t params; } accel_push;
 #define INDICE_VK_E_0 indice_keys(accel_args.s[0], accel_args.s[1], accel_args.s[2], accel_args.s[3], int64_t(accel_args.s[4]));
 #define INDICE_VK_E_1 indice_dups(accel_args.s[0], accel_args.s[1], int64_t(accel_args.s[2]));
 #define INDICE_VK_E_2 indice_expand(accel_args.s[0], accel_args.s[1], accel_args.s[2], accel_args.s[3], accel_args.s[4], accel_args.s[5], accel_args.s[6], int64_t(accel_args.s[7]), int64_t(accel_args.s[8]), int64_t(accel_args.s[9]), int64_t(accel_args.s[10]), int64_t(accel_args.s[11]), FOLD(IP_RULE, int64_t(accel_args.s[12])), FOLD(IP_SPLIT, int64_t(accel_args.s[13])), FOLD(IP_WIDE, int64_t(accel_args.s[14])), FOLD(IP_SORTED, int64_t(accel_args.s[15])), accel_args.s[16], FOLD(IP_EMIT, int64_t(accel_args.s[17])));
-#define INDICE_VK_E_3 indice_flags(accel_args.s[0], accel_args.s[1], accel_args.s[2], int64_t(accel_args.s[3]), int64_t(accel_args.s[4]), FOLD(IP_WIDE, int64_t(accel_args.s[5])));
-#define INDICE_VK_E_4 indice_outs(accel_args.s[0], accel_args.s[1], accel_args.s[2], accel_args.s[3], accel_args.s[4], int64_t(accel_args.s[5]));
-#define INDICE_VK_E_5 indice_write(accel_args.s[0], accel_args.s[1], accel_args.s[2], accel_args.s[3], accel_args.s[4], accel_args.s[5], accel_args.s[6], int64_t(accel_args.s[7]), int64_t(accel_args.s[8]), FOLD(IP_LOOKUP, int64_t(accel_args.s[9])), FOLD(IP_WIDE, int64_t(accel_args.s[10])));
-#define INDICE_VK_E_6 indice_search(accel_args.s[0], accel_args.s[1], accel_args.s[2], accel_args.s[3], accel_args.s[4], accel_args.s[5], int64_t(accel_args.s[6]), int64_t(accel_args.s[7]), int64_t(accel_args.s[8]), int64_t(accel_args.s[9]), int64_t(accel_args.s[10]), FOLD(IP_SPLIT, int64_t(accel_args.s[11])));
-#define INDICE_VK_E_7 indice_count(accel_args.s[0], accel_args.s[1], accel_args.s[2], accel_args.s[3], int64_t(accel_args.s[4]), int64_t(accel_args.s[5]), int64_t(accel_args.s[6]), int64_t(accel_args.s[7]), int64_t(accel_args.s[8]));
-#define INDICE_VK_E_8 indice_lines(accel_args.s[0], accel_args.s[1], accel_args.s[2], int64_t(accel_args.s[3]), int64_t(accel_args.s[4]), int64_t(accel_args.s[5]), int64_t(accel_args.s[6]));
-#define INDICE_VK_E_9 indice_tsearch(accel_args.s[0], accel_args.s[1], accel_args.s[2], accel_args.s[3], accel_args.s[4], int64_t(accel_args.s[5]), int64_t(accel_args.s[6]), int64_t(accel_args.s[7]), int64_t(accel_args.s[8]));
-#define INDICE_VK_E_10 indice_emit(accel_args.s[0], accel_args.s[1], accel_args.s[2], accel_args.s[3], accel_args.s[4], int64_t(accel_args.s[5]), int64_t(accel_args.s[6]), int64_t(accel_args.s[7]), int64_t(accel_args.s[8]));
-#define INDICE_VK_E_11 indice_crows(accel_args.s[0], accel_args.s[1], accel_args.s[2], accel_args.s[3], accel_args.s[4], int64_t(accel_args.s[5]), int64_t(accel_args.s[6]), int64_t(accel_args.s[7]), int64_t(accel_args.s[8]), int64_t(accel_args.s[9]), int64_t(accel_args.s[10]), FOLD(IP_RULE, int64_t(accel_args.s[11])), FOLD(IP_SPLIT, int64_t(accel_args.s[12])), FOLD(IP_EMIT, int64_t(accel_args.s[13])), accel_args.s[14], int64_t(accel_args.s[15]));
-#define INDICE_VK_E_12 indice_cpairs(accel_args.s[0], accel_args.s[1], accel_args.s[2], accel_args.s[3], accel_args.s[4], accel_args.s[5], int64_t(accel_args.s[6]), int64_t(accel_args.s[7]), int64_t(accel_args.s[8]), accel_args.s[9], accel_args.s[10], int64_t(accel_args.s[11]));
-#define INDICE_VK_E_13 indice_gouts(accel_args.s[0], accel_args.s[1], accel_args.s[2], accel_args.s[3], int64_t(accel_args.s[4]));
+#define INDICE_VK_E_3 indice_outs(accel_args.s[0], accel_args.s[1], accel_args.s[2], accel_args.s[3], accel_args.s[4], int64_t(accel_args.s[5]));
+#define INDICE_VK_E_4 indice_write(accel_args.s[0], accel_args.s[1], accel_args.s[2], accel_args.s[3], accel_args.s[4], int64_t(accel_args.s[5]), int64_t(accel_args.s[6]), FOLD(IP_WIDE, int64_t(accel_args.s[7])));
+#define INDICE_VK_E_5 indice_tcount(accel_args.s[0], accel_args.s[1], accel_args.s[2], int64_t(accel_args.s[3]), int64_t(accel_args.s[4]), FOLD(IP_LOOKUP, int64_t(accel_args.s[5])));
+#define INDICE_VK_E_6 indice_wpairs(accel_args.s[0], accel_args.s[1], accel_args.s[2], accel_args.s[3], accel_args.s[4], accel_args.s[5], int64_t(accel_args.s[6]), int64_t(accel_args.s[7]), FOLD(IP_LOOKUP, int64_t(accel_args.s[8])));
+#define INDICE_VK_E_7 indice_search(accel_args.s[0], accel_args.s[1], accel_args.s[2], accel_args.s[3], accel_args.s[4], accel_args.s[5], int64_t(accel_args.s[6]), int64_t(accel_args.s[7]), int64_t(accel_args.s[8]), int64_t(accel_args.s[9]), int64_t(accel_args.s[10]), FOLD(IP_SPLIT, int64_t(accel_args.s[11])));
+#define INDICE_VK_E_8 indice_count(accel_args.s[0], accel_args.s[1], accel_args.s[2], accel_args.s[3], int64_t(accel_args.s[4]), int64_t(accel_args.s[5]), int64_t(accel_args.s[6]), int64_t(accel_args.s[7]), int64_t(accel_args.s[8]));
+#define INDICE_VK_E_9 indice_lines(accel_args.s[0], accel_args.s[1], accel_args.s[2], int64_t(accel_args.s[3]), int64_t(accel_args.s[4]), int64_t(accel_args.s[5]), int64_t(accel_args.s[6]));
+#define INDICE_VK_E_10 indice_tsearch(accel_args.s[0], accel_args.s[1], accel_args.s[2], accel_args.s[3], accel_args.s[4], int64_t(accel_args.s[5]), int64_t(accel_args.s[6]), int64_t(accel_args.s[7]), int64_t(accel_args.s[8]));
+#define INDICE_VK_E_11 indice_emit(accel_args.s[0], accel_args.s[1], accel_args.s[2], accel_args.s[3], accel_args.s[4], int64_t(accel_args.s[5]), int64_t(accel_args.s[6]), int64_t(accel_args.s[7]), int64_t(accel_args.s[8]));
+#define INDICE_VK_E_12 indice_crows(accel_args.s[0], accel_args.s[1], accel_args.s[2], accel_args.s[3], accel_args.s[4], int64_t(accel_args.s[5]), int64_t(accel_args.s[6]), int64_t(accel_args.s[7]), int64_t(accel_args.s[8]), int64_t(accel_args.s[9]), int64_t(accel_args.s[10]), FOLD(IP_RULE, int64_t(accel_args.s[11])), FOLD(IP_SPLIT, int64_t(accel_args.s[12])), FOLD(IP_EMIT, int64_t(accel_args.s[13])), accel_args.s[14], int64_t(accel_args.s[15]));
+#define INDICE_VK_E_13 indice_cpairs(accel_args.s[0], accel_args.s[1], accel_args.s[2], accel_args.s[3], accel_args.s[4], accel_args.s[5], int64_t(accel_args.s[6]), int64_t(accel_args.s[7]), int64_t(accel_args.s[8]), accel_args.s[9], accel_args.s[10], int64_t(accel_args.s[11]));
+#define INDICE_VK_E_14 indice_gouts(accel_args.s[0], accel_args.s[1], accel_args.s[2], accel_args.s[3], int64_t(accel_args.s[4]));
 #ifdef ACCEL_ONLY_ENTRY
 #define INDICE_ENTRIES \
 	void main() { \
@@ -231,26 +249,28 @@ layout(push_constant) uniform AccelPush { uint64_t params; } accel_push;
 		} else if (ENTRY == 2) { \
 			indice_expand(accel_args.s[0], accel_args.s[1], accel_args.s[2], accel_args.s[3], accel_args.s[4], accel_args.s[5], accel_args.s[6], int64_t(accel_args.s[7]), int64_t(accel_args.s[8]), int64_t(accel_args.s[9]), int64_t(accel_args.s[10]), int64_t(accel_args.s[11]), FOLD(IP_RULE, int64_t(accel_args.s[12])), FOLD(IP_SPLIT, int64_t(accel_args.s[13])), FOLD(IP_WIDE, int64_t(accel_args.s[14])), FOLD(IP_SORTED, int64_t(accel_args.s[15])), accel_args.s[16], FOLD(IP_EMIT, int64_t(accel_args.s[17]))); \
 		} else if (ENTRY == 3) { \
-			indice_flags(accel_args.s[0], accel_args.s[1], accel_args.s[2], int64_t(accel_args.s[3]), int64_t(accel_args.s[4]), FOLD(IP_WIDE, int64_t(accel_args.s[5]))); \
-		} else if (ENTRY == 4) { \
 			indice_outs(accel_args.s[0], accel_args.s[1], accel_args.s[2], accel_args.s[3], accel_args.s[4], int64_t(accel_args.s[5])); \
+		} else if (ENTRY == 4) { \
+			indice_write(accel_args.s[0], accel_args.s[1], accel_args.s[2], accel_args.s[3], accel_args.s[4], int64_t(accel_args.s[5]), int64_t(accel_args.s[6]), FOLD(IP_WIDE, int64_t(accel_args.s[7]))); \
 		} else if (ENTRY == 5) { \
-			indice_write(accel_args.s[0], accel_args.s[1], accel_args.s[2], accel_args.s[3], accel_args.s[4], accel_args.s[5], accel_args.s[6], int64_t(accel_args.s[7]), int64_t(accel_args.s[8]), FOLD(IP_LOOKUP, int64_t(accel_args.s[9])), FOLD(IP_WIDE, int64_t(accel_args.s[10]))); \
+			indice_tcount(accel_args.s[0], accel_args.s[1], accel_args.s[2], int64_t(accel_args.s[3]), int64_t(accel_args.s[4]), FOLD(IP_LOOKUP, int64_t(accel_args.s[5]))); \
 		} else if (ENTRY == 6) { \
-			indice_search(accel_args.s[0], accel_args.s[1], accel_args.s[2], accel_args.s[3], accel_args.s[4], accel_args.s[5], int64_t(accel_args.s[6]), int64_t(accel_args.s[7]), int64_t(accel_args.s[8]), int64_t(accel_args.s[9]), int64_t(accel_args.s[10]), FOLD(IP_SPLIT, int64_t(accel_args.s[11]))); \
+			indice_wpairs(accel_args.s[0], accel_args.s[1], accel_args.s[2], accel_args.s[3], accel_args.s[4], accel_args.s[5], int64_t(accel_args.s[6]), int64_t(accel_args.s[7]), FOLD(IP_LOOKUP, int64_t(accel_args.s[8]))); \
 		} else if (ENTRY == 7) { \
-			indice_count(accel_args.s[0], accel_args.s[1], accel_args.s[2], accel_args.s[3], int64_t(accel_args.s[4]), int64_t(accel_args.s[5]), int64_t(accel_args.s[6]), int64_t(accel_args.s[7]), int64_t(accel_args.s[8])); \
+			indice_search(accel_args.s[0], accel_args.s[1], accel_args.s[2], accel_args.s[3], accel_args.s[4], accel_args.s[5], int64_t(accel_args.s[6]), int64_t(accel_args.s[7]), int64_t(accel_args.s[8]), int64_t(accel_args.s[9]), int64_t(accel_args.s[10]), FOLD(IP_SPLIT, int64_t(accel_args.s[11]))); \
 		} else if (ENTRY == 8) { \
-			indice_lines(accel_args.s[0], accel_args.s[1], accel_args.s[2], int64_t(accel_args.s[3]), int64_t(accel_args.s[4]), int64_t(accel_args.s[5]), int64_t(accel_args.s[6])); \
+			indice_count(accel_args.s[0], accel_args.s[1], accel_args.s[2], accel_args.s[3], int64_t(accel_args.s[4]), int64_t(accel_args.s[5]), int64_t(accel_args.s[6]), int64_t(accel_args.s[7]), int64_t(accel_args.s[8])); \
 		} else if (ENTRY == 9) { \
-			indice_tsearch(accel_args.s[0], accel_args.s[1], accel_args.s[2], accel_args.s[3], accel_args.s[4], int64_t(accel_args.s[5]), int64_t(accel_args.s[6]), int64_t(accel_args.s[7]), int64_t(accel_args.s[8])); \
+			indice_lines(accel_args.s[0], accel_args.s[1], accel_args.s[2], int64_t(accel_args.s[3]), int64_t(accel_args.s[4]), int64_t(accel_args.s[5]), int64_t(accel_args.s[6])); \
 		} else if (ENTRY == 10) { \
-			indice_emit(accel_args.s[0], accel_args.s[1], accel_args.s[2], accel_args.s[3], accel_args.s[4], int64_t(accel_args.s[5]), int64_t(accel_args.s[6]), int64_t(accel_args.s[7]), int64_t(accel_args.s[8])); \
+			indice_tsearch(accel_args.s[0], accel_args.s[1], accel_args.s[2], accel_args.s[3], accel_args.s[4], int64_t(accel_args.s[5]), int64_t(accel_args.s[6]), int64_t(accel_args.s[7]), int64_t(accel_args.s[8])); \
 		} else if (ENTRY == 11) { \
-			indice_crows(accel_args.s[0], accel_args.s[1], accel_args.s[2], accel_args.s[3], accel_args.s[4], int64_t(accel_args.s[5]), int64_t(accel_args.s[6]), int64_t(accel_args.s[7]), int64_t(accel_args.s[8]), int64_t(accel_args.s[9]), int64_t(accel_args.s[10]), FOLD(IP_RULE, int64_t(accel_args.s[11])), FOLD(IP_SPLIT, int64_t(accel_args.s[12])), FOLD(IP_EMIT, int64_t(accel_args.s[13])), accel_args.s[14], int64_t(accel_args.s[15])); \
+			indice_emit(accel_args.s[0], accel_args.s[1], accel_args.s[2], accel_args.s[3], accel_args.s[4], int64_t(accel_args.s[5]), int64_t(accel_args.s[6]), int64_t(accel_args.s[7]), int64_t(accel_args.s[8])); \
 		} else if (ENTRY == 12) { \
-			indice_cpairs(accel_args.s[0], accel_args.s[1], accel_args.s[2], accel_args.s[3], accel_args.s[4], accel_args.s[5], int64_t(accel_args.s[6]), int64_t(accel_args.s[7]), int64_t(accel_args.s[8]), accel_args.s[9], accel_args.s[10], int64_t(accel_args.s[11])); \
+			indice_crows(accel_args.s[0], accel_args.s[1], accel_args.s[2], accel_args.s[3], accel_args.s[4], int64_t(accel_args.s[5]), int64_t(accel_args.s[6]), int64_t(accel_args.s[7]), int64_t(accel_args.s[8]), int64_t(accel_args.s[9]), int64_t(accel_args.s[10]), FOLD(IP_RULE, int64_t(accel_args.s[11])), FOLD(IP_SPLIT, int64_t(accel_args.s[12])), FOLD(IP_EMIT, int64_t(accel_args.s[13])), accel_args.s[14], int64_t(accel_args.s[15])); \
 		} else if (ENTRY == 13) { \
+			indice_cpairs(accel_args.s[0], accel_args.s[1], accel_args.s[2], accel_args.s[3], accel_args.s[4], accel_args.s[5], int64_t(accel_args.s[6]), int64_t(accel_args.s[7]), int64_t(accel_args.s[8]), accel_args.s[9], accel_args.s[10], int64_t(accel_args.s[11])); \
+		} else if (ENTRY == 14) { \
 			indice_gouts(accel_args.s[0], accel_args.s[1], accel_args.s[2], accel_args.s[3], int64_t(accel_args.s[4])); \
 		} \
 	}
