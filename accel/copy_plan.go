@@ -55,3 +55,42 @@ func planCopy(caps host.Caps, n int64) (host.Plan, bool) {
 	}
 	return p, ours
 }
+
+// fillKernelMinBytes is the smallest fill planFill gives the fill kernel
+// on GPUs: smaller fills (a scan's total word, a table's meta words) cost
+// a launch either way and keep the driver's, which needs no build.
+const fillKernelMinBytes = 1 << 20
+
+// planFill plans a fill of n 32-bit words with the fill kernel
+// (copy_body.h's copy_fill) and says whether the device should use it
+// rather than its driver's fill:
+//   - GPUs, fills of at least fillKernelMinBytes, in the elementwise GPU
+//     plan: NVIDIA's OpenCL fill moved 413 GB/s on the H100, whose copy
+//     moved 2.97 TB/s, and fills clear whole tables and counts (Unique's
+//     hash table, the scatter's hit counts, zeroed outputs);
+//   - CPU OpenCL drivers, fills of at least copyKernelMinBytes (as their
+//     copies: the kernel's first build is not paid for small ones), in
+//     the copy's CPU plan (a contiguous run of chunks per core,
+//     non-temporal stores from StreamMinBytes): PoCL's own fill runs on
+//     one thread (2-core VM, 20 fills each: 64 MiB 14 GB/s, the kernel
+//     36-39; 16 MiB 14 and 51-56; 1 MiB 8 and 14-18);
+//   - other devices keep their driver's (lavapipe's fill is a memset,
+//     47-63 GB/s for 16-64 MiB where the kernel moved 7-10); tests run
+//     the kernel there by forcing it.
+func planFill(caps host.Caps, n int64) (host.Plan, bool) {
+	if caps.Type == host.TypeCPU {
+		p, _ := planCopy(caps, n)
+		p.Kernel = "fill"
+		ours := caps.Backend == host.OpenCL && 4*n >= copyKernelMinBytes
+		p.Reason = "driver fill"
+		if ours {
+			p.Reason = "cpu opencl: one work-item per group, one group per core, a contiguous run of 64 KiB chunks each"
+			if host.KnobStream.Of(p) != 0 {
+				p.Reason += ", non-temporal stores"
+			}
+		}
+		return p, ours
+	}
+	p := host.PlanElementwise("fill", caps, n)
+	return p, 4*n >= fillKernelMinBytes
+}

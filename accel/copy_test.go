@@ -114,3 +114,75 @@ func copyChecked(t *testing.T, d *Device, rng *rand.Rand, dt DType, n int64, nam
 	ds.Release()
 	requireElems(t, src.data, got.data, "%s: copy", name)
 }
+
+// TestFillKernel runs the fill kernel (planFill: the GPUs' fills of at
+// least fillKernelMinBytes) on every device by forcing it, in the CPU
+// drivers' shape and the GPUs', over patterns of 1, 2, 4 and 8 bytes at
+// offsets and sizes around its chunk, each into a buffer of other random
+// bits, so an unwritten or stray word shows; ranges the kernel does not
+// take (a size or offset off the words, an 8-byte pattern off its
+// boundary) go to the driver's fill with the same bytes.
+func TestFillKernel(t *testing.T) {
+	forEachDevice(t, func(t *testing.T, d *Device) {
+		plans(d).fillKernel = true
+		defer func() { plans(d).fillKernel, plans(d).launchFn = false, nil }()
+		rng := rand.New(rand.NewSource(10))
+		gpuCaps := d.caps
+		gpuCaps.Type = host.TypeDiscreteGPU
+		gpuShape := func(local int, groups int64) func(host.Plan) host.Plan {
+			return func(p host.Plan) host.Plan {
+				if p.Kernel != "fill" {
+					return p
+				}
+				q := host.PlanElementwise("fill", gpuCaps, 1<<16)
+				q.LocalSize = local
+				if groups > 0 {
+					q.Groups = [3]int64{groups, 1, 1}
+				}
+				return q
+			}
+		}
+		// non-temporal stores from the first 64-byte boundary (OpenCL C;
+		// GLSL stores plainly), in the CPU drivers' shape
+		streamed := func(p host.Plan) host.Plan {
+			if p.Kernel == "fill" {
+				cpu := d.caps
+				cpu.Type = host.TypeCPU
+				q, _ := planFill(cpu, 1<<16)
+				q.Knobs = []host.Knob{host.KnobItems.Set(host.KnobItems.Of(q)), host.KnobContig.Set(1), host.KnobStream.Set(1)}
+				return q
+			}
+			return p
+		}
+		patterns := [][]byte{{0xab}, {0x12, 0x34}, {1, 2, 3, 4}, {1, 2, 3, 4, 5, 6, 7, 8}}
+		for _, hook := range []func(host.Plan) host.Plan{nil, gpuShape(32, 3), gpuShape(64, 0), streamed} {
+			plans(d).launchFn = hook
+			for _, pat := range patterns {
+				for _, off := range []int64{0, 8, 24, 4, 2, 40} {
+					if off%int64(len(pat)) != 0 {
+						continue
+					}
+					for _, size := range []int64{0, 4, 8, 12, 64, 4 * 4095, 4 * 4096, 4 * 4097, 4*3*4096 + 24, 4*16*1024*4 + 104, 6} {
+						if size%int64(len(pat)) != 0 {
+							continue
+						}
+						name := fmt.Sprintf("hook %p, pattern %d bytes, offset %d, %d bytes", hook, len(pat), off, size)
+						buf := randTensor(t, rng, Uint32, (off+size)/4+3)
+						db := mustUpload(t, d, buf)
+						before := d.Stats().Launches
+						require.NoError(t, d.fill(db.raw(), off, size, pat), name)
+						kernel := size > 0 && size%4 == 0 && off%4 == 0 && (len(pat) != 8 || off%8 == 0)
+						require.Equal(t, b2i(kernel), d.Stats().Launches-before, "%s: the kernel's launches", name)
+						got := mustHost(t, db)
+						db.Release()
+						want := append([]byte(nil), buf.data...)
+						for i := int64(0); i < size; i++ {
+							want[off+i] = pat[i%int64(len(pat))]
+						}
+						requireElems(t, want, got.data, "%s", name)
+					}
+				}
+			}
+		}
+	})
+}

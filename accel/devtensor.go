@@ -110,7 +110,7 @@ func (d *Device) Zeros(dtype DType, shape ...int64) (*DeviceTensor, error) {
 		return nil, err
 	}
 	if t.n > 0 {
-		if err := d.h.Fill(t.raw(), 0, t.n*int64(dtype.Size()), []byte{0}); err != nil {
+		if err := d.fill(t.raw(), 0, t.n*int64(dtype.Size()), []byte{0}); err != nil {
 			t.Release()
 			return nil, fmt.Errorf("accel: %s: %w", op, err)
 		}

@@ -131,10 +131,10 @@ func (t *HashTable) bounded(n int64) bool {
 // clear queues the table's emptying.
 func (t *HashTable) clear() error {
 	// every word starts as HT_EMPTY (all ones)
-	if err := t.d.h.Fill(t.table.raw(), 0, t.table.n*8, []byte{0xff, 0xff, 0xff, 0xff}); err != nil {
+	if err := t.d.fill(t.table.raw(), 0, t.table.n*8, []byte{0xff, 0xff, 0xff, 0xff}); err != nil {
 		return fmt.Errorf("accel: hash_table reset: %w", err)
 	}
-	if err := t.d.h.Fill(t.meta.raw(), 0, 16, []byte{0, 0, 0, 0}); err != nil {
+	if err := t.d.fill(t.meta.raw(), 0, 16, []byte{0, 0, 0, 0}); err != nil {
 		return fmt.Errorf("accel: hash_table reset: %w", err)
 	}
 	t.size, t.broken = 0, false
@@ -243,7 +243,7 @@ func (t *HashTable) probe(op string, mode probeMode, keys, res host.Buffer, n in
 		maxProbes = min(maxProbes, t.probeCap)
 	}
 	maxSteps := 16 + 4*(float64(maxProbes)+2+float64(n))*float64(items)/float64(budget)
-	if err := d.h.Fill(t.meta.raw(), 8, 8, []byte{0, 0, 0, 0}); err != nil {
+	if err := d.fill(t.meta.raw(), 8, 8, []byte{0, 0, 0, 0}); err != nil {
 		return false, false, fmt.Errorf("accel: %s: %w", op, err)
 	}
 	t.launches = 0
@@ -279,7 +279,7 @@ func (t *HashTable) probe(op string, mode probeMode, keys, res host.Buffer, n in
 			return false, false, fmt.Errorf("accel: %s: keys still unfinished after %d launches of %d probes per work-item: %w",
 				op, step+1, budget, host.ErrDriver)
 		}
-		if err := d.h.Fill(t.meta.raw(), 4*kernels.HtMetaMore, 4, []byte{0, 0, 0, 0}); err != nil {
+		if err := d.fill(t.meta.raw(), 4*kernels.HtMetaMore, 4, []byte{0, 0, 0, 0}); err != nil {
 			return false, false, fmt.Errorf("accel: %s: %w", op, err)
 		}
 	}

@@ -466,7 +466,7 @@ func (d *Device) noIndicePairs(op string, g convGeom) (*IndicePairs, error) {
 		}
 	}
 	if err == nil {
-		err = d.h.Fill(res.Num.raw(), 0, 4*g.k, []byte{0, 0, 0, 0})
+		err = d.fill(res.Num.raw(), 0, 4*g.k, []byte{0, 0, 0, 0})
 	}
 	if err == nil {
 		err = d.flush(op)
@@ -757,7 +757,7 @@ func (r *ipRun) zeroed(dt DType, n int64) (*DeviceTensor, error) {
 	if err != nil {
 		return nil, err
 	}
-	if err := r.d.h.Fill(t.raw(), 0, n*int64(dt.Size()), make([]byte, dt.Size())); err != nil {
+	if err := r.d.fill(t.raw(), 0, n*int64(dt.Size()), make([]byte, dt.Size())); err != nil {
 		return nil, fmt.Errorf("accel: %s: %w", r.op, err)
 	}
 	return t, nil
@@ -833,7 +833,7 @@ func (r *ipRun) expand(rows host.Buffer, n int64, params host.Buffer, rule int64
 	if err != nil {
 		return nil, 0, nil, err
 	}
-	if err := d.h.Fill(pos.raw(), count*int64(dt.Size()), int64(dt.Size()), []byte{0, 0, 0, 0}); err != nil {
+	if err := d.fill(pos.raw(), count*int64(dt.Size()), int64(dt.Size()), []byte{0, 0, 0, 0}); err != nil {
 		return nil, 0, nil, fmt.Errorf("accel: %s: %w", r.op, err)
 	}
 	if err := r.expandLaunch(rows, n, params, rule, pos.raw(), wide, nil, nil, false, nil); err != nil {
@@ -887,7 +887,7 @@ func (r *ipRun) tileCounts(tiles int64) (*DeviceTensor, error) {
 	if err != nil {
 		return nil, err
 	}
-	if err := r.d.h.Fill(cnt.raw(), 8*tiles, 8, []byte{0, 0, 0, 0}); err != nil {
+	if err := r.d.fill(cnt.raw(), 8*tiles, 8, []byte{0, 0, 0, 0}); err != nil {
 		return nil, fmt.Errorf("accel: %s: %w", r.op, err)
 	}
 	return cnt, nil
@@ -956,7 +956,7 @@ func (r *ipRun) submRows(outs *temps, plan indicePlan, params host.Buffer) (pair
 	}
 	sym := indiceSubmSym(g.p.KSize)
 	if sym {
-		if err := d.h.Fill(orow.raw(), 0, 4*n*g.k, []byte{0xff, 0xff, 0xff, 0xff}); err != nil {
+		if err := d.fill(orow.raw(), 0, 4*n*g.k, []byte{0xff, 0xff, 0xff, 0xff}); err != nil {
 			return nil, nil, fmt.Errorf("accel: %s: %w", r.op, err)
 		}
 	}
@@ -1111,7 +1111,7 @@ func (r *ipRun) lookup(outs *temps, rows host.Buffer, n int64, params host.Buffe
 		if num, err = outs.alloc(d, r.op, Int32, g.k); err != nil {
 			return nil, nil, err
 		}
-		if err := d.h.Fill(num.raw(), 0, 4*g.k, []byte{0, 0, 0, 0}); err != nil {
+		if err := d.fill(num.raw(), 0, 4*g.k, []byte{0, 0, 0, 0}); err != nil {
 			return nil, nil, fmt.Errorf("accel: %s: %w", r.op, err)
 		}
 		return pairs, num, nil

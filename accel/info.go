@@ -305,7 +305,15 @@ func (d *Device) reportModel(op, family string, plan fmt.Stringer, t func() traf
 	}
 	f := d.onPlan.Load()
 	m := t()
-	kernel := func(bytes int64) bool { _, ours := d.planner.copy(d.caps, bytes/4); return ours && bytes%4 == 0 }
+	kernel := func(kind passKind, bytes int64) bool {
+		ours := false
+		if kind == passFill {
+			_, ours = d.planner.fill(d.caps, bytes/4)
+		} else {
+			_, ours = d.planner.copy(d.caps, bytes/4)
+		}
+		return ours && bytes%4 == 0
+	}
 	d.deliver(f, PlanReport{Op: op, Family: family, Plan: plan.String(), ModelBytes: m.Bytes(), MinBytes: minBytes,
 		Launches: m.Launches(), Transfers: m.transfers(kernel), Waits: m.Waits})
 }

@@ -114,7 +114,7 @@ func (d *Device) steps(op string, n int64, flag *DeviceTensor, launch func(limit
 	}
 	for step := int64(0); ; step++ {
 		if limit < n {
-			if err := d.h.Fill(flag.raw(), 4, 4, []byte{0, 0, 0, 0}); err != nil {
+			if err := d.fill(flag.raw(), 4, 4, []byte{0, 0, 0, 0}); err != nil {
 				return fmt.Errorf("accel: %s: %w", op, err)
 			}
 		}

@@ -25,6 +25,18 @@ type modelRun struct {
 // ACCEL_TEST_PLANS=gpu, to the GPU plans').
 func TestModelMatchesRun(t *testing.T) {
 	forEachDevice(t, func(t *testing.T, d *Device) {
+		for _, kernels := range []bool{false, true} {
+			// and with every fill and copy on the kernels
+			plans(d).fillKernel, plans(d).copyKernel = kernels, kernels
+			modelMatchesRun(t, d)
+		}
+		plans(d).fillKernel, plans(d).copyKernel = false, false
+	})
+}
+
+func modelMatchesRun(t *testing.T, d *Device) {
+	t.Helper()
+	{
 		for _, c := range modelRuns(d) {
 			call, release := c.setup(t, d)
 			if call == nil {
@@ -47,10 +59,11 @@ func TestModelMatchesRun(t *testing.T) {
 				continue
 			}
 			r := got[0]
-			assert.Equal(t, int64(r.Launches-r.Transfers), ran.Launches, "%s: kernel launches: %s", c.name, r)
+			assert.Equal(t, int64(r.Launches-r.Transfers), ran.Launches, "%s %s (fill and copy kernels %v): kernel launches: %s", d.caps.Backend, c.name,
+				plans(d).fillKernel, r)
 			assert.Equal(t, int64(r.Waits), ran.Waits, "%s: waits: %s", c.name, r)
 		}
-	})
+	}
 }
 
 // forceMergePath makes d's sparse unions take the GPUs' merge path, which

@@ -23,6 +23,9 @@ type planner interface {
 	// copy plans a copy of n 32-bit words and says whether the copy
 	// kernel runs it rather than the driver's buffer copy.
 	copy(caps host.Caps, n int64) (host.Plan, bool)
+	// fill plans a fill of n 32-bit words and says whether the fill
+	// kernel runs it rather than the driver's fill.
+	fill(caps host.Caps, n int64) (host.Plan, bool)
 	radix(caps host.Caps, n int64, keyBytes int) host.Plan
 	unique(caps host.Caps, n int64, keyBytes int) uniquePlan
 	sparse(caps host.Caps, total int64) sparsePlan
@@ -43,6 +46,7 @@ func (devicePlanner) scatter(caps host.Caps, s scatterShape) scatterPlan {
 	return planScatter(caps, s)
 }
 func (devicePlanner) copy(caps host.Caps, n int64) (host.Plan, bool) { return planCopy(caps, n) }
+func (devicePlanner) fill(caps host.Caps, n int64) (host.Plan, bool) { return planFill(caps, n) }
 func (devicePlanner) radix(caps host.Caps, n int64, keyBytes int) host.Plan {
 	return planRadix(caps, n, keyBytes)
 }

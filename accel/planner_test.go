@@ -8,8 +8,9 @@ type testPlanner struct {
 	devicePlanner
 	// launchFn rewrites launch plans (odd group shapes, knobs).
 	launchFn func(host.Plan) host.Plan
-	// copyKernel makes copies run the copy kernel on any device.
-	copyKernel bool
+	// copyKernel makes copies run the copy kernel on any device, and
+	// fillKernel fills the fill kernel.
+	copyKernel, fillKernel bool
 	// radixTiles makes radix sorts run the GPUs' tiled passes on any
 	// device.
 	radixTiles bool
@@ -48,6 +49,11 @@ func (p *testPlanner) launch(l host.Plan) host.Plan {
 func (p *testPlanner) copy(caps host.Caps, n int64) (host.Plan, bool) {
 	l, ours := planCopy(caps, n)
 	return l, ours || p.copyKernel
+}
+
+func (p *testPlanner) fill(caps host.Caps, n int64) (host.Plan, bool) {
+	l, ours := planFill(caps, n)
+	return l, ours || p.fillKernel
 }
 
 func (p *testPlanner) radix(caps host.Caps, n int64, keyBytes int) host.Plan {

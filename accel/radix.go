@@ -305,7 +305,7 @@ func (d *Device) radixPass(op string, variant kernels.RadixVariant, plan host.Pl
 func (d *Device) radixSweepHist(op string, variant kernels.RadixVariant, plan host.Plan, kin host.Buffer,
 	hist, status *DeviceTensor, n int64, wordBytes, passes int, pack int64) error {
 	for _, t := range []*DeviceTensor{hist, status} {
-		if err := d.h.Fill(t.raw(), 0, 8*t.n, []byte{0, 0, 0, 0}); err != nil {
+		if err := d.fill(t.raw(), 0, 8*t.n, []byte{0, 0, 0, 0}); err != nil {
 			return fmt.Errorf("accel: %s: zero the radix sort's counts: %w", op, err)
 		}
 	}

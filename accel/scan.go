@@ -106,7 +106,7 @@ func (d *Device) scanChain(op string, s *scan, plan host.Plan, variant kernels.S
 	defer tmp.release()
 	flags, err := tmp.alloc(d, op, flagDT, fn)
 	if err == nil {
-		if err = d.h.Fill(flags.raw(), 0, int64(flagDT.Size())*fn, []byte{0, 0, 0, 0}); err != nil {
+		if err = d.fill(flags.raw(), 0, int64(flagDT.Size())*fn, []byte{0, 0, 0, 0}); err != nil {
 			err = fmt.Errorf("accel: %s: zero the scan's flags: %w", op, err)
 		}
 	}

@@ -331,7 +331,9 @@ func (d *Device) scatterRun(op string, g scatterGeom, out, index, src *DeviceTen
 		d.reportModel(op, "scatter", sp, func() traffic {
 			var t traffic
 			if tried {
+				// the partition's count, then its flag word 1 cleared
 				t = partTryTraffic(d.caps, shape)
+				t.fill("fill", 4)
 			}
 			t.then(scatterTraffic(d.caps, sp, shape))
 			return t

@@ -29,7 +29,7 @@ func (j *scatterJob) atomic() error {
 		if err != nil {
 			return err
 		}
-		if err := d.h.Fill(c.raw(), 0, 4*j.out.n, []byte{0, 0, 0, 0}); err != nil {
+		if err := d.fill(c.raw(), 0, 4*j.out.n, []byte{0, 0, 0, 0}); err != nil {
 			return fmt.Errorf("accel: %s: %w", j.op, err)
 		}
 		counts = c.raw()

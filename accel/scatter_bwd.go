@@ -136,7 +136,7 @@ func (b *scatterBwd) run(index *DeviceTensor) error {
 		}
 	}
 	if b.gs.n > 0 {
-		if err := d.h.Fill(b.gs.raw(), 0, b.gs.n*b.elementBytes, make([]byte, b.elementBytes)); err != nil {
+		if err := d.fill(b.gs.raw(), 0, b.gs.n*b.elementBytes, make([]byte, b.elementBytes)); err != nil {
 			return fmt.Errorf("accel: %s: %w", b.op, err)
 		}
 	}
@@ -170,7 +170,7 @@ func (b *scatterBwd) gradients(index *DeviceTensor) error {
 	if b.aux, err = b.tmp.alloc(d, b.op, b.input.dtype, b.out.n); err != nil {
 		return err
 	}
-	if err := d.h.Fill(b.aux.raw(), 0, b.out.n*b.elementBytes, make([]byte, b.elementBytes)); err != nil {
+	if err := d.fill(b.aux.raw(), 0, b.out.n*b.elementBytes, make([]byte, b.elementBytes)); err != nil {
 		return fmt.Errorf("accel: %s: %w", b.op, err)
 	}
 	n := g.idxN

@@ -128,7 +128,7 @@ func (j *scatterJob) private(sp scatterPlan) error {
 	if err != nil {
 		return err
 	}
-	if err := d.h.Fill(priv.raw(), 0, priv.n*int64(j.out.dtype.Size()), privateFill(j.out.dtype, g.red)); err != nil {
+	if err := d.fill(priv.raw(), 0, priv.n*int64(j.out.dtype.Size()), privateFill(j.out.dtype, g.red)); err != nil {
 		return fmt.Errorf("accel: %s: %w", j.op, err)
 	}
 	variant := dtVariant(j.out.dtype)
@@ -197,7 +197,7 @@ func (j *scatterJob) zeroed(dt DType, n int64) (host.Buffer, error) {
 		return nil, err
 	}
 	if n > 0 {
-		if err := j.d.h.Fill(t.raw(), 0, n*int64(dt.Size()), make([]byte, dt.Size())); err != nil {
+		if err := j.d.fill(t.raw(), 0, n*int64(dt.Size()), make([]byte, dt.Size())); err != nil {
 			return nil, fmt.Errorf("accel: %s: %w", j.op, err)
 		}
 	}

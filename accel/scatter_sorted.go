@@ -87,7 +87,7 @@ func (j *scatterJob) partitioned() (done bool, err error) {
 	if err != nil {
 		return false, err
 	}
-	if err := d.h.Fill(counts.raw(), 0, 4*tg, []byte{0, 0, 0, 0}); err != nil {
+	if err := d.fill(counts.raw(), 0, 4*tg, []byte{0, 0, 0, 0}); err != nil {
 		return false, fmt.Errorf("accel: %s: %w", j.op, err)
 	}
 	plan := d.elementwise(j.op, count)
@@ -112,7 +112,7 @@ func (j *scatterJob) partitioned() (done bool, err error) {
 		return true, err
 	}
 	if w[1] != 0 {
-		if err := d.h.Fill(j.flag.raw(), 4, 4, []byte{0, 0, 0, 0}); err != nil {
+		if err := d.fill(j.flag.raw(), 4, 4, []byte{0, 0, 0, 0}); err != nil {
 			return false, fmt.Errorf("accel: %s: %w", j.op, err)
 		}
 		return false, nil

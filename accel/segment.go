@@ -45,7 +45,7 @@ func (d *Device) SegmentReduce(values, segmentIDs *DeviceTensor, reduce Reductio
 
 func (d *Device) segmentReduce(op string, out, values, ids *DeviceTensor, reduce Reduction, segments int64) error {
 	if segments > 0 {
-		if err := d.h.Fill(out.raw(), 0, segments*int64(values.dtype.Size()), identityBytes(values.dtype, reduce)); err != nil {
+		if err := d.fill(out.raw(), 0, segments*int64(values.dtype.Size()), identityBytes(values.dtype, reduce)); err != nil {
 			return fmt.Errorf("accel: %s: %w", op, err)
 		}
 	}

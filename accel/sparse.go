@@ -358,7 +358,7 @@ func (d *Device) csrPtrs(op string, o *spOperand, flag *DeviceTensor, tmp *temps
 		off, hasOff = tot.raw(), true
 	}
 	if b*(r+1) == 0 {
-		if err := d.h.Fill(gptr.raw(), 0, 8, []byte{0}); err != nil {
+		if err := d.fill(gptr.raw(), 0, 8, []byte{0}); err != nil {
 			return nil, fmt.Errorf("accel: %s: %w", op, err)
 		}
 	} else if err := run(d, op, kernels.SparseF32, d.elementwise(op, b*(r+1)), kernels.SparseCsrPtrs{Crow: c.Crows.raw(), Off: off, Gptr: gptr.raw(),
@@ -499,7 +499,7 @@ func (d *Device) coalesceOperand(op string, o *spOperand, flag *DeviceTensor, tm
 	}
 	// sums start from -0, the identity of IEEE addition, so that a single
 	// -0 stays -0 as in the reference
-	if err := d.h.Fill(uvals.raw(), 0, u*int64(dt.Size()), negZero(dt)); err != nil {
+	if err := d.fill(uvals.raw(), 0, u*int64(dt.Size()), negZero(dt)); err != nil {
 		return fmt.Errorf("accel: %s: %w", op, err)
 	}
 	if err := d.segmentRun(op, dt, uvals.raw(), o.vals, seg.raw(), res.perm.raw(), o.n, Sum, true, flag); err != nil {
@@ -777,7 +777,7 @@ func (d *Device) crowsOf(op string, u spResult, shape []int64, crows *DeviceTens
 		return err
 	}
 	if n == 0 {
-		err = d.h.Fill(gstart.raw(), 0, (b*r+1)*8, []byte{0})
+		err = d.fill(gstart.raw(), 0, (b*r+1)*8, []byte{0})
 	} else {
 		err = d.rowMerge(op, 1, gstart, nil, keys, gstart, gstart, b*r, c, n, 1)
 	}

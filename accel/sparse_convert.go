@@ -237,7 +237,7 @@ func (d *Device) toDense(op string, o *spOperand, _, _ *temps) (*DeviceTensor, e
 		return nil, err
 	}
 	if out.n > 0 {
-		err = d.h.Fill(out.raw(), 0, out.n*int64(dt.Size()), []byte{0})
+		err = d.fill(out.raw(), 0, out.n*int64(dt.Size()), []byte{0})
 	}
 	if err == nil && o.n > 0 {
 		err = d.launch(op, dtVariant(dt), d.elementwise(op, o.n), kernels.SparseToDense{Keys: o.keys.raw(), Vals: o.vals, Dense: out.raw(), N: o.n})

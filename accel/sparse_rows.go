@@ -102,7 +102,7 @@ func (d *Device) rowBinary(op string, sop SparseOp, x, y *spOperand, cols bool, 
 		}
 	}
 	if r.u == 0 {
-		if err := d.h.Fill(r.gstart.raw(), 0, (u.g+1)*8, []byte{0}); err != nil {
+		if err := d.fill(r.gstart.raw(), 0, (u.g+1)*8, []byte{0}); err != nil {
 			return r, fmt.Errorf("accel: %s: %w", op, err)
 		}
 		return r, nil
@@ -255,7 +255,7 @@ func (d *Device) coalesceBuckets(op string, o *spOperand, cp coalescePlan, keyBi
 	if err != nil {
 		return err
 	}
-	if err := d.h.Fill(cnt.raw(), 0, nb*4, []byte{0}); err != nil {
+	if err := d.fill(cnt.raw(), 0, nb*4, []byte{0}); err != nil {
 		return fmt.Errorf("accel: %s: %w", op, err)
 	}
 	v := dtVariant(dt)

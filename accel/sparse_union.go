@@ -96,7 +96,7 @@ func (d *Device) bucketBinary(op string, sop SparseOp, x, y *spOperand, up union
 	b.ub = b.rv
 	if b.n > 0 {
 		err = b.sort(capRec)
-	} else if err = d.h.Fill(b.ucnt.raw(), 0, b.nb*8, []byte{0}); err != nil {
+	} else if err = d.fill(b.ucnt.raw(), 0, b.nb*8, []byte{0}); err != nil {
 		err = fmt.Errorf("accel: %s: %w", op, err)
 	}
 	if err != nil {

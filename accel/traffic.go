@@ -71,13 +71,14 @@ func (t traffic) Bytes() int64 {
 // Launches is the number of passes.
 func (t traffic) Launches() int { return len(t.Passes) }
 
-// transfers counts the passes the driver runs, not a kernel: its fills,
-// and the copies that kernel (copy kernel: whether a copy of so many bytes
-// runs the copy kernel) leaves to it.
-func (t traffic) transfers(kernel func(bytes int64) bool) int {
+// transfers counts the passes the driver runs, not a kernel: the fills
+// and copies that kernel (whether a fill or copy of so many bytes runs the
+// fill or copy kernel) leaves to it.
+func (t traffic) transfers(kernel func(kind passKind, bytes int64) bool) int {
 	n := 0
 	for _, p := range t.Passes {
-		if p.Kind == passFill || p.Kind == passCopy && !kernel(p.Read) {
+		switch {
+		case p.Kind == passFill && !kernel(passFill, p.Write), p.Kind == passCopy && !kernel(passCopy, p.Read):
 			n++
 		}
 	}
@@ -104,7 +105,20 @@ func scanTraffic(p host.Plan, n, inBytes, outBytes int64) traffic {
 	if n == 0 {
 		return t
 	}
-	if host.KnobChain.Of(p) != 0 {
+	if chain := host.KnobChain.Of(p); chain != 0 {
+		// the tiles' flags zeroed first (scanChain): a ticket and a state
+		// per tile (CHAIN 1), or two tagged words per 32 bits of a tile's
+		// sum and prefix (CHAIN 2)
+		tile := host.KnobItems.Of(p)
+		if chain == 2 {
+			tile *= int64(p.LocalSize)
+		}
+		tiles := (n + tile - 1) / tile
+		flags := 4 * (tiles + 1)
+		if chain == 2 {
+			flags = 8 * 2 * tiles * max(outBytes/4, 1)
+		}
+		t.fill("fill", flags)
 		t.add("scan_chain", n*inBytes, n*outBytes)
 		t.add("scan_fixup", 0, 0)
 		return t
@@ -160,7 +174,8 @@ func radixModel(caps host.Caps, p host.Plan, n int64, wordBytes int, keyBits int
 		// and those scanned
 		digits := int64(1) << bits
 		status := (digits + 1) * items * 8
-		t.fill("fill", status+digits*int64(passes)*8)
+		t.fill("fill", digits*int64(passes)*8)
+		t.fill("fill", status)
 		per := max(radixTiledScratchBytes(p, wordBytes)/4/digits, 1)
 		for from := int64(0); from < int64(passes); from += per {
 			t.add("radix_thist", n*wb, digits*min(per, int64(passes)-from)*8)
@@ -271,6 +286,8 @@ func hashTryTraffic(n, capacity int64) traffic {
 	slots := hashSlots(capacity) + 1
 	t := traffic{Waits: 1}
 	t.fill("hash_reset", 16*slots)
+	t.fill("hash_reset (meta)", 16)
+	t.fill("fill", 8) // the probes' progress words
 	t.add("hash_count", 8*n+16*slots, 8*n+16*slots)
 	return t
 }
@@ -563,6 +580,7 @@ func hashTableTraffic(sp host.Plan, n, slots int64, ins, ids, bounded bool) traf
 		// first launch
 		t.Waits++
 	}
+	t.fill("fill", 8) // the probes' progress words
 	if !ins {
 		t.add("hash_lookup", 8*n+tb, 8*n)
 		return t
@@ -645,12 +663,14 @@ func scatterTraffic(caps host.Caps, sp scatterPlan, s scatterShape) traffic {
 			// a word per position (target and value), sorted, folded in order
 			t.add("scatter_dest", 8*n+e*n, 8*n)
 			t.then(radixWordsTraffic(caps, planRadix(caps, n, 8), n, kb))
+			t.then(segmentStepsTraffic(caps, n))
 			t.add("segment_fold", 8*n+self, e*tg)
 			break
 		}
 		t.add("scatter_dest", 8*n, 16*n)
 		// the source offsets (below n, as the model takes it) carried as radixSort does
 		t.then(radixTraffic(caps, planRadix(caps, n, 8), n, 8, kb, false, true, n))
+		t.then(segmentStepsTraffic(caps, n))
 		t.add("segment_fold", 16*n+e*n+self, e*tg)
 	case scatterOwned:
 		if inOrderCounts {
@@ -705,6 +725,18 @@ func scatterTraffic(caps host.Caps, sp scatterPlan, s scatterShape) traffic {
 	}
 	if s.red == Mean && divide && tg > 0 {
 		t.add("scatter_mean", (e+4)*tg, e*tg)
+	}
+	return t
+}
+
+// segmentStepsTraffic is what a fold of n sorted positions (Device.steps)
+// queues before its launch: under a driver's loop limit that cuts the
+// runs, the zeroing of its "run unfinished" word (one step: a run that
+// finishes in the first launch).
+func segmentStepsTraffic(caps host.Caps, n int64) traffic {
+	var t traffic
+	if caps.LoopLimit > 0 && caps.LoopLimit/2 < n {
+		t.fill("fill", 4)
 	}
 	return t
 }

@@ -39,16 +39,19 @@ func TestTrafficModel(t *testing.T) {
 	}
 
 	// cumsum: the chained scans (OpenCL GPUs, CPU OpenCL drivers) read x
-	// and write y once, the least; reduce-then-scan (Vulkan with
-	// subgroups, lavapipe) reads x twice: at most 1.5x, and the partials.
+	// and write y once, the least, beside their tiles' flags (zeroed
+	// first: within 0.1%); reduce-then-scan (Vulkan with subgroups,
+	// lavapipe) reads x twice: at most 1.5x, and the partials.
 	for _, n := range []int64{1 << 20, 64 << 20} {
 		tr := scanTraffic(planScan(h100, n, 4, true), n, 4, 4)
 		min := 2 * 4 * n
 		assert.LessOrEqual(t, tr.Bytes(), min*3/2+64<<10, "gpu cumsum %d: %s", n, tr)
 		ocl := h100
 		ocl.Backend, ocl.SubgroupSize = host.OpenCL, 0
-		assert.Equal(t, min, scanTraffic(planScan(ocl, n, 4, false), n, 4, 4).Bytes(), "opencl gpu cumsum %d", n)
-		assert.Equal(t, min, scanTraffic(planScan(cpu, n, 4, false), n, 4, 4).Bytes(), "cpu cumsum %d", n)
+		for _, c := range []host.Caps{ocl, cpu} {
+			b := scanTraffic(planScan(c, n, 4, false), n, 4, 4).Bytes()
+			assert.True(t, b >= min && b <= min*1001/1000, "%s %s cumsum %d: %d bytes", c.Backend, c.Type, n, b)
+		}
 		if n == 64<<20 {
 			predict("cumsum int32 64M", tr, min, "0.913 OpenCL, 0.460 Vulkan, PyTorch 0.271")
 		}
@@ -174,7 +177,7 @@ func TestTrafficModel(t *testing.T) {
 		assert.LessOrEqual(t, ins.Bytes(), 5*hashTableMinBytes(n, slots, true), "insert: %s", ins)
 		predict("hash_table insert_dense8M", ins, hashTableMinBytes(n, slots, true), "-")
 		look := hashTableTraffic(host.Plan{}, n, slots, false, false, false)
-		assert.Equal(t, hashTableMinBytes(n, slots, true), look.Bytes())
+		assert.Equal(t, hashTableMinBytes(n, slots, true)+8, look.Bytes(), "the least and the probes' progress words")
 		predict("hash_table lookup8M", look, hashTableMinBytes(n, slots, true), "-")
 	}
 
@@ -242,12 +245,12 @@ func TestTrafficModel(t *testing.T) {
 		// and a slot claimed, the word written and read (44 bytes; the
 		// sort's passes alone move 48); per target 36 bytes (the input's
 		// copy, the counts cleared and scanned, the fold's reads of a
-		// count, an end and the input, and its write); two waits (the
-		// count's flag)
+		// count, an end and the input, and its write), and the scan's tile
+		// flags; two waits (the count's flag)
 		assert.Equal(t, c.tg > 16, dp.Part, c.name)
 		part := dt
 		if dp.Part {
-			assert.LessOrEqual(t, dt.Bytes(), 44*c.n+36*c.tg, "%s (det, partition): %s", c.name, dt)
+			assert.LessOrEqual(t, dt.Bytes(), 44*c.n+36*c.tg+c.tg/8, "%s (det, partition): %s", c.name, dt)
 			assert.Equal(t, 2, dt.Waits, c.name)
 			sorted := dp
 			sorted.Part = false

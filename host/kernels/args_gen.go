@@ -1832,6 +1832,28 @@ func (a CopyWords) AppendArgs(dst []host.Arg) []host.Arg {
 	return append(dst, host.BufArg(a.Dst), host.BufArg(a.Src), host.I64(a.DstOff), host.I64(a.SrcOff), host.I64(a.N))
 }
 
+// CopyFill is a launch of copy_fill_k (copy): dst[w] = lo where w is even, hi where odd, for w in [dst_off, dst_off + n): a pattern of one 32-bit word (lo = hi) or two.
+type CopyFill struct {
+	Dst    host.Buffer // out: 32-bit words
+	DstOff int64       // first word of dst
+	N      int64       // words
+	Lo     int64       // the even words' value (its low 32 bits)
+	Hi     int64       // the odd words' value (its low 32 bits)
+}
+
+// Entry returns the declaration of copy_fill_k.
+func (CopyFill) Entry() *host.EntryDecl { return Copy.Entries[1] }
+
+// Spec returns the kernel copy_fill_k of variant v.
+func (CopyFill) Spec(v CopyVariant) host.KernelSpec {
+	return host.KernelSpec{Entry: Copy.Entries[1], Variant: string(v)}
+}
+
+// AppendArgs appends the argument slots in declaration order.
+func (a CopyFill) AppendArgs(dst []host.Arg) []host.Arg {
+	return append(dst, host.BufArg(a.Dst), host.I64(a.DstOff), host.I64(a.N), host.I64(a.Lo), host.I64(a.Hi))
+}
+
 // IndiceKeys is a launch of indice_keys_k (indice): checks row i of indices (batch and coordinates in range) and writes its site key; a bad row records its tile in err[0].
 type IndiceKeys struct {
 	Indices host.Buffer // in: int32 [n, 1+D] rows
