@@ -334,9 +334,11 @@ func RefIndicePairs(indices *Tensor, p SparseConvParams) (*HostIndicePairs, erro
 // workspace is O(L*K) (no grid over the output space). Bad input (see
 // RefIndicePairs: rank, width, dtype, batch or coordinate out of range,
 // duplicate sites, bad parameters) is an *ArgError naming the argument,
-// row and bound; the rows are checked on the device, read once. A regular
-// or transposed conv waits twice more (the candidates', then the outputs'
-// count); a submanifold one waits once.
+// row and bound; the rows are checked on the device, read once. A
+// submanifold conv waits once; a regular or transposed one waits twice
+// (the candidates', then the outputs' count), or once on a GPU where its
+// target space is small enough to number through a dense grid (no larger
+// than its candidates).
 func (d *Device) IndicePairs(indices *DeviceTensor, p SparseConvParams) (*IndicePairs, error) {
 	res := &IndicePairs{}
 	if err := d.IndicePairsInto(res, indices, p); err != nil {
@@ -402,7 +404,7 @@ func (d *Device) indicePairs(op string, indices *DeviceTensor, g convGeom, split
 	plan := planIndice(d.caps, g, split, shape, noGrid)
 	switch plan.Path {
 	case pathSubmLookup:
-		d.reportModel(op, "indice", plan, func() traffic { return d.indiceModel(g, split, plan.Path, 0, 0) },
+		d.reportModel(op, "indice", plan, func() traffic { return d.indiceModel(g, split, plan.Path, 0, 0, 0) },
 			indiceMinBytes(plan.Path, g, 0))
 	case pathConvCandidates, pathInverse:
 		// reported with its model once the targets are counted (reportTargets)
@@ -435,20 +437,21 @@ func (d *Device) indicePairs(op string, indices *DeviceTensor, g convGeom, split
 
 // indiceModel is get_indice_pairs' traffic model on d for g on path
 // (indiceTraffic), with the plans its sorts and scans make; v candidates
-// hit a target and m outputs (regular, transposed and inverse convs).
-func (d *Device) indiceModel(g convGeom, split IndiceSplit, path indicePath, v, m int64) traffic {
+// hit a target and m outputs (regular, transposed and inverse convs),
+// numbered through a dense grid of grid keys (0: sorted).
+func (d *Device) indiceModel(g convGeom, split IndiceSplit, path indicePath, grid, v, m int64) traffic {
 	radix := func(n int64) host.Plan { return d.plan(d.planner.radix(d.caps, n, 8)) }
 	scan := func(n int64, dt DType) host.Plan {
 		return d.plan(planScan(d.caps, n, int64(dt.Size()), d.scanSubgroups(dt)))
 	}
-	return indiceTraffic(d.caps, radix, scan, g, split, path, v, m)
+	return indiceTraffic(d.caps, radix, scan, g, split, path, grid, v, m)
 }
 
 // reportTargets reports a candidates path's plan with its model once the
 // v candidates that hit a target and the m outputs are known.
 func (r *ipRun) reportTargets(v, m int64) {
 	if r.d.reporting() {
-		r.d.reportModel(r.op, "indice", r.plan, func() traffic { return r.d.indiceModel(r.g, r.split, r.plan.Path, v, m) },
+		r.d.reportModel(r.op, "indice", r.plan, func() traffic { return r.d.indiceModel(r.g, r.split, r.plan.Path, r.plan.Grid, v, m) },
 			indiceMinBytes(r.plan.Path, r.g, m))
 	}
 }
@@ -484,7 +487,8 @@ func (d *Device) noIndicePairs(op string, g convGeom) (*IndicePairs, error) {
 func (r *ipRun) start() (*IndicePairs, error) {
 	d, g, op := r.d, r.g, r.op
 	var err error
-	if r.flag, err = d.newFlag(op); err != nil {
+	// the validation flag, and the dense grid's counts (convGrid)
+	if r.flag, err = d.newFlagWords(op, 4); err != nil {
 		return nil, err
 	}
 	r.tmp.add(r.flag)
@@ -657,7 +661,7 @@ func (r *ipRun) candidateTargets(outs *temps) (pos *DeviceTensor, wide int64, ou
 		if ckey, err = r.tmp.alloc(r.d, r.op, Uint64, v); err != nil {
 			return nil, 0, nil, nil, err
 		}
-		if err := r.expandLaunch(r.indices.raw(), r.g.l, params, rule, pos.raw(), wide, nil, nil, false, ckey.raw()); err != nil {
+		if err := r.expandLaunch(r.indices.raw(), r.g.l, params, rule, pos.raw(), wide, nil, nil, false, ckey.raw(), nil); err != nil {
 			return nil, 0, nil, nil, err
 		}
 	}
@@ -671,6 +675,9 @@ func (r *ipRun) candidateTargets(outs *temps) (pos *DeviceTensor, wide int64, ou
 // convCandidates is a regular or transposed conv on candidates: the
 // targets (candidateTargets), then the pairs written per candidate.
 func (r *ipRun) convCandidates(res *IndicePairs, plan indicePlan) error {
+	if plan.Grid > 0 {
+		return r.convGrid(res, plan)
+	}
 	pos, wide, outIdx, crow, err := r.candidateTargets(&r.outs)
 	if err != nil {
 		return err
@@ -681,6 +688,98 @@ func (r *ipRun) convCandidates(res *IndicePairs, plan indicePlan) error {
 	}
 	res.Pairs, res.OutIndices, res.Num = pairs, outIdx, num
 	return r.d.flush(r.op)
+}
+
+// convGrid is a regular or transposed conv on candidates through the
+// dense grid (plan.Grid keys): the expansion writes each candidate's
+// target key (or -1) and flags the targets in the grid; each tile of an
+// offset's rows counts its candidates with a target (indice_tcount); the
+// tiles' counts and the grid are scanned, both totals copied beside the
+// validation flag and read with it (the op's one wait); the grid's
+// outputs written (indice_gouts) and the pairs by tiles, each candidate's
+// output row from the grid (indice_wpairs). No flag, position or sort of
+// the candidates.
+func (r *ipRun) convGrid(res *IndicePairs, plan indicePlan) error {
+	d, g, op := r.d, r.g, r.op
+	params, rule, err := r.convStart()
+	if err != nil {
+		return err
+	}
+	grid, err := r.zeroed(Uint32, plan.Grid+1)
+	if err != nil {
+		return err
+	}
+	orow, err := r.tmp.alloc(d, op, Int32, g.l*g.k)
+	if err != nil {
+		return err
+	}
+	if err := r.expandLaunch(r.indices.raw(), g.l, params, rule, nil, 0, orow.raw(), nil, false, nil, grid.raw()); err != nil {
+		return err
+	}
+	tp := r.tilePlan(g.l)
+	tcnt, err := r.tileCounts(tp.Tiles)
+	if err != nil {
+		return err
+	}
+	if err := run(d, op, kernels.IndiceAny, tp, kernels.IndiceTcount{Orow: orow.raw(), Tcnt: tcnt.raw(), N: g.l, Count: g.l * g.k,
+		Lookup: 3}); err != nil {
+		return err
+	}
+	for _, sc := range []struct {
+		dt  DType
+		buf *DeviceTensor
+		n   int64
+	}{{Uint64, tcnt, tp.Tiles + 1}, {Uint32, grid, plan.Grid + 1}} {
+		s, err := d.scanBuf(op, sc.dt, sc.buf.raw(), sc.buf.raw(), sc.n, kernels.FlagNone, true)
+		if err != nil {
+			return err
+		}
+		s.release()
+	}
+	// the outputs (the grid's total) into flag word 1, the candidates
+	// with a target (the tiles' total) into words 2 and 3
+	if err := d.copyBytes(op, r.flag.raw(), 4, grid.raw(), 4*plan.Grid, 4); err != nil {
+		return err
+	}
+	if err := d.copyBytes(op, r.flag.raw(), 8, tcnt.raw(), 8*tp.Tiles, 8); err != nil {
+		return err
+	}
+	if err := d.flush(op); err != nil {
+		return err
+	}
+	w, err := d.readFlagWords(op, r.flag, 4)
+	if err != nil {
+		return err
+	}
+	if flagged(w) {
+		return r.flaggedRows(int64(w[0]) << kernels.ErrTileShift)
+	}
+	m, v := int64(w[1]), int64(w[2])|int64(w[3])<<32
+	r.reportTargets(v, m)
+	outIdx, err := r.outs.alloc(d, op, Int32, m, int64(g.d+1))
+	if err != nil {
+		return err
+	}
+	if m > 0 {
+		if err := run(d, op, kernels.IndiceAny, d.elementwise(op, plan.Grid), kernels.IndiceGouts{Grid: grid.raw(), Params: params,
+			Outs: outIdx.raw(), Err: r.flag.raw(), N: plan.Grid}); err != nil {
+			return err
+		}
+	}
+	pairs, err := r.outs.alloc(d, op, Int32, g.k, 2, g.l)
+	if err != nil {
+		return err
+	}
+	num, err := r.outs.alloc(d, op, Int32, g.k)
+	if err != nil {
+		return err
+	}
+	if err := run(d, op, kernels.IndiceAny, tp, kernels.IndiceWpairs{Orow: orow.raw(), Grid: grid.raw(), Tcnt: tcnt.raw(),
+		Pairs: pairs.raw(), Num: num.raw(), Err: r.flag.raw(), N: g.l, Count: g.l * g.k, Lookup: 3}); err != nil {
+		return err
+	}
+	res.Pairs, res.OutIndices, res.Num = pairs, outIdx, num
+	return d.flush(op)
 }
 
 // inverse is an inverse conv: the forward conv's outputs
@@ -797,12 +896,15 @@ func (r *ipRun) upload(b []byte) (host.Buffer, error) {
 // on a flagged row names it, from the rows read back.
 func (r *ipRun) check() error {
 	tile, err := r.d.flaggedTile(r.op, r.flag)
-	if err != nil {
+	if err != nil || tile < 0 {
 		return err
 	}
-	if tile < 0 {
-		return nil
-	}
+	return r.flaggedRows(tile)
+}
+
+// flaggedRows is the error of rows the device flagged from row tile on,
+// named by the host's check of the rows read back.
+func (r *ipRun) flaggedRows(tile int64) error {
 	h, err := r.indices.ToHost()
 	if err != nil {
 		return err
@@ -836,7 +938,7 @@ func (r *ipRun) expand(rows host.Buffer, n int64, params host.Buffer, rule int64
 	if err := d.fill(pos.raw(), count*int64(dt.Size()), int64(dt.Size()), []byte{0, 0, 0, 0}); err != nil {
 		return nil, 0, nil, fmt.Errorf("accel: %s: %w", r.op, err)
 	}
-	if err := r.expandLaunch(rows, n, params, rule, pos.raw(), wide, nil, nil, false, nil); err != nil {
+	if err := r.expandLaunch(rows, n, params, rule, pos.raw(), wide, nil, nil, false, nil, nil); err != nil {
 		return nil, 0, nil, err
 	}
 	s, err := d.scanBuf(r.op, dt, pos.raw(), pos.raw(), count+1, kernels.FlagNone, true)
@@ -1077,16 +1179,16 @@ func (r *ipRun) submEmit(outs *temps, plan indicePlan, orowq, cnt *DeviceTensor)
 // or with ckey (CONV/TCONV, cnt scanned) the valid targets' keys into
 // ckey[cnt[p]].
 func (r *ipRun) expandLaunch(rows host.Buffer, n int64, params host.Buffer, rule int64, cnt host.Buffer, wide int64,
-	orow, rank host.Buffer, sorted bool, ckey host.Buffer) error {
+	orow, rank host.Buffer, sorted bool, ckey, grid host.Buffer) error {
 	d, g := r.d, r.g
-	plan := planIndicePairs(d.caps, n, g.k, orow != nil, g.l, r.split)
+	plan := planIndicePairs(d.caps, n, g.k, orow != nil && grid == nil, g.l, r.split)
 	lp := plan.Plan
 	lp.Reason = plan.String()
 	for row0 := int64(0); row0 < n; row0 += plan.Rows {
 		if err := run(d, r.op, kernels.IndiceAny, lp, kernels.IndiceExpand{Rows: rows, Params: params, Skeys: r.sites.keys.raw(),
 			Sperm: r.sites.perm.raw(), Cnt: cnt, Orow: orow, Rank: rank, N: n, Nkeys: g.l, Row0: row0,
 			RowsN: min(plan.Rows, n-row0), Jobs: plan.Jobs, Rule: rule, Split: int64(plan.Split), Wide: wide,
-			Sorted: b2i(sorted), Ckey: ckey, Emit: b2i(ckey != nil)}); err != nil {
+			Sorted: b2i(sorted), Ckey: ckey, Emit: b2i(ckey != nil), Grid: grid, Dense: b2i(grid != nil)}); err != nil {
 			return err
 		}
 	}
@@ -1132,7 +1234,7 @@ func (r *ipRun) lookup(outs *temps, rows host.Buffer, n int64, params host.Buffe
 		}
 		rankBuf, lookup = rank.raw(), 2
 	}
-	if err := r.expandLaunch(rows, n, params, rule, nil, 0, orow.raw(), rankBuf, sorted, nil); err != nil {
+	if err := r.expandLaunch(rows, n, params, rule, nil, 0, orow.raw(), rankBuf, sorted, nil, nil); err != nil {
 		return nil, nil, err
 	}
 	// the found rows counted per tile of an offset's rows, the counts

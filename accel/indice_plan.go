@@ -471,8 +471,10 @@ func planIndiceSubm(caps host.Caps, n int64, ksize []int64, split IndiceSplit, s
 // K), so one chunk stays under the loop limit. The targets are numbered
 // through a dense grid of flags over the target space of space keys where
 // it holds at most indiceGridMax keys and no more than the n x K
-// candidates (whose flags the candidates shape scans anyway); else they
-// are sorted.
+// candidates (whose flags the candidates shape would scan); else they
+// are sorted. On candidates through the grid the expansion writes each
+// candidate's target key and flags it in the grid, and the pairs are
+// written by tiles of an offset's rows (ipRun.convGrid).
 func planIndiceConv(caps host.Caps, n int64, ksize []int64, space int64, split IndiceSplit, shape indiceShape) indicePlan {
 	k, ks := int64(1), int64(0)
 	fits := true
@@ -489,8 +491,17 @@ func planIndiceConv(caps host.Caps, n int64, ksize []int64, space int64, split I
 	if shape == shapeAuto && (caps.Type != host.TypeCPU || (split != SplitAuto && split != SplitLL)) {
 		shape = shapeCandidates
 	}
+	grid := space > 0 && space <= indiceGridMax && space <= n*k
 	if shape == shapeCandidates || !fits || k > indiceCursors {
-		return planIndicePairs(caps, n, k, false, n, split)
+		p := planIndicePairs(caps, n, k, false, n, split)
+		if grid {
+			// the candidates' target keys, the grid and the tiles'
+			// counts; no flags, positions or sort
+			p.Grid, p.Search = space, "dense grid"
+			p.WorkspaceBytes = 4*n*k + (space+1)*4 + (ceilDiv(max(n, 1), host.PlanElementwise("indice", caps, n*k).TileElems)*k+1)*8
+			p.Reason += fmt.Sprintf(", dense grid of %d keys, the pairs by tiles", space)
+		}
+		return p
 	}
 	n, k = max(n, 1), max(k, 1)
 	perRow := 10 + 2*ks + 2*k
@@ -505,7 +516,7 @@ func planIndiceConv(caps host.Caps, n int64, ksize []int64, space int64, split I
 	// the counts (scanned in place); the targets' keys and rows are the
 	// output's (2 words a pair)
 	p.WorkspaceBytes = (chunks*k + 1) * 8
-	if space > 0 && space <= indiceGridMax && space <= n*k {
+	if grid {
 		p.Grid, p.Search = space, "dense grid"
 		p.WorkspaceBytes += (space + 1) * 4
 		p.Reason += fmt.Sprintf(", dense grid of %d keys", space)

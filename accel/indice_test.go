@@ -319,7 +319,7 @@ func TestIndiceSubmModel(t *testing.T) {
 			}
 			g, err := newConvGeom("get_indice_pairs", Int32, idx.shape, p)
 			require.NoError(t, err)
-			assert.Equal(t, d.indiceModel(g, SplitAuto, pathSubmLookup, 0, 0).Bytes(), got[0].ModelBytes, "%+v", got[0])
+			assert.Equal(t, d.indiceModel(g, SplitAuto, pathSubmLookup, 0, 0, 0).Bytes(), got[0].ModelBytes, "%+v", got[0])
 			assert.Equal(t, indiceMinBytes(pathSubmLookup, g, 0), got[0].MinBytes)
 			assert.Equal(t, 1, got[0].Waits)
 		}

@@ -192,7 +192,9 @@ func TestSyncBounds(t *testing.T) {
 
 		// get_indice_pairs waits once for the rows' check (submanifold),
 		// or for the check and the candidates' count, then the outputs'
-		// count (regular, inverse); its result needs no further wait.
+		// count (regular, inverse), or once for the check and the dense
+		// grid's counts (a regular conv on the GPUs' candidates); its
+		// result needs no further wait.
 		sites := mustUpload(t, d, ipSyncSites())
 		defer sites.Release()
 		for _, c := range ipSyncCases {
@@ -203,7 +205,13 @@ func TestSyncBounds(t *testing.T) {
 				return err
 			})
 			require.NoError(t, err, c.name)
-			assert.Equal(t, c.waits, w, "get_indice_pairs %s waits", c.name)
+			want := c.waits
+			g, err := newConvGeom("get_indice_pairs", Int32, []int64{500, 4}, c.p)
+			require.NoError(t, err)
+			if p := planIndice(d.caps, g, SplitAuto, shapeAuto, false); p.Path == pathConvCandidates && p.Grid > 0 {
+				want = 1 // the validation flag read with the dense grid's totals
+			}
+			assert.Equal(t, want, w, "get_indice_pairs %s waits", c.name)
 			w, err = waits(d, func() error { _, err := r.Pairs.ToHost(); return err })
 			require.NoError(t, err)
 			assert.LessOrEqual(t, w, int64(1), "get_indice_pairs %s: its result is ready", c.name)
@@ -567,7 +575,8 @@ func ipSyncSites() *Tensor {
 
 // ipSyncCases are get_indice_pairs calls on ipSyncSites, with the host
 // waits each makes: the rows' check (subm); the check with the candidates'
-// count, then the outputs' count (regular, inverse).
+// count, then the outputs' count (regular, inverse; a regular conv on
+// candidates through the dense grid waits once, TestSyncBounds).
 var ipSyncCases = []struct {
 	name  string
 	p     SparseConvParams

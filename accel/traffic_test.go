@@ -139,7 +139,7 @@ func TestTrafficModel(t *testing.T) {
 		sub := convGeom{l: l, k: k, d: 3, inBits: keyBitsFor(4 * 41 * 1440 * 1440), p: reference.SparseConv{Subm: true, BatchSize: 4,
 			SpatialShape: []int64{41, 1440, 1440}, KSize: []int64{3, 3, 3}}}
 		require.Equal(t, pathSubmLookup, planIndice(h100, sub, SplitAuto, shapeAuto, false).Path)
-		tr := indiceTraffic(h100, h100Radix, h100Scan, sub, SplitAuto, pathSubmLookup, 0, 0)
+		tr := indiceTraffic(h100, h100Radix, h100Scan, sub, SplitAuto, pathSubmLookup, 0, 0, 0)
 		min := indiceMinBytes(pathSubmLookup, sub, 0)
 		assert.LessOrEqual(t, tr.Bytes(), 7*min/2, "subm: %s", tr)
 		assert.Equal(t, 1, tr.Waits)
@@ -152,18 +152,30 @@ func TestTrafficModel(t *testing.T) {
 	// candidate's flag written, scanned (read twice on Vulkan) and read
 	// twice (the keys' emit, the pairs' write), the pairs written once; the
 	// hits' keys sorted and numbered: within 6x its least, which the pairs
-	// dominate (8 bytes a candidate slot). Its 34 launches cost more than
-	// its bytes on the H100.
+	// dominate (8 bytes a candidate slot). Its target space (648,000
+	// keys) is smaller than its candidates, so the planner numbers them
+	// through the dense grid: each candidate's target key written and read
+	// twice (the tiles' counts, the pairs), no flag, position or sort:
+	// within 3.5x the least, 10 launches and a wait fewer.
 	{
 		l, k, v, m := int64(149100), int64(27), int64(463349), int64(321173)
 		p := reference.SparseConv{BatchSize: 4, SpatialShape: []int64{11, 360, 360}, KSize: []int64{3, 3, 3},
 			Stride: []int64{2, 2, 2}, Padding: []int64{0, 1, 1}, Dilation: []int64{1, 1, 1}}
-		g := convGeom{l: l, k: k, d: 3, p: p, inBits: keyBitsFor(4 * 11 * 360 * 360), outBits: keyBitsFor(4 * 5 * 180 * 180)}
-		tr := indiceTraffic(h100, h100Radix, h100Scan, g, SplitAuto, pathConvCandidates, v, m)
+		g := convGeom{l: l, k: k, d: 3, p: p, target: []int64{5, 180, 180}, inBits: keyBitsFor(4 * 11 * 360 * 360),
+			outBits: keyBitsFor(4 * 5 * 180 * 180)}
+		space := int64(4 * 5 * 180 * 180)
+		p1 := planIndice(h100, g, SplitAuto, shapeAuto, false)
+		require.Equal(t, pathConvCandidates, p1.Path)
+		require.Equal(t, space, p1.Grid, "the target space is smaller than the candidates: the dense grid")
+		tr := indiceTraffic(h100, h100Radix, h100Scan, g, SplitAuto, pathConvCandidates, space, v, m)
 		min := indiceMinBytes(pathConvCandidates, g, m)
-		assert.LessOrEqual(t, tr.Bytes(), 6*min, "conv: %s", tr)
-		assert.Equal(t, 2, tr.Waits)
+		assert.LessOrEqual(t, tr.Bytes(), 7*min/2, "conv: %s", tr)
+		assert.Equal(t, 1, tr.Waits, "the validation flag read with the grid's and the tiles' totals")
 		predict("get_indice_pairs conv149100", tr, min, "H100 0.94 OpenCL, 2.81 Vulkan; H200 0.584 OpenCL; PyTorch (sort + searchsorted) 7.16")
+		sorted := indiceTraffic(h100, h100Radix, h100Scan, g, SplitAuto, pathConvCandidates, 0, v, m)
+		assert.LessOrEqual(t, sorted.Bytes(), 6*min, "conv, targets sorted: %s", sorted)
+		assert.Equal(t, 2, sorted.Waits)
+		predict("  (targets sorted)", sorted, min, "")
 	}
 
 	// the hash table: 8M distinct keys into a table made for them (16M

@@ -13,6 +13,8 @@ var (
 	KnobFdiv = KnobKey{"FDIV"}
 	// KnobFlat is FLAT (scan): 1: one work-item per group scans its range in one loop (CPU drivers).
 	KnobFlat = KnobKey{"FLAT"}
+	// KnobIpDense is IP_DENSE (indice): folded argument dense (-1: the run-time value).
+	KnobIpDense = KnobKey{"IP_DENSE"}
 	// KnobIpEmit is IP_EMIT (indice): folded argument emit (-1: the run-time value).
 	KnobIpEmit = KnobKey{"IP_EMIT"}
 	// KnobIpLookup is IP_LOOKUP (indice): folded argument lookup (-1: the run-time value).
@@ -94,4 +96,4 @@ var (
 )
 
 // KnobKeys lists every declared knob's KnobKey, by name.
-var KnobKeys = []KnobKey{KnobChain, KnobContig, KnobFdiv, KnobFlat, KnobIpEmit, KnobIpLookup, KnobIpRule, KnobIpSorted, KnobIpSplit, KnobIpWide, KnobItems, KnobMoveHasIdx, KnobMoveHasSrc, KnobMoveKind, KnobProbeK, KnobRadixBits, KnobRadixDesc, KnobRadixFirst, KnobRadixKind, KnobRadixKpt, KnobRadixPack, KnobRadixSpin, KnobRadixSweep, KnobScanExcl, KnobScanKind, KnobScanSg, KnobScCounted, KnobScFew, KnobScFewgSh, KnobScRed, KnobScSelf, KnobScWrap, KnobSegRed, KnobSegSelf, KnobSegValsAt, KnobSpin, KnobSpGrad, KnobSpMode, KnobSpOp, KnobSpWide, KnobSpWideX, KnobSpWideY, KnobStream}
+var KnobKeys = []KnobKey{KnobChain, KnobContig, KnobFdiv, KnobFlat, KnobIpDense, KnobIpEmit, KnobIpLookup, KnobIpRule, KnobIpSorted, KnobIpSplit, KnobIpWide, KnobItems, KnobMoveHasIdx, KnobMoveHasSrc, KnobMoveKind, KnobProbeK, KnobRadixBits, KnobRadixDesc, KnobRadixFirst, KnobRadixKind, KnobRadixKpt, KnobRadixPack, KnobRadixSpin, KnobRadixSweep, KnobScanExcl, KnobScanKind, KnobScanSg, KnobScCounted, KnobScFew, KnobScFewgSh, KnobScRed, KnobScSelf, KnobScWrap, KnobSegRed, KnobSegSelf, KnobSegValsAt, KnobSpin, KnobSpGrad, KnobSpMode, KnobSpOp, KnobSpWide, KnobSpWideX, KnobSpWideY, KnobStream}

@@ -23,8 +23,9 @@
  *                   [0, shape)) and writes its key; a bad row records its
  *                   tile (row >> ERR_TILE_SHIFT) into err[0]
  *   indice_dups     sorted keys: an equal neighbour records its tile
- *   indice_expand   the candidates' flags cnt[p] (CONV/TCONV), or for
- *                   the looked-up rules their found rows orow[p], with the
+ *   indice_expand   the candidates' flags cnt[p] (CONV/TCONV; dense:
+ *                   their targets' keys orow[p], flagged in the grid), or
+ *                   for the looked-up rules their found rows orow[p], with the
  *                   work split between work-groups (jobs) and their
  *                   work-items (cores) by the split policy (IP_SPLIT_*)
  *                   over this launch's rows (sorted: SUBM over the sites in
@@ -40,13 +41,17 @@
  *                   among the invalid ones), so each offset's pairs are in
  *                   row order and its tail is -1; num[k] = pos[(k+1)*n] -
  *                   pos[k*n]
- *   indice_tcount   looked-up rules: each tile of an offset's rows counts
- *                   its found rows
- *   indice_wpairs   looked-up rules, the tiles' counts scanned: each
- *                   tile's rows write their columns as indice_write does,
- *                   from the found rows (a scan of the lanes' counts in
- *                   work-group scratch places them), so the candidates'
- *                   flags and positions are never written
+ *   indice_tcount   each tile of an offset's rows counts its candidates
+ *                   with a target: found rows (looked-up rules), or keys
+ *                   (a regular or transposed conv whose expansion wrote
+ *                   its targets' keys into orow and flagged them in the
+ *                   dense grid)
+ *   indice_wpairs   the tiles' counts scanned (and the grid): each tile's
+ *                   rows write their columns as indice_write does, from
+ *                   the found rows or the grid's output rows (a scan of
+ *                   the lanes' counts in work-group scratch places them),
+ *                   so the candidates' flags and positions are never
+ *                   written
  * outs, write and wpairs do nothing when err[0] is set, so a rejected input leaves
  * the outputs unwritten. */
 #ifndef ACCEL_INDICE_BODY_H
@@ -319,6 +324,17 @@ void indice_expand(INDICE_EXPAND_PARAMS) {
 				ST32(orow, p, CAST(u32, CAST(i32, found))); /* 32-ok: a row number or -1, rows <= MaxInt32 (accel/indice.go) */
 				continue; /* the pairs come from orow by tiles (indice_tcount, indice_wpairs) */
 			}
+			if (dense != I64C(0)) {
+				/* CONV/TCONV through the dense grid: the target's key
+				 * (below 2^31: the grid's keys) or -1 into orow, and the
+				 * target flagged in the grid (the same 1 from every
+				 * writer) */
+				ST32(orow, p, CAST(u32, CAST(i32, key))); /* 32-ok: a grid key or -1, < indiceGridMax */
+				if (key >= I64C(0)) {
+					ST32(grid, key, 1u);
+				}
+				continue;
+			}
 			if (emit != I64C(0)) {
 				/* CONV/TCONV, cnt scanned: the valid target's key into
 				 * its compacted slot */
@@ -406,39 +422,42 @@ void indice_write(INDICE_WRITE_PARAMS) {
 	}
 }
 
-/* The looked-up rules' pairs by tiles (indice_tcount, then the tiles'
- * counts scanned, then indice_wpairs): offset k's rows are cut into tiles
- * of LOCAL_SIZE * ITEMS (per = ew_tiles(n) an offset), tile k*per + t
- * taken by one work-group, whose lane l walks rows base + l*ITEMS ..
- * base + l*ITEMS + ITEMS - 1 in order (whatever CONTIG says: the lanes'
- * counts scanned in scratch then place each lane's rows in row order).
- * Row q's found row is orow[k*n + q], or by sorted position
- * orow[k*n + rank[q]] (lookup 2). The wrappers define the scratch: SH(i),
- * LOCAL_SIZE words of uint, SCRATCH_PARAM and SCRATCH_ARG. */
-i64 ip_found(BPTR orow, BPTR rank, i64 n, i64 k, i64 q, i64 lookup) {
+/* The pairs by tiles (indice_tcount, then the tiles' counts scanned, then
+ * indice_wpairs): offset k's rows are cut into tiles of LOCAL_SIZE *
+ * ITEMS (per = ew_tiles(n) an offset), tile k*per + t taken by one
+ * work-group, whose lane l walks rows base + l*ITEMS .. base + l*ITEMS +
+ * ITEMS - 1 in order (whatever CONTIG says: the lanes' counts scanned in
+ * scratch then place each lane's rows in row order). Row q's candidate
+ * through offset k is orow[k*n + q], or by sorted position
+ * orow[k*n + rank[q]] (lookup 2): a found row (looked-up rules), or a
+ * target's key in the dense grid (lookup 3: a regular or transposed conv
+ * whose expansion wrote its keys, dense), -1 for none. The wrappers
+ * define the scratch: SH(i), LOCAL_SIZE words of uint, SCRATCH_PARAM and
+ * SCRATCH_ARG. */
+i64 ip_cand(BPTR orow, BPTR rank, i64 n, i64 k, i64 q, i64 lookup) {
 	const i64 at = lookup == I64C(2) ? CAST(i64, LD32(rank, q)) : q;
 	return LD32S(orow, k * n + at);
 }
 
-/* The found rows among this lane's rows of offset k's tile t, scanned over
- * the group's lanes: the tile's total << 32 | the lane's exclusive count
- * (the found rows of the lanes before it). Every lane reaches every
+/* The candidates with a target among this lane's rows of offset k's tile
+ * t, scanned over the group's lanes: the tile's total << 32 | the lane's
+ * exclusive count (the lanes' before it). Every lane reaches every
  * barrier. */
 u64 ip_tile_scan(BPTR orow, BPTR rank, i64 n, i64 k, i64 t, i64 lookup SCRATCH_PARAM) {
 	const i64 lid = LOCAL_ID();
 	const i64 ls = I64C(LOCAL_SIZE);
 	const i64 lo = t * ls * I64C(ITEMS) + lid * I64C(ITEMS);
 	const i64 hi = min64(lo + I64C(ITEMS), n);
-	u32 mine = 0u; /* 32-ok: found rows of one lane, <= ITEMS */
+	u32 mine = 0u; /* 32-ok: candidates of one lane, <= ITEMS */
 	for (i64 q = lo; q < hi; q++) {
-		if (ip_found(orow, rank, n, k, q, lookup) >= I64C(0)) {
+		if (ip_cand(orow, rank, n, k, q, lookup) >= I64C(0)) {
 			mine++;
 		}
 	}
 	SH(lid) = mine;
 	LOCAL_BARRIER();
 	for (i64 off = I64C(1); off < ls; off = off * I64C(2)) {
-		const u32 v = lid >= off ? SH(lid - off) : 0u; /* 32-ok: found rows of one tile */
+		const u32 v = lid >= off ? SH(lid - off) : 0u; /* 32-ok: candidates of one tile */
 		LOCAL_BARRIER();
 		SH(lid) = SH(lid) + v;
 		LOCAL_BARRIER();
@@ -460,11 +479,12 @@ void indice_tcount(INDICE_TCOUNT_PARAMS) {
 	}
 }
 
-/* tcnt: the exclusive scan of the tiles' counts (K*per+1 words). Each
- * lane writes its rows' columns of offset k in row order: a found row
- * (q, found) at the found rows before it in the offset, any other -1 at
- * num[k] + (the others before it), so the offset's pairs are in row order
- * and its tail is -1 (as indice_write). */
+/* tcnt: the exclusive scan of the tiles' counts (K*per+1 words); grid
+ * (lookup 3): the dense grid's flags scanned, a target's output row. Each
+ * lane writes its rows' columns of offset k in row order: one with a
+ * target (q, its found row or output row) after the offset's such rows
+ * before it, any other -1 at num[k] + (the others before it), so the
+ * offset's pairs are in row order and its tail is -1 (as indice_write). */
 void indice_wpairs(INDICE_WPAIRS_PARAMS) {
 	if (LD32(err, 0) != ERR_NONE) {
 		return;
@@ -485,10 +505,11 @@ void indice_wpairs(INDICE_WPAIRS_PARAMS) {
 		i64 col = CAST(i64, LD64(tcnt, tile)) - start + CAST(i64, sc & 0xfffffffful);
 		const i64 base = I64C(2) * k * n;
 		for (i64 q = lo; q < hi; q++) {
-			const i64 o = ip_found(orow, rank, n, k, q, lookup);
-			if (o >= I64C(0)) {
+			const i64 c = ip_cand(orow, rank, n, k, q, lookup);
+			if (c >= I64C(0)) {
+				const u32 o = lookup == I64C(3) ? LD32(grid, c) : CAST(u32, CAST(i32, c)); /* 32-ok: a found or output row, < rows or M <= MaxInt32 (accel/indice.go) */
 				ST32(pairs, base + col, CAST(u32, CAST(i32, q))); /* 32-ok: a row, < rows <= MaxInt32 (accel/indice.go) */
-				ST32(pairs, base + n + col, CAST(u32, CAST(i32, o))); /* 32-ok: a found row, < rows <= MaxInt32 */
+				ST32(pairs, base + n + col, o);
 				col++;
 			} else {
 				const i64 tail = num_k + (q - col);

@@ -1916,6 +1916,8 @@ type IndiceExpand struct {
 	Sorted int64       // folds into IP_SORTED: 1: SUBM over the sites in key order, galloping, orow by sorted position
 	Ckey   host.Buffer // out: uint64 target keys (emit)
 	Emit   int64       // folds into IP_EMIT: 1: CONV/TCONV with cnt scanned: the valid candidates' target keys into ckey[cnt[p]]
+	Grid   host.Buffer // out: uint32 flags over the target space (dense)
+	Dense  int64       // folds into IP_DENSE: 1: CONV/TCONV through the dense grid: orow[p] = the target's key or -1, grid[key] = 1
 }
 
 // Entry returns the declaration of indice_expand_k.
@@ -1928,7 +1930,7 @@ func (IndiceExpand) Spec(v IndiceVariant) host.KernelSpec {
 
 // AppendArgs appends the argument slots in declaration order.
 func (a IndiceExpand) AppendArgs(dst []host.Arg) []host.Arg {
-	return append(dst, host.BufArg(a.Rows), host.BufArg(a.Params), host.BufArg(a.Skeys), host.BufArg(a.Sperm), host.BufArg(a.Cnt), host.BufArg(a.Orow), host.BufArg(a.Rank), host.I64(a.N), host.I64(a.Nkeys), host.I64(a.Row0), host.I64(a.RowsN), host.I64(a.Jobs), host.I64(a.Rule), host.I64(a.Split), host.I64(a.Wide), host.I64(a.Sorted), host.BufArg(a.Ckey), host.I64(a.Emit))
+	return append(dst, host.BufArg(a.Rows), host.BufArg(a.Params), host.BufArg(a.Skeys), host.BufArg(a.Sperm), host.BufArg(a.Cnt), host.BufArg(a.Orow), host.BufArg(a.Rank), host.I64(a.N), host.I64(a.Nkeys), host.I64(a.Row0), host.I64(a.RowsN), host.I64(a.Jobs), host.I64(a.Rule), host.I64(a.Split), host.I64(a.Wide), host.I64(a.Sorted), host.BufArg(a.Ckey), host.I64(a.Emit), host.BufArg(a.Grid), host.I64(a.Dense))
 }
 
 // IndiceOuts is a launch of indice_outs_k (indice): sorted target keys: the first of each run writes its site into out_indices[seg[j]-1].
@@ -1979,14 +1981,14 @@ func (a IndiceWrite) AppendArgs(dst []host.Arg) []host.Arg {
 	return append(dst, host.BufArg(a.Pos), host.BufArg(a.Crow), host.BufArg(a.Pairs), host.BufArg(a.Num), host.BufArg(a.Err), host.I64(a.N), host.I64(a.Count), host.I64(a.Wide))
 }
 
-// IndiceTcount is a launch of indice_tcount_k (indice): looked-up rules: tcnt[k*per + t] = the found rows among tile t of offset k's rows (per = tiles of LOCAL_SIZE*ITEMS rows an offset).
+// IndiceTcount is a launch of indice_tcount_k (indice): tcnt[k*per + t] = the candidates with a target (orow >= 0) among tile t of offset k's rows (per = tiles of LOCAL_SIZE*ITEMS rows an offset).
 type IndiceTcount struct {
-	Orow   host.Buffer // in: int32 found rows (by sorted position where lookup is 2)
+	Orow   host.Buffer // in: int32 found rows (by sorted position where lookup is 2) or target keys (lookup 3), -1 for none
 	Rank   host.Buffer // in: int32 sorted position of each row (lookup 2)
 	Tcnt   host.Buffer // out: uint64 [K*per] counts
 	N      int64       // rows
 	Count  int64       // candidates n*K
-	Lookup int64       // folds into IP_LOOKUP: 1: rows through orow, 2: through orow by sorted position (rank)
+	Lookup int64       // folds into IP_LOOKUP: 1: rows through orow, 2: through orow by sorted position (rank), 3: target keys in orow, rows from grid
 }
 
 // Entry returns the declaration of indice_tcount_k.
@@ -2002,17 +2004,18 @@ func (a IndiceTcount) AppendArgs(dst []host.Arg) []host.Arg {
 	return append(dst, host.BufArg(a.Orow), host.BufArg(a.Rank), host.BufArg(a.Tcnt), host.I64(a.N), host.I64(a.Count), host.I64(a.Lookup))
 }
 
-// IndiceWpairs is a launch of indice_wpairs_k (indice): looked-up rules, tcnt scanned: tile t of offset k writes its rows' columns in row order, a found row (q, found) after the offset's found rows before it, any other -1 past num[k]; num[k] from tcnt.
+// IndiceWpairs is a launch of indice_wpairs_k (indice): tcnt scanned: tile t of offset k writes its rows' columns in row order, a row with a target (q, its found row, or its target key's output row in the scanned grid) after the offset's such rows before it, any other -1 past num[k]; num[k] from tcnt.
 type IndiceWpairs struct {
-	Orow   host.Buffer // in: int32 found rows (by sorted position where lookup is 2)
+	Orow   host.Buffer // in: int32 found rows (by sorted position where lookup is 2) or target keys (lookup 3), -1 for none
 	Rank   host.Buffer // in: int32 sorted position of each row (lookup 2)
+	Grid   host.Buffer // in: uint32 exclusive scan of the dense grid's flags: output rows (lookup 3)
 	Tcnt   host.Buffer // in: uint64 exclusive scan of the tiles' counts (K*per+1 words)
 	Pairs  host.Buffer // out: int32 [K, 2, n]
 	Num    host.Buffer // out: int32 [K]
 	Err    host.Buffer // in: the validation flag (skip when set)
 	N      int64       // rows
 	Count  int64       // candidates n*K
-	Lookup int64       // folds into IP_LOOKUP: 1: rows through orow, 2: through orow by sorted position (rank)
+	Lookup int64       // folds into IP_LOOKUP: 1: rows through orow, 2: through orow by sorted position (rank), 3: target keys in orow, rows from grid
 }
 
 // Entry returns the declaration of indice_wpairs_k.
@@ -2025,7 +2028,7 @@ func (IndiceWpairs) Spec(v IndiceVariant) host.KernelSpec {
 
 // AppendArgs appends the argument slots in declaration order.
 func (a IndiceWpairs) AppendArgs(dst []host.Arg) []host.Arg {
-	return append(dst, host.BufArg(a.Orow), host.BufArg(a.Rank), host.BufArg(a.Tcnt), host.BufArg(a.Pairs), host.BufArg(a.Num), host.BufArg(a.Err), host.I64(a.N), host.I64(a.Count), host.I64(a.Lookup))
+	return append(dst, host.BufArg(a.Orow), host.BufArg(a.Rank), host.BufArg(a.Grid), host.BufArg(a.Tcnt), host.BufArg(a.Pairs), host.BufArg(a.Num), host.BufArg(a.Err), host.I64(a.N), host.I64(a.Count), host.I64(a.Lookup))
 }
 
 // IndiceSearch is a launch of indice_search_k (indice): SUBM in rows: this launch's sorted positions j x kernel planes, a merge cursor per plane; the found rows into j's record orow[j*K + k] (and, sym, the mirrored finds into the found sites' records), rank[q] = j.

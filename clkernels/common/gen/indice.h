@@ -66,6 +66,9 @@
 #ifndef IP_EMIT
 #define IP_EMIT -1 /* folded argument emit (-1: the run-time value) */
 #endif
+#ifndef IP_DENSE
+#define IP_DENSE -1 /* folded argument dense (-1: the run-time value) */
+#endif
 #ifndef IP_LOOKUP
 #define IP_LOOKUP -1 /* folded argument lookup (-1: the run-time value) */
 #endif
@@ -79,14 +82,15 @@ layout(constant_id = 5) const int IP_SPLIT = -1; /* folded argument split (-1: t
 layout(constant_id = 6) const int IP_WIDE = -1; /* folded argument wide (-1: the run-time value); 32-ok: a knob, an int32 (host/vulkan.go checks) */
 layout(constant_id = 7) const int IP_SORTED = -1; /* folded argument sorted (-1: the run-time value); 32-ok: a knob, an int32 (host/vulkan.go checks) */
 layout(constant_id = 8) const int IP_EMIT = -1; /* folded argument emit (-1: the run-time value); 32-ok: a knob, an int32 (host/vulkan.go checks) */
-layout(constant_id = 9) const int IP_LOOKUP = -1; /* folded argument lookup (-1: the run-time value); 32-ok: a knob, an int32 (host/vulkan.go checks) */
+layout(constant_id = 9) const int IP_DENSE = -1; /* folded argument dense (-1: the run-time value); 32-ok: a knob, an int32 (host/vulkan.go checks) */
+layout(constant_id = 10) const int IP_LOOKUP = -1; /* folded argument lookup (-1: the run-time value); 32-ok: a knob, an int32 (host/vulkan.go checks) */
 #define LOCAL_SIZE gl_WorkGroupSize.x
 #endif
 
 /* The parameters of the body functions, one list per entry point. */
 #define INDICE_KEYS_PARAMS BPTR indices, BPTR params, BPTR keys, BPTR err, i64 n
 #define INDICE_DUPS_PARAMS BPTR keys, BPTR err, i64 n
-#define INDICE_EXPAND_PARAMS BPTR rows, BPTR params, BPTR skeys, BPTR sperm, BPTR cnt, BPTR orow, BPTR rank, i64 n, i64 nkeys, i64 row0, i64 rows_n, i64 jobs, i64 rule, i64 split, i64 wide, i64 sorted, BPTR ckey, i64 emit
+#define INDICE_EXPAND_PARAMS BPTR rows, BPTR params, BPTR skeys, BPTR sperm, BPTR cnt, BPTR orow, BPTR rank, i64 n, i64 nkeys, i64 row0, i64 rows_n, i64 jobs, i64 rule, i64 split, i64 wide, i64 sorted, BPTR ckey, i64 emit, BPTR grid, i64 dense
 #define INDICE_OUTS_PARAMS BPTR skeys, BPTR seg, BPTR params, BPTR outs, BPTR err, i64 n
 #define INDICE_WRITE_PARAMS BPTR pos, BPTR crow, BPTR pairs, BPTR num, BPTR err, i64 n, i64 count, i64 wide
 #ifdef ACCEL_CL
@@ -95,9 +99,9 @@ layout(constant_id = 9) const int IP_LOOKUP = -1; /* folded argument lookup (-1:
 #define INDICE_TCOUNT_PARAMS BPTR orow, BPTR rank, BPTR tcnt, i64 n, i64 count, i64 lookup
 #endif
 #ifdef ACCEL_CL
-#define INDICE_WPAIRS_PARAMS BPTR orow, BPTR rank, BPTR tcnt, BPTR pairs, BPTR num, BPTR err, i64 n, i64 count, i64 lookup, __local SCRATCH_T* sh
+#define INDICE_WPAIRS_PARAMS BPTR orow, BPTR rank, BPTR grid, BPTR tcnt, BPTR pairs, BPTR num, BPTR err, i64 n, i64 count, i64 lookup, __local SCRATCH_T* sh
 #else
-#define INDICE_WPAIRS_PARAMS BPTR orow, BPTR rank, BPTR tcnt, BPTR pairs, BPTR num, BPTR err, i64 n, i64 count, i64 lookup
+#define INDICE_WPAIRS_PARAMS BPTR orow, BPTR rank, BPTR grid, BPTR tcnt, BPTR pairs, BPTR num, BPTR err, i64 n, i64 count, i64 lookup
 #endif
 #define INDICE_SEARCH_PARAMS BPTR rows, BPTR params, BPTR skeys, BPTR sperm, BPTR orow, BPTR rank, i64 nkeys, i64 row0, i64 rows_n, i64 jobs, i64 sym, i64 split
 #define INDICE_COUNT_PARAMS BPTR orow, BPTR rank, BPTR orowq, BPTR cnt, i64 n, i64 K, i64 chunk, i64 chunks, i64 gather
@@ -126,8 +130,8 @@ layout(constant_id = 9) const int IP_LOOKUP = -1; /* folded argument lookup (-1:
 	}
 #define INDICE_E_indice_expand_k \
 	__kernel __attribute__((reqd_work_group_size(LOCAL_SIZE, 1, 1))) \
-	void indice_expand_k(__global uchar* rows, __global uchar* params, __global uchar* skeys, __global uchar* sperm, __global uchar* cnt, __global uchar* orow, __global uchar* rank, long n, long nkeys, long row0, long rows_n, long jobs, long rule, long split, long wide, long sorted, __global uchar* ckey, long emit) { \
-		indice_expand(rows, params, skeys, sperm, cnt, orow, rank, n, nkeys, row0, rows_n, jobs, FOLD(IP_RULE, rule), FOLD(IP_SPLIT, split), FOLD(IP_WIDE, wide), FOLD(IP_SORTED, sorted), ckey, FOLD(IP_EMIT, emit)); \
+	void indice_expand_k(__global uchar* rows, __global uchar* params, __global uchar* skeys, __global uchar* sperm, __global uchar* cnt, __global uchar* orow, __global uchar* rank, long n, long nkeys, long row0, long rows_n, long jobs, long rule, long split, long wide, long sorted, __global uchar* ckey, long emit, __global uchar* grid, long dense) { \
+		indice_expand(rows, params, skeys, sperm, cnt, orow, rank, n, nkeys, row0, rows_n, jobs, FOLD(IP_RULE, rule), FOLD(IP_SPLIT, split), FOLD(IP_WIDE, wide), FOLD(IP_SORTED, sorted), ckey, FOLD(IP_EMIT, emit), grid, FOLD(IP_DENSE, dense)); \
 	}
 #define INDICE_E_indice_outs_k \
 	__kernel __attribute__((reqd_work_group_size(LOCAL_SIZE, 1, 1))) \
@@ -147,9 +151,9 @@ layout(constant_id = 9) const int IP_LOOKUP = -1; /* folded argument lookup (-1:
 	}
 #define INDICE_E_indice_wpairs_k \
 	__kernel __attribute__((reqd_work_group_size(LOCAL_SIZE, 1, 1))) \
-	void indice_wpairs_k(__global uchar* orow, __global uchar* rank, __global uchar* tcnt, __global uchar* pairs, __global uchar* num, __global uchar* err, long n, long count, long lookup) { \
+	void indice_wpairs_k(__global uchar* orow, __global uchar* rank, __global uchar* grid, __global uchar* tcnt, __global uchar* pairs, __global uchar* num, __global uchar* err, long n, long count, long lookup) { \
 		__local SCRATCH_T sh[SCRATCH_LEN]; \
-		indice_wpairs(orow, rank, tcnt, pairs, num, err, n, count, FOLD(IP_LOOKUP, lookup), sh); \
+		indice_wpairs(orow, rank, grid, tcnt, pairs, num, err, n, count, FOLD(IP_LOOKUP, lookup), sh); \
 	}
 #define INDICE_E_indice_search_k \
 	__kernel __attribute__((reqd_work_group_size(LOCAL_SIZE, 1, 1))) \
@@ -219,11 +223,11 @@ layout(push_constant) uniform AccelPush { uint64_t params; } accel_push;
 #define ACCEL_ARGS_DECL AccelParams accel_args = AccelParams(accel_push.params);
 #define INDICE_VK_E_0 indice_keys(accel_args.s[0], accel_args.s[1], accel_args.s[2], accel_args.s[3], int64_t(accel_args.s[4]));
 #define INDICE_VK_E_1 indice_dups(accel_args.s[0], accel_args.s[1], int64_t(accel_args.s[2]));
-#define INDICE_VK_E_2 indice_expand(accel_args.s[0], accel_args.s[1], accel_args.s[2], accel_args.s[3], accel_args.s[4], accel_args.s[5], accel_args.s[6], int64_t(accel_args.s[7]), int64_t(accel_args.s[8]), int64_t(accel_args.s[9]), int64_t(accel_args.s[10]), int64_t(accel_args.s[11]), FOLD(IP_RULE, int64_t(accel_args.s[12])), FOLD(IP_SPLIT, int64_t(accel_args.s[13])), FOLD(IP_WIDE, int64_t(accel_args.s[14])), FOLD(IP_SORTED, int64_t(accel_args.s[15])), accel_args.s[16], FOLD(IP_EMIT, int64_t(accel_args.s[17])));
+#define INDICE_VK_E_2 indice_expand(accel_args.s[0], accel_args.s[1], accel_args.s[2], accel_args.s[3], accel_args.s[4], accel_args.s[5], accel_args.s[6], int64_t(accel_args.s[7]), int64_t(accel_args.s[8]), int64_t(accel_args.s[9]), int64_t(accel_args.s[10]), int64_t(accel_args.s[11]), FOLD(IP_RULE, int64_t(accel_args.s[12])), FOLD(IP_SPLIT, int64_t(accel_args.s[13])), FOLD(IP_WIDE, int64_t(accel_args.s[14])), FOLD(IP_SORTED, int64_t(accel_args.s[15])), accel_args.s[16], FOLD(IP_EMIT, int64_t(accel_args.s[17])), accel_args.s[18], FOLD(IP_DENSE, int64_t(accel_args.s[19])));
 #define INDICE_VK_E_3 indice_outs(accel_args.s[0], accel_args.s[1], accel_args.s[2], accel_args.s[3], accel_args.s[4], int64_t(accel_args.s[5]));
 #define INDICE_VK_E_4 indice_write(accel_args.s[0], accel_args.s[1], accel_args.s[2], accel_args.s[3], accel_args.s[4], int64_t(accel_args.s[5]), int64_t(accel_args.s[6]), FOLD(IP_WIDE, int64_t(accel_args.s[7])));
 #define INDICE_VK_E_5 indice_tcount(accel_args.s[0], accel_args.s[1], accel_args.s[2], int64_t(accel_args.s[3]), int64_t(accel_args.s[4]), FOLD(IP_LOOKUP, int64_t(accel_args.s[5])));
-#define INDICE_VK_E_6 indice_wpairs(accel_args.s[0], accel_args.s[1], accel_args.s[2], accel_args.s[3], accel_args.s[4], accel_args.s[5], int64_t(accel_args.s[6]), int64_t(accel_args.s[7]), FOLD(IP_LOOKUP, int64_t(accel_args.s[8])));
+#define INDICE_VK_E_6 indice_wpairs(accel_args.s[0], accel_args.s[1], accel_args.s[2], accel_args.s[3], accel_args.s[4], accel_args.s[5], accel_args.s[6], int64_t(accel_args.s[7]), int64_t(accel_args.s[8]), FOLD(IP_LOOKUP, int64_t(accel_args.s[9])));
 #define INDICE_VK_E_7 indice_search(accel_args.s[0], accel_args.s[1], accel_args.s[2], accel_args.s[3], accel_args.s[4], accel_args.s[5], int64_t(accel_args.s[6]), int64_t(accel_args.s[7]), int64_t(accel_args.s[8]), int64_t(accel_args.s[9]), int64_t(accel_args.s[10]), FOLD(IP_SPLIT, int64_t(accel_args.s[11])));
 #define INDICE_VK_E_8 indice_count(accel_args.s[0], accel_args.s[1], accel_args.s[2], accel_args.s[3], int64_t(accel_args.s[4]), int64_t(accel_args.s[5]), int64_t(accel_args.s[6]), int64_t(accel_args.s[7]), int64_t(accel_args.s[8]));
 #define INDICE_VK_E_9 indice_lines(accel_args.s[0], accel_args.s[1], accel_args.s[2], int64_t(accel_args.s[3]), int64_t(accel_args.s[4]), int64_t(accel_args.s[5]), int64_t(accel_args.s[6]));
@@ -247,7 +251,7 @@ layout(push_constant) uniform AccelPush { uint64_t params; } accel_push;
 		} else if (ENTRY == 1) { \
 			indice_dups(accel_args.s[0], accel_args.s[1], int64_t(accel_args.s[2])); \
 		} else if (ENTRY == 2) { \
-			indice_expand(accel_args.s[0], accel_args.s[1], accel_args.s[2], accel_args.s[3], accel_args.s[4], accel_args.s[5], accel_args.s[6], int64_t(accel_args.s[7]), int64_t(accel_args.s[8]), int64_t(accel_args.s[9]), int64_t(accel_args.s[10]), int64_t(accel_args.s[11]), FOLD(IP_RULE, int64_t(accel_args.s[12])), FOLD(IP_SPLIT, int64_t(accel_args.s[13])), FOLD(IP_WIDE, int64_t(accel_args.s[14])), FOLD(IP_SORTED, int64_t(accel_args.s[15])), accel_args.s[16], FOLD(IP_EMIT, int64_t(accel_args.s[17]))); \
+			indice_expand(accel_args.s[0], accel_args.s[1], accel_args.s[2], accel_args.s[3], accel_args.s[4], accel_args.s[5], accel_args.s[6], int64_t(accel_args.s[7]), int64_t(accel_args.s[8]), int64_t(accel_args.s[9]), int64_t(accel_args.s[10]), int64_t(accel_args.s[11]), FOLD(IP_RULE, int64_t(accel_args.s[12])), FOLD(IP_SPLIT, int64_t(accel_args.s[13])), FOLD(IP_WIDE, int64_t(accel_args.s[14])), FOLD(IP_SORTED, int64_t(accel_args.s[15])), accel_args.s[16], FOLD(IP_EMIT, int64_t(accel_args.s[17])), accel_args.s[18], FOLD(IP_DENSE, int64_t(accel_args.s[19]))); \
 		} else if (ENTRY == 3) { \
 			indice_outs(accel_args.s[0], accel_args.s[1], accel_args.s[2], accel_args.s[3], accel_args.s[4], int64_t(accel_args.s[5])); \
 		} else if (ENTRY == 4) { \
@@ -255,7 +259,7 @@ layout(push_constant) uniform AccelPush { uint64_t params; } accel_push;
 		} else if (ENTRY == 5) { \
 			indice_tcount(accel_args.s[0], accel_args.s[1], accel_args.s[2], int64_t(accel_args.s[3]), int64_t(accel_args.s[4]), FOLD(IP_LOOKUP, int64_t(accel_args.s[5]))); \
 		} else if (ENTRY == 6) { \
-			indice_wpairs(accel_args.s[0], accel_args.s[1], accel_args.s[2], accel_args.s[3], accel_args.s[4], accel_args.s[5], int64_t(accel_args.s[6]), int64_t(accel_args.s[7]), FOLD(IP_LOOKUP, int64_t(accel_args.s[8]))); \
+			indice_wpairs(accel_args.s[0], accel_args.s[1], accel_args.s[2], accel_args.s[3], accel_args.s[4], accel_args.s[5], accel_args.s[6], int64_t(accel_args.s[7]), int64_t(accel_args.s[8]), FOLD(IP_LOOKUP, int64_t(accel_args.s[9]))); \
 		} else if (ENTRY == 7) { \
 			indice_search(accel_args.s[0], accel_args.s[1], accel_args.s[2], accel_args.s[3], accel_args.s[4], accel_args.s[5], int64_t(accel_args.s[6]), int64_t(accel_args.s[7]), int64_t(accel_args.s[8]), int64_t(accel_args.s[9]), int64_t(accel_args.s[10]), FOLD(IP_SPLIT, int64_t(accel_args.s[11]))); \
 		} else if (ENTRY == 8) { \
