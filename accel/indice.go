@@ -335,10 +335,11 @@ func RefIndicePairs(indices *Tensor, p SparseConvParams) (*HostIndicePairs, erro
 // RefIndicePairs: rank, width, dtype, batch or coordinate out of range,
 // duplicate sites, bad parameters) is an *ArgError naming the argument,
 // row and bound; the rows are checked on the device, read once. A
-// submanifold conv waits once; a regular or transposed one waits twice
-// (the candidates', then the outputs' count), or once on a GPU where its
-// target space is small enough to number through a dense grid (no larger
-// than its candidates).
+// submanifold conv waits once; a regular, transposed or inverse one waits
+// twice (the candidates', then the outputs' count), or once where its
+// (forward's) target space is small enough to number through a dense grid
+// (no larger than its candidates: an inverse on every device, a regular or
+// transposed conv on GPUs).
 func (d *Device) IndicePairs(indices *DeviceTensor, p SparseConvParams) (*IndicePairs, error) {
 	res := &IndicePairs{}
 	if err := d.IndicePairsInto(res, indices, p); err != nil {
@@ -402,6 +403,9 @@ func (d *Device) indicePairs(op string, indices *DeviceTensor, g convGeom, split
 		return d.noIndicePairs(op, g)
 	}
 	plan := planIndice(d.caps, g, split, shape, noGrid)
+	if space, ok := keySpace(g.p.BatchSize, g.target); ok && !noGrid {
+		plan = d.tunedIndice(plan, space)
+	}
 	switch plan.Path {
 	case pathSubmLookup:
 		d.reportModel(op, "indice", plan, func() traffic { return d.indiceModel(g, split, plan.Path, 0, 0, 0) },
@@ -691,80 +695,14 @@ func (r *ipRun) convCandidates(res *IndicePairs, plan indicePlan) error {
 }
 
 // convGrid is a regular or transposed conv on candidates through the
-// dense grid (plan.Grid keys): the expansion writes each candidate's
-// target key (or -1) and flags the targets in the grid; each tile of an
-// offset's rows counts its candidates with a target (indice_tcount); the
-// tiles' counts and the grid are scanned, both totals copied beside the
-// validation flag and read with it (the op's one wait); the grid's
-// outputs written (indice_gouts) and the pairs by tiles, each candidate's
-// output row from the grid (indice_wpairs). No flag, position or sort of
-// the candidates.
+// dense grid (plan.Grid keys): the targets numbered (gridTargets), then
+// the pairs by tiles, each candidate's output row from the grid
+// (indice_wpairs). No flag, position or sort of the candidates.
 func (r *ipRun) convGrid(res *IndicePairs, plan indicePlan) error {
 	d, g, op := r.d, r.g, r.op
-	params, rule, err := r.convStart()
+	gt, err := r.gridTargets(&r.outs, plan, true)
 	if err != nil {
 		return err
-	}
-	grid, err := r.zeroed(Uint32, plan.Grid+1)
-	if err != nil {
-		return err
-	}
-	orow, err := r.tmp.alloc(d, op, Int32, g.l*g.k)
-	if err != nil {
-		return err
-	}
-	if err := r.expandLaunch(r.indices.raw(), g.l, params, rule, nil, 0, orow.raw(), nil, false, nil, grid.raw()); err != nil {
-		return err
-	}
-	tp := r.tilePlan(g.l)
-	tcnt, err := r.tileCounts(tp.Tiles)
-	if err != nil {
-		return err
-	}
-	if err := run(d, op, kernels.IndiceAny, tp, kernels.IndiceTcount{Orow: orow.raw(), Tcnt: tcnt.raw(), N: g.l, Count: g.l * g.k,
-		Lookup: 3}); err != nil {
-		return err
-	}
-	for _, sc := range []struct {
-		dt  DType
-		buf *DeviceTensor
-		n   int64
-	}{{Uint64, tcnt, tp.Tiles + 1}, {Uint32, grid, plan.Grid + 1}} {
-		s, err := d.scanBuf(op, sc.dt, sc.buf.raw(), sc.buf.raw(), sc.n, kernels.FlagNone, true)
-		if err != nil {
-			return err
-		}
-		s.release()
-	}
-	// the outputs (the grid's total) into flag word 1, the candidates
-	// with a target (the tiles' total) into words 2 and 3
-	if err := d.copyBytes(op, r.flag.raw(), 4, grid.raw(), 4*plan.Grid, 4); err != nil {
-		return err
-	}
-	if err := d.copyBytes(op, r.flag.raw(), 8, tcnt.raw(), 8*tp.Tiles, 8); err != nil {
-		return err
-	}
-	if err := d.flush(op); err != nil {
-		return err
-	}
-	w, err := d.readFlagWords(op, r.flag, 4)
-	if err != nil {
-		return err
-	}
-	if flagged(w) {
-		return r.flaggedRows(int64(w[0]) << kernels.ErrTileShift)
-	}
-	m, v := int64(w[1]), int64(w[2])|int64(w[3])<<32
-	r.reportTargets(v, m)
-	outIdx, err := r.outs.alloc(d, op, Int32, m, int64(g.d+1))
-	if err != nil {
-		return err
-	}
-	if m > 0 {
-		if err := run(d, op, kernels.IndiceAny, d.elementwise(op, plan.Grid), kernels.IndiceGouts{Grid: grid.raw(), Params: params,
-			Outs: outIdx.raw(), Err: r.flag.raw(), N: plan.Grid}); err != nil {
-			return err
-		}
 	}
 	pairs, err := r.outs.alloc(d, op, Int32, g.k, 2, g.l)
 	if err != nil {
@@ -774,19 +712,123 @@ func (r *ipRun) convGrid(res *IndicePairs, plan indicePlan) error {
 	if err != nil {
 		return err
 	}
-	if err := run(d, op, kernels.IndiceAny, tp, kernels.IndiceWpairs{Orow: orow.raw(), Grid: grid.raw(), Tcnt: tcnt.raw(),
+	if err := run(d, op, kernels.IndiceAny, gt.tiles, kernels.IndiceWpairs{Orow: gt.orow.raw(), Grid: gt.grid.raw(), Tcnt: gt.tcnt.raw(),
 		Pairs: pairs.raw(), Num: num.raw(), Err: r.flag.raw(), N: g.l, Count: g.l * g.k, Lookup: 3}); err != nil {
 		return err
 	}
-	res.Pairs, res.OutIndices, res.Num = pairs, outIdx, num
+	res.Pairs, res.OutIndices, res.Num = pairs, gt.outIdx, num
 	return d.flush(op)
 }
 
-// inverse is an inverse conv: the forward conv's outputs
-// (candidateTargets, kept as scratch), then from each its inputs looked
-// up among the sites; the outputs are the sites.
+// gridRun is what gridTargets leaves: each candidate's target key (orow),
+// the scanned grid (a target's output row), with pairs the scanned tiles'
+// counts and their plan, and the output rows (in outs).
+type gridRun struct {
+	orow, grid, tcnt *DeviceTensor
+	tiles            host.Plan
+	outIdx           *DeviceTensor
+}
+
+// gridTargets numbers a regular, transposed or (the forward of) an
+// inverse conv's targets through the dense grid (plan.Grid keys): the
+// expansion writes each candidate's target key (or -1) and flags the
+// target in the grid; with pairs each tile of an offset's rows counts its
+// candidates with a target (indice_tcount) and the tiles' counts are
+// scanned; the grid is scanned; the totals are copied beside the
+// validation flag and read with it (the op's one wait); the grid's
+// outputs are written into outs (indice_gouts), in key order as the sort
+// would give them. It reports the plan with its model.
+func (r *ipRun) gridTargets(outs *temps, plan indicePlan, pairs bool) (gridRun, error) {
+	d, g, op := r.d, r.g, r.op
+	var gt gridRun
+	params, rule, err := r.convStart()
+	if err != nil {
+		return gt, err
+	}
+	if gt.grid, err = r.zeroed(Uint32, plan.Grid+1); err != nil {
+		return gt, err
+	}
+	if gt.orow, err = r.tmp.alloc(d, op, Int32, g.l*g.k); err != nil {
+		return gt, err
+	}
+	if err := r.expandLaunch(r.indices.raw(), g.l, params, rule, nil, 0, gt.orow.raw(), nil, false, nil, gt.grid.raw()); err != nil {
+		return gt, err
+	}
+	type scanOf struct {
+		dt  DType
+		buf *DeviceTensor
+		n   int64
+	}
+	scans := []scanOf{{Uint32, gt.grid, plan.Grid + 1}}
+	if pairs {
+		gt.tiles = r.tilePlan(g.l)
+		if gt.tcnt, err = r.tileCounts(gt.tiles.Tiles); err != nil {
+			return gt, err
+		}
+		if err := run(d, op, kernels.IndiceAny, gt.tiles, kernels.IndiceTcount{Orow: gt.orow.raw(), Tcnt: gt.tcnt.raw(), N: g.l,
+			Count: g.l * g.k, Lookup: 3}); err != nil {
+			return gt, err
+		}
+		scans = []scanOf{{Uint64, gt.tcnt, gt.tiles.Tiles + 1}, scans[0]}
+	}
+	for _, sc := range scans {
+		s, err := d.scanBuf(op, sc.dt, sc.buf.raw(), sc.buf.raw(), sc.n, kernels.FlagNone, true)
+		if err != nil {
+			return gt, err
+		}
+		s.release()
+	}
+	// the outputs (the grid's total) into flag word 1, the candidates
+	// with a target (the tiles' total) into words 2 and 3
+	if err := d.copyBytes(op, r.flag.raw(), 4, gt.grid.raw(), 4*plan.Grid, 4); err != nil {
+		return gt, err
+	}
+	if pairs {
+		if err := d.copyBytes(op, r.flag.raw(), 8, gt.tcnt.raw(), 8*gt.tiles.Tiles, 8); err != nil {
+			return gt, err
+		}
+	}
+	if err := d.flush(op); err != nil {
+		return gt, err
+	}
+	w, err := d.readFlagWords(op, r.flag, 4)
+	if err != nil {
+		return gt, err
+	}
+	if flagged(w) {
+		return gt, r.flaggedRows(int64(w[0]) << kernels.ErrTileShift)
+	}
+	m, v := int64(w[1]), int64(w[2])|int64(w[3])<<32
+	if m > math.MaxInt32 {
+		return gt, argErr(op, "out_indices", fmt.Sprintf("%d rows", m), fmt.Sprintf("at most %d rows (int32 row numbers)", math.MaxInt32), ErrTooLarge)
+	}
+	r.reportTargets(v, m)
+	if gt.outIdx, err = outs.alloc(d, op, Int32, m, int64(g.d+1)); err != nil {
+		return gt, err
+	}
+	if m > 0 {
+		if err := run(d, op, kernels.IndiceAny, d.elementwise(op, plan.Grid), kernels.IndiceGouts{Grid: gt.grid.raw(), Params: params,
+			Outs: gt.outIdx.raw(), Err: r.flag.raw(), N: plan.Grid}); err != nil {
+			return gt, err
+		}
+	}
+	return gt, nil
+}
+
+// inverse is an inverse conv: the forward conv's outputs (through the
+// dense grid, gridTargets, or sorted, candidateTargets; kept as scratch),
+// then from each its inputs looked up among the sites; the outputs are
+// the sites.
 func (r *ipRun) inverse(res *IndicePairs, plan indicePlan) error {
-	_, _, outIdx, _, err := r.candidateTargets(&r.tmp)
+	var outIdx *DeviceTensor
+	var err error
+	if plan.Grid > 0 {
+		var gt gridRun
+		gt, err = r.gridTargets(&r.tmp, plan, false)
+		outIdx = gt.outIdx
+	} else {
+		_, _, outIdx, _, err = r.candidateTargets(&r.tmp)
+	}
 	if err != nil {
 		return err
 	}

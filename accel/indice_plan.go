@@ -217,6 +217,12 @@ func planIndice(caps host.Caps, g convGeom, split IndiceSplit, shape indiceShape
 	case g.p.Inverse:
 		p := planIndicePairs(caps, g.l, g.k, false, g.l, split)
 		p.Path = pathInverse
+		// the forward's outputs through the dense grid where its target
+		// space is small enough (as a regular conv's on candidates)
+		if space, _ := keySpace(g.p.BatchSize, g.target); !noGrid && space > 0 && space <= indiceGridMax && space <= g.l*g.k {
+			p.Grid, p.Search = space, "dense grid+search"
+			p.Reason += fmt.Sprintf(", the forward's outputs through a dense grid of %d keys", space)
+		}
 		return p
 	}
 	space, _ := keySpace(g.p.BatchSize, g.target)
@@ -521,6 +527,28 @@ func planIndiceConv(caps host.Caps, n int64, ksize []int64, space int64, split I
 		p.WorkspaceBytes += (space + 1) * 4
 		p.Reason += fmt.Sprintf(", dense grid of %d keys", space)
 	}
+	return p
+}
+
+// tunedIndice is p with $ACCEL_KNOBS's "indice_plan" overrides, for a GPU
+// run's A/B (a regular or transposed conv on candidates, an inverse
+// conv's forward part): GRID=0 sorts
+// the targets where the planner takes the dense grid, GRID=1 takes the
+// grid for any target space of at most indiceGridMax keys (space).
+func (d *Device) tunedIndice(p indicePlan, space int64) indicePlan {
+	ks, ok := d.knobs["indice_plan"]
+	if !ok || p.Path != pathConvCandidates && p.Path != pathInverse {
+		return p
+	}
+	for _, k := range ks {
+		switch {
+		case k.Name == "GRID" && k.Value == 0:
+			p.Grid, p.Search = 0, "sort+unique"
+		case k.Name == "GRID" && space > 0 && space <= indiceGridMax:
+			p.Grid, p.Search = space, "dense grid"
+		}
+	}
+	p.Reason += " [ACCEL_KNOBS]"
 	return p
 }
 

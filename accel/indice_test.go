@@ -165,8 +165,10 @@ func TestIndicePairsRandom(t *testing.T) {
 }
 
 // TestIndicePairsSplits forces every split policy on one case of each
-// mode (and each layout of all but the inverse), large enough that a loop-limited driver cuts the KK and KL
-// expansions into several launches: the same bytes as the reference.
+// mode (and each layout of all but the inverse, with and without the
+// dense grid or line table), large enough that a loop-limited driver cuts
+// the KK and KL expansions into several launches: the same bytes as the
+// reference.
 func TestIndicePairsSplits(t *testing.T) {
 	rng := rand.New(rand.NewSource(14))
 	shape := []int64{9, 40, 40}
@@ -183,7 +185,11 @@ func TestIndicePairsSplits(t *testing.T) {
 			for _, s := range append([]IndiceSplit{SplitAuto}, IndiceSplits...) {
 				p.Split = s
 				checkIP(t, d, ipCase{name: fmt.Sprintf("mode %d split %s", i, s), idx: idx, p: p})
-				if !p.Inverse {
+				if p.Inverse {
+					// the forward's outputs sorted, not numbered through
+					// the dense grid
+					checkIP(t, d, ipCase{name: fmt.Sprintf("mode %d split %s, no grid", i, s), idx: idx, p: p, noGrid: true})
+				} else {
 					// both layouts, whichever the device class picks
 					for _, sh := range []indiceShape{shapeCandidates, shapeRows} {
 						checkIP(t, d, ipCase{name: fmt.Sprintf("mode %d split %s shape %s", i, s, sh), idx: idx, p: p, shape: sh})
@@ -194,6 +200,11 @@ func TestIndicePairsSplits(t *testing.T) {
 					// the lines up
 					checkIP(t, d, ipCase{name: fmt.Sprintf("mode %d split %s shape rows, no table", i, s), idx: idx, p: p,
 						shape: shapeRows, noGrid: true})
+					// candidates sorting the targets, not numbering them
+					// through the dense grid (the GPUs' way where the
+					// target space is larger than the candidates)
+					checkIP(t, d, ipCase{name: fmt.Sprintf("mode %d split %s shape candidates, no grid", i, s), idx: idx, p: p,
+						shape: shapeCandidates, noGrid: true})
 				}
 			}
 		}

@@ -448,12 +448,14 @@ func triTraffic(count, elemBytes int64) traffic {
 //   - pathSubmLookup: each (site, offset) looks its target up among the
 //     sorted sites (lookupTraffic), the wait for the validation flag, the
 //     sites copied out as the output indices;
-//   - pathConvCandidates through a dense grid of grid keys (the target
-//     space, no larger than the candidates): each candidate's target key
-//     written and flagged in the grid, each tile of an offset's rows
-//     counting its targets, the counts and the grid scanned, one wait for
-//     their totals and the validation flag, the grid's outputs written,
-//     the pairs by tiles from the grid's output rows;
+//   - pathConvCandidates and pathInverse through a dense grid of grid
+//     keys (the target space, no larger than the candidates): each
+//     candidate's target key written and flagged in the grid, each tile
+//     of an offset's rows counting its targets (a regular conv), the
+//     counts and the grid scanned, one wait for their totals and the
+//     validation flag, the grid's outputs written, then the pairs by
+//     tiles from the grid's output rows (or an inverse's lookups and the
+//     sites copied out);
 //   - pathConvCandidates and pathInverse: a flag per candidate from its
 //     row, scanned into positions, the wait for the flag and the v
 //     candidates that hit a target; their keys emitted, sorted over
@@ -477,12 +479,14 @@ func indiceTraffic(caps host.Caps, radix func(n int64) host.Plan, scan func(n in
 		t.then(copyTraffic(row * l))
 		return t
 	}
-	if grid > 0 && path == pathConvCandidates {
+	if grid > 0 {
 		// the dense grid zeroed; each candidate's target key written and
-		// the m targets flagged (expand); the tiles' counts from the keys,
-		// and the grid, scanned, their totals copied beside the validation
-		// flag and read; the grid's outputs; the pairs by tiles, each
-		// candidate with a target reading its output row
+		// the m targets flagged (expand); for the pairs, the tiles' counts
+		// from the keys; the counts and the grid scanned, their totals
+		// copied beside the validation flag and read; the grid's outputs;
+		// the pairs by tiles, each candidate with a target reading its
+		// output row (or an inverse's lookups)
+		pairs := path == pathConvCandidates
 		te := host.PlanElementwise("indice", caps, l*k).TileElems
 		tiles := k * ((l + te - 1) / te)
 		count := l * k
@@ -491,17 +495,26 @@ func indiceTraffic(caps host.Caps, radix func(n int64) host.Plan, scan func(n in
 		for i := int64(1); i < expandLaunches(caps, g, l, false, split); i++ {
 			t.add("indice_expand", 0, 0) // the rows of one launch, counted above
 		}
-		t.fill("fill", 8)
-		t.add("indice_tcount", 4*count, 8*tiles)
-		t.then(scanTraffic(scan(tiles+1, Uint64), tiles+1, 8, 8))
+		if pairs {
+			t.fill("fill", 8)
+			t.add("indice_tcount", 4*count, 8*tiles)
+			t.then(scanTraffic(scan(tiles+1, Uint64), tiles+1, 8, 8))
+		}
 		t.then(scanTraffic(scan(grid+1, Uint32), grid+1, 4, 4))
 		t.then(copyTraffic(4))
-		t.then(copyTraffic(8))
+		if pairs {
+			t.then(copyTraffic(8))
+		}
 		t.Waits++
 		if m > 0 {
 			t.add("indice_gouts", 4*(grid+1), row*m)
 		}
-		t.add("indice_wpairs", 4*count+8*tiles+4*v, 8*count+4*k)
+		if pairs {
+			t.add("indice_wpairs", 4*count+8*tiles+4*v, 8*count+4*k)
+			return t
+		}
+		t.then(lookupTraffic(caps, scan, g, m, kernels.IpRuleInv, split))
+		t.then(copyTraffic(row * l))
 		return t
 	}
 	dt, _, _ := expandLayout(caps, g, l, kernels.IpRuleConv, false, split)

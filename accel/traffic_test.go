@@ -176,6 +176,16 @@ func TestTrafficModel(t *testing.T) {
 		assert.LessOrEqual(t, sorted.Bytes(), 6*min, "conv, targets sorted: %s", sorted)
 		assert.Equal(t, 2, sorted.Waits)
 		predict("  (targets sorted)", sorted, min, "")
+		// its inverse (the forward's 321,173 outputs through the grid,
+		// each looking its 27 inputs up among the sorted sites): one wait
+		gi := g
+		gi.p.Inverse = true
+		pi := planIndice(h100, gi, SplitAuto, shapeAuto, false)
+		require.Equal(t, pathInverse, pi.Path)
+		require.Equal(t, space, pi.Grid)
+		inv := indiceTraffic(h100, h100Radix, h100Scan, gi, SplitAuto, pathInverse, space, 0, m)
+		assert.Equal(t, 1, inv.Waits)
+		predict("  (its inverse)", inv, indiceMinBytes(pathInverse, gi, m), "")
 	}
 
 	// the hash table: 8M distinct keys into a table made for them (16M

@@ -17,8 +17,9 @@ import (
 // and elementwise families), knob NAME (one the file declares: the launch
 // fails otherwise), or LOCAL (the work-group size) or GROUPS (the number
 // of work-groups) to V, after the planner made it. The plan's reason
-// says so. Two entries name a plan choice instead of a kernel file:
-// unique_plan (tunedUnique) and scatter_plan (tunedScatter). Empty: none.
+// says so. Three entries name a plan choice instead of a kernel file:
+// unique_plan (tunedUnique), scatter_plan (tunedScatter) and indice_plan
+// (tunedIndice). Empty: none.
 func knobOverrides(env string) (map[string][]host.Knob, error) {
 	if strings.TrimSpace(env) == "" {
 		return nil, nil

@@ -1,6 +1,7 @@
 package accel
 
 import (
+	"github.com/accelkern/accel/reference"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
@@ -84,4 +85,22 @@ func TestScatterPlanKnobs(t *testing.T) {
 	assert.False(t, d.tunedScatter(planScatter(h100, wide), wide).Part, "64-bit values")
 	cpu := planScatter(host.Caps{Backend: host.Vulkan, Type: host.TypeCPU, ComputeUnits: 2, Int64: true, Int64Atomics: true}, s)
 	assert.False(t, cpu.Part, "lavapipe sorts: %s", cpu)
+}
+
+// TestIndicePlanKnobs: ACCEL_KNOBS's indice_plan:GRID switches a regular
+// conv on candidates between the dense grid and the sort of its targets.
+func TestIndicePlanKnobs(t *testing.T) {
+	p := reference.SparseConv{BatchSize: 4, SpatialShape: []int64{11, 360, 360}, KSize: []int64{3, 3, 3},
+		Stride: []int64{2, 2, 2}, Padding: []int64{0, 1, 1}, Dilation: []int64{1, 1, 1}}
+	g := convGeom{l: 149100, k: 27, d: 3, p: p, target: []int64{5, 180, 180}}
+	plan := planIndice(h100, g, SplitAuto, shapeAuto, false)
+	require.Equal(t, int64(648000), plan.Grid)
+	d := &Device{}
+	d.knobs, _ = knobOverrides("indice_plan:GRID=0")
+	off := d.tunedIndice(plan, 648000)
+	assert.Zero(t, off.Grid)
+	assert.Contains(t, off.Reason, "[ACCEL_KNOBS]")
+	d.knobs, _ = knobOverrides("indice_plan:GRID=1")
+	assert.Equal(t, int64(648000), d.tunedIndice(off, 648000).Grid)
+	assert.Zero(t, d.tunedIndice(off, indiceGridMax+1).Grid, "past the grid's bound")
 }
