@@ -186,3 +186,36 @@ func TestFillKernel(t *testing.T) {
 		}
 	})
 }
+
+// TestCopyBy: CopyBy's driver copy and copy kernel give the same bytes on
+// every device (a dtype of 8 bytes, sizes around the kernel's chunk), and
+// it refuses an unknown method.
+func TestCopyBy(t *testing.T) {
+	forEachDevice(t, func(t *testing.T, d *Device) {
+		rng := rand.New(rand.NewSource(12))
+		for _, n := range []int64{0, 1, 16<<10 + 3} {
+			for _, how := range []CopyMethod{CopyAuto, CopyDriver, CopyKernel} {
+				src, dst := randTensor(t, rng, Float64, n), randTensor(t, rng, Float64, n)
+				ds, dd := mustUpload(t, d, src), mustUpload(t, d, dst)
+				before := d.Stats()
+				require.NoError(t, d.CopyBy(dd, ds, how), "%d %d", n, how)
+				ran := d.Stats().Sub(before)
+				if n > 0 && how == CopyKernel {
+					require.Equal(t, int64(1), ran.Launches, "the kernel")
+				}
+				if n > 0 && how == CopyDriver {
+					require.Zero(t, ran.Launches, "the driver's copy")
+				}
+				got := mustHost(t, dd)
+				ds.Release()
+				dd.Release()
+				requireElems(t, src.data, got.data, "%d elements by %d", n, how)
+			}
+		}
+		a := mustUpload(t, d, randTensor(t, rng, Float64, 4))
+		b := mustUpload(t, d, randTensor(t, rng, Float64, 4))
+		defer a.Release()
+		defer b.Release()
+		require.ErrorIs(t, d.CopyBy(a, b, CopyMethod(7)), ErrInvalidArgument)
+	})
+}

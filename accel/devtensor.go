@@ -4,6 +4,7 @@ import (
 	"fmt"
 
 	"github.com/accelkern/accel/host"
+	"github.com/accelkern/accel/host/kernels"
 )
 
 // DeviceTensor is a tensor resident in device memory. Ops on the same device
@@ -121,8 +122,35 @@ func (d *Device) Zeros(dtype DType, shape ...int64) (*DeviceTensor, error) {
 // Copy copies src into dst on the device: both tensors of this device,
 // of one dtype and element count (shapes may differ), and not the same
 // tensor.
-func (d *Device) Copy(dst, src *DeviceTensor) error {
+func (d *Device) Copy(dst, src *DeviceTensor) error { return d.CopyBy(dst, src, CopyAuto) }
+
+// CopyMethod is how Device.CopyBy copies.
+type CopyMethod int
+
+// The copy methods.
+const (
+	// CopyAuto copies as Copy does: with the copy kernel where the
+	// device's plan picks it (CPU OpenCL drivers from 4 MiB, Vulkan GPUs),
+	// else with the driver's buffer copy.
+	CopyAuto CopyMethod = iota
+	// CopyDriver copies with the driver's buffer copy
+	// (clEnqueueCopyBuffer, vkCmdCopyBuffer).
+	CopyDriver
+	// CopyKernel copies with the library's copy kernel, in the device's
+	// plan for it; the tensors must hold whole 32-bit words.
+	CopyKernel
+)
+
+// CopyBy is Copy by the method how: accel bench times both the driver's
+// copy and the copy kernel, and takes the faster as the device's copy
+// ceiling. A method that is not one of the CopyMethod constants, or
+// CopyKernel on tensors that are not whole 32-bit words, is an
+// ErrInvalidArgument.
+func (d *Device) CopyBy(dst, src *DeviceTensor, how CopyMethod) error {
 	const op = "copy"
+	if how < CopyAuto || how > CopyKernel {
+		return argErr(op, "how", int(how), "CopyAuto, CopyDriver or CopyKernel", ErrInvalidArgument)
+	}
 	if err := d.checkIn(op, "dst", dst); err != nil {
 		return err
 	}
@@ -136,8 +164,24 @@ func (d *Device) Copy(dst, src *DeviceTensor) error {
 	if dst.raw() == src.raw() {
 		return argErr(op, "dst", "src itself", "a different tensor from src", ErrInvalidArgument)
 	}
-	if dst.n > 0 {
-		if err := d.copyBytes(op, dst.raw(), 0, src.raw(), 0, dst.n*int64(dst.dtype.Size())); err != nil {
+	size := dst.n * int64(dst.dtype.Size())
+	if how == CopyKernel && size%4 != 0 {
+		return argErr(op, "dst", fmt.Sprintf("%d bytes", size), "whole 32-bit words for the copy kernel", ErrInvalidArgument)
+	}
+	if size > 0 {
+		var err error
+		switch how {
+		case CopyDriver:
+			if err = d.h.Copy(dst.raw(), 0, src.raw(), 0, size); err != nil {
+				err = fmt.Errorf("accel: %s: copy: %w", op, err)
+			}
+		case CopyKernel:
+			plan, _ := d.planner.copy(d.caps, size/4)
+			err = run(d, op, kernels.CopyAny, d.plan(plan), kernels.CopyWords{Dst: dst.raw(), Src: src.raw(), N: size / 4})
+		default:
+			err = d.copyBytes(op, dst.raw(), 0, src.raw(), 0, size)
+		}
+		if err != nil {
 			return err
 		}
 	}

@@ -276,3 +276,38 @@ func ExampleDevice_Copy() {
 	fmt.Println(z.Int32s(), h.Int32s())
 	// Output: [0 0 0 0 0 0] [1 2 3 4 5 6]
 }
+
+// CopyBy names how a copy runs: the driver's buffer copy or the library's
+// copy kernel give the same bytes (accel bench times both for the
+// device's ceiling).
+func ExampleDevice_CopyBy() {
+	dev, err := accel.Open("")
+	if err != nil {
+		fmt.Println("[1 2 3 4 5 6] [1 2 3 4 5 6]") // no device here
+		return
+	}
+	defer dev.Close()
+	src, _ := accel.FromFloat32s([]int64{2, 3}, []float32{1, 2, 3, 4, 5, 6})
+	s, err := dev.Upload(src)
+	if err != nil {
+		panic(err)
+	}
+	defer s.Release()
+	for _, how := range []accel.CopyMethod{accel.CopyDriver, accel.CopyKernel} {
+		dst, err := dev.Zeros(accel.Float32, 2, 3)
+		if err != nil {
+			panic(err)
+		}
+		if err := dev.CopyBy(dst, s, how); err != nil {
+			panic(err)
+		}
+		h, _ := dst.ToHost()
+		fmt.Print(h.Float32s())
+		if how == accel.CopyDriver {
+			fmt.Print(" ")
+		}
+		dst.Release()
+	}
+	fmt.Println()
+	// Output: [1 2 3 4 5 6] [1 2 3 4 5 6]
+}

@@ -140,6 +140,9 @@ func TestRunQuick(t *testing.T) {
 				assert.Greater(t, r.CopyGBps, 0.0, "%s: copy_gbps", what)
 				assert.InEpsilon(t, r.GBps/r.CopyGBps, r.FracCopy, 1e-9, "%s: frac_copy", what)
 				assert.GreaterOrEqual(t, r.CeilingGBps, r.CopyGBps, "%s: the ceiling is at least the device's copy", what)
+				assert.Greater(t, r.DriverCopyGBps, 0.0, "%s: driver_copy_gbps", what)
+				assert.Greater(t, r.KernelCopyGBps, 0.0, "%s: kernel_copy_gbps", what)
+				assert.GreaterOrEqual(t, r.CeilingGBps, max(r.DriverCopyGBps, r.KernelCopyGBps), "%s: the ceiling is at least the faster copy", what)
 				if r.HostCopyGBps > 0 {
 					assert.GreaterOrEqual(t, r.CeilingGBps, r.HostCopyGBps, "%s: the ceiling is at least the host copy", what)
 				}
