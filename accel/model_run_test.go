@@ -99,6 +99,21 @@ func modelRuns(d *Device) []modelRun {
 			return err
 		}, rel
 	}})
+	runs = append(runs, modelRun{"compact float32 100000", func(t *testing.T, d *Device) (func() error, func()) {
+		mask, _ := NewTensor(Bool, 100000)
+		for i := range mask.Bools() {
+			if rng.Intn(3) == 0 {
+				mask.Bools()[i] = 1
+			}
+		}
+		x, rel := up(t, randTensor(t, rng, Float32, 100000), mask)
+		return func() error {
+			o, i, err := d.Compact(x[0], x[1])
+			o.Release()
+			i.Release()
+			return err
+		}, rel
+	}})
 	runs = append(runs, modelRun{"sort uint32 100000", func(t *testing.T, d *Device) (func() error, func()) {
 		v := make([]uint32, 100000)
 		for i := range v {

@@ -181,7 +181,9 @@ func (d *Device) Cumsum(x *DeviceTensor, exclusive bool) (*DeviceTensor, error) 
 // Compact returns the elements of x where mask (a Bool tensor of x's
 // shape) is true, and their flat positions (int64), in order: NumPy's
 // x[mask] and nonzero(mask) on the flattened tensors. It waits once, for
-// the number of elements kept.
+// the number of elements kept. The mask is read twice (a count per tile
+// of elements, then the tiles' writes) and x's kept elements once; no
+// position per element is written.
 func (d *Device) Compact(x, mask *DeviceTensor) (out, index *DeviceTensor, err error) {
 	const op = "compact"
 	if err := d.checkIn(op, "x", x); err != nil {
@@ -199,29 +201,50 @@ func (d *Device) Compact(x, mask *DeviceTensor) (out, index *DeviceTensor, err e
 	if x.dtype.Size() != 4 && x.dtype.Size() != 8 {
 		return nil, nil, argErr(op, "x", "dtype "+x.dtype.String(), "a 4- or 8-byte dtype", ErrUnsupported)
 	}
+	// each tile's kept elements counted, the counts scanned (one wait
+	// for the total), each tile's kept elements written from its start
 	var tmp temps
 	defer tmp.release()
-	pos, err := tmp.alloc(d, op, Int64, x.n)
+	tp := d.elementwise(op, x.n)
+	tiles := tp.Tiles
+	tcnt, err := tmp.alloc(d, op, Uint64, tiles+1)
 	if err != nil {
 		return nil, nil, err
 	}
-	s, err := d.scanBuf(op, Int64, mask.raw(), pos.raw(), x.n, kernels.FlagMask8, true)
+	if err := d.fill(tcnt.raw(), 8*tiles, 8, []byte{0, 0, 0, 0}); err != nil {
+		return nil, nil, fmt.Errorf("accel: %s: %w", op, err)
+	}
+	if x.n > 0 {
+		if err := run(d, op, kernels.MoveW32, tp, kernels.MoveTcount{Flags: mask.raw(), Tcnt: tcnt.raw(), N: x.n,
+			Kind: kernels.FlagMask8}); err != nil {
+			return nil, nil, err
+		}
+	}
+	s, err := d.scanBuf(op, Uint64, tcnt.raw(), tcnt.raw(), tiles+1, kernels.FlagNone, true)
 	if err != nil {
 		return nil, nil, err
 	}
 	defer s.release()
+	if err := d.flush(op); err != nil {
+		return nil, nil, err
+	}
 	total, err := s.total(op)
 	if err != nil {
 		return nil, nil, err
 	}
 	k := int64(total)
+	if d.reporting() {
+		sp := d.plan(planScan(d.caps, tiles+1, 8, d.scanSubgroups(Uint64)))
+		e := int64(x.dtype.Size())
+		d.reportModel(op, "compact", tp, func() traffic { return compactTraffic(sp, x.n, k, e, tiles) }, compactMinBytes(x.n, k, e))
+	}
 	var outs temps
 	if out, err = outs.alloc(d, op, x.dtype, k); err == nil {
 		index, err = outs.alloc(d, op, Int64, k)
 	}
 	if err == nil && k > 0 {
-		err = run(d, op, wordVariant(x.dtype), d.elementwise(op, x.n), kernels.MoveCompact{Dst: out.raw(), Src: x.raw(),
-			Idx: index.raw(), Flags: mask.raw(), Pos: pos.raw(), N: x.n, Kind: kernels.FlagMask8, Add: 0, HasSrc: 1, HasIdx: 1})
+		err = run(d, op, wordVariant(x.dtype), tp, kernels.MoveTcompact{Dst: out.raw(), Src: x.raw(), Idx: index.raw(),
+			Flags: mask.raw(), Tcnt: tcnt.raw(), N: x.n, Kind: kernels.FlagMask8, Add: 0, HasSrc: 1, HasIdx: 1})
 	}
 	if err == nil {
 		err = d.flush(op)

@@ -307,6 +307,28 @@ func hashUniqueTraffic(caps host.Caps, rp host.Plan, n, u, capacity int64, kind 
 	return t
 }
 
+// compactTraffic models Compact of n elements of elemBytes, k kept, by
+// tiles: the tiles' counts' last word zeroed, each tile's mask bytes read
+// and counted, the tiles' counts scanned on sp, the wait for k, each
+// tile's mask read again and its kept elements read and written with
+// their int64 positions.
+func compactTraffic(sp host.Plan, n, k, elemBytes, tiles int64) traffic {
+	t := traffic{Waits: 1}
+	t.fill("fill", 8)
+	if n > 0 {
+		t.add("move_tcount", n, 8*tiles)
+	}
+	t.then(scanTraffic(sp, tiles+1, 8, 8))
+	if k > 0 {
+		t.add("move_tcompact", n+8*tiles+elemBytes*k, (elemBytes+8)*k)
+	}
+	return t
+}
+
+// compactMinBytes is Compact's least: the mask read, the kept elements
+// read and written with their positions.
+func compactMinBytes(n, k, elemBytes int64) int64 { return n + elemBytes*k + (elemBytes+8)*k }
+
 // uniqueMinBytes is Unique's least traffic: the keys read, the inverse
 // written, the distinct values and their counts written.
 func uniqueMinBytes(n, u int64, w int) int64 { return n*(int64(w)+8) + u*(int64(w)+8) }

@@ -57,6 +57,18 @@ func TestTrafficModel(t *testing.T) {
 		}
 	}
 
+	// compact: 64M int32 elements, half kept: the mask read twice, the
+	// kept elements read and written with their positions, the tiles'
+	// counts scanned: within 1.2x the least (a scan of the mask into int64
+	// positions wrote and read 16 bytes an element more)
+	{
+		n, k := int64(64<<20), int64(32<<20)
+		tiles := (n + 1023) / 1024
+		tr := compactTraffic(planScan(h100, tiles+1, 8, true), n, k, 4, tiles)
+		assert.LessOrEqual(t, tr.Bytes(), compactMinBytes(n, k, 4)*6/5, "compact: %s", tr)
+		predict("compact int32 64M, half kept", tr, compactMinBytes(n, k, 4), "-")
+	}
+
 	// a sort of 32-bit keys carrying the permutation: at most (digit
 	// passes + 1) x 2 x the least, on every plan
 	for _, c := range []host.Caps{h100, cpu} {

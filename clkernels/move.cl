@@ -14,6 +14,13 @@
 #define STW(p, i, v) ST32(p, i, v)
 #endif
 
+/* move_tcount's and move_tcompact's work-group scratch: a count per lane */
+#define SCRATCH_T uint /* 32-ok: flagged elements of one tile */
+#define SCRATCH_LEN LOCAL_SIZE
+#define SH(i) sh[(i)]
+#define SCRATCH_PARAM , __local uint* sh /* 32-ok: flagged elements of one tile */
+#define SCRATCH_ARG , sh
+
 #include "gen/move.h"
 #include "move_body.h"
 

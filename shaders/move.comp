@@ -19,6 +19,11 @@
 #endif
 
 #include "gen/move.h"
+// move_tcount's and move_tcompact's work-group scratch: a count per invocation
+shared uint sh[LOCAL_SIZE]; /* 32-ok: flagged elements of one tile */
+#define SH(i) sh[int(i)] /* 32-ok: a scratch slot, < the local size */
+#define SCRATCH_PARAM
+#define SCRATCH_ARG
 #include "move_body.h"
 
 MOVE_ENTRIES

@@ -58,6 +58,7 @@
 #define ACCEL_INDICE_BODY_H
 
 #include "elementwise.h"
+#include "lane_scan.h"
 
 #define IP_MAXD 4
 #define IP_CURSORS 128 /* offsets one work-item may keep cursors for */
@@ -431,22 +432,18 @@ void indice_write(INDICE_WRITE_PARAMS) {
  * through offset k is orow[k*n + q], or by sorted position
  * orow[k*n + rank[q]] (lookup 2): a found row (looked-up rules), or a
  * target's key in the dense grid (lookup 3: a regular or transposed conv
- * whose expansion wrote its keys, dense), -1 for none. The wrappers
- * define the scratch: SH(i), LOCAL_SIZE words of uint, SCRATCH_PARAM and
- * SCRATCH_ARG. */
+ * whose expansion wrote its keys, dense), -1 for none. The lanes'
+ * counts are scanned by lane_scan.h. */
 i64 ip_cand(BPTR orow, BPTR rank, i64 n, i64 k, i64 q, i64 lookup) {
 	const i64 at = lookup == I64C(2) ? CAST(i64, LD32(rank, q)) : q;
 	return LD32S(orow, k * n + at);
 }
 
 /* The candidates with a target among this lane's rows of offset k's tile
- * t, scanned over the group's lanes: the tile's total << 32 | the lane's
- * exclusive count (the lanes' before it). Every lane reaches every
- * barrier. */
+ * t, scanned over the group's lanes (lane_scan: the tile's total << 32 |
+ * the lanes' before this one). */
 u64 ip_tile_scan(BPTR orow, BPTR rank, i64 n, i64 k, i64 t, i64 lookup SCRATCH_PARAM) {
-	const i64 lid = LOCAL_ID();
-	const i64 ls = I64C(LOCAL_SIZE);
-	const i64 lo = t * ls * I64C(ITEMS) + lid * I64C(ITEMS);
+	const i64 lo = t * I64C(LOCAL_SIZE) * I64C(ITEMS) + LOCAL_ID() * I64C(ITEMS);
 	const i64 hi = min64(lo + I64C(ITEMS), n);
 	u32 mine = 0u; /* 32-ok: candidates of one lane, <= ITEMS */
 	for (i64 q = lo; q < hi; q++) {
@@ -454,17 +451,7 @@ u64 ip_tile_scan(BPTR orow, BPTR rank, i64 n, i64 k, i64 t, i64 lookup SCRATCH_P
 			mine++;
 		}
 	}
-	SH(lid) = mine;
-	LOCAL_BARRIER();
-	for (i64 off = I64C(1); off < ls; off = off * I64C(2)) {
-		const u32 v = lid >= off ? SH(lid - off) : 0u; /* 32-ok: candidates of one tile */
-		LOCAL_BARRIER();
-		SH(lid) = SH(lid) + v;
-		LOCAL_BARRIER();
-	}
-	const u64 res = (CAST(u64, SH(ls - I64C(1))) << 32) | CAST(u64, SH(lid) - mine);
-	LOCAL_BARRIER(); /* everyone has read the scratch before the next tile */
-	return res;
+	return lane_scan(mine SCRATCH_ARG);
 }
 
 void indice_tcount(INDICE_TCOUNT_PARAMS) {

@@ -21,6 +21,7 @@
 #define ACCEL_MOVE_BODY_H
 
 #include "elementwise.h"
+#include "lane_scan.h"
 #include "flags.h"
 
 void move_gather(MOVE_GATHER_PARAMS) {
@@ -47,6 +48,58 @@ void move_compact(MOVE_COMPACT_PARAMS) {
 			}
 		}
 	EW_END
+}
+
+/* Compaction by tiles (Device.Compact): the n elements are cut into tiles
+ * of LOCAL_SIZE * ITEMS, a tile per work-group at a time (grid stride),
+ * whose lane l takes elements base + l*ITEMS .. base + l*ITEMS + ITEMS - 1
+ * in order (whatever CONTIG says). move_tcount counts each tile's flagged
+ * elements into tcnt; after the host's exclusive scan of tcnt,
+ * move_tcompact writes each tile's flagged elements (and positions) from
+ * tcnt[tile] + add on, each lane after the lanes before it (lane_scan.h).
+ * No position per element is written: the flags are read twice, the
+ * source once, where a scan of the flags wrote and read an int64
+ * position per element. */
+u32 mv_lane_count(BPTR flags, i64 kind, i64 lo, i64 hi) { /* 32-ok: a lane's flagged elements, <= ITEMS */
+	u32 c = 0u; /* 32-ok: a lane's flagged elements */
+	for (i64 i = lo; i < hi; i++) {
+		if (flag_at(flags, i, kind)) {
+			c++;
+		}
+	}
+	return c;
+}
+
+void move_tcount(MOVE_TCOUNT_PARAMS) {
+	const i64 tiles = ew_tiles(n);
+	for (i64 t = GROUP_LINEAR_ID(); t < tiles; t += GROUP_TOTAL()) {
+		const i64 lo = t * I64C(LOCAL_SIZE) * I64C(ITEMS) + LOCAL_ID() * I64C(ITEMS);
+		const u64 sc = lane_scan(mv_lane_count(flags, kind, lo, min64(lo + I64C(ITEMS), n)) SCRATCH_ARG);
+		if (LOCAL_ID() == I64C(0)) {
+			ST64(tcnt, t, sc >> 32);
+		}
+	}
+}
+
+void move_tcompact(MOVE_TCOMPACT_PARAMS) {
+	const i64 tiles = ew_tiles(n);
+	for (i64 t = GROUP_LINEAR_ID(); t < tiles; t += GROUP_TOTAL()) {
+		const i64 lo = t * I64C(LOCAL_SIZE) * I64C(ITEMS) + LOCAL_ID() * I64C(ITEMS);
+		const i64 hi = min64(lo + I64C(ITEMS), n);
+		const u64 sc = lane_scan(mv_lane_count(flags, kind, lo, hi) SCRATCH_ARG);
+		i64 to = CAST(i64, LD64(tcnt, t)) + CAST(i64, sc & 0xfffffffful) + add;
+		for (i64 i = lo; i < hi; i++) {
+			if (flag_at(flags, i, kind)) {
+				if (has_src != I64C(0)) {
+					STW(dst, to, LDW(src, i));
+				}
+				if (has_idx != I64C(0)) {
+					ST64(idx, to, CAST(u64, i));
+				}
+				to++;
+			}
+		}
+	}
 }
 
 void move_ends(MOVE_ENDS_PARAMS) {

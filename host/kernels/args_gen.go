@@ -1335,6 +1335,54 @@ func (a MoveCompact) AppendArgs(dst []host.Arg) []host.Arg {
 	return append(dst, host.BufArg(a.Dst), host.BufArg(a.Src), host.BufArg(a.Idx), host.BufArg(a.Flags), host.BufArg(a.Pos), host.I64(a.N), host.I64(a.Kind), host.I64(a.Add), host.I64(a.HasSrc), host.I64(a.HasIdx))
 }
 
+// MoveTcount is a launch of move_tcount_k (move): tcnt[t] = the flagged elements of tile t (LOCAL_SIZE*ITEMS elements).
+type MoveTcount struct {
+	Flags host.Buffer // in: the flag source
+	Tcnt  host.Buffer // out: uint64 counts per tile
+	N     int64       // positions
+	Kind  int64       // folds into MOVE_KIND: FLAG_*
+}
+
+// Entry returns the declaration of move_tcount_k.
+func (MoveTcount) Entry() *host.EntryDecl { return Move.Entries[3] }
+
+// Spec returns the kernel move_tcount_k of variant v.
+func (MoveTcount) Spec(v MoveVariant) host.KernelSpec {
+	return host.KernelSpec{Entry: Move.Entries[3], Variant: string(v)}
+}
+
+// AppendArgs appends the argument slots in declaration order.
+func (a MoveTcount) AppendArgs(dst []host.Arg) []host.Arg {
+	return append(dst, host.BufArg(a.Flags), host.BufArg(a.Tcnt), host.I64(a.N), host.I64(a.Kind))
+}
+
+// MoveTcompact is a launch of move_tcompact_k (move): tcnt scanned: tile t's flagged elements i, in order, to dst[to] = src[i] and idx[to] = i from to = tcnt[t] + add on.
+type MoveTcompact struct {
+	Dst    host.Buffer // out: compacted words
+	Src    host.Buffer // in: words
+	Idx    host.Buffer // out: int64 source positions
+	Flags  host.Buffer // in: the flag source
+	Tcnt   host.Buffer // in: uint64 exclusive scan of the tiles' counts
+	N      int64       // positions
+	Kind   int64       // folds into MOVE_KIND: FLAG_*
+	Add    int64       // added to the positions
+	HasSrc int64       // folds into MOVE_HAS_SRC: 1: write dst
+	HasIdx int64       // folds into MOVE_HAS_IDX: 1: write idx
+}
+
+// Entry returns the declaration of move_tcompact_k.
+func (MoveTcompact) Entry() *host.EntryDecl { return Move.Entries[4] }
+
+// Spec returns the kernel move_tcompact_k of variant v.
+func (MoveTcompact) Spec(v MoveVariant) host.KernelSpec {
+	return host.KernelSpec{Entry: Move.Entries[4], Variant: string(v)}
+}
+
+// AppendArgs appends the argument slots in declaration order.
+func (a MoveTcompact) AppendArgs(dst []host.Arg) []host.Arg {
+	return append(dst, host.BufArg(a.Dst), host.BufArg(a.Src), host.BufArg(a.Idx), host.BufArg(a.Flags), host.BufArg(a.Tcnt), host.I64(a.N), host.I64(a.Kind), host.I64(a.Add), host.I64(a.HasSrc), host.I64(a.HasIdx))
+}
+
 // MoveEnds is a launch of move_ends_k (move): seg is an inclusive scan of run starts: where run seg[i] ends at i, dst[seg[i]-1] = i + 1.
 type MoveEnds struct {
 	Dst host.Buffer // out: int64 run ends
@@ -1343,11 +1391,11 @@ type MoveEnds struct {
 }
 
 // Entry returns the declaration of move_ends_k.
-func (MoveEnds) Entry() *host.EntryDecl { return Move.Entries[3] }
+func (MoveEnds) Entry() *host.EntryDecl { return Move.Entries[5] }
 
 // Spec returns the kernel move_ends_k of variant v.
 func (MoveEnds) Spec(v MoveVariant) host.KernelSpec {
-	return host.KernelSpec{Entry: Move.Entries[3], Variant: string(v)}
+	return host.KernelSpec{Entry: Move.Entries[5], Variant: string(v)}
 }
 
 // AppendArgs appends the argument slots in declaration order.
@@ -1363,11 +1411,11 @@ type MoveCounts struct {
 }
 
 // Entry returns the declaration of move_counts_k.
-func (MoveCounts) Entry() *host.EntryDecl { return Move.Entries[4] }
+func (MoveCounts) Entry() *host.EntryDecl { return Move.Entries[6] }
 
 // Spec returns the kernel move_counts_k of variant v.
 func (MoveCounts) Spec(v MoveVariant) host.KernelSpec {
-	return host.KernelSpec{Entry: Move.Entries[4], Variant: string(v)}
+	return host.KernelSpec{Entry: Move.Entries[6], Variant: string(v)}
 }
 
 // AppendArgs appends the argument slots in declaration order.
@@ -1383,11 +1431,11 @@ type MoveWiden struct {
 }
 
 // Entry returns the declaration of move_widen_k.
-func (MoveWiden) Entry() *host.EntryDecl { return Move.Entries[5] }
+func (MoveWiden) Entry() *host.EntryDecl { return Move.Entries[7] }
 
 // Spec returns the kernel move_widen_k of variant v.
 func (MoveWiden) Spec(v MoveVariant) host.KernelSpec {
-	return host.KernelSpec{Entry: Move.Entries[5], Variant: string(v)}
+	return host.KernelSpec{Entry: Move.Entries[7], Variant: string(v)}
 }
 
 // AppendArgs appends the argument slots in declaration order.

@@ -54,6 +54,16 @@ layout(constant_id = 6) const int MOVE_HAS_IDX = -1; /* folded argument has_idx 
 #define MOVE_GATHER_PARAMS BPTR dst, BPTR src, BPTR idx, i64 n
 #define MOVE_SCATTER_PARAMS BPTR dst, BPTR src, BPTR idx, i64 n, i64 add
 #define MOVE_COMPACT_PARAMS BPTR dst, BPTR src, BPTR idx, BPTR flags, BPTR pos, i64 n, i64 kind, i64 add, i64 has_src, i64 has_idx
+#ifdef ACCEL_CL
+#define MOVE_TCOUNT_PARAMS BPTR flags, BPTR tcnt, i64 n, i64 kind, __local SCRATCH_T* sh
+#else
+#define MOVE_TCOUNT_PARAMS BPTR flags, BPTR tcnt, i64 n, i64 kind
+#endif
+#ifdef ACCEL_CL
+#define MOVE_TCOMPACT_PARAMS BPTR dst, BPTR src, BPTR idx, BPTR flags, BPTR tcnt, i64 n, i64 kind, i64 add, i64 has_src, i64 has_idx, __local SCRATCH_T* sh
+#else
+#define MOVE_TCOMPACT_PARAMS BPTR dst, BPTR src, BPTR idx, BPTR flags, BPTR tcnt, i64 n, i64 kind, i64 add, i64 has_src, i64 has_idx
+#endif
 #define MOVE_ENDS_PARAMS BPTR dst, BPTR seg, i64 n
 #define MOVE_COUNTS_PARAMS BPTR dst, BPTR ends, i64 n
 #define MOVE_WIDEN_PARAMS BPTR dst, BPTR src, i64 n
@@ -79,6 +89,18 @@ layout(constant_id = 6) const int MOVE_HAS_IDX = -1; /* folded argument has_idx 
 	void move_compact_k(__global uchar* dst, __global uchar* src, __global uchar* idx, __global uchar* flags, __global uchar* pos, long n, long kind, long add, long has_src, long has_idx) { \
 		move_compact(dst, src, idx, flags, pos, n, FOLD(MOVE_KIND, kind), add, FOLD(MOVE_HAS_SRC, has_src), FOLD(MOVE_HAS_IDX, has_idx)); \
 	}
+#define MOVE_E_move_tcount_k \
+	__kernel __attribute__((reqd_work_group_size(LOCAL_SIZE, 1, 1))) \
+	void move_tcount_k(__global uchar* flags, __global uchar* tcnt, long n, long kind) { \
+		__local SCRATCH_T sh[SCRATCH_LEN]; \
+		move_tcount(flags, tcnt, n, FOLD(MOVE_KIND, kind), sh); \
+	}
+#define MOVE_E_move_tcompact_k \
+	__kernel __attribute__((reqd_work_group_size(LOCAL_SIZE, 1, 1))) \
+	void move_tcompact_k(__global uchar* dst, __global uchar* src, __global uchar* idx, __global uchar* flags, __global uchar* tcnt, long n, long kind, long add, long has_src, long has_idx) { \
+		__local SCRATCH_T sh[SCRATCH_LEN]; \
+		move_tcompact(dst, src, idx, flags, tcnt, n, FOLD(MOVE_KIND, kind), add, FOLD(MOVE_HAS_SRC, has_src), FOLD(MOVE_HAS_IDX, has_idx), sh); \
+	}
 #define MOVE_E_move_ends_k \
 	__kernel __attribute__((reqd_work_group_size(LOCAL_SIZE, 1, 1))) \
 	void move_ends_k(__global uchar* dst, __global uchar* seg, long n) { \
@@ -101,6 +123,8 @@ layout(constant_id = 6) const int MOVE_HAS_IDX = -1; /* folded argument has_idx 
 	MOVE_E_move_gather_k \
 	MOVE_E_move_scatter_k \
 	MOVE_E_move_compact_k \
+	MOVE_E_move_tcount_k \
+	MOVE_E_move_tcompact_k \
 	MOVE_E_move_ends_k \
 	MOVE_E_move_counts_k \
 	MOVE_E_move_widen_k
@@ -111,9 +135,11 @@ layout(push_constant) uniform AccelArgs { uint64_t s[10]; } accel_args;
 #define MOVE_VK_E_0 move_gather(accel_args.s[0], accel_args.s[1], accel_args.s[2], int64_t(accel_args.s[3]));
 #define MOVE_VK_E_1 move_scatter(accel_args.s[0], accel_args.s[1], accel_args.s[2], int64_t(accel_args.s[3]), int64_t(accel_args.s[4]));
 #define MOVE_VK_E_2 move_compact(accel_args.s[0], accel_args.s[1], accel_args.s[2], accel_args.s[3], accel_args.s[4], int64_t(accel_args.s[5]), FOLD(MOVE_KIND, int64_t(accel_args.s[6])), int64_t(accel_args.s[7]), FOLD(MOVE_HAS_SRC, int64_t(accel_args.s[8])), FOLD(MOVE_HAS_IDX, int64_t(accel_args.s[9])));
-#define MOVE_VK_E_3 move_ends(accel_args.s[0], accel_args.s[1], int64_t(accel_args.s[2]));
-#define MOVE_VK_E_4 move_counts(accel_args.s[0], accel_args.s[1], int64_t(accel_args.s[2]));
-#define MOVE_VK_E_5 move_widen(accel_args.s[0], accel_args.s[1], int64_t(accel_args.s[2]));
+#define MOVE_VK_E_3 move_tcount(accel_args.s[0], accel_args.s[1], int64_t(accel_args.s[2]), FOLD(MOVE_KIND, int64_t(accel_args.s[3])));
+#define MOVE_VK_E_4 move_tcompact(accel_args.s[0], accel_args.s[1], accel_args.s[2], accel_args.s[3], accel_args.s[4], int64_t(accel_args.s[5]), FOLD(MOVE_KIND, int64_t(accel_args.s[6])), int64_t(accel_args.s[7]), FOLD(MOVE_HAS_SRC, int64_t(accel_args.s[8])), FOLD(MOVE_HAS_IDX, int64_t(accel_args.s[9])));
+#define MOVE_VK_E_5 move_ends(accel_args.s[0], accel_args.s[1], int64_t(accel_args.s[2]));
+#define MOVE_VK_E_6 move_counts(accel_args.s[0], accel_args.s[1], int64_t(accel_args.s[2]));
+#define MOVE_VK_E_7 move_widen(accel_args.s[0], accel_args.s[1], int64_t(accel_args.s[2]));
 #ifdef ACCEL_ONLY_ENTRY
 #define MOVE_ENTRIES \
 	void main() { \
@@ -131,10 +157,14 @@ layout(push_constant) uniform AccelArgs { uint64_t s[10]; } accel_args;
 		} else if (ENTRY == 2) { \
 			move_compact(accel_args.s[0], accel_args.s[1], accel_args.s[2], accel_args.s[3], accel_args.s[4], int64_t(accel_args.s[5]), FOLD(MOVE_KIND, int64_t(accel_args.s[6])), int64_t(accel_args.s[7]), FOLD(MOVE_HAS_SRC, int64_t(accel_args.s[8])), FOLD(MOVE_HAS_IDX, int64_t(accel_args.s[9]))); \
 		} else if (ENTRY == 3) { \
-			move_ends(accel_args.s[0], accel_args.s[1], int64_t(accel_args.s[2])); \
+			move_tcount(accel_args.s[0], accel_args.s[1], int64_t(accel_args.s[2]), FOLD(MOVE_KIND, int64_t(accel_args.s[3]))); \
 		} else if (ENTRY == 4) { \
-			move_counts(accel_args.s[0], accel_args.s[1], int64_t(accel_args.s[2])); \
+			move_tcompact(accel_args.s[0], accel_args.s[1], accel_args.s[2], accel_args.s[3], accel_args.s[4], int64_t(accel_args.s[5]), FOLD(MOVE_KIND, int64_t(accel_args.s[6])), int64_t(accel_args.s[7]), FOLD(MOVE_HAS_SRC, int64_t(accel_args.s[8])), FOLD(MOVE_HAS_IDX, int64_t(accel_args.s[9]))); \
 		} else if (ENTRY == 5) { \
+			move_ends(accel_args.s[0], accel_args.s[1], int64_t(accel_args.s[2])); \
+		} else if (ENTRY == 6) { \
+			move_counts(accel_args.s[0], accel_args.s[1], int64_t(accel_args.s[2])); \
+		} else if (ENTRY == 7) { \
 			move_widen(accel_args.s[0], accel_args.s[1], int64_t(accel_args.s[2])); \
 		} \
 	}

@@ -1,0 +1,30 @@
+/* lane_scan.h: a work-group's exclusive scan of one count per lane, in
+ * scratch, for the passes that write a tile's kept elements in order after
+ * a pass that counted each tile (indice_wpairs, move_tcompact): every lane
+ * counts its run of the tile, the counts are scanned here, and each lane
+ * writes its run from the tile's start plus the lanes' counts before it.
+ * The wrappers define the scratch: SH(i), LOCAL_SIZE words of uint, and
+ * SCRATCH_PARAM and SCRATCH_ARG. */
+#ifndef ACCEL_LANE_SCAN_H
+#define ACCEL_LANE_SCAN_H
+
+/* The group's total << 32 | the counts of the lanes before this one
+ * (Hillis-Steele in scratch). Every lane of the group calls it: its
+ * barriers leave the scratch free for the next call. */
+u64 lane_scan(u32 mine SCRATCH_PARAM) { /* 32-ok: a lane's count, the tile's at most LOCAL_SIZE * ITEMS */
+	const i64 lid = LOCAL_ID();
+	const i64 ls = I64C(LOCAL_SIZE);
+	SH(lid) = mine;
+	LOCAL_BARRIER();
+	for (i64 off = I64C(1); off < ls; off = off * I64C(2)) {
+		const u32 v = lid >= off ? SH(lid - off) : 0u; /* 32-ok: a tile's count */
+		LOCAL_BARRIER();
+		SH(lid) = SH(lid) + v;
+		LOCAL_BARRIER();
+	}
+	const u64 res = (CAST(u64, SH(ls - I64C(1))) << 32) | CAST(u64, SH(lid) - mine);
+	LOCAL_BARRIER(); /* everyone has read the scratch before the next call */
+	return res;
+}
+
+#endif
