@@ -616,11 +616,7 @@ func (r *ipRun) convRows(res *IndicePairs, plan indicePlan) error {
 	if err != nil {
 		return err
 	}
-	pairs, err := r.outs.alloc(d, op, Int32, g.k, 2, g.l)
-	if err != nil {
-		return err
-	}
-	num, err := r.outs.alloc(d, op, Int32, g.k)
+	pairs, num, err := r.pairsOut(&r.outs, g.l)
 	if err != nil {
 		return err
 	}
@@ -704,11 +700,7 @@ func (r *ipRun) convGrid(res *IndicePairs, plan indicePlan) error {
 	if err != nil {
 		return err
 	}
-	pairs, err := r.outs.alloc(d, op, Int32, g.k, 2, g.l)
-	if err != nil {
-		return err
-	}
-	num, err := r.outs.alloc(d, op, Int32, g.k)
+	pairs, num, err := r.pairsOut(&r.outs, g.l)
 	if err != nil {
 		return err
 	}
@@ -1201,10 +1193,7 @@ func (r *ipRun) submEmit(outs *temps, plan indicePlan, orowq, cnt *DeviceTensor)
 		return nil, nil, err
 	}
 	s.release()
-	if pairs, err = outs.alloc(d, r.op, Int32, g.k, 2, n); err != nil {
-		return nil, nil, err
-	}
-	if num, err = outs.alloc(d, r.op, Int32, g.k); err != nil {
+	if pairs, num, err = r.pairsOut(outs, n); err != nil {
 		return nil, nil, err
 	}
 	ep := plan.Emit
@@ -1237,6 +1226,18 @@ func (r *ipRun) expandLaunch(rows host.Buffer, n int64, params host.Buffer, rule
 	return nil
 }
 
+// pairsOut allocates, in outs, the pairs ([K, 2, n] int32) and counts
+// ([K] int32) of n query rows.
+func (r *ipRun) pairsOut(outs *temps, n int64) (pairs, num *DeviceTensor, err error) {
+	if pairs, err = outs.alloc(r.d, r.op, Int32, r.g.k, 2, n); err != nil {
+		return nil, nil, err
+	}
+	if num, err = outs.alloc(r.d, r.op, Int32, r.g.k); err != nil {
+		return nil, nil, err
+	}
+	return pairs, num, nil
+}
+
 // ipCursors is IP_CURSORS of indice_body.h: the offsets a core keeps
 // cursors for.
 const ipCursors = 128
@@ -1249,10 +1250,7 @@ const ipCursors = 128
 func (r *ipRun) lookup(outs *temps, rows host.Buffer, n int64, params host.Buffer, rule int64) (pairs, num *DeviceTensor, err error) {
 	d, g := r.d, r.g
 	if n == 0 {
-		if pairs, err = outs.alloc(d, r.op, Int32, g.k, 2, 0); err != nil {
-			return nil, nil, err
-		}
-		if num, err = outs.alloc(d, r.op, Int32, g.k); err != nil {
+		if pairs, num, err = r.pairsOut(outs, 0); err != nil {
 			return nil, nil, err
 		}
 		if err := d.fill(num.raw(), 0, 4*g.k, []byte{0, 0, 0, 0}); err != nil {
@@ -1296,10 +1294,7 @@ func (r *ipRun) lookup(outs *temps, rows host.Buffer, n int64, params host.Buffe
 		return nil, nil, err
 	}
 	s.release()
-	if pairs, err = outs.alloc(d, r.op, Int32, g.k, 2, n); err != nil {
-		return nil, nil, err
-	}
-	if num, err = outs.alloc(d, r.op, Int32, g.k); err != nil {
+	if pairs, num, err = r.pairsOut(outs, n); err != nil {
 		return nil, nil, err
 	}
 	if err := run(d, r.op, kernels.IndiceAny, tp, kernels.IndiceWpairs{Orow: orow.raw(), Rank: rankBuf, Tcnt: tcnt.raw(), Pairs: pairs.raw(),
@@ -1313,10 +1308,7 @@ func (r *ipRun) lookup(outs *temps, rows host.Buffer, n int64, params host.Buffe
 // offsets from the candidates' positions pos and their output rows crow.
 func (r *ipRun) write(outs *temps, pos host.Buffer, wide int64, crow *DeviceTensor, n int64) (pairs, num *DeviceTensor, err error) {
 	d, g := r.d, r.g
-	if pairs, err = outs.alloc(d, r.op, Int32, g.k, 2, n); err != nil {
-		return nil, nil, err
-	}
-	if num, err = outs.alloc(d, r.op, Int32, g.k); err != nil {
+	if pairs, num, err = r.pairsOut(outs, n); err != nil {
 		return nil, nil, err
 	}
 	var cb host.Buffer

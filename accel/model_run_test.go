@@ -228,40 +228,36 @@ func modelRuns(d *Device) []modelRun {
 				rel()
 			}
 	}})
-	runs = append(runs, modelRun{"sparse_divide csr", func(t *testing.T, d *Device) (func() error, func()) {
-		shape := []int64{64, 300}
-		undo := forceMergePath(d)
-		ax, err := d.UploadCSR(genCSR(rng, shape, Float32, Int64, spGen{nnz: 3000}))
-		require.NoError(t, err)
-		ay, err := d.UploadCSR(genCSR(rng, shape, Float32, Int64, spGen{nnz: 2000}))
-		require.NoError(t, err)
-		return func() error {
-				out, err := d.SparseDivideCSR(ax, ay)
-				out.Release()
-				return err
-			}, func() {
-				undo()
-				ax.Release()
-				ay.Release()
+	for _, csr := range []bool{true, false} {
+		name := map[bool]string{true: "sparse_divide csr", false: "sparse_add coo"}[csr]
+		runs = append(runs, modelRun{name, func(t *testing.T, d *Device) (func() error, func()) {
+			shape := []int64{64, 300}
+			undo := forceMergePath(d)
+			var call func() error
+			var release []func()
+			if csr {
+				ax, err := d.UploadCSR(genCSR(rng, shape, Float32, Int64, spGen{nnz: 3000}))
+				require.NoError(t, err)
+				ay, err := d.UploadCSR(genCSR(rng, shape, Float32, Int64, spGen{nnz: 2000}))
+				require.NoError(t, err)
+				call = func() error { out, err := d.SparseDivideCSR(ax, ay); out.Release(); return err }
+				release = []func(){ax.Release, ay.Release}
+			} else {
+				ax, err := d.UploadCOO(genCOO(rng, shape, Float32, Int64, spGen{nnz: 3000}))
+				require.NoError(t, err)
+				ay, err := d.UploadCOO(genCOO(rng, shape, Float32, Int64, spGen{nnz: 2000}))
+				require.NoError(t, err)
+				call = func() error { out, err := d.SparseAdd(ax, ay); out.Release(); return err }
+				release = []func(){ax.Release, ay.Release}
 			}
-	}})
-	runs = append(runs, modelRun{"sparse_add coo", func(t *testing.T, d *Device) (func() error, func()) {
-		shape := []int64{64, 300}
-		undo := forceMergePath(d)
-		ax, err := d.UploadCOO(genCOO(rng, shape, Float32, Int64, spGen{nnz: 3000}))
-		require.NoError(t, err)
-		ay, err := d.UploadCOO(genCOO(rng, shape, Float32, Int64, spGen{nnz: 2000}))
-		require.NoError(t, err)
-		return func() error {
-				out, err := d.SparseAdd(ax, ay)
-				out.Release()
-				return err
-			}, func() {
+			return call, func() {
 				undo()
-				ax.Release()
-				ay.Release()
+				for _, f := range release {
+					f()
+				}
 			}
-	}})
+		}})
+	}
 	for _, strategy := range []scatterPath{planned, partitioned, scatterSorted} {
 		for _, tg := range []int64{20000, 10} {
 			for _, red := range []Reduction{Sum, Mean} {

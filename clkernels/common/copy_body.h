@@ -28,6 +28,16 @@
 
 #define COPY_ILP 4
 
+/* The CPU shape's run of chunks (of ITEMS words, n words in all) of this
+ * work-item: its first chunk (end 0) or the one past its last (end 1). */
+i64 copy_chunk(i64 n, i64 end) {
+	const i64 workers = GROUP_TOTAL() * I64C(LOCAL_SIZE);
+	const i64 w = GROUP_LINEAR_ID() * I64C(LOCAL_SIZE) + LOCAL_ID();
+	const i64 chunks = cdiv64(n, I64C(ITEMS));
+	const i64 per = cdiv64(chunks, workers);
+	return min64((w + end) * per, chunks);
+}
+
 void copy_words(COPY_WORDS_PARAMS) {
 	if (CONTIG == 0) {
 		uint v[COPY_ILP]; /* 32-ok: words copied */
@@ -50,12 +60,8 @@ void copy_words(COPY_WORDS_PARAMS) {
 		}
 		return;
 	}
-	const i64 workers = GROUP_TOTAL() * I64C(LOCAL_SIZE);
-	const i64 w = GROUP_LINEAR_ID() * I64C(LOCAL_SIZE) + LOCAL_ID();
-	const i64 chunks = cdiv64(n, I64C(ITEMS));
-	const i64 per = cdiv64(chunks, workers);
-	const i64 last = min64((w + I64C(1)) * per, chunks);
-	for (i64 c = w * per; c < last; c++) {
+	const i64 last = copy_chunk(n, I64C(1));
+	for (i64 c = copy_chunk(n, I64C(0)); c < last; c++) {
 		const i64 lo = c * I64C(ITEMS);
 		const i64 len = min64(lo + I64C(ITEMS), n) - lo;
 		COPY_RUN(dst, dst_off + lo, src, src_off + lo, len)
@@ -80,12 +86,8 @@ void copy_fill(COPY_FILL_PARAMS) {
 		}
 		return;
 	}
-	const i64 workers = GROUP_TOTAL() * I64C(LOCAL_SIZE);
-	const i64 w = GROUP_LINEAR_ID() * I64C(LOCAL_SIZE) + LOCAL_ID();
-	const i64 chunks = cdiv64(n, I64C(ITEMS));
-	const i64 per = cdiv64(chunks, workers);
-	const i64 last = min64((w + I64C(1)) * per, chunks);
-	for (i64 c = w * per; c < last; c++) {
+	const i64 last = copy_chunk(n, I64C(1));
+	for (i64 c = copy_chunk(n, I64C(0)); c < last; c++) {
 		const i64 lo0 = c * I64C(ITEMS);
 		const i64 len = min64(lo0 + I64C(ITEMS), n) - lo0;
 		FILL_RUN(dst, dst_off + lo0, len, copy_pattern(dst_off + lo0, lo, hi), copy_pattern(dst_off + lo0 + I64C(1), lo, hi))
