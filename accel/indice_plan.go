@@ -221,6 +221,7 @@ func planIndice(caps host.Caps, g convGeom, split IndiceSplit, shape indiceShape
 		// space is small enough (as a regular conv's on candidates)
 		if space, _ := keySpace(g.p.BatchSize, g.target); !noGrid && space > 0 && space <= indiceGridMax && space <= g.l*g.k {
 			p.Grid, p.Search = space, "dense grid+search"
+			p.WorkspaceBytes = 4*g.l*g.k + (space+1)*4
 			p.Reason += fmt.Sprintf(", the forward's outputs through a dense grid of %d keys", space)
 		}
 		return p
@@ -532,9 +533,9 @@ func planIndiceConv(caps host.Caps, n int64, ksize []int64, space int64, split I
 
 // tunedIndice is p with $ACCEL_KNOBS's "indice_plan" overrides, for a GPU
 // run's A/B (a regular or transposed conv on candidates, an inverse
-// conv's forward part): GRID=0 sorts
-// the targets where the planner takes the dense grid, GRID=1 takes the
-// grid for any target space of at most indiceGridMax keys (space).
+// conv's forward part): GRID=0 sorts the targets where the planner takes
+// the dense grid, GRID=1 takes the grid for any target space of at most
+// indiceGridMax keys (space).
 func (d *Device) tunedIndice(p indicePlan, space int64) indicePlan {
 	ks, ok := d.knobs["indice_plan"]
 	if !ok || p.Path != pathConvCandidates && p.Path != pathInverse {
