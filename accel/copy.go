@@ -46,15 +46,23 @@ func fillWords(pattern []byte) (lo, hi uint32, ok bool) {
 }
 
 // copyBytes queues a copy of size bytes from src at srcOff to dst at
-// dstOff: the copy kernel where planCopy picks it (CPU OpenCL
-// drivers) and the offsets and size are whole 32-bit words, else the
-// driver's buffer copy.
+// dstOff: the copy kernel where planCopy picks it (CPU OpenCL drivers
+// from 4 MiB, Vulkan GPUs) and the offsets and size are whole 32-bit
+// words, else the driver's buffer copy.
 func (d *Device) copyBytes(op string, dst host.Buffer, dstOff int64, src host.Buffer, srcOff, size int64) error {
+	return d.copyBytesBy(op, dst, dstOff, src, srcOff, size, CopyAuto)
+}
+
+// copyBytesBy is copyBytes by the method how (CopyBy): CopyKernel and
+// CopyDriver name the copy whatever the plan says; the caller checks that
+// the kernel's range is whole 32-bit words.
+func (d *Device) copyBytesBy(op string, dst host.Buffer, dstOff int64, src host.Buffer, srcOff, size int64, how CopyMethod) error {
 	if size == 0 {
 		return nil
 	}
 	plan, ours := d.planner.copy(d.caps, size/4)
-	if ours && dstOff%4 == 0 && srcOff%4 == 0 && size%4 == 0 {
+	words := dstOff%4 == 0 && srcOff%4 == 0 && size%4 == 0
+	if how == CopyKernel || how == CopyAuto && ours && words {
 		return run(d, op, kernels.CopyAny, d.plan(plan), kernels.CopyWords{Dst: dst, Src: src, DstOff: dstOff / 4,
 			SrcOff: srcOff / 4, N: size / 4})
 	}

@@ -4,7 +4,6 @@ import (
 	"fmt"
 
 	"github.com/accelkern/accel/host"
-	"github.com/accelkern/accel/host/kernels"
 )
 
 // DeviceTensor is a tensor resident in device memory. Ops on the same device
@@ -168,22 +167,8 @@ func (d *Device) CopyBy(dst, src *DeviceTensor, how CopyMethod) error {
 	if how == CopyKernel && size%4 != 0 {
 		return argErr(op, "dst", fmt.Sprintf("%d bytes", size), "whole 32-bit words for the copy kernel", ErrInvalidArgument)
 	}
-	if size > 0 {
-		var err error
-		switch how {
-		case CopyDriver:
-			if err = d.h.Copy(dst.raw(), 0, src.raw(), 0, size); err != nil {
-				err = fmt.Errorf("accel: %s: copy: %w", op, err)
-			}
-		case CopyKernel:
-			plan, _ := d.planner.copy(d.caps, size/4)
-			err = run(d, op, kernels.CopyAny, d.plan(plan), kernels.CopyWords{Dst: dst.raw(), Src: src.raw(), N: size / 4})
-		default:
-			err = d.copyBytes(op, dst.raw(), 0, src.raw(), 0, size)
-		}
-		if err != nil {
-			return err
-		}
+	if err := d.copyBytesBy(op, dst.raw(), 0, src.raw(), 0, size, how); err != nil {
+		return err
 	}
 	return d.flush(op)
 }

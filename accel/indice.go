@@ -452,7 +452,8 @@ func (d *Device) indiceModel(g convGeom, split IndiceSplit, path indicePath, gri
 }
 
 // reportTargets reports a candidates path's plan with its model once the
-// v candidates that hit a target and the m outputs are known.
+// m outputs (and where the targets are sorted, the v candidates that hit
+// one) are known.
 func (r *ipRun) reportTargets(v, m int64) {
 	if r.d.reporting() {
 		r.d.reportModel(r.op, "indice", r.plan, func() traffic { return r.d.indiceModel(r.g, r.split, r.plan.Path, r.plan.Grid, v, m) },
@@ -491,8 +492,9 @@ func (d *Device) noIndicePairs(op string, g convGeom) (*IndicePairs, error) {
 func (r *ipRun) start() (*IndicePairs, error) {
 	d, g, op := r.d, r.g, r.op
 	var err error
-	// the validation flag, and the dense grid's counts (convGrid)
-	if r.flag, err = d.newFlagWords(op, 4); err != nil {
+	// the validation flag, and word 1 for the dense grid's total
+	// (gridTargets)
+	if r.flag, err = d.newFlag(op); err != nil {
 		return nil, err
 	}
 	r.tmp.add(r.flag)
@@ -692,45 +694,36 @@ func (r *ipRun) convCandidates(res *IndicePairs, plan indicePlan) error {
 
 // convGrid is a regular or transposed conv on candidates through the
 // dense grid (plan.Grid keys): the targets numbered (gridTargets), then
-// the pairs by tiles, each candidate's output row from the grid
-// (indice_wpairs). No flag, position or sort of the candidates.
+// the pairs by tiles (tilePairs), each candidate's output row from the
+// grid. No flag, position or sort of the candidates.
 func (r *ipRun) convGrid(res *IndicePairs, plan indicePlan) error {
-	d, g, op := r.d, r.g, r.op
 	gt, err := r.gridTargets(&r.outs, plan, true)
 	if err != nil {
 		return err
 	}
-	pairs, num, err := r.pairsOut(&r.outs, g.l)
+	pairs, num, err := r.tilePairs(&r.outs, r.g.l, gt.orow, nil, gt.grid, 3)
 	if err != nil {
 		return err
 	}
-	if err := run(d, op, kernels.IndiceAny, gt.tiles, kernels.IndiceWpairs{Orow: gt.orow.raw(), Grid: gt.grid.raw(), Tcnt: gt.tcnt.raw(),
-		Pairs: pairs.raw(), Num: num.raw(), Err: r.flag.raw(), N: g.l, Count: g.l * g.k, Lookup: 3}); err != nil {
-		return err
-	}
 	res.Pairs, res.OutIndices, res.Num = pairs, gt.outIdx, num
-	return d.flush(op)
+	return r.d.flush(r.op)
 }
 
-// gridRun is what gridTargets leaves: each candidate's target key (orow),
-// the scanned grid (a target's output row), with pairs the scanned tiles'
-// counts and their plan, and the output rows (in outs).
+// gridRun is what gridTargets leaves: each candidate's target key (orow,
+// where asked for), the scanned grid (a target's output row) and the
+// output rows (in outs).
 type gridRun struct {
-	orow, grid, tcnt *DeviceTensor
-	tiles            host.Plan
-	outIdx           *DeviceTensor
+	orow, grid, outIdx *DeviceTensor
 }
 
 // gridTargets numbers a regular, transposed or (the forward of) an
 // inverse conv's targets through the dense grid (plan.Grid keys): the
-// expansion writes each candidate's target key (or -1) and flags the
-// target in the grid; with pairs each tile of an offset's rows counts its
-// candidates with a target (indice_tcount) and the tiles' counts are
-// scanned; the grid is scanned; the totals are copied beside the
-// validation flag and read with it (the op's one wait); the grid's
-// outputs are written into outs (indice_gouts), in key order as the sort
-// would give them. It reports the plan with its model.
-func (r *ipRun) gridTargets(outs *temps, plan indicePlan, pairs bool) (gridRun, error) {
+// expansion flags each candidate's target in the grid and, with keys
+// (the pairs to write by tiles), writes its key (or -1) into orow; the grid is scanned and its total copied beside the
+// validation flag, read with it (the op's one wait); the grid's outputs
+// are written into outs (indice_gouts), in key order as the sort would
+// give them. It reports the plan with its model.
+func (r *ipRun) gridTargets(outs *temps, plan indicePlan, keys bool) (gridRun, error) {
 	d, g, op := r.d, r.g, r.op
 	var gt gridRun
 	params, rule, err := r.convStart()
@@ -740,61 +733,38 @@ func (r *ipRun) gridTargets(outs *temps, plan indicePlan, pairs bool) (gridRun, 
 	if gt.grid, err = r.zeroed(Uint32, plan.Grid+1); err != nil {
 		return gt, err
 	}
-	if gt.orow, err = r.tmp.alloc(d, op, Int32, g.l*g.k); err != nil {
+	var orow host.Buffer
+	if keys {
+		if gt.orow, err = r.tmp.alloc(d, op, Int32, g.l*g.k); err != nil {
+			return gt, err
+		}
+		orow = gt.orow.raw()
+	}
+	if err := r.expandLaunch(r.indices.raw(), g.l, params, rule, nil, 0, orow, nil, false, nil, gt.grid.raw()); err != nil {
 		return gt, err
 	}
-	if err := r.expandLaunch(r.indices.raw(), g.l, params, rule, nil, 0, gt.orow.raw(), nil, false, nil, gt.grid.raw()); err != nil {
+	// the outputs (the grid's total) into flag word 1
+	s, err := d.scanBuf(op, Uint32, gt.grid.raw(), gt.grid.raw(), plan.Grid+1, kernels.FlagNone, true)
+	if err != nil {
 		return gt, err
 	}
-	type scanOf struct {
-		dt  DType
-		buf *DeviceTensor
-		n   int64
-	}
-	scans := []scanOf{{Uint32, gt.grid, plan.Grid + 1}}
-	if pairs {
-		gt.tiles = r.tilePlan(g.l)
-		if gt.tcnt, err = r.tileCounts(gt.tiles.Tiles); err != nil {
-			return gt, err
-		}
-		if err := run(d, op, kernels.IndiceAny, gt.tiles, kernels.IndiceTcount{Orow: gt.orow.raw(), Tcnt: gt.tcnt.raw(), N: g.l,
-			Count: g.l * g.k, Lookup: 3}); err != nil {
-			return gt, err
-		}
-		scans = []scanOf{{Uint64, gt.tcnt, gt.tiles.Tiles + 1}, scans[0]}
-	}
-	for _, sc := range scans {
-		s, err := d.scanBuf(op, sc.dt, sc.buf.raw(), sc.buf.raw(), sc.n, kernels.FlagNone, true)
-		if err != nil {
-			return gt, err
-		}
-		s.release()
-	}
-	// the outputs (the grid's total) into flag word 1, the candidates
-	// with a target (the tiles' total) into words 2 and 3
-	if err := d.copyBytes(op, r.flag.raw(), 4, gt.grid.raw(), 4*plan.Grid, 4); err != nil {
+	err = s.copyTotal(op, r.flag.raw(), 4)
+	s.release()
+	if err != nil {
 		return gt, err
-	}
-	if pairs {
-		if err := d.copyBytes(op, r.flag.raw(), 8, gt.tcnt.raw(), 8*gt.tiles.Tiles, 8); err != nil {
-			return gt, err
-		}
 	}
 	if err := d.flush(op); err != nil {
 		return gt, err
 	}
-	w, err := d.readFlagWords(op, r.flag, 4)
+	w, err := d.readFlagWords(op, r.flag, 2)
 	if err != nil {
 		return gt, err
 	}
 	if flagged(w) {
 		return gt, r.flaggedRows(int64(w[0]) << kernels.ErrTileShift)
 	}
-	m, v := int64(w[1]), int64(w[2])|int64(w[3])<<32
-	if m > math.MaxInt32 {
-		return gt, argErr(op, "out_indices", fmt.Sprintf("%d rows", m), fmt.Sprintf("at most %d rows (int32 row numbers)", math.MaxInt32), ErrTooLarge)
-	}
-	r.reportTargets(v, m)
+	m := int64(w[1])
+	r.reportTargets(0, m)
 	if gt.outIdx, err = outs.alloc(d, op, Int32, m, int64(g.d+1)); err != nil {
 		return gt, err
 	}
@@ -1206,20 +1176,25 @@ func (r *ipRun) submEmit(outs *temps, plan indicePlan, orowq, cnt *DeviceTensor)
 }
 
 // expandLaunch queues indice_expand over n rows in the plan's launches:
-// the candidates' flags into cnt (found rows into orow, looked-up rules),
-// or with ckey (CONV/TCONV, cnt scanned) the valid targets' keys into
-// ckey[cnt[p]].
+// the candidates' flags into cnt (CONV/TCONV), or their found rows into
+// orow (looked-up rules), or with ckey (CONV/TCONV, cnt scanned) the
+// valid targets' keys into ckey[cnt[p]], or with grid (CONV/TCONV through
+// the dense grid) the targets flagged there and, with orow, their keys.
 func (r *ipRun) expandLaunch(rows host.Buffer, n int64, params host.Buffer, rule int64, cnt host.Buffer, wide int64,
 	orow, rank host.Buffer, sorted bool, ckey, grid host.Buffer) error {
 	d, g := r.d, r.g
 	plan := planIndicePairs(d.caps, n, g.k, orow != nil && grid == nil, g.l, r.split)
+	dense := int64(0) // the grid, and with orow the keys (1) or not (2)
+	if grid != nil {
+		dense = 2 - b2i(orow != nil)
+	}
 	lp := plan.Plan
 	lp.Reason = plan.String()
 	for row0 := int64(0); row0 < n; row0 += plan.Rows {
 		if err := run(d, r.op, kernels.IndiceAny, lp, kernels.IndiceExpand{Rows: rows, Params: params, Skeys: r.sites.keys.raw(),
 			Sperm: r.sites.perm.raw(), Cnt: cnt, Orow: orow, Rank: rank, N: n, Nkeys: g.l, Row0: row0,
 			RowsN: min(plan.Rows, n-row0), Jobs: plan.Jobs, Rule: rule, Split: int64(plan.Split), Wide: wide,
-			Sorted: b2i(sorted), Ckey: ckey, Emit: b2i(ckey != nil), Grid: grid, Dense: b2i(grid != nil)}); err != nil {
+			Sorted: b2i(sorted), Ckey: ckey, Emit: b2i(ckey != nil), Grid: grid, Dense: dense}); err != nil {
 			return err
 		}
 	}
@@ -1277,11 +1252,25 @@ func (r *ipRun) lookup(outs *temps, rows host.Buffer, n int64, params host.Buffe
 	if err := r.expandLaunch(rows, n, params, rule, nil, 0, orow.raw(), rankBuf, sorted, nil, nil); err != nil {
 		return nil, nil, err
 	}
-	// the found rows counted per tile of an offset's rows, the counts
-	// scanned, and each tile's pairs written from them
+	return r.tilePairs(outs, n, orow, rank, nil, lookup)
+}
+
+// tilePairs writes the pairs of n query rows by tiles of an offset's
+// rows from each candidate's found row or target key in orow (lookup as
+// indice_body.h's IP_LOOKUP; rank for 2, the scanned grid for 3): each
+// tile's candidates with a target counted (indice_tcount), the counts
+// scanned, and each tile's pairs written (indice_wpairs).
+func (r *ipRun) tilePairs(outs *temps, n int64, orow, rank, grid *DeviceTensor, lookup int64) (pairs, num *DeviceTensor, err error) {
+	d, g := r.d, r.g
+	var rankBuf, gridBuf host.Buffer
+	if rank != nil {
+		rankBuf = rank.raw()
+	}
+	if grid != nil {
+		gridBuf = grid.raw()
+	}
 	tp := r.tilePlan(n)
-	tiles := tp.Tiles
-	tcnt, err := r.tileCounts(tiles)
+	tcnt, err := r.tileCounts(tp.Tiles)
 	if err != nil {
 		return nil, nil, err
 	}
@@ -1289,7 +1278,7 @@ func (r *ipRun) lookup(outs *temps, rows host.Buffer, n int64, params host.Buffe
 		Count: n * g.k, Lookup: lookup}); err != nil {
 		return nil, nil, err
 	}
-	s, err := d.scanBuf(r.op, Uint64, tcnt.raw(), tcnt.raw(), tiles+1, kernels.FlagNone, true)
+	s, err := d.scanBuf(r.op, Uint64, tcnt.raw(), tcnt.raw(), tp.Tiles+1, kernels.FlagNone, true)
 	if err != nil {
 		return nil, nil, err
 	}
@@ -1297,8 +1286,8 @@ func (r *ipRun) lookup(outs *temps, rows host.Buffer, n int64, params host.Buffe
 	if pairs, num, err = r.pairsOut(outs, n); err != nil {
 		return nil, nil, err
 	}
-	if err := run(d, r.op, kernels.IndiceAny, tp, kernels.IndiceWpairs{Orow: orow.raw(), Rank: rankBuf, Tcnt: tcnt.raw(), Pairs: pairs.raw(),
-		Num: num.raw(), Err: r.flag.raw(), N: n, Count: n * g.k, Lookup: lookup}); err != nil {
+	if err := run(d, r.op, kernels.IndiceAny, tp, kernels.IndiceWpairs{Orow: orow.raw(), Rank: rankBuf, Grid: gridBuf, Tcnt: tcnt.raw(),
+		Pairs: pairs.raw(), Num: num.raw(), Err: r.flag.raw(), N: n, Count: n * g.k, Lookup: lookup}); err != nil {
 		return nil, nil, err
 	}
 	return pairs, num, nil

@@ -141,6 +141,21 @@ func (s *scan) total(op string) (uint64, error) {
 	return binary.LittleEndian.Uint64(b), nil
 }
 
+// copyTotal queues the copy of the scan's total (dt's size) into dst at
+// byte off, beside an op's flag words, so that one read after the op's
+// passes returns both (the driver's copy: a word). Without elements it
+// copies nothing; dst keeps its zero.
+func (s *scan) copyTotal(op string, dst host.Buffer, off int64) error {
+	if s.partials == nil {
+		return nil
+	}
+	size := int64(s.dt.Size())
+	if err := s.d.h.Copy(dst, off, s.partials.raw(), s.groups*size, size); err != nil {
+		return fmt.Errorf("accel: %s: copy the scan's total: %w", op, err)
+	}
+	return nil
+}
+
 func (s *scan) release() {
 	if s != nil {
 		s.partials.Release()

@@ -687,10 +687,10 @@ func (d *Device) scanCounts(op string, off *DeviceTensor, n int64, flag *DeviceT
 		if err != nil {
 			return nil, err
 		}
-		err = d.h.Copy(flag.raw(), 4*kernels.SpFlagTotal, s.partials.raw(), s.groups*8, 8)
+		err = s.copyTotal(op, flag.raw(), 4*kernels.SpFlagTotal)
 		s.release()
 		if err != nil {
-			return nil, fmt.Errorf("accel: %s: %w", op, err)
+			return nil, err
 		}
 	}
 	if err := d.flush(op); err != nil {

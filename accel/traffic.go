@@ -33,7 +33,8 @@ type trafficPass struct {
 }
 
 // passKind is what runs a pass: a kernel, the driver's fill, or a copy
-// (the driver's or the copy kernel, as the device's copy plan says).
+// (the driver's or the copy kernel, as the device's copy plan says), or
+// the driver's copy of a word (a scan's total beside an op's flags).
 type passKind int
 
 // The kinds of passes.
@@ -41,11 +42,18 @@ const (
 	passKernel passKind = iota
 	passFill
 	passCopy
+	passWord
 )
 
 // add appends a kernel's pass.
 func (t *traffic) add(name string, read, write int64) {
 	t.Passes = append(t.Passes, trafficPass{Name: name, Read: read, Write: write})
+}
+
+// word appends the driver's copy of a scan's total of size bytes
+// (scan.copyTotal).
+func (t *traffic) word(size int64) {
+	t.Passes = append(t.Passes, trafficPass{Name: "copy (total)", Read: size, Write: size, Kind: passWord})
 }
 
 // fill appends a driver's fill of write bytes.
@@ -73,12 +81,12 @@ func (t traffic) Launches() int { return len(t.Passes) }
 
 // transfers counts the passes the driver runs, not a kernel: the fills
 // and copies that kernel (whether a fill or copy of so many bytes runs the
-// fill or copy kernel) leaves to it.
+// fill or copy kernel) leaves to it, and its copies of a word.
 func (t traffic) transfers(kernel func(kind passKind, bytes int64) bool) int {
 	n := 0
 	for _, p := range t.Passes {
 		switch {
-		case p.Kind == passFill && !kernel(passFill, p.Write), p.Kind == passCopy && !kernel(passCopy, p.Read):
+		case p.Kind == passWord, p.Kind == passFill && !kernel(passFill, p.Write), p.Kind == passCopy && !kernel(passCopy, p.Read):
 			n++
 		}
 	}
@@ -128,6 +136,14 @@ func scanTraffic(p host.Plan, n, inBytes, outBytes int64) traffic {
 	t.add("scan_partials", (g+1)*outBytes, (g+1)*outBytes)
 	t.add("scan_apply", n*inBytes+g*outBytes, n*outBytes)
 	return t
+}
+
+// scanBufTraffic models Device.scanBuf's scan of n elements of inBytes
+// each into dt on caps, planned as scanBuf plans it (the subgroup variant
+// where the device has it for dt).
+func scanBufTraffic(caps host.Caps, dt DType, n, inBytes int64) traffic {
+	e := int64(dt.Size())
+	return scanTraffic(planScan(caps, n, e, scanSubgroups(caps, dt.Size(), dt == Int64 || dt == Uint64)), n, inBytes, e)
 }
 
 // radixTraffic models a stable radix sort of n keys of wordBytes (sorted
@@ -180,7 +196,7 @@ func radixModel(caps host.Caps, p host.Plan, n int64, wordBytes int, keyBits int
 		for from := int64(0); from < int64(passes); from += per {
 			t.add("radix_thist", n*wb, digits*min(per, int64(passes)-from)*8)
 		}
-		t.then(scanTraffic(planScan(caps, digits*int64(passes), 8, scanSubgroups(caps, 8, true)), digits*int64(passes), 8, 8)) // as scanBuf plans it
+		t.then(scanBufTraffic(caps, Uint64, digits*int64(passes), 8))
 		hist = status
 	}
 	for pass := 0; pass < passes; pass++ {
@@ -230,7 +246,7 @@ func radixModel(caps host.Caps, p host.Plan, n int64, wordBytes int, keyBits int
 			count = 8
 		}
 		t.add("radix_count", n*count, hist)
-		t.then(scanTraffic(planScan(caps, hist/8, 8, scanSubgroups(caps, 8, true)), hist/8, 8, 8))
+		t.then(scanBufTraffic(caps, Uint64, hist/8, 8))
 		t.add("radix_scatter", n*in+hist, n*out)
 	}
 	return t
@@ -270,7 +286,7 @@ func partTryTraffic(caps host.Caps, s scatterShape) traffic {
 	t := traffic{Waits: 1}
 	t.fill("fill", 4*tg)
 	t.add("scatter_pcount", 8*n, 4*n)
-	t.then(scanTraffic(planScan(caps, tg, 4, scanSubgroups(caps, 4, false)), tg, 4, 4)) // the counts' scan, as scanBuf plans it
+	t.then(scanBufTraffic(caps, Uint32, tg, 4)) // the counts' scan
 	return t
 }
 
@@ -374,7 +390,8 @@ func sparseMergeTraffic(caps host.Caps, s sparseShape) traffic {
 	}
 	chunks := (n + max(s.chunk, 1) - 1) / max(s.chunk, 1)
 	t.add("sparse_count", 8*n, 8*chunks)
-	t.then(scanTraffic(planScan(caps, chunks, 8, scanSubgroups(caps, 8, true)), chunks, 8, 8)) // as scanBuf plans it
+	t.then(scanBufTraffic(caps, Int64, chunks, 8))
+	t.word(8) // its total beside the flag words
 	coords := s.ndim
 	if s.csr {
 		coords = 1
@@ -472,12 +489,10 @@ func triTraffic(count, elemBytes int64) traffic {
 //     sites copied out as the output indices;
 //   - pathConvCandidates and pathInverse through a dense grid of grid
 //     keys (the target space, no larger than the candidates): each
-//     candidate's target key written and flagged in the grid, each tile
-//     of an offset's rows counting its targets (a regular conv), the
-//     counts and the grid scanned, one wait for their totals and the
-//     validation flag, the grid's outputs written, then the pairs by
-//     tiles from the grid's output rows (or an inverse's lookups and the
-//     sites copied out);
+//     candidate's target key written and flagged in the grid, the grid
+//     scanned, one wait for its total with the validation flag, the
+//     grid's outputs written, then the pairs by tiles from the grid's
+//     output rows (or an inverse's lookups and the sites copied out);
 //   - pathConvCandidates and pathInverse: a flag per candidate from its
 //     row, scanned into positions, the wait for the flag and the v
 //     candidates that hit a target; their keys emitted, sorted over
@@ -503,36 +518,28 @@ func indiceTraffic(caps host.Caps, radix func(n int64) host.Plan, scan func(n in
 	}
 	if grid > 0 {
 		// the dense grid zeroed; each candidate's target key written and
-		// the m targets flagged (expand); for the pairs, the tiles' counts
-		// from the keys; the counts and the grid scanned, their totals
-		// copied beside the validation flag and read; the grid's outputs;
-		// the pairs by tiles, each candidate with a target reading its
-		// output row (or an inverse's lookups)
-		pairs := path == pathConvCandidates
-		te := host.PlanElementwise("indice", caps, l*k).TileElems
-		tiles := k * ((l + te - 1) / te)
-		count := l * k
+		// the m targets flagged (expand); the grid scanned, its total
+		// copied beside the validation flag and read; the grid's
+		// outputs; then the pairs by tiles, each candidate with a target
+		// reading its output row (the m flagged words, once), or an
+		// inverse's lookups
 		t.fill("fill", 4*(grid+1))
-		t.add("indice_expand", row*l, 4*count+4*m)
+		keys := int64(0) // an inverse's forward writes no keys
+		if path == pathConvCandidates {
+			keys = 4 * l * k
+		}
+		t.add("indice_expand", row*l, keys+4*m)
 		for i := int64(1); i < expandLaunches(caps, g, l, false, split); i++ {
 			t.add("indice_expand", 0, 0) // the rows of one launch, counted above
 		}
-		if pairs {
-			t.fill("fill", 8)
-			t.add("indice_tcount", 4*count, 8*tiles)
-			t.then(scanTraffic(scan(tiles+1, Uint64), tiles+1, 8, 8))
-		}
 		t.then(scanTraffic(scan(grid+1, Uint32), grid+1, 4, 4))
-		t.then(copyTraffic(4))
-		if pairs {
-			t.then(copyTraffic(8))
-		}
+		t.word(4)
 		t.Waits++
 		if m > 0 {
 			t.add("indice_gouts", 4*(grid+1), row*m)
 		}
-		if pairs {
-			t.add("indice_wpairs", 4*count+8*tiles+4*v, 8*count+4*k)
+		if path == pathConvCandidates {
+			t.then(tilePairsTraffic(caps, scan, g, l, 0, 4*m))
 			return t
 		}
 		t.then(lookupTraffic(caps, scan, g, m, kernels.IpRuleInv, split))
@@ -572,33 +579,42 @@ func indiceTraffic(caps host.Caps, radix func(n int64) host.Plan, scan func(n in
 // offset) searching its target among the sorted site keys, found in the
 // caches and counted once): each row read and each candidate's found row
 // written (with sorted, a submanifold conv's cursors in key order, by
-// sorted position, and each row's rank); the found rows read per tile of
-// an offset's rows (through the ranks) and counted, the tiles' counts
-// scanned, the found rows read again and the pairs ([k, 2, n] int32) and
-// counts written. Without rows, the counts zeroed.
+// sorted position, and each row's rank); then the pairs by tiles
+// (tilePairsTraffic). Without rows, the counts zeroed.
 func lookupTraffic(caps host.Caps, scan func(n int64, dt DType) host.Plan, g convGeom, n, rule int64, split IndiceSplit) traffic {
 	var t traffic
 	if n == 0 {
 		t.fill("fill", 4*g.k)
 		return t
 	}
-	te := host.PlanElementwise("indice", caps, n*g.k).TileElems // the tiles of an offset's rows (ipRun.tilePlan)
-	tiles := g.k * ((n + te - 1) / te)
 	row := 4 * (int64(g.d) + 1)
 	_, _, sorted := expandLayout(caps, g, n, rule, true, split)
-	count := n * g.k
 	ranks := int64(0)
 	if sorted {
 		ranks = 4 * n
 	}
-	t.add("indice_expand", row*n+16*n, 4*count+ranks)
+	t.add("indice_expand", row*n+16*n, 4*n*g.k+ranks)
 	for i := int64(1); i < expandLaunches(caps, g, n, true, split); i++ {
 		t.add("indice_expand", 0, 0) // the rows of one launch, counted above
 	}
+	t.then(tilePairsTraffic(caps, scan, g, n, ranks, 0))
+	return t
+}
+
+// tilePairsTraffic models ipRun.tilePairs over n query rows: each
+// candidate's found row or key read per tile of an offset's rows (and the
+// rows' ranks) and counted, the tiles' counts scanned, the candidates
+// read again with extra bytes more (a dense grid's output rows) and the
+// pairs ([k, 2, n] int32) and counts written.
+func tilePairsTraffic(caps host.Caps, scan func(n int64, dt DType) host.Plan, g convGeom, n, ranks, extra int64) traffic {
+	var t traffic
+	te := host.PlanElementwise("indice", caps, n*g.k).TileElems // the tiles of an offset's rows (ipRun.tilePlan)
+	tiles := g.k * ((n + te - 1) / te)
+	count := n * g.k
 	t.fill("fill", 8)
 	t.add("indice_tcount", 4*count+ranks, 8*tiles)
 	t.then(scanTraffic(scan(tiles+1, Uint64), tiles+1, 8, 8))
-	t.add("indice_wpairs", 4*count+ranks+8*tiles, 8*count+4*g.k)
+	t.add("indice_wpairs", 4*count+ranks+8*tiles+extra, 8*count+4*g.k)
 	return t
 }
 

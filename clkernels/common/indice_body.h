@@ -326,11 +326,13 @@ void indice_expand(INDICE_EXPAND_PARAMS) {
 				continue; /* the pairs come from orow by tiles (indice_tcount, indice_wpairs) */
 			}
 			if (dense != I64C(0)) {
-				/* CONV/TCONV through the dense grid: the target's key
-				 * (below 2^31: the grid's keys) or -1 into orow, and the
-				 * target flagged in the grid (the same 1 from every
-				 * writer) */
-				ST32(orow, p, CAST(u32, CAST(i32, key))); /* 32-ok: a grid key or -1, < indiceGridMax */
+				/* CONV/TCONV through the dense grid: the target flagged
+				 * in the grid (the same 1 from every writer), and with
+				 * dense 1 its key (below 2^31: the grid's keys) or -1
+				 * into orow (an inverse's forward needs no keys) */
+				if (dense == I64C(1)) {
+					ST32(orow, p, CAST(u32, CAST(i32, key))); /* 32-ok: a grid key or -1, < indiceGridMax */
+				}
 				if (key >= I64C(0)) {
 					ST32(grid, key, 1u);
 				}
@@ -443,7 +445,7 @@ i64 ip_cand(BPTR orow, BPTR rank, i64 n, i64 k, i64 q, i64 lookup) {
  * t, scanned over the group's lanes (lane_scan: the tile's total << 32 |
  * the lanes' before this one). */
 u64 ip_tile_scan(BPTR orow, BPTR rank, i64 n, i64 k, i64 t, i64 lookup SCRATCH_PARAM) {
-	const i64 lo = t * I64C(LOCAL_SIZE) * I64C(ITEMS) + LOCAL_ID() * I64C(ITEMS);
+	const i64 lo = lane_lo(t);
 	const i64 hi = min64(lo + I64C(ITEMS), n);
 	u32 mine = 0u; /* 32-ok: candidates of one lane, <= ITEMS */
 	for (i64 q = lo; q < hi; q++) {
@@ -487,7 +489,7 @@ void indice_wpairs(INDICE_WPAIRS_PARAMS) {
 		if (t == I64C(0) && LOCAL_ID() == I64C(0)) {
 			ST32(num, k, CAST(u32, CAST(i32, num_k))); /* 32-ok: an offset's pair count, <= rows <= MaxInt32 (accel/indice.go) */
 		}
-		const i64 lo = t * I64C(LOCAL_SIZE) * I64C(ITEMS) + LOCAL_ID() * I64C(ITEMS);
+		const i64 lo = lane_lo(t);
 		const i64 hi = min64(lo + I64C(ITEMS), n);
 		i64 col = CAST(i64, LD64(tcnt, tile)) - start + CAST(i64, sc & 0xfffffffful);
 		const i64 base = I64C(2) * k * n;

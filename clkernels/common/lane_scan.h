@@ -8,6 +8,12 @@
 #ifndef ACCEL_LANE_SCAN_H
 #define ACCEL_LANE_SCAN_H
 
+/* The first element of this lane's run of ITEMS in tile t (tiles of
+ * LOCAL_SIZE * ITEMS elements, each lane's run consecutive). */
+i64 lane_lo(i64 t) {
+	return t * I64C(LOCAL_SIZE) * I64C(ITEMS) + LOCAL_ID() * I64C(ITEMS);
+}
+
 /* The group's total << 32 | the counts of the lanes before this one
  * (Hillis-Steele in scratch). Every lane of the group calls it: its
  * barriers leave the scratch free for the next call. */

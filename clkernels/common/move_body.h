@@ -73,7 +73,7 @@ u32 mv_lane_count(BPTR flags, i64 kind, i64 lo, i64 hi) { /* 32-ok: a lane's fla
 void move_tcount(MOVE_TCOUNT_PARAMS) {
 	const i64 tiles = ew_tiles(n);
 	for (i64 t = GROUP_LINEAR_ID(); t < tiles; t += GROUP_TOTAL()) {
-		const i64 lo = t * I64C(LOCAL_SIZE) * I64C(ITEMS) + LOCAL_ID() * I64C(ITEMS);
+		const i64 lo = lane_lo(t);
 		const u64 sc = lane_scan(mv_lane_count(flags, kind, lo, min64(lo + I64C(ITEMS), n)) SCRATCH_ARG);
 		if (LOCAL_ID() == I64C(0)) {
 			ST64(tcnt, t, sc >> 32);
@@ -84,7 +84,7 @@ void move_tcount(MOVE_TCOUNT_PARAMS) {
 void move_tcompact(MOVE_TCOMPACT_PARAMS) {
 	const i64 tiles = ew_tiles(n);
 	for (i64 t = GROUP_LINEAR_ID(); t < tiles; t += GROUP_TOTAL()) {
-		const i64 lo = t * I64C(LOCAL_SIZE) * I64C(ITEMS) + LOCAL_ID() * I64C(ITEMS);
+		const i64 lo = lane_lo(t);
 		const i64 hi = min64(lo + I64C(ITEMS), n);
 		const u64 sc = lane_scan(mv_lane_count(flags, kind, lo, hi) SCRATCH_ARG);
 		i64 to = CAST(i64, LD64(tcnt, t)) + CAST(i64, sc & 0xfffffffful) + add;

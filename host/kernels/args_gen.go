@@ -1965,7 +1965,7 @@ type IndiceExpand struct {
 	Ckey   host.Buffer // out: uint64 target keys (emit)
 	Emit   int64       // folds into IP_EMIT: 1: CONV/TCONV with cnt scanned: the valid candidates' target keys into ckey[cnt[p]]
 	Grid   host.Buffer // out: uint32 flags over the target space (dense)
-	Dense  int64       // folds into IP_DENSE: 1: CONV/TCONV through the dense grid: orow[p] = the target's key or -1, grid[key] = 1
+	Dense  int64       // folds into IP_DENSE: CONV/TCONV through the dense grid: grid[key] = 1, and with 1 orow[p] = the target's key or -1 (2: the grid only)
 }
 
 // Entry returns the declaration of indice_expand_k.

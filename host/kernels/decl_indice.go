@@ -54,7 +54,7 @@ var Indice = (&host.FileDecl{
 				out("ckey", "uint64 target keys (emit)"),
 				folded("emit", "IP_EMIT", "1: CONV/TCONV with cnt scanned: the valid candidates' target keys into ckey[cnt[p]]"),
 				out("grid", "uint32 flags over the target space (dense)"),
-				folded("dense", "IP_DENSE", "1: CONV/TCONV through the dense grid: orow[p] = the target's key or -1, grid[key] = 1")}},
+				folded("dense", "IP_DENSE", "CONV/TCONV through the dense grid: grid[key] = 1, and with 1 orow[p] = the target's key or -1 (2: the grid only)")}},
 		{Name: "outs", Doc: "sorted target keys: the first of each run writes its site into out_indices[seg[j]-1]",
 			Args: []host.ArgDecl{in("skeys", "sorted uint64 target keys"), in("seg", "int64 1-based run ids"), in("params", "int64 parameter block"),
 				out("outs", "int32 [M, 1+D] sites"), in("err", "the validation flag (skip when set)"), i64("n", "keys")}},
