@@ -2,6 +2,7 @@ package accel
 
 import (
 	"encoding/binary"
+	"errors"
 	"fmt"
 	"math"
 	"slices"
@@ -392,7 +393,8 @@ type ipRun struct {
 	tmp      temps // scratch, released at the op's end
 	outs     temps // the result's tensors, released on an error
 	flag     *DeviceTensor
-	sites    sortKeys // the input sites' keys, sorted, and their rows
+	sites    sortKeys      // the input sites' keys, sorted, and their rows
+	table    *DeviceTensor // or the sites' hash table (plan.Table)
 	inParams host.Buffer
 	indices  *DeviceTensor
 	plan     indicePlan
@@ -403,12 +405,31 @@ func (d *Device) indicePairs(op string, indices *DeviceTensor, g convGeom, split
 		return d.noIndicePairs(op, g)
 	}
 	plan := planIndice(d.caps, g, split, shape, noGrid)
-	if space, ok := keySpace(g.p.BatchSize, g.target); ok && !noGrid {
-		plan = d.tunedIndice(plan, space)
+	space, ok := keySpace(g.p.BatchSize, g.target)
+	if !ok || noGrid {
+		space = 0
 	}
+	plan = d.tunedIndice(plan, g, split, space)
+	res, err := d.indiceRun(op, indices, g, split, plan)
+	if errors.Is(err, errSitesTable) {
+		// a site found no free slot near its home (a crafted input): the
+		// sites sorted instead
+		plan = withSitesTable(d.caps, g, split, plan, sitesTable{})
+		res, err = d.indiceRun(op, indices, g, split, plan)
+	}
+	return res, err
+}
+
+// errSitesTable says a site of get_indice_pairs found no free slot of the
+// sites' hash table within its probes (ipRun.waited), and the op sorts
+// its sites instead.
+var errSitesTable = errors.New("the sites' hash table overflowed its probes")
+
+// indiceRun runs get_indice_pairs for g by plan.
+func (d *Device) indiceRun(op string, indices *DeviceTensor, g convGeom, split IndiceSplit, plan indicePlan) (*IndicePairs, error) {
 	switch plan.Path {
 	case pathSubmLookup:
-		d.reportModel(op, "indice", plan, func() traffic { return d.indiceModel(g, split, plan.Path, 0, 0, 0) },
+		d.reportModel(op, "indice", plan, func() traffic { return d.indiceModel(g, split, plan, 0, 0) },
 			indiceMinBytes(plan.Path, g, 0))
 	case pathConvCandidates, pathInverse:
 		// reported with its model once the targets are counted (reportTargets)
@@ -439,16 +460,15 @@ func (d *Device) indicePairs(op string, indices *DeviceTensor, g convGeom, split
 	return res, nil
 }
 
-// indiceModel is get_indice_pairs' traffic model on d for g on path
+// indiceModel is get_indice_pairs' traffic model on d for g by plan p
 // (indiceTraffic), with the plans its sorts and scans make; v candidates
-// hit a target and m outputs (regular, transposed and inverse convs),
-// numbered through a dense grid of grid keys (0: sorted).
-func (d *Device) indiceModel(g convGeom, split IndiceSplit, path indicePath, grid, v, m int64) traffic {
+// hit a target and m outputs (regular, transposed and inverse convs).
+func (d *Device) indiceModel(g convGeom, split IndiceSplit, p indicePlan, v, m int64) traffic {
 	radix := func(n int64) host.Plan { return d.plan(d.planner.radix(d.caps, n, 8)) }
 	scan := func(n int64, dt DType) host.Plan {
 		return d.plan(planScan(d.caps, n, int64(dt.Size()), d.scanSubgroups(dt)))
 	}
-	return indiceTraffic(d.caps, radix, scan, g, split, path, grid, v, m)
+	return indiceTraffic(d.caps, radix, scan, g, split, p, v, m)
 }
 
 // reportTargets reports a candidates path's plan with its model once the
@@ -456,7 +476,7 @@ func (d *Device) indiceModel(g convGeom, split IndiceSplit, path indicePath, gri
 // one) are known.
 func (r *ipRun) reportTargets(v, m int64) {
 	if r.d.reporting() {
-		r.d.reportModel(r.op, "indice", r.plan, func() traffic { return r.d.indiceModel(r.g, r.split, r.plan.Path, r.plan.Grid, v, m) },
+		r.d.reportModel(r.op, "indice", r.plan, func() traffic { return r.d.indiceModel(r.g, r.split, r.plan, v, m) },
 			indiceMinBytes(r.plan.Path, r.g, m))
 	}
 }
@@ -487,14 +507,15 @@ func (d *Device) noIndicePairs(op string, g convGeom) (*IndicePairs, error) {
 }
 
 // start is every path's first pass: the validation flag, the input
-// sites' parameters, their keys (each row checked), sorted, and the
-// check for duplicate sites. It returns the result to fill.
+// sites' parameters, their keys (each row checked), sorted or placed in
+// their hash table, and the check for duplicate sites. It returns the
+// result to fill.
 func (r *ipRun) start() (*IndicePairs, error) {
 	d, g, op := r.d, r.g, r.op
 	var err error
-	// the validation flag, and word 1 for the dense grid's total
-	// (gridTargets)
-	if r.flag, err = d.newFlag(op); err != nil {
+	// the validation flag, word 1 for the dense grid's total
+	// (gridTargets) and word IP_FLAG_TABLE for the sites' table (waited)
+	if r.flag, err = d.newFlagWords(op, kernels.IpFlagTable+1); err != nil {
 		return nil, err
 	}
 	r.tmp.add(r.flag)
@@ -512,6 +533,19 @@ func (r *ipRun) start() (*IndicePairs, error) {
 	if err := run(d, op, kernels.IndiceAny, d.elementwise(op, g.l), kernels.IndiceKeys{Indices: r.indices.raw(), Params: r.inParams,
 		Keys: keys.raw(), Err: r.flag.raw(), N: g.l}); err != nil {
 		return nil, err
+	}
+	if t := r.plan.Table; t.Slots > 0 {
+		if r.table, err = r.tmp.alloc(d, op, Uint64, t.Slots); err != nil {
+			return nil, err
+		}
+		if err := d.fill(r.table.raw(), 0, 8*t.Slots, []byte{0xff, 0xff, 0xff, 0xff}); err != nil {
+			return nil, fmt.Errorf("accel: %s: %w", op, err)
+		}
+		if err := run(d, op, kernels.IndiceAny, d.elementwise(op, g.l), kernels.IndiceTable{Keys: keys.raw(), Table: r.table.raw(),
+			Err: r.flag.raw(), N: g.l, Slots: t.Slots, Rb: t.RowBits, Probes: t.Probes}); err != nil {
+			return nil, err
+		}
+		return &IndicePairs{OutSpatialShape: g.outShape}, nil
 	}
 	if r.sites, err = d.radixSort(op, keys.raw(), g.l, 8, kernels.KindUnsigned, false, g.inBits, nil, 0); err != nil {
 		return nil, err
@@ -756,12 +790,9 @@ func (r *ipRun) gridTargets(outs *temps, plan indicePlan, keys bool) (gridRun, e
 	if err := d.flush(op); err != nil {
 		return gt, err
 	}
-	w, err := d.readFlagWords(op, r.flag, 2)
+	w, err := r.waited(2)
 	if err != nil {
 		return gt, err
-	}
-	if flagged(w) {
-		return gt, r.flaggedRows(int64(w[0]) << kernels.ErrTileShift)
 	}
 	m := int64(w[1])
 	r.reportTargets(0, m)
@@ -899,11 +930,30 @@ func (r *ipRun) upload(b []byte) (host.Buffer, error) {
 // check reads the validation flag (a wait for the work queued so far) and
 // on a flagged row names it, from the rows read back.
 func (r *ipRun) check() error {
-	tile, err := r.d.flaggedTile(r.op, r.flag)
-	if err != nil || tile < 0 {
-		return err
+	_, err := r.waited(1)
+	return err
+}
+
+// waited reads the first n (at least 1) of the op's flag words once the
+// work queued so far has finished (a wait): on a flagged row the error
+// naming it, from the rows read back; else errSitesTable where a site
+// found no free slot of the sites' hash table near its home.
+func (r *ipRun) waited(n int64) ([]uint32, error) {
+	words := n
+	if r.table != nil {
+		words = max(n, kernels.IpFlagTable+1)
 	}
-	return r.flaggedRows(tile)
+	w, err := r.d.readFlagWords(r.op, r.flag, words)
+	if err != nil {
+		return nil, err
+	}
+	if flagged(w) {
+		return nil, r.flaggedRows(int64(w[0]) << kernels.ErrTileShift)
+	}
+	if r.table != nil && w[kernels.IpFlagTable] != 0 {
+		return nil, fmt.Errorf("accel: %s: %w", r.op, errSitesTable)
+	}
+	return w[:n], nil
 }
 
 // flaggedRows is the error of rows the device flagged from row tile on,
@@ -934,7 +984,7 @@ func (r *ipRun) tilePlan(n int64) host.Plan {
 func (r *ipRun) expand(rows host.Buffer, n int64, params host.Buffer, rule int64) (*DeviceTensor, int64, *scan, error) {
 	d, g := r.d, r.g
 	count := n * g.k
-	dt, wide, _ := expandLayout(d.caps, g, n, rule, false, r.split)
+	dt, wide, _ := expandLayout(d.caps, g, n, rule, 0, sitesTable{}, r.split)
 	pos, err := r.tmp.alloc(d, r.op, dt, count+1)
 	if err != nil {
 		return nil, 0, nil, err
@@ -953,17 +1003,27 @@ func (r *ipRun) expand(rows host.Buffer, n int64, params host.Buffer, rule int64
 }
 
 // expandLayout is how expand and lookup lay out n rows x K candidates under
-// rule (look: the rule looks targets up): the positions' dtype (wide:
-// 64-bit, where n*K+1 passes 2^32) and whether a submanifold conv walks
-// the sites in key order (sorted: cursors for each of a core's offsets).
+// rule (search: a lookup's loop iterations where the rule looks targets
+// up, lookupSteps): the positions' dtype (wide: 64-bit, where n*K+1 passes
+// 2^32) and whether a submanifold conv among sorted sites (no table)
+// walks them in key order (sorted: cursors for each of a core's offsets).
 // The traffic model (indiceTraffic) takes it from here too.
-func expandLayout(caps host.Caps, g convGeom, n, rule int64, look bool, split IndiceSplit) (dt DType, wide int64, sorted bool) {
+func expandLayout(caps host.Caps, g convGeom, n, rule, search int64, table sitesTable, split IndiceSplit) (dt DType, wide int64, sorted bool) {
 	dt = Uint32
 	if n*g.k+1 >= 1<<32 {
 		dt, wide = Uint64, 1
 	}
-	plan := planIndicePairs(caps, n, g.k, look, g.l, split)
-	return dt, wide, rule == kernels.IpRuleSubm && plan.OffsetsPerCore <= ipCursors
+	plan := planIndicePairs(caps, n, g.k, search, split)
+	return dt, wide, rule == kernels.IpRuleSubm && table.Slots == 0 && plan.OffsetsPerCore <= ipCursors
+}
+
+// lookupSteps is the loop iterations of one looked-up candidate: probes of
+// the sites' table t, or a search among g's sorted sites.
+func lookupSteps(g convGeom, t sitesTable) int64 {
+	if t.Slots > 0 {
+		return t.steps()
+	}
+	return searchSteps(g.l)
 }
 
 // convCount queues a regular or transposed conv's count pass in rows
@@ -1183,18 +1243,30 @@ func (r *ipRun) submEmit(outs *temps, plan indicePlan, orowq, cnt *DeviceTensor)
 func (r *ipRun) expandLaunch(rows host.Buffer, n int64, params host.Buffer, rule int64, cnt host.Buffer, wide int64,
 	orow, rank host.Buffer, sorted bool, ckey, grid host.Buffer) error {
 	d, g := r.d, r.g
-	plan := planIndicePairs(d.caps, n, g.k, orow != nil && grid == nil, g.l, r.split)
+	search := int64(0)
+	if orow != nil && grid == nil {
+		search = lookupSteps(g, r.plan.Table)
+	}
+	plan := planIndicePairs(d.caps, n, g.k, search, r.split)
 	dense := int64(0) // the grid, and with orow the keys (1) or not (2)
 	if grid != nil {
 		dense = 2 - b2i(orow != nil)
 	}
+	var table, skeys, sperm host.Buffer
+	t := r.plan.Table
+	if r.table != nil {
+		table = r.table.raw()
+	} else {
+		skeys, sperm = r.sites.keys.raw(), r.sites.perm.raw()
+	}
 	lp := plan.Plan
 	lp.Reason = plan.String()
 	for row0 := int64(0); row0 < n; row0 += plan.Rows {
-		if err := run(d, r.op, kernels.IndiceAny, lp, kernels.IndiceExpand{Rows: rows, Params: params, Skeys: r.sites.keys.raw(),
-			Sperm: r.sites.perm.raw(), Cnt: cnt, Orow: orow, Rank: rank, N: n, Nkeys: g.l, Row0: row0,
+		if err := run(d, r.op, kernels.IndiceAny, lp, kernels.IndiceExpand{Rows: rows, Params: params, Skeys: skeys,
+			Sperm: sperm, Cnt: cnt, Orow: orow, Rank: rank, N: n, Nkeys: g.l, Row0: row0,
 			RowsN: min(plan.Rows, n-row0), Jobs: plan.Jobs, Rule: rule, Split: int64(plan.Split), Wide: wide,
-			Sorted: b2i(sorted), Ckey: ckey, Emit: b2i(ckey != nil), Grid: grid, Dense: dense}); err != nil {
+			Sorted: b2i(sorted), Ckey: ckey, Emit: b2i(ckey != nil), Grid: grid, Dense: dense,
+			Table: table, Slots: t.Slots, Rb: t.RowBits, Probes: t.Probes, Hashed: b2i(r.table != nil)}); err != nil {
 			return err
 		}
 	}
@@ -1239,7 +1311,7 @@ func (r *ipRun) lookup(outs *temps, rows host.Buffer, n int64, params host.Buffe
 	if err != nil {
 		return nil, nil, err
 	}
-	_, _, sorted := expandLayout(d.caps, g, n, rule, true, r.split)
+	_, _, sorted := expandLayout(d.caps, g, n, rule, lookupSteps(g, r.plan.Table), r.plan.Table, r.split)
 	var rank *DeviceTensor
 	var rankBuf host.Buffer
 	lookup := int64(1)

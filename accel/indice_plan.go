@@ -120,7 +120,9 @@ type indicePlan struct {
 	// and transposed conv: the candidates' target keys radix-sorted and
 	// numbered by run), "dense grid" (a small target space: a flag per key,
 	// scanned), "sort+search" (submanifold and inverse: a binary
-	// search among the sorted keys of the sites), "sort+merge" (a
+	// search among the sorted keys of the sites), "hash table" (a
+	// submanifold conv on the GPUs' candidates: probes of the sites' hash
+	// table, Table), "sort+merge" (a
 	// submanifold conv in rows walking the sites in key order, galloping
 	// from a cursor per kernel plane) or "line table" (a submanifold conv
 	// in rows looking each plane's target line up in a table of the lines'
@@ -146,8 +148,97 @@ type indicePlan struct {
 	// looked up through a table of each line's first sorted site
 	// (indice_lines, indice_tsearch) instead of merge cursors; 0
 	// otherwise.
-	Lines  int64  `json:"lines,omitempty"`
-	Reason string `json:"reason"`
+	Lines int64 `json:"lines,omitempty"`
+	// Table is the input sites' hash table, where the GPUs' candidates
+	// paths keep the sites (planSitesTable); its zero value sorts them.
+	Table  sitesTable `json:"table,omitempty"`
+	Reason string     `json:"reason"`
+}
+
+// sitesTable is the plan of get_indice_pairs' hash table of the input
+// sites (indice_body.h's indice_table and ip_table_find): each site's key
+// and row in one 64-bit word of a table with open addressing and linear
+// probing. It replaces the sites' radix sort (a dozen launches on a GPU),
+// the check of sorted neighbours for duplicate sites, and the looked-up
+// rules' binary search among the sorted keys (a dependent load per step,
+// 18 steps for 250k sites) with one insert pass and a probe or two per
+// lookup.
+type sitesTable struct {
+	// Slots is the table's 64-bit words, a power of two of at least 4x
+	// the sites; 0: the sites are sorted instead.
+	Slots int64 `json:"slots"`
+	// RowBits is the bits of a row below the key in a word: the bits of
+	// the site count, so no word is all ones (a free slot).
+	RowBits int64 `json:"row_bits"`
+	// Probes is the most slots a site is placed past its home, so a
+	// lookup loads at most Probes+1. A site that finds none free flags the
+	// table, and the op sorts its sites instead.
+	Probes int64 `json:"probes"`
+}
+
+// sitesTableProbes is sitesTable.Probes: at a load of at most 1/4 the
+// longest displacement of linear probing grows as ln(n)/0.64 (about 20 for
+// 250k sites, 26 for 16M); past 64 a set of random keys fails with odds
+// below 2^-50 a key, so only a crafted input sorts its sites.
+const sitesTableProbes = 64
+
+// sitesTableMaxProbes bounds sitesTable.Probes as ACCEL_KNOBS may set it,
+// so a work-item's insert loops stay well under a driver's loop limit.
+const sitesTableMaxProbes = 1024
+
+// steps is the loop iterations of one lookup in the table.
+func (t sitesTable) steps() int64 { return t.Probes + 2 }
+
+// planSitesTable plans the hash table of l input sites of keys below
+// 2^inBits for path, where the device has 64-bit compare-and-swap and a
+// key and a row fit one word: on GPUs for the paths on candidates (a
+// submanifold conv's lookups, a regular or transposed conv's duplicate
+// check), and on every device for an inverse conv's (its lookups too: on
+// the 2-core VM, conv149100's inverse took 90-127 ms with the table
+// against 142-151 sorted on PoCL, 205-212 against 268-279 on lavapipe).
+// The CPU drivers' rows layouts walk the sorted sites. force takes it on
+// any device class ($ACCEL_KNOBS' indice_plan:TABLE=1). Its zero value
+// sorts the sites.
+func planSitesTable(caps host.Caps, path indicePath, l int64, inBits int, force bool) sitesTable {
+	if path != pathSubmLookup && path != pathConvCandidates && path != pathInverse {
+		return sitesTable{}
+	}
+	cpu := caps.Type == host.TypeCPU && path != pathInverse
+	if !force && cpu || l < 1 || !caps.Int64 || !caps.Int64Atomics {
+		return sitesTable{}
+	}
+	rb := int64(bits.Len64(uint64(l)))
+	if int64(inBits)+rb > 64 {
+		return sitesTable{}
+	}
+	slots := int64(64)
+	for slots < 4*l {
+		slots *= 2
+	}
+	if caps.MaxAllocBytes > 0 && 8*slots > caps.MaxAllocBytes {
+		return sitesTable{}
+	}
+	return sitesTable{Slots: slots, RowBits: rb, Probes: sitesTableProbes}
+}
+
+// withSitesTable is p with the sites' table t (its zero value: sorted
+// sites) in place of p's: a submanifold conv on candidates plans its
+// lookups' launches with t's probes or a binary search's steps, and the
+// workspace counts the table.
+func withSitesTable(caps host.Caps, g convGeom, split IndiceSplit, p indicePlan, t sitesTable) indicePlan {
+	if p.Path == pathSubmLookup {
+		steps, search := searchSteps(g.l), "sort+search"
+		if t.Slots > 0 {
+			steps, search = t.steps(), "hash table"
+		}
+		q := planIndicePairs(caps, g.l, g.k, steps, split)
+		q.Path, q.Search = p.Path, search
+		q.Reason += ", subm"
+		p = q
+	}
+	p.WorkspaceBytes += 8 * (t.Slots - p.Table.Slots)
+	p.Table = t
+	return p
 }
 
 // String prints the plan on one line.
@@ -155,6 +246,9 @@ func (p indicePlan) String() string {
 	emit := ""
 	if p.Shape == shapeRows {
 		emit = fmt.Sprintf(" emit=%dx%d rows", p.Chunks, p.ChunkRows)
+	}
+	if p.Table.Slots > 0 {
+		emit += fmt.Sprintf(" sites=table of %d slots, %d probes", p.Table.Slots, p.Table.Probes)
 	}
 	return fmt.Sprintf("indice_pairs: path=%s shape=%s split=%s jobs=%d cores=%d chunk=%dx%d rows/launch=%d repeats=%d search=%s%s workspace=%dB (%s)",
 		p.Path, p.Shape, p.Split, p.Jobs, p.Cores, p.RowsPerCore, p.OffsetsPerCore, p.Rows, p.Repeats, p.Search, emit, p.WorkspaceBytes, p.Reason)
@@ -197,9 +291,16 @@ func (p indicePath) String() string {
 
 // planIndice plans get_indice_pairs for g on a device of caps: the path
 // from the conv's kind and the layout (shape: shapeAuto, or a layout a
-// test forces), and that path's expansion. noGrid keeps a conv in rows
-// off the dense grid and a submanifold one off the line table.
+// test forces), and that path's expansion, with the sites in a hash table
+// where planSitesTable takes one. noGrid keeps a conv in rows off the
+// dense grid and a submanifold one off the line table.
 func planIndice(caps host.Caps, g convGeom, split IndiceSplit, shape indiceShape, noGrid bool) indicePlan {
+	p := planIndicePath(caps, g, split, shape, noGrid)
+	return withSitesTable(caps, g, split, p, planSitesTable(caps, p.Path, g.l, g.inBits, false))
+}
+
+// planIndicePath is planIndice's path and expansion, the sites sorted.
+func planIndicePath(caps host.Caps, g convGeom, split IndiceSplit, shape indiceShape, noGrid bool) indicePlan {
 	switch {
 	case g.p.Subm:
 		// the lines of the site grid, for a table of each line's first
@@ -215,7 +316,7 @@ func planIndice(caps host.Caps, g convGeom, split IndiceSplit, shape indiceShape
 		}
 		return p
 	case g.p.Inverse:
-		p := planIndicePairs(caps, g.l, g.k, false, g.l, split)
+		p := planIndicePairs(caps, g.l, g.k, 0, split)
 		p.Path = pathInverse
 		// the forward's outputs through the dense grid where its target
 		// space is small enough (as a regular conv's on candidates)
@@ -238,11 +339,13 @@ func planIndice(caps host.Caps, g convGeom, split IndiceSplit, shape indiceShape
 	return p
 }
 
-// planIndicePairs plans the expansion of n rows x k kernel offsets. lookup
-// says the rule looks targets up among nkeys sorted site keys (a binary
-// search per candidate). split forces a policy; SplitAuto picks LL, the
-// measured fastest on the CPU drivers (docs/indice_pairs.md), and the natural one on
-// GPUs (one row per work-item, its offsets in registers).
+// planIndicePairs plans the expansion of n rows x k kernel offsets. search
+// is the loop iterations of one candidate's lookup where the rule looks
+// targets up (searchSteps among sorted site keys, sitesTable.steps in the
+// sites' hash table), 0 where it does not. split forces a policy;
+// SplitAuto picks LL, the measured fastest on the CPU drivers
+// (docs/indice_pairs.md), and the natural one on GPUs (one row per
+// work-item, its offsets in registers).
 //
 // Cores: 8 work-items per group on CPU drivers (one SIMD vector), 64 on
 // GPUs. Jobs: LL and LK give each job a share of the rows (on CPUs 16 jobs
@@ -251,16 +354,12 @@ func planIndice(caps host.Caps, g convGeom, split IndiceSplit, shape indiceShape
 // core's iterations (one per row, one per candidate plus its index math
 // and binary search steps) stay under half the limit by cutting the rows
 // into launches (Repeats).
-func planIndicePairs(caps host.Caps, n, k int64, lookup bool, nkeys int64, split IndiceSplit) indicePlan {
+func planIndicePairs(caps host.Caps, n, k, search int64, split IndiceSplit) indicePlan {
 	n, k = max(n, 1), max(k, 1)
+	lookup := search > 0
 	// Loop iterations: per row 1 + 4 (its coordinates), per candidate 1 +
 	// 8 (offset and rule loops over up to 4 dims) + the search.
-	perCand := int64(9)
-	if lookup {
-		// a binary search, or a gallop and a binary search
-		perCand += 2*int64(bits.Len64(uint64(max(nkeys, 1)))) + 2
-	}
-	p := splitIndice(caps, max(n, 1), max(k, 1), 0, perCand, split)
+	p := splitIndice(caps, max(n, 1), max(k, 1), 0, 9+search, split)
 	p.Shape, p.Search = shapeCandidates, "sort+unique"
 	if lookup {
 		p.Search = "sort+search"
@@ -274,6 +373,10 @@ func planIndicePairs(caps host.Caps, n, k int64, lookup bool, nkeys int64, split
 	}
 	return p
 }
+
+// searchSteps is the loop iterations of one lookup among nkeys sorted
+// site keys: a binary search, or a gallop and a binary search.
+func searchSteps(nkeys int64) int64 { return 2*int64(bits.Len64(uint64(max(nkeys, 1)))) + 2 }
 
 // splitIndice is the expansion's split of n rows (or chunks of rows) x k
 // offsets (or planes) whose rows cost perRow loop iterations and
@@ -422,7 +525,7 @@ func planIndiceSubm(caps host.Caps, n int64, ksize []int64, split IndiceSplit, s
 	// step or two per offset
 	p := splitIndice(caps, n, searched, 0, 9+2*log+2+4*kl, split)
 	if shape == shapeCandidates || p.OffsetsPerCore > indiceCursors || k > indiceCursors {
-		p = planIndicePairs(caps, n, k, true, n, split)
+		p = planIndicePairs(caps, n, k, searchSteps(n), split)
 		p.Reason += ", subm"
 		return p
 	}
@@ -500,7 +603,7 @@ func planIndiceConv(caps host.Caps, n int64, ksize []int64, space int64, split I
 	}
 	grid := space > 0 && space <= indiceGridMax && space <= n*k
 	if shape == shapeCandidates || !fits || k > indiceCursors {
-		p := planIndicePairs(caps, n, k, false, n, split)
+		p := planIndicePairs(caps, n, k, 0, split)
 		if grid {
 			// the candidates' target keys, the grid and the tiles'
 			// counts; no flags, positions or sort
@@ -532,22 +635,40 @@ func planIndiceConv(caps host.Caps, n int64, ksize []int64, space int64, split I
 }
 
 // tunedIndice is p with $ACCEL_KNOBS's "indice_plan" overrides, for a GPU
-// run's A/B (a regular or transposed conv on candidates, an inverse
-// conv's forward part): GRID=0 sorts the targets where the planner takes
-// the dense grid, GRID=1 takes the grid for any target space of at most
-// indiceGridMax keys (space).
-func (d *Device) tunedIndice(p indicePlan, space int64) indicePlan {
+// run's A/B. On a regular or transposed conv on candidates, or an inverse
+// conv's forward part, with a target space of space keys (0: none, or
+// the grid kept off): GRID=0 sorts the targets where the planner takes the
+// dense grid, GRID=1 takes the grid for any target space of at most
+// indiceGridMax keys. On the paths that may keep the sites in a hash
+// table (planSitesTable): TABLE=0 sorts them, TABLE=1 takes the table on
+// any device class, PROBES=n places a site at most n slots past its home
+// (at most sitesTableMaxProbes; a test of the sort the op falls back to).
+func (d *Device) tunedIndice(p indicePlan, g convGeom, split IndiceSplit, space int64) indicePlan {
 	ks, ok := d.knobs["indice_plan"]
-	if !ok || p.Path != pathConvCandidates && p.Path != pathInverse {
+	if !ok {
 		return p
 	}
+	conv := p.Path == pathConvCandidates || p.Path == pathInverse
+	t := p.Table
 	for _, k := range ks {
 		switch {
-		case k.Name == "GRID" && k.Value == 0:
+		case k.Name == "GRID" && conv && space > 0 && k.Value == 0:
 			p.Grid, p.Search = 0, "sort+unique"
-		case k.Name == "GRID" && space > 0 && space <= indiceGridMax:
+		case k.Name == "GRID" && conv && space > 0 && space <= indiceGridMax:
 			p.Grid, p.Search = space, "dense grid"
+		case k.Name == "TABLE" && k.Value == 0:
+			t = sitesTable{}
+		case k.Name == "TABLE":
+			t = planSitesTable(d.caps, p.Path, g.l, g.inBits, true)
 		}
+	}
+	for _, k := range ks {
+		if k.Name == "PROBES" && t.Slots > 0 {
+			t.Probes = min(max(k.Value, 0), sitesTableMaxProbes)
+		}
+	}
+	if t != p.Table {
+		p = withSitesTable(d.caps, g, split, p, t)
 	}
 	p.Reason += " [ACCEL_KNOBS]"
 	return p

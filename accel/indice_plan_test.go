@@ -28,7 +28,11 @@ func TestPlanIndicePairs(t *testing.T) {
 		for _, c := range []struct{ n, k int64 }{{1, 1}, {7, 27}, {248636, 27}, {149100, 27}, {100000, 625}, {3, 125}} {
 			for _, look := range []bool{false, true} {
 				for _, split := range append([]IndiceSplit{SplitAuto}, IndiceSplits...) {
-					p := planIndicePairs(dev.caps, c.n, c.k, look, c.n, split)
+					search := int64(0)
+					if look {
+						search = searchSteps(c.n)
+					}
+					p := planIndicePairs(dev.caps, c.n, c.k, search, split)
 					what := p.String()
 					require.NotEqual(t, SplitAuto, p.Split, what)
 					if split != SplitAuto {
@@ -70,15 +74,15 @@ func TestPlanIndicePairs(t *testing.T) {
 		}
 	}
 	// the CPU drivers: groups of one SIMD vector, a few jobs per core
-	p := planIndicePairs(pocl, 248636, 27, true, 248636, SplitAuto)
+	p := planIndicePairs(pocl, 248636, 27, searchSteps(248636), SplitAuto)
 	assert.Equal(t, int64(8), p.Cores)
 	assert.Equal(t, int64(32), p.Jobs)
 	// a GPU: one row per core
-	p = planIndicePairs(gpu, 248636, 27, true, 248636, SplitLL)
+	p = planIndicePairs(gpu, 248636, 27, searchSteps(248636), SplitLL)
 	assert.Equal(t, int64(64), p.Cores)
 	assert.Equal(t, int64(1), p.RowsPerCore)
 	// lavapipe's KK walks every row per core: many launches
-	p = planIndicePairs(lavapipe, 248636, 27, true, 248636, SplitKK)
+	p = planIndicePairs(lavapipe, 248636, 27, searchSteps(248636), SplitKK)
 	assert.Greater(t, p.Repeats, int64(100))
 
 	// a submanifold conv: rows on the CPU drivers, candidates on a GPU

@@ -3,6 +3,7 @@ package accel
 import (
 	"fmt"
 	"math/rand"
+	"strings"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
@@ -330,9 +331,70 @@ func TestIndiceSubmModel(t *testing.T) {
 			}
 			g, err := newConvGeom("get_indice_pairs", Int32, idx.shape, p)
 			require.NoError(t, err)
-			assert.Equal(t, d.indiceModel(g, SplitAuto, pathSubmLookup, 0, 0, 0).Bytes(), got[0].ModelBytes, "%+v", got[0])
+			plan := planIndice(d.caps, g, SplitAuto, sh, false)
+			require.Equal(t, pathSubmLookup, plan.Path)
+			assert.Equal(t, d.indiceModel(g, SplitAuto, plan, 0, 0).Bytes(), got[0].ModelBytes, "%+v", got[0])
 			assert.Equal(t, indiceMinBytes(pathSubmLookup, g, 0), got[0].MinBytes)
 			assert.Equal(t, 1, got[0].Waits)
+		}
+	})
+}
+
+// TestIndiceSitesTable forces the GPUs' hash table of the input sites
+// ($ACCEL_KNOBS' indice_plan:TABLE=1) on both drivers: the submanifold
+// conv's lookups on candidates, the regular, transposed and inverse convs'
+// duplicate check (and the inverse's lookups), with the reference's bytes
+// and errors; then with PROBES=0 (a site placed at its home only), where
+// sites that collide make the op sort its sites instead, with the same
+// bytes.
+func TestIndiceSitesTable(t *testing.T) {
+	rng := rand.New(rand.NewSource(16))
+	shape := []int64{9, 40, 40}
+	k3 := []int64{3, 3, 3}
+	modes := []SparseConvParams{
+		{BatchSize: 3, SpatialShape: shape, KSize: k3, Subm: true},
+		{BatchSize: 3, SpatialShape: shape, KSize: k3, Stride: []int64{2, 2, 2}, Padding: []int64{0, 1, 1}},
+		{BatchSize: 3, SpatialShape: shape, KSize: []int64{2, 3, 2}, Stride: []int64{2, 1, 2}, Transpose: true},
+		{BatchSize: 3, SpatialShape: shape, KSize: k3, Stride: []int64{2, 2, 2}, Padding: []int64{1, 1, 1}, Inverse: true},
+	}
+	sites := []*Tensor{randSites(rng, 3, shape, 1), randSites(rng, 3, shape, 200), randSites(rng, 3, shape, 3000)}
+	dup := mustTensor(FromInt32s([]int64{4, 4}, []int32{0, 1, 2, 3, 1, 7, 8, 9, 2, 0, 0, 0, 1, 7, 8, 9}))
+	forEachDevice(t, func(t *testing.T, d *Device) {
+		if !d.caps.Int64Atomics {
+			t.Skip("no 64-bit compare-and-swap: the sites are sorted")
+		}
+		var tabled, sorted int
+		d.OnPlan(func(r PlanReport) {
+			if r.Family == "indice" {
+				if strings.Contains(r.Plan, "sites=table") {
+					tabled++
+				} else {
+					sorted++
+				}
+			}
+		})
+		defer d.OnPlan(nil)
+		old := d.knobs
+		defer func() { d.knobs = old }()
+		for _, knobs := range []string{"indice_plan:TABLE=1", "indice_plan:TABLE=1,PROBES=0"} {
+			var err error
+			d.knobs, err = knobOverrides(knobs)
+			require.NoError(t, err)
+			tabled, sorted = 0, 0
+			for i, p := range modes {
+				for _, idx := range append(sites, dup) {
+					for _, noGrid := range []bool{false, true} {
+						checkIP(t, d, ipCase{name: fmt.Sprintf("%s: mode %d, %d sites, no grid %v", knobs, i, idx.shape[0], noGrid),
+							idx: idx, p: p, shape: shapeCandidates, noGrid: noGrid})
+					}
+				}
+			}
+			assert.Positive(t, tabled, "%s: plans with the table", knobs)
+			if strings.HasSuffix(knobs, "PROBES=0") {
+				assert.Positive(t, sorted, "%s: the sites sorted once the table overflowed", knobs)
+			} else {
+				assert.Zero(t, sorted, "%s: every plan with the table", knobs)
+			}
 		}
 	})
 }

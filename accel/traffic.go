@@ -478,16 +478,17 @@ func triTraffic(count, elemBytes int64) traffic {
 	return t
 }
 
-// indiceTraffic models get_indice_pairs on the GPUs' candidates over g's l
-// sites of d spatial dims and k kernel offsets, radix and scan giving the
-// plans its sorts and scans make (as the run makes them):
+// indiceTraffic models get_indice_pairs on the GPUs' candidates by plan p
+// over g's l sites of d spatial dims and k kernel offsets, radix and scan
+// giving the plans its sorts and scans make (as the run makes them):
 //
 //   - every path: the sites' keys from their rows (int32, d+1 each),
-//     sorted over inBits bits, checked for duplicates;
+//     sorted over inBits bits and checked for duplicates, or placed in
+//     their hash table (p.Table, filled first);
 //   - pathSubmLookup: each (site, offset) looks its target up among the
-//     sorted sites (lookupTraffic), the wait for the validation flag, the
+//     sites (lookupTraffic), the wait for the validation flag, the
 //     sites copied out as the output indices;
-//   - pathConvCandidates and pathInverse through a dense grid of grid
+//   - pathConvCandidates and pathInverse through a dense grid of p.Grid
 //     keys (the target space, no larger than the candidates): each
 //     candidate's target key written and flagged in the grid, the grid
 //     scanned, one wait for its total with the validation flag, the
@@ -503,15 +504,22 @@ func triTraffic(count, elemBytes int64) traffic {
 //     transposed conv), or (an inverse conv) the m outputs looked up among
 //     the sorted sites and the sites copied out.
 func indiceTraffic(caps host.Caps, radix func(n int64) host.Plan, scan func(n int64, dt DType) host.Plan, g convGeom,
-	split IndiceSplit, path indicePath, grid, v, m int64) traffic {
+	split IndiceSplit, p indicePlan, v, m int64) traffic {
 	row := 4 * (int64(g.d) + 1)
 	l, k := g.l, g.k
+	path, grid, table := p.Path, p.Grid, p.Table
 	var t traffic
 	t.add("indice_keys", row*l, 8*l)
-	t.then(radixTraffic(caps, radix(l), l, 8, g.inBits, false, false, l))
-	t.add("indice_dups", 8*l, 0)
+	if table.Slots > 0 {
+		// the table filled, each site's key read and its word placed
+		t.fill("fill", 8*table.Slots)
+		t.add("indice_table", 8*l, 8*l)
+	} else {
+		t.then(radixTraffic(caps, radix(l), l, 8, g.inBits, false, false, l))
+		t.add("indice_dups", 8*l, 0)
+	}
 	if path == pathSubmLookup {
-		t.then(lookupTraffic(caps, scan, g, l, kernels.IpRuleSubm, split))
+		t.then(lookupTraffic(caps, scan, g, l, kernels.IpRuleSubm, split, table))
 		t.Waits++ // the validation flag
 		t.then(copyTraffic(row * l))
 		return t
@@ -529,7 +537,7 @@ func indiceTraffic(caps host.Caps, radix func(n int64) host.Plan, scan func(n in
 			keys = 4 * l * k
 		}
 		t.add("indice_expand", row*l, keys+4*m)
-		for i := int64(1); i < expandLaunches(caps, g, l, false, split); i++ {
+		for i := int64(1); i < expandLaunches(caps, g, l, 0, split); i++ {
 			t.add("indice_expand", 0, 0) // the rows of one launch, counted above
 		}
 		t.then(scanTraffic(scan(grid+1, Uint32), grid+1, 4, 4))
@@ -542,16 +550,16 @@ func indiceTraffic(caps host.Caps, radix func(n int64) host.Plan, scan func(n in
 			t.then(tilePairsTraffic(caps, scan, g, l, 0, 4*m))
 			return t
 		}
-		t.then(lookupTraffic(caps, scan, g, m, kernels.IpRuleInv, split))
+		t.then(lookupTraffic(caps, scan, g, m, kernels.IpRuleInv, split, table))
 		t.then(copyTraffic(row * l))
 		return t
 	}
-	dt, _, _ := expandLayout(caps, g, l, kernels.IpRuleConv, false, split)
+	dt, _, _ := expandLayout(caps, g, l, kernels.IpRuleConv, 0, sitesTable{}, split)
 	pw, count := int64(dt.Size()), l*k
 	t.fill("fill", pw)
 	expand := func(read, write int64) {
 		t.add("indice_expand", read, write)
-		for i := int64(1); i < expandLaunches(caps, g, l, false, split); i++ {
+		for i := int64(1); i < expandLaunches(caps, g, l, 0, split); i++ {
 			t.add("indice_expand", 0, 0) // the rows of one launch, counted above
 		}
 	}
@@ -567,7 +575,7 @@ func indiceTraffic(caps host.Caps, radix func(n int64) host.Plan, scan func(n in
 		t.add("indice_outs", 16*v, row*m)
 	}
 	if path == pathInverse {
-		t.then(lookupTraffic(caps, scan, g, m, kernels.IpRuleInv, split))
+		t.then(lookupTraffic(caps, scan, g, m, kernels.IpRuleInv, split, table))
 		t.then(copyTraffic(row * l))
 		return t
 	}
@@ -576,25 +584,31 @@ func indiceTraffic(caps host.Caps, radix func(n int64) host.Plan, scan func(n in
 }
 
 // lookupTraffic models a looked-up rule over n query rows (each (row,
-// offset) searching its target among the sorted site keys, found in the
-// caches and counted once): each row read and each candidate's found row
-// written (with sorted, a submanifold conv's cursors in key order, by
-// sorted position, and each row's rank); then the pairs by tiles
-// (tilePairsTraffic). Without rows, the counts zeroed.
-func lookupTraffic(caps host.Caps, scan func(n int64, dt DType) host.Plan, g convGeom, n, rule int64, split IndiceSplit) traffic {
+// offset) searching its target among the sorted site keys, or probing the
+// sites' hash table, found in the caches and counted once): each row read
+// and each candidate's found row written (with sorted, a submanifold
+// conv's cursors in key order, by sorted position, and each row's rank);
+// then the pairs by tiles (tilePairsTraffic). Without rows, the counts
+// zeroed.
+func lookupTraffic(caps host.Caps, scan func(n int64, dt DType) host.Plan, g convGeom, n, rule int64, split IndiceSplit,
+	table sitesTable) traffic {
 	var t traffic
 	if n == 0 {
 		t.fill("fill", 4*g.k)
 		return t
 	}
 	row := 4 * (int64(g.d) + 1)
-	_, _, sorted := expandLayout(caps, g, n, rule, true, split)
+	_, _, sorted := expandLayout(caps, g, n, rule, lookupSteps(g, table), table, split)
 	ranks := int64(0)
 	if sorted {
 		ranks = 4 * n
 	}
-	t.add("indice_expand", row*n+16*n, 4*n*g.k+ranks)
-	for i := int64(1); i < expandLaunches(caps, g, n, true, split); i++ {
+	sites := 16 * g.l // the sorted keys and their rows
+	if table.Slots > 0 {
+		sites = 8 * table.Slots
+	}
+	t.add("indice_expand", row*n+sites, 4*n*g.k+ranks)
+	for i := int64(1); i < expandLaunches(caps, g, n, lookupSteps(g, table), split); i++ {
 		t.add("indice_expand", 0, 0) // the rows of one launch, counted above
 	}
 	t.then(tilePairsTraffic(caps, scan, g, n, ranks, 0))
@@ -618,10 +632,11 @@ func tilePairsTraffic(caps host.Caps, scan func(n int64, dt DType) host.Plan, g 
 	return t
 }
 
-// expandLaunches is how many launches the expansion of n rows takes
-// (expandLaunch: the plan's rows per launch, under a driver's loop limit).
-func expandLaunches(caps host.Caps, g convGeom, n int64, look bool, split IndiceSplit) int64 {
-	p := planIndicePairs(caps, n, g.k, look, g.l, split)
+// expandLaunches is how many launches the expansion of n rows takes, a
+// lookup search loop iterations (expandLaunch: the plan's rows per launch,
+// under a driver's loop limit).
+func expandLaunches(caps host.Caps, g convGeom, n, search int64, split IndiceSplit) int64 {
+	p := planIndicePairs(caps, n, g.k, search, split)
 	return (n + max(p.Rows, 1) - 1) / max(p.Rows, 1)
 }
 

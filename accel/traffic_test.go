@@ -143,19 +143,27 @@ func TestTrafficModel(t *testing.T) {
 	// offsets), whose least is its output (a pair of int32 rows per
 	// candidate slot, 8 bytes): each candidate's found row written, then
 	// read twice (the tiles' counts, the pairs' write), 20 bytes a
-	// candidate beside the sites' sort: within 3.5x the least (it was 40
-	// bytes a candidate, 5.2x, while every candidate's flag was written,
-	// scanned and read); the goal is 0.3 ms.
+	// candidate beside the sites' hash table: within 3.5x the least (it
+	// was 40 bytes a candidate, 5.2x, while every candidate's flag was
+	// written, scanned and read); the goal is 0.3 ms. The table
+	// (1M slots, 8 MB, 4x the sites) takes 2 launches where the sites'
+	// sort and its duplicate check took 15, and a lookup a probe or two
+	// where a binary search took 18 dependent loads.
 	{
 		l, k := int64(248636), int64(27)
 		sub := convGeom{l: l, k: k, d: 3, inBits: keyBitsFor(4 * 41 * 1440 * 1440), p: reference.SparseConv{Subm: true, BatchSize: 4,
 			SpatialShape: []int64{41, 1440, 1440}, KSize: []int64{3, 3, 3}}}
-		require.Equal(t, pathSubmLookup, planIndice(h100, sub, SplitAuto, shapeAuto, false).Path)
-		tr := indiceTraffic(h100, h100Radix, h100Scan, sub, SplitAuto, pathSubmLookup, 0, 0, 0)
+		ps := planIndice(h100, sub, SplitAuto, shapeAuto, false)
+		require.Equal(t, pathSubmLookup, ps.Path)
+		require.Equal(t, sitesTable{Slots: 1 << 20, RowBits: 18, Probes: sitesTableProbes}, ps.Table)
+		tr := indiceTraffic(h100, h100Radix, h100Scan, sub, SplitAuto, ps, 0, 0)
 		min := indiceMinBytes(pathSubmLookup, sub, 0)
 		assert.LessOrEqual(t, tr.Bytes(), 7*min/2, "subm: %s", tr)
 		assert.Equal(t, 1, tr.Waits)
 		predict("get_indice_pairs subm248636", tr, min, "H100 1.02 OpenCL, 0.79 Vulkan; PyTorch (sort + searchsorted) 7.16; goal 0.3")
+		sorted := indiceTraffic(h100, h100Radix, h100Scan, sub, SplitAuto, withSitesTable(h100, sub, SplitAuto, ps, sitesTable{}), 0, 0)
+		assert.Equal(t, tr.Launches()+13, sorted.Launches(), "the table's fill and insert for the sort's 14 launches (two fills) and the check's")
+		predict("  (sites sorted)", sorted, min, "H200 0.599 OpenCL (session 3, before the tiles)")
 	}
 
 	// get_indice_pairs conv149100 (batch 4, 11x360x360, k3, stride 2,
@@ -179,12 +187,15 @@ func TestTrafficModel(t *testing.T) {
 		p1 := planIndice(h100, g, SplitAuto, shapeAuto, false)
 		require.Equal(t, pathConvCandidates, p1.Path)
 		require.Equal(t, space, p1.Grid, "the target space is smaller than the candidates: the dense grid")
-		tr := indiceTraffic(h100, h100Radix, h100Scan, g, SplitAuto, pathConvCandidates, space, v, m)
+		require.Positive(t, p1.Table.Slots, "the sites in their hash table")
+		tr := indiceTraffic(h100, h100Radix, h100Scan, g, SplitAuto, p1, v, m)
 		min := indiceMinBytes(pathConvCandidates, g, m)
 		assert.LessOrEqual(t, tr.Bytes(), 7*min/2, "conv: %s", tr)
 		assert.Equal(t, 1, tr.Waits, "the validation flag read with the grid's total")
 		predict("get_indice_pairs conv149100", tr, min, "H100 0.94 OpenCL, 2.81 Vulkan; H200 0.584 OpenCL; PyTorch (sort + searchsorted) 7.16")
-		sorted := indiceTraffic(h100, h100Radix, h100Scan, g, SplitAuto, pathConvCandidates, 0, v, m)
+		ps := p1
+		ps.Grid = 0
+		sorted := indiceTraffic(h100, h100Radix, h100Scan, g, SplitAuto, ps, v, m)
 		assert.LessOrEqual(t, sorted.Bytes(), 6*min, "conv, targets sorted: %s", sorted)
 		assert.Equal(t, 2, sorted.Waits)
 		predict("  (targets sorted)", sorted, min, "")
@@ -195,7 +206,7 @@ func TestTrafficModel(t *testing.T) {
 		pi := planIndice(h100, gi, SplitAuto, shapeAuto, false)
 		require.Equal(t, pathInverse, pi.Path)
 		require.Equal(t, space, pi.Grid)
-		inv := indiceTraffic(h100, h100Radix, h100Scan, gi, SplitAuto, pathInverse, space, 0, m)
+		inv := indiceTraffic(h100, h100Radix, h100Scan, gi, SplitAuto, pi, 0, m)
 		assert.Equal(t, 1, inv.Waits)
 		predict("  (its inverse)", inv, indiceMinBytes(pathInverse, gi, m), "")
 	}

@@ -88,7 +88,8 @@ func TestScatterPlanKnobs(t *testing.T) {
 }
 
 // TestIndicePlanKnobs: ACCEL_KNOBS's indice_plan:GRID switches a regular
-// conv on candidates between the dense grid and the sort of its targets.
+// conv on candidates between the dense grid and the sort of its targets,
+// TABLE and PROBES the sites' hash table.
 func TestIndicePlanKnobs(t *testing.T) {
 	p := reference.SparseConv{BatchSize: 4, SpatialShape: []int64{11, 360, 360}, KSize: []int64{3, 3, 3},
 		Stride: []int64{2, 2, 2}, Padding: []int64{0, 1, 1}, Dilation: []int64{1, 1, 1}}
@@ -97,10 +98,43 @@ func TestIndicePlanKnobs(t *testing.T) {
 	require.Equal(t, int64(648000), plan.Grid)
 	d := &Device{}
 	d.knobs, _ = knobOverrides("indice_plan:GRID=0")
-	off := d.tunedIndice(plan, 648000)
+	off := d.tunedIndice(plan, g, SplitAuto, 648000)
 	assert.Zero(t, off.Grid)
 	assert.Contains(t, off.Reason, "[ACCEL_KNOBS]")
 	d.knobs, _ = knobOverrides("indice_plan:GRID=1")
-	assert.Equal(t, int64(648000), d.tunedIndice(off, 648000).Grid)
-	assert.Zero(t, d.tunedIndice(off, indiceGridMax+1).Grid, "past the grid's bound")
+	assert.Equal(t, int64(648000), d.tunedIndice(off, g, SplitAuto, 648000).Grid)
+	assert.Zero(t, d.tunedIndice(off, g, SplitAuto, indiceGridMax+1).Grid, "past the grid's bound")
+
+	// the sites' hash table: a GPU's submanifold conv on candidates takes
+	// it; TABLE=0 sorts the sites (the binary search's plan and
+	// workspace), TABLE=1 takes it back, PROBES sets its reach
+	sub := convGeom{l: 248636, k: 27, d: 3, inBits: keyBitsFor(4 * 41 * 1440 * 1440), p: reference.SparseConv{Subm: true,
+		BatchSize: 4, SpatialShape: []int64{41, 1440, 1440}, KSize: []int64{3, 3, 3}}}
+	ps := planIndice(h100, sub, SplitAuto, shapeAuto, false)
+	require.Equal(t, sitesTable{Slots: 1 << 20, RowBits: 18, Probes: sitesTableProbes}, ps.Table)
+	require.Equal(t, "hash table", ps.Search)
+	d = &Device{caps: h100}
+	d.knobs, _ = knobOverrides("indice_plan:TABLE=0")
+	sorted := d.tunedIndice(ps, sub, SplitAuto, 0)
+	assert.Zero(t, sorted.Table.Slots)
+	assert.Equal(t, "sort+search", sorted.Search)
+	assert.Equal(t, ps.WorkspaceBytes-8<<20, sorted.WorkspaceBytes)
+	d.knobs, _ = knobOverrides("indice_plan:TABLE=1,PROBES=3")
+	back := d.tunedIndice(sorted, sub, SplitAuto, 0)
+	assert.Equal(t, sitesTable{Slots: 1 << 20, RowBits: 18, Probes: 3}, back.Table)
+	assert.Equal(t, ps.WorkspaceBytes, back.WorkspaceBytes)
+	d.knobs, _ = knobOverrides("indice_plan:PROBES=100000")
+	assert.Equal(t, int64(sitesTableMaxProbes), d.tunedIndice(ps, sub, SplitAuto, 0).Table.Probes)
+	// a CPU driver keeps its rows layout's sorted sites, forced or not
+	pocl := host.Caps{Backend: host.OpenCL, Type: host.TypeCPU, ComputeUnits: 2, Int64: true, Int64Atomics: true}
+	rows := planIndice(pocl, sub, SplitAuto, shapeAuto, false)
+	require.Equal(t, pathSubmRows, rows.Path)
+	assert.Zero(t, rows.Table.Slots)
+	d = &Device{caps: pocl}
+	d.knobs, _ = knobOverrides("indice_plan:TABLE=1")
+	assert.Zero(t, d.tunedIndice(rows, sub, SplitAuto, 0).Table.Slots)
+	// and takes it for an inverse, whose lookups run on candidates
+	inv := g
+	inv.p.Inverse = true
+	assert.Positive(t, planIndice(pocl, inv, SplitAuto, shapeAuto, false).Table.Slots)
 }

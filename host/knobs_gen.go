@@ -17,6 +17,8 @@ var (
 	KnobIpDense = KnobKey{"IP_DENSE"}
 	// KnobIpEmit is IP_EMIT (indice): folded argument emit (-1: the run-time value).
 	KnobIpEmit = KnobKey{"IP_EMIT"}
+	// KnobIpHashed is IP_HASHED (indice): folded argument hashed (-1: the run-time value).
+	KnobIpHashed = KnobKey{"IP_HASHED"}
 	// KnobIpLookup is IP_LOOKUP (indice): folded argument lookup (-1: the run-time value).
 	KnobIpLookup = KnobKey{"IP_LOOKUP"}
 	// KnobIpRule is IP_RULE (indice): folded argument rule (-1: the run-time value).
@@ -96,4 +98,4 @@ var (
 )
 
 // KnobKeys lists every declared knob's KnobKey, by name.
-var KnobKeys = []KnobKey{KnobChain, KnobContig, KnobFdiv, KnobFlat, KnobIpDense, KnobIpEmit, KnobIpLookup, KnobIpRule, KnobIpSorted, KnobIpSplit, KnobIpWide, KnobItems, KnobMoveHasIdx, KnobMoveHasSrc, KnobMoveKind, KnobProbeK, KnobRadixBits, KnobRadixDesc, KnobRadixFirst, KnobRadixKind, KnobRadixKpt, KnobRadixPack, KnobRadixSpin, KnobRadixSweep, KnobScanExcl, KnobScanKind, KnobScanSg, KnobScCounted, KnobScFew, KnobScFewgSh, KnobScRed, KnobScSelf, KnobScWrap, KnobSegRed, KnobSegSelf, KnobSegValsAt, KnobSpin, KnobSpGrad, KnobSpMode, KnobSpOp, KnobSpWide, KnobSpWideX, KnobSpWideY, KnobStream}
+var KnobKeys = []KnobKey{KnobChain, KnobContig, KnobFdiv, KnobFlat, KnobIpDense, KnobIpEmit, KnobIpHashed, KnobIpLookup, KnobIpRule, KnobIpSorted, KnobIpSplit, KnobIpWide, KnobItems, KnobMoveHasIdx, KnobMoveHasSrc, KnobMoveKind, KnobProbeK, KnobRadixBits, KnobRadixDesc, KnobRadixFirst, KnobRadixKind, KnobRadixKpt, KnobRadixPack, KnobRadixSpin, KnobRadixSweep, KnobScanExcl, KnobScanKind, KnobScanSg, KnobScCounted, KnobScFew, KnobScFewgSh, KnobScRed, KnobScSelf, KnobScWrap, KnobSegRed, KnobSegSelf, KnobSegValsAt, KnobSpin, KnobSpGrad, KnobSpMode, KnobSpOp, KnobSpWide, KnobSpWideX, KnobSpWideY, KnobStream}

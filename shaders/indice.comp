@@ -4,11 +4,15 @@
 // clkernels/indice.cl), whose entry points and knobs are declared in
 // host/kernels (clkernels/common/gen/indice.h). Variant: any.
 #extension GL_EXT_shader_explicit_arithmetic_types_int64 : require
+#extension GL_EXT_shader_atomic_int64 : require
 #extension GL_EXT_buffer_reference : require
 #extension GL_GOOGLE_include_directive : require
 #include "portable.h"
 #include "memory.h"
 #define ATOM_MIN_U32(p, i, v) atomicMin(Mem32((p) + uint64_t(i) * 4ul).x, (v))
+// indice_table's alone (its module the one with Int64Atomics; the host
+// runs it where Caps.Int64Atomics)
+#define CAS64(p, i, cmp, val) atomicCompSwap(Mem64((p) + uint64_t(i) * 8ul).x, (cmp), (val))
 
 #include "gen/indice.h"
 // indice_tcount's and indice_wpairs' work-group scratch: a count per invocation

@@ -67,19 +67,9 @@
 #define ACCEL_HASH_BODY_H
 
 #include "elementwise.h"
+#include "hash_mix.h"
 
 #define HT_BATCH 8
-
-/* The 64-bit finalizer of MurmurHash3 (a bijection): keys that differ only
- * in high bits still spread over the low bits the mask keeps. */
-u64 ht_hash(u64 k) {
-	k ^= k >> 33;
-	k *= 0xff51afd7ed558ccdUL;
-	k ^= k >> 33;
-	k *= 0xc4ceb9fe1a85ec53UL;
-	k ^= k >> 33;
-	return k;
-}
 
 /* The passes over an insert's slots (plain loops that vectorize); op is a
  * literal at each entry: 0 mark, 1 commit, 2 ids. */

@@ -15,14 +15,27 @@
  *   CONV   out*stride = in + padding - kidx*dilation, out inside the shape
  *   TCONV  out = in*stride - padding + kidx*dilation, out inside the shape
  *   SUBM   out = in - (kidx - ksize/2)*dilation, then looked up among the
- *          sites (sorted keys)
+ *          sites (sorted keys, or their hash table)
  *   INV    in = out*stride - padding + kidx*dilation from a forward output
  *          q, then looked up among the forward's input sites
+ *
+ * The sites' hash table (hashed): open addressing with linear probing over
+ * slots 64-bit words (a power of two, at least 4x the sites: a load of at
+ * most 1/4, where 250k sites probe at most about 20 slots past their
+ * home), the home of a key ht_hash(key) & (slots - 1). Site q's word is
+ * key << rb | q, rb the bits of the site count, so no word is all ones,
+ * a free slot's marker, and one compare-and-swap places key and row
+ * together. A site placed at most probes slots past its home is found by
+ * probes + 1 loads at most; one that finds no free slot there sets
+ * err[IP_FLAG_TABLE], and the host sorts the sites instead.
  *
  *   indice_keys     checks each row (batch in [0, batch), coordinates in
  *                   [0, shape)) and writes its key; a bad row records its
  *                   tile (row >> ERR_TILE_SHIFT) into err[0]
  *   indice_dups     sorted keys: an equal neighbour records its tile
+ *   indice_table    the sites' hash table (GPUs, in place of the sort and
+ *                   indice_dups): each site's word into a free slot near
+ *                   its home, a key found there twice recording its tile
  *   indice_expand   the candidates' flags cnt[p] (CONV/TCONV; dense:
  *                   their targets' keys orow[p], flagged in the grid), or
  *                   for the looked-up rules their found rows orow[p], with the
@@ -58,6 +71,7 @@
 #define ACCEL_INDICE_BODY_H
 
 #include "elementwise.h"
+#include "hash_mix.h"
 #include "lane_scan.h"
 
 #define IP_MAXD 4
@@ -245,6 +259,51 @@ void indice_dups(INDICE_DUPS_PARAMS) {
 	EW_END
 }
 
+/* The row of the site whose key is key in the sites' hash table, or -1:
+ * at most probes + 1 slots from its home, up to the first free one. */
+i64 ip_table_find(BPTR table, i64 slots, i64 rb, i64 probes, i64 key) {
+	const u64 mask = CAST(u64, slots - I64C(1));
+	u64 s = ht_hash(CAST(u64, key)) & mask;
+	for (i64 d = I64C(0); d <= probes; d++) {
+		const u64 w = LD64(table, CAST(i64, s));
+		if (w == ~CAST(u64, 0)) {
+			break;
+		}
+		if ((w >> rb) == CAST(u64, key)) {
+			return CAST(i64, w & ((CAST(u64, 1) << rb) - CAST(u64, 1)));
+		}
+		s = (s + CAST(u64, 1)) & mask;
+	}
+	return I64C(-1);
+}
+
+void indice_table(INDICE_TABLE_PARAMS) {
+	const u64 mask = CAST(u64, slots - I64C(1));
+	EW_FOR(n, i)
+		const u64 key = LD64(keys, i);
+		const u64 mine = (key << rb) | CAST(u64, i);
+		u64 s = ht_hash(key) & mask;
+		bool placed = false;
+		for (i64 d = I64C(0); d <= probes; d++) {
+			const u64 old = CAS64(table, CAST(i64, s), ~CAST(u64, 0), mine);
+			if (old == ~CAST(u64, 0)) {
+				placed = true;
+				break;
+			}
+			if ((old >> rb) == key) {
+				/* a site twice (or a bad row's key 0, flagged already) */
+				ATOM_MIN_U32(err, 0, CAST(u32, i >> ERR_TILE_SHIFT)); /* 32-ok: p >> ERR_TILE_SHIFT (16) < 2^32 for positions < 2^48 */
+				placed = true;
+				break;
+			}
+			s = (s + CAST(u64, 1)) & mask;
+		}
+		if (!placed) {
+			ST32(err, IP_FLAG_TABLE, 1u);
+		}
+	EW_END
+}
+
 void indice_expand(INDICE_EXPAND_PARAMS) {
 	const i64 g = GROUP_LINEAR_ID();
 	if (g >= jobs) {
@@ -289,7 +348,11 @@ void indice_expand(INDICE_EXPAND_PARAMS) {
 			i64 key = ip_target(params, rl, D, b, v0, v1, v2, v3, r0, r1, r2, r3, k);
 			if (look) {
 				i64 found = I64C(-1);
-				if (key >= I64C(0)) {
+				if (hashed != I64C(0)) {
+					if (key >= I64C(0)) {
+						found = ip_table_find(table, slots, rb, probes, key);
+					}
+				} else if (key >= I64C(0)) {
 					/* lower bound of key among the sorted site keys: in
 					 * [0, nkeys), or galloping from the offset's cursor */
 					i64 lo = I64C(0);

@@ -160,6 +160,8 @@ const (
 	IpPDil = 24
 	// IpPLen is IP_P_LEN: params holds IP_P_LEN int64 words.
 	IpPLen = 28
+	// IpFlagTable is IP_FLAG_TABLE: err[IP_FLAG_TABLE] (32-bit word): 1 once a site found no free slot of the sites' hash table within its probes.
+	IpFlagTable = 2
 )
 
 // Codes SP_*: sparse ops and flag words.
@@ -1944,6 +1946,30 @@ func (a IndiceDups) AppendArgs(dst []host.Arg) []host.Arg {
 	return append(dst, host.BufArg(a.Keys), host.BufArg(a.Err), host.I64(a.N))
 }
 
+// IndiceTable is a launch of indice_table_k (indice): the sites' hash table: site i's word (key << rb | i) into the first free slot at most probes past its home; a key already there records its tile in err[0], no free slot sets err[IP_FLAG_TABLE].
+type IndiceTable struct {
+	Keys   host.Buffer // in: uint64 site keys (indice_keys)
+	Table  host.Buffer // inout: uint64 [slots] words, all ones when free
+	Err    host.Buffer // inout: the validation flag (words 0 and IP_FLAG_TABLE)
+	N      int64       // sites
+	Slots  int64       // the table's slots, a power of two
+	Rb     int64       // the bits of a row (below the key in a word)
+	Probes int64       // the most slots a site probes past its home
+}
+
+// Entry returns the declaration of indice_table_k.
+func (IndiceTable) Entry() *host.EntryDecl { return Indice.Entries[2] }
+
+// Spec returns the kernel indice_table_k of variant v.
+func (IndiceTable) Spec(v IndiceVariant) host.KernelSpec {
+	return host.KernelSpec{Entry: Indice.Entries[2], Variant: string(v)}
+}
+
+// AppendArgs appends the argument slots in declaration order.
+func (a IndiceTable) AppendArgs(dst []host.Arg) []host.Arg {
+	return append(dst, host.BufArg(a.Keys), host.BufArg(a.Table), host.BufArg(a.Err), host.I64(a.N), host.I64(a.Slots), host.I64(a.Rb), host.I64(a.Probes))
+}
+
 // IndiceExpand is a launch of indice_expand_k (indice): the candidates (offset k, row q) of this launch's rows: CONV/TCONV cnt[k*n + q] = 1 where the rule gives a target, else 0; the looked-up rules orow[k*n + q] = the row found in the sorted keys, or -1.
 type IndiceExpand struct {
 	Rows   host.Buffer // in: int32 [n, 1+D] query rows
@@ -1966,19 +1992,24 @@ type IndiceExpand struct {
 	Emit   int64       // folds into IP_EMIT: 1: CONV/TCONV with cnt scanned: the valid candidates' target keys into ckey[cnt[p]]
 	Grid   host.Buffer // out: uint32 flags over the target space (dense)
 	Dense  int64       // folds into IP_DENSE: CONV/TCONV through the dense grid: grid[key] = 1, and with 1 orow[p] = the target's key or -1 (2: the grid only)
+	Table  host.Buffer // in: uint64 [slots] the sites' hash table (hashed)
+	Slots  int64       // the table's slots (hashed)
+	Rb     int64       // the bits of a row in a table word (hashed)
+	Probes int64       // the most slots a site lies past its home (hashed)
+	Hashed int64       // folds into IP_HASHED: 1: the looked-up rules find their targets in the sites' hash table, not among the sorted keys
 }
 
 // Entry returns the declaration of indice_expand_k.
-func (IndiceExpand) Entry() *host.EntryDecl { return Indice.Entries[2] }
+func (IndiceExpand) Entry() *host.EntryDecl { return Indice.Entries[3] }
 
 // Spec returns the kernel indice_expand_k of variant v.
 func (IndiceExpand) Spec(v IndiceVariant) host.KernelSpec {
-	return host.KernelSpec{Entry: Indice.Entries[2], Variant: string(v)}
+	return host.KernelSpec{Entry: Indice.Entries[3], Variant: string(v)}
 }
 
 // AppendArgs appends the argument slots in declaration order.
 func (a IndiceExpand) AppendArgs(dst []host.Arg) []host.Arg {
-	return append(dst, host.BufArg(a.Rows), host.BufArg(a.Params), host.BufArg(a.Skeys), host.BufArg(a.Sperm), host.BufArg(a.Cnt), host.BufArg(a.Orow), host.BufArg(a.Rank), host.I64(a.N), host.I64(a.Nkeys), host.I64(a.Row0), host.I64(a.RowsN), host.I64(a.Jobs), host.I64(a.Rule), host.I64(a.Split), host.I64(a.Wide), host.I64(a.Sorted), host.BufArg(a.Ckey), host.I64(a.Emit), host.BufArg(a.Grid), host.I64(a.Dense))
+	return append(dst, host.BufArg(a.Rows), host.BufArg(a.Params), host.BufArg(a.Skeys), host.BufArg(a.Sperm), host.BufArg(a.Cnt), host.BufArg(a.Orow), host.BufArg(a.Rank), host.I64(a.N), host.I64(a.Nkeys), host.I64(a.Row0), host.I64(a.RowsN), host.I64(a.Jobs), host.I64(a.Rule), host.I64(a.Split), host.I64(a.Wide), host.I64(a.Sorted), host.BufArg(a.Ckey), host.I64(a.Emit), host.BufArg(a.Grid), host.I64(a.Dense), host.BufArg(a.Table), host.I64(a.Slots), host.I64(a.Rb), host.I64(a.Probes), host.I64(a.Hashed))
 }
 
 // IndiceOuts is a launch of indice_outs_k (indice): sorted target keys: the first of each run writes its site into out_indices[seg[j]-1].
@@ -1992,11 +2023,11 @@ type IndiceOuts struct {
 }
 
 // Entry returns the declaration of indice_outs_k.
-func (IndiceOuts) Entry() *host.EntryDecl { return Indice.Entries[3] }
+func (IndiceOuts) Entry() *host.EntryDecl { return Indice.Entries[4] }
 
 // Spec returns the kernel indice_outs_k of variant v.
 func (IndiceOuts) Spec(v IndiceVariant) host.KernelSpec {
-	return host.KernelSpec{Entry: Indice.Entries[3], Variant: string(v)}
+	return host.KernelSpec{Entry: Indice.Entries[4], Variant: string(v)}
 }
 
 // AppendArgs appends the argument slots in declaration order.
@@ -2017,11 +2048,11 @@ type IndiceWrite struct {
 }
 
 // Entry returns the declaration of indice_write_k.
-func (IndiceWrite) Entry() *host.EntryDecl { return Indice.Entries[4] }
+func (IndiceWrite) Entry() *host.EntryDecl { return Indice.Entries[5] }
 
 // Spec returns the kernel indice_write_k of variant v.
 func (IndiceWrite) Spec(v IndiceVariant) host.KernelSpec {
-	return host.KernelSpec{Entry: Indice.Entries[4], Variant: string(v)}
+	return host.KernelSpec{Entry: Indice.Entries[5], Variant: string(v)}
 }
 
 // AppendArgs appends the argument slots in declaration order.
@@ -2040,11 +2071,11 @@ type IndiceTcount struct {
 }
 
 // Entry returns the declaration of indice_tcount_k.
-func (IndiceTcount) Entry() *host.EntryDecl { return Indice.Entries[5] }
+func (IndiceTcount) Entry() *host.EntryDecl { return Indice.Entries[6] }
 
 // Spec returns the kernel indice_tcount_k of variant v.
 func (IndiceTcount) Spec(v IndiceVariant) host.KernelSpec {
-	return host.KernelSpec{Entry: Indice.Entries[5], Variant: string(v)}
+	return host.KernelSpec{Entry: Indice.Entries[6], Variant: string(v)}
 }
 
 // AppendArgs appends the argument slots in declaration order.
@@ -2067,11 +2098,11 @@ type IndiceWpairs struct {
 }
 
 // Entry returns the declaration of indice_wpairs_k.
-func (IndiceWpairs) Entry() *host.EntryDecl { return Indice.Entries[6] }
+func (IndiceWpairs) Entry() *host.EntryDecl { return Indice.Entries[7] }
 
 // Spec returns the kernel indice_wpairs_k of variant v.
 func (IndiceWpairs) Spec(v IndiceVariant) host.KernelSpec {
-	return host.KernelSpec{Entry: Indice.Entries[6], Variant: string(v)}
+	return host.KernelSpec{Entry: Indice.Entries[7], Variant: string(v)}
 }
 
 // AppendArgs appends the argument slots in declaration order.
@@ -2096,11 +2127,11 @@ type IndiceSearch struct {
 }
 
 // Entry returns the declaration of indice_search_k.
-func (IndiceSearch) Entry() *host.EntryDecl { return Indice.Entries[7] }
+func (IndiceSearch) Entry() *host.EntryDecl { return Indice.Entries[8] }
 
 // Spec returns the kernel indice_search_k of variant v.
 func (IndiceSearch) Spec(v IndiceVariant) host.KernelSpec {
-	return host.KernelSpec{Entry: Indice.Entries[7], Variant: string(v)}
+	return host.KernelSpec{Entry: Indice.Entries[8], Variant: string(v)}
 }
 
 // AppendArgs appends the argument slots in declaration order.
@@ -2122,11 +2153,11 @@ type IndiceCount struct {
 }
 
 // Entry returns the declaration of indice_count_k.
-func (IndiceCount) Entry() *host.EntryDecl { return Indice.Entries[8] }
+func (IndiceCount) Entry() *host.EntryDecl { return Indice.Entries[9] }
 
 // Spec returns the kernel indice_count_k of variant v.
 func (IndiceCount) Spec(v IndiceVariant) host.KernelSpec {
-	return host.KernelSpec{Entry: Indice.Entries[8], Variant: string(v)}
+	return host.KernelSpec{Entry: Indice.Entries[9], Variant: string(v)}
 }
 
 // AppendArgs appends the argument slots in declaration order.
@@ -2146,11 +2177,11 @@ type IndiceLines struct {
 }
 
 // Entry returns the declaration of indice_lines_k.
-func (IndiceLines) Entry() *host.EntryDecl { return Indice.Entries[9] }
+func (IndiceLines) Entry() *host.EntryDecl { return Indice.Entries[10] }
 
 // Spec returns the kernel indice_lines_k of variant v.
 func (IndiceLines) Spec(v IndiceVariant) host.KernelSpec {
-	return host.KernelSpec{Entry: Indice.Entries[9], Variant: string(v)}
+	return host.KernelSpec{Entry: Indice.Entries[10], Variant: string(v)}
 }
 
 // AppendArgs appends the argument slots in declaration order.
@@ -2172,11 +2203,11 @@ type IndiceTsearch struct {
 }
 
 // Entry returns the declaration of indice_tsearch_k.
-func (IndiceTsearch) Entry() *host.EntryDecl { return Indice.Entries[10] }
+func (IndiceTsearch) Entry() *host.EntryDecl { return Indice.Entries[11] }
 
 // Spec returns the kernel indice_tsearch_k of variant v.
 func (IndiceTsearch) Spec(v IndiceVariant) host.KernelSpec {
-	return host.KernelSpec{Entry: Indice.Entries[10], Variant: string(v)}
+	return host.KernelSpec{Entry: Indice.Entries[11], Variant: string(v)}
 }
 
 // AppendArgs appends the argument slots in declaration order.
@@ -2198,11 +2229,11 @@ type IndiceEmit struct {
 }
 
 // Entry returns the declaration of indice_emit_k.
-func (IndiceEmit) Entry() *host.EntryDecl { return Indice.Entries[11] }
+func (IndiceEmit) Entry() *host.EntryDecl { return Indice.Entries[12] }
 
 // Spec returns the kernel indice_emit_k of variant v.
 func (IndiceEmit) Spec(v IndiceVariant) host.KernelSpec {
-	return host.KernelSpec{Entry: Indice.Entries[11], Variant: string(v)}
+	return host.KernelSpec{Entry: Indice.Entries[12], Variant: string(v)}
 }
 
 // AppendArgs appends the argument slots in declaration order.
@@ -2231,11 +2262,11 @@ type IndiceCrows struct {
 }
 
 // Entry returns the declaration of indice_crows_k.
-func (IndiceCrows) Entry() *host.EntryDecl { return Indice.Entries[12] }
+func (IndiceCrows) Entry() *host.EntryDecl { return Indice.Entries[13] }
 
 // Spec returns the kernel indice_crows_k of variant v.
 func (IndiceCrows) Spec(v IndiceVariant) host.KernelSpec {
-	return host.KernelSpec{Entry: Indice.Entries[12], Variant: string(v)}
+	return host.KernelSpec{Entry: Indice.Entries[13], Variant: string(v)}
 }
 
 // AppendArgs appends the argument slots in declaration order.
@@ -2260,11 +2291,11 @@ type IndiceCpairs struct {
 }
 
 // Entry returns the declaration of indice_cpairs_k.
-func (IndiceCpairs) Entry() *host.EntryDecl { return Indice.Entries[13] }
+func (IndiceCpairs) Entry() *host.EntryDecl { return Indice.Entries[14] }
 
 // Spec returns the kernel indice_cpairs_k of variant v.
 func (IndiceCpairs) Spec(v IndiceVariant) host.KernelSpec {
-	return host.KernelSpec{Entry: Indice.Entries[13], Variant: string(v)}
+	return host.KernelSpec{Entry: Indice.Entries[14], Variant: string(v)}
 }
 
 // AppendArgs appends the argument slots in declaration order.
@@ -2282,11 +2313,11 @@ type IndiceGouts struct {
 }
 
 // Entry returns the declaration of indice_gouts_k.
-func (IndiceGouts) Entry() *host.EntryDecl { return Indice.Entries[14] }
+func (IndiceGouts) Entry() *host.EntryDecl { return Indice.Entries[15] }
 
 // Spec returns the kernel indice_gouts_k of variant v.
 func (IndiceGouts) Spec(v IndiceVariant) host.KernelSpec {
-	return host.KernelSpec{Entry: Indice.Entries[14], Variant: string(v)}
+	return host.KernelSpec{Entry: Indice.Entries[15], Variant: string(v)}
 }
 
 // AppendArgs appends the argument slots in declaration order.

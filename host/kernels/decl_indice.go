@@ -23,13 +23,14 @@ var IndiceCodes = &host.CodeGroup{Prefix: "IP", Doc: "get_indice_pairs rules, sp
 	{Name: "P_PAD", Value: 20, Doc: "params[IP_P_PAD + d]: padding"},
 	{Name: "P_DIL", Value: 24, Doc: "params[IP_P_DIL + d]: dilation"},
 	{Name: "P_LEN", Value: 28, Doc: "params holds IP_P_LEN int64 words"},
+	{Name: "FLAG_TABLE", Value: 2, Doc: "err[IP_FLAG_TABLE] (32-bit word): 1 once a site found no free slot of the sites' hash table within its probes"},
 }}
 
 // Indice is get_indice_pairs, sparse convolution's rule generation
 // (indice_body.h).
 var Indice = (&host.FileDecl{
 	Name:           "indice",
-	ModulePerEntry: true, // 15 entries
+	ModulePerEntry: true, // 16 entries
 	Variants: []host.Variant{
 		variant("any"),
 	},
@@ -42,6 +43,10 @@ var Indice = (&host.FileDecl{
 				out("keys", "uint64 site keys over the input shape"), inout("err", "the validation flag"), i64("n", "rows")}},
 		{Name: "dups", Doc: "sorted site keys: a key equal to its predecessor records its tile in err[0]",
 			Args: []host.ArgDecl{in("keys", "sorted uint64 site keys"), inout("err", "the validation flag"), i64("n", "keys")}},
+		{Name: "table", Doc: "the sites' hash table: site i's word (key << rb | i) into the first free slot at most probes past its home; a key already there records its tile in err[0], no free slot sets err[IP_FLAG_TABLE]",
+			Args: []host.ArgDecl{in("keys", "uint64 site keys (indice_keys)"), inout("table", "uint64 [slots] words, all ones when free"),
+				inout("err", "the validation flag (words 0 and IP_FLAG_TABLE)"), i64("n", "sites"), i64("slots", "the table's slots, a power of two"),
+				i64("rb", "the bits of a row (below the key in a word)"), i64("probes", "the most slots a site probes past its home")}},
 		{Name: "expand", Doc: "the candidates (offset k, row q) of this launch's rows: CONV/TCONV cnt[k*n + q] = 1 where the rule gives a target, else 0; the looked-up rules orow[k*n + q] = the row found in the sorted keys, or -1",
 			Args: []host.ArgDecl{in("rows", "int32 [n, 1+D] query rows"), in("params", "int64 parameter block"),
 				in("skeys", "sorted uint64 site keys (looked-up rules)"), in("sperm", "int64 rows of the sorted keys"),
@@ -54,7 +59,10 @@ var Indice = (&host.FileDecl{
 				out("ckey", "uint64 target keys (emit)"),
 				folded("emit", "IP_EMIT", "1: CONV/TCONV with cnt scanned: the valid candidates' target keys into ckey[cnt[p]]"),
 				out("grid", "uint32 flags over the target space (dense)"),
-				folded("dense", "IP_DENSE", "CONV/TCONV through the dense grid: grid[key] = 1, and with 1 orow[p] = the target's key or -1 (2: the grid only)")}},
+				folded("dense", "IP_DENSE", "CONV/TCONV through the dense grid: grid[key] = 1, and with 1 orow[p] = the target's key or -1 (2: the grid only)"),
+				in("table", "uint64 [slots] the sites' hash table (hashed)"), i64("slots", "the table's slots (hashed)"),
+				i64("rb", "the bits of a row in a table word (hashed)"), i64("probes", "the most slots a site lies past its home (hashed)"),
+				folded("hashed", "IP_HASHED", "1: the looked-up rules find their targets in the sites' hash table, not among the sorted keys")}},
 		{Name: "outs", Doc: "sorted target keys: the first of each run writes its site into out_indices[seg[j]-1]",
 			Args: []host.ArgDecl{in("skeys", "sorted uint64 target keys"), in("seg", "int64 1-based run ids"), in("params", "int64 parameter block"),
 				out("outs", "int32 [M, 1+D] sites"), in("err", "the validation flag (skip when set)"), i64("n", "keys")}},

@@ -33,6 +33,7 @@
 #define IP_P_PAD 20 /* params[IP_P_PAD + d]: padding */
 #define IP_P_DIL 24 /* params[IP_P_DIL + d]: dilation */
 #define IP_P_LEN 28 /* params holds IP_P_LEN int64 words */
+#define IP_FLAG_TABLE 2 /* err[IP_FLAG_TABLE] (32-bit word): 1 once a site found no free slot of the sites' hash table within its probes */
 #endif
 
 /* validation flags */
@@ -69,6 +70,9 @@
 #ifndef IP_DENSE
 #define IP_DENSE -1 /* folded argument dense (-1: the run-time value) */
 #endif
+#ifndef IP_HASHED
+#define IP_HASHED -1 /* folded argument hashed (-1: the run-time value) */
+#endif
 #ifndef IP_LOOKUP
 #define IP_LOOKUP -1 /* folded argument lookup (-1: the run-time value) */
 #endif
@@ -83,14 +87,16 @@ layout(constant_id = 6) const int IP_WIDE = -1; /* folded argument wide (-1: the
 layout(constant_id = 7) const int IP_SORTED = -1; /* folded argument sorted (-1: the run-time value); 32-ok: a knob, an int32 (host/vulkan.go checks) */
 layout(constant_id = 8) const int IP_EMIT = -1; /* folded argument emit (-1: the run-time value); 32-ok: a knob, an int32 (host/vulkan.go checks) */
 layout(constant_id = 9) const int IP_DENSE = -1; /* folded argument dense (-1: the run-time value); 32-ok: a knob, an int32 (host/vulkan.go checks) */
-layout(constant_id = 10) const int IP_LOOKUP = -1; /* folded argument lookup (-1: the run-time value); 32-ok: a knob, an int32 (host/vulkan.go checks) */
+layout(constant_id = 10) const int IP_HASHED = -1; /* folded argument hashed (-1: the run-time value); 32-ok: a knob, an int32 (host/vulkan.go checks) */
+layout(constant_id = 11) const int IP_LOOKUP = -1; /* folded argument lookup (-1: the run-time value); 32-ok: a knob, an int32 (host/vulkan.go checks) */
 #define LOCAL_SIZE gl_WorkGroupSize.x
 #endif
 
 /* The parameters of the body functions, one list per entry point. */
 #define INDICE_KEYS_PARAMS BPTR indices, BPTR params, BPTR keys, BPTR err, i64 n
 #define INDICE_DUPS_PARAMS BPTR keys, BPTR err, i64 n
-#define INDICE_EXPAND_PARAMS BPTR rows, BPTR params, BPTR skeys, BPTR sperm, BPTR cnt, BPTR orow, BPTR rank, i64 n, i64 nkeys, i64 row0, i64 rows_n, i64 jobs, i64 rule, i64 split, i64 wide, i64 sorted, BPTR ckey, i64 emit, BPTR grid, i64 dense
+#define INDICE_TABLE_PARAMS BPTR keys, BPTR table, BPTR err, i64 n, i64 slots, i64 rb, i64 probes
+#define INDICE_EXPAND_PARAMS BPTR rows, BPTR params, BPTR skeys, BPTR sperm, BPTR cnt, BPTR orow, BPTR rank, i64 n, i64 nkeys, i64 row0, i64 rows_n, i64 jobs, i64 rule, i64 split, i64 wide, i64 sorted, BPTR ckey, i64 emit, BPTR grid, i64 dense, BPTR table, i64 slots, i64 rb, i64 probes, i64 hashed
 #define INDICE_OUTS_PARAMS BPTR skeys, BPTR seg, BPTR params, BPTR outs, BPTR err, i64 n
 #define INDICE_WRITE_PARAMS BPTR pos, BPTR crow, BPTR pairs, BPTR num, BPTR err, i64 n, i64 count, i64 wide
 #ifdef ACCEL_CL
@@ -128,10 +134,15 @@ layout(constant_id = 10) const int IP_LOOKUP = -1; /* folded argument lookup (-1
 	void indice_dups_k(__global uchar* keys, __global uchar* err, long n) { \
 		indice_dups(keys, err, n); \
 	}
+#define INDICE_E_indice_table_k \
+	__kernel __attribute__((reqd_work_group_size(LOCAL_SIZE, 1, 1))) \
+	void indice_table_k(__global uchar* keys, __global uchar* table, __global uchar* err, long n, long slots, long rb, long probes) { \
+		indice_table(keys, table, err, n, slots, rb, probes); \
+	}
 #define INDICE_E_indice_expand_k \
 	__kernel __attribute__((reqd_work_group_size(LOCAL_SIZE, 1, 1))) \
-	void indice_expand_k(__global uchar* rows, __global uchar* params, __global uchar* skeys, __global uchar* sperm, __global uchar* cnt, __global uchar* orow, __global uchar* rank, long n, long nkeys, long row0, long rows_n, long jobs, long rule, long split, long wide, long sorted, __global uchar* ckey, long emit, __global uchar* grid, long dense) { \
-		indice_expand(rows, params, skeys, sperm, cnt, orow, rank, n, nkeys, row0, rows_n, jobs, FOLD(IP_RULE, rule), FOLD(IP_SPLIT, split), FOLD(IP_WIDE, wide), FOLD(IP_SORTED, sorted), ckey, FOLD(IP_EMIT, emit), grid, FOLD(IP_DENSE, dense)); \
+	void indice_expand_k(__global uchar* rows, __global uchar* params, __global uchar* skeys, __global uchar* sperm, __global uchar* cnt, __global uchar* orow, __global uchar* rank, long n, long nkeys, long row0, long rows_n, long jobs, long rule, long split, long wide, long sorted, __global uchar* ckey, long emit, __global uchar* grid, long dense, __global uchar* table, long slots, long rb, long probes, long hashed) { \
+		indice_expand(rows, params, skeys, sperm, cnt, orow, rank, n, nkeys, row0, rows_n, jobs, FOLD(IP_RULE, rule), FOLD(IP_SPLIT, split), FOLD(IP_WIDE, wide), FOLD(IP_SORTED, sorted), ckey, FOLD(IP_EMIT, emit), grid, FOLD(IP_DENSE, dense), table, slots, rb, probes, FOLD(IP_HASHED, hashed)); \
 	}
 #define INDICE_E_indice_outs_k \
 	__kernel __attribute__((reqd_work_group_size(LOCAL_SIZE, 1, 1))) \
@@ -201,6 +212,7 @@ layout(constant_id = 10) const int IP_LOOKUP = -1; /* folded argument lookup (-1
 #define INDICE_ENTRIES \
 	INDICE_E_indice_keys_k \
 	INDICE_E_indice_dups_k \
+	INDICE_E_indice_table_k \
 	INDICE_E_indice_expand_k \
 	INDICE_E_indice_outs_k \
 	INDICE_E_indice_write_k \
@@ -223,19 +235,20 @@ layout(push_constant) uniform AccelPush { uint64_t params; } accel_push;
 #define ACCEL_ARGS_DECL AccelParams accel_args = AccelParams(accel_push.params);
 #define INDICE_VK_E_0 indice_keys(accel_args.s[0], accel_args.s[1], accel_args.s[2], accel_args.s[3], int64_t(accel_args.s[4]));
 #define INDICE_VK_E_1 indice_dups(accel_args.s[0], accel_args.s[1], int64_t(accel_args.s[2]));
-#define INDICE_VK_E_2 indice_expand(accel_args.s[0], accel_args.s[1], accel_args.s[2], accel_args.s[3], accel_args.s[4], accel_args.s[5], accel_args.s[6], int64_t(accel_args.s[7]), int64_t(accel_args.s[8]), int64_t(accel_args.s[9]), int64_t(accel_args.s[10]), int64_t(accel_args.s[11]), FOLD(IP_RULE, int64_t(accel_args.s[12])), FOLD(IP_SPLIT, int64_t(accel_args.s[13])), FOLD(IP_WIDE, int64_t(accel_args.s[14])), FOLD(IP_SORTED, int64_t(accel_args.s[15])), accel_args.s[16], FOLD(IP_EMIT, int64_t(accel_args.s[17])), accel_args.s[18], FOLD(IP_DENSE, int64_t(accel_args.s[19])));
-#define INDICE_VK_E_3 indice_outs(accel_args.s[0], accel_args.s[1], accel_args.s[2], accel_args.s[3], accel_args.s[4], int64_t(accel_args.s[5]));
-#define INDICE_VK_E_4 indice_write(accel_args.s[0], accel_args.s[1], accel_args.s[2], accel_args.s[3], accel_args.s[4], int64_t(accel_args.s[5]), int64_t(accel_args.s[6]), FOLD(IP_WIDE, int64_t(accel_args.s[7])));
-#define INDICE_VK_E_5 indice_tcount(accel_args.s[0], accel_args.s[1], accel_args.s[2], int64_t(accel_args.s[3]), int64_t(accel_args.s[4]), FOLD(IP_LOOKUP, int64_t(accel_args.s[5])));
-#define INDICE_VK_E_6 indice_wpairs(accel_args.s[0], accel_args.s[1], accel_args.s[2], accel_args.s[3], accel_args.s[4], accel_args.s[5], accel_args.s[6], int64_t(accel_args.s[7]), int64_t(accel_args.s[8]), FOLD(IP_LOOKUP, int64_t(accel_args.s[9])));
-#define INDICE_VK_E_7 indice_search(accel_args.s[0], accel_args.s[1], accel_args.s[2], accel_args.s[3], accel_args.s[4], accel_args.s[5], int64_t(accel_args.s[6]), int64_t(accel_args.s[7]), int64_t(accel_args.s[8]), int64_t(accel_args.s[9]), int64_t(accel_args.s[10]), FOLD(IP_SPLIT, int64_t(accel_args.s[11])));
-#define INDICE_VK_E_8 indice_count(accel_args.s[0], accel_args.s[1], accel_args.s[2], accel_args.s[3], int64_t(accel_args.s[4]), int64_t(accel_args.s[5]), int64_t(accel_args.s[6]), int64_t(accel_args.s[7]), int64_t(accel_args.s[8]));
-#define INDICE_VK_E_9 indice_lines(accel_args.s[0], accel_args.s[1], accel_args.s[2], int64_t(accel_args.s[3]), int64_t(accel_args.s[4]), int64_t(accel_args.s[5]), int64_t(accel_args.s[6]));
-#define INDICE_VK_E_10 indice_tsearch(accel_args.s[0], accel_args.s[1], accel_args.s[2], accel_args.s[3], accel_args.s[4], int64_t(accel_args.s[5]), int64_t(accel_args.s[6]), int64_t(accel_args.s[7]), int64_t(accel_args.s[8]));
-#define INDICE_VK_E_11 indice_emit(accel_args.s[0], accel_args.s[1], accel_args.s[2], accel_args.s[3], accel_args.s[4], int64_t(accel_args.s[5]), int64_t(accel_args.s[6]), int64_t(accel_args.s[7]), int64_t(accel_args.s[8]));
-#define INDICE_VK_E_12 indice_crows(accel_args.s[0], accel_args.s[1], accel_args.s[2], accel_args.s[3], accel_args.s[4], int64_t(accel_args.s[5]), int64_t(accel_args.s[6]), int64_t(accel_args.s[7]), int64_t(accel_args.s[8]), int64_t(accel_args.s[9]), int64_t(accel_args.s[10]), FOLD(IP_RULE, int64_t(accel_args.s[11])), FOLD(IP_SPLIT, int64_t(accel_args.s[12])), FOLD(IP_EMIT, int64_t(accel_args.s[13])), accel_args.s[14], int64_t(accel_args.s[15]));
-#define INDICE_VK_E_13 indice_cpairs(accel_args.s[0], accel_args.s[1], accel_args.s[2], accel_args.s[3], accel_args.s[4], accel_args.s[5], int64_t(accel_args.s[6]), int64_t(accel_args.s[7]), int64_t(accel_args.s[8]), accel_args.s[9], accel_args.s[10], int64_t(accel_args.s[11]));
-#define INDICE_VK_E_14 indice_gouts(accel_args.s[0], accel_args.s[1], accel_args.s[2], accel_args.s[3], int64_t(accel_args.s[4]));
+#define INDICE_VK_E_2 indice_table(accel_args.s[0], accel_args.s[1], accel_args.s[2], int64_t(accel_args.s[3]), int64_t(accel_args.s[4]), int64_t(accel_args.s[5]), int64_t(accel_args.s[6]));
+#define INDICE_VK_E_3 indice_expand(accel_args.s[0], accel_args.s[1], accel_args.s[2], accel_args.s[3], accel_args.s[4], accel_args.s[5], accel_args.s[6], int64_t(accel_args.s[7]), int64_t(accel_args.s[8]), int64_t(accel_args.s[9]), int64_t(accel_args.s[10]), int64_t(accel_args.s[11]), FOLD(IP_RULE, int64_t(accel_args.s[12])), FOLD(IP_SPLIT, int64_t(accel_args.s[13])), FOLD(IP_WIDE, int64_t(accel_args.s[14])), FOLD(IP_SORTED, int64_t(accel_args.s[15])), accel_args.s[16], FOLD(IP_EMIT, int64_t(accel_args.s[17])), accel_args.s[18], FOLD(IP_DENSE, int64_t(accel_args.s[19])), accel_args.s[20], int64_t(accel_args.s[21]), int64_t(accel_args.s[22]), int64_t(accel_args.s[23]), FOLD(IP_HASHED, int64_t(accel_args.s[24])));
+#define INDICE_VK_E_4 indice_outs(accel_args.s[0], accel_args.s[1], accel_args.s[2], accel_args.s[3], accel_args.s[4], int64_t(accel_args.s[5]));
+#define INDICE_VK_E_5 indice_write(accel_args.s[0], accel_args.s[1], accel_args.s[2], accel_args.s[3], accel_args.s[4], int64_t(accel_args.s[5]), int64_t(accel_args.s[6]), FOLD(IP_WIDE, int64_t(accel_args.s[7])));
+#define INDICE_VK_E_6 indice_tcount(accel_args.s[0], accel_args.s[1], accel_args.s[2], int64_t(accel_args.s[3]), int64_t(accel_args.s[4]), FOLD(IP_LOOKUP, int64_t(accel_args.s[5])));
+#define INDICE_VK_E_7 indice_wpairs(accel_args.s[0], accel_args.s[1], accel_args.s[2], accel_args.s[3], accel_args.s[4], accel_args.s[5], accel_args.s[6], int64_t(accel_args.s[7]), int64_t(accel_args.s[8]), FOLD(IP_LOOKUP, int64_t(accel_args.s[9])));
+#define INDICE_VK_E_8 indice_search(accel_args.s[0], accel_args.s[1], accel_args.s[2], accel_args.s[3], accel_args.s[4], accel_args.s[5], int64_t(accel_args.s[6]), int64_t(accel_args.s[7]), int64_t(accel_args.s[8]), int64_t(accel_args.s[9]), int64_t(accel_args.s[10]), FOLD(IP_SPLIT, int64_t(accel_args.s[11])));
+#define INDICE_VK_E_9 indice_count(accel_args.s[0], accel_args.s[1], accel_args.s[2], accel_args.s[3], int64_t(accel_args.s[4]), int64_t(accel_args.s[5]), int64_t(accel_args.s[6]), int64_t(accel_args.s[7]), int64_t(accel_args.s[8]));
+#define INDICE_VK_E_10 indice_lines(accel_args.s[0], accel_args.s[1], accel_args.s[2], int64_t(accel_args.s[3]), int64_t(accel_args.s[4]), int64_t(accel_args.s[5]), int64_t(accel_args.s[6]));
+#define INDICE_VK_E_11 indice_tsearch(accel_args.s[0], accel_args.s[1], accel_args.s[2], accel_args.s[3], accel_args.s[4], int64_t(accel_args.s[5]), int64_t(accel_args.s[6]), int64_t(accel_args.s[7]), int64_t(accel_args.s[8]));
+#define INDICE_VK_E_12 indice_emit(accel_args.s[0], accel_args.s[1], accel_args.s[2], accel_args.s[3], accel_args.s[4], int64_t(accel_args.s[5]), int64_t(accel_args.s[6]), int64_t(accel_args.s[7]), int64_t(accel_args.s[8]));
+#define INDICE_VK_E_13 indice_crows(accel_args.s[0], accel_args.s[1], accel_args.s[2], accel_args.s[3], accel_args.s[4], int64_t(accel_args.s[5]), int64_t(accel_args.s[6]), int64_t(accel_args.s[7]), int64_t(accel_args.s[8]), int64_t(accel_args.s[9]), int64_t(accel_args.s[10]), FOLD(IP_RULE, int64_t(accel_args.s[11])), FOLD(IP_SPLIT, int64_t(accel_args.s[12])), FOLD(IP_EMIT, int64_t(accel_args.s[13])), accel_args.s[14], int64_t(accel_args.s[15]));
+#define INDICE_VK_E_14 indice_cpairs(accel_args.s[0], accel_args.s[1], accel_args.s[2], accel_args.s[3], accel_args.s[4], accel_args.s[5], int64_t(accel_args.s[6]), int64_t(accel_args.s[7]), int64_t(accel_args.s[8]), accel_args.s[9], accel_args.s[10], int64_t(accel_args.s[11]));
+#define INDICE_VK_E_15 indice_gouts(accel_args.s[0], accel_args.s[1], accel_args.s[2], accel_args.s[3], int64_t(accel_args.s[4]));
 #ifdef ACCEL_ONLY_ENTRY
 #define INDICE_ENTRIES \
 	void main() { \
@@ -251,30 +264,32 @@ layout(push_constant) uniform AccelPush { uint64_t params; } accel_push;
 		} else if (ENTRY == 1) { \
 			indice_dups(accel_args.s[0], accel_args.s[1], int64_t(accel_args.s[2])); \
 		} else if (ENTRY == 2) { \
-			indice_expand(accel_args.s[0], accel_args.s[1], accel_args.s[2], accel_args.s[3], accel_args.s[4], accel_args.s[5], accel_args.s[6], int64_t(accel_args.s[7]), int64_t(accel_args.s[8]), int64_t(accel_args.s[9]), int64_t(accel_args.s[10]), int64_t(accel_args.s[11]), FOLD(IP_RULE, int64_t(accel_args.s[12])), FOLD(IP_SPLIT, int64_t(accel_args.s[13])), FOLD(IP_WIDE, int64_t(accel_args.s[14])), FOLD(IP_SORTED, int64_t(accel_args.s[15])), accel_args.s[16], FOLD(IP_EMIT, int64_t(accel_args.s[17])), accel_args.s[18], FOLD(IP_DENSE, int64_t(accel_args.s[19]))); \
+			indice_table(accel_args.s[0], accel_args.s[1], accel_args.s[2], int64_t(accel_args.s[3]), int64_t(accel_args.s[4]), int64_t(accel_args.s[5]), int64_t(accel_args.s[6])); \
 		} else if (ENTRY == 3) { \
-			indice_outs(accel_args.s[0], accel_args.s[1], accel_args.s[2], accel_args.s[3], accel_args.s[4], int64_t(accel_args.s[5])); \
+			indice_expand(accel_args.s[0], accel_args.s[1], accel_args.s[2], accel_args.s[3], accel_args.s[4], accel_args.s[5], accel_args.s[6], int64_t(accel_args.s[7]), int64_t(accel_args.s[8]), int64_t(accel_args.s[9]), int64_t(accel_args.s[10]), int64_t(accel_args.s[11]), FOLD(IP_RULE, int64_t(accel_args.s[12])), FOLD(IP_SPLIT, int64_t(accel_args.s[13])), FOLD(IP_WIDE, int64_t(accel_args.s[14])), FOLD(IP_SORTED, int64_t(accel_args.s[15])), accel_args.s[16], FOLD(IP_EMIT, int64_t(accel_args.s[17])), accel_args.s[18], FOLD(IP_DENSE, int64_t(accel_args.s[19])), accel_args.s[20], int64_t(accel_args.s[21]), int64_t(accel_args.s[22]), int64_t(accel_args.s[23]), FOLD(IP_HASHED, int64_t(accel_args.s[24]))); \
 		} else if (ENTRY == 4) { \
-			indice_write(accel_args.s[0], accel_args.s[1], accel_args.s[2], accel_args.s[3], accel_args.s[4], int64_t(accel_args.s[5]), int64_t(accel_args.s[6]), FOLD(IP_WIDE, int64_t(accel_args.s[7]))); \
+			indice_outs(accel_args.s[0], accel_args.s[1], accel_args.s[2], accel_args.s[3], accel_args.s[4], int64_t(accel_args.s[5])); \
 		} else if (ENTRY == 5) { \
-			indice_tcount(accel_args.s[0], accel_args.s[1], accel_args.s[2], int64_t(accel_args.s[3]), int64_t(accel_args.s[4]), FOLD(IP_LOOKUP, int64_t(accel_args.s[5]))); \
+			indice_write(accel_args.s[0], accel_args.s[1], accel_args.s[2], accel_args.s[3], accel_args.s[4], int64_t(accel_args.s[5]), int64_t(accel_args.s[6]), FOLD(IP_WIDE, int64_t(accel_args.s[7]))); \
 		} else if (ENTRY == 6) { \
-			indice_wpairs(accel_args.s[0], accel_args.s[1], accel_args.s[2], accel_args.s[3], accel_args.s[4], accel_args.s[5], accel_args.s[6], int64_t(accel_args.s[7]), int64_t(accel_args.s[8]), FOLD(IP_LOOKUP, int64_t(accel_args.s[9]))); \
+			indice_tcount(accel_args.s[0], accel_args.s[1], accel_args.s[2], int64_t(accel_args.s[3]), int64_t(accel_args.s[4]), FOLD(IP_LOOKUP, int64_t(accel_args.s[5]))); \
 		} else if (ENTRY == 7) { \
-			indice_search(accel_args.s[0], accel_args.s[1], accel_args.s[2], accel_args.s[3], accel_args.s[4], accel_args.s[5], int64_t(accel_args.s[6]), int64_t(accel_args.s[7]), int64_t(accel_args.s[8]), int64_t(accel_args.s[9]), int64_t(accel_args.s[10]), FOLD(IP_SPLIT, int64_t(accel_args.s[11]))); \
+			indice_wpairs(accel_args.s[0], accel_args.s[1], accel_args.s[2], accel_args.s[3], accel_args.s[4], accel_args.s[5], accel_args.s[6], int64_t(accel_args.s[7]), int64_t(accel_args.s[8]), FOLD(IP_LOOKUP, int64_t(accel_args.s[9]))); \
 		} else if (ENTRY == 8) { \
-			indice_count(accel_args.s[0], accel_args.s[1], accel_args.s[2], accel_args.s[3], int64_t(accel_args.s[4]), int64_t(accel_args.s[5]), int64_t(accel_args.s[6]), int64_t(accel_args.s[7]), int64_t(accel_args.s[8])); \
+			indice_search(accel_args.s[0], accel_args.s[1], accel_args.s[2], accel_args.s[3], accel_args.s[4], accel_args.s[5], int64_t(accel_args.s[6]), int64_t(accel_args.s[7]), int64_t(accel_args.s[8]), int64_t(accel_args.s[9]), int64_t(accel_args.s[10]), FOLD(IP_SPLIT, int64_t(accel_args.s[11]))); \
 		} else if (ENTRY == 9) { \
-			indice_lines(accel_args.s[0], accel_args.s[1], accel_args.s[2], int64_t(accel_args.s[3]), int64_t(accel_args.s[4]), int64_t(accel_args.s[5]), int64_t(accel_args.s[6])); \
+			indice_count(accel_args.s[0], accel_args.s[1], accel_args.s[2], accel_args.s[3], int64_t(accel_args.s[4]), int64_t(accel_args.s[5]), int64_t(accel_args.s[6]), int64_t(accel_args.s[7]), int64_t(accel_args.s[8])); \
 		} else if (ENTRY == 10) { \
-			indice_tsearch(accel_args.s[0], accel_args.s[1], accel_args.s[2], accel_args.s[3], accel_args.s[4], int64_t(accel_args.s[5]), int64_t(accel_args.s[6]), int64_t(accel_args.s[7]), int64_t(accel_args.s[8])); \
+			indice_lines(accel_args.s[0], accel_args.s[1], accel_args.s[2], int64_t(accel_args.s[3]), int64_t(accel_args.s[4]), int64_t(accel_args.s[5]), int64_t(accel_args.s[6])); \
 		} else if (ENTRY == 11) { \
-			indice_emit(accel_args.s[0], accel_args.s[1], accel_args.s[2], accel_args.s[3], accel_args.s[4], int64_t(accel_args.s[5]), int64_t(accel_args.s[6]), int64_t(accel_args.s[7]), int64_t(accel_args.s[8])); \
+			indice_tsearch(accel_args.s[0], accel_args.s[1], accel_args.s[2], accel_args.s[3], accel_args.s[4], int64_t(accel_args.s[5]), int64_t(accel_args.s[6]), int64_t(accel_args.s[7]), int64_t(accel_args.s[8])); \
 		} else if (ENTRY == 12) { \
-			indice_crows(accel_args.s[0], accel_args.s[1], accel_args.s[2], accel_args.s[3], accel_args.s[4], int64_t(accel_args.s[5]), int64_t(accel_args.s[6]), int64_t(accel_args.s[7]), int64_t(accel_args.s[8]), int64_t(accel_args.s[9]), int64_t(accel_args.s[10]), FOLD(IP_RULE, int64_t(accel_args.s[11])), FOLD(IP_SPLIT, int64_t(accel_args.s[12])), FOLD(IP_EMIT, int64_t(accel_args.s[13])), accel_args.s[14], int64_t(accel_args.s[15])); \
+			indice_emit(accel_args.s[0], accel_args.s[1], accel_args.s[2], accel_args.s[3], accel_args.s[4], int64_t(accel_args.s[5]), int64_t(accel_args.s[6]), int64_t(accel_args.s[7]), int64_t(accel_args.s[8])); \
 		} else if (ENTRY == 13) { \
-			indice_cpairs(accel_args.s[0], accel_args.s[1], accel_args.s[2], accel_args.s[3], accel_args.s[4], accel_args.s[5], int64_t(accel_args.s[6]), int64_t(accel_args.s[7]), int64_t(accel_args.s[8]), accel_args.s[9], accel_args.s[10], int64_t(accel_args.s[11])); \
+			indice_crows(accel_args.s[0], accel_args.s[1], accel_args.s[2], accel_args.s[3], accel_args.s[4], int64_t(accel_args.s[5]), int64_t(accel_args.s[6]), int64_t(accel_args.s[7]), int64_t(accel_args.s[8]), int64_t(accel_args.s[9]), int64_t(accel_args.s[10]), FOLD(IP_RULE, int64_t(accel_args.s[11])), FOLD(IP_SPLIT, int64_t(accel_args.s[12])), FOLD(IP_EMIT, int64_t(accel_args.s[13])), accel_args.s[14], int64_t(accel_args.s[15])); \
 		} else if (ENTRY == 14) { \
+			indice_cpairs(accel_args.s[0], accel_args.s[1], accel_args.s[2], accel_args.s[3], accel_args.s[4], accel_args.s[5], int64_t(accel_args.s[6]), int64_t(accel_args.s[7]), int64_t(accel_args.s[8]), accel_args.s[9], accel_args.s[10], int64_t(accel_args.s[11])); \
+		} else if (ENTRY == 15) { \
 			indice_gouts(accel_args.s[0], accel_args.s[1], accel_args.s[2], accel_args.s[3], int64_t(accel_args.s[4])); \
 		} \
 	}
