@@ -191,16 +191,18 @@ func (t sitesTable) steps() int64 { return t.Probes + 2 }
 
 // planSitesTable plans the hash table of l input sites of keys below
 // 2^inBits for path, where the device has 64-bit compare-and-swap and a
-// key and a row fit one word: on GPUs for the paths on candidates (a
-// submanifold conv's lookups, a regular or transposed conv's duplicate
-// check), and on every device for an inverse conv's (its lookups too: on
-// the 2-core VM, conv149100's inverse took 90-127 ms with the table
-// against 142-151 sorted on PoCL, 205-212 against 268-279 on lavapipe).
-// The CPU drivers' rows layouts walk the sorted sites. force takes it on
-// any device class ($ACCEL_KNOBS' indice_plan:TABLE=1). Its zero value
-// sorts the sites.
+// key and a row fit one word: on GPUs for every path but a submanifold
+// conv in rows (whose merge walks the sites sorted): a submanifold conv's
+// lookups on candidates, a regular or transposed conv's duplicate check;
+// and on every device for an inverse conv (its lookups too: on the 2-core
+// VM, conv149100's inverse took 97-155 ms with the table against 127-180
+// sorted on PoCL, 199-250 against 268-293 on lavapipe). A regular conv in
+// rows, the CPU drivers' layout, gained nothing measurable there (its
+// sites' sort is a small part), so it keeps them sorted. force takes the
+// table on any device class ($ACCEL_KNOBS' indice_plan:TABLE=1). Its zero
+// value sorts the sites.
 func planSitesTable(caps host.Caps, path indicePath, l int64, inBits int, force bool) sitesTable {
-	if path != pathSubmLookup && path != pathConvCandidates && path != pathInverse {
+	if path == pathSubmRows {
 		return sitesTable{}
 	}
 	cpu := caps.Type == host.TypeCPU && path != pathInverse
