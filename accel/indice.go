@@ -623,7 +623,8 @@ func (r *ipRun) convRows(res *IndicePairs, plan indicePlan) error {
 	if err != nil {
 		return err
 	}
-	var outIdx, crow, qrow, grid, ckey *DeviceTensor
+	var outIdx, crow, qrow, ckey *DeviceTensor
+	var grid denseGrid
 	if v > 0 {
 		if ckey, err = r.tmp.alloc(d, op, Uint64, v); err != nil {
 			return err
@@ -633,19 +634,19 @@ func (r *ipRun) convRows(res *IndicePairs, plan indicePlan) error {
 		}
 		var gb host.Buffer
 		if plan.Grid > 0 {
-			if grid, err = r.zeroed(Uint32, plan.Grid+1); err != nil {
+			if grid, err = r.newGrid(plan.Grid); err != nil {
 				return err
 			}
-			gb = grid.raw()
+			gb = grid.bits.raw()
 		}
 		if err := r.convLaunch(plan, params, rule, cnt.raw(), ckey.raw(), qrow.raw(), gb); err != nil {
 			return err
 		}
 	}
-	if grid != nil {
-		// the dense grid: its flags scanned number the targets in key
-		// order, as the sort would
-		outIdx, err = r.gridOuts(&r.outs, grid, plan.Grid, params)
+	if grid.bits != nil {
+		// the dense grid: its words' set bits scanned number the
+		// targets in key order, as the sort would
+		outIdx, err = r.gridOuts(&r.outs, grid, params)
 	} else {
 		outIdx, crow, err = r.numberTargets(&r.outs, ckey, v, params)
 	}
@@ -656,19 +657,19 @@ func (r *ipRun) convRows(res *IndicePairs, plan indicePlan) error {
 	if err != nil {
 		return err
 	}
-	var cb, qb, kb, gb host.Buffer
+	var cb, qb, kb, gb, gr host.Buffer
 	if v > 0 {
 		qb, kb = qrow.raw(), ckey.raw()
 	}
 	if crow != nil {
 		cb = crow.raw()
 	}
-	if grid != nil {
-		gb = grid.raw()
+	if grid.bits != nil {
+		gb, gr = grid.bits.raw(), grid.rows.raw()
 	}
 	if err := run(d, op, kernels.IndiceAny, r.tilePlan(g.l), kernels.IndiceCpairs{Cnt: cnt.raw(), Qrow: qb, Crow: cb, Pairs: pairs.raw(),
-		Num: num.raw(), Err: r.flag.raw(), N: g.l, Count: g.l * g.k, Chunks: plan.Chunks, Ckey: kb, Grid: gb,
-		Dense: b2i(grid != nil)}); err != nil {
+		Num: num.raw(), Err: r.flag.raw(), N: g.l, Count: g.l * g.k, Chunks: plan.Chunks, Ckey: kb, Grid: gb, Grows: gr,
+		Dense: b2i(grid.bits != nil)}); err != nil {
 		return err
 	}
 	res.Pairs, res.OutIndices, res.Num = pairs, outIdx, num
@@ -735,7 +736,7 @@ func (r *ipRun) convGrid(res *IndicePairs, plan indicePlan) error {
 	if err != nil {
 		return err
 	}
-	pairs, num, err := r.tilePairs(&r.outs, r.g.l, gt.orow, nil, gt.grid, 3)
+	pairs, num, err := r.tilePairs(&r.outs, r.g.l, gt.orow, nil, &gt.grid, 3)
 	if err != nil {
 		return err
 	}
@@ -747,7 +748,44 @@ func (r *ipRun) convGrid(res *IndicePairs, plan indicePlan) error {
 // where asked for), the scanned grid (a target's output row) and the
 // output rows (in outs).
 type gridRun struct {
-	orow, grid, outIdx *DeviceTensor
+	orow, outIdx *DeviceTensor
+	grid         denseGrid
+}
+
+// denseGrid is get_indice_pairs' dense grid over a target space
+// (indice_body.h's ip_grid_mark and ip_grid_row): a bit a key in 32-bit
+// words (bits, zeroed, with one word more for the scan's total) and, once
+// scanned (scan), each word's first output row (rows).
+type denseGrid struct {
+	bits, rows *DeviceTensor
+	words      int64 // the bits' words a key has one: ceil(keys / 32)
+}
+
+// gridWords is the words of a dense grid over keys keys.
+func gridWords(keys int64) int64 { return (keys + 31) / 32 }
+
+// newGrid allocates a zeroed dense grid over keys keys (scratch).
+func (r *ipRun) newGrid(keys int64) (denseGrid, error) {
+	gr := denseGrid{words: gridWords(keys)}
+	var err error
+	if gr.bits, err = r.zeroed(Uint32, gr.words+1); err != nil {
+		return gr, err
+	}
+	gr.rows, err = r.tmp.alloc(r.d, r.op, Uint32, gr.words+1)
+	return gr, err
+}
+
+// scan numbers the grid's targets: each word's first output row, the
+// total at word gr.words.
+func (gr denseGrid) scan(d *Device, op string) (*scan, error) {
+	return d.scanBuf(op, Uint32, gr.bits.raw(), gr.rows.raw(), gr.words+1, kernels.FlagPopc32, true)
+}
+
+// gouts queues the scanned grid's m outputs into outIdx (indice_gouts: a
+// work-item loops once a target of its words).
+func (r *ipRun) gouts(gr denseGrid, params host.Buffer, outIdx *DeviceTensor) error {
+	return run(r.d, r.op, kernels.IndiceAny, r.d.elementwiseLoop(r.op, gr.words, 32), kernels.IndiceGouts{
+		Grid: gr.bits.raw(), Grows: gr.rows.raw(), Params: params, Outs: outIdx.raw(), Err: r.flag.raw(), N: gr.words})
 }
 
 // gridTargets numbers a regular, transposed or (the forward of) an
@@ -764,7 +802,7 @@ func (r *ipRun) gridTargets(outs *temps, plan indicePlan, keys bool) (gridRun, e
 	if err != nil {
 		return gt, err
 	}
-	if gt.grid, err = r.zeroed(Uint32, plan.Grid+1); err != nil {
+	if gt.grid, err = r.newGrid(plan.Grid); err != nil {
 		return gt, err
 	}
 	var orow host.Buffer
@@ -774,11 +812,11 @@ func (r *ipRun) gridTargets(outs *temps, plan indicePlan, keys bool) (gridRun, e
 		}
 		orow = gt.orow.raw()
 	}
-	if err := r.expandLaunch(r.indices.raw(), g.l, params, rule, nil, 0, orow, nil, false, nil, gt.grid.raw()); err != nil {
+	if err := r.expandLaunch(r.indices.raw(), g.l, params, rule, nil, 0, orow, nil, false, nil, gt.grid.bits.raw()); err != nil {
 		return gt, err
 	}
 	// the outputs (the grid's total) into flag word 1
-	s, err := d.scanBuf(op, Uint32, gt.grid.raw(), gt.grid.raw(), plan.Grid+1, kernels.FlagNone, true)
+	s, err := gt.grid.scan(d, op)
 	if err != nil {
 		return gt, err
 	}
@@ -800,8 +838,7 @@ func (r *ipRun) gridTargets(outs *temps, plan indicePlan, keys bool) (gridRun, e
 		return gt, err
 	}
 	if m > 0 {
-		if err := run(d, op, kernels.IndiceAny, d.elementwise(op, plan.Grid), kernels.IndiceGouts{Grid: gt.grid.raw(), Params: params,
-			Outs: gt.outIdx.raw(), Err: r.flag.raw(), N: plan.Grid}); err != nil {
+		if err := r.gouts(gt.grid, params, gt.outIdx); err != nil {
 			return gt, err
 		}
 	}
@@ -1061,7 +1098,7 @@ func (r *ipRun) tileCounts(tiles int64) (*DeviceTensor, error) {
 
 // convLaunch queues indice_crows over the plan's chunks in its launches:
 // the count pass, or with ckey and qrow (cnt scanned) the emit pass (and
-// with grid, the dense grid's flags).
+// with grid, the dense grid's bits).
 func (r *ipRun) convLaunch(plan indicePlan, params host.Buffer, rule int64, cnt, ckey, qrow, grid host.Buffer) error {
 	lp := plan.Plan
 	lp.Reason = plan.String()
@@ -1075,12 +1112,12 @@ func (r *ipRun) convLaunch(plan indicePlan, params host.Buffer, rule int64, cnt,
 	return nil
 }
 
-// gridOuts numbers the targets flagged in the dense grid of nkeys keys
-// (nkeys+1 words, scanned in place: a target's output row) and writes
-// out_indices from them, after one wait for their count.
-func (r *ipRun) gridOuts(outs *temps, grid *DeviceTensor, nkeys int64, params host.Buffer) (*DeviceTensor, error) {
+// gridOuts numbers the targets marked in the dense grid (its words' set
+// bits scanned) and writes out_indices from them, after one wait for
+// their count.
+func (r *ipRun) gridOuts(outs *temps, grid denseGrid, params host.Buffer) (*DeviceTensor, error) {
 	d, op := r.d, r.op
-	ss, err := d.scanBuf(op, Uint32, grid.raw(), grid.raw(), nkeys+1, kernels.FlagNone, true)
+	ss, err := grid.scan(d, op)
 	if err != nil {
 		return nil, err
 	}
@@ -1096,8 +1133,7 @@ func (r *ipRun) gridOuts(outs *temps, grid *DeviceTensor, nkeys int64, params ho
 	if err != nil {
 		return nil, err
 	}
-	if err := run(d, op, kernels.IndiceAny, d.elementwise(op, nkeys), kernels.IndiceGouts{Grid: grid.raw(), Params: params, Outs: outIdx.raw(),
-		Err: r.flag.raw(), N: nkeys}); err != nil {
+	if err := r.gouts(grid, params, outIdx); err != nil {
 		return nil, err
 	}
 	return outIdx, nil
@@ -1332,14 +1368,14 @@ func (r *ipRun) lookup(outs *temps, rows host.Buffer, n int64, params host.Buffe
 // indice_body.h's IP_LOOKUP; rank for 2, the scanned grid for 3): each
 // tile's candidates with a target counted (indice_tcount), the counts
 // scanned, and each tile's pairs written (indice_wpairs).
-func (r *ipRun) tilePairs(outs *temps, n int64, orow, rank, grid *DeviceTensor, lookup int64) (pairs, num *DeviceTensor, err error) {
+func (r *ipRun) tilePairs(outs *temps, n int64, orow, rank *DeviceTensor, grid *denseGrid, lookup int64) (pairs, num *DeviceTensor, err error) {
 	d, g := r.d, r.g
-	var rankBuf, gridBuf host.Buffer
+	var rankBuf, gridBuf, growsBuf host.Buffer
 	if rank != nil {
 		rankBuf = rank.raw()
 	}
 	if grid != nil {
-		gridBuf = grid.raw()
+		gridBuf, growsBuf = grid.bits.raw(), grid.rows.raw()
 	}
 	tp := r.tilePlan(n)
 	tcnt, err := r.tileCounts(tp.Tiles)
@@ -1358,7 +1394,7 @@ func (r *ipRun) tilePairs(outs *temps, n int64, orow, rank, grid *DeviceTensor, 
 	if pairs, num, err = r.pairsOut(outs, n); err != nil {
 		return nil, nil, err
 	}
-	if err := run(d, r.op, kernels.IndiceAny, tp, kernels.IndiceWpairs{Orow: orow.raw(), Rank: rankBuf, Grid: gridBuf, Tcnt: tcnt.raw(),
+	if err := run(d, r.op, kernels.IndiceAny, tp, kernels.IndiceWpairs{Orow: orow.raw(), Rank: rankBuf, Grid: gridBuf, Grows: growsBuf, Tcnt: tcnt.raw(),
 		Pairs: pairs.raw(), Num: num.raw(), Err: r.flag.raw(), N: n, Count: n * g.k, Lookup: lookup}); err != nil {
 		return nil, nil, err
 	}

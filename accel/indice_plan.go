@@ -92,9 +92,29 @@ func (s indiceShape) String() string {
 // one core keeps search cursors for.
 const indiceCursors = 128
 
-// indiceGridMax is the most keys of a dense grid over the target space
-// (64 MiB of flags).
-const indiceGridMax = 16 << 20
+// indiceGridMax is the most keys of a dense grid over the target space: a
+// candidate's target key is an int32 (512 MiB of bits and as many of the
+// words' rows at most; a plan takes the grid only where its words are no
+// more than the candidates, denseGridFits).
+const indiceGridMax = 1<<31 - 1
+
+// indiceLinesMax is the most lines of a submanifold conv's line table
+// (64 MiB of first positions).
+const indiceLinesMax = 16 << 20
+
+// denseGridFits says whether a target space of space keys goes through
+// the dense grid (a bit a key) for n x k candidates: at most
+// indiceGridMax keys, and no more of its 32-bit words than the candidates,
+// whose sort the grid replaces (its words are filled, scanned and read
+// twice; the sort moves each candidate with a target through several
+// passes).
+func denseGridFits(space, n, k int64) bool {
+	return space > 0 && space <= indiceGridMax && gridWords(space) <= n*k
+}
+
+// denseGridBytes is the workspace of a dense grid over space keys: its
+// bits and its words' rows, one word more each.
+func denseGridBytes(space int64) int64 { return 8 * (gridWords(space) + 1) }
 
 // indiceKD is IP_KD of indice_body.h: the largest kernel size per dim of
 // the regular and transposed convs' rows shape.
@@ -118,8 +138,8 @@ type indicePlan struct {
 	Repeats int64 `json:"repeats"`
 	// Search is how targets become output rows: "sort+unique" (regular
 	// and transposed conv: the candidates' target keys radix-sorted and
-	// numbered by run), "dense grid" (a small target space: a flag per key,
-	// scanned), "sort+search" (submanifold and inverse: a binary
+	// numbered by run), "dense grid" (a target space of no more 32-bit
+	// words than candidates: a bit per key, the words' bits scanned), "sort+search" (submanifold and inverse: a binary
 	// search among the sorted keys of the sites), "hash table" (a
 	// submanifold conv on the GPUs' candidates: probes of the sites' hash
 	// table, Table), "sort+merge" (a
@@ -140,8 +160,8 @@ type indicePlan struct {
 	Chunks    int64     `json:"chunks,omitempty"`
 	Emit      host.Plan `json:"emit,omitempty"`
 	// Grid (regular and transposed convs in rows): the keys of the
-	// target space when they are numbered through a dense grid of flags
-	// (scanned) instead of sorted; 0 otherwise.
+	// target space when they are numbered through a dense grid (a bit a
+	// key, the words' set bits scanned) instead of sorted; 0 otherwise.
 	Grid int64 `json:"grid,omitempty"`
 	// Lines (submanifold convs in rows): the lines of the site grid (the
 	// batch times every spatial size but the last) when the targets are
@@ -270,7 +290,7 @@ const (
 	pathSubmLookup
 	// pathConvRows: a regular or transposed conv in rows: the targets
 	// counted per chunk and offset, emitted with their input rows, then
-	// numbered through a dense grid of flags or sorted.
+	// numbered through a dense grid or sorted.
 	pathConvRows
 	// pathConvCandidates: a regular or transposed conv on candidates: a
 	// flag per (row, offset) scanned into positions, the targets sorted
@@ -322,9 +342,9 @@ func planIndicePath(caps host.Caps, g convGeom, split IndiceSplit, shape indiceS
 		p.Path = pathInverse
 		// the forward's outputs through the dense grid where its target
 		// space is small enough (as a regular conv's on candidates)
-		if space, _ := keySpace(g.p.BatchSize, g.target); !noGrid && space > 0 && space <= indiceGridMax && space <= g.l*g.k {
+		if space, _ := keySpace(g.p.BatchSize, g.target); !noGrid && denseGridFits(space, g.l, g.k) {
 			p.Grid, p.Search = space, "dense grid+search"
-			p.WorkspaceBytes = 4*g.l*g.k + (space+1)*4
+			p.WorkspaceBytes = 4*g.l*g.k + denseGridBytes(space)
 			p.Reason += fmt.Sprintf(", the forward's outputs through a dense grid of %d keys", space)
 		}
 		return p
@@ -496,7 +516,7 @@ func splitIndice(caps host.Caps, n, k, perRow, perCand int64, split IndiceSplit)
 // gallop and ksize[D-1] steps. lines is the number of lines of the site
 // grid (the batch times every spatial size but the last; 0: none): where
 // the split is LL (or auto) and the table of lines+1 words holds at most
-// indiceGridMax words and no more than the n x K records, the rows shape
+// indiceLinesMax words and no more than the n x K records, the rows shape
 // looks the targets up through a line table instead (Lines), writing the
 // records in row order: no -1 fill, no rank scatter, no gather. Measured
 // on PoCL for subm248636 (kernel times, three alternating runs): the merge
@@ -554,7 +574,7 @@ func planIndiceSubm(caps host.Caps, n int64, ksize []int64, split IndiceSplit, s
 	// row), the rows' ranks and the tiles' counts
 	p.WorkspaceBytes = 2*n*k*4 + n*4 + (p.Chunks*k+1)*8
 	p.Plan.Kernel = "indice_search"
-	if (split == SplitAuto || split == SplitLL) && lines > 0 && lines < indiceGridMax && lines <= n*k {
+	if (split == SplitAuto || split == SplitLL) && lines > 0 && lines < indiceLinesMax && lines <= n*k {
 		// the line table: the records in row order (no gather), the
 		// table, the tiles' counts; the search runs the count's tiles
 		p.Lines, p.Search = lines, "line table"
@@ -581,12 +601,11 @@ func planIndiceSubm(caps host.Caps, n int64, ksize []int64, split IndiceSplit, s
 // of ChunkRows rows x the offsets by the split policy; a row costs a test
 // per kernel index of each dim and a step per valid candidate (at most
 // K), so one chunk stays under the loop limit. The targets are numbered
-// through a dense grid of flags over the target space of space keys where
-// it holds at most indiceGridMax keys and no more than the n x K
-// candidates (whose flags the candidates shape would scan); else they
-// are sorted. On candidates through the grid the expansion writes each
-// candidate's target key and flags it in the grid, and the pairs are
-// written by tiles of an offset's rows (ipRun.convGrid).
+// through a dense grid over the target space of space keys (a bit a key,
+// the words' set bits scanned) where denseGridFits; else they are sorted.
+// On candidates through the grid the expansion writes each candidate's
+// target key and marks it in the grid, and the pairs are written by tiles
+// of an offset's rows (ipRun.convGrid).
 func planIndiceConv(caps host.Caps, n int64, ksize []int64, space int64, split IndiceSplit, shape indiceShape) indicePlan {
 	k, ks := int64(1), int64(0)
 	fits := true
@@ -603,14 +622,14 @@ func planIndiceConv(caps host.Caps, n int64, ksize []int64, space int64, split I
 	if shape == shapeAuto && (caps.Type != host.TypeCPU || (split != SplitAuto && split != SplitLL)) {
 		shape = shapeCandidates
 	}
-	grid := space > 0 && space <= indiceGridMax && space <= n*k
+	grid := denseGridFits(space, n, k)
 	if shape == shapeCandidates || !fits || k > indiceCursors {
 		p := planIndicePairs(caps, n, k, 0, split)
 		if grid {
 			// the candidates' target keys, the grid and the tiles'
 			// counts; no flags, positions or sort
 			p.Grid, p.Search = space, "dense grid"
-			p.WorkspaceBytes = 4*n*k + (space+1)*4 + (ceilDiv(max(n, 1), host.PlanElementwise("indice", caps, n*k).TileElems)*k+1)*8
+			p.WorkspaceBytes = 4*n*k + denseGridBytes(space) + (ceilDiv(max(n, 1), host.PlanElementwise("indice", caps, n*k).TileElems)*k+1)*8
 			p.Reason += fmt.Sprintf(", dense grid of %d keys, the pairs by tiles", space)
 		}
 		return p
@@ -630,7 +649,7 @@ func planIndiceConv(caps host.Caps, n int64, ksize []int64, space int64, split I
 	p.WorkspaceBytes = (chunks*k + 1) * 8
 	if grid {
 		p.Grid, p.Search = space, "dense grid"
-		p.WorkspaceBytes += (space + 1) * 4
+		p.WorkspaceBytes += denseGridBytes(space)
 		p.Reason += fmt.Sprintf(", dense grid of %d keys", space)
 	}
 	return p

@@ -401,3 +401,64 @@ func TestIndiceSitesTable(t *testing.T) {
 		}
 	})
 }
+
+// TestIndiceSparseGrid: sites sparse in a large grid, whose target space
+// has more keys than the candidates but fewer 32-bit words, go through the
+// dense grid (a bit a key) on both layouts, and the inverse's forward too,
+// with the reference's bytes; so do targets at a word's every bit (a
+// dense block of sites) and a space whose last word is partial.
+func TestIndiceSparseGrid(t *testing.T) {
+	rng := rand.New(rand.NewSource(17))
+	shape := []int64{30, 45, 61} // 2 x 82,350 keys: a partial last word
+	k3 := []int64{3, 3, 3}
+	sparse := randSites(rng, 2, shape, 300)
+	var block []int32 // a 4x8x32 block of batch 1: whole words of targets
+	for x := int32(0); x < 4; x++ {
+		for y := int32(0); y < 8; y++ {
+			for z := int32(0); z < 32; z++ {
+				block = append(block, 1, 10+x, 20+y, 29+z)
+			}
+		}
+	}
+	dense := mustTensor(FromInt32s([]int64{int64(len(block) / 4), 4}, block))
+	modes := []SparseConvParams{
+		{BatchSize: 2, SpatialShape: shape, KSize: k3, Padding: []int64{1, 1, 1}},
+		{BatchSize: 2, SpatialShape: shape, KSize: k3, Stride: []int64{2, 2, 2}, Padding: []int64{0, 1, 1}},
+		{BatchSize: 2, SpatialShape: shape, KSize: []int64{2, 3, 2}, Stride: []int64{2, 1, 2}, Transpose: true},
+		{BatchSize: 2, SpatialShape: shape, KSize: k3, Padding: []int64{1, 1, 1}, Inverse: true},
+	}
+	fit := 0
+	for i, p := range modes {
+		g, err := newConvGeom("get_indice_pairs", Int32, sparse.shape, p)
+		require.NoError(t, err)
+		space, _ := keySpace(p.BatchSize, g.target)
+		require.Greater(t, space, g.l*g.k, "mode %d: more target keys than candidates", i)
+		if denseGridFits(space, g.l, g.k) {
+			fit++
+		}
+	}
+	require.Equal(t, 3, fit, "all but the transposed conv (12 offsets into 688k keys) fit the grid")
+	forEachDevice(t, func(t *testing.T, d *Device) {
+		var grids int
+		d.OnPlan(func(r PlanReport) {
+			if r.Family == "indice" && strings.Contains(r.Plan, "dense grid") {
+				grids++
+			}
+		})
+		defer d.OnPlan(nil)
+		for i, p := range modes {
+			g, err := newConvGeom("get_indice_pairs", Int32, sparse.shape, p)
+			require.NoError(t, err)
+			space, _ := keySpace(p.BatchSize, g.target)
+			for _, idx := range []*Tensor{sparse, dense} {
+				for _, sh := range []indiceShape{shapeCandidates, shapeRows} {
+					grids = 0
+					checkIP(t, d, ipCase{name: fmt.Sprintf("mode %d, %d sites, %s", i, idx.shape[0], sh), idx: idx, p: p, shape: sh})
+					if idx == sparse {
+						assert.Equal(t, denseGridFits(space, g.l, g.k), grids > 0, "mode %d %s: through the dense grid", i, sh)
+					}
+				}
+			}
+		}
+	})
+}

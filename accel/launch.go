@@ -3,6 +3,7 @@ package accel
 import (
 	"encoding/binary"
 	"fmt"
+	"slices"
 
 	"github.com/accelkern/accel/host"
 	"github.com/accelkern/accel/host/kernels"
@@ -35,6 +36,29 @@ func (d *Device) plan(p host.Plan) host.Plan { return d.tuned(d.planner.launch(p
 // (after a test's override).
 func (d *Device) elementwise(op string, n int64) host.Plan {
 	p := d.plan(host.PlanElementwise(op, d.caps, n))
+	d.report(op, "elementwise", p)
+	return p
+}
+
+// elementwiseLoop is elementwise for n elements whose work-item loops up
+// to per times on each: under a driver's loop limit a work-item takes a
+// per-th of the elements (ITEMS), so its loops stay under the limit.
+func (d *Device) elementwiseLoop(op string, n, per int64) host.Plan {
+	p := host.PlanElementwise(op, d.caps, n)
+	if items := host.KnobItems.Of(p); d.caps.LoopLimit > 0 && per > 1 && items > 1 {
+		items = max(items/per, 1)
+		p.Knobs = slices.Clone(p.Knobs)
+		for i := range p.Knobs {
+			if p.Knobs[i].Name == host.KnobItems.Name() {
+				p.Knobs[i].Value = items
+			}
+		}
+		p.TileElems = int64(p.LocalSize) * items
+		p.Tiles = (n + p.TileElems - 1) / p.TileElems
+		p.Groups = host.FoldGroups(max(p.Tiles, 1), d.caps.MaxWorkGroupCount)
+		p.Reason += fmt.Sprintf("; %d elements a work-item (%d loop steps each)", items, per)
+	}
+	p = d.plan(p)
 	d.report(op, "elementwise", p)
 	return p
 }

@@ -489,9 +489,10 @@ func triTraffic(count, elemBytes int64) traffic {
 //     sites (lookupTraffic), the wait for the validation flag, the
 //     sites copied out as the output indices;
 //   - pathConvCandidates and pathInverse through a dense grid of p.Grid
-//     keys (the target space, no larger than the candidates): each
-//     candidate's target key written and flagged in the grid, the grid
-//     scanned, one wait for its total with the validation flag, the
+//     keys (the target space, a bit a key, no more words than the
+//     candidates): each candidate's target key written and marked in the
+//     grid, the words' set bits scanned, one wait for the total with the
+//     validation flag, the
 //     grid's outputs written, then the pairs by tiles from the grid's
 //     output rows (or an inverse's lookups and the sites copied out);
 //   - pathConvCandidates and pathInverse: a flag per candidate from its
@@ -525,29 +526,32 @@ func indiceTraffic(caps host.Caps, radix func(n int64) host.Plan, scan func(n in
 		return t
 	}
 	if grid > 0 {
-		// the dense grid zeroed; each candidate's target key written and
-		// the m targets flagged (expand); the grid scanned, its total
-		// copied beside the validation flag and read; the grid's
+		// the dense grid's bits zeroed; each candidate's target key
+		// written and the m targets marked (expand: a word each, at most
+		// the grid's); the words' set bits scanned into their rows, the
+		// total copied beside the validation flag and read; the grid's
 		// outputs; then the pairs by tiles, each candidate with a target
-		// reading its output row (the m flagged words, once), or an
-		// inverse's lookups
-		t.fill("fill", 4*(grid+1))
+		// reading its output row (the marked words' bits and rows, once),
+		// or an inverse's lookups
+		w := gridWords(grid)
+		marked := 4 * min(m, w)
+		t.fill("fill", 4*(w+1))
 		keys := int64(0) // an inverse's forward writes no keys
 		if path == pathConvCandidates {
 			keys = 4 * l * k
 		}
-		t.add("indice_expand", row*l, keys+4*m)
+		t.add("indice_expand", row*l, keys+marked)
 		for i := int64(1); i < expandLaunches(caps, g, l, 0, split); i++ {
 			t.add("indice_expand", 0, 0) // the rows of one launch, counted above
 		}
-		t.then(scanTraffic(scan(grid+1, Uint32), grid+1, 4, 4))
+		t.then(scanTraffic(scan(w+1, Uint32), w+1, 4, 4))
 		t.word(4)
 		t.Waits++
 		if m > 0 {
-			t.add("indice_gouts", 4*(grid+1), row*m)
+			t.add("indice_gouts", 8*(w+1), row*m)
 		}
 		if path == pathConvCandidates {
-			t.then(tilePairsTraffic(caps, scan, g, l, 0, 4*m))
+			t.then(tilePairsTraffic(caps, scan, g, l, 0, 2*marked))
 			return t
 		}
 		t.then(lookupTraffic(caps, scan, g, m, kernels.IpRuleInv, split, table))

@@ -7,6 +7,7 @@
 #include "portable.h"
 #include "memory.h"
 #define ATOM_MIN_U32(p, i, v) atomic_min(&((volatile __global uint*)(p))[(i)], (v))
+#define ATOM_OR_U32(p, i, v) atomic_or(&((volatile __global uint*)(p))[(i)], (v))
 /* indice_table's alone (the host runs it where Caps.Int64Atomics) */
 #define CAS64(p, i, cmp, val) atom_cmpxchg(&((volatile __global ulong*)(p))[(i)], (cmp), (val))
 

@@ -10,6 +10,7 @@
 #include "portable.h"
 #include "memory.h"
 #define ATOM_MIN_U32(p, i, v) atomicMin(Mem32((p) + uint64_t(i) * 4ul).x, (v))
+#define ATOM_OR_U32(p, i, v) atomicOr(Mem32((p) + uint64_t(i) * 4ul).x, (v))
 // indice_table's alone (its module the one with Int64Atomics; the host
 // runs it where Caps.Int64Atomics)
 #define CAS64(p, i, cmp, val) atomicCompSwap(Mem64((p) + uint64_t(i) * 8ul).x, (cmp), (val))

@@ -1,7 +1,8 @@
 /* indice_body.h: sparse convolution's index pairs (get_indice_pairs),
  * shared by clkernels/indice.cl and shaders/indice.comp (entry points,
  * knobs and the IP_* codes declared in host/kernels: gen/indice.h). The
- * wrappers define ATOM_MIN_U32(p, i, v).
+ * wrappers define ATOM_MIN_U32(p, i, v), ATOM_OR_U32(p, i, v) and
+ * CAS64(p, i, cmp, val).
  *
  * A site is a row (batch, c_0 .. c_{D-1}) of int32; its key over a spatial
  * shape X is the row-major ravel ((batch*X_0 + c_0)*X_1 + c_1)... as a
@@ -37,7 +38,7 @@
  *                   indice_dups): each site's word into a free slot near
  *                   its home, a key found there twice recording its tile
  *   indice_expand   the candidates' flags cnt[p] (CONV/TCONV; dense:
- *                   their targets' keys orow[p], flagged in the grid), or
+ *                   their targets' keys orow[p], marked in the grid), or
  *                   for the looked-up rules their found rows orow[p], with the
  *                   work split between work-groups (jobs) and their
  *                   work-items (cores) by the split policy (IP_SPLIT_*)
@@ -57,9 +58,9 @@
  *   indice_tcount   each tile of an offset's rows counts its candidates
  *                   with a target: found rows (looked-up rules), or keys
  *                   (a regular or transposed conv whose expansion wrote
- *                   its targets' keys into orow and flagged them in the
+ *                   its targets' keys into orow and marked them in the
  *                   dense grid)
- *   indice_wpairs   the tiles' counts scanned (and the grid): each tile's
+ *   indice_wpairs   the tiles' counts scanned (and the grid's words): each tile's
  *                   rows write their columns as indice_write does, from
  *                   the found rows or the grid's output rows (a scan of
  *                   the lanes' counts in work-group scratch places them),
@@ -277,6 +278,26 @@ i64 ip_table_find(BPTR table, i64 slots, i64 rb, i64 probes, i64 key) {
 	return I64C(-1);
 }
 
+/* The dense grid over a target space: a bit a key in 32-bit words (bits,
+ * zeroed; key j is bit j % 32 of word j / 32), and once the words' set bits
+ * are scanned (exclusive, kind FLAG_POPC32) each word's first output row
+ * (rows): a target's output row is its word's row plus the set bits below
+ * it in the word, the numbering a sort of the targets gives. Marking
+ * reads the word first, so a target marked already costs no atomic. */
+void ip_grid_mark(BPTR bits, i64 key) {
+	const i64 w = key >> 5;
+	const u32 bit = 1u << CAST(u32, key & I64C(31)); /* 32-ok: a bit of a word */
+	if ((LD32(bits, w) & bit) == 0u) {
+		ATOM_OR_U32(bits, w, bit);
+	}
+}
+
+u32 ip_grid_row(BPTR bits, BPTR rows, i64 key) { /* 32-ok: an output row, < M <= MaxInt32 (accel/indice.go) */
+	const i64 w = key >> 5;
+	const u32 below = (1u << CAST(u32, key & I64C(31))) - 1u; /* 32-ok: the bits below key's in its word */
+	return LD32(rows, w) + CAST(u32, POPC32(LD32(bits, w) & below)); /* 32-ok: an output row */
+}
+
 void indice_table(INDICE_TABLE_PARAMS) {
 	const u64 mask = CAST(u64, slots - I64C(1));
 	EW_FOR(n, i)
@@ -389,15 +410,15 @@ void indice_expand(INDICE_EXPAND_PARAMS) {
 				continue; /* the pairs come from orow by tiles (indice_tcount, indice_wpairs) */
 			}
 			if (dense != I64C(0)) {
-				/* CONV/TCONV through the dense grid: the target flagged
-				 * in the grid (the same 1 from every writer), and with
-				 * dense 1 its key (below 2^31: the grid's keys) or -1
-				 * into orow (an inverse's forward needs no keys) */
+				/* CONV/TCONV through the dense grid: the target marked
+				 * in the grid (its bit), and with dense 1 its key
+				 * (below 2^31: the grid's keys) or -1 into orow (an
+				 * inverse's forward needs no keys) */
 				if (dense == I64C(1)) {
 					ST32(orow, p, CAST(u32, CAST(i32, key))); /* 32-ok: a grid key or -1, < indiceGridMax */
 				}
 				if (key >= I64C(0)) {
-					ST32(grid, key, 1u);
+					ip_grid_mark(grid, key);
 				}
 				continue;
 			}
@@ -531,8 +552,9 @@ void indice_tcount(INDICE_TCOUNT_PARAMS) {
 	}
 }
 
-/* tcnt: the exclusive scan of the tiles' counts (K*per+1 words); grid
- * (lookup 3): the dense grid's flags scanned, a target's output row. Each
+/* tcnt: the exclusive scan of the tiles' counts (K*per+1 words); grid and
+ * grows (lookup 3): the dense grid's bits and its words' rows, a target's
+ * output row (ip_grid_row). Each
  * lane writes its rows' columns of offset k in row order: one with a
  * target (q, its found row or output row) after the offset's such rows
  * before it, any other -1 at num[k] + (the others before it), so the
@@ -559,7 +581,7 @@ void indice_wpairs(INDICE_WPAIRS_PARAMS) {
 		for (i64 q = lo; q < hi; q++) {
 			const i64 c = ip_cand(orow, rank, n, k, q, lookup);
 			if (c >= I64C(0)) {
-				const u32 o = lookup == I64C(3) ? LD32(grid, c) : CAST(u32, CAST(i32, c)); /* 32-ok: a found or output row, < rows or M <= MaxInt32 (accel/indice.go) */
+				const u32 o = lookup == I64C(3) ? ip_grid_row(grid, grows, c) : CAST(u32, CAST(i32, c)); /* 32-ok: a found or output row, < rows or M <= MaxInt32 (accel/indice.go) */
 				ST32(pairs, base + col, CAST(u32, CAST(i32, q))); /* 32-ok: a row, < rows <= MaxInt32 (accel/indice.go) */
 				ST32(pairs, base + n + col, o);
 				col++;
@@ -902,8 +924,8 @@ void indice_emit(INDICE_EMIT_PARAMS) {
  * each offset k's valid candidates among the chunk's rows into cnt[k*chunks
  * + c]; the emit pass (cnt scanned, offset-major) walks them again in row
  * order, writing candidate at = cnt[k*chunks + c] + i's target key into
- * ckey[at] and its row into qrow[at] (dense: and a 1 into grid[key], a
- * flag per key of the target space, zeroed first). */
+ * ckey[at] and its row into qrow[at] (dense: and marks the target in the
+ * grid, ip_grid_mark). */
 void indice_crows(INDICE_CROWS_PARAMS) {
 	const i64 g = GROUP_LINEAR_ID();
 	if (g >= jobs) {
@@ -1003,7 +1025,7 @@ void indice_crows(INDICE_CROWS_PARAMS) {
 								ST64(ckey, at, CAST(u64, yc * lim[3] + ko[3 * IP_KD + CAST(int, a3)])); /* 32-ok: a kernel index, < IP_KD */
 								ST32(qrow, at, CAST(u32, CAST(i32, q))); /* 32-ok: a row, < rows <= MaxInt32 (accel/indice.go) */
 								if (dense != I64C(0)) {
-									ST32(grid, CAST(i64, yc * lim[3] + ko[3 * IP_KD + CAST(int, a3)]), 1u); /* the same 1 from every writer; 32-ok: a kernel index, < IP_KD */
+									ip_grid_mark(grid, yc * lim[3] + ko[3 * IP_KD + CAST(int, a3)]); /* 32-ok: a kernel index, < IP_KD */
 								}
 							}
 							m[slot] = m[slot] + I64C(1);
@@ -1021,8 +1043,8 @@ void indice_crows(INDICE_CROWS_PARAMS) {
 }
 
 /* CONV/TCONV in rows: column col of offset k below num[k] gets the pair
- * (qrow, crow)[cnt[k*chunks] + col] (dense: its target's row is
- * grid[ckey[...]], the grid scanned), the columns past num[k] -1 in both
+ * (qrow, crow)[cnt[k*chunks] + col] (dense: its target's row from the
+ * grid, ip_grid_row), the columns past num[k] -1 in both
  * rows. Tiles never
  * straddle two offsets (as indice_write). */
 void indice_cpairs(INDICE_CPAIRS_PARAMS) {
@@ -1048,7 +1070,7 @@ void indice_cpairs(INDICE_CPAIRS_PARAMS) {
 			if (col < num_k) {
 				ST32(pairs, base + col, LD32(qrow, start + col));
 				if (dense != I64C(0)) {
-					ST32(pairs, base + n + col, LD32(grid, CAST(i64, LD64(ckey, start + col))));
+					ST32(pairs, base + n + col, ip_grid_row(grid, grows, CAST(i64, LD64(ckey, start + col))));
 				} else {
 					ST32(pairs, base + n + col, CAST(u32, CAST(i32, CAST(i64, LD64(crow, start + col))))); /* 32-ok: an output row, < M <= MaxInt32 (accel/indice.go) */
 				}
@@ -1060,19 +1082,48 @@ void indice_cpairs(INDICE_CPAIRS_PARAMS) {
 	}
 }
 
-/* The dense grid's outputs: key j of the target space is a site when its
- * scanned flag grows (grid[j+1] > grid[j]), output row grid[j]. */
+/* The dense grid's outputs: word w's set bits, lowest first, are the
+ * targets w*32 + b, at output rows grows[w], grows[w] + 1, ... A word's
+ * targets that share the line of its first key (every coordinate but the
+ * last) copy the line's leading coordinates from the first of them
+ * written, so a word decodes a key (its divisions) once a line, not once
+ * a target. */
 void indice_gouts(INDICE_GOUTS_PARAMS) {
 	if (LD32(err, 0) != ERR_NONE) {
 		return;
 	}
 	const i64 D = ip_param(params, IP_P_D);
-	EW_FOR(n, j)
-		const i64 row = CAST(i64, LD32(grid, j));
-		if (CAST(i64, LD32(grid, j + I64C(1))) == row) {
+	const i64 wd = D + I64C(1);
+	const i64 last = ip_param(params, IP_P_OUT + CAST(int, D) - 1); /* 32-ok: a params slot, < IP_P_LEN */
+	EW_FOR(n, w)
+		u32 b = LD32(grid, w); /* 32-ok: the word's targets */
+		if (b == 0u) {
 			continue;
 		}
-		ip_site_out(outs, params, D, row, j);
+		i64 row = CAST(i64, LD32(grows, w));
+		const i64 base = w * I64C(32);
+		const i64 c0 = base - ip_div(base, last) * last; /* base's last coordinate */
+		i64 first = I64C(-1); /* the row of the word's first target in base's line */
+		while (b != 0u) {
+			const u32 low = b & (0u - b); /* 32-ok: the lowest set bit */
+			const i64 t = I64C(31 - CLZ32(low));
+			const bool line = c0 + t < last;
+			if (line && first >= I64C(0)) {
+				for (int d = 0; d < IP_MAXD; d++) { /* 32-ok: a leading coordinate, < IP_MAXD */
+					if (I64C(d) < D) {
+						ST32(outs, row * wd + I64C(d), LD32(outs, first * wd + I64C(d)));
+					}
+				}
+				ST32(outs, row * wd + D, CAST(u32, c0 + t)); /* 32-ok: a coordinate, < out size <= MaxInt32 */
+			} else {
+				ip_site_out(outs, params, D, row, base + t);
+				if (line) {
+					first = row;
+				}
+			}
+			row++;
+			b ^= low;
+		}
 	EW_END
 }
 

@@ -68,11 +68,13 @@
 #define UNROLL
 #endif
 
-/* The leading zero bits of a 32-bit word (32 for 0). */
+/* The leading zero bits of a 32-bit word (32 for 0), and its set bits. */
 #ifdef ACCEL_CL
 #define CLZ32(x) CAST(int, clz(CAST(u32, x))) /* 32-ok: a bit count, <= 32 */
+#define POPC32(x) CAST(int, popcount(CAST(u32, x))) /* 32-ok: a bit count, <= 32 */
 #else
 #define CLZ32(x) (31 - findMSB(CAST(u32, x))) /* 32-ok: a bit count, <= 32 */
+#define POPC32(x) bitCount(CAST(u32, x)) /* 32-ok: a bit count, <= 32 */
 #endif
 
 i64 min64(i64 a, i64 b) { return a < b ? a : b; }

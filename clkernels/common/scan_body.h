@@ -17,9 +17,10 @@
  *   scan_apply    each group rescans its range from partials[g]: every
  *                 work-item sums its ITEMS consecutive elements, the group
  *                 scans those sums in scratch, then each item writes its run
- * The input is either elements (kind FLAG_NONE) or the 0/1 flags of
- * flags.h, so the positions of a compaction come from the same code. y may
- * be x.
+ * The input is either elements (kind FLAG_NONE), the 0/1 flags of
+ * flags.h, so the positions of a compaction come from the same code, or
+ * the set bits of 32-bit words (FLAG_POPC32: a bitmap's words numbered, as
+ * get_indice_pairs' dense grid). y may be x.
  *
  * Subgroup path (knob SCAN_SG = 1, or 2 where the plan makes each group
  * exactly one subgroup: no scratch and no barriers, which llvmpipe runs
@@ -66,6 +67,9 @@
 T scan_load(BPTR x, i64 i, i64 kind) {
 	if (kind == I64C(FLAG_NONE)) {
 		return LDT(x, i);
+	}
+	if (kind == I64C(FLAG_POPC32)) {
+		return CAST(T, POPC32(LD32(x, i)));
 	}
 	return flag_at(x, i, kind) ? CAST(T, 1) : CAST(T, 0);
 }

@@ -30,6 +30,8 @@ const (
 	FlagHead32 = 2
 	// FlagHead64 is FLAG_HEAD64: position i starts a run of equal 64-bit words.
 	FlagHead64 = 3
+	// FlagPopc32 is FLAG_POPC32: the set bits of 32-bit word i (scans only).
+	FlagPopc32 = 4
 )
 
 // Codes ERR_*: validation flags.
@@ -1990,8 +1992,8 @@ type IndiceExpand struct {
 	Sorted int64       // folds into IP_SORTED: 1: SUBM over the sites in key order, galloping, orow by sorted position
 	Ckey   host.Buffer // out: uint64 target keys (emit)
 	Emit   int64       // folds into IP_EMIT: 1: CONV/TCONV with cnt scanned: the valid candidates' target keys into ckey[cnt[p]]
-	Grid   host.Buffer // out: uint32 flags over the target space (dense)
-	Dense  int64       // folds into IP_DENSE: CONV/TCONV through the dense grid: grid[key] = 1, and with 1 orow[p] = the target's key or -1 (2: the grid only)
+	Grid   host.Buffer // inout: uint32 bits of the target space (dense)
+	Dense  int64       // folds into IP_DENSE: CONV/TCONV through the dense grid: the target's bit set, and with 1 orow[p] = the target's key or -1 (2: the grid only)
 	Table  host.Buffer // in: uint64 [slots] the sites' hash table (hashed)
 	Slots  int64       // the table's slots (hashed)
 	Rb     int64       // the bits of a row in a table word (hashed)
@@ -2087,7 +2089,8 @@ func (a IndiceTcount) AppendArgs(dst []host.Arg) []host.Arg {
 type IndiceWpairs struct {
 	Orow   host.Buffer // in: int32 found rows (by sorted position where lookup is 2) or target keys (lookup 3), -1 for none
 	Rank   host.Buffer // in: int32 sorted position of each row (lookup 2)
-	Grid   host.Buffer // in: uint32 exclusive scan of the dense grid's flags: output rows (lookup 3)
+	Grid   host.Buffer // in: uint32 bits of the dense grid (lookup 3)
+	Grows  host.Buffer // in: uint32 output row of each grid word (lookup 3)
 	Tcnt   host.Buffer // in: uint64 exclusive scan of the tiles' counts (K*per+1 words)
 	Pairs  host.Buffer // out: int32 [K, 2, n]
 	Num    host.Buffer // out: int32 [K]
@@ -2107,7 +2110,7 @@ func (IndiceWpairs) Spec(v IndiceVariant) host.KernelSpec {
 
 // AppendArgs appends the argument slots in declaration order.
 func (a IndiceWpairs) AppendArgs(dst []host.Arg) []host.Arg {
-	return append(dst, host.BufArg(a.Orow), host.BufArg(a.Rank), host.BufArg(a.Grid), host.BufArg(a.Tcnt), host.BufArg(a.Pairs), host.BufArg(a.Num), host.BufArg(a.Err), host.I64(a.N), host.I64(a.Count), host.I64(a.Lookup))
+	return append(dst, host.BufArg(a.Orow), host.BufArg(a.Rank), host.BufArg(a.Grid), host.BufArg(a.Grows), host.BufArg(a.Tcnt), host.BufArg(a.Pairs), host.BufArg(a.Num), host.BufArg(a.Err), host.I64(a.N), host.I64(a.Count), host.I64(a.Lookup))
 }
 
 // IndiceSearch is a launch of indice_search_k (indice): SUBM in rows: this launch's sorted positions j x kernel planes, a merge cursor per plane; the found rows into j's record orow[j*K + k] (and, sym, the mirrored finds into the found sites' records), rank[q] = j.
@@ -2257,8 +2260,8 @@ type IndiceCrows struct {
 	Rule    int64       // folds into IP_RULE: IP_RULE_CONV or IP_RULE_TCONV
 	Split   int64       // folds into IP_SPLIT: IP_SPLIT_*
 	Emit    int64       // folds into IP_EMIT: 1: cnt scanned, write the keys and the input rows
-	Grid    host.Buffer // out: uint32 flags over the target space (dense, emit)
-	Dense   int64       // 1: flag each target in grid
+	Grid    host.Buffer // inout: uint32 bits of the target space (dense, emit)
+	Dense   int64       // 1: mark each target in grid
 }
 
 // Entry returns the declaration of indice_crows_k.
@@ -2286,8 +2289,9 @@ type IndiceCpairs struct {
 	Count  int64       // n*K
 	Chunks int64       // chunks
 	Ckey   host.Buffer // in: uint64 target keys by compacted candidate (dense)
-	Grid   host.Buffer // in: uint32 exclusive scan of the grid's flags (dense)
-	Dense  int64       // 1: target rows from grid[ckey], not crow
+	Grid   host.Buffer // in: uint32 bits of the dense grid (dense)
+	Grows  host.Buffer // in: uint32 output row of each grid word (dense)
+	Dense  int64       // 1: target rows from the grid, not crow
 }
 
 // Entry returns the declaration of indice_cpairs_k.
@@ -2300,16 +2304,17 @@ func (IndiceCpairs) Spec(v IndiceVariant) host.KernelSpec {
 
 // AppendArgs appends the argument slots in declaration order.
 func (a IndiceCpairs) AppendArgs(dst []host.Arg) []host.Arg {
-	return append(dst, host.BufArg(a.Cnt), host.BufArg(a.Qrow), host.BufArg(a.Crow), host.BufArg(a.Pairs), host.BufArg(a.Num), host.BufArg(a.Err), host.I64(a.N), host.I64(a.Count), host.I64(a.Chunks), host.BufArg(a.Ckey), host.BufArg(a.Grid), host.I64(a.Dense))
+	return append(dst, host.BufArg(a.Cnt), host.BufArg(a.Qrow), host.BufArg(a.Crow), host.BufArg(a.Pairs), host.BufArg(a.Num), host.BufArg(a.Err), host.I64(a.N), host.I64(a.Count), host.I64(a.Chunks), host.BufArg(a.Ckey), host.BufArg(a.Grid), host.BufArg(a.Grows), host.I64(a.Dense))
 }
 
-// IndiceGouts is a launch of indice_gouts_k (indice): dense grid: key j of the target space whose scanned flag grows writes its site into out_indices[grid[j]].
+// IndiceGouts is a launch of indice_gouts_k (indice): dense grid: word w's set bits, lowest first, are the targets w*32 + b, written into out_indices from row grows[w] on.
 type IndiceGouts struct {
-	Grid   host.Buffer // in: uint32 exclusive scan of the flags (n+1 words)
+	Grid   host.Buffer // in: uint32 bits of the target space
+	Grows  host.Buffer // in: uint32 output row of each word (the exclusive scan of its set bits)
 	Params host.Buffer // in: int64 parameter block
 	Outs   host.Buffer // out: int32 [M, 1+D] sites
 	Err    host.Buffer // in: the validation flag (skip when set)
-	N      int64       // keys of the target space
+	N      int64       // words of the grid
 }
 
 // Entry returns the declaration of indice_gouts_k.
@@ -2322,7 +2327,7 @@ func (IndiceGouts) Spec(v IndiceVariant) host.KernelSpec {
 
 // AppendArgs appends the argument slots in declaration order.
 func (a IndiceGouts) AppendArgs(dst []host.Arg) []host.Arg {
-	return append(dst, host.BufArg(a.Grid), host.BufArg(a.Params), host.BufArg(a.Outs), host.BufArg(a.Err), host.I64(a.N))
+	return append(dst, host.BufArg(a.Grid), host.BufArg(a.Grows), host.BufArg(a.Params), host.BufArg(a.Outs), host.BufArg(a.Err), host.I64(a.N))
 }
 
 // SparseCooKeys is a launch of sparse_coo_keys_k (sparse): keys[k] = the row-major linear index of COO entry k; an index out of the shape flags its tile.

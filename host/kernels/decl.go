@@ -69,7 +69,8 @@ var (
 		{Name: "NONE", Value: 0, Doc: "the elements themselves"},
 		{Name: "MASK8", Value: 1, Doc: "a bool byte (nonzero is true)"},
 		{Name: "HEAD32", Value: 2, Doc: "position i starts a run of equal 32-bit words"},
-		{Name: "HEAD64", Value: 3, Doc: "position i starts a run of equal 64-bit words"}}}
+		{Name: "HEAD64", Value: 3, Doc: "position i starts a run of equal 64-bit words"},
+		{Name: "POPC32", Value: 4, Doc: "the set bits of 32-bit word i (scans only)"}}}
 	// Err is the word a validating pass leaves untouched when every index
 	// is in range; else it holds the smallest flagged tile (position >> 16).
 	Err = &host.CodeGroup{Prefix: "ERR", Doc: "validation flags", Codes: []host.Code{

@@ -105,9 +105,9 @@ layout(constant_id = 11) const int IP_LOOKUP = -1; /* folded argument lookup (-1
 #define INDICE_TCOUNT_PARAMS BPTR orow, BPTR rank, BPTR tcnt, i64 n, i64 count, i64 lookup
 #endif
 #ifdef ACCEL_CL
-#define INDICE_WPAIRS_PARAMS BPTR orow, BPTR rank, BPTR grid, BPTR tcnt, BPTR pairs, BPTR num, BPTR err, i64 n, i64 count, i64 lookup, __local SCRATCH_T* sh
+#define INDICE_WPAIRS_PARAMS BPTR orow, BPTR rank, BPTR grid, BPTR grows, BPTR tcnt, BPTR pairs, BPTR num, BPTR err, i64 n, i64 count, i64 lookup, __local SCRATCH_T* sh
 #else
-#define INDICE_WPAIRS_PARAMS BPTR orow, BPTR rank, BPTR grid, BPTR tcnt, BPTR pairs, BPTR num, BPTR err, i64 n, i64 count, i64 lookup
+#define INDICE_WPAIRS_PARAMS BPTR orow, BPTR rank, BPTR grid, BPTR grows, BPTR tcnt, BPTR pairs, BPTR num, BPTR err, i64 n, i64 count, i64 lookup
 #endif
 #define INDICE_SEARCH_PARAMS BPTR rows, BPTR params, BPTR skeys, BPTR sperm, BPTR orow, BPTR rank, i64 nkeys, i64 row0, i64 rows_n, i64 jobs, i64 sym, i64 split
 #define INDICE_COUNT_PARAMS BPTR orow, BPTR rank, BPTR orowq, BPTR cnt, i64 n, i64 K, i64 chunk, i64 chunks, i64 gather
@@ -115,8 +115,8 @@ layout(constant_id = 11) const int IP_LOOKUP = -1; /* folded argument lookup (-1
 #define INDICE_TSEARCH_PARAMS BPTR params, BPTR skeys, BPTR sperm, BPTR table, BPTR orowq, i64 n, i64 lines, i64 chunk, i64 chunks
 #define INDICE_EMIT_PARAMS BPTR orowq, BPTR cnt, BPTR pairs, BPTR num, BPTR err, i64 n, i64 K, i64 chunk, i64 chunks
 #define INDICE_CROWS_PARAMS BPTR rows, BPTR params, BPTR cnt, BPTR ckey, BPTR qrow, i64 n, i64 chunk, i64 chunks, i64 chunk0, i64 chunks_n, i64 jobs, i64 rule, i64 split, i64 emit, BPTR grid, i64 dense
-#define INDICE_CPAIRS_PARAMS BPTR cnt, BPTR qrow, BPTR crow, BPTR pairs, BPTR num, BPTR err, i64 n, i64 count, i64 chunks, BPTR ckey, BPTR grid, i64 dense
-#define INDICE_GOUTS_PARAMS BPTR grid, BPTR params, BPTR outs, BPTR err, i64 n
+#define INDICE_CPAIRS_PARAMS BPTR cnt, BPTR qrow, BPTR crow, BPTR pairs, BPTR num, BPTR err, i64 n, i64 count, i64 chunks, BPTR ckey, BPTR grid, BPTR grows, i64 dense
+#define INDICE_GOUTS_PARAMS BPTR grid, BPTR grows, BPTR params, BPTR outs, BPTR err, i64 n
 
 /* The entry points. */
 #ifndef ACCEL_XCAT
@@ -162,9 +162,9 @@ layout(constant_id = 11) const int IP_LOOKUP = -1; /* folded argument lookup (-1
 	}
 #define INDICE_E_indice_wpairs_k \
 	__kernel __attribute__((reqd_work_group_size(LOCAL_SIZE, 1, 1))) \
-	void indice_wpairs_k(__global uchar* orow, __global uchar* rank, __global uchar* grid, __global uchar* tcnt, __global uchar* pairs, __global uchar* num, __global uchar* err, long n, long count, long lookup) { \
+	void indice_wpairs_k(__global uchar* orow, __global uchar* rank, __global uchar* grid, __global uchar* grows, __global uchar* tcnt, __global uchar* pairs, __global uchar* num, __global uchar* err, long n, long count, long lookup) { \
 		__local SCRATCH_T sh[SCRATCH_LEN]; \
-		indice_wpairs(orow, rank, grid, tcnt, pairs, num, err, n, count, FOLD(IP_LOOKUP, lookup), sh); \
+		indice_wpairs(orow, rank, grid, grows, tcnt, pairs, num, err, n, count, FOLD(IP_LOOKUP, lookup), sh); \
 	}
 #define INDICE_E_indice_search_k \
 	__kernel __attribute__((reqd_work_group_size(LOCAL_SIZE, 1, 1))) \
@@ -198,13 +198,13 @@ layout(constant_id = 11) const int IP_LOOKUP = -1; /* folded argument lookup (-1
 	}
 #define INDICE_E_indice_cpairs_k \
 	__kernel __attribute__((reqd_work_group_size(LOCAL_SIZE, 1, 1))) \
-	void indice_cpairs_k(__global uchar* cnt, __global uchar* qrow, __global uchar* crow, __global uchar* pairs, __global uchar* num, __global uchar* err, long n, long count, long chunks, __global uchar* ckey, __global uchar* grid, long dense) { \
-		indice_cpairs(cnt, qrow, crow, pairs, num, err, n, count, chunks, ckey, grid, dense); \
+	void indice_cpairs_k(__global uchar* cnt, __global uchar* qrow, __global uchar* crow, __global uchar* pairs, __global uchar* num, __global uchar* err, long n, long count, long chunks, __global uchar* ckey, __global uchar* grid, __global uchar* grows, long dense) { \
+		indice_cpairs(cnt, qrow, crow, pairs, num, err, n, count, chunks, ckey, grid, grows, dense); \
 	}
 #define INDICE_E_indice_gouts_k \
 	__kernel __attribute__((reqd_work_group_size(LOCAL_SIZE, 1, 1))) \
-	void indice_gouts_k(__global uchar* grid, __global uchar* params, __global uchar* outs, __global uchar* err, long n) { \
-		indice_gouts(grid, params, outs, err, n); \
+	void indice_gouts_k(__global uchar* grid, __global uchar* grows, __global uchar* params, __global uchar* outs, __global uchar* err, long n) { \
+		indice_gouts(grid, grows, params, outs, err, n); \
 	}
 #ifdef ACCEL_ONLY
 #define INDICE_ENTRIES ACCEL_XCAT(INDICE_E_, ACCEL_ONLY)
@@ -240,15 +240,15 @@ layout(push_constant) uniform AccelPush { uint64_t params; } accel_push;
 #define INDICE_VK_E_4 indice_outs(accel_args.s[0], accel_args.s[1], accel_args.s[2], accel_args.s[3], accel_args.s[4], int64_t(accel_args.s[5]));
 #define INDICE_VK_E_5 indice_write(accel_args.s[0], accel_args.s[1], accel_args.s[2], accel_args.s[3], accel_args.s[4], int64_t(accel_args.s[5]), int64_t(accel_args.s[6]), FOLD(IP_WIDE, int64_t(accel_args.s[7])));
 #define INDICE_VK_E_6 indice_tcount(accel_args.s[0], accel_args.s[1], accel_args.s[2], int64_t(accel_args.s[3]), int64_t(accel_args.s[4]), FOLD(IP_LOOKUP, int64_t(accel_args.s[5])));
-#define INDICE_VK_E_7 indice_wpairs(accel_args.s[0], accel_args.s[1], accel_args.s[2], accel_args.s[3], accel_args.s[4], accel_args.s[5], accel_args.s[6], int64_t(accel_args.s[7]), int64_t(accel_args.s[8]), FOLD(IP_LOOKUP, int64_t(accel_args.s[9])));
+#define INDICE_VK_E_7 indice_wpairs(accel_args.s[0], accel_args.s[1], accel_args.s[2], accel_args.s[3], accel_args.s[4], accel_args.s[5], accel_args.s[6], accel_args.s[7], int64_t(accel_args.s[8]), int64_t(accel_args.s[9]), FOLD(IP_LOOKUP, int64_t(accel_args.s[10])));
 #define INDICE_VK_E_8 indice_search(accel_args.s[0], accel_args.s[1], accel_args.s[2], accel_args.s[3], accel_args.s[4], accel_args.s[5], int64_t(accel_args.s[6]), int64_t(accel_args.s[7]), int64_t(accel_args.s[8]), int64_t(accel_args.s[9]), int64_t(accel_args.s[10]), FOLD(IP_SPLIT, int64_t(accel_args.s[11])));
 #define INDICE_VK_E_9 indice_count(accel_args.s[0], accel_args.s[1], accel_args.s[2], accel_args.s[3], int64_t(accel_args.s[4]), int64_t(accel_args.s[5]), int64_t(accel_args.s[6]), int64_t(accel_args.s[7]), int64_t(accel_args.s[8]));
 #define INDICE_VK_E_10 indice_lines(accel_args.s[0], accel_args.s[1], accel_args.s[2], int64_t(accel_args.s[3]), int64_t(accel_args.s[4]), int64_t(accel_args.s[5]), int64_t(accel_args.s[6]));
 #define INDICE_VK_E_11 indice_tsearch(accel_args.s[0], accel_args.s[1], accel_args.s[2], accel_args.s[3], accel_args.s[4], int64_t(accel_args.s[5]), int64_t(accel_args.s[6]), int64_t(accel_args.s[7]), int64_t(accel_args.s[8]));
 #define INDICE_VK_E_12 indice_emit(accel_args.s[0], accel_args.s[1], accel_args.s[2], accel_args.s[3], accel_args.s[4], int64_t(accel_args.s[5]), int64_t(accel_args.s[6]), int64_t(accel_args.s[7]), int64_t(accel_args.s[8]));
 #define INDICE_VK_E_13 indice_crows(accel_args.s[0], accel_args.s[1], accel_args.s[2], accel_args.s[3], accel_args.s[4], int64_t(accel_args.s[5]), int64_t(accel_args.s[6]), int64_t(accel_args.s[7]), int64_t(accel_args.s[8]), int64_t(accel_args.s[9]), int64_t(accel_args.s[10]), FOLD(IP_RULE, int64_t(accel_args.s[11])), FOLD(IP_SPLIT, int64_t(accel_args.s[12])), FOLD(IP_EMIT, int64_t(accel_args.s[13])), accel_args.s[14], int64_t(accel_args.s[15]));
-#define INDICE_VK_E_14 indice_cpairs(accel_args.s[0], accel_args.s[1], accel_args.s[2], accel_args.s[3], accel_args.s[4], accel_args.s[5], int64_t(accel_args.s[6]), int64_t(accel_args.s[7]), int64_t(accel_args.s[8]), accel_args.s[9], accel_args.s[10], int64_t(accel_args.s[11]));
-#define INDICE_VK_E_15 indice_gouts(accel_args.s[0], accel_args.s[1], accel_args.s[2], accel_args.s[3], int64_t(accel_args.s[4]));
+#define INDICE_VK_E_14 indice_cpairs(accel_args.s[0], accel_args.s[1], accel_args.s[2], accel_args.s[3], accel_args.s[4], accel_args.s[5], int64_t(accel_args.s[6]), int64_t(accel_args.s[7]), int64_t(accel_args.s[8]), accel_args.s[9], accel_args.s[10], accel_args.s[11], int64_t(accel_args.s[12]));
+#define INDICE_VK_E_15 indice_gouts(accel_args.s[0], accel_args.s[1], accel_args.s[2], accel_args.s[3], accel_args.s[4], int64_t(accel_args.s[5]));
 #ifdef ACCEL_ONLY_ENTRY
 #define INDICE_ENTRIES \
 	void main() { \
@@ -274,7 +274,7 @@ layout(push_constant) uniform AccelPush { uint64_t params; } accel_push;
 		} else if (ENTRY == 6) { \
 			indice_tcount(accel_args.s[0], accel_args.s[1], accel_args.s[2], int64_t(accel_args.s[3]), int64_t(accel_args.s[4]), FOLD(IP_LOOKUP, int64_t(accel_args.s[5]))); \
 		} else if (ENTRY == 7) { \
-			indice_wpairs(accel_args.s[0], accel_args.s[1], accel_args.s[2], accel_args.s[3], accel_args.s[4], accel_args.s[5], accel_args.s[6], int64_t(accel_args.s[7]), int64_t(accel_args.s[8]), FOLD(IP_LOOKUP, int64_t(accel_args.s[9]))); \
+			indice_wpairs(accel_args.s[0], accel_args.s[1], accel_args.s[2], accel_args.s[3], accel_args.s[4], accel_args.s[5], accel_args.s[6], accel_args.s[7], int64_t(accel_args.s[8]), int64_t(accel_args.s[9]), FOLD(IP_LOOKUP, int64_t(accel_args.s[10]))); \
 		} else if (ENTRY == 8) { \
 			indice_search(accel_args.s[0], accel_args.s[1], accel_args.s[2], accel_args.s[3], accel_args.s[4], accel_args.s[5], int64_t(accel_args.s[6]), int64_t(accel_args.s[7]), int64_t(accel_args.s[8]), int64_t(accel_args.s[9]), int64_t(accel_args.s[10]), FOLD(IP_SPLIT, int64_t(accel_args.s[11]))); \
 		} else if (ENTRY == 9) { \
@@ -288,9 +288,9 @@ layout(push_constant) uniform AccelPush { uint64_t params; } accel_push;
 		} else if (ENTRY == 13) { \
 			indice_crows(accel_args.s[0], accel_args.s[1], accel_args.s[2], accel_args.s[3], accel_args.s[4], int64_t(accel_args.s[5]), int64_t(accel_args.s[6]), int64_t(accel_args.s[7]), int64_t(accel_args.s[8]), int64_t(accel_args.s[9]), int64_t(accel_args.s[10]), FOLD(IP_RULE, int64_t(accel_args.s[11])), FOLD(IP_SPLIT, int64_t(accel_args.s[12])), FOLD(IP_EMIT, int64_t(accel_args.s[13])), accel_args.s[14], int64_t(accel_args.s[15])); \
 		} else if (ENTRY == 14) { \
-			indice_cpairs(accel_args.s[0], accel_args.s[1], accel_args.s[2], accel_args.s[3], accel_args.s[4], accel_args.s[5], int64_t(accel_args.s[6]), int64_t(accel_args.s[7]), int64_t(accel_args.s[8]), accel_args.s[9], accel_args.s[10], int64_t(accel_args.s[11])); \
+			indice_cpairs(accel_args.s[0], accel_args.s[1], accel_args.s[2], accel_args.s[3], accel_args.s[4], accel_args.s[5], int64_t(accel_args.s[6]), int64_t(accel_args.s[7]), int64_t(accel_args.s[8]), accel_args.s[9], accel_args.s[10], accel_args.s[11], int64_t(accel_args.s[12])); \
 		} else if (ENTRY == 15) { \
-			indice_gouts(accel_args.s[0], accel_args.s[1], accel_args.s[2], accel_args.s[3], int64_t(accel_args.s[4])); \
+			indice_gouts(accel_args.s[0], accel_args.s[1], accel_args.s[2], accel_args.s[3], accel_args.s[4], int64_t(accel_args.s[5])); \
 		} \
 	}
 #endif

@@ -19,6 +19,7 @@
 #define FLAG_MASK8 1 /* a bool byte (nonzero is true) */
 #define FLAG_HEAD32 2 /* position i starts a run of equal 32-bit words */
 #define FLAG_HEAD64 3 /* position i starts a run of equal 64-bit words */
+#define FLAG_POPC32 4 /* the set bits of 32-bit word i (scans only) */
 #endif
 
 /* Knobs: -D options in OpenCL C, specialization constants in GLSL (id 0 is
