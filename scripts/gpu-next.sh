@@ -79,7 +79,7 @@ for b in opencl vulkan; do
 	for k in "" "scatter_plan:PART=0"; do row scatter_reduce $b "$k" 60; done
 done
 
-echo "== 0d. get_indice_pairs (sessions 8-9): the sites in a hash table (session 9; model subm248636 0.113 ms, 11 launches, conv149100 0.120, 16) against sorted (indice_plan:TABLE=0; model 0.182 and 0.175); conv149100 on candidates through the dense grid (one wait, no sort of the targets) against the sort of its targets (indice_plan:GRID=0; model 0.211 with the table); subm248636 writes its pairs by tiles (session 3: subm248636 0.599, conv149100 0.584 OpenCL); with traces"
+echo "== 0d. get_indice_pairs (sessions 8-9): the sites in a hash table (session 9; model subm248636 0.113 ms, 11 launches, conv149100 0.115, 16) against sorted (indice_plan:TABLE=0; model 0.182 and 0.175); conv149100 on candidates through the dense grid (a bit a key since session 9: one wait, no sort of the targets) against the sort of its targets (indice_plan:GRID=0; model 0.211 with the table); conv248636 (new: 43.5M target keys, the grid's bits where it sorted before); subm248636 writes its pairs by tiles (session 3: subm248636 0.599, conv149100 0.584 OpenCL); with traces"
 for b in opencl vulkan; do
 	for k in "" "indice_plan:TABLE=0" "indice_plan:GRID=0"; do row get_indice_pairs $b "$k" 90; done
 	trace get_indice_pairs $b "" 90

@@ -17,8 +17,10 @@ import (
 // folder): subm248636 (submanifold, batch 4, 41x1440x1440, k3) and
 // conv149100 (batch 4, 11x360x360, k3, stride 2, padding (0,1,1)), with
 // the planner's split and then every split forced (rows named _LL, _LK,
-// _KL, _KK), so the default's choice is visible. Without the datasets the
-// rows are left out. --quick runs small random sites instead.
+// _KL, _KK), so the default's choice is visible; and conv248636 (the
+// subm248636 sites, stride 2, padding 1: a target space larger than its
+// candidates) with the planner's split. Without the datasets the rows are
+// left out. --quick runs small random sites instead.
 
 // datasetDir returns the folder of the indice_pairs datasets, or "".
 func datasetDir() string {
@@ -81,18 +83,24 @@ func indiceCases(quick bool) []benchCase {
 		name, file string
 		n          int
 		p          accel.SparseConvParams
+		auto       bool // the planner's split only
 	}
 	k3 := []int64{3, 3, 3}
 	layers := []layer{
 		{"subm248636", "subm248636_indices.npy", 248636, accel.SparseConvParams{BatchSize: 4, SpatialShape: []int64{41, 1440, 1440},
-			KSize: k3, Padding: []int64{1, 1, 1}, Subm: true}},
+			KSize: k3, Padding: []int64{1, 1, 1}, Subm: true}, false},
 		{"conv149100", "conv149100_indices.npy", 149100, accel.SparseConvParams{BatchSize: 4, SpatialShape: []int64{11, 360, 360},
-			KSize: k3, Stride: []int64{2, 2, 2}, Padding: []int64{0, 1, 1}}},
+			KSize: k3, Stride: []int64{2, 2, 2}, Padding: []int64{0, 1, 1}}, false},
+		// the first downsampling of subm248636's grid: 43.5M target
+		// keys, more than its 6.7M candidates (the dense grid's bits)
+		{"conv248636", "subm248636_indices.npy", 248636, accel.SparseConvParams{BatchSize: 4, SpatialShape: []int64{41, 1440, 1440},
+			KSize: k3, Stride: []int64{2, 2, 2}, Padding: []int64{1, 1, 1}}, true},
 	}
 	dir := datasetDir()
 	if quick {
 		layers[0].name, layers[0].n, layers[0].p.SpatialShape = "subm20000_quick", 20000, []int64{41, 200, 200}
 		layers[1].name, layers[1].n, layers[1].p.SpatialShape = "conv12000_quick", 12000, []int64{11, 100, 100}
+		layers[2].name, layers[2].n, layers[2].p.SpatialShape = "conv20000_quick", 20000, []int64{41, 200, 200}
 	} else if dir == "" {
 		return nil
 	}
@@ -144,7 +152,7 @@ func indiceCases(quick bool) []benchCase {
 					return func() { _, _ = accel.RefIndicePairs(h, p) }, func() {}
 				},
 			})
-			if quick {
+			if quick || l.auto {
 				break
 			}
 		}
