@@ -211,6 +211,33 @@ func TestTrafficModel(t *testing.T) {
 		predict("  (its inverse)", inv, indiceMinBytes(pathInverse, gi, m), "")
 	}
 
+	// get_indice_pairs conv248636 (the subm248636 sites, stride 2,
+	// padding 1: 834,407 of its 6.71M candidates hit one of 511,063
+	// outputs): its target space (43.5M keys) is larger than its
+	// candidates but its grid's words (1.36M) are not, so the targets go
+	// through the grid's bits: within 3.5x its least, one wait, where
+	// sorting them takes more launches and a wait more
+	{
+		l, k, v, m := int64(248636), int64(27), int64(834407), int64(511063)
+		p := reference.SparseConv{BatchSize: 4, SpatialShape: []int64{41, 1440, 1440}, KSize: []int64{3, 3, 3},
+			Stride: []int64{2, 2, 2}, Padding: []int64{1, 1, 1}, Dilation: []int64{1, 1, 1}}
+		g := convGeom{l: l, k: k, d: 3, p: p, target: []int64{21, 720, 720}, inBits: keyBitsFor(4 * 41 * 1440 * 1440),
+			outBits: keyBitsFor(4 * 21 * 720 * 720)}
+		pg := planIndice(h100, g, SplitAuto, shapeAuto, false)
+		require.Equal(t, int64(4*21*720*720), pg.Grid, "more keys than candidates, fewer words")
+		tr := indiceTraffic(h100, h100Radix, h100Scan, g, SplitAuto, pg, v, m)
+		min := indiceMinBytes(pathConvCandidates, g, m)
+		assert.LessOrEqual(t, tr.Bytes(), 7*min/2, "conv248636: %s", tr)
+		assert.Equal(t, 1, tr.Waits)
+		predict("get_indice_pairs conv248636", tr, min, "")
+		ps := pg
+		ps.Grid = 0
+		sorted := indiceTraffic(h100, h100Radix, h100Scan, g, SplitAuto, ps, v, m)
+		assert.Greater(t, sorted.Launches(), tr.Launches())
+		assert.Equal(t, 2, sorted.Waits)
+		predict("  (targets sorted)", sorted, min, "")
+	}
+
 	// the hash table: 8M distinct keys into a table made for them (16M
 	// slots), with their ids, and looked up: the probes touch each table
 	// word once a pass (the model's rule): an insert with ids in order of
