@@ -165,6 +165,18 @@ func TestIndicePairsRandom(t *testing.T) {
 	})
 }
 
+// ipModes is one conv of each mode over batch 3 x shape: submanifold,
+// regular (stride 2), transposed and inverse.
+func ipModes(shape []int64) []SparseConvParams {
+	k3 := []int64{3, 3, 3}
+	return []SparseConvParams{
+		{BatchSize: 3, SpatialShape: shape, KSize: k3, Subm: true},
+		{BatchSize: 3, SpatialShape: shape, KSize: k3, Stride: []int64{2, 2, 2}, Padding: []int64{0, 1, 1}},
+		{BatchSize: 3, SpatialShape: shape, KSize: []int64{2, 3, 2}, Stride: []int64{2, 1, 2}, Transpose: true},
+		{BatchSize: 3, SpatialShape: shape, KSize: k3, Stride: []int64{2, 2, 2}, Padding: []int64{1, 1, 1}, Inverse: true},
+	}
+}
+
 // TestIndicePairsSplits forces every split policy on one case of each
 // mode (and each layout of all but the inverse, with and without the
 // dense grid or line table), large enough that a loop-limited driver cuts
@@ -174,13 +186,7 @@ func TestIndicePairsSplits(t *testing.T) {
 	rng := rand.New(rand.NewSource(14))
 	shape := []int64{9, 40, 40}
 	idx := randSites(rng, 3, shape, 3000)
-	k3 := []int64{3, 3, 3}
-	modes := []SparseConvParams{
-		{BatchSize: 3, SpatialShape: shape, KSize: k3, Subm: true},
-		{BatchSize: 3, SpatialShape: shape, KSize: k3, Stride: []int64{2, 2, 2}, Padding: []int64{0, 1, 1}},
-		{BatchSize: 3, SpatialShape: shape, KSize: []int64{2, 3, 2}, Stride: []int64{2, 1, 2}, Transpose: true},
-		{BatchSize: 3, SpatialShape: shape, KSize: k3, Stride: []int64{2, 2, 2}, Padding: []int64{1, 1, 1}, Inverse: true},
-	}
+	modes := ipModes(shape)
 	forEachDevice(t, func(t *testing.T, d *Device) {
 		for i, p := range modes {
 			for _, s := range append([]IndiceSplit{SplitAuto}, IndiceSplits...) {
@@ -351,13 +357,7 @@ func TestIndiceSubmModel(t *testing.T) {
 func TestIndiceSitesTable(t *testing.T) {
 	rng := rand.New(rand.NewSource(16))
 	shape := []int64{9, 40, 40}
-	k3 := []int64{3, 3, 3}
-	modes := []SparseConvParams{
-		{BatchSize: 3, SpatialShape: shape, KSize: k3, Subm: true},
-		{BatchSize: 3, SpatialShape: shape, KSize: k3, Stride: []int64{2, 2, 2}, Padding: []int64{0, 1, 1}},
-		{BatchSize: 3, SpatialShape: shape, KSize: []int64{2, 3, 2}, Stride: []int64{2, 1, 2}, Transpose: true},
-		{BatchSize: 3, SpatialShape: shape, KSize: k3, Stride: []int64{2, 2, 2}, Padding: []int64{1, 1, 1}, Inverse: true},
-	}
+	modes := ipModes(shape)
 	sites := []*Tensor{randSites(rng, 3, shape, 1), randSites(rng, 3, shape, 200), randSites(rng, 3, shape, 3000)}
 	dup := mustTensor(FromInt32s([]int64{4, 4}, []int32{0, 1, 2, 3, 1, 7, 8, 9, 2, 0, 0, 0, 1, 7, 8, 9}))
 	forEachDevice(t, func(t *testing.T, d *Device) {
