@@ -34,9 +34,10 @@
  *                   [0, shape)) and writes its key; a bad row records its
  *                   tile (row >> ERR_TILE_SHIFT) into err[0]
  *   indice_dups     sorted keys: an equal neighbour records its tile
- *   indice_table    the sites' hash table (GPUs, in place of the sort and
- *                   indice_dups): each site's word into a free slot near
- *                   its home, a key found there twice recording its tile
+ *   indice_table    the sites' hash table (in place of the sort and
+ *                   indice_dups where the plan takes one): each site's
+ *                   word into a free slot near its home, a key found
+ *                   there twice recording its tile
  *   indice_expand   the candidates' flags cnt[p] (CONV/TCONV; dense:
  *                   their targets' keys orow[p], marked in the grid), or
  *                   for the looked-up rules their found rows orow[p], with the
