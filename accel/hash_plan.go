@@ -28,14 +28,7 @@ func planHash(caps host.Caps, n int64) (host.Plan, int64) {
 		return p, 0
 	}
 	items := int64(64)
-	for i := range p.Knobs {
-		if p.Knobs[i].Name == "ITEMS" {
-			p.Knobs[i].Value = items
-		}
-	}
-	p.TileElems = int64(p.LocalSize) * items
-	p.Tiles = (n + p.TileElems - 1) / p.TileElems
-	p.Groups = host.FoldGroups(max(p.Tiles, 1), caps.MaxWorkGroupCount)
+	p = p.WithItems(caps, n, items)
 	// The tile and item loops take ITEMS+1 iterations of the limit; the
 	// probe and compare-and-swap loops share the rest. The driver runs a
 	// subgroup's invocations as SIMD lanes of one loop, which iterates

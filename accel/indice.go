@@ -541,7 +541,8 @@ func (r *ipRun) start() (*IndicePairs, error) {
 		if err := d.fill(r.table.raw(), 0, 8*t.Slots, []byte{0xff, 0xff, 0xff, 0xff}); err != nil {
 			return nil, fmt.Errorf("accel: %s: %w", op, err)
 		}
-		if err := run(d, op, kernels.IndiceAny, d.elementwise(op, g.l), kernels.IndiceTable{Keys: keys.raw(), Table: r.table.raw(),
+		// a work-item's inserts probe at most t.steps() slots each
+		if err := run(d, op, kernels.IndiceAny, d.elementwiseLoop(op, g.l, t.steps()), kernels.IndiceTable{Keys: keys.raw(), Table: r.table.raw(),
 			Err: r.flag.raw(), N: g.l, Slots: t.Slots, Rb: t.RowBits, Probes: t.Probes}); err != nil {
 			return nil, err
 		}
@@ -1021,7 +1022,7 @@ func (r *ipRun) tilePlan(n int64) host.Plan {
 func (r *ipRun) expand(rows host.Buffer, n int64, params host.Buffer, rule int64) (*DeviceTensor, int64, *scan, error) {
 	d, g := r.d, r.g
 	count := n * g.k
-	dt, wide, _ := expandLayout(d.caps, g, n, rule, 0, sitesTable{}, r.split)
+	dt, wide, _ := expandLayout(d.caps, g, n, rule, false, sitesTable{}, r.split)
 	pos, err := r.tmp.alloc(d, r.op, dt, count+1)
 	if err != nil {
 		return nil, 0, nil, err
@@ -1040,15 +1041,19 @@ func (r *ipRun) expand(rows host.Buffer, n int64, params host.Buffer, rule int64
 }
 
 // expandLayout is how expand and lookup lay out n rows x K candidates under
-// rule (search: a lookup's loop iterations where the rule looks targets
-// up, lookupSteps): the positions' dtype (wide: 64-bit, where n*K+1 passes
+// rule (look: the rule looks targets up among the sites, sorted or in
+// their table): the positions' dtype (wide: 64-bit, where n*K+1 passes
 // 2^32) and whether a submanifold conv among sorted sites (no table)
 // walks them in key order (sorted: cursors for each of a core's offsets).
 // The traffic model (indiceTraffic) takes it from here too.
-func expandLayout(caps host.Caps, g convGeom, n, rule, search int64, table sitesTable, split IndiceSplit) (dt DType, wide int64, sorted bool) {
+func expandLayout(caps host.Caps, g convGeom, n, rule int64, look bool, table sitesTable, split IndiceSplit) (dt DType, wide int64, sorted bool) {
 	dt = Uint32
 	if n*g.k+1 >= 1<<32 {
 		dt, wide = Uint64, 1
+	}
+	search := int64(0)
+	if look {
+		search = lookupSteps(g, table)
 	}
 	plan := planIndicePairs(caps, n, g.k, search, split)
 	return dt, wide, rule == kernels.IpRuleSubm && table.Slots == 0 && plan.OffsetsPerCore <= ipCursors
@@ -1347,7 +1352,7 @@ func (r *ipRun) lookup(outs *temps, rows host.Buffer, n int64, params host.Buffe
 	if err != nil {
 		return nil, nil, err
 	}
-	_, _, sorted := expandLayout(d.caps, g, n, rule, lookupSteps(g, r.plan.Table), r.plan.Table, r.split)
+	_, _, sorted := expandLayout(d.caps, g, n, rule, true, r.plan.Table, r.split)
 	var rank *DeviceTensor
 	var rankBuf host.Buffer
 	lookup := int64(1)

@@ -248,6 +248,9 @@ func planSitesTable(caps host.Caps, path indicePath, l int64, inBits int, force 
 // lookups' launches with t's probes or a binary search's steps, and the
 // workspace counts the table.
 func withSitesTable(caps host.Caps, g convGeom, split IndiceSplit, p indicePlan, t sitesTable) indicePlan {
+	if t == p.Table {
+		return p
+	}
 	if p.Path == pathSubmLookup {
 		steps, search := searchSteps(g.l), "sort+search"
 		if t.Slots > 0 {

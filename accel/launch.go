@@ -3,7 +3,6 @@ package accel
 import (
 	"encoding/binary"
 	"fmt"
-	"slices"
 
 	"github.com/accelkern/accel/host"
 	"github.com/accelkern/accel/host/kernels"
@@ -47,15 +46,7 @@ func (d *Device) elementwiseLoop(op string, n, per int64) host.Plan {
 	p := host.PlanElementwise(op, d.caps, n)
 	if items := host.KnobItems.Of(p); d.caps.LoopLimit > 0 && per > 1 && items > 1 {
 		items = max(items/per, 1)
-		p.Knobs = slices.Clone(p.Knobs)
-		for i := range p.Knobs {
-			if p.Knobs[i].Name == host.KnobItems.Name() {
-				p.Knobs[i].Value = items
-			}
-		}
-		p.TileElems = int64(p.LocalSize) * items
-		p.Tiles = (n + p.TileElems - 1) / p.TileElems
-		p.Groups = host.FoldGroups(max(p.Tiles, 1), d.caps.MaxWorkGroupCount)
+		p = p.WithItems(d.caps, n, items)
 		p.Reason += fmt.Sprintf("; %d elements a work-item (%d loop steps each)", items, per)
 	}
 	p = d.plan(p)

@@ -558,7 +558,7 @@ func indiceTraffic(caps host.Caps, radix func(n int64) host.Plan, scan func(n in
 		t.then(copyTraffic(row * l))
 		return t
 	}
-	dt, _, _ := expandLayout(caps, g, l, kernels.IpRuleConv, 0, sitesTable{}, split)
+	dt, _, _ := expandLayout(caps, g, l, kernels.IpRuleConv, false, sitesTable{}, split)
 	pw, count := int64(dt.Size()), l*k
 	t.fill("fill", pw)
 	expand := func(read, write int64) {
@@ -602,7 +602,7 @@ func lookupTraffic(caps host.Caps, scan func(n int64, dt DType) host.Plan, g con
 		return t
 	}
 	row := 4 * (int64(g.d) + 1)
-	_, _, sorted := expandLayout(caps, g, n, rule, lookupSteps(g, table), table, split)
+	_, _, sorted := expandLayout(caps, g, n, rule, true, table, split)
 	ranks := int64(0)
 	if sorted {
 		ranks = 4 * n

@@ -76,6 +76,23 @@ func PlanElementwiseWrite(kernel string, caps Caps, n, outBytes int64) Plan {
 	return p
 }
 
+// WithItems is p, an elementwise plan over n elements, with items of them
+// a work-item per tile (knob ITEMS) and its tiles and groups to match,
+// one tile per group: how a planner bounds a work-item's loops under a
+// driver's loop limit where each element loops more than once.
+func (p Plan) WithItems(caps Caps, n, items int64) Plan {
+	p.Knobs = slices.Clone(p.Knobs)
+	for i := range p.Knobs {
+		if p.Knobs[i].Name == KnobItems.Name() {
+			p.Knobs[i].Value = items
+		}
+	}
+	p.TileElems = int64(p.LocalSize) * items
+	p.Tiles = (n + p.TileElems - 1) / p.TileElems
+	p.Groups = FoldGroups(max(p.Tiles, 1), caps.MaxWorkGroupCount)
+	return p
+}
+
 // FoldGroups lays out g work-groups over three dimensions, each within
 // limits (a zero limit means 65535, the minimum Vulkan guarantees). The
 // product is at least g when the limits allow, and at most the product of

@@ -142,3 +142,18 @@ func TestPlanElementwiseWrite(t *testing.T) {
 	}
 
 }
+
+// TestPlanWithItems: an elementwise plan reshaped to fewer items a
+// work-item keeps its other knobs, covers every element with one tile per
+// group, and leaves the plan it came from as it was.
+func TestPlanWithItems(t *testing.T) {
+	lavapipe := Caps{Backend: Vulkan, Type: TypeCPU, ComputeUnits: 2, LoopLimit: 65535, MaxWorkGroupCount: [3]int64{65535, 65535, 65535}}
+	p := PlanElementwise("k", lavapipe, 1<<20)
+	q := p.WithItems(lavapipe, 1<<20, 16)
+	assert.Equal(t, int64(16), q.Knob("ITEMS"))
+	assert.Equal(t, p.Knob("CONTIG"), q.Knob("CONTIG"))
+	assert.Equal(t, int64(q.LocalSize)*16, q.TileElems)
+	assert.Equal(t, q.Tiles, q.TotalGroups())
+	assert.GreaterOrEqual(t, q.Tiles*q.TileElems, int64(1<<20))
+	assert.Equal(t, int64(1024), p.Knob("ITEMS"), "the original plan is unchanged")
+}
