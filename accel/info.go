@@ -78,6 +78,11 @@ type DeviceInfo struct {
 	// SubgroupSize invocations (the device's smallest and largest
 	// subgroup sizes agree), so a work-group of that size is one subgroup.
 	SubgroupFixed bool `json:"subgroup_fixed"`
+	// SubgroupBallot: subgroup ballots (subgroupBallot and its bit
+	// counts) in compute shaders, which the radix sort's ranking by
+	// subgroups takes: Vulkan's, and on NVIDIA's OpenCL the warp's
+	// votes in PTX (NV_TRICKS; SubgroupSize is then 32, the warp).
+	SubgroupBallot bool `json:"subgroup_ballot"`
 	// FP32DivCorrect: float32 division can be had correctly rounded by
 	// asking (OpenCL: CL_FP_CORRECTLY_ROUNDED_DIVIDE_SQRT in the device's
 	// single-precision config; programs are then built with

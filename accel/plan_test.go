@@ -3,6 +3,7 @@ package accel
 import (
 	"fmt"
 	"math/bits"
+	"strings"
 	"testing"
 
 	"github.com/accelkern/accel/host"
@@ -110,12 +111,20 @@ func TestPlanHash(t *testing.T) {
 // x 8 keys where local memory allows, 512 x 4 on Vulkan where that
 // scratch fits the keys' width; one group per tile); a small local memory
 // shrinks the tile until the scratch fits; CPU plans keep the per-item
-// chunks (RADIX_KPT 0).
+// chunks (RADIX_KPT 0). Vulkan with subgroup ballots ranks by subgroups
+// (RADIX_SGS: the group's subgroups, whose counters the scratch holds),
+// OpenCL never.
 func TestPlanRadixTiled(t *testing.T) {
 	gpu := host.Caps{Backend: host.Vulkan, Type: host.TypeDiscreteGPU, ComputeUnits: 132, MaxWorkGroupSize: 1024, LocalMemBytes: 48 << 10,
 		MaxWorkGroupCount: [3]int64{1<<31 - 1, 65535, 65535}}
 	ocl := gpu
 	ocl.Backend = host.OpenCL
+	ballot := gpu
+	ballot.SubgroupSize, ballot.SubgroupBallot = 32, true
+	oclBallot := ballot // NVIDIA's OpenCL, its warp votes: no SG build there
+	oclBallot.Backend = host.OpenCL
+	wave64 := ballot
+	wave64.SubgroupSize = 64
 	small := gpu
 	small.LocalMemBytes = 4 << 10
 	mid := gpu
@@ -123,31 +132,48 @@ func TestPlanRadixTiled(t *testing.T) {
 	pocl := host.Caps{Backend: host.OpenCL, Type: host.TypeCPU, ComputeUnits: 2, MaxWorkGroupSize: 4096, LocalMemBytes: 512 << 10}
 	lavapipe := host.Caps{Backend: host.Vulkan, Type: host.TypeCPU, ComputeUnits: 2, MaxWorkGroupSize: 1024, LocalMemBytes: 32 << 10,
 		LoopLimit: 65535, MaxWorkGroupCount: [3]int64{65535, 65535, 65535}}
+	lavaBallot := lavapipe // lavapipe's caps, for the GPU plans forced on it
+	lavaBallot.SubgroupSize, lavaBallot.SubgroupBallot = 8, true
 	for _, c := range []struct {
-		name      string
-		caps      host.Caps
-		keyBytes  int
-		local     int
-		kpt, bits int64
+		name           string
+		caps           host.Caps
+		keyBytes       int
+		local          int
+		kpt, bits, sgs int64
 	}{
-		{"vulkan gpu", gpu, 4, 512, 4, 8},
-		{"vulkan gpu", gpu, 8, 256, 8, 8},
-		{"opencl gpu", ocl, 4, 256, 8, 8},
-		{"opencl gpu", ocl, 8, 256, 8, 8},
-		{"gpu, 32 KiB of local memory", mid, 4, 256, 4, 8},
-		{"gpu, 32 KiB of local memory", mid, 8, 256, 4, 8},
-		{"gpu, 4 KiB of local memory", small, 4, 32, 1, 8},
-		{"gpu, 4 KiB of local memory", small, 8, 32, 1, 8},
-		{"pocl", pocl, 8, 64, 0, 8},
-		{"lavapipe (8-bit digits: its compiler's time grows fast with more)", lavapipe, 4, 8, 0, 8},
+		{"vulkan gpu", gpu, 4, 512, 4, 8, 0},
+		{"vulkan gpu", gpu, 8, 256, 8, 8, 0},
+		{"vulkan gpu with ballots", ballot, 4, 512, 4, 8, 16},
+		{"vulkan gpu with ballots", ballot, 8, 256, 8, 8, 8},
+		{"vulkan gpu with ballots, subgroups of 64", wave64, 4, 512, 4, 8, 8},
+		{"opencl gpu", ocl, 4, 256, 8, 8, 0},
+		{"opencl gpu", ocl, 8, 256, 8, 8, 0},
+		{"opencl gpu with warp votes", oclBallot, 4, 256, 8, 8, 8},
+		{"opencl gpu with warp votes", oclBallot, 8, 256, 8, 8, 8},
+		{"gpu, 32 KiB of local memory", mid, 4, 256, 4, 8, 0},
+		{"gpu, 32 KiB of local memory", mid, 8, 256, 4, 8, 0},
+		{"gpu, 4 KiB of local memory", small, 4, 32, 1, 8, 0},
+		{"gpu, 4 KiB of local memory", small, 8, 32, 1, 8, 0},
+		{"pocl", pocl, 8, 64, 0, 8, 0},
+		{"lavapipe (8-bit digits: its compiler's time grows fast with more)", lavapipe, 4, 8, 0, 8, 0},
+		// forced (ACCEL_TEST_PLANS=gpu): subgroups of 8 take 32 groups'
+		// counters, 16 KiB, which the scratch of 256 x 4 tiles still fits
+		{"lavapipe, the GPU plan", lavaBallot, 4, 256, 4, 8, 32},
+		{"lavapipe, the GPU plan", lavaBallot, 8, 256, 2, 8, 32},
 	} {
 		for _, n := range []int64{1, 1000, 1 << 24} {
 			p := planRadix(c.caps, n, c.keyBytes)
+			if c.caps.Type == host.TypeCPU && c.sgs > 0 {
+				p = planRadixTiled(c.caps, n, c.keyBytes)
+			}
 			name := fmt.Sprintf("%s, %d-byte keys", c.name, c.keyBytes)
 			require.NoError(t, p.Validate(c.caps), "%s: %v", name, p)
 			assert.Equal(t, c.kpt, host.KnobRadixKpt.Of(p), "%s: %v: keys per lane", name, p)
 			assert.Equal(t, c.bits, host.KnobRadixBits.Of(p), "%s: %v: digit bits", name, p)
 			assert.Equal(t, c.local, p.LocalSize, "%s: %v: local size", name, p)
+			assert.Equal(t, c.sgs, host.KnobRadixSgs.Of(p), "%s: %v: subgroups ranking", name, p)
+			assert.Equal(t, c.sgs > 0 && c.caps.Backend == host.Vulkan, strings.HasSuffix(string(radixVariant(c.caps, p, c.keyBytes)), "s"),
+				"%s: %v: the SG build (Vulkan's)", name, p)
 			if c.kpt > 0 {
 				assert.LessOrEqual(t, radixTiledScratchBytes(p, c.keyBytes), c.caps.LocalMemBytes, "%s: %v: scratch", name, p)
 				assert.Equal(t, (n+p.TileElems-1)/p.TileElems, p.Tiles, "%s: %v: tiles", name, p)

@@ -265,21 +265,31 @@ func TestSortTiled(t *testing.T) {
 			// (spin 0), which leaves those tiles to the fixup, or at once
 			// (-1), which leaves every tile to it (llvmpipe compiles every
 			// knob set anew, a second or more each, so not every pair)
-			for _, sweep := range []int64{0, 1} {
-				plans(d).launchFn = func(p host.Plan) host.Plan {
-					if p.Kernel == "radix" && host.KnobRadixKpt.Of(p) > 0 {
-						p.LocalSize = shape.local
-						p.Knobs = []host.Knob{host.KnobRadixBits.Set(shape.bits), host.KnobRadixKpt.Set(shape.kpt)}
-						if sweep != 0 {
-							p.Knobs = append(p.Knobs, host.KnobRadixSweep.Set(sweep), host.KnobRadixSpin.Set(shape.spin))
+			// where the device ranks by subgroup ballots (lavapipe: 8
+			// lanes), the shapes whose group is whole subgroups also rank
+			// that way (sgs > 0; local 32 with 7-bit digits: fewer lanes
+			// than counter words)
+			sgss := []int64{0}
+			if sgs := radixSubgroups(d.caps, shape.bits, shape.local); sgs > 0 {
+				sgss = append(sgss, sgs)
+			}
+			for _, sgs := range sgss {
+				for _, sweep := range []int64{0, 1} {
+					plans(d).launchFn = func(p host.Plan) host.Plan {
+						if p.Kernel == "radix" && host.KnobRadixKpt.Of(p) > 0 {
+							p.LocalSize = shape.local
+							p.Knobs = []host.Knob{host.KnobRadixBits.Set(shape.bits), host.KnobRadixKpt.Set(shape.kpt), host.KnobRadixSgs.Set(sgs)}
+							if sweep != 0 {
+								p.Knobs = append(p.Knobs, host.KnobRadixSweep.Set(sweep), host.KnobRadixSpin.Set(shape.spin))
+							}
+							p.Groups = shape.groups
 						}
-						p.Groups = shape.groups
+						return p
 					}
-					return p
+					t.Run(fmt.Sprintf("local=%d kpt=%d bits=%d groups=%v sgs=%d sweep=%d spin=%d", shape.local, shape.kpt, shape.bits, shape.groups, sgs, sweep, shape.spin*sweep), func(t *testing.T) {
+						sortRandomOn(t, d, rng, []int64{1, 5, 100, 1000}, []DType{Uint32, Int64}, 1000)
+					})
 				}
-				t.Run(fmt.Sprintf("local=%d kpt=%d bits=%d groups=%v sweep=%d spin=%d", shape.local, shape.kpt, shape.bits, shape.groups, sweep, shape.spin*sweep), func(t *testing.T) {
-					sortRandomOn(t, d, rng, []int64{1, 5, 100, 1000}, []DType{Uint32, Int64}, 1000)
-				})
 			}
 		}
 		plans(d).launchFn = nil
@@ -309,6 +319,39 @@ func TestSortTiled(t *testing.T) {
 			}
 		}
 	})
+}
+
+// TestSortNVTricksEmulated runs the GPUs' tiled sort on PoCL as NVIDIA's
+// OpenCL runs it: ranked by the warp's votes (device_tricks.h's NV_BALLOT
+// and the rest, emulated with warps of one lane, ACCEL_NV_TRICKS=emulate),
+// with and without Onesweep's passes, and the raking rounds where the
+// knob turns the votes off.
+func TestSortNVTricksEmulated(t *testing.T) {
+	t.Setenv("ACCEL_NV_TRICKS", "emulate")
+	d := ownTestDevice(t, "opencl")
+	require.True(t, d.Info().SubgroupBallot, "the emulated NVIDIA device has the warp's votes")
+	require.Equal(t, 1, d.Info().SubgroupSize, "the emulated warp is one lane")
+	plans(d).radixTiles = true
+	rng := rand.New(rand.NewSource(41))
+	p := planRadixTiled(d.caps, 1<<20, 4)
+	require.Equal(t, int64(p.LocalSize), host.KnobRadixSgs.Of(p), "the planner ranks by warps of one lane: %v", p)
+	sortRandomOn(t, d, rng, []int64{0, 1, 7, 1025, 4097, 65537}, allPrimDTypes, 5000)
+	for _, c := range []struct{ sgs, sweep int64 }{{16, 0}, {16, 1}, {8, 1}, {0, 1}} {
+		// 16 lanes: the votes (8 subgroups' counters: fewer, the raking
+		// rounds; 0: the knob off)
+		plans(d).launchFn = func(p host.Plan) host.Plan {
+			if p.Kernel == "radix" && host.KnobRadixKpt.Of(p) > 0 {
+				p.LocalSize = 16
+				p.Knobs = []host.Knob{host.KnobRadixBits.Set(5), host.KnobRadixKpt.Set(3), host.KnobRadixSgs.Set(c.sgs),
+					host.KnobRadixSweep.Set(c.sweep), host.KnobRadixSpin.Set(64)}
+				p.Groups = [3]int64{3, 1, 1}
+			}
+			return p
+		}
+		t.Run(fmt.Sprintf("sgs=%d sweep=%d", c.sgs, c.sweep), func(t *testing.T) {
+			sortRandomOn(t, d, rng, []int64{1, 100, 1000}, []DType{Uint32, Int64}, 1000)
+		})
+	}
 }
 
 func TestUniqueRandom(t *testing.T) {

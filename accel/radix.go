@@ -163,10 +163,8 @@ type radixRun struct {
 // one pass, which also lays out the entries) and allocates its histogram
 // in tmp.
 func (d *Device) newRadixRun(op string, tmp *temps, n int64, wordBytes, keyBits int) (radixRun, error) {
-	r := radixRun{plan: d.radixPlan(op, n, wordBytes), variant: kernels.RadixK32, wordBytes: wordBytes, n: n}
-	if wordBytes == 8 {
-		r.variant = kernels.RadixK64
-	}
+	r := radixRun{plan: d.radixPlan(op, n, wordBytes), wordBytes: wordBytes, n: n}
+	r.variant = radixVariant(d.caps, r.plan, wordBytes)
 	r.bits = int(host.KnobRadixBits.Of(r.plan))
 	tiled := host.KnobRadixKpt.Of(r.plan) > 0
 	items := r.plan.TotalGroups() * int64(r.plan.LocalSize)
@@ -373,11 +371,8 @@ func (d *Device) radixPrep(op string, kin, kout host.Buffer, n int64, wordBytes 
 	if n == 0 {
 		return nil
 	}
-	variant := kernels.RadixK32
-	if wordBytes == 8 {
-		variant = kernels.RadixK64
-	}
 	plan := d.radixPlan(op, n, wordBytes)
+	variant := radixVariant(d.caps, plan, wordBytes)
 	if host.KnobRadixKpt.Of(plan) > 0 {
 		// the tiled plan's prep: one key per lane (chunks of one), so
 		// consecutive lanes read and write consecutive keys

@@ -1,7 +1,11 @@
 package accel
 
 import (
+	"fmt"
+	"strings"
+
 	"github.com/accelkern/accel/host"
+	"github.com/accelkern/accel/host/kernels"
 )
 
 // planRadix plans the passes of the stable radix sort of n keys (see
@@ -68,13 +72,15 @@ func planRadix(caps host.Caps, n int64, keyBytes int) host.Plan {
 // keys of keyBytes and 64-bit entries) must fit the device's local
 // memory, so the tile shrinks where it is small. The passes are
 // Onesweep's (knob RADIX_SWEEP): one count of every pass's digits, then a
-// launch per pass whose tiles look back for their offsets. TileElems is
-// the tile, Tiles their count.
+// launch per pass whose tiles look back for their offsets. Where the
+// device has subgroup ballots (Vulkan), a tile is ranked in one round of
+// warp-level multisplit instead (knob RADIX_SGS, radixSubgroups). TileElems
+// is the tile, Tiles their count.
 func planRadixTiled(caps host.Caps, n int64, keyBytes int) host.Plan {
 	p := host.Plan{Kernel: "radix", Reason: "gpu: 8-bit digits, tiles ranked in work-group scratch in two 4-bit rounds, coalesced digit runs"}
 	const bits = 8
 	local, kpt := host.Pow2Local(caps, 256, 0), int64(8)
-	scratch := func() int64 { return radixTiledScratch(bits, local, kpt, keyBytes) }
+	scratch := func() int64 { return radixTiledScratch(bits, local, kpt, keyBytes, radixSubgroups(caps, bits, local)) }
 	if caps.Backend == host.Vulkan && host.Pow2Local(caps, 512, 0) == 512 {
 		local, kpt = 512, 4
 		if caps.LocalMemBytes > 0 && scratch() > caps.LocalMemBytes {
@@ -108,28 +114,65 @@ func planRadixTiled(caps host.Caps, n int64, keyBytes int) host.Plan {
 	}
 	p.Knobs = []host.Knob{host.KnobRadixBits.Set(bits), host.KnobRadixKpt.Set(kpt), host.KnobRadixSweep.Set(1),
 		host.KnobRadixSpin.Set(spin)}
+	if sgs := radixSubgroups(caps, bits, local); sgs > 0 {
+		p.Knobs = append(p.Knobs, host.KnobRadixSgs.Set(sgs))
+		p.Reason = strings.Replace(p.Reason, "in two 4-bit rounds", fmt.Sprintf("in one round of subgroup ballots (%d subgroups of %d)", sgs, caps.SubgroupSize), 1)
+	}
 	return p
+}
+
+// radixSubgroups is how many subgroups a tiled radix plan's group of
+// local lanes has where the device can rank its tiles by subgroup ballots
+// (knob RADIX_SGS, radix_body.h's RADIX_RANK_TILE_WL: each subgroup counts
+// its keys of every digit, two digits a scratch word, so the scratch holds
+// that many subgroups' counters), else 0: a device with ballots (Vulkan's,
+// or NVIDIA's warp votes on its OpenCL), whose subgroups divide the group.
+// A dispatch whose subgroups are not whole, or more, ranks in the raking
+// rounds, as does an OpenCL build without NVIDIA's tricks (the driver
+// refused them).
+func radixSubgroups(caps host.Caps, bits int64, local int) int64 {
+	sg := caps.SubgroupSize
+	if !caps.SubgroupBallot || sg <= 0 || bits < 1 || local < sg || local%sg != 0 {
+		return 0
+	}
+	return int64(local / sg)
+}
+
+// radixVariant is the radix file's variant for a plan sorting words of
+// wordBytes: the SG build where the plan ranks by subgroup ballots on a
+// device that has them (radixSubgroups).
+func radixVariant(caps host.Caps, p host.Plan, wordBytes int) kernels.RadixVariant {
+	v := kernels.RadixK32
+	if wordBytes == 8 {
+		v = kernels.RadixK64
+	}
+	if host.KnobRadixSgs.Of(p) > 0 && caps.Backend == host.Vulkan && caps.SubgroupBallot {
+		v += "s"
+	}
+	return v
 }
 
 // radixTiledScratch is the tiled radix passes' work-group scratch in bytes
 // for keys of keyBytes (clkernels/common/radix_tile.h's RADIX_SCRATCH_LEN
 // words: the lanes' packed counts of a round's digits, with a pad word
-// every 32, the segment sums, two words per digit, the tile's keys and
-// its 64-bit entries, with a pad slot every 32). Digits wider than 5 bits
-// are ranked in two rounds of half their width (rounded up).
-func radixTiledScratch(bits int64, local int, kpt int64, keyBytes int) int64 {
+// every 32, or where more the counts of sgs subgroups, two digits a word;
+// the segment sums, two words per digit, the tile's keys and its 64-bit
+// entries, with a pad slot every 32). Digits wider than 5 bits are ranked
+// in two rounds of half their width (rounded up).
+func radixTiledScratch(bits int64, local int, kpt int64, keyBytes int, sgs int64) int64 {
 	rb := bits
 	if bits > 5 {
 		rb = (bits + 1) / 2
 	}
 	words := int64(local) * (int64(1) << rb) / 2
+	counters := max(words+words/32, sgs*(int64(1)<<bits)/2)
 	slots := int64(local) * kpt
 	slots += slots / 32 // a pad slot every 32
-	return 4 * (words + words/32 + int64(local) + 2*(int64(1)<<bits) + slots*(int64(keyBytes)/4+2))
+	return 4 * (counters + int64(local) + 2*(int64(1)<<bits) + slots*(int64(keyBytes)/4+2))
 }
 
 // radixTiledScratchBytes is the work-group scratch a tiled radix plan
 // (planRadixTiled) takes for keys of keyBytes, in bytes.
 func radixTiledScratchBytes(p host.Plan, keyBytes int) int64 {
-	return radixTiledScratch(host.KnobRadixBits.Of(p), p.LocalSize, host.KnobRadixKpt.Of(p), keyBytes)
+	return radixTiledScratch(host.KnobRadixBits.Of(p), p.LocalSize, host.KnobRadixKpt.Of(p), keyBytes, host.KnobRadixSgs.Of(p))
 }

@@ -12,7 +12,7 @@ import (
 // h100 is the H100 of ../shared/gpu-runs/2026-11-25-h100 as the planners
 // see it (Vulkan caps; OpenCL's differ only in the subgroup fields).
 var h100 = host.Caps{Backend: host.Vulkan, Type: host.TypeDiscreteGPU, ComputeUnits: 132, MaxWorkGroupSize: 1024,
-	MaxWorkGroupCount: [3]int64{2147483647, 65535, 65535}, LocalMemBytes: 48 << 10, SubgroupSize: 32,
+	MaxWorkGroupCount: [3]int64{2147483647, 65535, 65535}, LocalMemBytes: 48 << 10, SubgroupSize: 32, SubgroupBallot: true,
 	GlobalMemBytes: 80 << 30, MaxAllocBytes: 80 << 30, Int64: true, Int64Atomics: true, Float32Atomics: true}
 
 // h100CopyBps is its device copy, read plus written bytes per second, as

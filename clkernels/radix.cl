@@ -1,7 +1,8 @@
 /* Radix sort passes for OpenCL C: a thin wrapper over common/radix_body.h
  * (shared with shaders/radix.comp), whose entry points and knobs are
- * declared in host/kernels (common/gen/radix.h). Variant define: KB (key
- * bits, 32 or 64). */
+ * declared in host/kernels (common/gen/radix.h). Variant defines: KB (key
+ * bits, 32 or 64); SG is Vulkan's (its subgroup builds; here the ranking
+ * by subgroup ballots comes with NVIDIA's warp votes, NV_TRICKS). */
 #include "portable.h"
 #include "memory.h"
 #if KB == 64
@@ -32,6 +33,29 @@
 #define RADIX_GADD32(p, i, v) atomic_add(((volatile __global uint *)(p)) + (i), (v))
 #define RADIX_WLD(w, i) (((volatile __global ulong *)(w))[(i)])
 #define RADIX_WST(w, i, v) (((volatile __global ulong *)(w))[(i)] = (v))
+#if NV_TRICKS
+/* the ranking by subgroup ballots (radix_body.h's RADIX_RANK_TILE_WL) on
+ * NVIDIA's warps (device_tricks.h) */
+#define RADIX_SG_OK 1
+#define RADIX_SG_ID CAST(int, LOCAL_ID() >> NV_WARP_LOG) /* 32-ok: the lane's warp */
+#define RADIX_SG_LANE CAST(int, NV_LANE()) /* 32-ok: a lane of the warp */
+#define RADIX_SG_SIZE (1 << NV_WARP_LOG)
+#define RADIX_SG_COUNT (RADIX_LS >> NV_WARP_LOG)
+#define RADIX_SG_SYNC() NV_WARP_SYNC()
+/* the lanes with v set and digit d: a ballot of v, then one per digit
+ * bit, each keeping the lanes whose bit agrees with this lane's */
+#define RADIX_SG_MATCH(d, v, pre, tot) \
+	{ \
+		uint m_ = NV_BALLOT(v); /* 32-ok: a bit per lane of the warp */ \
+		for (int b_ = 0; b_ < RADIX_BITS; b_++) { /* 32-ok: a digit bit */ \
+			const bool t_ = (((d) >> b_) & 1) != 0; \
+			const uint bb_ = NV_BALLOT(t_); /* 32-ok: a bit per lane of the warp */ \
+			m_ &= t_ ? bb_ : ~bb_; \
+		} \
+		pre = popcount(m_ & NV_LANES_BELOW()); \
+		tot = popcount(m_); \
+	}
+#endif
 #include "radix_body.h"
 
 RADIX_ENTRIES

@@ -142,6 +142,12 @@ func openclCaps(index int, p, d unsafe.Pointer) (c Caps) {
 		// falls back to the compare-and-swap loop (build)
 		c.Float32Atomics = true
 		c.Float64Atomics = c.FP64
+		// and its warp votes (NV_BALLOT and the rest): warps of 32
+		// lanes, or of one where emulated
+		c.SubgroupSize, c.SubgroupBallot = 32, true
+		if nvTricksEmulated() {
+			c.SubgroupSize = 1
+		}
 	}
 	why := failed
 	if u(clDeviceAvailable, "available") == 0 || u(clDeviceCompilerAvail, "compiler available") == 0 {

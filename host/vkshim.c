@@ -319,6 +319,9 @@ int vks_query(vks_instance *vi, void *phys, vks_caps *out) {
 	out->subgroup_arith = (sub.supportedStages & VK_SHADER_STAGE_COMPUTE_BIT) &&
 		(sub.supportedOperations & VK_SUBGROUP_FEATURE_BASIC_BIT) &&
 		(sub.supportedOperations & VK_SUBGROUP_FEATURE_ARITHMETIC_BIT);
+	out->subgroup_ballot = (sub.supportedStages & VK_SHADER_STAGE_COMPUTE_BIT) &&
+		(sub.supportedOperations & VK_SUBGROUP_FEATURE_BASIC_BIT) &&
+		(sub.supportedOperations & VK_SUBGROUP_FEATURE_BALLOT_BIT);
 	out->max_alloc = m3.maxMemoryAllocationSize;
 	if (!v12) {
 		return 0; /* VkPhysicalDeviceVulkan12Features is core in 1.2 only */

@@ -47,6 +47,7 @@ typedef struct {
 	int subgroup_arith;    /* subgroup arithmetic (and basic) in compute shaders */
 	int subgroup_ext_types; /* shaderSubgroupExtendedTypes: 64-bit subgroup arithmetic */
 	int subgroup_fixed;     /* min = max subgroup size: every dispatch runs subgroup_size lanes */
+	int subgroup_ballot;    /* subgroup ballots (and basic) in compute shaders */
 	int has_compute_queue;
 	uint32_t timestamp_valid_bits;
 	int preserve32; /* shaderSignedZeroInfNanPreserveFloat32 */

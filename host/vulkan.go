@@ -168,6 +168,7 @@ func vkCaps(vi *C.vks_instance, index int, pd vk.PhysicalDevice) Caps {
 		SubgroupArith:     q.subgroup_arith != 0,
 		SubgroupArith64:   q.subgroup_ext_types != 0 && q.shader_int64 != 0,
 		SubgroupFixed:     q.subgroup_fixed != 0,
+		SubgroupBallot:    q.subgroup_ballot != 0,
 		FloatPreserve32:   q.preserve32 != 0,
 		FloatPreserve64:   q.preserve64 != 0,
 		DenormPreserve32:  q.denorm32 != 0,

@@ -44,9 +44,27 @@
  * NVIDIA's OpenCL offers no cl_ext_float_atomics: without these a float
  * sum is a compare-and-swap loop, a read and a retry per collision. Both
  * are undefined where the trick is off (the caller keeps its loop).
+ *
+ * The same trick gives NVIDIA's OpenCL, which has no cl_khr_subgroups,
+ * the warp's votes (the radix sort's ranking by subgroup ballots). A
+ * warp is 2^NV_WARP_LOG lanes, work-items with consecutive local ids
+ * (warp w of a one-dimensional group: local ids 32w .. 32w+31); every
+ * lane of the warp must reach each of these together:
+ *   NV_LANE()           the lane's place in its warp (%laneid)
+ *   NV_BALLOT(p)        a bit per lane of the warp whose p is true
+ *                       (vote.sync.ballot.b32)
+ *   NV_LANES_BELOW()    the bits of the lanes below this one
+ *                       (%lanemask_lt)
+ *   NV_WARP_SYNC()      the warp's lanes meet, and the work-group memory
+ *                       each wrote before is seen by all after
+ *                       (bar.warp.sync)
+ * They are undefined where the trick is off (the callers then rank in
+ * work-group scratch).
+ *
  * NV_TRICKS=2 (ACCEL_NV_TRICKS=emulate, any OpenCL device) defines them
- * in OpenCL C with PTX's results, the flush included, so that the tests
- * run the callers' NVIDIA paths on PoCL. */
+ * all in OpenCL C with PTX's results, the float adds' flush included and
+ * a warp of one lane, so that the tests run the callers' NVIDIA paths on
+ * PoCL. */
 #ifndef ACCEL_DEVICE_TRICKS_H
 #define ACCEL_DEVICE_TRICKS_H
 
@@ -79,6 +97,28 @@ float nv_atom_add_f32(volatile __global float* p, float v) {
 }
 #define NV_RED_ADD_F64(p, v) \
 	__asm__ __volatile__("red.global.add.f64 [%0], %1;" : : "l"((ulong)(p)), "d"((double)(v)) : "memory")
+#define NV_WARP_LOG 5
+uint nv_lane(void) { /* 32-ok: a lane of the warp, < 32 */
+	uint r; /* 32-ok: a lane of the warp */
+	__asm__("mov.u32 %0, %%laneid;" : "=r"(r));
+	return r;
+}
+#define NV_LANE() nv_lane()
+uint nv_ballot(bool p) { /* 32-ok: a bit per lane of the warp */
+	uint r; /* 32-ok: a bit per lane of the warp */
+	__asm__ __volatile__("{\n\t.reg .pred q;\n\tsetp.ne.u32 q, %1, 0;\n\tvote.sync.ballot.b32 %0, q, 0xffffffff;\n\t}"
+			     : "=r"(r)
+			     : "r"(p ? 1u : 0u));
+	return r;
+}
+#define NV_BALLOT(p) nv_ballot(p)
+uint nv_lanes_below(void) { /* 32-ok: a bit per lane of the warp */
+	uint r; /* 32-ok: a bit per lane of the warp */
+	__asm__("mov.u32 %0, %%lanemask_lt;" : "=r"(r));
+	return r;
+}
+#define NV_LANES_BELOW() nv_lanes_below()
+#define NV_WARP_SYNC() __asm__ __volatile__("bar.warp.sync 0xffffffff;" : : : "memory")
 #endif
 #if defined(ACCEL_CL) && NV_TRICKS == 2
 #pragma OPENCL EXTENSION cl_khr_int64_base_atomics : enable
@@ -108,6 +148,12 @@ void nv_red_add_f64(volatile __global double* p, double v) {
 		old = seen;
 	}
 }
+/* a warp of one lane */
+#define NV_WARP_LOG 0
+#define NV_LANE() 0u
+#define NV_BALLOT(p) ((p) ? 1u : 0u)
+#define NV_LANES_BELOW() 0u
+#define NV_WARP_SYNC() mem_fence(CLK_LOCAL_MEM_FENCE)
 #endif
 
 /* CPU builds use 512-bit vectors (16 floats, 8 longs) on x86 machines

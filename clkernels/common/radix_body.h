@@ -342,6 +342,136 @@ void radix_tcount(RADIX_TCOUNT_PARAMS) {
 		} \
 	}
 
+/* The ranking by subgroup ballots is the wrappers' that define
+ * RADIX_SG_OK (Vulkan's SG=1 builds) with RADIX_SG_ID, RADIX_SG_LANE,
+ * RADIX_SG_SIZE and RADIX_SG_COUNT (the lane's subgroup, its lane in it,
+ * the subgroup's size, the group's subgroups), RADIX_SG_SYNC() (a
+ * subgroup barrier over work-group memory) and RADIX_SG_MATCH(d, v, pre,
+ * tot) (in uniform control flow: of the lanes with v true and digit d,
+ * pre those in lower lanes, tot all of them with the lane itself, where
+ * its own v is true). */
+#ifndef RADIX_SG_OK
+#define RADIX_SG_OK 0
+#endif
+#if RADIX_SG_OK
+/* Whether the group ranks its tiles by subgroup ballots (uniform): the
+ * plan asked for it (RADIX_SGS), and the group's subgroups are whole and
+ * no more than the scratch has counters for. */
+#define RADIX_WL_ON (RADIX_SGS > 0 && RADIX_BITS > 0 && RADIX_SG_COUNT <= RADIX_SGS && RADIX_SG_COUNT * RADIX_SG_SIZE == RADIX_LS)
+
+/* Ranks the tile of cnt keys at base stably into scratch, as
+ * RADIX_RANK_TILE does, in one round of warp-level multisplit (Onesweep's
+ * ranking, after Ashkiani et al.): subgroup s takes the tile's slots
+ * [s * S * RADIX_KPT, (s + 1) * S * RADIX_KPT) of its S lanes, a key a
+ * lane at a time (slot (s * RADIX_KPT + j) * S + lane: consecutive lanes
+ * load consecutive keys). For each of them the wrapper's RADIX_SG_MATCH
+ * finds the lanes holding the same digit (a ballot a digit bit); the key's
+ * rank among its subgroup's keys of that digit is the subgroup's count of
+ * the digit so far plus its peers in lower lanes, and the peers' first
+ * lane adds them to the count. Subgroups are in slot order and so are the
+ * keys within one, so the ranking is stable. Then the lanes, a counter
+ * word each in turn, turn the counts into each subgroup's start within
+ * its digit's run, the words' totals into the runs' starts (two barriers:
+ * sums of 8 words, then each word's prefix), which they write to each
+ * digit's offset words as [start, end) (as the sweep wants them) and add
+ * to every subgroup's counts; each key then lands at its digit's subgroup
+ * start plus its rank. Five barriers where the raking rounds take about
+ * 40. The words' totals and their sums of 8 use the tile's key and entry
+ * slots, free until the keys are placed; the segment word (the sweep's
+ * give-up flag) is cleared with the sums of 8 (cleared in a test of its
+ * own after the last loop, PoCL 3.1 dropped that loop's stores, with
+ * NVIDIA's path emulated). */
+#define RADIX_RANK_TILE_WL(base, cnt) \
+	{ \
+		const int sg_ = RADIX_SG_ID; /* 32-ok: the lane's subgroup, < RADIX_SGS */ \
+		const int sl_ = RADIX_SG_LANE; /* 32-ok: the lane in its subgroup */ \
+		const int cw_ = sg_ * RADIX_DW; /* 32-ok: the subgroup's first counter word */ \
+		const int tw_ = RADIX_KEYS_AT; /* 32-ok: the scratch word of the counter words' totals */ \
+		for (int w_ = lid; w_ < RADIX_SG_COUNT * RADIX_DW; w_ += RADIX_LS) { /* 32-ok: a counter word */ \
+			sh[w_] = 0u; \
+		} \
+		LOCAL_BARRIER(); \
+		for (int j_ = 0; j_ < RADIX_KPT; j_++) { /* 32-ok: a key of the lane, < RADIX_KPT */ \
+			const int p_ = (sg_ * RADIX_KPT + j_) * RADIX_SG_SIZE + sl_; /* 32-ok: a slot of the tile, < RADIX_TILE < 2^16 */ \
+			const bool v_ = p_ < (cnt); \
+			int d_ = 0; /* 32-ok: a digit, < 2^RADIX_BITS */ \
+			if (v_) { \
+				RADIX_LOAD((base) + I64C(p_), ks[j_], es[j_]) \
+				d_ = CAST(int, (ks[j_] >> CAST(KEY, shift)) & mask); /* 32-ok: a digit, < 2^RADIX_BITS */ \
+			} \
+			uint pre_; /* 32-ok: the key's peers in lower lanes, < the subgroup's size */ \
+			uint tot_; /* 32-ok: the key's peers and itself, <= the subgroup's size */ \
+			RADIX_SG_MATCH(d_, v_, pre_, tot_); \
+			const int at_ = cw_ + (d_ & (RADIX_DW - 1)); /* 32-ok: a counter word */ \
+			const uint h_ = CAST(uint, d_ >> (RADIX_BITS - 1)) * 16u; /* 32-ok: the digit's half of the word */ \
+			rl[j_] = CAST(int, ((sh[at_] >> h_) & 0xffffu) + pre_); /* 32-ok: a rank, < RADIX_TILE */ \
+			RADIX_SG_SYNC(); /* the peers have read the count */ \
+			if (v_ && pre_ == 0u) { \
+				/* an atomic: the word's other half may be another digit's, counted by another lane now */ \
+				RADIX_SH_ADD(at_, tot_ << h_); \
+			} \
+			RADIX_SG_SYNC(); /* the count is in for the next key */ \
+		} \
+		LOCAL_BARRIER(); \
+		for (int w_ = lid; w_ < RADIX_DW; w_ += RADIX_LS) { /* 32-ok: a counter word */ \
+			uint acc_ = 0u; /* 32-ok: packed counts of a tile, < 2^16 each */ \
+			for (int s_ = 0; s_ < RADIX_SG_COUNT; s_++) { /* 32-ok: a subgroup */ \
+				const uint c_ = sh[s_ * RADIX_DW + w_]; /* 32-ok: packed counts */ \
+				sh[s_ * RADIX_DW + w_] = acc_; \
+				acc_ += c_; \
+			} \
+			sh[tw_ + w_] = acc_; \
+		} \
+		LOCAL_BARRIER(); \
+		for (int g_ = lid; g_ < ((RADIX_DW + 7) >> 3); g_ += RADIX_LS) { /* 32-ok: a sum of 8 words */ \
+			uint a_ = 0u; /* 32-ok: packed counts */ \
+			for (int w_ = g_ * 8; w_ < min(g_ * 8 + 8, RADIX_DW); w_++) { /* 32-ok: a counter word */ \
+				a_ += sh[tw_ + w_]; \
+			} \
+			sh[tw_ + RADIX_DW + g_] = a_; \
+			if (g_ == 0) { \
+				sh[RADIX_SEG_AT] = 0u; \
+			} \
+		} \
+		LOCAL_BARRIER(); \
+		for (int w_ = lid; w_ < RADIX_DW; w_ += RADIX_LS) { /* 32-ok: a counter word */ \
+			uint e_ = 0u; /* 32-ok: packed counts of the words before this one */ \
+			uint all_ = 0u; /* 32-ok: packed counts of the tile */ \
+			for (int g_ = 0; g_ < ((RADIX_DW + 7) >> 3); g_++) { /* 32-ok: a sum of 8 words */ \
+				const uint a_ = sh[tw_ + RADIX_DW + g_]; /* 32-ok: packed counts */ \
+				e_ += g_ < (w_ >> 3) ? a_ : 0u; \
+				all_ += a_; \
+			} \
+			for (int u_ = w_ & ~7; u_ < w_; u_++) { /* 32-ok: a counter word */ \
+				e_ += sh[tw_ + u_]; \
+			} \
+			const uint t_ = sh[tw_ + w_]; /* 32-ok: packed counts of the word's two digits */ \
+			const uint lo_ = e_ & 0xffffu; /* 32-ok: digit w's run start, < 2^16 */ \
+			const uint hi_ = (e_ >> 16) + (all_ & 0xffffu); /* 32-ok: digit w + DW's run start, < 2^16 */ \
+			sh[RADIX_OFF_AT + 2 * w_] = lo_; \
+			sh[RADIX_OFF_AT + 2 * w_ + 1] = lo_ + (t_ & 0xffffu); \
+			sh[RADIX_OFF_AT + 2 * (w_ + RADIX_DW)] = hi_; \
+			sh[RADIX_OFF_AT + 2 * (w_ + RADIX_DW) + 1] = hi_ + (t_ >> 16); \
+			for (int s_ = 0; s_ < RADIX_SG_COUNT; s_++) { /* 32-ok: a subgroup */ \
+				sh[s_ * RADIX_DW + w_] += lo_ | (hi_ << 16); \
+			} \
+		} \
+		LOCAL_BARRIER(); \
+		for (int j_ = 0; j_ < RADIX_KPT; j_++) { /* 32-ok: a key of the lane, < RADIX_KPT */ \
+			const int p_ = (sg_ * RADIX_KPT + j_) * RADIX_SG_SIZE + sl_; /* 32-ok: a slot of the tile, < RADIX_TILE < 2^16 */ \
+			if (p_ < (cnt)) { \
+				const int d_ = CAST(int, (ks[j_] >> CAST(KEY, shift)) & mask); /* 32-ok: a digit, < 2^RADIX_BITS */ \
+				const uint h_ = CAST(uint, d_ >> (RADIX_BITS - 1)) * 16u; /* 32-ok: the digit's half of the word */ \
+				const int r_ = CAST(int, (sh[cw_ + (d_ & (RADIX_DW - 1))] >> h_) & 0xffffu) + rl[j_]; /* 32-ok: a rank in the tile, < RADIX_TILE */ \
+				RADIX_SH_PUT(r_, ks[j_], es[j_]); \
+			} \
+		} \
+	}
+#else
+#define RADIX_WL_ON false
+#define RADIX_RANK_TILE_WL(base, cnt)
+#endif
+
 /* Tile t's stable ranking in RADIX_ROUNDS rounds of RADIX_RANK_ROUND
  * (the second, for 8-bit digits, ranks the first's result by the high 4
  * bits), then each digit's run of the sorted tile goes out as one
@@ -353,11 +483,16 @@ void radix_tscatter(RADIX_TSCATTER_PARAMS) {
 	const int lid = CAST(int, LOCAL_ID()); /* 32-ok: local id */
 	KEY ks[RADIX_KPT1];
 	u64 es[RADIX_KPT1];
+	int rl[RADIX_KPT1]; /* 32-ok: by subgroups: a key's rank among its subgroup's keys of its digit, < RADIX_TILE < 2^16 */
 	for (i64 t = GROUP_LINEAR_ID(); t < tiles; t += GROUP_TOTAL()) {
 		const i64 base = t * RADIX_TILE;
 		const int cnt = CAST(int, min64(RADIX_TILE, n - base)); /* 32-ok: a tile size, <= RADIX_TILE < 2^16 */
-		/* this lane's keys are slots lid * RADIX_KPT + j of the tile */
-		RADIX_RANK_TILE(base, cnt)
+		if (RADIX_WL_ON) {
+			RADIX_RANK_TILE_WL(base, cnt)
+		} else {
+			/* this lane's keys are slots lid * RADIX_KPT + j of the tile */
+			RADIX_RANK_TILE(base, cnt)
+		}
 		LOCAL_BARRIER();
 		/* each digit's run: its global offset less its start in the tile */
 		for (int j = 0; j < RADIX_KPT; j++) { /* 32-ok: a key of the lane, < RADIX_KPT */
@@ -476,38 +611,46 @@ void radix_sweep_tile(BPTR kin, BPTR kout, BPTR pin, BPTR pout, BPTR hist, BPTR 
 	i64 fix, i64 first, i64 pack, i64 tiles, i64 t RADIX_SCRATCH_PARAM) {
 	KEY ks[RADIX_KPT1];
 	u64 es[RADIX_KPT1];
+	int rl[RADIX_KPT1]; /* 32-ok: by subgroups: a key's rank among its subgroup's keys of its digit, < RADIX_TILE < 2^16 */
 	const KEY mask = CAST(KEY, RADIX_DIGITS - 1);
 	const int lid = CAST(int, LOCAL_ID()); /* 32-ok: local id */
 	const u64 aggTag = CAST(u64, I64C(2) * pass + I64C(1));
 	const u64 inclTag = aggTag + 1ul;
 	const i64 base = t * RADIX_TILE;
 	const int cnt = CAST(int, min64(RADIX_TILE, n - base)); /* 32-ok: a tile size, <= RADIX_TILE < 2^16 */
-	RADIX_RANK_TILE(base, cnt)
-	LOCAL_BARRIER(); /* the tile is ranked; the counters and segment sums are free */
-	for (int d = lid; d < RADIX_DIGITS; d += RADIX_LS) { /* 32-ok: a digit, < RADIX_DIGITS */
-		sh[RADIX_OFF_AT + 2 * d] = 0u;
-		sh[RADIX_OFF_AT + 2 * d + 1] = 0u;
-	}
-	if (lid == 0) {
-		sh[RADIX_SEG_AT] = 0u; /* no lane has given up */
-	}
-	LOCAL_BARRIER();
-	/* each digit's run in the sorted tile: [start, end) */
-	for (int j = 0; j < RADIX_KPT; j++) { /* 32-ok: a key of the lane, < RADIX_KPT */
-		const int p = j * RADIX_LS + lid; /* 32-ok: a slot of the tile, < RADIX_TILE < 2^16 */
-		if (p < cnt) {
-			const int d = RADIX_DIGIT_AT(p); /* 32-ok: a digit, < 2^RADIX_BITS */
-			const int dp = p > 0 ? RADIX_DIGIT_AT(p - 1) : -1; /* 32-ok: a digit, < 2^RADIX_BITS */
-			const int dn = p + 1 < cnt ? RADIX_DIGIT_AT(p + 1) : -1; /* 32-ok: a digit, < 2^RADIX_BITS */
-			if (d != dp) {
-				sh[RADIX_OFF_AT + 2 * d] = CAST(uint, p); /* 32-ok: a slot of the tile */
-			}
-			if (d != dn) {
-				sh[RADIX_OFF_AT + 2 * d + 1] = CAST(uint, p + 1); /* 32-ok: a slot of the tile */
+	if (RADIX_WL_ON) {
+		/* the runs [start, end) and the cleared segment word come with
+		 * the ranking, before its last barrier: the look-back below only
+		 * reads them and writes its own digits' words */
+		RADIX_RANK_TILE_WL(base, cnt)
+	} else {
+		RADIX_RANK_TILE(base, cnt)
+		LOCAL_BARRIER(); /* the tile is ranked; the counters and segment sums are free */
+		for (int d = lid; d < RADIX_DIGITS; d += RADIX_LS) { /* 32-ok: a digit, < RADIX_DIGITS */
+			sh[RADIX_OFF_AT + 2 * d] = 0u;
+			sh[RADIX_OFF_AT + 2 * d + 1] = 0u;
+		}
+		if (lid == 0) {
+			sh[RADIX_SEG_AT] = 0u; /* no lane has given up */
+		}
+		LOCAL_BARRIER();
+		/* each digit's run in the sorted tile: [start, end) */
+		for (int j = 0; j < RADIX_KPT; j++) { /* 32-ok: a key of the lane, < RADIX_KPT */
+			const int p = j * RADIX_LS + lid; /* 32-ok: a slot of the tile, < RADIX_TILE < 2^16 */
+			if (p < cnt) {
+				const int d = RADIX_DIGIT_AT(p); /* 32-ok: a digit, < 2^RADIX_BITS */
+				const int dp = p > 0 ? RADIX_DIGIT_AT(p - 1) : -1; /* 32-ok: a digit, < 2^RADIX_BITS */
+				const int dn = p + 1 < cnt ? RADIX_DIGIT_AT(p + 1) : -1; /* 32-ok: a digit, < 2^RADIX_BITS */
+				if (d != dp) {
+					sh[RADIX_OFF_AT + 2 * d] = CAST(uint, p); /* 32-ok: a slot of the tile */
+				}
+				if (d != dn) {
+					sh[RADIX_OFF_AT + 2 * d + 1] = CAST(uint, p + 1); /* 32-ok: a slot of the tile */
+				}
 			}
 		}
+		LOCAL_BARRIER();
 	}
-	LOCAL_BARRIER();
 	/* publish the tile's counts, then look back, a lane per digit */
 	for (int d = lid; d < RADIX_DIGITS; d += RADIX_LS) { /* 32-ok: a digit, < RADIX_DIGITS */
 		if (fix == I64C(0)) {

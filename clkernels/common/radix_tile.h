@@ -41,7 +41,15 @@
  * conflicts); then LOCAL_SIZE segment sums and, per digit, its tile run's
  * global offset less its start in the tile (two words). */
 #define RADIX_RW(w) ((w) + ((w) >> 5))
-#define RADIX_SEG_AT RADIX_RW(RADIX_WORDS * RADIX_LS)
+/* The ranking by subgroup ballots (knob RADIX_SGS > 0, radix_body.h's
+ * RADIX_RANK_TILE_WL) counts each subgroup's keys of every digit, two
+ * digits a word (digit d in half d >> (RADIX_BITS - 1) of word d & (DW -
+ * 1)), word w of subgroup s at s * RADIX_DW + w, in the same place: the
+ * counters take the larger of the two layouts. */
+#define RADIX_DW (RADIX_DIGITS >> 1)
+#define RADIX_WL_LEN (RADIX_SGS * RADIX_DW)
+#define RADIX_CNT_LEN (RADIX_WL_LEN > RADIX_RW(RADIX_WORDS * RADIX_LS) ? RADIX_WL_LEN : RADIX_RW(RADIX_WORDS * RADIX_LS))
+#define RADIX_SEG_AT RADIX_CNT_LEN
 #define RADIX_OFF_AT (RADIX_SEG_AT + RADIX_LS)
 #define RADIX_KEYS_AT (RADIX_OFF_AT + 2 * RADIX_DIGITS)
 /* The tile's slot p lies at RADIX_SLOT(p) of the keys and entries (a pad

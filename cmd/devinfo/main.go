@@ -100,6 +100,7 @@ func printCaps(c accel.DeviceInfo) {
 		{"local/shared memory", fmt.Sprintf("%d KiB", c.LocalMemBytes>>10)},
 		{"subgroup size", map[bool]string{true: fmt.Sprint(c.SubgroupSize), false: "not reported"}[c.SubgroupSize > 0]},
 		{"subgroup arithmetic", fmt.Sprintf("%s (64-bit: %s; size fixed: %s)", yn(c.SubgroupArith), yn(c.SubgroupArith64), yn(c.SubgroupFixed))},
+		{"subgroup ballot", yn(c.SubgroupBallot)},
 		{"global memory", mib(c.GlobalMemBytes)},
 		{"max allocation", mib(c.MaxAllocBytes)},
 		{"max storage-buffer range", map[bool]string{true: mib(c.MaxStorageRange), false: "n/a"}[c.MaxStorageRange > 0]},

@@ -273,6 +273,10 @@ const (
 	RadixK32 RadixVariant = "k32"
 	// RadixK64 is radix's variant k64 (KB=64).
 	RadixK64 RadixVariant = "k64"
+	// RadixK32s is radix's variant k32s (KB=32 SG=1).
+	RadixK32s RadixVariant = "k32s"
+	// RadixK64s is radix's variant k64s (KB=64 SG=1).
+	RadixK64s RadixVariant = "k64s"
 )
 
 // MoveVariant is a variant of kernel file move, the type its calls' Spec and

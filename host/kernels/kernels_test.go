@@ -232,6 +232,8 @@ func buildable(c host.Caps, v host.Variant) bool {
 		return false
 	case (v.File == "scatter" && (def["DT"] == "2" || def["DT"] == "4") || v.File == "hash") && !c.Int64Atomics:
 		return false
+	case def["SG"] == "1" && v.File == "radix": // the ranking by subgroup ballots
+		return c.Backend == host.Vulkan && c.SubgroupBallot
 	case def["SG"] == "1" && (c.Backend != host.Vulkan || !c.SubgroupArith || (def["DT"] == "2" && !c.SubgroupArith64)):
 		return false
 	case def["FADD"] == "1" && c.Backend == host.Vulkan && !(def["DT"] == "3" && c.Float32Atomics || def["DT"] == "4" && c.Float64Atomics):

@@ -348,4 +348,30 @@ func TestOfflineNVTricks(t *testing.T) {
 			}
 		}
 	}
+	// the radix sort's ranking by subgroup ballots: the warp's votes
+	// and barrier on NVIDIA (the knob RADIX_SGS picks it at run time)
+	src, err = host.CLSource("radix")
+	require.NoError(t, err)
+	path = filepath.Join(dir, "radix.cl")
+	require.NoError(t, os.WriteFile(path, []byte(src), 0o644))
+	for _, c := range []host.Caps{nvidia, other} {
+		plan := host.Plan{LocalSize: 256, Groups: [3]int64{1, 1, 1}, Knobs: []host.Knob{host.KnobRadixBits.Set(8), host.KnobRadixKpt.Set(8),
+			host.KnobRadixSweep.Set(1), host.KnobRadixSgs.Set(8)}}
+		opts, err := host.CLOptions(c, "radix", "k32", plan)
+		require.NoError(t, err)
+		out := filepath.Join(dir, "radix.ptx")
+		log, err := exec.Command(clang, append(clangArgs("nvptx64-nvidia-nvcl", clc, opts+" -DACCEL_ONLY=radix_sweep_k",
+			path, "-S", "-O2"), "-o", out)...).CombinedOutput()
+		require.NoError(t, err, "radix for %s: %s", c.Vendor, log)
+		require.Empty(t, string(log), "radix for %s: warnings", c.Vendor)
+		ptx, err := os.ReadFile(out)
+		require.NoError(t, err)
+		for _, op := range []string{"vote.sync.ballot.b32", "bar.warp.sync", "%lanemask_lt", "%laneid"} {
+			if c.Vendor == nvidia.Vendor {
+				assert.Contains(t, string(ptx), op, "radix for NVIDIA: the warp's votes")
+			} else {
+				assert.NotContains(t, string(ptx), op, "radix for %s: PTX only for NVIDIA", c.Vendor)
+			}
+		}
+	}
 }
