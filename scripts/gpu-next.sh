@@ -58,11 +58,11 @@ trace() {
 		"$py" -c "$tracepy" | head -80
 }
 
-echo "== 0. Onesweep's radix passes (RADIX_SWEEP=1, the GPU plan since session 5) against a count, a scan and a scatter per pass (0; session 3: sort 1.81-1.89 ms OpenCL, 1.80 Vulkan; a pass 0.11 ms counting, 0.035 scanning, 0.29-0.35 scattering; unique 6.24 / 7.13, since session 6 with 32-bit entries beside its 64-bit keys and no gather)"
+echo "== 0. the radix sort's tiles ranked by subgroup ballots (session 10: Vulkan's ballots, NVIDIA OpenCL's warp votes in PTX; knob RADIX_SGS, the plan's subgroups a group) against the raking rounds (RADIX_SGS=0), both in Onesweep's passes (RADIX_SWEEP=1, the GPU plan since session 5), and the votes in a count, a scan and a scatter per pass (RADIX_SWEEP=0; session 3: sort 1.81-1.89 ms OpenCL, 1.80 Vulkan; a pass 0.11 ms counting, 0.035 scanning, 0.29-0.35 scattering; unique 6.24 / 7.13, since session 6 with 32-bit entries beside its 64-bit keys and no gather). Where the default rows' plan says two 4-bit rounds, the device's ballots were not found (devinfo: subgroup ballot)"
 for b in opencl vulkan; do
-	for k in 1 0; do
-		row sort $b "radix:RADIX_SWEEP=$k" 40
-		row unique $b "radix:RADIX_SWEEP=$k" 60
+	for k in "" "radix:RADIX_SGS=0" "radix:RADIX_SWEEP=0"; do
+		row sort $b "$k" 40
+		row unique $b "$k" 60
 	done
 done
 trace sort opencl "" 40
