@@ -39,6 +39,15 @@ func TestKnobOverrides(t *testing.T) {
 	assert.Equal(t, "gpu [ACCEL_KNOBS]", p.Reason)
 	q := host.Plan{Kernel: "scan", Reason: "x"}
 	assert.Equal(t, q, d.tuned(q), "another file's plan is untouched")
+	// the ranking's subgroups follow a LOCAL, unless set too
+	d.caps = host.Caps{Backend: host.Vulkan, SubgroupSize: 32, SubgroupBallot: true}
+	ranked := host.Plan{Kernel: "radix", LocalSize: 512, Knobs: []host.Knob{host.KnobRadixBits.Set(8), host.KnobRadixSgs.Set(16)}}
+	for env, want := range map[string]int64{"radix:LOCAL=1024": 32, "radix:LOCAL=256,RADIX_SGS=4": 4, "radix:LOCAL=16": 0, "radix:RADIX_KPT=8": 16} {
+		d.knobs, _ = knobOverrides(env)
+		assert.Equal(t, want, host.KnobRadixSgs.Of(d.tuned(ranked)), env)
+	}
+	d.knobs, _ = knobOverrides("radix:LOCAL=1024")
+	assert.Equal(t, int64(0), host.KnobRadixSgs.Of(d.tuned(host.Plan{Kernel: "radix", LocalSize: 512})), "no ranking by subgroups: none added")
 }
 
 // TestUniquePlanKnobs: unique_plan:HASH and SHARE pick Unique's plan, and
