@@ -128,7 +128,7 @@ func planScanChainGPU(caps host.Caps, n int64, elemBytes int64) host.Plan {
 	p := host.Plan{Kernel: "scan", Reason: "gpu: single-pass chained scan, a tile per work-group, bounded look-back and a fixup"}
 	local := host.Pow2Local(caps, 256, 0)
 	items := 128 / elemBytes
-	scratch := func() int64 { t := int64(local) * items; return elemBytes * (t + t/32 + int64(local) + 33) }
+	scratch := func() int64 { t := int64(local) * items; return elemBytes * (t + t/32 + int64(local) + 66) }
 	for caps.LocalMemBytes > 0 && scratch() > caps.LocalMemBytes*4/5 && items > 2 {
 		items /= 2
 	}

@@ -517,27 +517,61 @@ void chw_put(BPTR w, i64 s, T v) {
 	}
 }
 
+/* Slot s's words read once (a piece each, independent loads): whether
+ * every piece is there (rd) and the value they hold (v, meaningful where
+ * rd). */
+#define CHW_READ(w, s, rd, v) \
+	{ \
+		const u64 a_ = CHW_LD(w, (s) * I64C(T_PIECES)); \
+		const u64 b_ = T_PIECES > 1 ? CHW_LD(w, (s) * I64C(T_PIECES) + I64C(T_PIECES - 1)) : a_; \
+		rd = (a_ >> 32) == 1ul && (b_ >> 32) == 1ul; \
+		v = T_JOIN(CAST(uint, a_ & 0xfffffffful), CAST(uint, b_ & 0xfffffffful)); /* 32-ok: 32-bit pieces */ \
+	}
+
+/* Integer sums are exact in any order (they wrap alike), so the look-back
+ * adds the values it meets as it walks; a float carry is folded again in
+ * tile order (chw_carry), so that its bits do not depend on where the
+ * walk found a prefix. */
+#define CHW_EXACT (DT == 1 || DT == 2)
+
 /* The look-back of tile t on the tagged words, by the group's first
  * SCANG_W lanes at once (one round trip to memory looks at SCANG_W
  * tiles, where one lane walking alone paid one per tile: 1.4 ms for 64M
  * int32 on the H200, four times a copy): the nearest tile before t with a
  * published prefix (-1: the start; -2: a sum in between did not come
  * within spin polls; spin < 0 waits without bound). Each lane reads one
- * tile's state into scratch, and every lane takes the same decision from
- * it, so the loop and its barriers stay uniform. */
+ * tile's prefix and sum words at once (one round trip, where reading the
+ * sum only after a missing prefix took two) and puts its state into
+ * scratch, and every lane takes the same decision from it, so the loop
+ * and its barriers stay uniform. For integer sums (CHW_EXACT) the lanes
+ * also put the value they found, and lane 0 adds those the walk passes,
+ * and the prefix it stops at: the carry, left in SH(SCANG_ACC) (lane
+ * 0's), with no second walk. */
 i64 chw_back(BPTR w, i64 tiles, i64 t, i64 spin SCRATCH_PARAM) {
 	const i64 lid = LOCAL_ID();
 	i64 j = t - I64C(1);
 	i64 polls = I64C(0);
+	T acc = CAST(T, 0); /* lane 0's: the values passed (CHW_EXACT) */
 	i64 res = I64C(-3); /* undecided; one exit, as PoCL's barrier regions want */
 	while (res == I64C(-3)) {
 		if (lid < SCANG_W) {
 			const i64 k = j - lid;
 			T st = CAST(T, 3); /* before the start */
+			T val = CAST(T, 0);
 			if (k >= I64C(0)) {
-				st = chw_ready(w, tiles + k) ? CAST(T, 2) : (chw_ready(w, k) ? CAST(T, 1) : CAST(T, 0));
+				bool pr;
+				bool sr;
+				T pv;
+				T sv;
+				CHW_READ(w, tiles + k, pr, pv)
+				CHW_READ(w, k, sr, sv)
+				st = pr ? CAST(T, 2) : (sr ? CAST(T, 1) : CAST(T, 0));
+				val = pr ? pv : (sr ? sv : CAST(T, 0));
 			}
 			SH(SCANG_WIN + lid) = st;
+			if (CHW_EXACT) {
+				SH(SCANG_VALS + lid) = val;
+			}
 		}
 		LOCAL_BARRIER();
 		i64 l = I64C(0);
@@ -545,6 +579,12 @@ i64 chw_back(BPTR w, i64 tiles, i64 t, i64 spin SCRATCH_PARAM) {
 			l++;
 		}
 		const T st = l < SCANG_W ? SH(SCANG_WIN + l) : CAST(T, 1);
+		if (CHW_EXACT && lid == I64C(0)) {
+			/* the sums walked past, and the prefix where it stops */
+			for (i64 q = I64C(0); q < l + (st == CAST(T, 2) ? I64C(1) : I64C(0)); q++) {
+				acc = ADD(acc, SH(SCANG_VALS + q));
+			}
+		}
 		LOCAL_BARRIER(); /* everyone has read the window before the next */
 		if (st == CAST(T, 2)) {
 			res = j - l;
@@ -556,6 +596,9 @@ i64 chw_back(BPTR w, i64 tiles, i64 t, i64 spin SCRATCH_PARAM) {
 				res = I64C(-2);
 			}
 		}
+	}
+	if (CHW_EXACT && lid == I64C(0)) {
+		SH(SCANG_ACC) = acc;
 	}
 	return res;
 }
@@ -620,7 +663,8 @@ void scan_tile_wg(BPTR x, BPTR y, BPTR partials, BPTR flags, i64 n, i64 kind, i6
 	}
 	const i64 j = chw_back(flags, tiles, t, fix != I64C(0) ? I64C(-1) : I64C(SPIN) SCRATCH_ARG);
 	const bool found = j != I64C(-2); /* uniform */
-	const T carry = found ? chw_carry(flags, tiles, j, t SCRATCH_ARG) : CAST(T, 0);
+	/* lane 0's: integer carries come with the walk (CHW_EXACT) */
+	const T carry = !found ? CAST(T, 0) : (CHW_EXACT ? (lid == I64C(0) ? SH(SCANG_ACC) : CAST(T, 0)) : chw_carry(flags, tiles, j, t SCRATCH_ARG));
 	if (found && lid == I64C(0)) {
 		const T incl = ADD(carry, agg);
 		if (fix == I64C(0)) {

@@ -13,10 +13,13 @@
 #define SCANG_TILE (I64C(LOCAL_SIZE) * I64C(ITEMS))
 #define SCANG_SUMS SCANG_PAD(SCANG_TILE)
 #define SCANG_CARRY (SCANG_SUMS + I64C(LOCAL_SIZE))
-/* the look-back's window: SCANG_W tiles' states, or sums */
+/* the look-back's window: SCANG_W tiles' states, or sums; then the
+ * values of an integer walk's window, and its carry */
 #define SCANG_W min64(I64C(LOCAL_SIZE), I64C(32))
 #define SCANG_WIN (SCANG_CARRY + I64C(1))
+#define SCANG_VALS (SCANG_WIN + I64C(32))
+#define SCANG_ACC (SCANG_VALS + I64C(32))
 /* in elements of T */
-#define SCAN_SCRATCH_LEN (CHAIN == 2 ? LOCAL_SIZE * ITEMS + ((LOCAL_SIZE * ITEMS) >> 5) + LOCAL_SIZE + 1 + 32 : LOCAL_SIZE)
+#define SCAN_SCRATCH_LEN (CHAIN == 2 ? LOCAL_SIZE * ITEMS + ((LOCAL_SIZE * ITEMS) >> 5) + LOCAL_SIZE + 1 + 65 : LOCAL_SIZE)
 
 #endif
