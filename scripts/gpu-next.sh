@@ -85,6 +85,13 @@ for b in opencl vulkan; do
 	trace get_indice_pairs $b "" 90
 done
 
+echo "== 0e. cumsum (session 10): the chained scan's look-back reads a tile's prefix and sum words at once and adds integer carries as it walks (one round trip a window of 32 tiles, where it took about three; H200 session 2: 0.28-0.31 ms OpenCL for 64M int32 on tiles of 8192, PyTorch 0.223, copy 0.125); Vulkan's chained scan (scan:CHAIN=2,SCAN_SG=0,ITEMS=16,LOCAL=512, session 2's best shape there) beside its reduce-then-scan (0.41 against 0.57 before); with traces"
+for b in opencl vulkan; do
+	row cumsum $b "" 40
+done
+row cumsum vulkan "scan:CHAIN=2,SCAN_SG=0,ITEMS=16,LOCAL=512" 40
+trace cumsum opencl "" 40
+
 echo "== 1. Vulkan copies with our kernel (session 3: NVIDIA's vkCmdCopyBuffer 843 GB/s, OpenCL 4.08 TB/s; diag4096 0.172 ms Vulkan, 0.044 OpenCL)"
 for b in vulkan opencl; do row diagonal_scatter $b "" 40; done
 
