@@ -42,19 +42,10 @@
 #define RADIX_SG_SIZE (1 << NV_WARP_LOG)
 #define RADIX_SG_COUNT (RADIX_LS >> NV_WARP_LOG)
 #define RADIX_SG_SYNC() NV_WARP_SYNC()
-/* the lanes with v set and digit d: a ballot of v, then one per digit
- * bit, each keeping the lanes whose bit agrees with this lane's */
-#define RADIX_SG_MATCH(d, v, pre, tot) \
-	{ \
-		uint m_ = NV_BALLOT(v); /* 32-ok: a bit per lane of the warp */ \
-		for (int b_ = 0; b_ < RADIX_BITS; b_++) { /* 32-ok: a digit bit */ \
-			const bool t_ = (((d) >> b_) & 1) != 0; \
-			const uint bb_ = NV_BALLOT(t_); /* 32-ok: a bit per lane of the warp */ \
-			m_ &= t_ ? bb_ : ~bb_; \
-		} \
-		pre = popcount(m_ & NV_LANES_BELOW()); \
-		tot = popcount(m_); \
-	}
+#define RADIX_SG_MASK uint /* 32-ok: a bit per lane of the warp */
+#define RADIX_SG_BALLOT(p) NV_BALLOT(p)
+#define RADIX_SG_BELOW NV_LANES_BELOW()
+#define RADIX_SG_BITS(m) popcount(m)
 #endif
 #include "radix_body.h"
 

@@ -65,19 +65,10 @@ layout(buffer_reference, std430, buffer_reference_align = 8) coherent volatile b
 #define RADIX_SG_SIZE int(gl_SubgroupSize) /* 32-ok: the subgroup's lanes */
 #define RADIX_SG_COUNT int(gl_NumSubgroups) /* 32-ok: the group's subgroups */
 #define RADIX_SG_SYNC() subgroupBarrier()
-// the lanes with v set and digit d: a ballot of v, then one per digit bit,
-// each keeping the lanes whose bit agrees with this lane's
-#define RADIX_SG_MATCH(d, v, pre, tot) \
-	{ \
-		uvec4 m_ = subgroupBallot(v); \
-		for (int b_ = 0; b_ < RADIX_BITS; b_++) { /* 32-ok: a digit bit */ \
-			const bool t_ = (((d) >> b_) & 1) != 0; \
-			const uvec4 bb_ = subgroupBallot(t_); \
-			m_ &= t_ ? bb_ : ~bb_; \
-		} \
-		pre = subgroupBallotBitCount(m_ & gl_SubgroupLtMask); \
-		tot = subgroupBallotBitCount(m_); \
-	}
+#define RADIX_SG_MASK uvec4
+#define RADIX_SG_BALLOT(p) subgroupBallot(p)
+#define RADIX_SG_BELOW gl_SubgroupLtMask
+#define RADIX_SG_BITS(m) subgroupBallotBitCount(m)
 #endif
 #include "radix_body.h"
 

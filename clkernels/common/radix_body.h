@@ -343,17 +343,34 @@ void radix_tcount(RADIX_TCOUNT_PARAMS) {
 	}
 
 /* The ranking by subgroup ballots is the wrappers' that define
- * RADIX_SG_OK (Vulkan's SG=1 builds) with RADIX_SG_ID, RADIX_SG_LANE,
- * RADIX_SG_SIZE and RADIX_SG_COUNT (the lane's subgroup, its lane in it,
- * the subgroup's size, the group's subgroups), RADIX_SG_SYNC() (a
- * subgroup barrier over work-group memory) and RADIX_SG_MATCH(d, v, pre,
- * tot) (in uniform control flow: of the lanes with v true and digit d,
- * pre those in lower lanes, tot all of them with the lane itself, where
- * its own v is true). */
+ * RADIX_SG_OK (Vulkan's SG=1 builds, NVIDIA's OpenCL) with RADIX_SG_ID,
+ * RADIX_SG_LANE, RADIX_SG_SIZE and RADIX_SG_COUNT (the lane's subgroup,
+ * its lane in it, the subgroup's size, the group's subgroups),
+ * RADIX_SG_SYNC() (a subgroup barrier over work-group memory), and the
+ * ballots: RADIX_SG_MASK (a ballot's type), RADIX_SG_BALLOT(p) (in
+ * uniform control flow: a bit per lane of the subgroup whose p is true),
+ * RADIX_SG_BELOW (the bits of the lanes below this one) and
+ * RADIX_SG_BITS(m) (the bits set in ballot m). */
 #ifndef RADIX_SG_OK
 #define RADIX_SG_OK 0
 #endif
 #if RADIX_SG_OK
+/* Of the lanes with v true and digit d (in uniform control flow): pre
+ * those in lower lanes, tot all of them with the lane itself, where its
+ * own v is true. A ballot of v, then one per digit bit, each keeping the
+ * lanes whose bit agrees with this lane's. */
+#define RADIX_SG_MATCH(d, v, pre, tot) \
+	{ \
+		RADIX_SG_MASK m_ = RADIX_SG_BALLOT(v); \
+		for (int b_ = 0; b_ < RADIX_BITS; b_++) { /* 32-ok: a digit bit */ \
+			const bool t_ = (((d) >> b_) & 1) != 0; \
+			const RADIX_SG_MASK bb_ = RADIX_SG_BALLOT(t_); \
+			m_ &= t_ ? bb_ : ~bb_; \
+		} \
+		pre = RADIX_SG_BITS(m_ & RADIX_SG_BELOW); \
+		tot = RADIX_SG_BITS(m_); \
+	}
+
 /* Whether the group ranks its tiles by subgroup ballots (uniform): the
  * plan asked for it (RADIX_SGS), and the group's subgroups are whole and
  * no more than the scratch has counters for. */
@@ -364,7 +381,7 @@ void radix_tcount(RADIX_TCOUNT_PARAMS) {
  * ranking, after Ashkiani et al.): subgroup s takes the tile's slots
  * [s * S * RADIX_KPT, (s + 1) * S * RADIX_KPT) of its S lanes, a key a
  * lane at a time (slot (s * RADIX_KPT + j) * S + lane: consecutive lanes
- * load consecutive keys). For each of them the wrapper's RADIX_SG_MATCH
+ * load consecutive keys). For each of them RADIX_SG_MATCH
  * finds the lanes holding the same digit (a ballot a digit bit); the key's
  * rank among its subgroup's keys of that digit is the subgroup's count of
  * the digit so far plus its peers in lower lanes, and the peers' first
@@ -472,6 +489,35 @@ void radix_tcount(RADIX_TCOUNT_PARAMS) {
 #define RADIX_RANK_TILE_WL(base, cnt)
 #endif
 
+/* After a ranking in the raking rounds (RADIX_RANK_TILE), each digit's
+ * run in the ranked tile of cnt keys, as the ranking by ballots leaves
+ * them: [start, end) in the digit's two offset words ([0, 0) for a digit
+ * the tile lacks), and the segment word (the sweep's give-up flag)
+ * cleared; ends after a barrier. */
+#define RADIX_RUN_BOUNDS(cnt) \
+	LOCAL_BARRIER(); /* the tile is ranked; the counters and segment sums are free */ \
+	for (int d_ = lid; d_ < RADIX_DIGITS; d_ += RADIX_LS) { /* 32-ok: a digit, < RADIX_DIGITS */ \
+		sh[RADIX_OFF_AT + 2 * d_] = 0u; \
+		sh[RADIX_OFF_AT + 2 * d_ + 1] = 0u; \
+	} \
+	if (lid == 0) { \
+		sh[RADIX_SEG_AT] = 0u; /* no lane has given up */ \
+	} \
+	LOCAL_BARRIER(); \
+	for (int j_ = 0; j_ < RADIX_KPT; j_++) { /* 32-ok: a key of the lane, < RADIX_KPT */ \
+		const int p_ = j_ * RADIX_LS + lid; /* 32-ok: a slot of the tile, < RADIX_TILE < 2^16 */ \
+		if (p_ < (cnt)) { \
+			const int d_ = RADIX_DIGIT_AT(p_); /* 32-ok: a digit, < 2^RADIX_BITS */ \
+			if (p_ == 0 || RADIX_DIGIT_AT(p_ - 1) != d_) { \
+				sh[RADIX_OFF_AT + 2 * d_] = CAST(uint, p_); /* 32-ok: a slot of the tile */ \
+			} \
+			if (p_ + 1 == (cnt) || RADIX_DIGIT_AT(p_ + 1) != d_) { \
+				sh[RADIX_OFF_AT + 2 * d_ + 1] = CAST(uint, p_ + 1); /* 32-ok: a slot of the tile */ \
+			} \
+		} \
+	} \
+	LOCAL_BARRIER();
+
 /* Tile t's stable ranking in RADIX_ROUNDS rounds of RADIX_RANK_ROUND
  * (the second, for 8-bit digits, ranks the first's result by the high 4
  * bits), then each digit's run of the sorted tile goes out as one
@@ -488,23 +534,20 @@ void radix_tscatter(RADIX_TSCATTER_PARAMS) {
 		const i64 base = t * RADIX_TILE;
 		const int cnt = CAST(int, min64(RADIX_TILE, n - base)); /* 32-ok: a tile size, <= RADIX_TILE < 2^16 */
 		if (RADIX_WL_ON) {
+			/* the runs' bounds come before its last barrier */
 			RADIX_RANK_TILE_WL(base, cnt)
 		} else {
 			/* this lane's keys are slots lid * RADIX_KPT + j of the tile */
 			RADIX_RANK_TILE(base, cnt)
+			RADIX_RUN_BOUNDS(cnt)
 		}
-		LOCAL_BARRIER();
 		/* each digit's run: its global offset less its start in the tile */
-		for (int j = 0; j < RADIX_KPT; j++) { /* 32-ok: a key of the lane, < RADIX_KPT */
-			const int p = j * RADIX_LS + lid; /* 32-ok: a slot of the tile, < RADIX_TILE < 2^16 */
-			if (p < cnt) {
-				const int d = RADIX_DIGIT_AT(p); /* 32-ok: a digit, < 2^RADIX_BITS */
-				const int dp = p > 0 ? RADIX_DIGIT_AT(p - 1) : -1; /* 32-ok: a digit, < 2^RADIX_BITS */
-				if (d != dp) {
-					const i64 off = CAST(i64, LD64(hist, I64C(d) * tiles + t)) - I64C(p);
-					sh[RADIX_OFF_AT + 2 * d] = CAST(uint, CAST(u64, off) & 0xfffffffful); /* 32-ok: one 32-bit half of an offset */
-					sh[RADIX_OFF_AT + 2 * d + 1] = CAST(uint, CAST(u64, off) >> 32); /* 32-ok: one 32-bit half of an offset */
-				}
+		for (int d = lid; d < RADIX_DIGITS; d += RADIX_LS) { /* 32-ok: a digit, < RADIX_DIGITS */
+			const uint start = sh[RADIX_OFF_AT + 2 * d]; /* 32-ok: a slot of the tile */
+			if (sh[RADIX_OFF_AT + 2 * d + 1] > start) {
+				const i64 off = CAST(i64, LD64(hist, I64C(d) * tiles + t)) - CAST(i64, start);
+				sh[RADIX_OFF_AT + 2 * d] = CAST(uint, CAST(u64, off) & 0xfffffffful); /* 32-ok: one 32-bit half of an offset */
+				sh[RADIX_OFF_AT + 2 * d + 1] = CAST(uint, CAST(u64, off) >> 32); /* 32-ok: one 32-bit half of an offset */
 			}
 		}
 		LOCAL_BARRIER();
@@ -625,31 +668,7 @@ void radix_sweep_tile(BPTR kin, BPTR kout, BPTR pin, BPTR pout, BPTR hist, BPTR 
 		RADIX_RANK_TILE_WL(base, cnt)
 	} else {
 		RADIX_RANK_TILE(base, cnt)
-		LOCAL_BARRIER(); /* the tile is ranked; the counters and segment sums are free */
-		for (int d = lid; d < RADIX_DIGITS; d += RADIX_LS) { /* 32-ok: a digit, < RADIX_DIGITS */
-			sh[RADIX_OFF_AT + 2 * d] = 0u;
-			sh[RADIX_OFF_AT + 2 * d + 1] = 0u;
-		}
-		if (lid == 0) {
-			sh[RADIX_SEG_AT] = 0u; /* no lane has given up */
-		}
-		LOCAL_BARRIER();
-		/* each digit's run in the sorted tile: [start, end) */
-		for (int j = 0; j < RADIX_KPT; j++) { /* 32-ok: a key of the lane, < RADIX_KPT */
-			const int p = j * RADIX_LS + lid; /* 32-ok: a slot of the tile, < RADIX_TILE < 2^16 */
-			if (p < cnt) {
-				const int d = RADIX_DIGIT_AT(p); /* 32-ok: a digit, < 2^RADIX_BITS */
-				const int dp = p > 0 ? RADIX_DIGIT_AT(p - 1) : -1; /* 32-ok: a digit, < 2^RADIX_BITS */
-				const int dn = p + 1 < cnt ? RADIX_DIGIT_AT(p + 1) : -1; /* 32-ok: a digit, < 2^RADIX_BITS */
-				if (d != dp) {
-					sh[RADIX_OFF_AT + 2 * d] = CAST(uint, p); /* 32-ok: a slot of the tile */
-				}
-				if (d != dn) {
-					sh[RADIX_OFF_AT + 2 * d + 1] = CAST(uint, p + 1); /* 32-ok: a slot of the tile */
-				}
-			}
-		}
-		LOCAL_BARRIER();
+		RADIX_RUN_BOUNDS(cnt)
 	}
 	/* publish the tile's counts, then look back, a lane per digit */
 	for (int d = lid; d < RADIX_DIGITS; d += RADIX_LS) { /* 32-ok: a digit, < RADIX_DIGITS */
