@@ -518,6 +518,19 @@ void radix_tcount(RADIX_TCOUNT_PARAMS) {
 	} \
 	LOCAL_BARRIER();
 
+/* Ranks the tile of cnt keys at base into scratch, by subgroup ballots
+ * where the group can (RADIX_WL_ON, uniform), else in the raking rounds,
+ * and leaves each digit's run bounds [start, end) in its offset words and
+ * the segment word cleared, all before a barrier (the ranking by ballots
+ * writes the bounds before its last one). */
+#define RADIX_RANK_RUNS(base, cnt) \
+	if (RADIX_WL_ON) { \
+		RADIX_RANK_TILE_WL(base, cnt) \
+	} else { \
+		RADIX_RANK_TILE(base, cnt) \
+		RADIX_RUN_BOUNDS(cnt) \
+	}
+
 /* Tile t's stable ranking in RADIX_ROUNDS rounds of RADIX_RANK_ROUND
  * (the second, for 8-bit digits, ranks the first's result by the high 4
  * bits), then each digit's run of the sorted tile goes out as one
@@ -533,14 +546,7 @@ void radix_tscatter(RADIX_TSCATTER_PARAMS) {
 	for (i64 t = GROUP_LINEAR_ID(); t < tiles; t += GROUP_TOTAL()) {
 		const i64 base = t * RADIX_TILE;
 		const int cnt = CAST(int, min64(RADIX_TILE, n - base)); /* 32-ok: a tile size, <= RADIX_TILE < 2^16 */
-		if (RADIX_WL_ON) {
-			/* the runs' bounds come before its last barrier */
-			RADIX_RANK_TILE_WL(base, cnt)
-		} else {
-			/* this lane's keys are slots lid * RADIX_KPT + j of the tile */
-			RADIX_RANK_TILE(base, cnt)
-			RADIX_RUN_BOUNDS(cnt)
-		}
+		RADIX_RANK_RUNS(base, cnt)
 		/* each digit's run: its global offset less its start in the tile */
 		for (int d = lid; d < RADIX_DIGITS; d += RADIX_LS) { /* 32-ok: a digit, < RADIX_DIGITS */
 			const uint start = sh[RADIX_OFF_AT + 2 * d]; /* 32-ok: a slot of the tile */
@@ -661,15 +667,7 @@ void radix_sweep_tile(BPTR kin, BPTR kout, BPTR pin, BPTR pout, BPTR hist, BPTR 
 	const u64 inclTag = aggTag + 1ul;
 	const i64 base = t * RADIX_TILE;
 	const int cnt = CAST(int, min64(RADIX_TILE, n - base)); /* 32-ok: a tile size, <= RADIX_TILE < 2^16 */
-	if (RADIX_WL_ON) {
-		/* the runs [start, end) and the cleared segment word come with
-		 * the ranking, before its last barrier: the look-back below only
-		 * reads them and writes its own digits' words */
-		RADIX_RANK_TILE_WL(base, cnt)
-	} else {
-		RADIX_RANK_TILE(base, cnt)
-		RADIX_RUN_BOUNDS(cnt)
-	}
+	RADIX_RANK_RUNS(base, cnt) /* the look-back below reads the runs and writes its own digits' words */
 	/* publish the tile's counts, then look back, a lane per digit */
 	for (int d = lid; d < RADIX_DIGITS; d += RADIX_LS) { /* 32-ok: a digit, < RADIX_DIGITS */
 		if (fix == I64C(0)) {
