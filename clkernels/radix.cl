@@ -46,6 +46,12 @@
 #define RADIX_SG_BALLOT(p) NV_BALLOT(p)
 #define RADIX_SG_BELOW NV_LANES_BELOW()
 #define RADIX_SG_BITS(m) popcount(m)
+#if NV_TRICKS == 2
+/* the ranking's loops over a lane's keys stay rolled where the votes are
+ * emulated on a CPU driver: PoCL 3.1 crashed (a segmentation fault) on
+ * the emulated ranking with them unrolled */
+#define RADIX_WL_UNROLL
+#endif
 #endif
 #include "radix_body.h"
 

@@ -119,7 +119,7 @@ void ht_probe(BPTR table, BPTR keys, BPTR res, BPTR meta, i64 n, i64 slots, i64 
 		/* The first probe of a batch of keys is loaded up front: the loads
 		 * are independent, so their cache misses overlap. */
 		u64 pre[HT_BATCH];
-		for (int b = 0; b < HT_BATCH; b++) { /* 32-ok: a batch slot, < HT_BATCH */
+		UNROLL for (int b = 0; b < HT_BATCH; b++) { /* 32-ok: a batch slot, < HT_BATCH */
 			const i64 i = ew_index(tile, j0 + I64C(b));
 			pre[b] = HT_EMPTY;
 			if (step == I64C(0) && j0 + I64C(b) < I64C(ITEMS) && i < n) {
@@ -129,7 +129,10 @@ void ht_probe(BPTR table, BPTR keys, BPTR res, BPTR meta, i64 n, i64 slots, i64 
 				}
 			}
 		}
-		for (int b = 0; b < HT_BATCH; b++) { /* 32-ok: a batch slot, < HT_BATCH */
+		/* unrolled, as the loop above, so pre stays in registers (a loop
+		 * over a run-time slot put it in the work-item's stack: local
+		 * memory on a GPU) */
+		UNROLL for (int b = 0; b < HT_BATCH; b++) { /* 32-ok: a batch slot, < HT_BATCH */
 			const i64 j = j0 + I64C(b);
 			const i64 i = ew_index(tile, j);
 			if (j >= I64C(ITEMS) || i >= n) {

@@ -353,8 +353,10 @@ void indice_expand(INDICE_EXPAND_PARAMS) {
 	 * gallops forward from it (a few steps, not a binary search). */
 	const bool merge = sorted != I64C(0); /* the host checks the offsets per core <= IP_CURSORS */
 	i64 cur[IP_CURSORS];
-	for (int s = 0; s < IP_CURSORS; s++) { /* 32-ok: a cursor, < IP_CURSORS */
-		cur[s] = I64C(-1);
+	if (merge) { /* only a merge reads them: 1 KiB of a GPU work-item's stack (local memory) cleared for nothing otherwise */
+		for (int s = 0; s < IP_CURSORS; s++) { /* 32-ok: a cursor, < IP_CURSORS */
+			cur[s] = I64C(-1);
+		}
 	}
 	for (i64 r = r_lo; r < r_hi; r++) {
 		const i64 q = merge ? CAST(i64, LD64(sperm, row0 + r)) : row0 + r;

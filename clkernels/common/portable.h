@@ -59,13 +59,18 @@
 #define INLINE
 #endif
 
-/* Asks OpenCL C's compiler to unroll the loop that follows completely (a
- * loop of constant trip count whose body indexes a private array: once
- * unrolled, the array lives in registers); GLSL has no such hint. */
+/* Asks the compiler to unroll the loop that follows completely (a loop of
+ * constant trip count whose body indexes a private array: once unrolled,
+ * the array lives in registers; indexed at a run-time slot it lives in
+ * the work-item's stack, local memory on a GPU, which TestOfflineNoStack
+ * checks in NVIDIA's PTX): OpenCL C's pragma, GLSL's loop attribute
+ * (GL_EXT_control_flow_attributes, the SPIR-V loop's Unroll hint, which
+ * the driver takes once a specialization constant fixes the count). */
 #ifdef ACCEL_CL
 #define UNROLL _Pragma("unroll")
 #else
-#define UNROLL
+#extension GL_EXT_control_flow_attributes : require
+#define UNROLL [[unroll]]
 #endif
 
 /* The leading zero bits of a 32-bit word (32 for 0), and its set bits. */

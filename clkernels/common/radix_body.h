@@ -276,7 +276,7 @@ void radix_tcount(RADIX_TCOUNT_PARAMS) {
 		for (int q_ = 0; q_ < RADIX_WORDS; q_++) { /* 32-ok: a word row, < RADIX_WORDS */ \
 			sh[RADIX_RW(q_ * RADIX_LS + lid)] = 0u; \
 		} \
-		for (int j_ = 0; j_ < RADIX_KPT; j_++) { /* 32-ok: a key of the lane, < RADIX_KPT */ \
+		UNROLL for (int j_ = 0; j_ < RADIX_KPT; j_++) { /* 32-ok: a key of the lane, < RADIX_KPT */ \
 			if (j_ < nk) { \
 				const int d_ = CAST(int, ((ks[j_] >> CAST(KEY, shift)) >> CAST(KEY, RS)) & rmask_); /* 32-ok: a round digit, < 2^NB */ \
 				sh[RADIX_RW((d_ & (RADIX_WORDS - 1)) * RADIX_LS + lid)] += 1u << (CAST(uint, d_ >> hs_) * 16u); /* 32-ok: a digit's half, 0 or 1 */ \
@@ -303,7 +303,7 @@ void radix_tcount(RADIX_TCOUNT_PARAMS) {
 			run_ += v_; \
 		} \
 		LOCAL_BARRIER(); \
-		for (int j_ = 0; j_ < RADIX_KPT; j_++) { /* 32-ok: a key of the lane, < RADIX_KPT */ \
+		UNROLL for (int j_ = 0; j_ < RADIX_KPT; j_++) { /* 32-ok: a key of the lane, < RADIX_KPT */ \
 			if (j_ < nk) { \
 				const int d_ = CAST(int, ((ks[j_] >> CAST(KEY, shift)) >> CAST(KEY, RS)) & rmask_); /* 32-ok: a round digit, < 2^NB */ \
 				const uint h_ = CAST(uint, d_ >> hs_); /* 32-ok: a digit's half, 0 or 1 */ \
@@ -324,7 +324,7 @@ void radix_tcount(RADIX_TCOUNT_PARAMS) {
 #define RADIX_RANK_TILE(base, cnt) \
 	{ \
 		const int nk = clamp((cnt) - lid * RADIX_KPT, 0, RADIX_KPT); /* 32-ok: keys of the lane, <= RADIX_KPT */ \
-		for (int j = 0; j < RADIX_KPT; j++) { /* 32-ok: a key of the lane, < RADIX_KPT */ \
+		UNROLL for (int j = 0; j < RADIX_KPT; j++) { /* 32-ok: a key of the lane, < RADIX_KPT */ \
 			if (j < nk) { \
 				RADIX_LOAD((base) + I64C(lid * RADIX_KPT + j), ks[j], es[j]) \
 			} \
@@ -332,7 +332,7 @@ void radix_tcount(RADIX_TCOUNT_PARAMS) {
 		RADIX_RANK_ROUND(0, RADIX_RB) \
 		if (RADIX_ROUNDS > 1) { \
 			LOCAL_BARRIER(); /* the first round's tile is in scratch */ \
-			for (int j = 0; j < RADIX_KPT; j++) { /* 32-ok: a key of the lane, < RADIX_KPT */ \
+			UNROLL for (int j = 0; j < RADIX_KPT; j++) { /* 32-ok: a key of the lane, < RADIX_KPT */ \
 				if (j < nk) { \
 					ks[j] = RADIX_SH_GETK(RADIX_KEYS_AT, lid * RADIX_KPT + j); \
 					es[j] = RADIX_SH_GETE(lid * RADIX_KPT + j); \
@@ -353,6 +353,11 @@ void radix_tcount(RADIX_TCOUNT_PARAMS) {
  * RADIX_SG_BITS(m) (the bits set in ballot m). */
 #ifndef RADIX_SG_OK
 #define RADIX_SG_OK 0
+#endif
+/* the ranking's loops over a lane's keys: unrolled, so the keys, entries
+ * and ranks stay in registers (a wrapper may leave them rolled) */
+#ifndef RADIX_WL_UNROLL
+#define RADIX_WL_UNROLL UNROLL
 #endif
 #if RADIX_SG_OK
 /* Of the lanes with v true and digit d (in uniform control flow): pre
@@ -408,7 +413,7 @@ void radix_tcount(RADIX_TCOUNT_PARAMS) {
 			sh[w_] = 0u; \
 		} \
 		LOCAL_BARRIER(); \
-		for (int j_ = 0; j_ < RADIX_KPT; j_++) { /* 32-ok: a key of the lane, < RADIX_KPT */ \
+		RADIX_WL_UNROLL for (int j_ = 0; j_ < RADIX_KPT; j_++) { /* 32-ok: a key of the lane, < RADIX_KPT */ \
 			const int p_ = (sg_ * RADIX_KPT + j_) * RADIX_SG_SIZE + sl_; /* 32-ok: a slot of the tile, < RADIX_TILE < 2^16 */ \
 			const bool v_ = p_ < (cnt); \
 			int d_ = 0; /* 32-ok: a digit, < 2^RADIX_BITS */ \
@@ -474,7 +479,7 @@ void radix_tcount(RADIX_TCOUNT_PARAMS) {
 			} \
 		} \
 		LOCAL_BARRIER(); \
-		for (int j_ = 0; j_ < RADIX_KPT; j_++) { /* 32-ok: a key of the lane, < RADIX_KPT */ \
+		RADIX_WL_UNROLL for (int j_ = 0; j_ < RADIX_KPT; j_++) { /* 32-ok: a key of the lane, < RADIX_KPT */ \
 			const int p_ = (sg_ * RADIX_KPT + j_) * RADIX_SG_SIZE + sl_; /* 32-ok: a slot of the tile, < RADIX_TILE < 2^16 */ \
 			if (p_ < (cnt)) { \
 				const int d_ = CAST(int, (ks[j_] >> CAST(KEY, shift)) & mask); /* 32-ok: a digit, < 2^RADIX_BITS */ \
@@ -684,28 +689,31 @@ void radix_sweep_tile(BPTR kin, BPTR kout, BPTR pin, BPTR pout, BPTR hist, BPTR 
 		u64 before = 0ul; /* keys of digit d in tiles k+1 .. t-1 */
 		int state = spin == I64C(-1) ? 2 : 0; /* 32-ok: 0 looking, 1 found, 2 given up (at once: a test of the fixup) */
 		while (state == 0) {
+			/* the window's words read at once, then taken in order up to
+			 * the first inclusive count or missing word (both loops
+			 * unrolled, so the window stays in registers: a loop that
+			 * stopped at a run-time slot put it in the lane's stack) */
 			u64 wv[RADIX_LBW];
-			for (int q = 0; q < RADIX_LBW; q++) { /* 32-ok: a window slot, < RADIX_LBW */
+			UNROLL for (int q = 0; q < RADIX_LBW; q++) { /* 32-ok: a window slot, < RADIX_LBW */
 				/* before the first tile: an inclusive count of 0 */
 				wv[q] = k - I64C(q) >= I64C(0) ? RADIX_WLD(status, (k - I64C(q)) * I64C(RADIX_DIGITS) + I64C(d)) : (inclTag << 48);
 			}
-			int q = 0; /* 32-ok: a window slot, <= RADIX_LBW */
 			bool stop = false;
-			while (q < RADIX_LBW && !stop) {
+			bool missing = false; /* stopped at a word not there yet: look at tile k again */
+			UNROLL for (int q = 0; q < RADIX_LBW; q++) { /* 32-ok: a window slot, < RADIX_LBW */
 				const u64 tag = RADIX_WTAG(wv[q]);
-				if (tag == inclTag) {
+				if (!stop && (tag == inclTag || tag == aggTag)) {
 					before += RADIX_WVAL(wv[q]);
-					state = 1;
-					stop = true;
-				} else if (tag == aggTag) {
-					before += RADIX_WVAL(wv[q]);
-					k--;
-					q++;
+					stop = tag == inclTag;
+					k -= tag == aggTag ? I64C(1) : I64C(0);
 				} else {
-					stop = true; /* not there yet: look at tile k again */
+					missing = missing || !stop;
+					stop = true;
 				}
 			}
-			if (state == 0 && q < RADIX_LBW && spin >= I64C(0) && ++polls > spin) {
+			if (stop && !missing) {
+				state = 1;
+			} else if (missing && spin >= I64C(0) && ++polls > spin) {
 				state = 2;
 			}
 		}

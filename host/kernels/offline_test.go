@@ -37,7 +37,9 @@ import (
 // preprocessor (a knob only passed on as a value compiles the same code
 // whatever it is; the front end's checks are OpenCL C's on both). Any
 // error fails; so does any warning but the one justified below; an
-// unresolved builtin (a PTX .extern function) fails too. NVIDIA's own
+// unresolved builtin (a PTX .extern function) fails too, and so does a
+// work-item stack in NVIDIA's build of its plans (stackFunctions: local
+// memory on the GPU) outside the CPU plans' functions. NVIDIA's own
 // compiler refused what clang accepts once (__builtin_prefetch of a
 // __global pointer in scatter.cl): TestNoBuiltinsOutsideTricks in
 // clkernels keeps such tricks out of what GPUs compile.
@@ -75,8 +77,9 @@ func TestOfflineCompile(t *testing.T) {
 	dir := t.TempDir()
 
 	type job struct {
-		what string
-		args []string
+		what    string
+		args    []string
+		noStack bool // no function but stackAllowed's keeps a work-item stack (PTX's __local_depot)
 	}
 	var jobs []job
 	for _, f := range kernels.Files {
@@ -94,7 +97,7 @@ func TestOfflineCompile(t *testing.T) {
 		sort.Strings(names)
 		for _, key := range names {
 			v := vs[key]
-			gpuSet := map[string]int64{"CONTIG": 0, "ITEMS": 4, "RADIX_BITS": 8, "RADIX_KPT": 4, "RADIX_SWEEP": 1}
+			gpuSet := map[string]int64{"CONTIG": 0, "ITEMS": 4, "RADIX_BITS": 8, "RADIX_KPT": 8, "RADIX_SWEEP": 1, "RADIX_EW": 1, "RADIX_SGS": 8}
 			profiles := []offlineProfile{
 				{"gpu plans", host.FP32DivNative, 256, gpuSet},
 				{"cpu plans", host.FP32DivNative, 1, map[string]int64{"CONTIG": 1, "ITEMS": 16, "STREAM": 1, "FLAT": 1, "CHAIN": 1,
@@ -103,9 +106,23 @@ func TestOfflineCompile(t *testing.T) {
 			if v.Define("DT") == "3" { // float32 divides: the other way too
 				profiles = append(profiles, offlineProfile{"gpu plans, integer division", host.FP32DivInteger, 256, gpuSet})
 			}
+			// NVIDIA's OpenCL plans (the chained scan, the few-targets
+			// count compiled in, 16 keys a lane), whose PTX must keep
+			// every work-item's values in registers (noStack)
+			nv := map[string]int64{"CHAIN": 2, "SC_FEW": 16, "RADIX_KPT": 16}
+			for k, v := range gpuSet {
+				if _, ok := nv[k]; !ok {
+					nv[k] = v
+				}
+			}
+			profiles = append(profiles, offlineProfile{"NVIDIA's plans", host.FP32DivNative, 256, nv})
 			for _, prof := range profiles {
 				plan := host.Plan{LocalSize: prof.local, Groups: [3]int64{1, 1, 1}, Knobs: knobPlan(knobs, prof.set)}
 				for _, tg := range targets {
+					nvPlans := prof.name == "NVIDIA's plans"
+					if nvPlans && !tg.nvidia {
+						continue
+					}
 					caps := gpu
 					if tg.nvidia {
 						caps = nvidia
@@ -114,8 +131,9 @@ func TestOfflineCompile(t *testing.T) {
 					opts, err := host.CLOptions(caps, f.Name, v.Name, plan)
 					require.NoError(t, err)
 					jobs = append(jobs, job{
-						what: fmt.Sprintf("%s.%s (%s) for %s", f.Name, v.Name, prof.name, tg.name),
-						args: clangArgs(tg.name, filepath.Join(clc, tg.clc), opts, path, "-S", "-O2"),
+						what:    fmt.Sprintf("%s.%s (%s) for %s", f.Name, v.Name, prof.name, tg.name),
+						args:    clangArgs(tg.name, filepath.Join(clc, tg.clc), opts, path, "-S", "-O2"),
+						noStack: nvPlans,
 					})
 				}
 			}
@@ -162,6 +180,9 @@ func TestOfflineCompile(t *testing.T) {
 			}
 			fmt.Fprintf(h, "%q\n", a)
 		}
+		if j.noStack {
+			fmt.Fprintf(h, "no stack\n")
+		}
 		return hex.EncodeToString(h.Sum(nil))
 	}
 	cached := 0
@@ -195,8 +216,14 @@ func TestOfflineCompile(t *testing.T) {
 				case len(log) > 0:
 					problem = "warnings"
 				default:
-					if asm, err := os.ReadFile(out); err == nil && strings.Contains(string(asm), ".extern .func") {
+					asm, err := os.ReadFile(out)
+					switch {
+					case err == nil && strings.Contains(string(asm), ".extern .func"):
 						problem = "an unresolved function (.extern .func) in the PTX"
+					case err == nil && j.noStack:
+						if fns := stackFunctions(string(asm)); len(fns) > 0 {
+							problem = fmt.Sprintf("a work-item stack (local memory on a GPU: a private array indexed at a run-time slot, or spilled) in %v", fns)
+						}
 					}
 				}
 				if problem != "" {
@@ -218,6 +245,51 @@ func TestOfflineCompile(t *testing.T) {
 	close(next)
 	wg.Wait()
 	t.Logf("%d offline compiles for %d targets (%d passed before with the same source and arguments)", len(jobs), len(targets), cached)
+}
+
+// stackAllowed are the functions whose NVIDIA builds may keep a
+// work-item stack, each for its reason; TestOfflineCompile fails any
+// other function of NVIDIA's plans that does (stackFunctions). A private
+// array indexed at a run-time slot lives in the stack, local memory on a
+// GPU (a load or store through the caches each access, where registers
+// cost nothing): the radix sort's look-back window, its tiles' keys in
+// the raking rounds (loops that were not unrolled) and the hash probe's
+// first probes did, until this check found them.
+var stackAllowed = map[string]string{
+	"radix_count":      "the CPU plans' pass: each work-item's 2^bits counters",
+	"radix_scatter":    "the CPU plans' pass: each work-item's 2^bits counters",
+	"scatter_few":      "the CPU plans' few-targets pass (vector accumulators per target)",
+	"scan_chain_cpu":   "the CPU plans' chained scan (a vector's lanes through a private array)",
+	"scan_fixup_cpu":   "the CPU plans' chained scan",
+	"scan_chain_write": "the CPU plans' chained scan",
+	"scan_tile_write":  "the CPU plans' chained scan",
+	"indice_search":    "the rows layout (CPU drivers): a cursor per kernel plane",
+	"indice_count":     "the rows layout (CPU drivers): a count per offset",
+	"indice_crows":     "the rows layout (CPU drivers): a cursor per offset and the kernel's valid indices",
+	"indice_expand":    "the sorted sites' cursors per offset (the GPUs' fallback where the sites' hash table fails), cleared only where it merges",
+}
+
+// stackFunctions are the functions of PTX asm that keep a work-item stack
+// (a __local_depot), less stackAllowed's (each kernel's entry _k as its
+// body's name).
+func stackFunctions(asm string) []string {
+	fnRE := regexp.MustCompile(`(?m)^\.(?:visible \.)?(?:entry|func)\s+(?:\([^)]*\)\s*)?(\w+)\(`)
+	locs := fnRE.FindAllStringSubmatchIndex(asm, -1)
+	var out []string
+	for i, l := range locs {
+		end := len(asm)
+		if i+1 < len(locs) {
+			end = locs[i+1][0]
+		}
+		name := asm[l[2]:l[3]]
+		if !strings.Contains(asm[l[0]:end], "__local_depot") {
+			continue
+		}
+		if _, ok := stackAllowed[strings.TrimSuffix(name, "_k")]; !ok {
+			out = append(out, name)
+		}
+	}
+	return out
 }
 
 // offlineProfile is a device's division and a plan's local size and knobs.
@@ -281,7 +353,7 @@ func knobValues(src string, k host.KnobDecl) []int64 {
 		return nil
 	}
 	vals := map[string][]int64{
-		"ITEMS": {1, 4, 16}, "RADIX_BITS": {4, 8, 11}, "RADIX_KPT": {0, 4}, "SPIN": {16384}, "PROBE_K": {7},
+		"ITEMS": {1, 4, 16}, "RADIX_BITS": {4, 8, 11}, "RADIX_KPT": {0, 4}, "RADIX_EW": {1}, "SPIN": {16384}, "PROBE_K": {7},
 		"SC_FEW": {-1, 1, 8, 16}, "SCAN_SG": {0},
 	}[k.Name]
 	if vals == nil {
@@ -355,7 +427,7 @@ func TestOfflineNVTricks(t *testing.T) {
 	path = filepath.Join(dir, "radix.cl")
 	require.NoError(t, os.WriteFile(path, []byte(src), 0o644))
 	for _, c := range []host.Caps{nvidia, other} {
-		plan := host.Plan{LocalSize: 256, Groups: [3]int64{1, 1, 1}, Knobs: []host.Knob{host.KnobRadixBits.Set(8), host.KnobRadixKpt.Set(8),
+		plan := host.Plan{LocalSize: 256, Groups: [3]int64{1, 1, 1}, Knobs: []host.Knob{host.KnobRadixBits.Set(8), host.KnobRadixKpt.Set(16),
 			host.KnobRadixSweep.Set(1), host.KnobRadixSgs.Set(8)}}
 		opts, err := host.CLOptions(c, "radix", "k32", plan)
 		require.NoError(t, err)
