@@ -26,7 +26,7 @@ type planner interface {
 	// fill plans a fill of n 32-bit words and says whether the fill
 	// kernel runs it rather than the driver's fill.
 	fill(caps host.Caps, n int64) (host.Plan, bool)
-	radix(caps host.Caps, n int64, keyBytes int) host.Plan
+	radix(caps host.Caps, n int64, keyBytes int, entryLimit int64) host.Plan
 	unique(caps host.Caps, n int64, keyBytes int) uniquePlan
 	sparse(caps host.Caps, total int64) sparsePlan
 	coalesce(caps host.Caps, n int64, keyBits int) coalescePlan
@@ -47,8 +47,8 @@ func (devicePlanner) scatter(caps host.Caps, s scatterShape) scatterPlan {
 }
 func (devicePlanner) copy(caps host.Caps, n int64) (host.Plan, bool) { return planCopy(caps, n) }
 func (devicePlanner) fill(caps host.Caps, n int64) (host.Plan, bool) { return planFill(caps, n) }
-func (devicePlanner) radix(caps host.Caps, n int64, keyBytes int) host.Plan {
-	return planRadix(caps, n, keyBytes)
+func (devicePlanner) radix(caps host.Caps, n int64, keyBytes int, entryLimit int64) host.Plan {
+	return planRadix(caps, n, keyBytes, entryLimit)
 }
 func (devicePlanner) unique(caps host.Caps, n int64, keyBytes int) uniquePlan {
 	return planUnique(caps, n, keyBytes)

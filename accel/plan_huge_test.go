@@ -78,7 +78,7 @@ func TestPlansAtIndexBoundaries(t *testing.T) {
 					require.LessOrEqual(t, p.Groups[0], int64(c.LoopLimit)/2, "%s: scan %v: the partials loop runs over every group", what, p)
 				}
 
-				p = planRadix(c, n, 8)
+				p = planRadix(c, n, 8, n)
 				require.NoError(t, p.Validate(c), "%s: %v", what, p)
 				require.GreaterOrEqual(t, p.Tiles*p.TileElems, n, "%s: radix %v: chunks do not cover %d keys", what, p, n)
 				if kpt := host.KnobRadixKpt.Of(p); kpt > 0 {

@@ -110,10 +110,12 @@ func TestPlanHash(t *testing.T) {
 // TestPlanRadixTiled: GPUs get the tiled passes (8-bit digits; 256 lanes
 // x 8 keys where local memory allows, 512 x 4 on Vulkan where that
 // scratch fits the keys' width; one group per tile); a small local memory
-// shrinks the tile until the scratch fits; CPU plans keep the per-item
-// chunks (RADIX_KPT 0). Vulkan with subgroup ballots ranks by subgroups
-// (RADIX_SGS: the group's subgroups, whose counters the scratch holds),
-// OpenCL never.
+// shrinks the tile until the scratch fits; entries below 2^32 take one
+// scratch word (RADIX_EW) and the lanes then up to twice the keys that
+// still fit; CPU plans keep the per-item chunks (RADIX_KPT 0). Devices
+// with subgroup ballots (Vulkan's, NVIDIA OpenCL's warp votes) rank by
+// subgroups (RADIX_SGS: the group's subgroups, whose counters the scratch
+// holds).
 func TestPlanRadixTiled(t *testing.T) {
 	gpu := host.Caps{Backend: host.Vulkan, Type: host.TypeDiscreteGPU, ComputeUnits: 132, MaxWorkGroupSize: 1024, LocalMemBytes: 48 << 10,
 		MaxWorkGroupCount: [3]int64{1<<31 - 1, 65535, 65535}}
@@ -134,44 +136,71 @@ func TestPlanRadixTiled(t *testing.T) {
 		LoopLimit: 65535, MaxWorkGroupCount: [3]int64{65535, 65535, 65535}}
 	lavaBallot := lavapipe // lavapipe's caps, for the GPU plans forced on it
 	lavaBallot.SubgroupSize, lavaBallot.SubgroupBallot = 8, true
+	const wide = int64(1) << 33 // entries past 2^32: two scratch words each
 	for _, c := range []struct {
 		name           string
 		caps           host.Caps
 		keyBytes       int
+		entries        int64 // the entries' bound; 0: the positions
 		local          int
 		kpt, bits, sgs int64
 	}{
-		{"vulkan gpu", gpu, 4, 512, 4, 8, 0},
-		{"vulkan gpu", gpu, 8, 256, 8, 8, 0},
-		{"vulkan gpu with ballots", ballot, 4, 512, 4, 8, 16},
-		{"vulkan gpu with ballots", ballot, 8, 256, 8, 8, 8},
-		{"vulkan gpu with ballots, subgroups of 64", wave64, 4, 512, 4, 8, 8},
-		{"opencl gpu", ocl, 4, 256, 8, 8, 0},
-		{"opencl gpu", ocl, 8, 256, 8, 8, 0},
-		{"opencl gpu with warp votes", oclBallot, 4, 256, 8, 8, 8},
-		{"opencl gpu with warp votes", oclBallot, 8, 256, 8, 8, 8},
-		{"gpu, 32 KiB of local memory", mid, 4, 256, 4, 8, 0},
-		{"gpu, 32 KiB of local memory", mid, 8, 256, 4, 8, 0},
-		{"gpu, 4 KiB of local memory", small, 4, 32, 1, 8, 0},
-		{"gpu, 4 KiB of local memory", small, 8, 32, 1, 8, 0},
-		{"pocl", pocl, 8, 64, 0, 8, 0},
-		{"lavapipe (8-bit digits: its compiler's time grows fast with more)", lavapipe, 4, 8, 0, 8, 0},
+		// entries below 2^32 take a scratch word (RADIX_EW=1), and where
+		// ballots rank, the lanes as many more keys as the scratch then
+		// holds, up to twice
+		{"vulkan gpu", gpu, 4, 0, 512, 4, 8, 0},
+		{"vulkan gpu", gpu, 4, wide, 512, 4, 8, 0},
+		{"vulkan gpu", gpu, 8, 0, 512, 4, 8, 0},
+		{"vulkan gpu", gpu, 8, wide, 256, 8, 8, 0},
+		{"vulkan gpu with ballots", ballot, 4, 0, 512, 6, 8, 16},
+		{"vulkan gpu with ballots", ballot, 4, wide, 512, 4, 8, 16},
+		{"vulkan gpu with ballots", ballot, 8, 0, 512, 4, 8, 16},
+		{"vulkan gpu with ballots", ballot, 8, wide, 256, 8, 8, 8},
+		{"vulkan gpu with ballots, subgroups of 64", wave64, 4, 0, 512, 6, 8, 8},
+		{"vulkan gpu with ballots, subgroups of 64", wave64, 4, wide, 512, 4, 8, 8},
+		{"opencl gpu", ocl, 4, 0, 256, 8, 8, 0},
+		{"opencl gpu", ocl, 4, wide, 256, 8, 8, 0},
+		{"opencl gpu", ocl, 8, 0, 256, 8, 8, 0},
+		{"opencl gpu", ocl, 8, wide, 256, 8, 8, 0},
+		{"opencl gpu with warp votes", oclBallot, 4, 0, 256, 16, 8, 8},
+		{"opencl gpu with warp votes", oclBallot, 4, wide, 256, 8, 8, 8},
+		{"opencl gpu with warp votes", oclBallot, 8, 0, 256, 11, 8, 8},
+		{"opencl gpu with warp votes", oclBallot, 8, wide, 256, 8, 8, 8},
+		{"gpu, 32 KiB of local memory", mid, 4, 0, 256, 8, 8, 0},
+		{"gpu, 32 KiB of local memory", mid, 4, wide, 256, 4, 8, 0},
+		{"gpu, 32 KiB of local memory", mid, 8, 0, 256, 4, 8, 0},
+		{"gpu, 32 KiB of local memory", mid, 8, wide, 256, 4, 8, 0},
+		{"gpu, 4 KiB of local memory", small, 4, 0, 32, 1, 8, 0},
+		{"gpu, 4 KiB of local memory", small, 4, wide, 32, 1, 8, 0},
+		{"gpu, 4 KiB of local memory", small, 8, 0, 32, 1, 8, 0},
+		{"gpu, 4 KiB of local memory", small, 8, wide, 32, 1, 8, 0},
+		{"pocl", pocl, 8, 0, 64, 0, 8, 0},
+		{"lavapipe (8-bit digits: its compiler's time grows fast with more)", lavapipe, 4, 0, 8, 0, 8, 0},
 		// forced (ACCEL_TEST_PLANS=gpu): subgroups of 8 take 32 groups'
-		// counters, 16 KiB, which the scratch of 256 x 4 tiles still fits
-		{"lavapipe, the GPU plan", lavaBallot, 4, 256, 4, 8, 32},
-		{"lavapipe, the GPU plan", lavaBallot, 8, 256, 2, 8, 32},
+		// counters, 16 KiB, which the scratch of 256 x 6 tiles still fits
+		{"lavapipe, the GPU plan", lavaBallot, 4, 0, 256, 6, 8, 32},
+		{"lavapipe, the GPU plan", lavaBallot, 4, wide, 256, 4, 8, 32},
+		{"lavapipe, the GPU plan", lavaBallot, 8, 0, 256, 4, 8, 32},
+		{"lavapipe, the GPU plan", lavaBallot, 8, wide, 256, 2, 8, 32},
 	} {
 		for _, n := range []int64{1, 1000, 1 << 24} {
-			p := planRadix(c.caps, n, c.keyBytes)
-			if c.caps.Type == host.TypeCPU && c.sgs > 0 {
-				p = planRadixTiled(c.caps, n, c.keyBytes)
+			entries := c.entries
+			if entries == 0 {
+				entries = n
 			}
-			name := fmt.Sprintf("%s, %d-byte keys", c.name, c.keyBytes)
+			p := planRadix(c.caps, n, c.keyBytes, entries)
+			if c.caps.Type == host.TypeCPU && c.sgs > 0 {
+				p = planRadixTiled(c.caps, n, c.keyBytes, entries)
+			}
+			name := fmt.Sprintf("%s, %d-byte keys, entries below %d", c.name, c.keyBytes, entries)
 			require.NoError(t, p.Validate(c.caps), "%s: %v", name, p)
 			assert.Equal(t, c.kpt, host.KnobRadixKpt.Of(p), "%s: %v: keys per lane", name, p)
 			assert.Equal(t, c.bits, host.KnobRadixBits.Of(p), "%s: %v: digit bits", name, p)
 			assert.Equal(t, c.local, p.LocalSize, "%s: %v: local size", name, p)
 			assert.Equal(t, c.sgs, host.KnobRadixSgs.Of(p), "%s: %v: subgroups ranking", name, p)
+			if c.kpt > 0 {
+				assert.Equal(t, radixEntryWords(entries), host.KnobRadixEw.Of(p), "%s: %v: an entry's scratch words", name, p)
+			}
 			assert.Equal(t, c.sgs > 0 && c.caps.Backend == host.Vulkan, strings.HasSuffix(string(radixVariant(c.caps, p, c.keyBytes)), "s"),
 				"%s: %v: the SG build (Vulkan's)", name, p)
 			if c.kpt > 0 {

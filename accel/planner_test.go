@@ -56,11 +56,11 @@ func (p *testPlanner) fill(caps host.Caps, n int64) (host.Plan, bool) {
 	return l, ours || p.fillKernel
 }
 
-func (p *testPlanner) radix(caps host.Caps, n int64, keyBytes int) host.Plan {
+func (p *testPlanner) radix(caps host.Caps, n int64, keyBytes int, entryLimit int64) host.Plan {
 	if p.radixTiles {
-		return planRadixTiled(caps, n, keyBytes)
+		return planRadixTiled(caps, n, keyBytes, entryLimit)
 	}
-	return planRadix(caps, n, keyBytes)
+	return planRadix(caps, n, keyBytes, entryLimit)
 }
 
 func (p *testPlanner) unique(caps host.Caps, n int64, keyBytes int) uniquePlan {

@@ -254,11 +254,11 @@ func TestSortTiled(t *testing.T) {
 		rng := rand.New(rand.NewSource(31))
 		sortRandomOn(t, d, rng, []int64{0, 1, 2, 7, 1023, 1024, 1025, 4097, 65537}, allPrimDTypes, 5000)
 		for _, shape := range []struct {
-			local           int
-			kpt, bits, spin int64
-			groups          [3]int64
-		}{{8, 1, 4, 256, [3]int64{3, 1, 1}}, {2, 7, 4, 0, [3]int64{2, 2, 1}}, {16, 3, 5, 256, [3]int64{3, 1, 1}},
-			{4, 5, 8, -1, [3]int64{3, 1, 1}}, {32, 2, 7, 256, [3]int64{2, 2, 1}}, {1, 3, 8, 0, [3]int64{5, 1, 1}}} {
+			local               int
+			kpt, bits, spin, ew int64
+			groups              [3]int64
+		}{{8, 1, 4, 256, 2, [3]int64{3, 1, 1}}, {2, 7, 4, 0, 1, [3]int64{2, 2, 1}}, {16, 3, 5, 256, 2, [3]int64{3, 1, 1}},
+			{4, 5, 8, -1, 1, [3]int64{3, 1, 1}}, {32, 2, 7, 256, 2, [3]int64{2, 2, 1}}, {1, 3, 8, 0, 1, [3]int64{5, 1, 1}}} {
 			// each shape count-scan-scatter (sweep 0) and Onesweep's
 			// passes (sweep 1), half of them with the look-back polling a
 			// while, the others giving up at the first tile not there yet
@@ -268,7 +268,8 @@ func TestSortTiled(t *testing.T) {
 			// where the device ranks by subgroup ballots (lavapipe: 8
 			// lanes), the shapes whose group is whole subgroups also rank
 			// that way (sgs > 0; local 32 with 7-bit digits: fewer lanes
-			// than counter words)
+			// than counter words); ew: an entry's scratch words (the
+			// planner's is 1, for entries below 2^32)
 			sgss := []int64{0}
 			if sgs := radixSubgroups(d.caps, shape.bits, shape.local); sgs > 0 {
 				sgss = append(sgss, sgs)
@@ -278,7 +279,8 @@ func TestSortTiled(t *testing.T) {
 					plans(d).launchFn = func(p host.Plan) host.Plan {
 						if p.Kernel == "radix" && host.KnobRadixKpt.Of(p) > 0 {
 							p.LocalSize = shape.local
-							p.Knobs = []host.Knob{host.KnobRadixBits.Set(shape.bits), host.KnobRadixKpt.Set(shape.kpt), host.KnobRadixSgs.Set(sgs)}
+							p.Knobs = []host.Knob{host.KnobRadixBits.Set(shape.bits), host.KnobRadixKpt.Set(shape.kpt), host.KnobRadixSgs.Set(sgs),
+								host.KnobRadixEw.Set(shape.ew)}
 							if sweep != 0 {
 								p.Knobs = append(p.Knobs, host.KnobRadixSweep.Set(sweep), host.KnobRadixSpin.Set(shape.spin))
 							}
@@ -286,7 +288,7 @@ func TestSortTiled(t *testing.T) {
 						}
 						return p
 					}
-					t.Run(fmt.Sprintf("local=%d kpt=%d bits=%d groups=%v sgs=%d sweep=%d spin=%d", shape.local, shape.kpt, shape.bits, shape.groups, sgs, sweep, shape.spin*sweep), func(t *testing.T) {
+					t.Run(fmt.Sprintf("local=%d kpt=%d bits=%d groups=%v sgs=%d ew=%d sweep=%d spin=%d", shape.local, shape.kpt, shape.bits, shape.groups, sgs, shape.ew, sweep, shape.spin*sweep), func(t *testing.T) {
 						sortRandomOn(t, d, rng, []int64{1, 5, 100, 1000}, []DType{Uint32, Int64}, 1000)
 					})
 				}
@@ -333,7 +335,7 @@ func TestSortNVTricksEmulated(t *testing.T) {
 	require.Equal(t, 1, d.Info().SubgroupSize, "the emulated warp is one lane")
 	plans(d).radixTiles = true
 	rng := rand.New(rand.NewSource(41))
-	p := planRadixTiled(d.caps, 1<<20, 4)
+	p := planRadixTiled(d.caps, 1<<20, 4, 1<<20)
 	require.Equal(t, int64(p.LocalSize), host.KnobRadixSgs.Of(p), "the planner ranks by warps of one lane: %v", p)
 	sortRandomOn(t, d, rng, []int64{0, 1, 7, 1025, 4097, 65537}, allPrimDTypes, 5000)
 	for _, c := range []struct{ sgs, sweep int64 }{{16, 0}, {16, 1}, {8, 1}, {0, 1}} {

@@ -3,6 +3,7 @@ package accel
 import (
 	"fmt"
 	"math/bits"
+	"slices"
 
 	"github.com/accelkern/accel/host"
 	"github.com/accelkern/accel/host/kernels"
@@ -62,16 +63,16 @@ func (d *Device) radixSort(op string, keys host.Buffer, n int64, wordBytes int, 
 	if err != nil {
 		return fail(err)
 	}
-	r, err := d.newRadixRun(op, &tmp, n, wordBytes, keyBits)
+	if initPerm == nil {
+		entryLimit = n
+	}
+	r, err := d.newRadixRun(op, &tmp, n, wordBytes, keyBits, entryLimit)
 	if err != nil {
 		return fail(err)
 	}
 	passes := r.passes
 	// keys and entries below 2^32 travel packed in one word between the
 	// passes (radix_body.h), through bufP
-	if initPerm == nil {
-		entryLimit = n
-	}
 	packed, e32 := radixCarry(wordBytes, keyBits, entryLimit, passes)
 	// Buffers alternate so that the last pass writes into res.
 	bufK := [2]host.Buffer{res.keys.raw(), tmpK.raw()}
@@ -126,7 +127,7 @@ func (d *Device) radixSortWords(op string, words host.Buffer, n int64, keyBits i
 	if err != nil {
 		return fail(err)
 	}
-	r, err := d.newRadixRun(op, &tmp, n, 8, keyBits)
+	r, err := d.newRadixRun(op, &tmp, n, 8, keyBits, 1<<32) // the payloads are the words' low halves
 	if err != nil {
 		return fail(err)
 	}
@@ -162,8 +163,8 @@ type radixRun struct {
 // newRadixRun plans a sort of n keys of wordBytes on keyBits bits (at least
 // one pass, which also lays out the entries) and allocates its histogram
 // in tmp.
-func (d *Device) newRadixRun(op string, tmp *temps, n int64, wordBytes, keyBits int) (radixRun, error) {
-	r := radixRun{plan: d.radixPlan(op, n, wordBytes), wordBytes: wordBytes, n: n}
+func (d *Device) newRadixRun(op string, tmp *temps, n int64, wordBytes, keyBits int, entryLimit int64) (radixRun, error) {
+	r := radixRun{plan: d.radixPlan(op, n, wordBytes, entryLimit), wordBytes: wordBytes, n: n}
 	r.variant = radixVariant(d.caps, r.plan, wordBytes)
 	r.bits = int(host.KnobRadixBits.Of(r.plan))
 	tiled := host.KnobRadixKpt.Of(r.plan) > 0
@@ -358,9 +359,16 @@ func (d *Device) radixSweepPass(op string, variant kernels.RadixVariant, plan ho
 	return nil
 }
 
-// radixPlan is the radix sort's plan for n keys of keyBytes (planRadix).
-func (d *Device) radixPlan(op string, n int64, keyBytes int) host.Plan {
-	p := d.plan(d.planner.radix(d.caps, n, keyBytes))
+// radixPlan is the radix sort's plan for n keys of keyBytes carrying
+// entries below entryLimit (planRadix). An entry of 2^32 or more needs
+// two scratch words, whatever ACCEL_KNOBS says.
+func (d *Device) radixPlan(op string, n int64, keyBytes int, entryLimit int64) host.Plan {
+	p := d.plan(d.planner.radix(d.caps, n, keyBytes, entryLimit))
+	if i := slices.IndexFunc(p.Knobs, func(k host.Knob) bool { return k.Name == host.KnobRadixEw.Name() }); i >= 0 &&
+		radixEntryWords(entryLimit) > p.Knobs[i].Value {
+		p.Knobs = slices.Clone(p.Knobs)
+		p.Knobs[i] = host.KnobRadixEw.Set(radixEntryWords(entryLimit))
+	}
 	d.report(op, "radix", p)
 	return p
 }
@@ -371,7 +379,7 @@ func (d *Device) radixPrep(op string, kin, kout host.Buffer, n int64, wordBytes 
 	if n == 0 {
 		return nil
 	}
-	plan := d.radixPlan(op, n, wordBytes)
+	plan := d.radixPlan(op, n, wordBytes, n) // the sort's plan where it carries the positions
 	variant := radixVariant(d.caps, plan, wordBytes)
 	if host.KnobRadixKpt.Of(plan) > 0 {
 		// the tiled plan's prep: one key per lane (chunks of one), so

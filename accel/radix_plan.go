@@ -16,8 +16,9 @@ import (
 // keys. B grows with the compute units and shrinks for small inputs (a
 // histogram of 2^bits x B counts is scanned every pass), and every chunk
 // stays under the driver's loop limit. keyBytes is the keys' word, 4 or 8
-// bytes.
-func planRadix(caps host.Caps, n int64, keyBytes int) host.Plan {
+// bytes; the entries the keys carry (their positions, or a payload) lie in
+// [0, entryLimit).
+func planRadix(caps host.Caps, n int64, keyBytes int, entryLimit int64) host.Plan {
 	p := host.Plan{Kernel: "radix"}
 	local, bits := 64, int64(4)
 	perCU, minChunk := int64(2048), int64(64)
@@ -39,7 +40,7 @@ func planRadix(caps host.Caps, n int64, keyBytes int) host.Plan {
 			p.Reason = "cpu with a loop limit: 8-bit digits, groups of 8, long chunks per work-item"
 		}
 	} else {
-		return planRadixTiled(caps, n, keyBytes)
+		return planRadixTiled(caps, n, keyBytes, entryLimit)
 	}
 	local = host.Pow2Local(caps, local, 0)
 	cu := max(int64(caps.ComputeUnits), 1)
@@ -69,18 +70,27 @@ func planRadix(caps host.Caps, n int64, keyBytes int) host.Plan {
 // with 256 x 8, 1.83 with 512 x 4; with 4-bit digits in one round, 8
 // passes, 2.13 and 2.38). The work-group scratch (radix_tile.h: the lanes'
 // packed counts of a round's digits, each digit's run offset, the tile's
-// keys of keyBytes and 64-bit entries) must fit the device's local
-// memory, so the tile shrinks where it is small. The passes are
-// Onesweep's (knob RADIX_SWEEP): one count of every pass's digits, then a
-// launch per pass whose tiles look back for their offsets. Where the
-// device has subgroup ballots (Vulkan), a tile is ranked in one round of
-// warp-level multisplit instead (knob RADIX_SGS, radixSubgroups). TileElems
-// is the tile, Tiles their count.
-func planRadixTiled(caps host.Caps, n int64, keyBytes int) host.Plan {
+// keys of keyBytes and entries) must fit the device's local memory, so
+// the tile shrinks where it is small. The passes are Onesweep's (knob
+// RADIX_SWEEP): one count of every pass's digits, then a launch per pass
+// whose tiles look back for their offsets. Where the device has subgroup
+// ballots (Vulkan's, NVIDIA OpenCL's warp votes), a tile is ranked in one
+// round of warp-level multisplit instead (knob RADIX_SGS,
+// radixSubgroups). Entries below 2^32 (entryLimit) take one scratch word,
+// not two (knob RADIX_EW), and where the ballots rank, the lanes then
+// take more keys each, up to twice as many, as far as the scratch allows
+// (radixGrowKpt; the raking rounds keep their keys a lane: their code
+// for AMD's gfx90a, the other GPU compiled offline, spilled 352 bytes a
+// lane to scratch memory with 16 keys, 84 with 8). TileElems is the
+// tile, Tiles their count.
+func planRadixTiled(caps host.Caps, n int64, keyBytes int, entryLimit int64) host.Plan {
 	p := host.Plan{Kernel: "radix", Reason: "gpu: 8-bit digits, tiles ranked in work-group scratch in two 4-bit rounds, coalesced digit runs"}
 	const bits = 8
+	ew := radixEntryWords(entryLimit)
 	local, kpt := host.Pow2Local(caps, 256, 0), int64(8)
-	scratch := func() int64 { return radixTiledScratch(bits, local, kpt, keyBytes, radixSubgroups(caps, bits, local)) }
+	scratch := func() int64 {
+		return radixTiledScratch(bits, local, kpt, keyBytes, ew, radixSubgroups(caps, bits, local))
+	}
 	if caps.Backend == host.Vulkan && host.Pow2Local(caps, 512, 0) == 512 {
 		local, kpt = 512, 4
 		if caps.LocalMemBytes > 0 && scratch() > caps.LocalMemBytes {
@@ -94,6 +104,13 @@ func planRadixTiled(caps host.Caps, n int64, keyBytes int) host.Plan {
 			kpt /= 2
 		} else {
 			local /= 2
+		}
+	}
+	if sgs := radixSubgroups(caps, bits, local); ew == 1 && sgs > 0 {
+		at := func(k int64) int64 { return radixTiledScratch(bits, local, k, keyBytes, ew, sgs) }
+		if grown := radixGrowKpt(caps, kpt, at); grown > kpt {
+			p.Reason += fmt.Sprintf("; entries below 2^32 in one scratch word: %d keys a lane, not %d", grown, kpt)
+			kpt = grown
 		}
 	}
 	p.LocalSize = local
@@ -113,7 +130,7 @@ func planRadixTiled(caps host.Caps, n int64, keyBytes int) host.Plan {
 		p.Reason += " (a CPU driver: tiles give up after 64 polls, the fixup writes them)"
 	}
 	p.Knobs = []host.Knob{host.KnobRadixBits.Set(bits), host.KnobRadixKpt.Set(kpt), host.KnobRadixSweep.Set(1),
-		host.KnobRadixSpin.Set(spin)}
+		host.KnobRadixSpin.Set(spin), host.KnobRadixEw.Set(ew)}
 	if sgs := radixSubgroups(caps, bits, local); sgs > 0 {
 		p.Knobs = append(p.Knobs, host.KnobRadixSgs.Set(sgs))
 		p.Reason = strings.Replace(p.Reason, "in two 4-bit rounds", fmt.Sprintf("in one round of subgroup ballots (%d subgroups of %d)", sgs, caps.SubgroupSize), 1)
@@ -152,14 +169,43 @@ func radixVariant(caps host.Caps, p host.Plan, wordBytes int) kernels.RadixVaria
 	return v
 }
 
+// radixEntryWords is the scratch words a tiled radix plan gives each
+// slot's entry (knob RADIX_EW): one where the entries lie below
+// entryLimit <= 2^32, else two.
+func radixEntryWords(entryLimit int64) int64 {
+	if entryLimit <= 1<<32 {
+		return 1
+	}
+	return 2
+}
+
+// radixGrowKpt is the most keys a lane of a tiled radix plan takes, from
+// kpt up to twice kpt, whose scratch (scratchAt of the keys a lane) fits
+// the device's local memory. More keys a tile make fewer tiles: fewer
+// status words and look-backs in every pass (a pass's status words moved
+// about a quarter of its keys' bytes with tiles of 2048 keys, 8 bytes a
+// key), and longer digit runs to store (Onesweep's tiles are 3840 to 5376
+// keys of 32 bits). It leaves kpt as it is where nothing larger fits.
+func radixGrowKpt(caps host.Caps, kpt int64, scratchAt func(k int64) int64) int64 {
+	if caps.LocalMemBytes <= 0 {
+		return kpt
+	}
+	for k := 2 * kpt; k > kpt; k-- {
+		if scratchAt(k) <= caps.LocalMemBytes {
+			return k
+		}
+	}
+	return kpt
+}
+
 // radixTiledScratch is the tiled radix passes' work-group scratch in bytes
 // for keys of keyBytes (clkernels/common/radix_tile.h's RADIX_SCRATCH_LEN
 // words: the lanes' packed counts of a round's digits, with a pad word
 // every 32, or where more the counts of sgs subgroups, two digits a word;
-// the segment sums, two words per digit, the tile's keys and its 64-bit
-// entries, with a pad slot every 32). Digits wider than 5 bits are ranked
-// in two rounds of half their width (rounded up).
-func radixTiledScratch(bits int64, local int, kpt int64, keyBytes int, sgs int64) int64 {
+// the segment sums, two words per digit, the tile's keys and their
+// entries of ew words, with a pad slot every 32). Digits wider than 5 bits
+// are ranked in two rounds of half their width (rounded up).
+func radixTiledScratch(bits int64, local int, kpt int64, keyBytes int, ew, sgs int64) int64 {
 	rb := bits
 	if bits > 5 {
 		rb = (bits + 1) / 2
@@ -168,11 +214,15 @@ func radixTiledScratch(bits int64, local int, kpt int64, keyBytes int, sgs int64
 	counters := max(words+words/32, sgs*(int64(1)<<bits)/2)
 	slots := int64(local) * kpt
 	slots += slots / 32 // a pad slot every 32
-	return 4 * (counters + int64(local) + 2*(int64(1)<<bits) + slots*(int64(keyBytes)/4+2))
+	return 4 * (counters + int64(local) + 2*(int64(1)<<bits) + slots*(int64(keyBytes)/4+ew))
 }
 
 // radixTiledScratchBytes is the work-group scratch a tiled radix plan
 // (planRadixTiled) takes for keys of keyBytes, in bytes.
 func radixTiledScratchBytes(p host.Plan, keyBytes int) int64 {
-	return radixTiledScratch(host.KnobRadixBits.Of(p), p.LocalSize, host.KnobRadixKpt.Of(p), keyBytes, host.KnobRadixSgs.Of(p))
+	ew := host.KnobRadixEw.Of(p)
+	if ew <= 0 {
+		ew = 2 // the knob's default
+	}
+	return radixTiledScratch(host.KnobRadixBits.Of(p), p.LocalSize, host.KnobRadixKpt.Of(p), keyBytes, ew, host.KnobRadixSgs.Of(p))
 }

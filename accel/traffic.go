@@ -765,14 +765,14 @@ func scatterTraffic(caps host.Caps, sp scatterPlan, s scatterShape) traffic {
 		if sp.Packed {
 			// a word per position (target and value), sorted, folded in order
 			t.add("scatter_dest", 8*n+e*n, 8*n)
-			t.then(radixWordsTraffic(caps, planRadix(caps, n, 8), n, kb))
+			t.then(radixWordsTraffic(caps, planRadix(caps, n, 8, 1<<32), n, kb))
 			t.then(segmentStepsTraffic(caps, n))
 			t.add("segment_fold", 8*n+self, e*tg)
 			break
 		}
 		t.add("scatter_dest", 8*n, 16*n)
 		// the source offsets (below n, as the model takes it) carried as radixSort does
-		t.then(radixTraffic(caps, planRadix(caps, n, 8), n, 8, kb, false, true, n))
+		t.then(radixTraffic(caps, planRadix(caps, n, 8, n), n, 8, kb, false, true, n))
 		t.then(segmentStepsTraffic(caps, n))
 		t.add("segment_fold", 16*n+e*n+self, e*tg)
 	case scatterOwned:

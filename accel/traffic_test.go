@@ -22,7 +22,7 @@ const h100CopyBps = 2.97e12
 // h100Radix and h100Scan are the plans of the sorts and scans a model on
 // the H100 makes (its Vulkan scans on subgroups, as the older rows take
 // them).
-func h100Radix(n int64) host.Plan { return planRadix(h100, n, 8) }
+func h100Radix(n int64) host.Plan { return planRadix(h100, n, 8, n) }
 
 func h100Scan(n int64, dt DType) host.Plan { return planScan(h100, n, int64(dt.Size()), true) }
 
@@ -73,7 +73,7 @@ func TestTrafficModel(t *testing.T) {
 	// passes + 1) x 2 x the least, on every plan
 	for _, c := range []host.Caps{h100, cpu} {
 		n := int64(16 << 20)
-		p := planRadix(c, n, 4)
+		p := planRadix(c, n, 4, n)
 		passes := (32 + host.KnobRadixBits.Of(p) - 1) / host.KnobRadixBits.Of(p)
 		tr := radixTraffic(c, p, n, 4, 32, false, false, n)
 		min := n * (4 + 4 + 8)
@@ -97,7 +97,7 @@ func TestTrafficModel(t *testing.T) {
 	// and five light passes: at most (digit passes + 2) x 2 x the least
 	{
 		n, u := int64(16<<20), int64(1<<20)
-		rp := planRadix(h100, n, 8)
+		rp := planRadix(h100, n, 8, n)
 		tr := uniqueTraffic(h100, rp, planScan(h100, n, 8, true), n, u, 8, keyKind(Int64))
 		passes := (64 + host.KnobRadixBits.Of(rp) - 1) / host.KnobRadixBits.Of(rp)
 		min := uniqueMinBytes(n, u, 8)
@@ -111,7 +111,7 @@ func TestTrafficModel(t *testing.T) {
 		// u keys sorted), under a third of the sort's bytes
 		up := planUnique(h100, n, 8)
 		require.True(t, up.Hash, "h100 unique plan: %s", up)
-		ht := hashUniqueTraffic(h100, planRadix(h100, u, 8), n, u, up.Capacity, keyKind(Int64))
+		ht := hashUniqueTraffic(h100, planRadix(h100, u, 8, u), n, u, up.Capacity, keyKind(Int64))
 		assert.LessOrEqual(t, ht.Bytes(), 9*min/2, "hashed unique: %s", ht)
 		assert.Less(t, 3*ht.Bytes(), tr.Bytes(), "hashed unique %s, sorted %s", ht, tr)
 		assert.Equal(t, 1, ht.Waits)
@@ -119,7 +119,7 @@ func TestTrafficModel(t *testing.T) {
 		// at the most distinct keys the table takes (n/8), still under
 		// half the sort's bytes
 		u8 := up.Capacity
-		ht8 := hashUniqueTraffic(h100, planRadix(h100, u8, 8), n, u8, up.Capacity, keyKind(Int64))
+		ht8 := hashUniqueTraffic(h100, planRadix(h100, u8, 8, u8), n, u8, up.Capacity, keyKind(Int64))
 		tr8 := uniqueTraffic(h100, rp, planScan(h100, n, 8, true), n, u8, 8, keyKind(Int64))
 		assert.Less(t, 2*ht8.Bytes(), tr8.Bytes(), "hashed unique of n/8 distinct %s, sorted %s", ht8, tr8)
 		predict("  (n/8 distinct)", ht8, uniqueMinBytes(n, u8, 8), "-")

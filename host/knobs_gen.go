@@ -43,6 +43,8 @@ var (
 	KnobRadixBits = KnobKey{"RADIX_BITS"}
 	// KnobRadixDesc is RADIX_DESC (radix): folded argument descending (-1: the run-time value).
 	KnobRadixDesc = KnobKey{"RADIX_DESC"}
+	// KnobRadixEw is RADIX_EW (radix): the tiled passes' scratch words for a slot's entry: 1 where the plan's entries are all below 2^32 (the tile's slots take a word less, so more keys fit), else 2.
+	KnobRadixEw = KnobKey{"RADIX_EW"}
 	// KnobRadixFirst is RADIX_FIRST (radix): folded argument first (-1: the run-time value).
 	KnobRadixFirst = KnobKey{"RADIX_FIRST"}
 	// KnobRadixKind is RADIX_KIND (radix): folded argument kind (-1: the run-time value).
@@ -100,4 +102,4 @@ var (
 )
 
 // KnobKeys lists every declared knob's KnobKey, by name.
-var KnobKeys = []KnobKey{KnobChain, KnobContig, KnobFdiv, KnobFlat, KnobIpDense, KnobIpEmit, KnobIpHashed, KnobIpLookup, KnobIpRule, KnobIpSorted, KnobIpSplit, KnobIpWide, KnobItems, KnobMoveHasIdx, KnobMoveHasSrc, KnobMoveKind, KnobProbeK, KnobRadixBits, KnobRadixDesc, KnobRadixFirst, KnobRadixKind, KnobRadixKpt, KnobRadixPack, KnobRadixSgs, KnobRadixSpin, KnobRadixSweep, KnobScanExcl, KnobScanKind, KnobScanSg, KnobScCounted, KnobScFew, KnobScFewgSh, KnobScRed, KnobScSelf, KnobScWrap, KnobSegRed, KnobSegSelf, KnobSegValsAt, KnobSpin, KnobSpGrad, KnobSpMode, KnobSpOp, KnobSpWide, KnobSpWideX, KnobSpWideY, KnobStream}
+var KnobKeys = []KnobKey{KnobChain, KnobContig, KnobFdiv, KnobFlat, KnobIpDense, KnobIpEmit, KnobIpHashed, KnobIpLookup, KnobIpRule, KnobIpSorted, KnobIpSplit, KnobIpWide, KnobItems, KnobMoveHasIdx, KnobMoveHasSrc, KnobMoveKind, KnobProbeK, KnobRadixBits, KnobRadixDesc, KnobRadixEw, KnobRadixFirst, KnobRadixKind, KnobRadixKpt, KnobRadixPack, KnobRadixSgs, KnobRadixSpin, KnobRadixSweep, KnobScanExcl, KnobScanKind, KnobScanSg, KnobScCounted, KnobScFew, KnobScFewgSh, KnobScRed, KnobScSelf, KnobScWrap, KnobSegRed, KnobSegSelf, KnobSegValsAt, KnobSpin, KnobSpGrad, KnobSpMode, KnobSpOp, KnobSpWide, KnobSpWideX, KnobSpWideY, KnobStream}

@@ -219,11 +219,14 @@ void radix_tcount(RADIX_TCOUNT_PARAMS) {
 	}
 }
 
-/* Puts key k and its entry e at slot r of the scratch tile. */
+/* Puts key k and its entry e at slot r of the scratch tile (the entry in
+ * RADIX_EW words: one where every entry is below 2^32). */
 #define RADIX_SH_PUT(r, k, e) \
 	RADIX_SH_PUTK(RADIX_KEYS_AT, r, k); \
-	sh[RADIX_ENTS_AT + 2 * RADIX_SLOT(r)] = CAST(uint, (e) & 0xfffffffful); /* 32-ok: one 32-bit half of an entry */ \
-	sh[RADIX_ENTS_AT + 2 * RADIX_SLOT(r) + 1] = CAST(uint, (e) >> 32) /* 32-ok: one 32-bit half of an entry */
+	sh[RADIX_ENTS_AT + RADIX_EW * RADIX_SLOT(r)] = CAST(uint, (e) & 0xfffffffful); /* 32-ok: an entry's low half */ \
+	if (RADIX_EW == 2) { \
+		sh[RADIX_ENTS_AT + 2 * RADIX_SLOT(r) + 1] = CAST(uint, (e) >> 32); /* 32-ok: an entry's high half */ \
+	}
 
 /* Writes the ranked tile (count keys, in scratch) by digit runs: slot p_
  * of the tile, of digit d_, goes to position TO (an expression of d_ and
@@ -248,8 +251,11 @@ void radix_tcount(RADIX_TCOUNT_PARAMS) {
 /* The pass's digit of the key at slot p of the ranked scratch tile. */
 #define RADIX_DIGIT_AT(p) CAST(int, (RADIX_SH_GETK(RADIX_KEYS_AT, p) >> CAST(KEY, shift)) & mask) /* 32-ok: a digit, < 2^RADIX_BITS */
 
-/* The entry at slot p of the scratch tile. */
-#define RADIX_SH_GETE(p) (CAST(u64, sh[RADIX_ENTS_AT + 2 * RADIX_SLOT(p)]) | (CAST(u64, sh[RADIX_ENTS_AT + 2 * RADIX_SLOT(p) + 1]) << 32))
+/* The entry at slot p of the scratch tile (its high half, where RADIX_EW
+ * is 2, in the word after the low one; with one word that read stays on
+ * the low word, in the scratch, and is dropped). */
+#define RADIX_SH_GETE(p) (CAST(u64, sh[RADIX_ENTS_AT + RADIX_EW * RADIX_SLOT(p)]) | \
+	(RADIX_EW == 2 ? CAST(u64, sh[RADIX_ENTS_AT + RADIX_EW * RADIX_SLOT(p) + RADIX_EW - 1]) << 32 : CAST(u64, 0)))
 
 /* One round of a tile's stable ranking by a raking scan (see
  * radix_tile.h): the lane's keys ks[0..RADIX_KPT) with entries es, the

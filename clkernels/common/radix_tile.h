@@ -26,7 +26,8 @@
  * per-lane counts of a round's RDIGITS digits packed two to a 32-bit word
  * (a tile holds at most 65535 keys), in RADIX_WORDS rows of LOCAL_SIZE
  * words at the start of the scratch; the tile's keys (RADIX_KW words each)
- * and entries (two words each) follow. The count pass uses the scratch's
+ * and entries (RADIX_EW words each: one where the plan's entries are all
+ * below 2^32, else two) follow. The count pass uses the scratch's
  * first DIGITS words. */
 #define RADIX_DIGITS (1 << RADIX_BITS)
 #define RADIX_ROUNDS (RADIX_BITS > 5 ? 2 : 1)
@@ -62,6 +63,6 @@
 /* The scratch's length in 32-bit words: one word where the tiled passes
  * are off (RADIX_KPT = 0, the CPU plans), so their wide digits do not size
  * a scratch nothing uses. */
-#define RADIX_SCRATCH_LEN (RADIX_KPT > 0 ? RADIX_ENTS_AT + 2 * RADIX_SLOTS : 1)
+#define RADIX_SCRATCH_LEN (RADIX_KPT > 0 ? RADIX_ENTS_AT + RADIX_EW * RADIX_SLOTS : 1)
 
 #endif

@@ -428,7 +428,7 @@ func TestOfflineNVTricks(t *testing.T) {
 	require.NoError(t, os.WriteFile(path, []byte(src), 0o644))
 	for _, c := range []host.Caps{nvidia, other} {
 		plan := host.Plan{LocalSize: 256, Groups: [3]int64{1, 1, 1}, Knobs: []host.Knob{host.KnobRadixBits.Set(8), host.KnobRadixKpt.Set(16),
-			host.KnobRadixSweep.Set(1), host.KnobRadixSgs.Set(8)}}
+			host.KnobRadixSweep.Set(1), host.KnobRadixSgs.Set(8), host.KnobRadixEw.Set(1)}}
 		opts, err := host.CLOptions(c, "radix", "k32", plan)
 		require.NoError(t, err)
 		out := filepath.Join(dir, "radix.ptx")

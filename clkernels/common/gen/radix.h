@@ -47,6 +47,9 @@
 #ifndef RADIX_SGS
 #define RADIX_SGS 0 /* the tiled passes' ranking by subgroup ballots (Vulkan variants built with SG=1): the most subgroups a group may have, whose digit counters the scratch holds (a group with more, or with a partial subgroup, ranks in the raking rounds); 0: the raking rounds */
 #endif
+#ifndef RADIX_EW
+#define RADIX_EW 2 /* the tiled passes' scratch words for a slot's entry: 1 where the plan's entries are all below 2^32 (the tile's slots take a word less, so more keys fit), else 2 */
+#endif
 #ifndef RADIX_SPIN
 #define RADIX_SPIN 16384 /* the sweep's rounds of polls for an earlier tile's counts before it leaves its own tile to the fixup (-1: every tile to the fixup, a test) */
 #endif
@@ -69,11 +72,12 @@ layout(constant_id = 2) const int RADIX_BITS = 4; /* digit width; 32-ok: a knob,
 layout(constant_id = 3) const int RADIX_KPT = 0; /* keys per lane of the tiled passes (GPUs; 0: off, and their scratch one word); 32-ok: a knob, an int32 (host/vulkan.go checks) */
 layout(constant_id = 4) const int RADIX_SWEEP = 0; /* 1: the tiled passes as Onesweep's (entries thist and sweep: every pass's digit counts in one read, then each pass one launch that looks back for its tile's offsets, and its fixup); 0: a count, a scan and a scatter per pass; 32-ok: a knob, an int32 (host/vulkan.go checks) */
 layout(constant_id = 5) const int RADIX_SGS = 0; /* the tiled passes' ranking by subgroup ballots (Vulkan variants built with SG=1): the most subgroups a group may have, whose digit counters the scratch holds (a group with more, or with a partial subgroup, ranks in the raking rounds); 0: the raking rounds; 32-ok: a knob, an int32 (host/vulkan.go checks) */
-layout(constant_id = 6) const int RADIX_SPIN = 16384; /* the sweep's rounds of polls for an earlier tile's counts before it leaves its own tile to the fixup (-1: every tile to the fixup, a test); 32-ok: a knob, an int32 (host/vulkan.go checks) */
-layout(constant_id = 7) const int RADIX_KIND = -1; /* folded argument kind (-1: the run-time value); 32-ok: a knob, an int32 (host/vulkan.go checks) */
-layout(constant_id = 8) const int RADIX_DESC = -1; /* folded argument descending (-1: the run-time value); 32-ok: a knob, an int32 (host/vulkan.go checks) */
-layout(constant_id = 9) const int RADIX_PACK = -1; /* folded argument pack (-1: the run-time value); 32-ok: a knob, an int32 (host/vulkan.go checks) */
-layout(constant_id = 10) const int RADIX_FIRST = -1; /* folded argument first (-1: the run-time value); 32-ok: a knob, an int32 (host/vulkan.go checks) */
+layout(constant_id = 6) const int RADIX_EW = 2; /* the tiled passes' scratch words for a slot's entry: 1 where the plan's entries are all below 2^32 (the tile's slots take a word less, so more keys fit), else 2; 32-ok: a knob, an int32 (host/vulkan.go checks) */
+layout(constant_id = 7) const int RADIX_SPIN = 16384; /* the sweep's rounds of polls for an earlier tile's counts before it leaves its own tile to the fixup (-1: every tile to the fixup, a test); 32-ok: a knob, an int32 (host/vulkan.go checks) */
+layout(constant_id = 8) const int RADIX_KIND = -1; /* folded argument kind (-1: the run-time value); 32-ok: a knob, an int32 (host/vulkan.go checks) */
+layout(constant_id = 9) const int RADIX_DESC = -1; /* folded argument descending (-1: the run-time value); 32-ok: a knob, an int32 (host/vulkan.go checks) */
+layout(constant_id = 10) const int RADIX_PACK = -1; /* folded argument pack (-1: the run-time value); 32-ok: a knob, an int32 (host/vulkan.go checks) */
+layout(constant_id = 11) const int RADIX_FIRST = -1; /* folded argument first (-1: the run-time value); 32-ok: a knob, an int32 (host/vulkan.go checks) */
 #define LOCAL_SIZE gl_WorkGroupSize.x
 #endif
 
