@@ -65,6 +65,9 @@ for b in opencl vulkan; do
 		row unique $b "$k" 60
 	done
 done
+echo "== 0a. the sort's tiles with entries in one scratch word (session 11, knob RADIX_EW=1: 3072-key tiles on Vulkan, 512 x 6, and 4096 on OpenCL, 256 x 16; model 0.518 ms on the H100, 0.551 with session 10's tiles) against session 10's (RADIX_KPT=4 on Vulkan, 8 on OpenCL: 2048 keys)"
+row sort opencl "radix:RADIX_KPT=8" 40
+row sort vulkan "radix:RADIX_KPT=4" 40
 trace sort opencl "" 40
 trace sort vulkan "" 40
 
