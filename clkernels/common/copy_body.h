@@ -44,13 +44,13 @@ void copy_words(COPY_WORDS_PARAMS) {
 		const i64 tiles = ew_tiles(n);
 		for (i64 t = GROUP_LINEAR_ID(); t < tiles; t += GROUP_TOTAL()) {
 			for (i64 j0 = I64C(0); j0 < I64C(ITEMS); j0 += I64C(COPY_ILP)) {
-				for (int k = 0; k < COPY_ILP; k++) { /* 32-ok: a word of the lane's batch, < COPY_ILP */
+				UNROLL for (int k = 0; k < COPY_ILP; k++) { /* 32-ok: a word of the lane's batch, < COPY_ILP */
 					const i64 i = ew_index(t, j0 + I64C(k));
 					if (j0 + I64C(k) < I64C(ITEMS) && i < n) {
 						v[k] = LD32(src, src_off + i);
 					}
 				}
-				for (int k = 0; k < COPY_ILP; k++) { /* 32-ok: a word of the lane's batch, < COPY_ILP */
+				UNROLL for (int k = 0; k < COPY_ILP; k++) { /* 32-ok: a word of the lane's batch, < COPY_ILP */
 					const i64 i = ew_index(t, j0 + I64C(k));
 					if (j0 + I64C(k) < I64C(ITEMS) && i < n) {
 						ST32(dst, dst_off + i, v[k]);
