@@ -117,22 +117,36 @@ void ht_probe(BPTR table, BPTR keys, BPTR res, BPTR meta, i64 n, i64 slots, i64 
 	for (i64 tile = GROUP_LINEAR_ID(); tile < tiles; tile += GROUP_TOTAL()) {
 		for (i64 j0 = I64C(0); j0 < I64C(ITEMS); j0 += I64C(HT_BATCH)) {
 		/* The first probe of a batch of keys is loaded up front: the loads
-		 * are independent, so their cache misses overlap. */
+		 * are independent, so their cache misses overlap. The batch is
+		 * only ever indexed at constant slots (each probe goes in at the
+		 * back and is taken from the front, the rest moving one slot), so
+		 * it stays in registers even where a compiler leaves these loops
+		 * rolled, as glslc does the second: an array indexed at a
+		 * run-time slot lives in the work-item's stack, local memory on a
+		 * GPU. */
 		u64 pre[HT_BATCH];
 		UNROLL for (int b = 0; b < HT_BATCH; b++) { /* 32-ok: a batch slot, < HT_BATCH */
-			const i64 i = ew_index(tile, j0 + I64C(b));
 			pre[b] = HT_EMPTY;
+		}
+		UNROLL for (int b = 0; b < HT_BATCH; b++) { /* 32-ok: a batch slot, < HT_BATCH */
+			const i64 i = ew_index(tile, j0 + I64C(b));
+			u64 probe = HT_EMPTY;
 			if (step == I64C(0) && j0 + I64C(b) < I64C(ITEMS) && i < n) {
 				const u64 key = LD64(keys, i);
 				if (key != HT_EMPTY) {
-					pre[b] = LD64(table, I64C(2) * CAST(i64, ht_hash(key) & mask));
+					probe = LD64(table, I64C(2) * CAST(i64, ht_hash(key) & mask));
 				}
 			}
+			UNROLL for (int c = 0; c < HT_BATCH - 1; c++) { /* 32-ok: a batch slot, < HT_BATCH */
+				pre[c] = pre[c + 1];
+			}
+			pre[HT_BATCH - 1] = probe;
 		}
-		/* unrolled, as the loop above, so pre stays in registers (a loop
-		 * over a run-time slot put it in the work-item's stack: local
-		 * memory on a GPU) */
 		UNROLL for (int b = 0; b < HT_BATCH; b++) { /* 32-ok: a batch slot, < HT_BATCH */
+			const u64 first = pre[0];
+			UNROLL for (int c = 0; c < HT_BATCH - 1; c++) { /* 32-ok: a batch slot, < HT_BATCH */
+				pre[c] = pre[c + 1];
+			}
 			const i64 j = j0 + I64C(b);
 			const i64 i = ew_index(tile, j);
 			if (j >= I64C(ITEMS) || i >= n) {
@@ -190,7 +204,7 @@ void ht_probe(BPTR table, BPTR keys, BPTR res, BPTR meta, i64 n, i64 slots, i64 
 						break;
 					}
 					left--;
-					u64 k = step == I64C(0) && done == I64C(0) ? pre[b] : LD64(table, I64C(2) * s);
+					u64 k = step == I64C(0) && done == I64C(0) ? first : LD64(table, I64C(2) * s);
 					if (ins && k == HT_EMPTY) {
 						k = CAS64(table, I64C(2) * s, HT_EMPTY, key);
 						if (k == HT_EMPTY) {
