@@ -70,6 +70,92 @@ func TestSPIRVUpToDate(t *testing.T) {
 	}
 }
 
+// spirvStackAllowed are the SPIR-V modules (by name, or a prefix ending
+// in ".") that may index a function-scope array of constant length at a
+// run-time slot, each for its reason; TestSPIRVNoStack fails any other.
+var spirvStackAllowed = map[string]string{
+	"indice.any.e3":  "indice_expand: the sorted sites' cursors per offset (the GPUs' fallback where the sites' hash table fails), cleared only where it merges",
+	"indice.any.e8":  "indice_search: the rows layout (CPU drivers), a cursor per kernel plane",
+	"indice.any.e9":  "indice_count: the rows layout (CPU drivers), a count per offset",
+	"indice.any.e13": "indice_crows: the rows layout (CPU drivers), a cursor per offset and the kernel's valid indices",
+	"scatter.":       "the few-targets passes' accumulators per target: the CPU plans' (scatter_few) and the GPU pass's registers, which Vulkan's plan keeps in scratch columns instead (SC_FEWG_SH)",
+}
+
+// TestSPIRVNoStack: a function-scope array that a shader indexes at a
+// slot known only at run time lives in the invocation's stack, local
+// memory on a GPU (a load or store through the caches at every access,
+// where registers cost nothing); the hash probe's batch and the copy's
+// were, until this check. It reads every committed module (spirv-dis) and
+// fails such an array outside spirvStackAllowed. Arrays whose length is a
+// specialization constant are not counted: their loops run to the same
+// constant and carry the Unroll hint (portable.h's UNROLL), which the
+// driver takes once the constant is known (the radix sort's keys a lane).
+// The OpenCL side is checked in NVIDIA's PTX (TestOfflineCompile).
+func TestSPIRVNoStack(t *testing.T) {
+	if _, err := exec.LookPath("spirv-dis"); err != nil {
+		if os.Getenv("CI") == "true" && os.Getenv("ACCEL_GPU_RUN") != "1" {
+			require.NoError(t, err, "spirv-dis not found in CI (make deps installs spirv-tools)")
+		}
+		t.Skip("spirv-dis not found: the committed SPIR-V is checked where make deps installed spirv-tools")
+	}
+	committed, err := fs.Glob(shaders.FS, "*.spv")
+	require.NoError(t, err)
+	require.NotEmpty(t, committed)
+	dir := t.TempDir()
+	for _, name := range committed {
+		m := strings.TrimSuffix(name, ".spv")
+		code, err := shaders.FS.ReadFile(name)
+		require.NoError(t, err)
+		path := filepath.Join(dir, name)
+		require.NoError(t, os.WriteFile(path, code, 0o644))
+		out, err := exec.Command("spirv-dis", "--raw-id", path).CombinedOutput()
+		require.NoError(t, err, "spirv-dis %s: %s", name, out)
+		dyn := spirvStackArrays(string(out))
+		allowed := false
+		for k := range spirvStackAllowed {
+			allowed = allowed || m == k || strings.HasSuffix(k, ".") && strings.HasPrefix(m, k)
+		}
+		if allowed {
+			continue
+		}
+		assert.Zero(t, dyn, "shaders/%s indexes %d function-scope arrays at a run-time slot (a stack: local memory on a GPU): index them at constant slots, or unroll their loops (UNROLL)", name, dyn)
+	}
+}
+
+// spirvStackArrays counts the function-scope arrays of constant length in
+// the module dis (spirv-dis --raw-id) that an access chain indexes with a
+// value that is not a constant.
+func spirvStackArrays(dis string) int {
+	consts := map[string]bool{}
+	arrays := map[string]bool{} // array types of constant length
+	ptrs := map[string]bool{}   // function pointers to them
+	vars := map[string]bool{}
+	for _, line := range strings.Split(dis, "\n") {
+		f := strings.Fields(line)
+		if len(f) < 3 || f[1] != "=" {
+			continue
+		}
+		switch {
+		case f[2] == "OpConstant":
+			consts[f[0]] = true
+		case f[2] == "OpTypeArray" && len(f) == 5 && consts[f[4]]:
+			arrays[f[0]] = true
+		case f[2] == "OpTypePointer" && len(f) == 5 && f[3] == "Function" && arrays[f[4]]:
+			ptrs[f[0]] = true
+		case f[2] == "OpVariable" && len(f) >= 5 && f[4] == "Function" && ptrs[f[3]]:
+			vars[f[0]] = true
+		}
+	}
+	dyn := map[string]bool{}
+	for _, line := range strings.Split(dis, "\n") {
+		f := strings.Fields(line)
+		if len(f) >= 6 && f[1] == "=" && (f[2] == "OpAccessChain" || f[2] == "OpInBoundsAccessChain") && vars[f[4]] && !consts[f[5]] {
+			dyn[f[4]] = true
+		}
+	}
+	return len(dyn)
+}
+
 // splitEntries reads shaders/split.txt: the files built as a module per
 // entry point, and their entry counts.
 func splitEntries(t *testing.T) map[string]int {
