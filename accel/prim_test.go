@@ -12,6 +12,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/accelkern/accel/host"
+	"github.com/accelkern/accel/host/kernels"
 )
 
 // primSizes are the lengths the primitives are tested at: 0, 1, 2, powers
@@ -682,4 +683,28 @@ func TestScanPaths(t *testing.T) {
 			}
 		}
 	})
+}
+
+// TestVulkanSubgroupControl: where the device lets a pipeline require its
+// subgroup size (host.Caps.SubgroupControl), the builds with subgroup
+// operations require it, with whole subgroups where the group is whole
+// subgroups: both pipeline shapes are created without a validation
+// message (lavapipe: subgroups of 8; every SG build of the sort and scan
+// tests takes the first).
+func TestVulkanSubgroupControl(t *testing.T) {
+	d := ownTestDevice(t, "vulkan")
+	if !d.caps.SubgroupControl {
+		t.Skipf("%s: no subgroup size control (VK_EXT_subgroup_size_control)", d.caps.Name)
+	}
+	sg := d.caps.SubgroupSize
+	require.Positive(t, sg)
+	for _, local := range []int{32 * sg, 3*sg/2 + 1} { // whole subgroups, and not
+		p := planRadixTiled(d.caps, 1<<20, 4, 1<<20)
+		p.LocalSize = local
+		for _, e := range []string{"sweep", "tscatter"} {
+			spec := host.KernelSpec{Entry: kernels.Radix.Entry(e), Variant: string(kernels.RadixK32) + "s"}
+			_, err := d.h.Kernel(spec, p)
+			require.NoError(t, err, "%s with %d lanes (subgroups of %d)", spec, local, sg)
+		}
+	}
 }

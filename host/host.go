@@ -127,6 +127,12 @@ type Caps struct {
 	// subgroups takes: Vulkan's, and on NVIDIA's OpenCL the warp's
 	// votes in PTX (NV_TRICKS; SubgroupSize is then 32, the warp).
 	SubgroupBallot bool `json:"subgroup_ballot"`
+	// SubgroupControl: a pipeline can require subgroups of SubgroupSize
+	// lanes, each whole (Vulkan's subgroup size control, core in 1.3):
+	// the builds that use subgroup operations (the SG variants) require
+	// them, so their subgroups are the size the plans count with even
+	// where the driver would pick another (Intel's and AMD's may).
+	SubgroupControl bool `json:"subgroup_control"`
 	// FP32DivCorrect: float32 division can be had correctly rounded by
 	// asking (OpenCL: CL_FP_CORRECTLY_ROUNDED_DIVIDE_SQRT in the device's
 	// single-precision config; programs are then built with

@@ -336,6 +336,18 @@ int vks_query(vks_instance *vi, void *phys, vks_caps *out) {
 	out->float32_atomic_add = has_af && af.shaderBufferFloat32AtomicAdd;
 	out->float64_atomic_add = has_af && af.shaderBufferFloat64AtomicAdd;
 	out->subgroup_ext_types = out->subgroup_arith && f12.shaderSubgroupExtendedTypes;
+	/* subgroup size control: a compute pipeline may require the device's
+	 * subgroup size, in full subgroups; the instance asks for Vulkan 1.2,
+	 * so through the extension, also where a 1.3 device has it in core */
+	if (has_ssc && has_device_ext(inst, pd, VK_EXT_SUBGROUP_SIZE_CONTROL_EXTENSION_NAME)) {
+		VkPhysicalDeviceSubgroupSizeControlFeatures scf = {VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_SUBGROUP_SIZE_CONTROL_FEATURES};
+		VkPhysicalDeviceFeatures2 g2 = {VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_FEATURES_2, &scf};
+		gf2(pd, &g2);
+		out->subgroup_control = scf.subgroupSizeControl && scf.computeFullSubgroups &&
+			(ssc.requiredSubgroupSizeStages & VK_SHADER_STAGE_COMPUTE_BIT) && sub.subgroupSize >= ssc.minSubgroupSize &&
+			sub.subgroupSize <= ssc.maxSubgroupSize && sub.subgroupSize > 0;
+		out->subgroup_control_ext = out->subgroup_control;
+	}
 	return 0;
 }
 
@@ -387,6 +399,8 @@ struct vks_device {
 	int prefer_mapped; /* unified memory: prefer host-visible device-local types */
 	int import_host;   /* large buffers in imported huge-page memory (vks_alloc) */
 	int no_map;        /* device buffers stay unmapped (vks_open) */
+	int subgroup_control;    /* pipelines may require subgroup_size lanes (vks_pipeline) */
+	uint32_t subgroup_size;  /* the device's subgroup size */
 	uint64_t import_align; /* minImportedHostPointerAlignment */
 	PFN_vkGetMemoryHostPointerPropertiesEXT vkGetMemoryHostPointerPropertiesEXT;
 	PFN_vkGetDeviceProcAddr gdpa;
@@ -486,17 +500,24 @@ int vks_open(vks_instance *vi, void *phys, int host_visible_device_memory, int i
 	af.shaderBufferFloat32AtomicAdd = caps.float32_atomic_add;
 	af.shaderBufferFloat64AtomicAdd = caps.float64_atomic_add;
 	int use_af = caps.float32_atomic_add || caps.float64_atomic_add;
-	VkPhysicalDeviceVulkan12Features f12 = {VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_VULKAN_1_2_FEATURES, use_af ? &af : NULL};
+	VkPhysicalDeviceSubgroupSizeControlFeatures scf = {VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_SUBGROUP_SIZE_CONTROL_FEATURES, use_af ? &af : NULL};
+	scf.subgroupSizeControl = VK_TRUE;
+	scf.computeFullSubgroups = VK_TRUE;
+	void *next12 = caps.subgroup_control ? (void *)&scf : (use_af ? (void *)&af : NULL);
+	VkPhysicalDeviceVulkan12Features f12 = {VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_VULKAN_1_2_FEATURES, next12};
 	f12.bufferDeviceAddress = VK_TRUE;
 	f12.shaderBufferInt64Atomics = caps.int64_atomics;
 	f12.shaderSubgroupExtendedTypes = caps.subgroup_ext_types;
 	VkPhysicalDeviceFeatures2 f2 = {VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_FEATURES_2, &f12};
 	f2.features.shaderInt64 = caps.shader_int64;
 	f2.features.shaderFloat64 = caps.shader_float64;
-	const char *exts[2];
+	const char *exts[3];
 	uint32_t nexts = 0;
 	if (use_af) {
 		exts[nexts++] = VK_EXT_SHADER_ATOMIC_FLOAT_EXTENSION_NAME;
+	}
+	if (caps.subgroup_control_ext) {
+		exts[nexts++] = VK_EXT_SUBGROUP_SIZE_CONTROL_EXTENSION_NAME;
 	}
 	if (import_host) {
 		exts[nexts++] = VK_EXT_EXTERNAL_MEMORY_HOST_EXTENSION_NAME;
@@ -567,6 +588,8 @@ int vks_open(vks_instance *vi, void *phys, int host_visible_device_memory, int i
 	gp(d->pd, &props);
 	d->ts_period = props.limits.timestampPeriod;
 	d->prefer_mapped = host_visible_device_memory;
+	d->subgroup_control = caps.subgroup_control;
+	d->subgroup_size = caps.subgroup_size;
 	d->no_map = no_map;
 	if (import_host) {
 		VkPhysicalDeviceExternalMemoryHostPropertiesEXT hp = {
@@ -768,7 +791,7 @@ void vks_free(vks_device *d, vks_buffer *b) {
 }
 
 int vks_pipeline(vks_device *d, const uint32_t *code, size_t code_bytes, const uint32_t *spec, int n,
-	uint64_t *pipeline, char *err, int errlen) {
+	int require_subgroup, int full_subgroups, uint64_t *pipeline, char *err, int errlen) {
 	VkShaderModuleCreateInfo sci = {VK_STRUCTURE_TYPE_SHADER_MODULE_CREATE_INFO};
 	sci.codeSize = code_bytes;
 	sci.pCode = code;
@@ -796,6 +819,14 @@ int vks_pipeline(vks_device *d, const uint32_t *code, size_t code_bytes, const u
 	pci.stage.module = mod;
 	pci.stage.pName = "main";
 	pci.stage.pSpecializationInfo = &si;
+	VkPipelineShaderStageRequiredSubgroupSizeCreateInfo rs = {VK_STRUCTURE_TYPE_PIPELINE_SHADER_STAGE_REQUIRED_SUBGROUP_SIZE_CREATE_INFO};
+	if (require_subgroup && d->subgroup_control) {
+		rs.requiredSubgroupSize = d->subgroup_size;
+		pci.stage.pNext = &rs;
+		if (full_subgroups) {
+			pci.stage.flags |= VK_PIPELINE_SHADER_STAGE_CREATE_REQUIRE_FULL_SUBGROUPS_BIT;
+		}
+	}
 	pci.layout = d->layout;
 	VkPipeline p;
 	r = d->vkCreateComputePipelines(d->dev, VK_NULL_HANDLE, 1, &pci, NULL, &p);

@@ -48,6 +48,8 @@ typedef struct {
 	int subgroup_ext_types; /* shaderSubgroupExtendedTypes: 64-bit subgroup arithmetic */
 	int subgroup_fixed;     /* min = max subgroup size: every dispatch runs subgroup_size lanes */
 	int subgroup_ballot;    /* subgroup ballots (and basic) in compute shaders */
+	int subgroup_control;   /* a compute pipeline can require subgroup_size lanes in full subgroups (subgroup size control) */
+	int subgroup_control_ext; /* ... through VK_EXT_subgroup_size_control (enabled with the device) */
 	int has_compute_queue;
 	uint32_t timestamp_valid_bits;
 	int preserve32; /* shaderSignedZeroInfNanPreserveFloat32 */
@@ -85,9 +87,12 @@ typedef struct {
 int vks_alloc(vks_device *d, uint64_t size, int host_visible, vks_buffer *out);
 void vks_free(vks_device *d, vks_buffer *b);
 
-/* Pipelines: spec holds n (id, value) pairs of 32-bit specialization constants. */
+/* Pipelines: spec holds n (id, value) pairs of 32-bit specialization
+ * constants. With require_subgroup (where the device has subgroup size
+ * control) the pipeline runs subgroups of the device's subgroup_size lanes,
+ * and with full_subgroups every subgroup whole (the local size a multiple). */
 int vks_pipeline(vks_device *d, const uint32_t *code, size_t code_bytes, const uint32_t *spec, int n,
-	uint64_t *pipeline, char *err, int errlen);
+	int require_subgroup, int full_subgroups, uint64_t *pipeline, char *err, int errlen);
 void vks_destroy_pipeline(vks_device *d, uint64_t pipeline);
 
 /* Batches: a command buffer with its fence and timestamp query pool.

@@ -169,6 +169,7 @@ func vkCaps(vi *C.vks_instance, index int, pd vk.PhysicalDevice) Caps {
 		SubgroupArith64:   q.subgroup_ext_types != 0 && q.shader_int64 != 0,
 		SubgroupFixed:     q.subgroup_fixed != 0,
 		SubgroupBallot:    q.subgroup_ballot != 0,
+		SubgroupControl:   q.subgroup_control != 0,
 		FloatPreserve32:   q.preserve32 != 0,
 		FloatPreserve64:   q.preserve64 != 0,
 		DenormPreserve32:  q.denorm32 != 0,
@@ -1182,10 +1183,20 @@ func (d *vkDevice) build(spec KernelSpec, plan Plan) (*vkKernel, error) {
 	if closed {
 		return nil, ErrClosed
 	}
+	// the builds with subgroup operations run the subgroups the plans
+	// count with (SubgroupSize lanes), whole where the group is whole
+	// subgroups, where the device lets a pipeline require them
+	require, full := C.int(0), C.int(0)
+	if v.Define("SG") == "1" && d.caps.SubgroupControl && d.caps.SubgroupSize > 0 {
+		require = 1
+		if plan.LocalSize%d.caps.SubgroupSize == 0 {
+			full = 1
+		}
+	}
 	var p C.uint64_t
 	var cerr [512]C.char
 	r := C.vks_pipeline(d.d, (*C.uint32_t)(ccode), C.size_t(len(code)), (*C.uint32_t)(cspec), C.int(len(spc)/2),
-		&p, &cerr[0], C.int(len(cerr)))
+		require, full, &p, &cerr[0], C.int(len(cerr)))
 	d.mu.Lock()
 	defer d.mu.Unlock()
 	if r != 0 {

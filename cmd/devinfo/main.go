@@ -101,6 +101,7 @@ func printCaps(c accel.DeviceInfo) {
 		{"subgroup size", map[bool]string{true: fmt.Sprint(c.SubgroupSize), false: "not reported"}[c.SubgroupSize > 0]},
 		{"subgroup arithmetic", fmt.Sprintf("%s (64-bit: %s; size fixed: %s)", yn(c.SubgroupArith), yn(c.SubgroupArith64), yn(c.SubgroupFixed))},
 		{"subgroup ballot", yn(c.SubgroupBallot)},
+		{"subgroup size control", yn(c.SubgroupControl)},
 		{"global memory", mib(c.GlobalMemBytes)},
 		{"max allocation", mib(c.MaxAllocBytes)},
 		{"max storage-buffer range", map[bool]string{true: mib(c.MaxStorageRange), false: "n/a"}[c.MaxStorageRange > 0]},
