@@ -48,6 +48,14 @@ func TestKnobOverrides(t *testing.T) {
 	}
 	d.knobs, _ = knobOverrides("radix:LOCAL=1024")
 	assert.Equal(t, int64(0), host.KnobRadixSgs.Of(d.tuned(host.Plan{Kernel: "radix", LocalSize: 512})), "no ranking by subgroups: none added")
+	// a tile slot's entry in one scratch word only where the entries fit
+	// it, whatever the override says
+	d.caps, d.planner = h100, devicePlanner{}
+	d.knobs, _ = knobOverrides("radix:RADIX_EW=1")
+	assert.Equal(t, int64(1), host.KnobRadixEw.Of(d.radixPlan("sort", 1<<20, 4, 1<<20)))
+	assert.Equal(t, int64(2), host.KnobRadixEw.Of(d.radixPlan("sort", 1<<20, 4, 1<<33)), "entries past 2^32")
+	d.knobs = nil
+	assert.Equal(t, int64(2), host.KnobRadixEw.Of(d.radixPlan("sort", 1<<20, 4, 1<<32+1)), "the planner's own")
 }
 
 // TestUniquePlanKnobs: unique_plan:HASH and SHARE pick Unique's plan, and
