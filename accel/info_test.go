@@ -66,7 +66,9 @@ func TestOnPlan(t *testing.T) {
 	})
 }
 
-// A traced device writes its plans to its log.
+// A traced device writes its plans to its log, and on OpenCL what the
+// driver compiled each kernel to (its private memory a work-item: the
+// stack and spills a GPU keeps in local memory).
 func TestPlanTrace(t *testing.T) {
 	for _, b := range []string{"opencl", "vulkan"} {
 		var mu sync.Mutex
@@ -86,11 +88,15 @@ func TestPlanTrace(t *testing.T) {
 		out.Release()
 		require.NoError(t, d.Close())
 		mu.Lock()
-		found := false
+		found, kernel := false, false
 		for _, l := range lines {
 			found = found || strings.Contains(l, " plan tril_indices elementwise: ")
+			kernel = kernel || strings.Contains(l, " kernel tri_indices.i32:") && strings.Contains(l, "private memory")
 		}
 		mu.Unlock()
 		assert.True(t, found, "%s: no plan line in the trace: %q", b, lines)
+		if b == "opencl" {
+			assert.True(t, kernel, "%s: no kernel line in the trace: %q", b, lines)
+		}
 	}
 }

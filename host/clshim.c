@@ -243,6 +243,17 @@ int acl_kernel_wg_size(void *kernel, void *dev, size_t *n) {
 	return clGetKernelWorkGroupInfo((cl_kernel)kernel, (cl_device_id)dev, CL_KERNEL_WORK_GROUP_SIZE, sizeof *n, n, NULL);
 }
 
+int acl_kernel_mem(void *kernel, void *dev, uint64_t *private_bytes, uint64_t *local_bytes) {
+	cl_ulong p = 0, l = 0;
+	int r = clGetKernelWorkGroupInfo((cl_kernel)kernel, (cl_device_id)dev, CL_KERNEL_PRIVATE_MEM_SIZE, sizeof p, &p, NULL);
+	if (r == 0) {
+		r = clGetKernelWorkGroupInfo((cl_kernel)kernel, (cl_device_id)dev, CL_KERNEL_LOCAL_MEM_SIZE, sizeof l, &l, NULL);
+	}
+	*private_bytes = p;
+	*local_bytes = l;
+	return r;
+}
+
 int acl_arg_buffer(void *kernel, unsigned i, void *mem) {
 	cl_mem m = (cl_mem)mem;
 	return clSetKernelArg((cl_kernel)kernel, i, sizeof m, &m);

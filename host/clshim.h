@@ -79,6 +79,10 @@ int acl_build_log(void *program, void *dev, size_t cap, char *buf, size_t *n);
 int acl_release_program(void *program);
 void *acl_kernel(void *program, const char *name, int *status);
 int acl_kernel_wg_size(void *kernel, void *dev, size_t *n);
+/* A kernel's private memory a work-item (its stack and register spills:
+ * local memory on a GPU) and its local memory a work-group, as the driver
+ * compiled it. */
+int acl_kernel_mem(void *kernel, void *dev, uint64_t *private_bytes, uint64_t *local_bytes);
 int acl_arg_buffer(void *kernel, unsigned i, void *mem);
 int acl_arg_u64(void *kernel, unsigned i, uint64_t v);
 int acl_release_kernel(void *kernel);

@@ -687,6 +687,16 @@ func (d *clDevice) kernel(p *clProgram, spec KernelSpec, plan Plan) (*clKernel, 
 		return nil, fmt.Errorf("opencl: %s: local size %d exceeds the kernel's limit %d on %s: %w",
 			e.CLName(), plan.LocalSize, int(wgc), d.caps.Name, ErrUnsupported)
 	}
+	if d.trace && d.log != nil {
+		// what the driver's compiler made of it: a work-item's private
+		// memory is its stack and spills, local memory on a GPU (the
+		// offline check reads clang's PTX; this is the driver's own)
+		var priv, local C.uint64_t
+		if C.acl_kernel_mem(ck, d.dev, &priv, &local) == 0 {
+			d.log(fmt.Sprintf("accel: %s kernel %s.%s:%s: private memory %d bytes a work-item, local memory %d bytes a group, at most %d work-items a group",
+				d.caps.ID(), spec.Entry.File.Name, spec.Variant, e.Name, uint64(priv), uint64(local), uint64(wgc)))
+		}
+	}
 	k = &clKernel{spec: KernelSpec{Entry: e, Variant: spec.Variant}, k: ck}
 	p.kernels[e.Name] = k
 	return k, nil

@@ -95,6 +95,11 @@ done
 row cumsum vulkan "scan:CHAIN=2,SCAN_SG=0,ITEMS=16,LOCAL=512" 40
 trace cumsum opencl "" 40
 
+echo "== 0f. what NVIDIA's OpenCL compiler made of each GPU kernel (session 11): a work-item's private memory is its stack and register spills, local memory on the GPU; clang's PTX keeps none in the GPU plans' kernels (TestOfflineCompile), so a large figure here is the driver's spills (the sort's tiles: 16 keys a lane)"
+for op in sort unique cumsum scatter_reduce get_indice_pairs; do
+	ACCEL_TRACE=1 timeout 60 "$bin" bench --op "$op" --backend opencl --reps 1 $quick 2>&1 | grep "private memory" | sed 's/^accel: //' | sort -u | head -40
+done
+
 echo "== 1. Vulkan copies with our kernel (session 3: NVIDIA's vkCmdCopyBuffer 843 GB/s, OpenCL 4.08 TB/s; diag4096 0.172 ms Vulkan, 0.044 OpenCL)"
 for b in vulkan opencl; do row diagonal_scatter $b "" 40; done
 
