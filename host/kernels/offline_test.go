@@ -4,6 +4,7 @@ import (
 	"crypto/sha256"
 	"encoding/hex"
 	"fmt"
+	"io/fs"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -11,6 +12,7 @@ import (
 	"runtime"
 	"slices"
 	"sort"
+	"strconv"
 	"strings"
 	"sync"
 	"testing"
@@ -20,6 +22,7 @@ import (
 
 	"github.com/accelkern/accel/host"
 	"github.com/accelkern/accel/host/kernels"
+	"github.com/accelkern/accel/shaders"
 )
 
 // TestOfflineCompile is how the GPU compilers see the kernels on every
@@ -446,4 +449,113 @@ func TestOfflineNVTricks(t *testing.T) {
 			}
 		}
 	}
+}
+
+// spirvStackAllowed are the SPIR-V modules (by name, or a prefix ending
+// in ".") that may index a function-scope array of constant length at a
+// run-time slot, each for its reason; TestSPIRVNoStack fails any other.
+var spirvStackAllowed = map[string]string{
+	"indice.any.e3":  "indice_expand: the sorted sites' cursors per offset (the GPUs' fallback where the sites' hash table fails), cleared only where it merges",
+	"indice.any.e8":  "indice_search: the rows layout (CPU drivers), a cursor per kernel plane",
+	"indice.any.e9":  "indice_count: the rows layout (CPU drivers), a count per offset",
+	"indice.any.e13": "indice_crows: the rows layout (CPU drivers), a cursor per offset and the kernel's valid indices",
+}
+
+// spirvFewArrays are the modules whose arrays of kernels.ScFewMax
+// elements (and only those) may be indexed at a run-time slot: the
+// few-targets passes' accumulators per target, the CPU plans'
+// (scatter_few) and the GPU pass's registers, which Vulkan's plan keeps
+// in scratch columns instead (SC_FEWG_SH).
+const spirvFewArrays = "scatter."
+
+// TestSPIRVNoStack: a function-scope array that a shader indexes at a
+// slot known only at run time lives in the invocation's stack, local
+// memory on a GPU (a load or store through the caches at every access,
+// where registers cost nothing); the hash probe's batch and the copy's
+// were, until this check. It reads every committed module (spirv-dis) and
+// fails such an array outside spirvStackAllowed's modules, and in
+// spirvFewArrays' of any length but kernels.ScFewMax. Arrays whose length is a
+// specialization constant are not counted: their loops run to the same
+// constant and carry the Unroll hint (portable.h's UNROLL), which the
+// driver takes once the constant is known (the radix sort's keys a lane).
+// The OpenCL side is checked in NVIDIA's PTX (TestOfflineCompile).
+func TestSPIRVNoStack(t *testing.T) {
+	if _, err := exec.LookPath("spirv-dis"); err != nil {
+		if os.Getenv("CI") == "true" && os.Getenv("ACCEL_GPU_RUN") != "1" {
+			require.NoError(t, err, "spirv-dis not found in CI (make deps installs spirv-tools)")
+		}
+		t.Skip("spirv-dis not found: the committed SPIR-V is checked where make deps installed spirv-tools")
+	}
+	committed, err := fs.Glob(shaders.FS, "*.spv")
+	require.NoError(t, err)
+	require.NotEmpty(t, committed)
+	dir := t.TempDir()
+	for _, name := range committed {
+		m := strings.TrimSuffix(name, ".spv")
+		code, err := shaders.FS.ReadFile(name)
+		require.NoError(t, err)
+		path := filepath.Join(dir, name)
+		require.NoError(t, os.WriteFile(path, code, 0o644))
+		out, err := exec.Command("spirv-dis", "--raw-id", path).CombinedOutput()
+		require.NoError(t, err, "spirv-dis %s: %s", name, out)
+		lens := spirvStackArrays(string(out))
+		if _, ok := spirvStackAllowed[m]; ok {
+			continue
+		}
+		if strings.HasPrefix(m, spirvFewArrays) {
+			lens = slices.DeleteFunc(lens, func(n int64) bool { return n == kernels.ScFewMax })
+		}
+		assert.Empty(t, lens, "shaders/%s indexes function-scope arrays (of these lengths) at a run-time slot (a stack: local memory on a GPU): index them at constant slots, or unroll their loops (UNROLL)", name)
+	}
+}
+
+// spirvStackArrays are the lengths of the function-scope arrays of
+// constant length in the module dis (spirv-dis --raw-id) that an access
+// chain indexes with a value that is not a constant.
+func spirvStackArrays(dis string) []int64 {
+	consts := map[string]int64{} // integer constants, by id (-1: another kind)
+	arrays := map[string]int64{} // array types of constant length
+	ptrs := map[string]int64{}   // function pointers to them
+	vars := map[string]int64{}
+	for _, line := range strings.Split(dis, "\n") {
+		f := strings.Fields(line)
+		if len(f) < 3 || f[1] != "=" {
+			continue
+		}
+		switch {
+		case f[2] == "OpConstant":
+			consts[f[0]] = -1
+			if len(f) == 5 {
+				if v, err := strconv.ParseInt(f[4], 10, 64); err == nil {
+					consts[f[0]] = v
+				}
+			}
+		case f[2] == "OpTypeArray" && len(f) == 5:
+			if n, ok := consts[f[4]]; ok {
+				arrays[f[0]] = n
+			}
+		case f[2] == "OpTypePointer" && len(f) == 5 && f[3] == "Function":
+			if n, ok := arrays[f[4]]; ok {
+				ptrs[f[0]] = n
+			}
+		case f[2] == "OpVariable" && len(f) >= 5 && f[4] == "Function":
+			if n, ok := ptrs[f[3]]; ok {
+				vars[f[0]] = n
+			}
+		}
+	}
+	dyn := map[string]bool{}
+	var lens []int64
+	for _, line := range strings.Split(dis, "\n") {
+		f := strings.Fields(line)
+		if len(f) < 6 || f[1] != "=" || f[2] != "OpAccessChain" && f[2] != "OpInBoundsAccessChain" {
+			continue
+		}
+		n, isVar := vars[f[4]]
+		if _, isConst := consts[f[5]]; isVar && !isConst && !dyn[f[4]] {
+			dyn[f[4]] = true
+			lens = append(lens, n)
+		}
+	}
+	return lens
 }
