@@ -464,7 +464,7 @@ func (d *Device) indiceRun(op string, indices *DeviceTensor, g convGeom, split I
 // (indiceTraffic), with the plans its sorts and scans make; v candidates
 // hit a target and m outputs (regular, transposed and inverse convs).
 func (d *Device) indiceModel(g convGeom, split IndiceSplit, p indicePlan, v, m int64) traffic {
-	radix := func(n int64) host.Plan { return d.plan(d.planner.radix(d.caps, n, 8, n)) }
+	radix := func(n int64) host.Plan { return d.radixTuned(n, 8, n) }
 	scan := func(n int64, dt DType) host.Plan {
 		return d.plan(planScan(d.caps, n, int64(dt.Size()), d.scanSubgroups(dt)))
 	}

@@ -3,7 +3,6 @@ package accel
 import (
 	"fmt"
 	"math/bits"
-	"slices"
 
 	"github.com/accelkern/accel/host"
 	"github.com/accelkern/accel/host/kernels"
@@ -360,16 +359,28 @@ func (d *Device) radixSweepPass(op string, variant kernels.RadixVariant, plan ho
 }
 
 // radixPlan is the radix sort's plan for n keys of keyBytes carrying
-// entries below entryLimit (planRadix). An entry of 2^32 or more needs
-// two scratch words, whatever ACCEL_KNOBS says.
+// entries below entryLimit (radixTuned), reported as op's.
 func (d *Device) radixPlan(op string, n int64, keyBytes int, entryLimit int64) host.Plan {
-	p := d.plan(d.planner.radix(d.caps, n, keyBytes, entryLimit))
-	if i := slices.IndexFunc(p.Knobs, func(k host.Knob) bool { return k.Name == host.KnobRadixEw.Name() }); i >= 0 &&
-		radixEntryWords(entryLimit) > p.Knobs[i].Value {
-		p.Knobs = slices.Clone(p.Knobs)
-		p.Knobs[i] = host.KnobRadixEw.Set(radixEntryWords(entryLimit))
-	}
+	p := d.radixTuned(n, keyBytes, entryLimit)
 	d.report(op, "radix", p)
+	return p
+}
+
+// radixTuned is the radix sort's plan for n keys of keyBytes carrying
+// entries below entryLimit (planRadix), after $ACCEL_KNOBS (Device.plan),
+// kept to what the sort needs: a LOCAL override brings the ranking's
+// subgroups along (RADIX_SGS: the scratch lays counters for the group's
+// subgroups; a larger group with the plan's count would rank in the
+// raking rounds without a word), unless RADIX_SGS is set too; and entries
+// of 2^32 or more keep two scratch words whatever RADIX_EW says.
+func (d *Device) radixTuned(n int64, keyBytes int, entryLimit int64) host.Plan {
+	p := d.plan(d.planner.radix(d.caps, n, keyBytes, entryLimit))
+	if host.KnobRadixSgs.Of(p) > 0 && d.overridden("radix", "LOCAL") && !d.overridden("radix", host.KnobRadixSgs.Name()) {
+		p = withKnob(p, host.KnobRadixSgs.Set(radixSubgroups(d.caps, host.KnobRadixBits.Of(p), p.LocalSize)))
+	}
+	if ew, v := radixEntryWords(entryLimit), host.KnobRadixEw.Of(p); v > 0 && v < ew { // unset: the knob's 2
+		p = withKnob(p, host.KnobRadixEw.Set(ew))
+	}
 	return p
 }
 

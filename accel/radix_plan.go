@@ -2,7 +2,6 @@ package accel
 
 import (
 	"fmt"
-	"strings"
 
 	"github.com/accelkern/accel/host"
 	"github.com/accelkern/accel/host/kernels"
@@ -79,38 +78,53 @@ func planRadix(caps host.Caps, n int64, keyBytes int, entryLimit int64) host.Pla
 // radixSubgroups). Entries below 2^32 (entryLimit) take one scratch word,
 // not two (knob RADIX_EW), and where the ballots rank, the lanes then
 // take more keys each, up to twice as many, as far as the scratch allows
-// (radixGrowKpt; the raking rounds keep their keys a lane: their code
+// (the raking rounds keep their keys a lane: their code
 // for AMD's gfx90a, the other GPU compiled offline, spilled 352 bytes a
 // lane to scratch memory with 16 keys, 84 with 8). TileElems is the
 // tile, Tiles their count.
 func planRadixTiled(caps host.Caps, n int64, keyBytes int, entryLimit int64) host.Plan {
-	p := host.Plan{Kernel: "radix", Reason: "gpu: 8-bit digits, tiles ranked in work-group scratch in two 4-bit rounds, coalesced digit runs"}
 	const bits = 8
 	ew := radixEntryWords(entryLimit)
 	local, kpt := host.Pow2Local(caps, 256, 0), int64(8)
-	scratch := func() int64 {
+	scratch := func(kpt int64) int64 {
 		return radixTiledScratch(bits, local, kpt, keyBytes, ew, radixSubgroups(caps, bits, local))
 	}
+	fits := func(kpt int64) bool { return caps.LocalMemBytes <= 0 || scratch(kpt) <= caps.LocalMemBytes }
+	device, tiles := "gpu", "tiles"
 	if caps.Backend == host.Vulkan && host.Pow2Local(caps, 512, 0) == 512 {
 		local, kpt = 512, 4
-		if caps.LocalMemBytes > 0 && scratch() > caps.LocalMemBytes {
-			local, kpt = 256, 8
+		if fits(kpt) {
+			device, tiles = "gpu vulkan", "tiles of 512 lanes"
 		} else {
-			p.Reason = "gpu vulkan: 8-bit digits, tiles of 512 lanes ranked in work-group scratch in two 4-bit rounds, coalesced digit runs"
+			local, kpt = 256, 8
 		}
 	}
-	for caps.LocalMemBytes > 0 && scratch() > caps.LocalMemBytes && (kpt > 1 || local > 1) {
+	for !fits(kpt) && (kpt > 1 || local > 1) {
 		if kpt > 1 {
 			kpt /= 2
 		} else {
 			local /= 2
 		}
 	}
-	if sgs := radixSubgroups(caps, bits, local); ew == 1 && sgs > 0 {
-		at := func(k int64) int64 { return radixTiledScratch(bits, local, k, keyBytes, ew, sgs) }
-		if grown := radixGrowKpt(caps, kpt, at); grown > kpt {
-			p.Reason += fmt.Sprintf("; entries below 2^32 in one scratch word: %d keys a lane, not %d", grown, kpt)
-			kpt = grown
+	sgs := radixSubgroups(caps, bits, local)
+	ranking := "in two 4-bit rounds"
+	if sgs > 0 {
+		ranking = fmt.Sprintf("in one round of subgroup ballots (%d subgroups of %d)", sgs, caps.SubgroupSize)
+	}
+	p := host.Plan{Kernel: "radix", Reason: fmt.Sprintf("%s: 8-bit digits, %s ranked in work-group scratch %s, coalesced digit runs", device, tiles, ranking)}
+	if ew == 1 && sgs > 0 && caps.LocalMemBytes > 0 {
+		// the room the one-word entries free goes to more keys a lane,
+		// up to twice as many: fewer tiles make fewer status words and
+		// look-backs in every pass (a pass's status words moved about a
+		// quarter of its keys' bytes with tiles of 2048 keys, 8 bytes a
+		// key), and longer digit runs to store (Onesweep's tiles are 3840
+		// to 5376 keys of 32 bits)
+		for k := 2 * kpt; k > kpt; k-- {
+			if fits(k) {
+				p.Reason += fmt.Sprintf("; entries below 2^32 in one scratch word: %d keys a lane, not %d", k, kpt)
+				kpt = k
+				break
+			}
 		}
 	}
 	p.LocalSize = local
@@ -131,9 +145,8 @@ func planRadixTiled(caps host.Caps, n int64, keyBytes int, entryLimit int64) hos
 	}
 	p.Knobs = []host.Knob{host.KnobRadixBits.Set(bits), host.KnobRadixKpt.Set(kpt), host.KnobRadixSweep.Set(1),
 		host.KnobRadixSpin.Set(spin), host.KnobRadixEw.Set(ew)}
-	if sgs := radixSubgroups(caps, bits, local); sgs > 0 {
+	if sgs > 0 {
 		p.Knobs = append(p.Knobs, host.KnobRadixSgs.Set(sgs))
-		p.Reason = strings.Replace(p.Reason, "in two 4-bit rounds", fmt.Sprintf("in one round of subgroup ballots (%d subgroups of %d)", sgs, caps.SubgroupSize), 1)
 	}
 	return p
 }
@@ -177,25 +190,6 @@ func radixEntryWords(entryLimit int64) int64 {
 		return 1
 	}
 	return 2
-}
-
-// radixGrowKpt is the most keys a lane of a tiled radix plan takes, from
-// kpt up to twice kpt, whose scratch (scratchAt of the keys a lane) fits
-// the device's local memory. More keys a tile make fewer tiles: fewer
-// status words and look-backs in every pass (a pass's status words moved
-// about a quarter of its keys' bytes with tiles of 2048 keys, 8 bytes a
-// key), and longer digit runs to store (Onesweep's tiles are 3840 to 5376
-// keys of 32 bits). It leaves kpt as it is where nothing larger fits.
-func radixGrowKpt(caps host.Caps, kpt int64, scratchAt func(k int64) int64) int64 {
-	if caps.LocalMemBytes <= 0 {
-		return kpt
-	}
-	for k := 2 * kpt; k > kpt; k-- {
-		if scratchAt(k) <= caps.LocalMemBytes {
-			return k
-		}
-	}
-	return kpt
 }
 
 // radixTiledScratch is the tiled radix passes' work-group scratch in bytes

@@ -125,7 +125,7 @@ func (d *Device) gather(op string, wordBytes int, n int64, dst, src, idx host.Bu
 func (d *Device) reportSort(op string, keys, values *DeviceTensor, descending bool) {
 	n, w := keys.n, keys.dtype.Size()
 	kind := keyKind(keys.dtype)
-	plan := d.plan(d.planner.radix(d.caps, n, w, n))
+	plan := d.radixTuned(n, w, n)
 	wb, vb := int64(w), int64(0)
 	if values != nil {
 		vb = int64(values.dtype.Size())

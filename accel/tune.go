@@ -16,9 +16,9 @@ import (
 // file KERNEL that the device makes through Device.plan (the scan, radix
 // and elementwise families), knob NAME (one the file declares: the launch
 // fails otherwise), or LOCAL (the work-group size) or GROUPS (the number
-// of work-groups) to V, after the planner made it (a radix LOCAL also
-// sets RADIX_SGS, the ranking's subgroups, to the group's, unless it is
-// set too). The plan's reason says so. Three entries name a plan choice instead of a kernel file:
+// of work-groups) to V, after the planner made it (a radix family's plan
+// then keeps what the sort needs: radixTuned). The plan's reason says so.
+// Three entries name a plan choice instead of a kernel file:
 // unique_plan (tunedUnique), scatter_plan (tunedScatter) and indice_plan
 // (tunedIndice). Empty: none.
 func knobOverrides(env string) (map[string][]host.Knob, error) {
@@ -50,31 +50,35 @@ func (d *Device) tuned(p host.Plan) host.Plan {
 	if !ok {
 		return p
 	}
-	p.Knobs = slices.Clone(p.Knobs)
-	local, sgs := false, false
 	for _, k := range ks {
 		switch k.Name {
 		case "LOCAL":
-			p.LocalSize, local = int(k.Value), true
+			p.LocalSize = int(k.Value)
 		case "GROUPS":
 			p.Groups = host.FoldGroups(k.Value, d.caps.MaxWorkGroupCount)
 		default:
-			i := slices.IndexFunc(p.Knobs, func(o host.Knob) bool { return o.Name == k.Name })
-			if i < 0 {
-				p.Knobs = append(p.Knobs, k)
-			} else {
-				p.Knobs[i] = k
-			}
-			sgs = sgs || k.Name == host.KnobRadixSgs.Name()
+			p = withKnob(p, k)
 		}
 	}
-	if p.Kernel == "radix" && local && !sgs && host.KnobRadixSgs.Of(p) > 0 {
-		// the sort's ranking by subgroups lays counters for the group's
-		// subgroups: they follow its size, unless set too
-		i := slices.IndexFunc(p.Knobs, func(o host.Knob) bool { return o.Name == host.KnobRadixSgs.Name() })
-		p.Knobs[i] = host.KnobRadixSgs.Set(radixSubgroups(d.caps, host.KnobRadixBits.Of(p), p.LocalSize))
-	}
 	p.Reason += " [ACCEL_KNOBS]"
+	return p
+}
+
+// overridden says whether $ACCEL_KNOBS sets knob name (or LOCAL, GROUPS)
+// in the plans of kernel file kernel.
+func (d *Device) overridden(kernel, name string) bool {
+	return slices.ContainsFunc(d.knobs[kernel], func(k host.Knob) bool { return k.Name == name })
+}
+
+// withKnob is p with knob k set: its value replaced, or added (p's own
+// knobs are left as they were).
+func withKnob(p host.Plan, k host.Knob) host.Plan {
+	p.Knobs = slices.Clone(p.Knobs)
+	if i := slices.IndexFunc(p.Knobs, func(o host.Knob) bool { return o.Name == k.Name }); i >= 0 {
+		p.Knobs[i] = k
+	} else {
+		p.Knobs = append(p.Knobs, k)
+	}
 	return p
 }
 

@@ -39,18 +39,21 @@ func TestKnobOverrides(t *testing.T) {
 	assert.Equal(t, "gpu [ACCEL_KNOBS]", p.Reason)
 	q := host.Plan{Kernel: "scan", Reason: "x"}
 	assert.Equal(t, q, d.tuned(q), "another file's plan is untouched")
-	// the ranking's subgroups follow a LOCAL, unless set too
-	d.caps = host.Caps{Backend: host.Vulkan, SubgroupSize: 32, SubgroupBallot: true}
-	ranked := host.Plan{Kernel: "radix", LocalSize: 512, Knobs: []host.Knob{host.KnobRadixBits.Set(8), host.KnobRadixSgs.Set(16)}}
+	// the ranking's subgroups follow a LOCAL, unless set too (radixTuned:
+	// the H100's Vulkan plan, 512 lanes, 16 subgroups of 32)
+	d.caps, d.planner = h100, devicePlanner{}
+	d.knobs = nil
+	require.Equal(t, int64(16), host.KnobRadixSgs.Of(d.radixTuned(1<<20, 4, 1<<20)))
 	for env, want := range map[string]int64{"radix:LOCAL=1024": 32, "radix:LOCAL=256,RADIX_SGS=4": 4, "radix:LOCAL=16": 0, "radix:RADIX_KPT=8": 16} {
 		d.knobs, _ = knobOverrides(env)
-		assert.Equal(t, want, host.KnobRadixSgs.Of(d.tuned(ranked)), env)
+		assert.Equal(t, want, host.KnobRadixSgs.Of(d.radixTuned(1<<20, 4, 1<<20)), env)
 	}
+	d.caps.SubgroupBallot = false
 	d.knobs, _ = knobOverrides("radix:LOCAL=1024")
-	assert.Equal(t, int64(0), host.KnobRadixSgs.Of(d.tuned(host.Plan{Kernel: "radix", LocalSize: 512})), "no ranking by subgroups: none added")
+	assert.Equal(t, int64(0), host.KnobRadixSgs.Of(d.radixTuned(1<<20, 4, 1<<20)), "no ranking by subgroups: none added")
+	d.caps = h100
 	// a tile slot's entry in one scratch word only where the entries fit
 	// it, whatever the override says
-	d.caps, d.planner = h100, devicePlanner{}
 	d.knobs, _ = knobOverrides("radix:RADIX_EW=1")
 	assert.Equal(t, int64(1), host.KnobRadixEw.Of(d.radixPlan("sort", 1<<20, 4, 1<<20)))
 	assert.Equal(t, int64(2), host.KnobRadixEw.Of(d.radixPlan("sort", 1<<20, 4, 1<<33)), "entries past 2^32")

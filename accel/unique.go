@@ -98,7 +98,7 @@ func (d *Device) uniqueSorted(op string, x, inverse *DeviceTensor, up uniquePlan
 	}
 	u := int64(u64)
 	if d.reporting() {
-		rp, sp := d.plan(d.planner.radix(d.caps, n, w, n)), d.plan(planScan(d.caps, n, 8, d.scanSubgroups(Int64)))
+		rp, sp := d.radixTuned(n, w, n), d.plan(planScan(d.caps, n, 8, d.scanSubgroups(Int64)))
 		if tried {
 			up.Reason += "; the table overflowed: the sort"
 		}
@@ -212,7 +212,7 @@ func (d *Device) uniqueHashed(op string, x, inverse *DeviceTensor, up uniquePlan
 		return fail(fmt.Errorf("accel: %s: the table counts %d keys in %d slots: %w", op, u, slots+1, host.ErrDriver))
 	}
 	if d.reporting() {
-		rp := d.plan(d.planner.radix(d.caps, u, 8, u))
+		rp := d.radixTuned(u, 8, u)
 		d.reportModel(op, "unique", uniqueReport{up, rp}, func() traffic {
 			return hashUniqueTraffic(d.caps, rp, n, u, up.Capacity, keyKind(x.dtype))
 		}, uniqueMinBytes(n, u, 8))

@@ -5,6 +5,7 @@ import (
 	"encoding/hex"
 	"fmt"
 	"io/fs"
+	"maps"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -112,12 +113,8 @@ func TestOfflineCompile(t *testing.T) {
 			// NVIDIA's OpenCL plans (the chained scan, the few-targets
 			// count compiled in, 16 keys a lane), whose PTX must keep
 			// every work-item's values in registers (noStack)
-			nv := map[string]int64{"CHAIN": 2, "SC_FEW": 16, "RADIX_KPT": 16}
-			for k, v := range gpuSet {
-				if _, ok := nv[k]; !ok {
-					nv[k] = v
-				}
-			}
+			nv := maps.Clone(gpuSet)
+			maps.Copy(nv, map[string]int64{"CHAIN": 2, "SC_FEW": 16, "RADIX_KPT": 16})
 			profiles = append(profiles, offlineProfile{"NVIDIA's plans", host.FP32DivNative, 256, nv})
 			for _, prof := range profiles {
 				plan := host.Plan{LocalSize: prof.local, Groups: [3]int64{1, 1, 1}, Knobs: knobPlan(knobs, prof.set)}
@@ -451,14 +448,25 @@ func TestOfflineNVTricks(t *testing.T) {
 	}
 }
 
-// spirvStackAllowed are the SPIR-V modules (by name, or a prefix ending
-// in ".") that may index a function-scope array of constant length at a
-// run-time slot, each for its reason; TestSPIRVNoStack fails any other.
-var spirvStackAllowed = map[string]string{
-	"indice.any.e3":  "indice_expand: the sorted sites' cursors per offset (the GPUs' fallback where the sites' hash table fails), cleared only where it merges",
-	"indice.any.e8":  "indice_search: the rows layout (CPU drivers), a cursor per kernel plane",
-	"indice.any.e9":  "indice_count: the rows layout (CPU drivers), a count per offset",
-	"indice.any.e13": "indice_crows: the rows layout (CPU drivers), a cursor per offset and the kernel's valid indices",
+// stackAllowedModule says whether SPIR-V module m is one entry point's
+// (file.variant.eI, a file built as a module per entry point) that
+// stackAllowed lets keep a stack, for the same reason as its OpenCL build.
+func stackAllowedModule(m string) bool {
+	parts := strings.Split(m, ".")
+	if len(parts) != 3 || !strings.HasPrefix(parts[2], "e") {
+		return false
+	}
+	i, err := strconv.Atoi(parts[2][1:])
+	if err != nil {
+		return false
+	}
+	for _, f := range kernels.Files {
+		if f.Name == parts[0] && f.ModulePerEntry && i >= 0 && i < len(f.Entries) {
+			_, ok := stackAllowed[f.Entries[i].Func()]
+			return ok
+		}
+	}
+	return false
 }
 
 // spirvFewArrays are the modules whose arrays of kernels.ScFewMax
@@ -473,8 +481,9 @@ const spirvFewArrays = "scatter."
 // memory on a GPU (a load or store through the caches at every access,
 // where registers cost nothing); the hash probe's batch and the copy's
 // were, until this check. It reads every committed module (spirv-dis) and
-// fails such an array outside spirvStackAllowed's modules, and in
-// spirvFewArrays' of any length but kernels.ScFewMax. Arrays whose length is a
+// fails such an array outside the entry points stackAllowed lists (the
+// rows layout's cursors: stackAllowedModule), and in spirvFewArrays' of
+// any length but kernels.ScFewMax. Arrays whose length is a
 // specialization constant are not counted: their loops run to the same
 // constant and carry the Unroll hint (portable.h's UNROLL), which the
 // driver takes once the constant is known (the radix sort's keys a lane).
@@ -499,7 +508,7 @@ func TestSPIRVNoStack(t *testing.T) {
 		out, err := exec.Command("spirv-dis", "--raw-id", path).CombinedOutput()
 		require.NoError(t, err, "spirv-dis %s: %s", name, out)
 		lens := spirvStackArrays(string(out))
-		if _, ok := spirvStackAllowed[m]; ok {
+		if stackAllowedModule(m) {
 			continue
 		}
 		if strings.HasPrefix(m, spirvFewArrays) {
