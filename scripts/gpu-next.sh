@@ -10,7 +10,8 @@
 # plan); each trace is ACCEL_TRACE's per-kernel device times of one rep.
 # Rows that answer one question run in the same call, so compare them
 # with each other only. GPU_NEXT_QUICK=1 adds --quick (a dry run on PoCL
-# and lavapipe); GPU_NEXT_REPS sets --reps (10).
+# and lavapipe); GPU_NEXT_REPS sets --reps (10); GPU_NEXT_ONLY="0a 0f"
+# runs only the sections it names (all by default).
 set -u
 bin=${ACCEL_BIN:-accel}
 reps=${GPU_NEXT_REPS:-10}
@@ -44,6 +45,9 @@ for k, v in seen.items():
     print("%4d x  min %9.3f  med %9.3f ms  %s" % (len(v), v[0], v[len(v) // 2], k))
 '
 
+# want SECTION: whether GPU_NEXT_ONLY names SECTION (or is empty)
+want() { [ -z "${GPU_NEXT_ONLY:-}" ] || case " $GPU_NEXT_ONLY " in *" $1 "*) return 0 ;; *) return 1 ;; esac; }
+
 # row OP BACKEND KNOBS SECONDS [LABEL]: one bench row, printed per case
 row() {
 	local op=$1 b=$2 knobs=$3 s=$4 label=${5:-${3:-"(default)"}}
@@ -58,6 +62,7 @@ trace() {
 		"$py" -c "$tracepy" | head -80
 }
 
+if want 0; then
 echo "== 0. the radix sort's tiles ranked by subgroup ballots (session 10: Vulkan's ballots, NVIDIA OpenCL's warp votes in PTX; knob RADIX_SGS, the plan's subgroups a group) against the raking rounds (RADIX_SGS=0), both in Onesweep's passes (RADIX_SWEEP=1, the GPU plan since session 5), and the votes in a count, a scan and a scatter per pass (RADIX_SWEEP=0; session 3: sort 1.81-1.89 ms OpenCL, 1.80 Vulkan; a pass 0.11 ms counting, 0.035 scanning, 0.29-0.35 scattering; unique 6.24 / 7.13, since session 6 with 32-bit entries beside its 64-bit keys and no gather). Where the default rows' plan says two 4-bit rounds, the device's ballots were not found (devinfo: subgroup ballot)"
 for b in opencl vulkan; do
 	for k in "" "radix:RADIX_SGS=0" "radix:RADIX_SWEEP=0"; do
@@ -65,29 +70,39 @@ for b in opencl vulkan; do
 		row unique $b "$k" 60
 	done
 done
+fi
+if want 0a; then
 echo "== 0a. the sort's tiles with entries in one scratch word (session 11, knob RADIX_EW=1: 3072-key tiles on Vulkan, 512 x 6, and 4096 on OpenCL, 256 x 16; model 0.518 ms on the H100, 0.551 with session 10's tiles) against session 10's (RADIX_KPT=4 on Vulkan, 8 on OpenCL: 2048 keys)"
 row sort opencl "radix:RADIX_KPT=8" 40
 row sort vulkan "radix:RADIX_KPT=4" 40
 trace sort opencl "" 40
 trace sort vulkan "" 40
 
+fi
+if want 0b; then
 echo "== 0b. unique's hash plan (session 7, the GPUs' plan for 64-bit keys: model 0.625 ms on the H100, 4.95x the least; PyTorch 2.93) against the sort of every key (unique_plan:HASH=0) and a table for n/16 keys (SHARE=16); traces: hash_count's 16M atomics beside scatter_reduce rand16M_1M sum's"
 for b in opencl vulkan; do
 	for k in "" "unique_plan:HASH=0" "unique_plan:SHARE=16"; do row unique $b "$k" 60; done
 	trace unique $b "" 60
 done
 
+fi
+if want 0c; then
 echo "== 0c. the bit-reproducible scatter: the GPUs' partition (session 7: each target's positions grouped in one pass and sorted in place; model 0.296 ms for rand16M_1M sum on the H100, PyTorch's non-reproducible 0.198) against the packed sort (scatter_plan:PART=0, model 0.619; session 3 measured 2.53 OpenCL, 12.99 Vulkan before the packing)"
 for b in opencl vulkan; do
 	for k in "" "scatter_plan:PART=0"; do row scatter_reduce $b "$k" 60; done
 done
 
+fi
+if want 0d; then
 echo "== 0d. get_indice_pairs (sessions 8-9): the sites in a hash table (session 9; model subm248636 0.113 ms, 11 launches, conv149100 0.115, 16) against sorted (indice_plan:TABLE=0; model 0.182 and 0.175); conv149100 on candidates through the dense grid (a bit a key since session 9: one wait, no sort of the targets) against the sort of its targets (indice_plan:GRID=0; model 0.211 with the table); conv248636 (new: 43.5M target keys, the grid's bits where it sorted before); subm248636 writes its pairs by tiles (session 3: subm248636 0.599, conv149100 0.584 OpenCL); with traces"
 for b in opencl vulkan; do
 	for k in "" "indice_plan:TABLE=0" "indice_plan:GRID=0"; do row get_indice_pairs $b "$k" 90; done
 	trace get_indice_pairs $b "" 90
 done
 
+fi
+if want 0e; then
 echo "== 0e. cumsum (session 10): the chained scan's look-back reads a tile's prefix and sum words at once and adds integer carries as it walks (one round trip a window of 32 tiles, where it took about three; H200 session 2: 0.28-0.31 ms OpenCL for 64M int32 on tiles of 8192, PyTorch 0.223, copy 0.125); Vulkan's chained scan (scan:CHAIN=2,SCAN_SG=0,ITEMS=16,LOCAL=512, session 2's best shape there) beside its reduce-then-scan (0.41 against 0.57 before); with traces"
 for b in opencl vulkan; do
 	row cumsum $b "" 40
@@ -95,31 +110,46 @@ done
 row cumsum vulkan "scan:CHAIN=2,SCAN_SG=0,ITEMS=16,LOCAL=512" 40
 trace cumsum opencl "" 40
 
+fi
+if want 0f; then
 echo "== 0f. what NVIDIA's OpenCL compiler made of each GPU kernel (session 11): a work-item's private memory is its stack and register spills, local memory on the GPU; clang's PTX keeps none in the GPU plans' kernels (TestOfflineCompile), so a large figure here is the driver's spills (the sort's tiles: 16 keys a lane)"
 for op in sort unique cumsum scatter_reduce get_indice_pairs; do
 	ACCEL_TRACE=1 timeout 60 "$bin" bench --op "$op" --backend opencl --reps 1 $quick 2>&1 | grep "private memory" | sed 's/^accel: //' | sort -u | head -40
 done
 
+fi
+if want 1; then
 echo "== 1. Vulkan copies with our kernel (session 3: NVIDIA's vkCmdCopyBuffer 843 GB/s, OpenCL 4.08 TB/s; diag4096 0.172 ms Vulkan, 0.044 OpenCL)"
 for b in vulkan opencl; do row diagonal_scatter $b "" 40; done
 
+fi
+if want 2; then
 echo "== 2. few-targets scatter: scratch columns (SC_FEWG_SH=1, Vulkan's plan) against registers (0, OpenCL's), both backends (session 3: hot16M_16 sum 4.33 ms Vulkan, 0.24 OpenCL)"
 for b in vulkan opencl; do
 	for k in 0 1; do row scatter_reduce $b "scatter_gpu_few:SC_FEWG_SH=$k" 60; done
 done
 
+fi
+if want 2b; then
 echo "== 2b. OpenCL's float sums by PTX's atomic add (NV_TRICKS, the default) against the compare-and-swap loop (ACCEL_NV_TRICKS=0; session 3: rand16M_1M sum 0.490 ms OpenCL, 0.211 Vulkan's native add; perm16M 0.712)"
 ACCEL_NV_TRICKS=0 row scatter_reduce opencl "" 60 "ACCEL_NV_TRICKS=0 (compare-and-swap)"
 
+fi
+if want 3; then
 echo "== 3. traces of Vulkan's slow scatter rows (perm16M 2.61 ms against 0.71 OpenCL; deterministic rand16M_1M sum 12.99 against 2.53 in session 3, since session 6 a sort of packed target-value words, since session 7 the partition: predicted about 0.3-0.5 ms)"
 trace scatter_reduce vulkan "" 60
 trace scatter_reduce opencl "" 60
 
+fi
+if want 4; then
 echo "== 4. sort tiles: OpenCL with Vulkan's 512 x 4 (session 3: 1.887 ms at 256 x 8)"
 row sort opencl "" 30
 row sort opencl "radix:RADIX_KPT=4,LOCAL=512" 30
 
+fi
+if want 5; then
 echo "== 5. index pairs and the sparse divide on Vulkan with their own time (session 3 cut them at 27 s)"
 row get_indice_pairs vulkan "" 150
 row sparse_div vulkan "" 90
 trace get_indice_pairs vulkan "" 90
+fi
