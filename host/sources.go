@@ -86,6 +86,9 @@ func StrictVariant(c Caps, file, variant string) string {
 //     accept them.
 //   - FDIV, for float32 variants: how float32 divides (Caps.FP32Div,
 //     dtypes.h's T_DIV): 0 the device's own division, 2 in integers.
+//   - DENORM_FIX, for float32 variants (denormFix): 1 where the Vulkan
+//     builds without DenormPreserve redo a sum or product with a
+//     subnormal at stake on the bits, 0 where the device's own is kept.
 func DeviceKnobs(c Caps, v Variant) []Knob {
 	var k []Knob
 	if c.Backend == OpenCL {
@@ -103,9 +106,36 @@ func DeviceKnobs(c Caps, v Variant) []Knob {
 	}
 	if v.Define("DT") == "3" {
 		fdiv := map[FP32DivMode]int64{FP32DivNative: 0, FP32DivDevice: 0, FP32DivInteger: 2}[c.FP32Div]
-		k = append(k, KnobFdiv.Set(fdiv))
+		k = append(k, KnobFdiv.Set(fdiv), KnobDenormFix.Set(b2i(denormFix(c))))
 	}
 	return k
+}
+
+// denormFix says whether float32 sums, products and comparisons of the
+// Vulkan builds without DenormPreserve (dtypes.h) are redone on the bits
+// where a subnormal is at stake: on Vulkan devices that do not promise to
+// keep subnormals (NVIDIA's compiler flushed them: an H200's
+// bit-reproducible product gave -0 for -1.47e-43), but not on lavapipe,
+// which makes no promise and keeps them (its host CPU's float units; the
+// subnormal cases of the tests check it), nor where the DenormPreserve
+// builds load. ACCEL_DENORM_FIX=1 sets it on any device, =0 clears it (the
+// tests run the fix on lavapipe).
+func denormFix(c Caps) bool {
+	switch os.Getenv("ACCEL_DENORM_FIX") {
+	case "1":
+		return true
+	case "0":
+		return false
+	}
+	return c.Backend == Vulkan && !c.DenormPreserve32 && c.Type != TypeCPU
+}
+
+// b2i is 1 for true, 0 for false.
+func b2i(b bool) int64 {
+	if b {
+		return 1
+	}
+	return 0
 }
 
 // knobCPUTricks is the device knob CPU_TRICKS, which every OpenCL build

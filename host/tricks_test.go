@@ -31,3 +31,27 @@ func TestNVTricks(t *testing.T) {
 	assert.False(t, was, "off already")
 	assert.Equal(t, bare, again)
 }
+
+// TestDenormFix: the float32 variants get DENORM_FIX=1 on Vulkan GPUs
+// without DenormPreserve (NVIDIA's flushed subnormals), 0 on lavapipe, on
+// devices that keep subnormals and on OpenCL; ACCEL_DENORM_FIX overrides.
+func TestDenormFix(t *testing.T) {
+	t.Setenv("ACCEL_DENORM_FIX", "")
+	f32 := Variant{Name: "f32.strict", Defines: []string{"DT=3", "STRICT=1"}}
+	nv := Caps{Backend: Vulkan, Type: TypeDiscreteGPU, Vendor: "NVIDIA", FloatPreserve32: true}
+	lvp := Caps{Backend: Vulkan, Type: TypeCPU, Vendor: "Mesa", FloatPreserve32: true}
+	keeps := nv
+	keeps.DenormPreserve32 = true
+	cl := nv
+	cl.Backend = OpenCL
+	on, off := KnobDenormFix.Set(1), KnobDenormFix.Set(0)
+	assert.Contains(t, DeviceKnobs(nv, f32), on)
+	for name, c := range map[string]Caps{"lavapipe": lvp, "DenormPreserve": keeps, "OpenCL": cl} {
+		assert.Contains(t, DeviceKnobs(c, f32), off, name)
+	}
+	assert.NotContains(t, DeviceKnobs(nv, Variant{Name: "f64", Defines: []string{"DT=4"}}), on, "float64")
+	t.Setenv("ACCEL_DENORM_FIX", "1")
+	assert.Contains(t, DeviceKnobs(lvp, f32), on)
+	t.Setenv("ACCEL_DENORM_FIX", "0")
+	assert.Contains(t, DeviceKnobs(nv, f32), off)
+}

@@ -18,6 +18,10 @@
  *   fdiv32_bits              float32 division on the values' bits, in
  *                            integers: correctly rounded on every device
  *                            (dtypes.h's T_DIV)
+ *   fadd32_fix, fmul32_fix   a float32 sum or product the device computed,
+ *                            redone in integers where subnormals were at
+ *                            stake (dtypes.h's T_ADD, T_MUL on devices
+ *                            that flush them)
  *
  * A divisor of 0 gives whatever the device's unsigned division gives; the
  * host never launches one (the planners and argument checks see to it). */
@@ -142,6 +146,121 @@ u32 fdiv32_bits(u32 a, u32 b) { /* 32-ok: float32 bits */
 	 * normal) */
 	const u32 bits = (CAST(u32, e - 1) << 23) + CAST(u32, kept); /* 32-ok: float32 bits */
 	return sign | min(bits, 0x7f800000u);
+}
+
+/* The bit length of m (0 for 0). */
+int bitlen64(u64 m) { /* 32-ok: a bit count, <= 64 */
+	const u32 hi = CAST(u32, m >> 32); /* 32-ok: the high word */
+	return hi != 0u ? 64 - CLZ32(hi) : 32 - CLZ32(CAST(u32, m)); /* 32-ok: the low word */
+}
+
+/* The float32 bits of sign | m * 2^(k - 149), m < 2^50, rounded to
+ * nearest, ties to even, subnormals included (k = 0: m counts the least
+ * subnormal). */
+u32 f32_round(u32 sign, u64 m, int k) { /* 32-ok: float32 bits, an exponent */
+	if (m == CAST(u64, 0)) {
+		return sign;
+	}
+	int drop = bitlen64(m) - 24; /* m's bits below the 24 kept; 32-ok: a bit count, |drop| < 64 */
+	int e = drop + k + 1;        /* the biased exponent; 32-ok: an exponent, |e| < 1024 */
+	if (e <= 0) {
+		/* subnormal: units of 2^-149, exponent field 0 */
+		drop = -k;
+		e = 1;
+		if (drop > 50) {
+			return sign; /* below half the least subnormal: rounds to 0 */
+		}
+	}
+	if (e >= 255) {
+		return sign | 0x7f800000u;
+	}
+	u64 kept;
+	if (drop <= 0) {
+		kept = m << CAST(u32, -drop); /* exact; 32-ok: a bit count, < 64 */
+	} else {
+		kept = m >> CAST(u32, drop); /* 32-ok: a bit count, < 64 */
+		const u64 rest = m & ((CAST(u64, 1) << CAST(u32, drop)) - CAST(u64, 1)); /* 32-ok: a bit count, < 64 */
+		const u64 mid = CAST(u64, 1) << CAST(u32, drop - 1); /* 32-ok: a bit count, < 64 */
+		if (rest > mid || (rest == mid && (kept & CAST(u64, 1)) != CAST(u64, 0))) {
+			kept = kept + CAST(u64, 1);
+		}
+	}
+	/* as fdiv32_bits: a carry moves the exponent field up */
+	const u32 bits = (CAST(u32, e - 1) << 23) + CAST(u32, kept); /* 32-ok: float32 bits */
+	return sign | min(bits, 0x7f800000u);
+}
+
+/* Whether float32 bits b are a subnormal (not zero). */
+bool f32_sub(u32 b) { return (b & 0x7f800000u) == 0u && (b & 0x7fffffu) != 0u; } /* 32-ok: float32 bits */
+
+/* Whether the device's sum or product r of float32 bits a and b may have
+ * lost a subnormal: an operand is one, or r is zero, subnormal or the
+ * least normal binade (a flushed result, or one rounded up into the
+ * normals) where neither operand is zero. */
+bool f32_at_stake(u32 a, u32 b, u32 r) { /* 32-ok: float32 bits */
+	return f32_sub(a) || f32_sub(b) ||
+	       ((r & 0x7f800000u) <= 0x800000u && (a & 0x7fffffffu) != 0u && (b & 0x7fffffffu) != 0u);
+}
+
+/* The significand and the exponent scale of finite nonzero float32 bits
+ * b: its value is f32_sig(b) * 2^(f32_exp(b) - 150). */
+u32 f32_sig(u32 b) { return (b & 0x7f800000u) == 0u ? (b & 0x7fffffu) : ((b & 0x7fffffu) | 0x800000u); } /* 32-ok: float32 bits */
+int f32_exp(u32 b) { /* 32-ok: float32 bits, an exponent */
+	const int e = CAST(int, (b >> 23) & 0xffu); /* 32-ok: an exponent */
+	return e == 0 ? 1 : e;
+}
+
+/* The bits of a + b for float32 bits a and b, given r, the bits of the
+ * sum as the device computed it: r itself unless subnormals were at stake
+ * (f32_at_stake), where a device without DenormPreserve flushes them to
+ * zero (NVIDIA's Vulkan compiler: an operand or the result); then the sum
+ * redone exactly in integers and rounded once. An infinite or NaN operand
+ * keeps r (a subnormal cannot change it). */
+u32 fadd32_fix(u32 a, u32 b, u32 r) { /* 32-ok: float32 bits */
+	if (!f32_at_stake(a, b, r) || (a & 0x7f800000u) == 0x7f800000u || (b & 0x7f800000u) == 0x7f800000u) {
+		return r;
+	}
+	const bool aBig = (a & 0x7fffffffu) >= (b & 0x7fffffffu);
+	const u32 big = aBig ? a : b;   /* 32-ok: float32 bits */
+	const u32 small = aBig ? b : a; /* 32-ok: float32 bits */
+	if ((small & 0x7fffffffu) == 0u) {
+		return big; /* x + 0 with x subnormal: x */
+	}
+	const int xb = f32_exp(big);   /* 32-ok: an exponent */
+	const int xs = f32_exp(small); /* 32-ok: an exponent */
+	if (xb - xs >= 26) {
+		return big; /* small is under a quarter of big's last place: big */
+	}
+	/* both at small's scale, exactly: at most 24 + 25 bits */
+	const u64 mb = CAST(u64, f32_sig(big)) << CAST(u32, xb - xs); /* 32-ok: a shift, < 26 */
+	const u64 ms = CAST(u64, f32_sig(small));
+	if (((big ^ small) & 0x80000000u) == 0u) {
+		return f32_round(big & 0x80000000u, mb + ms, xs - 1);
+	}
+	/* opposite signs: |big| >= |small|, so mb >= ms; an exact zero is +0 */
+	return f32_round(mb == ms ? 0u : (big & 0x80000000u), mb - ms, xs - 1);
+}
+
+/* The bits of a * b for float32 bits a and b, given r, the device's
+ * product: as fadd32_fix. An infinity times a subnormal is that infinity
+ * (a device flushing the subnormal made it NaN). */
+u32 fmul32_fix(u32 a, u32 b, u32 r) { /* 32-ok: float32 bits */
+	if (!f32_at_stake(a, b, r)) {
+		return r;
+	}
+	const u32 sign = (a ^ b) & 0x80000000u; /* 32-ok: float32 bits */
+	const bool anan = (a & 0x7fffffffu) > 0x7f800000u;
+	const bool bnan = (b & 0x7fffffffu) > 0x7f800000u;
+	if (anan || bnan) {
+		return r;
+	}
+	if ((a & 0x7fffffffu) == 0x7f800000u || (b & 0x7fffffffu) == 0x7f800000u) {
+		return sign | 0x7f800000u; /* at stake, so the other is a subnormal */
+	}
+	if ((a & 0x7fffffffu) == 0u || (b & 0x7fffffffu) == 0u) {
+		return sign; /* 0 times a finite value */
+	}
+	return f32_round(sign, CAST(u64, f32_sig(a)) * CAST(u64, f32_sig(b)), f32_exp(a) + f32_exp(b) - 151);
 }
 
 #endif

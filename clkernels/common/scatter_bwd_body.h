@@ -105,8 +105,8 @@ void scatter_bwd_apply(SCATTER_BWD_APPLY_PARAMS) {
 		}
 		if (extremum) {
 			const T r = LDV(res, dest);
-			src_g = sb_mask(T_EQ(LDV(src, s), r)) * q;
-			self_g = sb_mask(T_EQ(LDV(self_in, dest), r)) * q;
+			src_g = WRAP_MUL(sb_mask(T_EQ(LDV(src, s), r)), q);
+			self_g = WRAP_MUL(sb_mask(T_EQ(LDV(self_in, dest), r)), q);
 		}
 		STV(gs, s, src_g);
 		if (start) {
@@ -137,7 +137,7 @@ void scatter_bwd_suffix(SCATTER_BWD_SUFFIX_PARAMS) {
 			}
 			const i64 s = CAST(i64, LD64(perm, k));
 			STV(gs, s, acc);
-			acc = acc * LDV(src, s);
+			acc = WRAP_MUL(acc, LDV(src, s));
 		}
 		STV(aux, dest, acc);
 		if (k == to && k >= I64C(0) && LD64(keys, k) == key) {
@@ -164,8 +164,8 @@ void scatter_bwd_prefix(SCATTER_BWD_PREFIX_PARAMS) {
 		if (step > I64C(0)) {
 			acc = LDV(aux, dest);
 		} else if (include_self != I64C(0)) {
-			STV(gi, dest, gv * (acc * LDV(aux, dest)));
-			acc = acc * LDV(self_in, dest);
+			STV(gi, dest, WRAP_MUL(gv, WRAP_MUL(acc, LDV(aux, dest))));
+			acc = WRAP_MUL(acc, LDV(self_in, dest));
 		} else {
 			STV(gi, dest, CAST(T, 0));
 		}
@@ -176,8 +176,8 @@ void scatter_bwd_prefix(SCATTER_BWD_PREFIX_PARAMS) {
 				break;
 			}
 			const i64 s = CAST(i64, LD64(perm, k));
-			STV(gs, s, gv * (acc * LDV(gs, s)));
-			acc = acc * LDV(src, s);
+			STV(gs, s, WRAP_MUL(gv, WRAP_MUL(acc, LDV(gs, s))));
+			acc = WRAP_MUL(acc, LDV(src, s));
 		}
 		STV(aux, dest, acc);
 		if (k == to && k < n && LD64(keys, k) == key) {

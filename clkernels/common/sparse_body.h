@@ -284,13 +284,13 @@ void sparse_count(SPARSE_COUNT_PARAMS) {
 
 T sp_apply(i64 op, T a, T b) {
 	if (op == I64C(SP_ADD)) {
-		return a + b;
+		return WRAP_ADD(a, b);
 	}
 	if (op == I64C(SP_SUB)) {
-		return a - b;
+		return T_SUB(a, b);
 	}
 	if (op == I64C(SP_MUL)) {
-		return a * b;
+		return WRAP_MUL(a, b);
 	}
 	return T_DIV(a, b);
 }
@@ -301,13 +301,13 @@ void sp_grads(i64 op, T g, T va, T vb, T v, BPTR gxo, BPTR gyo, i64 pos) {
 	T ga = g;
 	T gb = g;
 	if (op == I64C(SP_SUB)) {
-		gb = -g;
+		gb = T_NEG(g);
 	} else if (op == I64C(SP_MUL)) {
-		ga = g * vb;
-		gb = g * va;
+		ga = WRAP_MUL(g, vb);
+		gb = WRAP_MUL(g, va);
 	} else if (op == I64C(SP_DIV)) {
 		ga = T_DIV(g, vb);
-		gb = -g * T_DIV(v, vb);
+		gb = WRAP_MUL(T_NEG(g), T_DIV(v, vb));
 	}
 	STV(gxo, pos, ga);
 	STV(gyo, pos, gb);

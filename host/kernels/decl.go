@@ -53,8 +53,16 @@ var tileKnobs = []host.KnobDecl{
 var fdivKnob = host.KnobDecl{Name: "FDIV", Default: 2,
 	Doc: "float32 division: 0 the device's own (correctly rounded there), 2 in integers"}
 
-// withFdiv is the tile loop's knobs and FDIV.
-func withFdiv() []host.KnobDecl { return append(append([]host.KnobDecl(nil), tileKnobs...), fdivKnob) }
+// denormKnob is how the float32 builds of those files without
+// DenormPreserve add and multiply (dtypes.h's WRAP_ADD, WRAP_MUL); the
+// host sets it per device (host.DeviceKnobs).
+var denormKnob = host.KnobDecl{Name: "DENORM_FIX", Default: 1,
+	Doc: "float32 sums, products and comparisons of the Vulkan builds without DenormPreserve: 1 redone on the bits where a subnormal is at stake (devices that may flush them), 0 the device's own"}
+
+// withFdiv is the tile loop's knobs, FDIV and DENORM_FIX.
+func withFdiv() []host.KnobDecl {
+	return append(append([]host.KnobDecl(nil), tileKnobs...), fdivKnob, denormKnob)
+}
 
 // Codes shared by kernels and host.
 var (

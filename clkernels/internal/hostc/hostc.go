@@ -25,6 +25,14 @@ var mu sync.Mutex
 // values with bits a and b, correctly rounded, computed in integers.
 func FDiv32Bits(a, b uint32) uint32 { return uint32(C.fdiv32_bits(C.uint(a), C.uint(b))) }
 
+// FAdd32Fix is arith.h's fadd32_fix: the bits of a + b for float32 values
+// with bits a and b, given r, the bits a device computed for the sum
+// (returned unless subnormals were at stake).
+func FAdd32Fix(a, b, r uint32) uint32 { return uint32(C.fadd32_fix(C.uint(a), C.uint(b), C.uint(r))) }
+
+// FMul32Fix is arith.h's fmul32_fix: as FAdd32Fix for a * b.
+func FMul32Fix(a, b, r uint32) uint32 { return uint32(C.fmul32_fix(C.uint(a), C.uint(b), C.uint(r))) }
+
 // FloorDiv64 is arith.h's floordiv64, FloorMod64 its floormod64.
 func FloorDiv64(a, b int64) int64 { return int64(C.floordiv64(C.long(a), C.long(b))) }
 

@@ -165,3 +165,82 @@ func TestTriRowColHuge(t *testing.T) {
 		}
 	}
 }
+
+// ftz is v with a subnormal flushed to a zero of its sign, as a device
+// without DenormPreserve treats operands and results (NVIDIA's Vulkan).
+func ftz(v float32) float32 {
+	if b := math.Float32bits(v); b&0x7f800000 == 0 {
+		return math.Float32frombits(b & 0x80000000)
+	}
+	return v
+}
+
+// TestFloat32Fix checks arith.h's fadd32_fix and fmul32_fix, which redo in
+// integers the float32 sums and products a device flushing subnormals got
+// wrong, against the host's float32 arithmetic bit for bit (any NaN
+// matches any NaN): given the result such a device computes (operands
+// and result flushed) they give the IEEE bits, and given the IEEE result
+// they keep it. Special values, subnormal operands, results that fall
+// into the subnormals or round out of them, and random bits.
+func TestFloat32Fix(t *testing.T) {
+	special := []uint32{0, 0x80000000, 1, 0x80000001, 2, 3, 0x7fffff, 0x807fffff, 0x400000, 0x800000, 0x80800000,
+		0x800001, 0x7f7fffff, 0xff7fffff, 0x7f800000, 0xff800000, 0x7fc00000, 0xffc00000, 0x7f800001, 0x3f800000,
+		0xbf800000, 0x40000000, 0x3fc00000, 0x34000000, 0x33ffffff, 0x0a000000, 0x1f800000, 0x1f000001, 0x20000000,
+		0x4b000000, 0xcb000000, 0x00ffffff, 0x01000000, 0x3f7fffff, 0x3f800001, 0x0c800000, 0x8c800000, 0x0d000000,
+		0x8d000000, 0x0d800000}
+	same := func(got, want uint32) bool {
+		return got == want || got&0x7fffffff > 0x7f800000 && want&0x7fffffff > 0x7f800000
+	}
+	check := func(a, b uint32) {
+		fa, fb := math.Float32frombits(a), math.Float32frombits(b)
+		for _, op := range []struct {
+			name string
+			f    func(x, y float32) float32
+			fix  func(a, b, r uint32) uint32
+		}{{"+", func(x, y float32) float32 { return x + y }, FAdd32Fix}, {"*", func(x, y float32) float32 { return x * y }, FMul32Fix}} {
+			want := math.Float32bits(op.f(fa, fb))
+			flushed := math.Float32bits(ftz(op.f(ftz(fa), ftz(fb))))
+			for _, r := range []uint32{flushed, want} {
+				if got := op.fix(a, b, r); !same(got, want) {
+					require.Failf(t, "wrong "+op.name, "%#08x %s %#08x (%g %s %g) from %#08x: got %#08x (%g), want %#08x (%g)",
+						a, op.name, b, fa, op.name, fb, r, got, math.Float32frombits(got), want, math.Float32frombits(want))
+				}
+			}
+		}
+	}
+	for _, a := range special {
+		for _, b := range special {
+			check(a, b)
+		}
+	}
+	rng := rand.New(rand.NewSource(2))
+	n := 2_000_000
+	if testing.Short() {
+		n = 100_000
+	}
+	for i := 0; i < n; i++ {
+		a, b := rng.Uint32(), rng.Uint32()
+		switch i % 7 {
+		case 1: // a subnormal
+			a &= 0x807fffff
+		case 2: // both subnormal or in the least binades
+			a &= 0x80ffffff
+			b &= 0x80ffffff
+		case 3: // products near the subnormals: exponents summing to about 0
+			ea := 1 + rng.Intn(126)
+			a = a&0x807fffff | uint32(ea)<<23
+			b = b&0x807fffff | uint32(max(127-ea-rng.Intn(25), 1))<<23
+		case 4: // sums of nearby tiny values: cancellations into the subnormals
+			a = a&0x80ffffff | uint32(rng.Intn(4))<<23
+			b = (a ^ 0x80000000) + uint32(rng.Intn(1<<12)) - 1<<11
+		case 5: // a subnormal and a value in the least 27 binades: rounded sums
+			a &= 0x807fffff
+			b = b&0x807fffff | uint32(1+rng.Intn(27))<<23
+		case 6: // short significands near the subnormals: ties of products
+			ea := 1 + rng.Intn(126)
+			a = a&0x807f0000 | uint32(ea)<<23
+			b = b&0x807f0000 | uint32(max(127-ea-rng.Intn(25), 1))<<23
+		}
+		check(a, b)
+	}
+}
