@@ -12,6 +12,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/accelkern/accel/host"
 	"github.com/accelkern/accel/reference"
 )
 
@@ -745,4 +746,28 @@ func TestSparseMergeModel(t *testing.T) {
 		assert.Equal(t, 1, got[0].Waits)
 		assert.Contains(t, got[0].Plan, "forced by a test")
 	})
+}
+
+// TestSparseChunkFill: the merge path's walks fill a GPU (a lane each, at
+// least 1024 lanes a compute unit, half what an SM holds, for the bench's
+// union of 10M positions and for its CSR row merge of 5.2M rows and
+// entries), where chunks of
+// 512 positions four to a work-item made 19 work-groups on an H200;
+// CPU drivers keep long walks, and a loop limit short ones.
+func TestSparseChunkFill(t *testing.T) {
+	d := &Device{caps: h100, planner: devicePlanner{}}
+	require.Equal(t, int64(32), d.spChunk())
+	for _, n := range []int64{1e7, 5.2e6} {
+		chunks := (n + d.spChunk() - 1) / d.spChunk()
+		p := d.chunkPlan("sparse_div", chunks, 2*d.spChunk()+64)
+		lanes := p.TotalGroups() * int64(p.LocalSize)
+		assert.GreaterOrEqual(t, lanes, chunks, "%d positions: a lane a chunk: %s", n, p)
+		assert.GreaterOrEqual(t, lanes, int64(h100.ComputeUnits)*1024, "%d positions: %s", n, p)
+		assert.Equal(t, int64(1), host.KnobItems.Of(p), "%d positions", n)
+	}
+	cpu := &Device{caps: host.Caps{Backend: host.OpenCL, Type: host.TypeCPU, ComputeUnits: 2}, planner: devicePlanner{}}
+	assert.Equal(t, int64(512), cpu.spChunk())
+	assert.Equal(t, int64(4), host.KnobItems.Of(cpu.chunkPlan("sparse_div", 1000, 1088)))
+	lvp := &Device{caps: host.Caps{Backend: host.Vulkan, Type: host.TypeCPU, ComputeUnits: 2, LoopLimit: 1 << 16}, planner: devicePlanner{}}
+	assert.Equal(t, int64(16), lvp.spChunk())
 }
