@@ -376,11 +376,20 @@ func (d *Device) csrPtrs(op string, o *spOperand, flag *DeviceTensor, tmp *temps
 // positions is then 312k walks; with 512 it was 19.5k, four a work-item:
 // 19 work-groups on an H200's 132 multiprocessors, and csr200k_5M's
 // sparse_div took 9.1 ms on its OpenCL, 14.3 on its Vulkan.
+// $ACCEL_KNOBS' sparse_plan:CHUNK=N sets it.
 func (d *Device) spChunk() int64 {
+	if v, ok := d.knobValue("sparse_plan", "CHUNK"); ok && v > 0 {
+		return v
+	}
+	return sparseChunk(d.caps)
+}
+
+// sparseChunk is spChunk on caps, without overrides.
+func sparseChunk(caps host.Caps) int64 {
 	switch {
-	case d.caps.LoopLimit > 0:
+	case caps.LoopLimit > 0:
 		return 16
-	case d.caps.Type != host.TypeCPU:
+	case caps.Type != host.TypeCPU:
 		return 32
 	}
 	return 512
@@ -390,12 +399,16 @@ func (d *Device) spChunk() int64 {
 // each costing about cost loop iterations: the elementwise plan with few
 // chunks per work-item, so that the chunks spread over every core (and,
 // under a loop limit, an invocation's iterations stay well under it); on
-// GPUs one chunk a work-item, so that every lane walks one.
+// GPUs one chunk a work-item, so that every lane walks one
+// ($ACCEL_KNOBS' sparse_plan:ITEMS=N sets the chunks a work-item).
 func (d *Device) chunkPlan(op string, chunks, cost int64) host.Plan {
 	p := host.PlanElementwise(op, d.caps, chunks)
 	items := int64(4)
 	if d.caps.Type != host.TypeCPU {
 		items = 1
+	}
+	if v, ok := d.knobValue("sparse_plan", "ITEMS"); ok && v > 0 {
+		items = v
 	}
 	if d.caps.LoopLimit > 0 {
 		items = 1
@@ -644,6 +657,9 @@ func (d *Device) mergeBinary(op string, sp sparsePlan, sop SparseOp, x, y *spOpe
 		}
 	}
 	r.u = int64(w[kernels.SpFlagTotal]) | int64(w[kernels.SpFlagTotal+1])<<32
+	if _, ok := d.knobs["sparse_plan"]; ok {
+		sp.Reason += fmt.Sprintf(" [ACCEL_KNOBS: chunks of %d]", d.spChunk())
+	}
 	if d.reporting() {
 		s := d.sparseShapeOf(x, y, r.u, gradOut != nil)
 		d.reportModel(op, "sparse", sp, func() traffic { return sparseMergeTraffic(d.caps, s) }, sparseMinBytes(s))

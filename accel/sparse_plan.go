@@ -69,7 +69,7 @@ type sparsePlan struct {
 // long plain loops over the columns as stored; sparseByMergePath on GPUs.
 func planSparse(caps host.Caps, total int64) sparsePlan {
 	if caps.Type != host.TypeCPU {
-		return sparsePlan{Strategy: sparseByMergePath, Reason: "gpu: keys merged in lock-step chunks"}
+		return sparsePlan{Strategy: sparseByMergePath, Reason: fmt.Sprintf("gpu: keys merged in lock-step chunks of %d positions, a lane each", sparseChunk(caps))}
 	}
 	return planSparseRows(caps, total, 0)
 }

@@ -770,4 +770,10 @@ func TestSparseChunkFill(t *testing.T) {
 	assert.Equal(t, int64(4), host.KnobItems.Of(cpu.chunkPlan("sparse_div", 1000, 1088)))
 	lvp := &Device{caps: host.Caps{Backend: host.Vulkan, Type: host.TypeCPU, ComputeUnits: 2, LoopLimit: 1 << 16}, planner: devicePlanner{}}
 	assert.Equal(t, int64(16), lvp.spChunk())
+	// ACCEL_KNOBS' sparse_plan sets both, for a GPU run to compare
+	var err error
+	d.knobs, err = knobOverrides("sparse_plan:CHUNK=128,ITEMS=2")
+	require.NoError(t, err)
+	assert.Equal(t, int64(128), d.spChunk())
+	assert.Equal(t, int64(2), host.KnobItems.Of(d.chunkPlan("sparse_div", 1000, 320)))
 }

@@ -18,9 +18,10 @@ import (
 // fails otherwise), or LOCAL (the work-group size) or GROUPS (the number
 // of work-groups) to V, after the planner made it (a radix family's plan
 // then keeps what the sort needs: radixTuned). The plan's reason says so.
-// Three entries name a plan choice instead of a kernel file:
-// unique_plan (tunedUnique), scatter_plan (tunedScatter) and indice_plan
-// (tunedIndice). Empty: none.
+// Four entries name a plan choice instead of a kernel file:
+// unique_plan (tunedUnique), scatter_plan (tunedScatter), indice_plan
+// (tunedIndice) and sparse_plan (CHUNK: the merge path's positions a
+// walk, spChunk; ITEMS: its walks a work-item, chunkPlan). Empty: none.
 func knobOverrides(env string) (map[string][]host.Knob, error) {
 	if strings.TrimSpace(env) == "" {
 		return nil, nil
@@ -62,6 +63,19 @@ func (d *Device) tuned(p host.Plan) host.Plan {
 	}
 	p.Reason += " [ACCEL_KNOBS]"
 	return p
+}
+
+// knobValue is the value $ACCEL_KNOBS gives knob name of kernel (a kernel
+// file or a plan entry), and whether it gives one (the last, where it
+// names the knob twice).
+func (d *Device) knobValue(kernel, name string) (int64, bool) {
+	ks := d.knobs[kernel]
+	for i := len(ks) - 1; i >= 0; i-- {
+		if ks[i].Name == name {
+			return ks[i].Value, true
+		}
+	}
+	return 0, false
 }
 
 // overridden says whether $ACCEL_KNOBS sets knob name (or LOCAL, GROUPS)
