@@ -29,7 +29,7 @@ func printJSON(v interface{}) int {
 }
 
 func cmdBench(args []string) int {
-	fs := newFlagSet("bench", `accel bench [--op OP]... [--backend B]... [--device SEL] [--reps N] [--quick] [--json] [--first-call] [--svg FILE [--peers SIDE_BY_SIDE.json]]
+	fs := newFlagSet("bench", `accel bench [--op OP]... [--case NAME]... [--backend B]... [--device SEL] [--reps N] [--quick] [--no-ref] [--json] [--first-call] [--svg FILE [--peers SIDE_BY_SIDE.json]]
 Measures each op's bench cases on each backend's device (default: opencl and
 vulkan, a backend without a device is skipped with a note) against the
 device's own buffer copy and the scalar reference on the host. With
@@ -45,6 +45,9 @@ where the file does not); else this run's scalar-reference times over ours.`)
 	device := fs.String("device", "", "device selector: opencl:0, vulkan:llvmpipe, or an index/name for each --backend")
 	reps := fs.Int("reps", 5, "warm runs per case")
 	quick := fs.Bool("quick", false, "small cases only")
+	var cases multi
+	fs.Var(&cases, "case", "case to measure (repeatable; default every case of the ops)")
+	noRef := fs.Bool("no-ref", false, "leave out the scalar reference's time on the host (a GPU run's short calls)")
 	asJSON := fs.Bool("json", false, "print a JSON array of results")
 	first := fs.Bool("first-call", false, "measure first-call latency in fresh processes (driver caches cold and warm): each op, then a whole program without and with Warm")
 	runs := fs.Int("runs", 1, "with --first-call: rounds over every backend, alternating (quote minima)")
@@ -103,7 +106,7 @@ where the file does not); else this run's scalar-reference times over ours.`)
 		}
 		return code
 	}
-	results, code := benchAll(backends, *device, bench.Options{Ops: ops, Reps: *reps, Quick: *quick})
+	results, code := benchAll(backends, *device, bench.Options{Ops: ops, Cases: cases, Reps: *reps, Quick: *quick, NoRef: *noRef})
 	if *svg != "" {
 		bars, title := refBars(results)
 		if err := saveRatioSVG(*svg, title, bars); err != nil {
@@ -197,9 +200,12 @@ func printBenchTable(rs []bench.Result) {
 			devices[id] = r.Device
 			ids = append(ids, id)
 		}
+		ref, speedup := "-", "-" // --no-ref
+		if r.RefMedianS > 0 {
+			ref, speedup = fmt.Sprintf("%.2f", r.RefMedianS*1e3), fmt.Sprintf("%.1fx", r.Speedup)
+		}
 		fmt.Printf(row, r.Op, r.Case, id, fmt.Sprintf("%.2f", r.MedianS*1e3), fmt.Sprintf("%.1f", r.GBps),
-			fmt.Sprintf("%.0f%%", 100*r.FracCopy), fmt.Sprintf("%.2f", r.RefMedianS*1e3), fmt.Sprintf("%.1fx", r.Speedup),
-			fmt.Sprintf("%.1f", r.FirstS*1e3))
+			fmt.Sprintf("%.0f%%", 100*r.FracCopy), ref, speedup, fmt.Sprintf("%.1f", r.FirstS*1e3))
 	}
 	fmt.Println(benchLegend)
 	for _, id := range ids {

@@ -4,7 +4,7 @@
 //	accel devices [--json]
 //	accel run OP [--backend opencl|vulkan|reference] [--device SEL] [--param k=v]... [--in NAME=FILE.npy]... [--out DIR] [--json]
 //	accel run --batch JOBS.jsonl [--backend B] [--device SEL]
-//	accel bench [--op OP]... [--backend B]... [--device SEL] [--reps N] [--quick] [--json] [--first-call]
+//	accel bench [--op OP]... [--case NAME]... [--backend B]... [--device SEL] [--reps N] [--quick] [--no-ref] [--json] [--first-call]
 //	accel selftest [--backend B]... [--quick]
 //	accel soak [--duration D] [--goroutines G] [--backend B]... [--json FILE]
 package main
@@ -31,7 +31,7 @@ func usage() {
   accel devices [--json] [--device SEL]
   accel run OP [--backend opencl|vulkan|reference] [--device SEL] [--param name=value]... [--in NAME=FILE.npy]... [--out DIR] [--json]
   accel run --batch JOBS.jsonl [--backend B] [--device SEL]
-  accel bench [--op OP]... [--backend B]... [--device SEL] [--reps N] [--quick] [--json] [--first-call]
+  accel bench [--op OP]... [--case NAME]... [--backend B]... [--device SEL] [--reps N] [--quick] [--no-ref] [--json] [--first-call]
   accel selftest [--backend B]... [--quick]
   accel soak [--duration D] [--goroutines G] [--backend B]... [--check-every N] [--report D] [--json FILE]
 Devices are chosen by --device or $ACCEL_DEVICE: opencl:0, vulkan:llvmpipe, opencl:NVIDIA, ...

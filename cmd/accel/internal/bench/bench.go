@@ -85,8 +85,13 @@ type Result struct {
 // Options choose what Run measures.
 type Options struct {
 	Ops   []string // op names; empty means every op with bench cases
+	Cases []string // case names; empty means every case of the ops
 	Reps  int      // warm calls per case (default 5)
 	Quick bool     // smaller cases only (for `make run` and tests)
+	// NoRef leaves out the scalar reference on the host (RefMedianS and
+	// Speedup 0): a GPU run's calls are short, and a 16M case's
+	// reference takes seconds.
+	NoRef bool
 }
 
 // benchCase is one op on one input.
@@ -240,9 +245,12 @@ func Run(dev *accel.Device, opts Options, refCache map[string]float64) ([]Result
 	if reps <= 0 {
 		reps = 5
 	}
-	want := map[string]bool{}
+	want, wantCase := map[string]bool{}, map[string]bool{}
 	for _, o := range opts.Ops {
 		want[o] = true
+	}
+	for _, c := range opts.Cases {
+		wantCase[c] = true
 	}
 	copySize := int64(256 << 20)
 	if opts.Quick {
@@ -274,13 +282,13 @@ func Run(dev *accel.Device, opts Options, refCache map[string]float64) ([]Result
 	}
 	var out []Result
 	for _, c := range allCases(opts.Quick) {
-		if len(want) > 0 && !want[c.op] {
+		if len(want) > 0 && !want[c.op] || len(wantCase) > 0 && !wantCase[c.name] {
 			continue
 		}
 		if c.bytes > info.MaxAllocBytes {
 			continue
 		}
-		r, err := runCase(dev, c, reps, refCache)
+		r, err := runCase(dev, c, reps, refCache, opts.NoRef)
 		if err != nil {
 			return out, fmt.Errorf("bench %s %s: %w", c.op, c.name, err)
 		}
@@ -317,7 +325,7 @@ func withPlans(dev *accel.Device, note string, call func() (measure, error)) (m 
 	return m, strings.Join(plans, " | "), model, least, err
 }
 
-func runCase(dev *accel.Device, c benchCase, reps int, refCache map[string]float64) (Result, error) {
+func runCase(dev *accel.Device, c benchCase, reps int, refCache map[string]float64, noRef bool) (Result, error) {
 	cr, err := c.setup(dev)
 	if err != nil {
 		return Result{}, err
@@ -359,7 +367,7 @@ func runCase(dev *accel.Device, c benchCase, reps int, refCache map[string]float
 	}
 	key := c.op + "/" + c.name
 	refS, ok := refCache[key]
-	if !ok {
+	if !ok && !noRef {
 		run, rdone := c.ref()
 		run() // warm the reference's memory too
 		var rts []float64

@@ -172,6 +172,26 @@ func TestRunQuick(t *testing.T) {
 	}
 }
 
+// TestRunCasesNoRef: Options.Cases picks cases by name, and NoRef leaves
+// the scalar reference out (no time, no speed-up).
+func TestRunCasesNoRef(t *testing.T) {
+	d, err := openDevice(host.OpenCL, true)
+	needDevice(t, host.OpenCL, d, err)
+	defer func() { assert.NoError(t, d.Close()) }()
+	refCache := map[string]float64{}
+	rs, err := bench.Run(d, bench.Options{Ops: []string{"tril_indices"}, Cases: []string{"3000x3000_int32"}, Reps: 1, Quick: true, NoRef: true}, refCache)
+	require.NoError(t, err)
+	require.Len(t, rs, 1)
+	assert.Equal(t, "3000x3000_int32", rs[0].Case)
+	assert.Greater(t, rs[0].MedianS, 0.0)
+	assert.Zero(t, rs[0].RefMedianS)
+	assert.Zero(t, rs[0].Speedup)
+	assert.Empty(t, refCache, "no reference ran")
+	rs, err = bench.Run(d, bench.Options{Ops: []string{"tril_indices"}, Cases: []string{"no such case"}, Reps: 1, Quick: true}, refCache)
+	require.NoError(t, err)
+	assert.Empty(t, rs)
+}
+
 // TestCopyBandwidth checks the copy ceiling on each device: positive and
 // finite.
 func TestCopyBandwidth(t *testing.T) {
