@@ -11,7 +11,8 @@
 # Rows that answer one question run in the same call, so compare them
 # with each other only. GPU_NEXT_QUICK=1 adds --quick (a dry run on PoCL
 # and lavapipe); GPU_NEXT_REPS sets --reps (10); GPU_NEXT_ONLY="0a 0f"
-# runs only the sections it names (all by default).
+# runs only the sections it names (all by default; T, S and V first);
+# GPU_NEXT_TEST_S bounds section T's tests (300 s).
 set -u
 bin=${ACCEL_BIN:-accel}
 reps=${GPU_NEXT_REPS:-10}
@@ -48,20 +49,68 @@ for k, v in seen.items():
 # want SECTION: whether GPU_NEXT_ONLY names SECTION (or is empty)
 want() { [ -z "${GPU_NEXT_ONLY:-}" ] || case " $GPU_NEXT_ONLY " in *" $1 "*) return 0 ;; *) return 1 ;; esac; }
 
-# row OP BACKEND KNOBS SECONDS [LABEL]: one bench row, printed per case
+# cases: --case CASE where CASE names one (not with --quick, whose cases
+# are others), and no scalar reference on the host
+cases() {
+	echo --no-ref
+	[ -n "${CASE:-}" ] && [ -z "$quick" ] && echo --case "$CASE"
+}
+
+# [CASE=NAME] row OP BACKEND KNOBS SECONDS [LABEL]: one bench row,
+# printed per case (CASE: that case only)
 row() {
 	local op=$1 b=$2 knobs=$3 s=$4 label=${5:-${3:-"(default)"}}
-	ACCEL_KNOBS=$knobs timeout "$s" "$bin" bench --op "$op" --backend "$b" --reps "$reps" $quick --json 2>/dev/null |
+	# shellcheck disable=SC2046 # one word per flag
+	ACCEL_KNOBS=$knobs timeout "$s" "$bin" bench --op "$op" --backend "$b" --reps "$reps" $quick $(cases) --json 2>/dev/null |
 		"$py" -c "$rowpy" "$op" "$b" "$label"
 }
 
-# trace OP BACKEND KNOBS SECONDS: per-kernel device times of three reps
+# [CASE=NAME] trace OP BACKEND KNOBS SECONDS: per-kernel device times of
+# three reps
 trace() {
-	echo "== trace $1 $2 ${3:-(default)}"
-	ACCEL_KNOBS=$3 ACCEL_TRACE=1 timeout "$4" "$bin" bench --op "$1" --backend "$2" --reps 3 $quick 2>&1 |
+	echo "== trace $1 $2 ${3:-(default)} ${CASE:-}"
+	# shellcheck disable=SC2046 # one word per flag
+	ACCEL_KNOBS=$3 ACCEL_TRACE=1 timeout "$4" "$bin" bench --op "$1" --backend "$2" --reps 3 $quick $(cases) 2>&1 |
 		"$py" -c "$tracepy" | head -80
 }
 
+if want T; then
+echo "== T. accel's tests that the 2026-11-27 call did not reach (its 200 s cap stopped inside TestSortTiled, after 32 s there), first the ones of session 12: float32 subnormals kept on NVIDIA's Vulkan (DENORM_FIX: TestIndexReduceRandom/vulkan gave -0 for -1.47e-43 there), the sparse merge path's chunks of 32; and the plain builds' NaN (TestVulkanPlainBuilds, failing since 2026-11-26)"
+tests='TestSparseSoakFinds|TestSparseRowsRandom|TestSparseSkewedRows|TestSparseCoalesceAndConvert|TestSparseInto|TestSparseBadInputs|TestSparseUnionBuckets|TestSparseUnionBucketsBad|TestSortTiled|TestSortNVTricksEmulated|TestUniqueRandom|TestUniqueHashed|TestSegmentReduceRandom|TestPrimErrors|TestScanPaths|TestVulkanSubgroupControl|TestSyncBounds|TestReleaseWhileQueued|TestFaultInjection|TestConcurrentMixedOps|TestScatterNVTricksEmulated|TestScatterReduceBackward|TestScatterReduceBackwardLongRuns|TestScatterReduceBackwardErrors|TestScatterReduceDeterministic|TestScatterPartition|TestScatterReduceRandom|TestScatterPrivateBlocks|TestScatterAssignPermutation|TestScatterErrors|TestScatterFewMax|TestScatterFewBlocks|TestScatterPlanPast2p32|TestScatterFewGroupsScratch|TestTriIndicesRandom|TestTriIndicesGroupShapes|TestTriIndicesErrors|TestTriIndicesHuge|TestConcurrentTriIndices|TestPoolReuseLoop|TestWarm|TestWarmEveryOp|TestVulkanPlainBuilds'
+# gotest SECONDS REGEXP: accel's tests matching REGEXP, in their file
+# order, for at most SECONDS; the passes of subtests and the goroutines of
+# a time-out's panic left out
+gotest() {
+	(cd accel && timeout -k 10 "$1" "$ACCEL_GPU_PACK/bin/accel.test" -test.count=1 -test.timeout="$(($1 - 10))s" -test.v -test.run "$2" 2>&1 |
+		sed '/^goroutine /,$d' | grep -v '^=== \|^ *--- PASS: .*/' | tail -200)
+}
+if [ -x "${ACCEL_GPU_PACK:-}/bin/accel.test" ]; then
+	# session 12's first, then the rest (go test runs a binary's tests in
+	# file order, whatever -test.run lists)
+	first='TestSubnormalFloat32|TestIndexReduceRandom|TestSparseBinaryCSR|TestSparseBinaryCOO'
+	gotest 90 "^($first)\$"
+	gotest "${GPU_NEXT_TEST_S:-300}" "^($tests)\$"
+else
+	echo "no \$ACCEL_GPU_PACK/bin/accel.test (run this under gpu-run.sh sh)"
+fi
+fi
+if want S; then
+echo "== S. sparse_div csr200k_5M: the merge path in chunks of 32 positions, a lane each (session 12, blind; 2026-11-27 at chunks of 512, four a work-item, 19 groups: 9.13 ms OpenCL, 14.29 Vulkan; model 0.28; cuSPARSE add 2.41 on the H100), against 16, 64 and the old 512 x 4; with traces"
+for b in opencl vulkan; do
+	for k in "" "sparse_plan:CHUNK=16" "sparse_plan:CHUNK=64" "sparse_plan:CHUNK=512,ITEMS=4"; do CASE=csr200k_5M row sparse_div $b "$k" 40; done
+	CASE=csr200k_5M trace sparse_div $b "" 40
+done
+fi
+if want V; then
+echo "== V. Vulkan's unexplained rows of 2026-11-27, traced on both backends: rand16M_1M amax (Vulkan 0.769 ms, 0.243 on 2026-11-26 with the same plan; OpenCL 0.240), hash_table lookup8M (Vulkan 1.873, OpenCL 0.422), get_indice_pairs conv149100 (Vulkan 1.325, OpenCL 0.296) and subm248636_LL (Vulkan 1.225 where the default case with the same plan took 0.277)"
+for b in vulkan opencl; do
+	CASE=rand16M_1M_amax trace scatter_reduce $b "" 40
+	CASE=lookup8M trace hash_table $b "" 40
+	CASE=conv149100 trace get_indice_pairs $b "" 40
+done
+CASE=subm248636_LL trace get_indice_pairs vulkan "" 40
+CASE=subm248636 trace get_indice_pairs vulkan "" 40
+fi
 if want 0; then
 echo "== 0. the radix sort's tiles ranked by subgroup ballots (session 10: Vulkan's ballots, NVIDIA OpenCL's warp votes in PTX; knob RADIX_SGS, the plan's subgroups a group) against the raking rounds (RADIX_SGS=0), both in Onesweep's passes (RADIX_SWEEP=1, the GPU plan since session 5), and the votes in a count, a scan and a scatter per pass (RADIX_SWEEP=0; session 3: sort 1.81-1.89 ms OpenCL, 1.80 Vulkan; a pass 0.11 ms counting, 0.035 scanning, 0.29-0.35 scattering; unique 6.24 / 7.13, since session 6 with 32-bit entries beside its 64-bit keys and no gather). Where the default rows' plan says two 4-bit rounds, the device's ballots were not found (devinfo: subgroup ballot)"
 for b in opencl vulkan; do

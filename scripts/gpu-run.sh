@@ -9,7 +9,8 @@
 #                                                   -> peers.txt (per op)
 #   test   every package's test binary at once, CI=true, -test.timeout 8m20s
 #          and $ACCEL_GPU_TEST_ARGS (e.g. -test.run X)  -> test.log
-#   bench  accel bench --json, one process per op and backend -> bench.json
+#   bench  accel bench --json --no-ref, one process per op and backend
+#                                                   -> bench.json
 #   torch  bench/torch_cuda.py beside bench.json     -> torch.json
 #   all    all five, in that order (longer than 10 minutes)
 #   sh     bash -c "$ACCEL_GPU_SH" with the drivers set up as for the tests
@@ -257,7 +258,7 @@ stage_bench() {
 			[ "$(cap 20)" -ge 20 ] || { note "bench $b $op skipped: the stage's ${stage_s}s are spent"; fail; continue; }
 			# shellcheck disable=SC2016 # $1... are sh's
 			step "bench $b $op" "$RUNLOG" "$(cap 90)" \
-				sh -c '"$1" bench --op "$2" --backend "$3" --reps "$4" --json >"$5"' sh "$ACCEL" "$op" "$b" "$reps" "$B/$b-$op.json"
+				sh -c '"$1" bench --op "$2" --backend "$3" --reps "$4" --no-ref --json >"$5"' sh "$ACCEL" "$op" "$b" "$reps" "$B/$b-$op.json"
 			jsons+=("$B/$b-$op.json")
 		done
 	done
