@@ -15,11 +15,10 @@ import (
 // (the bit-reproducible scatter_reduce, segment_reduce, the sparse
 // binary ops and their gradients) on subnormal operands and on values
 // whose sums and products fall into the subnormals or round out of them:
-// on both drivers as they are, and on Vulkan in the builds without
-// DenormPreserve with DENORM_FIX on (ACCEL_DENORM_FIX=1), STRICT=1 and
-// plain, the way an NVIDIA GPU's Vulkan runs them (its compiler flushed a
-// product of -1.47e-43 to -0 on an H200). Each must give the reference's
-// bits.
+// on both drivers as they are, and on Vulkan in the builds that keep
+// subnormals themselves: V.strictf (ACCEL_DENORM_FIX=1), which an NVIDIA
+// GPU's Vulkan loads (its compiler flushed a product of -1.47e-43 to -0
+// on an H200), and the plain ones. Each must give the reference's bits.
 func TestSubnormalFloat32(t *testing.T) {
 	for _, m := range []struct{ backend, fix, strict string }{
 		{host.OpenCL, "", ""}, {host.Vulkan, "", ""}, {host.Vulkan, "1", "1"}, {host.Vulkan, "1", "0"},

@@ -106,9 +106,10 @@ type FileDecl struct {
 	Doc  string
 	// Variants are the file's builds, each with its defines; a variant V
 	// with a variant V.strict (defining STRICT=1) has a second SPIR-V build
-	// for Vulkan, and a V.strictd after it (STRICT=2) a third
-	// (StrictVariant). The generator writes them to
-	// shaders/variants.txt, which shaders/build.sh and Variants read.
+	// for Vulkan, a V.strictd after it (STRICT=2) a third, and a V.strictf
+	// (STRICT=1 and DENORM_FIX=1) a fourth (StrictVariant). The generator
+	// writes them to shaders/variants.txt, which shaders/build.sh and
+	// Variants read.
 	Variants []Variant
 	Knobs    []KnobDecl
 	Entries  []*EntryDecl
@@ -213,10 +214,10 @@ func (f *FileDecl) Init() *FileDecl {
 	for i := range f.Variants {
 		v := &f.Variants[i]
 		base := v.Base()
-		strict, strictd := base != v.Name, strings.HasSuffix(v.Name, ".strictd")
-		okDefs := strict == v.Strict() && strictd == (v.Define("STRICT") == "2")
-		if !isIdent("x"+base) || variants[v.Name] || !okDefs || strict && !variants[base] || strictd && !variants[base+".strict"] {
-			panic(fmt.Sprintf("kernel file %s: bad or repeated variant %q (a V.strict variant follows V and defines STRICT=1, a V.strictd follows V.strict and defines STRICT=2)", f.Name, v.Name))
+		strict, strictd, strictf := base != v.Name, strings.HasSuffix(v.Name, ".strictd"), strings.HasSuffix(v.Name, ".strictf")
+		okDefs := strict == v.Strict() && strictd == (v.Define("STRICT") == "2") && strictf == (v.Define("DENORM_FIX") == "1")
+		if !isIdent("x"+base) || variants[v.Name] || !okDefs || strict && !variants[base] || (strictd || strictf) && !variants[base+".strict"] {
+			panic(fmt.Sprintf("kernel file %s: bad or repeated variant %q (a V.strict variant follows V and defines STRICT=1, a V.strictd follows V.strict and defines STRICT=2, a V.strictf follows V.strict and defines STRICT=1 and DENORM_FIX=1)", f.Name, v.Name))
 		}
 		for _, d := range v.Defines {
 			if k, _, ok := strings.Cut(d, "="); !ok || !isIdent(k) {

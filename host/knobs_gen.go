@@ -9,8 +9,6 @@ var (
 	KnobChain = KnobKey{"CHAIN"}
 	// KnobContig is CONTIG (tri_indices, diag, scatter, move, segment, scatter_bwd, hash, copy, indice, sparse): 1: each work-item takes ITEMS consecutive elements (CPU drivers); 0: interleaved (GPUs).
 	KnobContig = KnobKey{"CONTIG"}
-	// KnobDenormFix is DENORM_FIX (scatter, segment, scatter_bwd, sparse): float32 sums, products and comparisons of the Vulkan builds without DenormPreserve: 1 redone on the bits where a subnormal is at stake (devices that may flush them), 0 the device's own.
-	KnobDenormFix = KnobKey{"DENORM_FIX"}
 	// KnobFdiv is FDIV (scatter, segment, scatter_bwd, sparse): float32 division: 0 the device's own (correctly rounded there), 2 in integers.
 	KnobFdiv = KnobKey{"FDIV"}
 	// KnobFlat is FLAT (scan): 1: one work-item per group scans its range in one loop (CPU drivers).
@@ -104,4 +102,4 @@ var (
 )
 
 // KnobKeys lists every declared knob's KnobKey, by name.
-var KnobKeys = []KnobKey{KnobChain, KnobContig, KnobDenormFix, KnobFdiv, KnobFlat, KnobIpDense, KnobIpEmit, KnobIpHashed, KnobIpLookup, KnobIpRule, KnobIpSorted, KnobIpSplit, KnobIpWide, KnobItems, KnobMoveHasIdx, KnobMoveHasSrc, KnobMoveKind, KnobProbeK, KnobRadixBits, KnobRadixDesc, KnobRadixEw, KnobRadixFirst, KnobRadixKind, KnobRadixKpt, KnobRadixPack, KnobRadixSgs, KnobRadixSpin, KnobRadixSweep, KnobScanExcl, KnobScanKind, KnobScanSg, KnobScCounted, KnobScFew, KnobScFewgSh, KnobScRed, KnobScSelf, KnobScWrap, KnobSegRed, KnobSegSelf, KnobSegValsAt, KnobSpin, KnobSpGrad, KnobSpMode, KnobSpOp, KnobSpWide, KnobSpWideX, KnobSpWideY, KnobStream}
+var KnobKeys = []KnobKey{KnobChain, KnobContig, KnobFdiv, KnobFlat, KnobIpDense, KnobIpEmit, KnobIpHashed, KnobIpLookup, KnobIpRule, KnobIpSorted, KnobIpSplit, KnobIpWide, KnobItems, KnobMoveHasIdx, KnobMoveHasSrc, KnobMoveKind, KnobProbeK, KnobRadixBits, KnobRadixDesc, KnobRadixEw, KnobRadixFirst, KnobRadixKind, KnobRadixKpt, KnobRadixPack, KnobRadixSgs, KnobRadixSpin, KnobRadixSweep, KnobScanExcl, KnobScanKind, KnobScanSg, KnobScCounted, KnobScFew, KnobScFewgSh, KnobScRed, KnobScSelf, KnobScWrap, KnobSegRed, KnobSegSelf, KnobSegValsAt, KnobSpin, KnobSpGrad, KnobSpMode, KnobSpOp, KnobSpWide, KnobSpWideX, KnobSpWideY, KnobStream}

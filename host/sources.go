@@ -34,9 +34,10 @@ func (v Variant) Strict() bool {
 }
 
 // Base returns the name of the variant a STRICT build stands in for
-// ("f32" for "f32.strict" and "f32.strictd"), else v's own name.
+// ("f32" for "f32.strict", "f32.strictd" and "f32.strictf"), else v's own
+// name.
 func (v Variant) Base() string {
-	return strings.TrimSuffix(strings.TrimSuffix(v.Name, ".strictd"), ".strict")
+	return strings.TrimSuffix(strings.TrimSuffix(strings.TrimSuffix(v.Name, ".strictd"), ".strictf"), ".strict")
 }
 
 // Define returns the value of the define name in v, or "".
@@ -53,10 +54,14 @@ func (v Variant) Define(name string) string {
 // variant on a device with caps: variant + ".strictd" where
 // shaders/variants.txt lists one (a float32 build declaring
 // SignedZeroInfNanPreserve and DenormPreserve) and the device offers both
-// float controls; else variant + ".strict" where it lists one (declaring
+// float controls; else variant + ".strictf" where it lists one (the
+// float32 build declaring SignedZeroInfNanPreserve that keeps subnormals
+// itself, DENORM_FIX=1: dtypes.h) and the device may flush them
+// (denormFix); else variant + ".strict" where it lists one (declaring
 // SignedZeroInfNanPreserve at its float width) and the device offers that;
-// else variant. ACCEL_VK_STRICT=0 keeps variant and ACCEL_VK_STRICT=1 stops
-// at ".strict" (the tests run the builds on one device with them).
+// else variant (the plain build, which keeps subnormals itself too).
+// ACCEL_VK_STRICT=0 keeps variant and ACCEL_VK_STRICT=1 stops short of
+// ".strictd" (the tests run the builds on one device with them).
 func StrictVariant(c Caps, file, variant string) string {
 	vs, err := Variants()
 	if err != nil {
@@ -74,6 +79,9 @@ func StrictVariant(c Caps, file, variant string) string {
 	if dv, ok := vs[file+"."+sv.Name+"d"]; ok && env != "1" && !f64 && c.DenormPreserve32 {
 		return dv.Name
 	}
+	if fv, ok := vs[file+"."+sv.Name+"f"]; ok && !f64 && denormFix(c) {
+		return fv.Name
+	}
 	return sv.Name
 }
 
@@ -86,9 +94,6 @@ func StrictVariant(c Caps, file, variant string) string {
 //     accept them.
 //   - FDIV, for float32 variants: how float32 divides (Caps.FP32Div,
 //     dtypes.h's T_DIV): 0 the device's own division, 2 in integers.
-//   - DENORM_FIX, for float32 variants (denormFix): 1 where the Vulkan
-//     builds without DenormPreserve redo a sum or product with a
-//     subnormal at stake on the bits, 0 where the device's own is kept.
 func DeviceKnobs(c Caps, v Variant) []Knob {
 	var k []Knob
 	if c.Backend == OpenCL {
@@ -106,20 +111,21 @@ func DeviceKnobs(c Caps, v Variant) []Knob {
 	}
 	if v.Define("DT") == "3" {
 		fdiv := map[FP32DivMode]int64{FP32DivNative: 0, FP32DivDevice: 0, FP32DivInteger: 2}[c.FP32Div]
-		k = append(k, KnobFdiv.Set(fdiv), KnobDenormFix.Set(b2i(denormFix(c))))
+		k = append(k, KnobFdiv.Set(fdiv))
 	}
 	return k
 }
 
-// denormFix says whether float32 sums, products and comparisons of the
-// Vulkan builds without DenormPreserve (dtypes.h) are redone on the bits
-// where a subnormal is at stake: on Vulkan devices that do not promise to
-// keep subnormals (NVIDIA's compiler flushed them: an H200's
-// bit-reproducible product gave -0 for -1.47e-43), but not on lavapipe,
-// which makes no promise and keeps them (its host CPU's float units; the
-// subnormal cases of the tests check it), nor where the DenormPreserve
-// builds load. ACCEL_DENORM_FIX=1 sets it on any device, =0 clears it (the
-// tests run the fix on lavapipe).
+// denormFix says whether a Vulkan device loads the float32 builds that
+// keep subnormals themselves (V.strictf, DENORM_FIX=1: sums, products and
+// comparisons redone on the bits where a subnormal is at stake, dtypes.h)
+// rather than the V.strict ones: Vulkan devices that do not promise to
+// keep subnormals (no DenormPreserve: NVIDIA's compiler flushed them, and
+// an H200's bit-reproducible product gave -0 for -1.47e-43), but not
+// lavapipe, which makes no promise and keeps them (its host CPU's float
+// units; the subnormal cases of the tests check it), and whose pipelines
+// took twice as long to create with the fix's code in. ACCEL_DENORM_FIX=1
+// says yes on any device, =0 no (the tests load the builds on lavapipe).
 func denormFix(c Caps) bool {
 	switch os.Getenv("ACCEL_DENORM_FIX") {
 	case "1":
@@ -128,14 +134,6 @@ func denormFix(c Caps) bool {
 		return false
 	}
 	return c.Backend == Vulkan && !c.DenormPreserve32 && c.Type != TypeCPU
-}
-
-// b2i is 1 for true, 0 for false.
-func b2i(b bool) int64 {
-	if b {
-		return 1
-	}
-	return 0
 }
 
 // knobCPUTricks is the device knob CPU_TRICKS, which every OpenCL build

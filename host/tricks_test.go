@@ -32,26 +32,28 @@ func TestNVTricks(t *testing.T) {
 	assert.Equal(t, bare, again)
 }
 
-// TestDenormFix: the float32 variants get DENORM_FIX=1 on Vulkan GPUs
-// without DenormPreserve (NVIDIA's flushed subnormals), 0 on lavapipe, on
-// devices that keep subnormals and on OpenCL; ACCEL_DENORM_FIX overrides.
+// TestDenormFix: the Vulkan backend loads the float32 builds that keep
+// subnormals themselves (V.strictf) on GPUs without DenormPreserve
+// (NVIDIA's flushed them), not on lavapipe, nor where the DenormPreserve
+// builds load, nor for float64; ACCEL_DENORM_FIX overrides.
 func TestDenormFix(t *testing.T) {
 	t.Setenv("ACCEL_DENORM_FIX", "")
-	f32 := Variant{Name: "f32.strict", Defines: []string{"DT=3", "STRICT=1"}}
-	nv := Caps{Backend: Vulkan, Type: TypeDiscreteGPU, Vendor: "NVIDIA", FloatPreserve32: true}
-	lvp := Caps{Backend: Vulkan, Type: TypeCPU, Vendor: "Mesa", FloatPreserve32: true}
+	t.Setenv("ACCEL_VK_STRICT", "")
+	nv := Caps{Backend: Vulkan, Type: TypeDiscreteGPU, Vendor: "NVIDIA", FloatPreserve32: true, FloatPreserve64: true}
+	lvp := Caps{Backend: Vulkan, Type: TypeCPU, Vendor: "Mesa", FloatPreserve32: true, FloatPreserve64: true}
 	keeps := nv
 	keeps.DenormPreserve32 = true
-	cl := nv
-	cl.Backend = OpenCL
-	on, off := KnobDenormFix.Set(1), KnobDenormFix.Set(0)
-	assert.Contains(t, DeviceKnobs(nv, f32), on)
-	for name, c := range map[string]Caps{"lavapipe": lvp, "DenormPreserve": keeps, "OpenCL": cl} {
-		assert.Contains(t, DeviceKnobs(c, f32), off, name)
+	for _, file := range []string{"scatter", "segment", "scatter_bwd", "sparse"} {
+		assert.Equal(t, "f32.strictf", StrictVariant(nv, file, "f32"), file)
+		assert.Equal(t, "f32.strict", StrictVariant(lvp, file, "f32"), file)
+		assert.Equal(t, "f32.strictd", StrictVariant(keeps, file, "f32"), file)
+		assert.Equal(t, "f64.strict", StrictVariant(nv, file, "f64"), file)
 	}
-	assert.NotContains(t, DeviceKnobs(nv, Variant{Name: "f64", Defines: []string{"DT=4"}}), on, "float64")
+	assert.Equal(t, "f32a.strictf", StrictVariant(nv, "scatter", "f32a"))
 	t.Setenv("ACCEL_DENORM_FIX", "1")
-	assert.Contains(t, DeviceKnobs(lvp, f32), on)
+	assert.Equal(t, "f32.strictf", StrictVariant(lvp, "scatter", "f32"))
 	t.Setenv("ACCEL_DENORM_FIX", "0")
-	assert.Contains(t, DeviceKnobs(nv, f32), off)
+	assert.Equal(t, "f32.strict", StrictVariant(nv, "scatter", "f32"))
+	t.Setenv("ACCEL_VK_STRICT", "0")
+	assert.Equal(t, "f32", StrictVariant(nv, "scatter", "f32"), "the plain build, which keeps subnormals itself")
 }

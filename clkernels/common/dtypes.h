@@ -135,21 +135,22 @@ spirv_execution_mode(extensions = ["SPV_KHR_float_controls"], capabilities = [44
 #if defined(STRICT) && STRICT == 2 && DT == 3
 spirv_execution_mode(extensions = ["SPV_KHR_float_controls"], capabilities = [4464], 4459, 32);
 #endif
-#if DT == 3 && !(defined(STRICT) && STRICT == 2)
-/* Float32 sums and products that keep subnormals on every device. A
- * build without DenormPreserve (the plain and STRICT=1 ones: only devices
- * without that control load them) may flush subnormal operands and
- * results to zero, and NVIDIA's does: a product of -1.47e-43 came out -0
- * in the bit-reproducible scatter on an H200's Vulkan. Each sum and
- * product is the device's, redone in integers (arith.h's fadd32_fix,
- * fmul32_fix) where a subnormal was at stake; T_NEG flips the sign bit,
- * which a flushing negation would not keep either. The knob DENORM_FIX
- * (a specialization constant) is 1 unless the host knows the device
- * keeps subnormals anyway (host.DeviceKnobs: lavapipe). */
-#define WRAP_ADD(a, b) (DENORM_FIX != 0 ? FROM_BITS(fadd32_fix(TO_BITS(a), TO_BITS(b), TO_BITS((a) + (b)))) : ((a) + (b)))
-#define WRAP_MUL(a, b) (DENORM_FIX != 0 ? FROM_BITS(fmul32_fix(TO_BITS(a), TO_BITS(b), TO_BITS((a) * (b)))) : ((a) * (b)))
-#define T_SUB(a, b) (DENORM_FIX != 0 ? FROM_BITS(fadd32_fix(TO_BITS(a), TO_BITS(b) ^ 0x80000000u, TO_BITS((a) - (b)))) : ((a) - (b)))
-#define T_NEG(a) (DENORM_FIX != 0 ? FROM_BITS(TO_BITS(a) ^ 0x80000000u) : (-(a)))
+#if DT == 3 && (!defined(STRICT) || defined(DENORM_FIX))
+/* Float32 sums and products that keep subnormals on any device. A build
+ * without DenormPreserve may flush subnormal operands and results to
+ * zero, and NVIDIA's does: a product of -1.47e-43 came out -0 in the
+ * bit-reproducible scatter on an H200's Vulkan. So the builds for such
+ * devices, the plain ones and V.strictf (DENORM_FIX=1; host.StrictVariant
+ * loads them where the device may flush), take each sum and product from
+ * the device and redo it in integers (arith.h's fadd32_fix, fmul32_fix)
+ * where a subnormal was at stake; T_NEG flips the sign bit, which a
+ * flushing negation would not keep either. The V.strict builds leave the
+ * arithmetic to the device (lavapipe's keeps subnormals, and its
+ * pipelines took twice as long to create with this code in). */
+#define WRAP_ADD(a, b) FROM_BITS(fadd32_fix(TO_BITS(a), TO_BITS(b), TO_BITS((a) + (b))))
+#define WRAP_MUL(a, b) FROM_BITS(fmul32_fix(TO_BITS(a), TO_BITS(b), TO_BITS((a) * (b))))
+#define T_SUB(a, b) FROM_BITS(fadd32_fix(TO_BITS(a), TO_BITS(b) ^ 0x80000000u, TO_BITS((a) - (b))))
+#define T_NEG(a) FROM_BITS(TO_BITS(a) ^ 0x80000000u)
 #else
 /* SPIR-V integer arithmetic wraps */
 #define WRAP_ADD(a, b) ((a) + (b))
@@ -168,14 +169,13 @@ spirv_execution_mode(extensions = ["SPV_KHR_float_controls"], capabilities = [44
 #define T_LT(a, b) ((a) < (b))
 #define T_EQ(a, b) ((a) == (b))
 #define T_SEL(c, a, b) ((c) ? (a) : (b))
-#elif defined(STRICT) && (STRICT == 2 || DT == 4)
+#elif defined(STRICT) && !defined(DENORM_FIX)
 /* The STRICT builds declare SignedZeroInfNanPreserve (above): the
  * compiler must keep IEEE comparisons, so they are the operators, as in
  * OpenCL C (the comparisons on bits cost lavapipe's few-targets amax
- * twice the time). Not the float32 STRICT=1 ones: they load where the
- * device may flush subnormals (no DenormPreserve), and a comparison
- * that flushes its operands finds two subnormals equal, so they compare
- * on bits as the plain builds do. */
+ * twice the time). Not the V.strictf ones: they load where the device
+ * may flush subnormals, and a comparison that flushes its operands finds
+ * two subnormals equal, so they compare on bits as the plain builds do. */
 #define T_IS_NAN(v) isnan(v)
 #define T_GT(a, b) ((a) > (b))
 #define T_LT(a, b) ((a) < (b))
@@ -206,21 +206,11 @@ UBITS t_key(T v) {
 	}
 	return (b & T_SIGN) != UBITS(0) ? ~b : (b | T_SIGN);
 }
-#if DT == 3 && defined(STRICT)
-/* float32 STRICT=1: the IEEE operators where the device keeps subnormals
- * (DENORM_FIX 0), the bits where it may flush them */
-#define T_IS_NAN(v) (DENORM_FIX != 0 ? t_is_nan(v) : isnan(v))
-#define T_GT(a, b) (DENORM_FIX != 0 ? (t_key(a) > t_key(b)) : ((a) > (b)))
-#define T_LT(a, b) (DENORM_FIX != 0 ? (t_key(a) < t_key(b)) : ((a) < (b)))
-#define T_EQ(a, b) (DENORM_FIX != 0 ? (!t_is_nan(a) && !t_is_nan(b) && t_key(a) == t_key(b)) : ((a) == (b)))
-#define T_SEL(c, a, b) (DENORM_FIX != 0 ? FROM_BITS((c) ? TO_BITS(a) : TO_BITS(b)) : ((c) ? (a) : (b)))
-#else
 #define T_IS_NAN(v) t_is_nan(v)
 #define T_GT(a, b) (t_key(a) > t_key(b))
 #define T_LT(a, b) (t_key(a) < t_key(b))
 #define T_EQ(a, b) (!t_is_nan(a) && !t_is_nan(b) && t_key(a) == t_key(b))
 #define T_SEL(c, a, b) FROM_BITS((c) ? TO_BITS(a) : TO_BITS(b))
-#endif
 #endif
 #endif
 

@@ -30,8 +30,10 @@ func i64(name, doc string) host.ArgDecl {
 // variant declares a build of a kernel file with its defines (NAME=VALUE,
 // -D options to both compilers). The element-type define DT is 1 int32,
 // 2 int64, 3 float32, 4 float64; a variant V.strict (STRICT=1) is V's
-// Vulkan build declaring SignedZeroInfNanPreserve, and V.strictd (STRICT=2,
-// float32) one declaring DenormPreserve too (host.StrictVariant).
+// Vulkan build declaring SignedZeroInfNanPreserve, V.strictd (STRICT=2,
+// float32) one declaring DenormPreserve too, and V.strictf (STRICT=1,
+// DENORM_FIX=1, float32) one that keeps subnormals itself, for devices
+// that may flush them (host.StrictVariant; dtypes.h).
 func variant(name string, defines ...string) host.Variant {
 	return host.Variant{Name: name, Defines: defines}
 }
@@ -53,16 +55,8 @@ var tileKnobs = []host.KnobDecl{
 var fdivKnob = host.KnobDecl{Name: "FDIV", Default: 2,
 	Doc: "float32 division: 0 the device's own (correctly rounded there), 2 in integers"}
 
-// denormKnob is how the float32 builds of those files without
-// DenormPreserve add and multiply (dtypes.h's WRAP_ADD, WRAP_MUL); the
-// host sets it per device (host.DeviceKnobs).
-var denormKnob = host.KnobDecl{Name: "DENORM_FIX", Default: 1,
-	Doc: "float32 sums, products and comparisons of the Vulkan builds without DenormPreserve: 1 redone on the bits where a subnormal is at stake (devices that may flush them), 0 the device's own"}
-
-// withFdiv is the tile loop's knobs, FDIV and DENORM_FIX.
-func withFdiv() []host.KnobDecl {
-	return append(append([]host.KnobDecl(nil), tileKnobs...), fdivKnob, denormKnob)
-}
+// withFdiv is the tile loop's knobs and FDIV.
+func withFdiv() []host.KnobDecl { return append(append([]host.KnobDecl(nil), tileKnobs...), fdivKnob) }
 
 // Codes shared by kernels and host.
 var (
@@ -236,6 +230,8 @@ var Scatter = (&host.FileDecl{
 		variant("f64a.strict", "DT=4", "FADD=1", "STRICT=1"),
 		variant("f32.strictd", "DT=3", "STRICT=2"),
 		variant("f32a.strictd", "DT=3", "FADD=1", "STRICT=2"),
+		variant("f32.strictf", "DT=3", "STRICT=1", "DENORM_FIX=1"),
+		variant("f32a.strictf", "DT=3", "FADD=1", "STRICT=1", "DENORM_FIX=1"),
 	},
 	Doc: "scatter, scatter_reduce, put_along_axis and take_along_axis",
 	Knobs: append(withFdiv(), host.KnobDecl{Name: "SC_FEWG_SH", Default: 0,
@@ -449,6 +445,7 @@ var Segment = (&host.FileDecl{
 		variant("f32.strict", "DT=3", "STRICT=1"),
 		variant("f64.strict", "DT=4", "STRICT=1"),
 		variant("f32.strictd", "DT=3", "STRICT=2"),
+		variant("f32.strictf", "DT=3", "STRICT=1", "DENORM_FIX=1"),
 	},
 	Doc:   "in-order reductions over runs of equal sorted keys",
 	Knobs: withFdiv(),
@@ -480,6 +477,7 @@ var ScatterBwd = (&host.FileDecl{
 		variant("f32.strict", "DT=3", "STRICT=1"),
 		variant("f64.strict", "DT=4", "STRICT=1"),
 		variant("f32.strictd", "DT=3", "STRICT=2"),
+		variant("f32.strictf", "DT=3", "STRICT=1", "DENORM_FIX=1"),
 	},
 	Doc:   "the gradient of scatter_reduce",
 	Knobs: withFdiv(),

@@ -34,6 +34,7 @@ var Sparse = (&host.FileDecl{
 		variant("f32.strict", "DT=3", "STRICT=1"),
 		variant("f64.strict", "DT=4", "STRICT=1"),
 		variant("f32.strictd", "DT=3", "STRICT=2"),
+		variant("f32.strictf", "DT=3", "STRICT=1", "DENORM_FIX=1"),
 	},
 	Doc:   "sparse COO/CSR tensors: keys, merges and the elementwise ops",
 	Knobs: withFdiv(),

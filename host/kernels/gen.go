@@ -89,7 +89,9 @@ func VariantsList() []byte {
 # build for Vulkan only, declaring SignedZeroInfNanPreserve at V's float
 # width, which the Vulkan backend loads instead of V where the device
 # offers that float control; a line V.strictd (STRICT=2, float32) a third,
-# declaring DenormPreserve too, loaded where the device offers both
+# declaring DenormPreserve too, loaded where the device offers both; a
+# line V.strictf (STRICT=1, DENORM_FIX=1, float32) a fourth, which keeps
+# subnormals itself, loaded where the device may flush them
 # (host.StrictVariant).
 `)
 	for _, f := range Files {

@@ -58,9 +58,6 @@
 #ifndef FDIV
 #define FDIV 2 /* float32 division: 0 the device's own (correctly rounded there), 2 in integers */
 #endif
-#ifndef DENORM_FIX
-#define DENORM_FIX 1 /* float32 sums, products and comparisons of the Vulkan builds without DenormPreserve: 1 redone on the bits where a subnormal is at stake (devices that may flush them), 0 the device's own */
-#endif
 #ifndef SC_FEWG_SH
 #define SC_FEWG_SH 0 /* fewg: 1 folds each lane's targets in its own scratch column (one scratch read and write a position), 0 in registers (a compare per target and position) */
 #endif
@@ -85,13 +82,12 @@ layout(constant_id = 1) const int ENTRY = 0; /* 32-ok: an entry code */
 layout(constant_id = 2) const int ITEMS = 16; /* elements per work-item per tile; 32-ok: a knob, an int32 (host/vulkan.go checks) */
 layout(constant_id = 3) const int CONTIG = 0; /* 1: each work-item takes ITEMS consecutive elements (CPU drivers); 0: interleaved (GPUs); 32-ok: a knob, an int32 (host/vulkan.go checks) */
 layout(constant_id = 4) const int FDIV = 2; /* float32 division: 0 the device's own (correctly rounded there), 2 in integers; 32-ok: a knob, an int32 (host/vulkan.go checks) */
-layout(constant_id = 5) const int DENORM_FIX = 1; /* float32 sums, products and comparisons of the Vulkan builds without DenormPreserve: 1 redone on the bits where a subnormal is at stake (devices that may flush them), 0 the device's own; 32-ok: a knob, an int32 (host/vulkan.go checks) */
-layout(constant_id = 6) const int SC_FEWG_SH = 0; /* fewg: 1 folds each lane's targets in its own scratch column (one scratch read and write a position), 0 in registers (a compare per target and position); 32-ok: a knob, an int32 (host/vulkan.go checks) */
-layout(constant_id = 7) const int SC_WRAP = -1; /* folded argument wrap (-1: the run-time value); 32-ok: a knob, an int32 (host/vulkan.go checks) */
-layout(constant_id = 8) const int SC_RED = -1; /* folded argument red (-1: the run-time value); 32-ok: a knob, an int32 (host/vulkan.go checks) */
-layout(constant_id = 9) const int SC_SELF = -1; /* folded argument include_self (-1: the run-time value); 32-ok: a knob, an int32 (host/vulkan.go checks) */
-layout(constant_id = 10) const int SC_COUNTED = -1; /* folded argument counted (-1: the run-time value); 32-ok: a knob, an int32 (host/vulkan.go checks) */
-layout(constant_id = 11) const int SC_FEW = -1; /* folded argument few (-1: the run-time value); 32-ok: a knob, an int32 (host/vulkan.go checks) */
+layout(constant_id = 5) const int SC_FEWG_SH = 0; /* fewg: 1 folds each lane's targets in its own scratch column (one scratch read and write a position), 0 in registers (a compare per target and position); 32-ok: a knob, an int32 (host/vulkan.go checks) */
+layout(constant_id = 6) const int SC_WRAP = -1; /* folded argument wrap (-1: the run-time value); 32-ok: a knob, an int32 (host/vulkan.go checks) */
+layout(constant_id = 7) const int SC_RED = -1; /* folded argument red (-1: the run-time value); 32-ok: a knob, an int32 (host/vulkan.go checks) */
+layout(constant_id = 8) const int SC_SELF = -1; /* folded argument include_self (-1: the run-time value); 32-ok: a knob, an int32 (host/vulkan.go checks) */
+layout(constant_id = 9) const int SC_COUNTED = -1; /* folded argument counted (-1: the run-time value); 32-ok: a knob, an int32 (host/vulkan.go checks) */
+layout(constant_id = 10) const int SC_FEW = -1; /* folded argument few (-1: the run-time value); 32-ok: a knob, an int32 (host/vulkan.go checks) */
 #define LOCAL_SIZE gl_WorkGroupSize.x
 #endif
 

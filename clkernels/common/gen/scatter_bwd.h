@@ -42,16 +42,12 @@
 #ifndef FDIV
 #define FDIV 2 /* float32 division: 0 the device's own (correctly rounded there), 2 in integers */
 #endif
-#ifndef DENORM_FIX
-#define DENORM_FIX 1 /* float32 sums, products and comparisons of the Vulkan builds without DenormPreserve: 1 redone on the bits where a subnormal is at stake (devices that may flush them), 0 the device's own */
-#endif
 #else
 layout(local_size_x_id = 0) in;
 layout(constant_id = 1) const int ENTRY = 0; /* 32-ok: an entry code */
 layout(constant_id = 2) const int ITEMS = 16; /* elements per work-item per tile; 32-ok: a knob, an int32 (host/vulkan.go checks) */
 layout(constant_id = 3) const int CONTIG = 0; /* 1: each work-item takes ITEMS consecutive elements (CPU drivers); 0: interleaved (GPUs); 32-ok: a knob, an int32 (host/vulkan.go checks) */
 layout(constant_id = 4) const int FDIV = 2; /* float32 division: 0 the device's own (correctly rounded there), 2 in integers; 32-ok: a knob, an int32 (host/vulkan.go checks) */
-layout(constant_id = 5) const int DENORM_FIX = 1; /* float32 sums, products and comparisons of the Vulkan builds without DenormPreserve: 1 redone on the bits where a subnormal is at stake (devices that may flush them), 0 the device's own; 32-ok: a knob, an int32 (host/vulkan.go checks) */
 #define LOCAL_SIZE gl_WorkGroupSize.x
 #endif
 

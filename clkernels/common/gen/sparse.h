@@ -46,9 +46,6 @@
 #ifndef FDIV
 #define FDIV 2 /* float32 division: 0 the device's own (correctly rounded there), 2 in integers */
 #endif
-#ifndef DENORM_FIX
-#define DENORM_FIX 1 /* float32 sums, products and comparisons of the Vulkan builds without DenormPreserve: 1 redone on the bits where a subnormal is at stake (devices that may flush them), 0 the device's own */
-#endif
 #ifndef SP_WIDE
 #define SP_WIDE -1 /* folded argument wide (-1: the run-time value) */
 #endif
@@ -73,13 +70,12 @@ layout(constant_id = 1) const int ENTRY = 0; /* 32-ok: an entry code */
 layout(constant_id = 2) const int ITEMS = 16; /* elements per work-item per tile; 32-ok: a knob, an int32 (host/vulkan.go checks) */
 layout(constant_id = 3) const int CONTIG = 0; /* 1: each work-item takes ITEMS consecutive elements (CPU drivers); 0: interleaved (GPUs); 32-ok: a knob, an int32 (host/vulkan.go checks) */
 layout(constant_id = 4) const int FDIV = 2; /* float32 division: 0 the device's own (correctly rounded there), 2 in integers; 32-ok: a knob, an int32 (host/vulkan.go checks) */
-layout(constant_id = 5) const int DENORM_FIX = 1; /* float32 sums, products and comparisons of the Vulkan builds without DenormPreserve: 1 redone on the bits where a subnormal is at stake (devices that may flush them), 0 the device's own; 32-ok: a knob, an int32 (host/vulkan.go checks) */
-layout(constant_id = 6) const int SP_WIDE = -1; /* folded argument wide (-1: the run-time value); 32-ok: a knob, an int32 (host/vulkan.go checks) */
-layout(constant_id = 7) const int SP_MODE = -1; /* folded argument mode (-1: the run-time value); 32-ok: a knob, an int32 (host/vulkan.go checks) */
-layout(constant_id = 8) const int SP_OP = -1; /* folded argument op (-1: the run-time value); 32-ok: a knob, an int32 (host/vulkan.go checks) */
-layout(constant_id = 9) const int SP_GRAD = -1; /* folded argument grad (-1: the run-time value); 32-ok: a knob, an int32 (host/vulkan.go checks) */
-layout(constant_id = 10) const int SP_WIDE_X = -1; /* folded argument wide_x (-1: the run-time value); 32-ok: a knob, an int32 (host/vulkan.go checks) */
-layout(constant_id = 11) const int SP_WIDE_Y = -1; /* folded argument wide_y (-1: the run-time value); 32-ok: a knob, an int32 (host/vulkan.go checks) */
+layout(constant_id = 5) const int SP_WIDE = -1; /* folded argument wide (-1: the run-time value); 32-ok: a knob, an int32 (host/vulkan.go checks) */
+layout(constant_id = 6) const int SP_MODE = -1; /* folded argument mode (-1: the run-time value); 32-ok: a knob, an int32 (host/vulkan.go checks) */
+layout(constant_id = 7) const int SP_OP = -1; /* folded argument op (-1: the run-time value); 32-ok: a knob, an int32 (host/vulkan.go checks) */
+layout(constant_id = 8) const int SP_GRAD = -1; /* folded argument grad (-1: the run-time value); 32-ok: a knob, an int32 (host/vulkan.go checks) */
+layout(constant_id = 9) const int SP_WIDE_X = -1; /* folded argument wide_x (-1: the run-time value); 32-ok: a knob, an int32 (host/vulkan.go checks) */
+layout(constant_id = 10) const int SP_WIDE_Y = -1; /* folded argument wide_y (-1: the run-time value); 32-ok: a knob, an int32 (host/vulkan.go checks) */
 #define LOCAL_SIZE gl_WorkGroupSize.x
 #endif
 
