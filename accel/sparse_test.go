@@ -395,7 +395,13 @@ func checkCSROp(t *testing.T, d *Device, rng *rand.Rand, op SparseOp, x, y HostC
 	if op != SparseDivOp {
 		return
 	}
-	g := spValues(rng, want.Values.dtype, int(want.Values.Len()), false)
+	checkCSRBackward(t, d, op, x, y, dx, dy, spValues(rng, want.Values.dtype, int(want.Values.Len()), false), what)
+}
+
+// checkCSRBackward checks op's backward on the device against the
+// reference's bits for the result's gradient g.
+func checkCSRBackward(t *testing.T, d *Device, op SparseOp, x, y HostCSR, dx, dy *SparseCSR, g *Tensor, what string) {
+	t.Helper()
 	dg := mustUpload(t, d, g)
 	defer dg.Release()
 	wo, wx, wy, err := RefSparseBinaryBackwardCSR(op, x, y, g)

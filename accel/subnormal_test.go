@@ -124,15 +124,6 @@ func testSubnormals(t *testing.T, d *Device) {
 		got.Release()
 		g, err := FromFloat32s([]int64{want.Values.Len()}, tiny(int(want.Values.Len())))
 		require.NoError(t, err)
-		dg := mustUpload(t, d, g)
-		wo, wx, wy, err := RefSparseBinaryBackwardCSR(op, x, y, g)
-		require.NoError(t, err, what)
-		out, gx, gy, err := d.SparseBinaryBackwardCSR(op, dx, dy, dg)
-		require.NoError(t, err, what)
-		sameCSR(t, wo, out, what+" backward")
-		sameFloats(t, wx, mustHost(t, gx), what+": grad_x")
-		sameFloats(t, wy, mustHost(t, gy), what+": grad_y")
-		out.Release()
-		dg.Release()
+		checkCSRBackward(t, d, op, x, y, dx, dy, g, what)
 	}
 }
