@@ -384,13 +384,13 @@ func (d *Device) radixTuned(n int64, keyBytes int, entryLimit int64) host.Plan {
 	}
 	if kpt := host.KnobRadixKpt.Of(p); kpt > 0 && (d.overridden("radix", "LOCAL") || d.overridden("radix", host.KnobRadixKpt.Name())) {
 		// the kernels' tile is LOCAL x RADIX_KPT: the tiles, and a group
-		// each, follow an override of either (else the groups short of
-		// the tiles leave theirs to the fixup, one after another: 0.6 s
-		// for a 1.3 ms sort on an H200)
-		p.TileElems = int64(p.LocalSize) * kpt
-		p.Tiles = (n + p.TileElems - 1) / p.TileElems
-		if !d.overridden("radix", "GROUPS") {
-			p.Groups = host.FoldGroups(max(p.Tiles, 1), d.caps.MaxWorkGroupCount)
+		// each unless GROUPS says otherwise, follow an override of either
+		// (else the groups short of the tiles leave theirs to the fixup,
+		// one after another: 0.6 s for a 1.3 ms sort on an H200)
+		groups := p.Groups
+		p = withRadixTiles(d.caps, p, n, kpt)
+		if d.overridden("radix", "GROUPS") {
+			p.Groups = groups
 		}
 	}
 	return p

@@ -128,9 +128,7 @@ func planRadixTiled(caps host.Caps, n int64, keyBytes int, entryLimit int64) hos
 		}
 	}
 	p.LocalSize = local
-	p.TileElems = int64(local) * kpt
-	p.Tiles = (n + p.TileElems - 1) / p.TileElems
-	p.Groups = host.FoldGroups(max(p.Tiles, 1), caps.MaxWorkGroupCount)
+	p = withRadixTiles(caps, p, n, kpt)
 	// Onesweep's passes: a tile looks back for the earlier tiles' counts;
 	// a GPU runs the groups before it alongside, so it waits (at most
 	// RADIX_SPIN rounds of polls) and the fixup launch has nothing to do.
@@ -219,4 +217,13 @@ func radixTiledScratchBytes(p host.Plan, keyBytes int) int64 {
 		ew = 2 // the knob's default
 	}
 	return radixTiledScratch(host.KnobRadixBits.Of(p), p.LocalSize, host.KnobRadixKpt.Of(p), keyBytes, ew, host.KnobRadixSgs.Of(p))
+}
+
+// withRadixTiles is tiled plan p (LocalSize set) with the kernels' tile,
+// LocalSize x kpt keys, over n keys: its tiles, and a group each.
+func withRadixTiles(caps host.Caps, p host.Plan, n, kpt int64) host.Plan {
+	p.TileElems = int64(p.LocalSize) * kpt
+	p.Tiles = (n + p.TileElems - 1) / p.TileElems
+	p.Groups = host.FoldGroups(max(p.Tiles, 1), caps.MaxWorkGroupCount)
+	return p
 }

@@ -32,17 +32,22 @@ func TestSubnormalFloat32(t *testing.T) {
 }
 
 // tinyFloat32 is a value near or in the float32 subnormals, or one whose
-// product with another such lands there, or an ordinary one.
+// product with another such lands there, or an ordinary one, and now and
+// then a NaN, an infinity or a signed zero (the V.strictf builds compare
+// floats on their bits, as the plain ones do).
 func tinyFloat32(rng *rand.Rand) float32 {
 	b := rng.Uint32()
-	switch rng.Intn(6) {
-	case 0, 1: // subnormal
+	switch r := rng.Intn(40); {
+	case r == 0:
+		specials := []uint32{0x7fc00001, 0xffc00000, 0x7f800000, 0xff800000, 0x80000000, 0}
+		return math.Float32frombits(specials[rng.Intn(len(specials))])
+	case r < 14: // subnormal
 		b &= 0x807fffff
-	case 2: // the least normal binades
+	case r < 20: // the least normal binades
 		b = b&0x807fffff | uint32(1+rng.Intn(3))<<23
-	case 3: // about 2^-63: products of two are about 2^-126
+	case r < 26: // about 2^-63: products of two are about 2^-126
 		b = b&0x807fffff | uint32(127-63+rng.Intn(5)-2)<<23
-	case 4: // short significands in the subnormals: ties
+	case r < 33: // short significands in the subnormals: ties
 		b &= 0x80000fff
 	default:
 		return float32(rng.NormFloat64())

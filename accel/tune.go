@@ -81,7 +81,8 @@ func (d *Device) knobValue(kernel, name string) (int64, bool) {
 // overridden says whether $ACCEL_KNOBS sets knob name (or LOCAL, GROUPS)
 // in the plans of kernel file kernel.
 func (d *Device) overridden(kernel, name string) bool {
-	return slices.ContainsFunc(d.knobs[kernel], func(k host.Knob) bool { return k.Name == name })
+	_, ok := d.knobValue(kernel, name)
+	return ok
 }
 
 // withKnob is p with knob k set: its value replaced, or added (p's own
