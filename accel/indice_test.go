@@ -2,6 +2,7 @@ package accel
 
 import (
 	"fmt"
+	"math"
 	"math/rand"
 	"strings"
 	"testing"
@@ -254,6 +255,7 @@ func TestIndicePairsBadInput(t *testing.T) {
 	k3 := []int64{3, 3, 3}
 	ok := SparseConvParams{BatchSize: 2, SpatialShape: sh, KSize: k3}
 	good := mustTensor(FromInt32s([]int64{3, 4}, []int32{0, 1, 2, 3, 1, 7, 8, 9, 0, 0, 0, 0}))
+	far := mustTensor(FromInt32s([]int64{2, 4}, []int32{0, 1, 2, 3, math.MaxInt32, 1, 2, 3}))
 	with := func(f func(p *SparseConvParams)) SparseConvParams {
 		p := ok
 		f(&p)
@@ -270,6 +272,14 @@ func TestIndicePairsBadInput(t *testing.T) {
 		{"int64-range", "indices", "2147483648 at flat position 1", mustTensor(FromInt64s([]int64{1, 4}, []int64{0, 1 << 31, 2, 3})), ok},
 		{"batch-high", "indices", "row 1", mustTensor(FromInt32s([]int64{2, 4}, []int32{0, 1, 2, 3, 2, 1, 2, 3})), ok},
 		{"batch-neg", "indices", "row 0", mustTensor(FromInt32s([]int64{2, 4}, []int32{-1, 1, 2, 3, 0, 1, 2, 3})), ok},
+		// a batch far out of range: its rows' targets lie far past every
+		// table and grid (the expansion marked a grid bit there before the
+		// host read the flag: a soak's segmentation fault on both drivers)
+		{"batch-far", "indices", "row 1", far, ok},
+		{"batch-far-transpose", "indices", "row 1", far, with(func(p *SparseConvParams) { p.Transpose = true })},
+		{"batch-far-inverse", "indices", "row 1", far, with(func(p *SparseConvParams) { p.Inverse = true })},
+		{"batch-far-subm", "indices", "row 1", far, with(func(p *SparseConvParams) { p.Subm = true })},
+		{"batch-far-neg", "indices", "row 0", mustTensor(FromInt32s([]int64{2, 4}, []int32{math.MinInt32, 1, 2, 3, 0, 1, 2, 3})), ok},
 		{"coord-equal", "indices", "spatial_shape[2] = 10", mustTensor(FromInt32s([]int64{2, 4}, []int32{0, 1, 2, 3, 0, 1, 2, 10})), ok},
 		{"coord-neg", "indices", "dim 1", mustTensor(FromInt32s([]int64{1, 4}, []int32{1, 1, -2, 3})), ok},
 		{"duplicate", "indices", "row 2 = [1 7 8 9], the same site as row 1",

@@ -130,8 +130,14 @@ i64 ip_rowr(BPTR params, i64 rule, i64 x, int d) { /* 32-ok: a dim, < IP_MAXD */
 
 /* The target key of a row (batch b, row parts v and r per dim) through
  * offset k under rule, or -1 where the target lies outside the target
- * shape. */
+ * shape or b outside the batch. */
 i64 ip_target(BPTR params, i64 rule, i64 D, i64 b, i64 v0, i64 v1, i64 v2, i64 v3, i64 r0, i64 r1, i64 r2, i64 r3, i64 k) {
+	if (CAST(u64, b) >= CAST(u64, ip_param(params, IP_P_BATCH))) {
+		/* a bad row's batch (indice_keys flags it; the host reads the
+		 * flag only after the op's passes ran): no target, so nothing
+		 * marks a grid bit or reads a table past the key space */
+		return I64C(-1);
+	}
 	i64 key = b;
 	const bool conv = rule == I64C(IP_RULE_CONV);
 	for (int d = 0; d < IP_MAXD; d++) { /* 32-ok: a dim, < IP_MAXD */
