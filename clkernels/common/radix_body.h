@@ -392,7 +392,10 @@ void radix_tcount(RADIX_TCOUNT_PARAMS) {
  * ranking, after Ashkiani et al.): subgroup s takes the tile's slots
  * [s * S * RADIX_KPT, (s + 1) * S * RADIX_KPT) of its S lanes, a key a
  * lane at a time (slot (s * RADIX_KPT + j) * S + lane: consecutive lanes
- * load consecutive keys). For each of them RADIX_SG_MATCH
+ * load consecutive keys). The lane loads all its keys first, so their
+ * loads are in flight at once: loaded between the ballots, which no
+ * compiler moves a load across (NVIDIA's are volatile assembly), each
+ * key waited a round trip to memory. For each of them RADIX_SG_MATCH
  * finds the lanes holding the same digit (a ballot a digit bit); the key's
  * rank among its subgroup's keys of that digit is the subgroup's count of
  * the digit so far plus its peers in lower lanes, and the peers' first
@@ -418,15 +421,17 @@ void radix_tcount(RADIX_TCOUNT_PARAMS) {
 		for (int w_ = lid; w_ < RADIX_SG_COUNT * RADIX_DW; w_ += RADIX_LS) { /* 32-ok: a counter word */ \
 			sh[w_] = 0u; \
 		} \
+		RADIX_WL_UNROLL for (int j_ = 0; j_ < RADIX_KPT; j_++) { /* 32-ok: a key of the lane, < RADIX_KPT */ \
+			const int p_ = (sg_ * RADIX_KPT + j_) * RADIX_SG_SIZE + sl_; /* 32-ok: a slot of the tile, < RADIX_TILE < 2^16 */ \
+			if (p_ < (cnt)) { \
+				RADIX_LOAD((base) + I64C(p_), ks[j_], es[j_]) \
+			} \
+		} \
 		LOCAL_BARRIER(); \
 		RADIX_WL_UNROLL for (int j_ = 0; j_ < RADIX_KPT; j_++) { /* 32-ok: a key of the lane, < RADIX_KPT */ \
 			const int p_ = (sg_ * RADIX_KPT + j_) * RADIX_SG_SIZE + sl_; /* 32-ok: a slot of the tile, < RADIX_TILE < 2^16 */ \
 			const bool v_ = p_ < (cnt); \
-			int d_ = 0; /* 32-ok: a digit, < 2^RADIX_BITS */ \
-			if (v_) { \
-				RADIX_LOAD((base) + I64C(p_), ks[j_], es[j_]) \
-				d_ = CAST(int, (ks[j_] >> CAST(KEY, shift)) & mask); /* 32-ok: a digit, < 2^RADIX_BITS */ \
-			} \
+			const int d_ = v_ ? CAST(int, (ks[j_] >> CAST(KEY, shift)) & mask) : 0; /* 32-ok: a digit, < 2^RADIX_BITS */ \
 			uint pre_; /* 32-ok: the key's peers in lower lanes, < the subgroup's size */ \
 			uint tot_; /* 32-ok: the key's peers and itself, <= the subgroup's size */ \
 			RADIX_SG_MATCH(d_, v_, pre_, tot_); \
@@ -635,12 +640,18 @@ void radix_thist(RADIX_THIST_PARAMS) {
 		LOCAL_BARRIER(); /* zeroed, or flushed */
 		const i64 base = t * RADIX_TILE;
 		const i64 hi = min64(base + RADIX_TILE, n);
-		for (int j = 0; j < RADIX_KPT; j++) { /* 32-ok: a key of the lane, < RADIX_KPT */
+		/* the lane's keys loaded first, all in flight at once (a load
+		 * between the work-group atomics, which compilers keep in order
+		 * with it, waited a round trip to memory a key) */
+		KEY ks[RADIX_KPT1];
+		UNROLL for (int j = 0; j < RADIX_KPT; j++) { /* 32-ok: a key of the lane, < RADIX_KPT */
 			const i64 i = base + I64C(j * RADIX_LS + lid);
-			if (i < hi) {
-				const KEY k = radix_key(kin, kin, i, pack);
+			ks[j] = i < hi ? radix_key(kin, kin, i, pack) : CAST(KEY, 0);
+		}
+		UNROLL for (int j = 0; j < RADIX_KPT; j++) { /* 32-ok: a key of the lane, < RADIX_KPT */
+			if (base + I64C(j * RADIX_LS + lid) < hi) {
 				for (int q = 0; q < CAST(int, passes); q++) { /* 32-ok: a pass, < passes */
-					const int d = CAST(int, (k >> CAST(KEY, (CAST(int, from) + q) * RADIX_BITS)) & mask); /* 32-ok: a digit, < 2^RADIX_BITS */
+					const int d = CAST(int, (ks[j] >> CAST(KEY, (CAST(int, from) + q) * RADIX_BITS)) & mask); /* 32-ok: a digit, < 2^RADIX_BITS */
 					RADIX_SH_ADD(q * RADIX_DIGITS + d, 1u);
 				}
 			}
