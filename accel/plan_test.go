@@ -212,6 +212,22 @@ func TestPlanRadixTiled(t *testing.T) {
 	}
 }
 
+// TestFixupPlan: a fixup launch after a chained pass (the sort's sweep,
+// the GPUs' chained scan) takes at most eight groups per compute unit,
+// and never more than its pass had; the grid stride covers every tile.
+func TestFixupPlan(t *testing.T) {
+	h100 := host.Caps{Backend: host.OpenCL, Type: host.TypeDiscreteGPU, ComputeUnits: 132, MaxWorkGroupSize: 1024, LocalMemBytes: 48 << 10,
+		MaxWorkGroupCount: [3]int64{1<<31 - 1, 65535, 65535}}
+	for _, c := range []struct{ tiles, want int64 }{{1, 1}, {100, 100}, {1056, 1056}, {4096, 1056}, {1 << 20, 1056}} {
+		p := host.Plan{Kernel: "radix", LocalSize: 256, Groups: host.FoldGroups(c.tiles, h100.MaxWorkGroupCount), Tiles: c.tiles}
+		f := fixupPlan(h100, p)
+		require.NoError(t, f.Validate(h100))
+		assert.Equal(t, c.want, f.TotalGroups(), "%d tiles", c.tiles)
+		assert.Equal(t, p.LocalSize, f.LocalSize)
+		assert.Equal(t, p.Tiles, f.Tiles)
+	}
+}
+
 func TestPlanScan(t *testing.T) {
 	pocl := host.Caps{Backend: host.OpenCL, Type: host.TypeCPU, ComputeUnits: 2, MaxWorkGroupSize: 4096, LocalMemBytes: 4 << 20}
 	lavapipe := host.Caps{Backend: host.Vulkan, Type: host.TypeCPU, ComputeUnits: 2, MaxWorkGroupSize: 1024, LocalMemBytes: 32 << 10,

@@ -115,7 +115,11 @@ func (d *Device) scanChain(op string, s *scan, plan host.Plan, variant kernels.S
 			N: n, Kind: kind, Exclusive: b2i(exclusive)})
 	}
 	if err == nil {
-		err = run(d, op, variant, plan, kernels.ScanFixup{X: x, Y: y, Partials: s.partials.raw(), Flags: flags.raw(),
+		fix := plan
+		if host.KnobChain.Of(plan) == 2 {
+			fix = fixupPlan(d.caps, plan)
+		}
+		err = run(d, op, variant, fix, kernels.ScanFixup{X: x, Y: y, Partials: s.partials.raw(), Flags: flags.raw(),
 			N: n, Kind: kind, Exclusive: b2i(exclusive)})
 	}
 	if err != nil {
