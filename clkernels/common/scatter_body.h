@@ -178,52 +178,89 @@ void scatter_init(SCATTER_INIT_PARAMS) {
 	}
 }
 
-/* The atomic fold of position p into its target: a plain store for
- * assign, the device's native float add for sums and means where the
- * wrapper defines ATOM_ADD_T, else a compare-and-swap loop on the
- * element's bits; mean counts the hit. */
+/* Folds position p (offsets and index value q, value v) into its
+ * target: a plain store for assign, the device's native float add for
+ * sums and means where the wrapper defines ATOM_ADD_T, else a
+ * compare-and-swap loop on the element's bits; mean counts the hit. A bad
+ * index is flagged instead. */
+#define SC_FOLD_ARGS dst, counts, meta, err, rank, dim, dim_size, red
+void sc_fold_at(BPTR dst, BPTR counts, BPTR meta, BPTR err, i64 rank, i64 dim, i64 dim_size, i64 red, i64 p, sc_pos q, T v) {
+	if (sc_bad(q.ix, dim_size)) {
+		sc_flag(err, p);
+		return;
+	}
+	const i64 t = sc_target(meta, rank, dim, q);
+	if (red == I64C(RED_ASSIGN)) {
+		STOREV(dst, t, v);
+		return;
+	}
+#ifdef ATOM_ADD_T
+	if (red == I64C(RED_SUM) || red == I64C(RED_MEAN)) {
+		ATOM_ADD_T(dst, t, v); /* the device's native float add */
+		if (red == I64C(RED_MEAN)) {
+			ATOM_INC_U32(counts, t);
+		}
+		return;
+	}
+#endif
+	UBITS old = TO_BITS(LOADV(dst, t));
+	for (;;) {
+		const UBITS next = TO_BITS(sc_combine(FROM_BITS(old), v, red));
+		if (next == old) {
+			break;
+		}
+		const UBITS seen = CAS_BITS(dst, t, old, next);
+		if (seen == old) {
+			break;
+		}
+		old = seen;
+	}
+	if (red == I64C(RED_MEAN)) {
+		ATOM_INC_U32(counts, t);
+	}
+}
+
+/* The atomic pass: each position folded into its target (sc_fold_at).
+ * A work-item takes its positions
+ * SC_AB at a time: their index and value loads first, all in flight at
+ * once, then their folds (a load after an atomic, which no compiler
+ * moves it across, waited a round trip to memory each position: NVIDIA's
+ * atomic float add is volatile assembly in OpenCL C). */
+#define SC_AB 4
+/* batch slot b (q, v) of the positions from j0: loaded, then folded (in
+ * scalars: glslc leaves a loop over arrays of them rolled, in a stack) */
+#define SC_AB_OK(b) (j0 + I64C(b) < I64C(ITEMS) && ew_index(tile, j0 + I64C(b)) < count)
+#define SC_AB_LOAD(b, q, v) \
+	if (SC_AB_OK(b)) { \
+		q = sc_position(meta, index, rank, dim, dim_size, wrap, ew_index(tile, j0 + I64C(b))); \
+		v = LOADV(src, q.s); /* in range whatever the index says */ \
+	}
+/* batch slot b's value of four scalars (the folds' loop over the slots
+ * stays rolled: one fold's code, the loads before it in flight) */
+#define SC_PICK(b, a0, a1, a2, a3) ((b) == 0 ? (a0) : ((b) == 1 ? (a1) : ((b) == 2 ? (a2) : (a3))))
+sc_pos sc_pick(int b, sc_pos a0, sc_pos a1, sc_pos a2, sc_pos a3) { /* 32-ok: a batch slot, < SC_AB */
+	if (b == 0) {
+		return a0;
+	}
+	if (b == 1) {
+		return a1;
+	}
+	return b == 2 ? a2 : a3;
+}
 void scatter_reduce(SCATTER_REDUCE_PARAMS) {
 	const i64 tiles = ew_tiles(count);
 	for (i64 tile = GROUP_LINEAR_ID(); tile < tiles; tile += GROUP_TOTAL()) {
-		for (i64 j = I64C(0); j < I64C(ITEMS); j++) {
-			const i64 p = ew_index(tile, j);
-			if (p >= count) {
-				continue;
-			}
-			const sc_pos q = sc_position(meta, index, rank, dim, dim_size, wrap, p);
-			if (sc_bad(q.ix, dim_size)) {
-				sc_flag(err, p);
-				continue;
-			}
-			const i64 t = sc_target(meta, rank, dim, q);
-			const T v = LOADV(src, q.s);
-			if (red == I64C(RED_ASSIGN)) {
-				STOREV(dst, t, v);
-				continue;
-			}
-#ifdef ATOM_ADD_T
-			if (red == I64C(RED_SUM) || red == I64C(RED_MEAN)) {
-				ATOM_ADD_T(dst, t, v); /* the device's native float add */
-				if (red == I64C(RED_MEAN)) {
-					ATOM_INC_U32(counts, t);
+		for (i64 j0 = I64C(0); j0 < I64C(ITEMS); j0 += I64C(SC_AB)) {
+			sc_pos q0, q1, q2, q3;
+			T v0 = CAST(T, 0), v1 = CAST(T, 0), v2 = CAST(T, 0), v3 = CAST(T, 0);
+			SC_AB_LOAD(0, q0, v0)
+			SC_AB_LOAD(1, q1, v1)
+			SC_AB_LOAD(2, q2, v2)
+			SC_AB_LOAD(3, q3, v3)
+			for (int b = 0; b < SC_AB; b++) { /* 32-ok: a batch slot, < SC_AB */
+				if (SC_AB_OK(b)) {
+					sc_fold_at(SC_FOLD_ARGS, ew_index(tile, j0 + I64C(b)), sc_pick(b, q0, q1, q2, q3), SC_PICK(b, v0, v1, v2, v3));
 				}
-				continue;
-			}
-#endif
-			UBITS old = TO_BITS(LOADV(dst, t));
-			for (;;) {
-				const UBITS next = TO_BITS(sc_combine(FROM_BITS(old), v, red));
-				if (next == old) {
-					break;
-				}
-				const UBITS seen = CAS_BITS(dst, t, old, next);
-				if (seen == old) {
-					break;
-				}
-				old = seen;
-			}
-			if (red == I64C(RED_MEAN)) {
-				ATOM_INC_U32(counts, t);
 			}
 		}
 	}
@@ -972,14 +1009,50 @@ void scatter_few(SCATTER_FEW_PARAMS) {
 	}
 }
 
+/* scatter_fewg's batch slot b (index value x, value v) of the positions
+ * from p0 (a stride of LOCAL_SIZE apart): loaded (each slot spelled out),
+ * then folded (in a loop over the slots) into the
+ * lane's accumulator of its target (its scratch column with
+ * SC_FEWG_SH), a bad index flagged and skipped. */
+#define SC_FEWG_P(b) (p0 + I64C(b) * I64C(LOCAL_SIZE))
+#define SC_FEWG_LOAD(b, x, v) \
+	if (SC_FEWG_P(b) < to) { \
+		x = LOADI(index, SC_FEWG_P(b) * index_stride); \
+		v = LOADV(src, SC_FEWG_P(b) * src_stride); \
+	}
+#define SC_FEWG_FOLD(b, x, v) \
+	if (SC_FEWG_P(b) < to) { \
+		i64 ix_ = x; \
+		const T v_ = v; \
+		if (wrap != I64C(0) && ix_ < I64C(0)) { \
+			ix_ += dim_size; \
+		} \
+		if (sc_bad(ix_, dim_size)) { \
+			sc_flag(err, SC_FEWG_P(b)); \
+		} else if (SC_FEWG_SH != 0) { \
+			const i64 at_ = ix_ * I64C(LOCAL_SIZE) + lid; /* ix < out_n <= few: an initialized column slot */ \
+			SH(at_) = TO_BITS(sc_combine(FROM_BITS(SH(at_)), v_, red)); \
+			if (counted != I64C(0)) { \
+				SH(hcol + at_) = SH(hcol + at_) + CAST(UBITS, 1u); \
+			} \
+		} else { \
+			SC_FEW_UNROLL \
+			for (int t_ = 0; t_ < SC_FEW_N; t_++) { /* 32-ok: a target, < SC_FEW_MAX */ \
+				const bool hit_ = ix_ == I64C(t_); \
+				acc[t_] = hit_ ? TO_BITS(sc_combine(FROM_BITS(acc[t_]), v_, red)) : acc[t_]; \
+				hits[t_] += (hit_ && counted != I64C(0)) ? 1u : 0u; \
+			} \
+		} \
+	}
+
 /* The GPU few-targets pass (scatter_fewg): where few targets take every
  * position, atomics on them serialize (16M float32 positions into 16
  * targets took 2.37 s on an NVIDIA H200's OpenCL, whose float adds are
  * compare-and-swap loops, and 0.28 ms for 1M on its Vulkan with native
  * float atomics). Instead work-group g takes the contiguous range
  * [g*span, (g+1)*span) of positions, its lanes read it in strides of
- * LOCAL_SIZE (each step one coalesced load of indices and of values)
- * and fold each value into its target's accumulator, one of two ways
+ * LOCAL_SIZE (each step one coalesced load of indices and of values,
+ * SC_AB steps loaded before they are folded) and fold each value into its target's accumulator, one of two ways
  * (knob SC_FEWG_SH), with the same bits:
  * - 0: registers, every target's accumulator under a compare (no
  *   data-dependent address where SC_FEW_N is a constant the compiler
@@ -1026,29 +1099,19 @@ void scatter_fewg(SCATTER_FEWG_PARAMS) {
 			SH(hcol + I64C(t) * I64C(LOCAL_SIZE) + lid) = CAST(UBITS, 0u);
 		}
 	}
-	for (i64 p = from + lid; p < to; p += I64C(LOCAL_SIZE)) {
-		i64 ix = LOADI(index, p * index_stride);
-		if (wrap != I64C(0) && ix < I64C(0)) {
-			ix += dim_size;
-		}
-		if (sc_bad(ix, dim_size)) {
-			sc_flag(err, p);
-			continue;
-		}
-		const T v = LOADV(src, p * src_stride);
-		if (SC_FEWG_SH != 0) {
-			const i64 at = ix * I64C(LOCAL_SIZE) + lid; /* ix < out_n <= few: an initialized column slot */
-			SH(at) = TO_BITS(sc_combine(FROM_BITS(SH(at)), v, red));
-			if (counted != I64C(0)) {
-				SH(hcol + at) = SH(hcol + at) + CAST(UBITS, 1u);
-			}
-			continue;
-		}
-		SC_FEW_UNROLL
-		for (int t = 0; t < SC_FEW_N; t++) { /* 32-ok: a target, < SC_FEW_MAX */
-			const bool hit = ix == I64C(t);
-			acc[t] = hit ? TO_BITS(sc_combine(FROM_BITS(acc[t]), v, red)) : acc[t];
-			hits[t] += (hit && counted != I64C(0)) ? 1u : 0u;
+	/* SC_AB positions a lane at a time: their index and value loads first,
+	 * all in flight at once, then their folds in order (a load after a
+	 * fold's scratch access, or after the value's load waited on its
+	 * index's test, waited a round trip to memory a position) */
+	for (i64 p0 = from + lid; p0 < to; p0 += I64C(SC_AB) * I64C(LOCAL_SIZE)) {
+		i64 x0 = I64C(0), x1 = I64C(0), x2 = I64C(0), x3 = I64C(0);
+		T v0 = ident, v1 = ident, v2 = ident, v3 = ident;
+		SC_FEWG_LOAD(0, x0, v0)
+		SC_FEWG_LOAD(1, x1, v1)
+		SC_FEWG_LOAD(2, x2, v2)
+		SC_FEWG_LOAD(3, x3, v3)
+		for (int b = 0; b < SC_AB; b++) { /* 32-ok: a batch slot, < SC_AB */
+			SC_FEWG_FOLD(b, SC_PICK(b, x0, x1, x2, x3), SC_PICK(b, v0, v1, v2, v3))
 		}
 	}
 	/* The group's lanes in order, every target at once (scratch of
