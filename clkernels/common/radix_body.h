@@ -702,6 +702,9 @@ void radix_sweep_tile(BPTR kin, BPTR kout, BPTR pin, BPTR pout, BPTR hist, BPTR 
 	for (int d = lid; d < RADIX_DIGITS; d += RADIX_LS) { /* 32-ok: a digit, < RADIX_DIGITS */
 		const uint start = sh[RADIX_OFF_AT + 2 * d]; /* 32-ok: a slot of the tile */
 		const uint end = sh[RADIX_OFF_AT + 2 * d + 1]; /* 32-ok: a slot of the tile */
+		/* the digit's start in the pass, read before the look-back (no
+		 * round trip after it) */
+		const i64 dstart = CAST(i64, LD64(hist, pass * I64C(RADIX_DIGITS) + I64C(d))) - pass * n;
 		i64 k = t - I64C(1); /* the next earlier tile to look at */
 		u64 before = 0ul; /* keys of digit d in tiles k+1 .. t-1 */
 		int state = spin == I64C(-1) ? 2 : 0; /* 32-ok: 0 looking, 1 found, 2 given up (at once: a test of the fixup) */
@@ -740,7 +743,7 @@ void radix_sweep_tile(BPTR kin, BPTR kout, BPTR pin, BPTR pout, BPTR hist, BPTR 
 			if (fix == I64C(0)) {
 				RADIX_WST(status, t * I64C(RADIX_DIGITS) + I64C(d), (inclTag << 48) | (before + CAST(u64, end - start)));
 			}
-			const i64 off = CAST(i64, LD64(hist, pass * I64C(RADIX_DIGITS) + I64C(d))) - pass * n + CAST(i64, before) - CAST(i64, start);
+			const i64 off = dstart + CAST(i64, before) - CAST(i64, start);
 			sh[RADIX_OFF_AT + 2 * d] = CAST(uint, CAST(u64, off) & 0xfffffffful); /* 32-ok: one 32-bit half of an offset */
 			sh[RADIX_OFF_AT + 2 * d + 1] = CAST(uint, CAST(u64, off) >> 32); /* 32-ok: one 32-bit half of an offset */
 		}
