@@ -11,7 +11,7 @@
 # Rows that answer one question run in the same call, so compare them
 # with each other only. GPU_NEXT_QUICK=1 adds --quick (a dry run on PoCL
 # and lavapipe); GPU_NEXT_REPS sets --reps (10); GPU_NEXT_ONLY="0a 0f"
-# runs only the sections it names (all by default; T, S and V first);
+# runs only the sections it names (all by default; T, W, S and V first);
 # GPU_NEXT_TEST_S bounds section T's tests (300 s).
 set -u
 bin=${ACCEL_BIN:-accel}
@@ -93,6 +93,22 @@ if [ -x "${ACCEL_GPU_PACK:-}/bin/accel.test" ]; then
 else
 	echo "no \$ACCEL_GPU_PACK/bin/accel.test (run this under gpu-run.sh sh)"
 fi
+fi
+if want W; then
+echo "== W. session 13's blind changes (2026-11-27, after the H200 call): loads in flight before the work that kept them in order (the sort's ranking by ballots and its histogram pass; the atomic scatter pass, the few-targets pass and its merge), fixup launches on a grid of eight groups a compute unit. Predicted on the H200 (2026-11-27 measured): sort 16M+perm about 0.9-1.0 ms (1.286 OpenCL, 1.445 Vulkan; a sweep pass 0.271 -> about 0.2, thist 0.081 -> about 0.04, fixups 0.014-0.026 -> under 0.005); hot16M_16 amax / mean OpenCL about 0.3 / 0.3 (1.041 / 0.962: the merge's 2112 copies a round trip or two each); rand16M_1M sum OpenCL about 0.2 (0.281). Then Vulkan's scatter rows under each SPIR-V build (ACCEL_VK_STRICT=0: the plain builds; ACCEL_DENORM_FIX=0: V.strict for V.strictf), to see whether a build is what makes them slow"
+for b in opencl vulkan; do
+	row sort $b "" 40
+	trace sort $b "" 40
+	row scatter_reduce $b "" 90
+	row cumsum $b "" 30
+done
+CASE=hot16M_16_sum trace scatter_reduce vulkan "" 40
+CASE=perm16M_sum trace scatter_reduce vulkan "" 40
+CASE=hot16M_16_mean trace scatter_reduce opencl "" 40
+for c in hot16M_16_sum perm16M_sum rand16M_1M_amax; do
+	ACCEL_VK_STRICT=0 CASE=$c row scatter_reduce vulkan "" 40 "ACCEL_VK_STRICT=0 (plain builds)"
+	ACCEL_DENORM_FIX=0 CASE=$c row scatter_reduce vulkan "" 40 "ACCEL_DENORM_FIX=0 (V.strict)"
+done
 fi
 if want S; then
 echo "== S. sparse_div csr200k_5M: the merge path in chunks of 32 positions, a lane each (session 12, blind; 2026-11-27 at chunks of 512, four a work-item, 19 groups: 9.13 ms OpenCL, 14.29 Vulkan; model 0.28; cuSPARSE add 2.41 on the H100), against 16, 64 and the old 512 x 4; with traces"
