@@ -908,14 +908,14 @@ T sc_fold_identity(i64 red) {
  * no per-lane array address. */
 #ifdef SC_VN
 #define SC_FEW_ONE(t, v) \
-	one[t] = sc_combine(one[t], v, red); \
+	one[t] = TO_BITS(sc_combine(FROM_BITS(one[t]), v, red)); \
 	hits[t] += counted != I64C(0) ? 1u : 0u;
 #else
 #define SC_FEW_ONE(t, v) \
 	{ \
 		const T v1_ = v; \
 		for (int u_ = 0; u_ < SC_FEW_N; u_++) { /* 32-ok: a target, < SC_FEW_MAX */ \
-			one[u_] = u_ == (t) ? sc_combine(one[u_], v1_, red) : one[u_]; \
+			one[u_] = u_ == (t) ? TO_BITS(sc_combine(FROM_BITS(one[u_]), v1_, red)) : one[u_]; \
 			hits[u_] += (u_ == (t) && counted != I64C(0)) ? 1u : 0u; \
 		} \
 	}
@@ -941,10 +941,10 @@ void scatter_few(SCATTER_FEW_PARAMS) {
 	const i64 src_stride = LOADI(meta, I64C(SC_META_SRC));
 	const i64 index_stride = LOADI(meta, I64C(SC_META_IDX));
 	const T ident = sc_fold_identity(red);
-	T one[SC_FEW_MAX];
+	UBITS one[SC_FEW_MAX]; /* as bits, as scatter_fewg's (see there) */
 	u32 hits[SC_FEW_MAX]; /* 32-ok: hits of a target in the run, < 2^32: larger counted scatters take the sorted path (accel maxHits) */
 	for (int t = 0; t < SC_FEW_MAX; t++) { /* 32-ok: a target, < SC_FEW_MAX */
-		one[t] = ident;
+		one[t] = TO_BITS(ident);
 		hits[t] = 0u;
 	}
 	i64 b = from;
@@ -990,7 +990,7 @@ void scatter_few(SCATTER_FEW_PARAMS) {
 	SC_FEW_SCALAR(b, to, index_stride, src_stride)
 	SC_FEW_UNROLL
 	for (int t = 0; t < SC_FEW_N; t++) { /* 32-ok: a target, < SC_FEW_MAX */
-		T r = one[t];
+		T r = FROM_BITS(one[t]);
 #ifdef SC_VN
 		T lanes[SC_VN];
 		SC_VSTORE(acc[t], lanes);
@@ -998,7 +998,7 @@ void scatter_few(SCATTER_FEW_PARAMS) {
 		for (int l = 1; l < SC_VN; l++) { /* 32-ok: a vector lane, < SC_VN */
 			r = sc_combine(r, lanes[l], red);
 		}
-		r = sc_combine(r, one[t], red);
+		r = sc_combine(r, FROM_BITS(one[t]), red);
 #endif
 		if (t < CAST(int, out_n)) { /* 32-ok: out_n <= few <= SC_FEW_MAX */
 			STOREV(priv, w * out_n + I64C(t), r);
