@@ -221,11 +221,11 @@ void sc_fold_at(BPTR dst, BPTR counts, BPTR meta, BPTR err, i64 rank, i64 dim, i
 }
 
 /* The atomic pass: each position folded into its target (sc_fold_at).
- * A work-item takes its positions
- * SC_AB at a time: their index and value loads first, all in flight at
- * once, then their folds (a load after an atomic, which no compiler
- * moves it across, waited a round trip to memory each position: NVIDIA's
- * atomic float add is volatile assembly in OpenCL C). */
+ * A work-item takes its positions SC_AB at a time: their index and value
+ * loads first, all in flight at once, then their folds (a load after an
+ * atomic, which no compiler moves it across, waited a round trip to
+ * memory each position: NVIDIA's atomic float add is volatile assembly
+ * in OpenCL C). */
 #define SC_AB 4
 /* batch slot b (q, v) of the positions from j0: loaded, then folded (in
  * scalars: glslc leaves a loop over arrays of them rolled, in a stack) */
@@ -234,6 +234,10 @@ void sc_fold_at(BPTR dst, BPTR counts, BPTR meta, BPTR err, i64 rank, i64 dim, i
 	if (SC_AB_OK(b)) { \
 		q = sc_position(meta, index, rank, dim, dim_size, wrap, ew_index(tile, j0 + I64C(b))); \
 		v = LOADV(src, q.s); /* in range whatever the index says */ \
+	} else { \
+		q.o = I64C(0); /* a slot past the positions: never folded */ \
+		q.s = I64C(0); \
+		q.ix = I64C(0); \
 	}
 /* batch slot b's value of four scalars (the folds' loop over the slots
  * stays rolled: one fold's code, the loads before it in flight) */
