@@ -343,19 +343,6 @@ func radixHistPlan(caps host.Caps, p host.Plan) host.Plan {
 	return p
 }
 
-// fixupPlan is the grid of the fixup launch after a chained pass on plan
-// p (a sort's sweep, the GPUs' chained scan): at most eight groups per
-// compute unit, each walking the tiles in a grid stride past the ones the
-// pass wrote. Where the pass wrote every tile the launch only reads their
-// marks, which a group a tile made 4096 groups with 45 KB of scratch each
-// take 0.014-0.026 ms on an H200 (four times a sort); a group of the
-// smaller grid reads a few marks in turn.
-func fixupPlan(caps host.Caps, p host.Plan) host.Plan {
-	cu := max(int64(caps.ComputeUnits), 1)
-	p.Groups = host.FoldGroups(max(min(p.TotalGroups(), 8*cu), 1), caps.MaxWorkGroupCount)
-	return p
-}
-
 // radixSweepPass queues one sweep pass (radix_sweep) and its fixup, which
 // writes the tiles the pass left to it (none, where every group ran
 // alongside the ones before it) on a grid of its own (fixupPlan).

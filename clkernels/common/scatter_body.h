@@ -1014,39 +1014,13 @@ void scatter_few(SCATTER_FEW_PARAMS) {
 }
 
 /* scatter_fewg's batch slot b (index value x, value v) of the positions
- * from p0 (a stride of LOCAL_SIZE apart): loaded (each slot spelled out),
- * then folded (in a loop over the slots) into the
- * lane's accumulator of its target (its scratch column with
- * SC_FEWG_SH), a bad index flagged and skipped. */
+ * from p0 (a stride of LOCAL_SIZE apart), loaded (each slot spelled out;
+ * scatter_fewg folds them in a loop over the slots). */
 #define SC_FEWG_P(b) (p0 + I64C(b) * I64C(LOCAL_SIZE))
 #define SC_FEWG_LOAD(b, x, v) \
 	if (SC_FEWG_P(b) < to) { \
 		x = LOADI(index, SC_FEWG_P(b) * index_stride); \
 		v = LOADV(src, SC_FEWG_P(b) * src_stride); \
-	}
-#define SC_FEWG_FOLD(b, x, v) \
-	if (SC_FEWG_P(b) < to) { \
-		i64 ix_ = x; \
-		const T v_ = v; \
-		if (wrap != I64C(0) && ix_ < I64C(0)) { \
-			ix_ += dim_size; \
-		} \
-		if (sc_bad(ix_, dim_size)) { \
-			sc_flag(err, SC_FEWG_P(b)); \
-		} else if (SC_FEWG_SH != 0) { \
-			const i64 at_ = ix_ * I64C(LOCAL_SIZE) + lid; /* ix < out_n <= few: an initialized column slot */ \
-			SH(at_) = TO_BITS(sc_combine(FROM_BITS(SH(at_)), v_, red)); \
-			if (counted != I64C(0)) { \
-				SH(hcol + at_) = SH(hcol + at_) + CAST(UBITS, 1u); \
-			} \
-		} else { \
-			SC_FEW_UNROLL \
-			for (int t_ = 0; t_ < SC_FEW_N; t_++) { /* 32-ok: a target, < SC_FEW_MAX */ \
-				const bool hit_ = ix_ == I64C(t_); \
-				acc[t_] = hit_ ? TO_BITS(sc_combine(FROM_BITS(acc[t_]), v_, red)) : acc[t_]; \
-				hits[t_] += (hit_ && counted != I64C(0)) ? 1u : 0u; \
-			} \
-		} \
 	}
 
 /* The GPU few-targets pass (scatter_fewg): where few targets take every
@@ -1115,7 +1089,32 @@ void scatter_fewg(SCATTER_FEWG_PARAMS) {
 		SC_FEWG_LOAD(2, x2, v2)
 		SC_FEWG_LOAD(3, x3, v3)
 		for (int b = 0; b < SC_AB; b++) { /* 32-ok: a batch slot, < SC_AB */
-			SC_FEWG_FOLD(b, SC_PICK(b, x0, x1, x2, x3), SC_PICK(b, v0, v1, v2, v3))
+			if (SC_FEWG_P(b) >= to) {
+				continue;
+			}
+			/* into the lane's accumulator of its target (its scratch
+			 * column with SC_FEWG_SH); a bad index flagged and skipped */
+			i64 ix = SC_PICK(b, x0, x1, x2, x3);
+			const T v = SC_PICK(b, v0, v1, v2, v3);
+			if (wrap != I64C(0) && ix < I64C(0)) {
+				ix += dim_size;
+			}
+			if (sc_bad(ix, dim_size)) {
+				sc_flag(err, SC_FEWG_P(b));
+			} else if (SC_FEWG_SH != 0) {
+				const i64 at = ix * I64C(LOCAL_SIZE) + lid; /* ix < out_n <= few: an initialized column slot */
+				SH(at) = TO_BITS(sc_combine(FROM_BITS(SH(at)), v, red));
+				if (counted != I64C(0)) {
+					SH(hcol + at) = SH(hcol + at) + CAST(UBITS, 1u);
+				}
+			} else {
+				SC_FEW_UNROLL
+				for (int t = 0; t < SC_FEW_N; t++) { /* 32-ok: a target, < SC_FEW_MAX */
+					const bool hit = ix == I64C(t);
+					acc[t] = hit ? TO_BITS(sc_combine(FROM_BITS(acc[t]), v, red)) : acc[t];
+					hits[t] += (hit && counted != I64C(0)) ? 1u : 0u;
+				}
+			}
 		}
 	}
 	/* The group's lanes in order, every target at once (scratch of
@@ -1184,6 +1183,15 @@ void scatter_fewg(SCATTER_FEWG_PARAMS) {
  * two with counts (0.96 ms of the H200's 16M-into-16 mean). */
 #define SC_MB 8
 #define SC_MB_PICK(b, a) ((b) < 4 ? SC_PICK(b, a##0, a##1, a##2, a##3) : SC_PICK((b) - 4, a##4, a##5, a##6, a##7))
+/* the merge's fold of a copy's value v (with its hit count c where
+ * counted) into acc and total */
+#define SC_MB_FOLD(v, c) \
+	if (counted == I64C(0)) { \
+		acc = sc_combine(acc, v, red); \
+	} else if ((c) > I64C(0)) { \
+		acc = sc_fold(acc, v, red); \
+		total += (c); \
+	}
 #define SC_MB_LOAD(b) \
 	if (w0 + I64C(b) < workers) { \
 		v##b = LOADV(priv, (w0 + I64C(b)) * count + t); \
@@ -1208,15 +1216,8 @@ void scatter_merge(SCATTER_MERGE_PARAMS) {
 				 * vectorize over work-items (the batches took perm16M's
 				 * merge of two copies on PoCL from 90-118 to 150-184 ms) */
 				const T v = LOADV(priv, w * count + t);
-				if (counted == I64C(0)) {
-					acc = sc_combine(acc, v, red);
-				} else {
-					const i64 c = CAST(i64, LOADU(pcnt, w * count + t));
-					if (c > I64C(0)) {
-						acc = sc_fold(acc, v, red);
-						total += c;
-					}
-				}
+				const i64 c = counted != I64C(0) ? CAST(i64, LOADU(pcnt, w * count + t)) : I64C(0);
+				SC_MB_FOLD(v, c)
 			}
 			for (i64 w0 = plain; w0 < workers; w0 += I64C(SC_MB)) {
 				T v0 = acc, v1 = acc, v2 = acc, v3 = acc, v4 = acc, v5 = acc, v6 = acc, v7 = acc;
@@ -1231,16 +1232,7 @@ void scatter_merge(SCATTER_MERGE_PARAMS) {
 				SC_MB_LOAD(7)
 				for (int b = 0; b < SC_MB; b++) { /* 32-ok: a batch slot, < SC_MB */
 					if (w0 + I64C(b) < workers) {
-						const T v = SC_MB_PICK(b, v);
-						if (counted == I64C(0)) {
-							acc = sc_combine(acc, v, red);
-						} else {
-							const i64 c = SC_MB_PICK(b, c);
-							if (c > I64C(0)) {
-								acc = sc_fold(acc, v, red);
-								total += c;
-							}
-						}
+						SC_MB_FOLD(SC_MB_PICK(b, v), SC_MB_PICK(b, c))
 					}
 				}
 			}
