@@ -77,6 +77,26 @@
 
 #define SC_META(block, k) LOADI(meta, I64C(block) * rank + (k))
 
+/* The strides a pass keeps in registers: the index's and the source's
+ * (the 1-d loop's) and the output's along dim, loaded from meta once,
+ * before the pass's loop. In the loop a load of meta would come after
+ * the previous position's store or atomic, which no compiler moves it
+ * across (they could alias meta for all it knows): a round trip to
+ * memory for every position on a GPU. */
+STRUCT(sc_strides) {
+	i64 idx;
+	i64 src;
+	i64 dsto;
+};
+
+INLINE sc_strides sc_strides_of(BPTR meta, i64 rank, i64 dim) {
+	sc_strides r;
+	r.idx = LOADI(meta, I64C(SC_META_IDX));
+	r.src = LOADI(meta, I64C(SC_META_SRC));
+	r.dsto = SC_META(SC_META_OUT, dim);
+	return r;
+}
+
 /* A position's offsets and index value (sc_position). */
 STRUCT(sc_pos) {
 	i64 o;  /* the target offset without the dim term */
@@ -84,17 +104,17 @@ STRUCT(sc_pos) {
 	i64 ix; /* the index value, a negative one wrapped once where wrap != 0 */
 };
 
-/* Position p's offsets, decomposed with the metadata, and its index
- * value. */
-INLINE sc_pos sc_position(BPTR meta, BPTR index, i64 rank, i64 dim, i64 dim_size, i64 wrap, i64 p) {
+/* Position p's offsets, decomposed with the metadata (the 1-d path with
+ * the strides st alone), and its index value. */
+INLINE sc_pos sc_position(BPTR meta, BPTR index, sc_strides st, i64 rank, i64 dim, i64 dim_size, i64 wrap, i64 p) {
 	sc_pos r;
 	r.o = I64C(0);
 	r.s = I64C(0);
 	i64 io = I64C(0);
 	i64 rem = p;
 	if (rank == I64C(1)) { /* no division on the common 1-d path */
-		r.s = p * LOADI(meta, I64C(SC_META_SRC));
-		io = p * LOADI(meta, I64C(SC_META_IDX));
+		r.s = p * st.src;
+		io = p * st.idx;
 	}
 	for (i64 k = rank - I64C(1); k >= I64C(0) && rank > I64C(1); k--) {
 		const i64 size = SC_META(SC_META_LOOP, k);
@@ -133,6 +153,7 @@ void sc_flag(BPTR err, i64 p) {
  * dest) take each position p of this work-item's tiles in the tile loop
  * of elementwise.h, with its offsets and index value from sc_position. */
 void scatter_validate(SCATTER_VALIDATE_PARAMS) {
+	const sc_strides st = sc_strides_of(meta, rank, dim);
 	const i64 tiles = ew_tiles(count);
 	for (i64 tile = GROUP_LINEAR_ID(); tile < tiles; tile += GROUP_TOTAL()) {
 		for (i64 j = I64C(0); j < I64C(ITEMS); j++) {
@@ -140,7 +161,7 @@ void scatter_validate(SCATTER_VALIDATE_PARAMS) {
 			if (p >= count) {
 				continue;
 			}
-			const sc_pos q = sc_position(meta, index, rank, dim, dim_size, wrap, p);
+			const sc_pos q = sc_position(meta, index, st, rank, dim, dim_size, wrap, p);
 			if (sc_bad(q.ix, dim_size)) {
 				sc_flag(err, p);
 			}
@@ -149,8 +170,8 @@ void scatter_validate(SCATTER_VALIDATE_PARAMS) {
 }
 
 /* The target offset of a position: o plus the index's term. */
-i64 sc_target(BPTR meta, i64 rank, i64 dim, sc_pos q) {
-	return q.o + q.ix * SC_META(SC_META_OUT, dim);
+i64 sc_target(sc_strides st, sc_pos q) {
+	return q.o + q.ix * st.dsto;
 }
 
 /* The atomic passes check their own indices (a bad one is recorded, as
@@ -161,6 +182,7 @@ i64 sc_target(BPTR meta, i64 rank, i64 dim, sc_pos q) {
  * after another flagged an index must still record its own, or the first
  * bad index would not be the one named. */
 void scatter_init(SCATTER_INIT_PARAMS) {
+	const sc_strides st = sc_strides_of(meta, rank, dim);
 	const i64 tiles = ew_tiles(count);
 	for (i64 tile = GROUP_LINEAR_ID(); tile < tiles; tile += GROUP_TOTAL()) {
 		for (i64 j = I64C(0); j < I64C(ITEMS); j++) {
@@ -168,11 +190,11 @@ void scatter_init(SCATTER_INIT_PARAMS) {
 			if (p >= count) {
 				continue;
 			}
-			const sc_pos q = sc_position(meta, index, rank, dim, dim_size, wrap, p);
+			const sc_pos q = sc_position(meta, index, st, rank, dim, dim_size, wrap, p);
 			if (sc_bad(q.ix, dim_size)) {
 				sc_flag(err, p);
 			} else {
-				STOREV(dst, sc_target(meta, rank, dim, q), sc_identity(red));
+				STOREV(dst, sc_target(st, q), sc_identity(red));
 			}
 		}
 	}
@@ -183,13 +205,13 @@ void scatter_init(SCATTER_INIT_PARAMS) {
  * sums and means where the wrapper defines ATOM_ADD_T, else a
  * compare-and-swap loop on the element's bits; mean counts the hit. A bad
  * index is flagged instead. */
-#define SC_FOLD_ARGS dst, counts, meta, err, rank, dim, dim_size, red
-void sc_fold_at(BPTR dst, BPTR counts, BPTR meta, BPTR err, i64 rank, i64 dim, i64 dim_size, i64 red, i64 p, sc_pos q, T v) {
+#define SC_FOLD_ARGS dst, counts, st, err, dim_size, red
+void sc_fold_at(BPTR dst, BPTR counts, sc_strides st, BPTR err, i64 dim_size, i64 red, i64 p, sc_pos q, T v) {
 	if (sc_bad(q.ix, dim_size)) {
 		sc_flag(err, p);
 		return;
 	}
-	const i64 t = sc_target(meta, rank, dim, q);
+	const i64 t = sc_target(st, q);
 	if (red == I64C(RED_ASSIGN)) {
 		STOREV(dst, t, v);
 		return;
@@ -232,7 +254,7 @@ void sc_fold_at(BPTR dst, BPTR counts, BPTR meta, BPTR err, i64 rank, i64 dim, i
 #define SC_AB_OK(b) (j0 + I64C(b) < I64C(ITEMS) && ew_index(tile, j0 + I64C(b)) < count)
 #define SC_AB_LOAD(b, q, v) \
 	if (SC_AB_OK(b)) { \
-		q = sc_position(meta, index, rank, dim, dim_size, wrap, ew_index(tile, j0 + I64C(b))); \
+		q = sc_position(meta, index, st, rank, dim, dim_size, wrap, ew_index(tile, j0 + I64C(b))); \
 		v = LOADV(src, q.s); /* in range whatever the index says */ \
 	} else { \
 		q.o = I64C(0); /* a slot past the positions: never folded */ \
@@ -252,6 +274,7 @@ sc_pos sc_pick(int b, sc_pos a0, sc_pos a1, sc_pos a2, sc_pos a3) { /* 32-ok: a 
 	return b == 2 ? a2 : a3;
 }
 void scatter_reduce(SCATTER_REDUCE_PARAMS) {
+	const sc_strides st = sc_strides_of(meta, rank, dim);
 	const i64 tiles = ew_tiles(count);
 	for (i64 tile = GROUP_LINEAR_ID(); tile < tiles; tile += GROUP_TOTAL()) {
 		for (i64 j0 = I64C(0); j0 < I64C(ITEMS); j0 += I64C(SC_AB)) {
@@ -292,6 +315,7 @@ void scatter_gather(SCATTER_GATHER_PARAMS) {
 	if (sc_flagged(err)) {
 		return;
 	}
+	const sc_strides st = sc_strides_of(meta, rank, dim);
 	const i64 tiles = ew_tiles(count);
 	for (i64 tile = GROUP_LINEAR_ID(); tile < tiles; tile += GROUP_TOTAL()) {
 		for (i64 j = I64C(0); j < I64C(ITEMS); j++) {
@@ -299,8 +323,8 @@ void scatter_gather(SCATTER_GATHER_PARAMS) {
 			if (p >= count) {
 				continue;
 			}
-			const sc_pos q = sc_position(meta, index, rank, dim, dim_size, wrap, p);
-			STOREV(dst, q.s, LOADV(arr, sc_target(meta, rank, dim, q)));
+			const sc_pos q = sc_position(meta, index, st, rank, dim, dim_size, wrap, p);
+			STOREV(dst, q.s, LOADV(arr, sc_target(st, q)));
 		}
 	}
 }
@@ -311,6 +335,7 @@ void scatter_gather(SCATTER_GATHER_PARAMS) {
  * the target in the high half and the bits of a 32-bit value in the low
  * (the sort carries the values, not their offsets). */
 void scatter_dest(SCATTER_DEST_PARAMS) {
+	const sc_strides st = sc_strides_of(meta, rank, dim);
 	const i64 tiles = ew_tiles(count);
 	for (i64 tile = GROUP_LINEAR_ID(); tile < tiles; tile += GROUP_TOTAL()) {
 		for (i64 j = I64C(0); j < I64C(ITEMS); j++) {
@@ -318,12 +343,12 @@ void scatter_dest(SCATTER_DEST_PARAMS) {
 			if (p >= count) {
 				continue;
 			}
-			const sc_pos q = sc_position(meta, index, rank, dim, dim_size, wrap, p);
+			const sc_pos q = sc_position(meta, index, st, rank, dim, dim_size, wrap, p);
 			const bool bad = sc_bad(q.ix, dim_size);
 			if (bad) {
 				sc_flag(err, p);
 			}
-			const u64 target = bad ? 0ul : CAST(u64, sc_target(meta, rank, dim, q));
+			const u64 target = bad ? 0ul : CAST(u64, sc_target(st, q));
 			if (packed != I64C(0)) {
 				const u64 bits = CAST(u64, LD32(src, q.s));
 				ST64(keys, p, bad ? 0ul : ((target << 32) | bits));
@@ -354,13 +379,14 @@ void scatter_dest(SCATTER_DEST_PARAMS) {
  *                  that order as segment_reduce folds a run: the same
  *                  bits as the reference. */
 void scatter_pcount(SCATTER_PCOUNT_PARAMS) {
+	const sc_strides st = sc_strides_of(meta, rank, dim);
 	EW_FOR(count, p)
-		const sc_pos q = sc_position(meta, index, rank, dim, dim_size, wrap, p);
+		const sc_pos q = sc_position(meta, index, st, rank, dim, dim_size, wrap, p);
 		if (sc_bad(q.ix, dim_size)) {
 			sc_flag(err, p);
 			continue;
 		}
-		const u32 before = ATOM_INC_U32(counts, sc_target(meta, rank, dim, q)); /* 32-ok: a hit count, below 2^32 positions */
+		const u32 before = ATOM_INC_U32(counts, sc_target(st, q)); /* 32-ok: a hit count, below 2^32 positions */
 		if (before == CAST(u32, SC_PART_MAX)) { /* 32-ok: SC_PART_MAX is small */
 			ST32(err, 1, 1u);
 		}
@@ -371,12 +397,13 @@ void scatter_place(SCATTER_PLACE_PARAMS) {
 	if (LD32(err, 0) != ERR_NONE || LD32(err, 1) != 0u) {
 		return;
 	}
+	const sc_strides st = sc_strides_of(meta, rank, dim);
 	EW_FOR(count, p)
-		const sc_pos q = sc_position(meta, index, rank, dim, dim_size, wrap, p);
+		const sc_pos q = sc_position(meta, index, st, rank, dim, dim_size, wrap, p);
 		if (sc_bad(q.ix, dim_size)) {
 			continue;
 		}
-		const i64 slot = CAST(i64, ATOM_INC_U32(off, sc_target(meta, rank, dim, q)));
+		const i64 slot = CAST(i64, ATOM_INC_U32(off, sc_target(st, q)));
 		if (slot < count) {
 			ST64(words, slot, (CAST(u64, p) << 32) | CAST(u64, LD32(src, q.s)));
 		}
@@ -470,23 +497,22 @@ void scatter_owned(SCATTER_OWNED_PARAMS) {
 	const i64 span = cdiv64(out_n, owners);
 	const i64 lo = w * span;
 	const i64 hi = min64(lo + span, out_n);
-	const i64 dim_stride = SC_META(SC_META_OUT, dim);
+	const sc_strides st = sc_strides_of(meta, rank, dim);
+	const i64 dim_stride = st.dsto;
 	const bool counted = red == I64C(RED_MEAN) || include_self == I64C(0);
 	const T ident = sc_identity(red);
 	if (rank == I64C(1)) {
-		const i64 src_stride = LOADI(meta, I64C(SC_META_SRC));
-		const i64 index_stride = LOADI(meta, I64C(SC_META_IDX));
 		for (i64 p = I64C(0); p < count; p++) {
-			i64 ix = LOADI(index, p * index_stride);
+			i64 ix = LOADI(index, p * st.idx);
 			if (wrap != I64C(0) && ix < I64C(0)) {
 				ix += dim_size;
 			}
-			sc_owned_one(dst, src, counts, err, spare, p, I64C(0), p * src_stride, ix, w, owners, lo, hi, dim_size,
+			sc_owned_one(dst, src, counts, err, spare, p, I64C(0), p * st.src, ix, w, owners, lo, hi, dim_size,
 				dim_stride, red, counted, include_self, ident);
 		}
 	} else {
 		for (i64 p = I64C(0); p < count; p++) {
-			const sc_pos q = sc_position(meta, index, rank, dim, dim_size, wrap, p);
+			const sc_pos q = sc_position(meta, index, st, rank, dim, dim_size, wrap, p);
 			sc_owned_one(dst, src, counts, err, spare, p, q.o, q.s, q.ix, w, owners, lo, hi, dim_size, dim_stride,
 				red, counted, include_self, ident);
 		}
@@ -540,23 +566,6 @@ STRUCT(sc_ts) {
 	i64 s;
 };
 
-/* The strides the bucketed passes' 1-d loop keeps in registers: the
- * index's, the source's and the output's along dim (loaded once before
- * the loop: its stores could alias meta for all the compiler knows). */
-STRUCT(sc_strides) {
-	i64 idx;
-	i64 src;
-	i64 dsto;
-};
-
-INLINE sc_strides sc_bucket_strides(BPTR meta, i64 rank, i64 dim) {
-	sc_strides r;
-	r.idx = LOADI(meta, I64C(SC_META_IDX));
-	r.src = LOADI(meta, I64C(SC_META_SRC));
-	r.dsto = SC_META(SC_META_OUT, dim);
-	return r;
-}
-
 /* Position p's target and source offsets for the bucketed passes (the
  * 1-d loop with the strides st, else sc_position); a bad index is
  * flagged and gives t = -1. */
@@ -572,7 +581,7 @@ INLINE sc_ts sc_bucket_target(BPTR meta, BPTR index, BPTR err, i64 rank, i64 dim
 		}
 		r.s = p * st.src;
 	} else {
-		const sc_pos q = sc_position(meta, index, rank, dim, dim_size, wrap, p);
+		const sc_pos q = sc_position(meta, index, st, rank, dim, dim_size, wrap, p);
 		o = q.o;
 		ix = q.ix;
 		r.s = q.s;
@@ -602,7 +611,7 @@ void scatter_bcount(SCATTER_BCOUNT_PARAMS) {
 	const i64 from = r.t;
 	const i64 to = r.s;
 	const i64 row = w * SC_BROW(buckets);
-	const sc_strides st = sc_bucket_strides(meta, rank, dim);
+	const sc_strides st = sc_strides_of(meta, rank, dim);
 	for (i64 b = I64C(0); b < buckets; b++) {
 		ST64(bcnt, row + b, 0ul);
 	}
@@ -641,7 +650,7 @@ void scatter_bplace(SCATTER_BPLACE_PARAMS) {
 	const i64 to = r.s;
 	const i64 mask = (I64C(1) << span_log) - I64C(1);
 	const i64 row = w * SC_BROW(buckets);
-	const sc_strides st = sc_bucket_strides(meta, rank, dim);
+	const sc_strides st = sc_strides_of(meta, rank, dim);
 	for (i64 p = from; p < to; p++) {
 		const sc_ts q = sc_bucket_target(meta, index, err, rank, dim, dim_size, wrap, p, st);
 		if (q.t >= I64C(0)) {
@@ -804,25 +813,23 @@ void scatter_private(SCATTER_PRIVATE_PARAMS) {
 	const bool own = inplace != I64C(0) && w == I64C(0);
 	priv = own ? dst : priv;
 	const i64 base = own ? I64C(0) : (w - inplace) * out_n;
-	const i64 dim_stride = SC_META(SC_META_OUT, dim);
-	if (rank == I64C(1) && dim_stride == I64C(1) && LOADI(meta, I64C(SC_META_SRC)) == I64C(1) &&
-		LOADI(meta, I64C(SC_META_IDX)) == I64C(1)) {
+	const sc_strides st = sc_strides_of(meta, rank, dim);
+	const i64 dim_stride = st.dsto;
+	if (rank == I64C(1) && dim_stride == I64C(1) && st.src == I64C(1) && st.idx == I64C(1)) {
 		sc_private_blocks(src, pcnt, err, priv, index, count, from, to, dim_size, wrap, counted, red, base);
 		return;
 	}
 	if (rank == I64C(1)) {
-		const i64 src_stride = LOADI(meta, I64C(SC_META_SRC));
-		const i64 index_stride = LOADI(meta, I64C(SC_META_IDX));
 		for (i64 p = from; p < to; p++) {
-			i64 ix = LOADI(index, p * index_stride);
+			i64 ix = LOADI(index, p * st.idx);
 			if (wrap != I64C(0) && ix < I64C(0)) {
 				ix += dim_size;
 			}
-			sc_private_one(src, pcnt, err, priv, p, I64C(0), p * src_stride, ix, dim_size, dim_stride, base, counted, red);
+			sc_private_one(src, pcnt, err, priv, p, I64C(0), p * st.src, ix, dim_size, dim_stride, base, counted, red);
 		}
 	} else {
 		for (i64 p = from; p < to; p++) {
-			const sc_pos q = sc_position(meta, index, rank, dim, dim_size, wrap, p);
+			const sc_pos q = sc_position(meta, index, st, rank, dim, dim_size, wrap, p);
 			sc_private_one(src, pcnt, err, priv, p, q.o, q.s, q.ix, dim_size, dim_stride, base, counted, red);
 		}
 	}
