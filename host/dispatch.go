@@ -31,8 +31,20 @@ func checkKernel(backend string, spec KernelSpec, plan Plan, c Caps) error {
 	if spec.Entry == nil || spec.Entry.File == nil {
 		return fmt.Errorf("%s: kernel spec without an entry point", backend)
 	}
-	if _, err := lookupVariant(spec.Entry.File.Name, spec.Variant); err != nil {
+	v, err := lookupVariant(spec.Entry.File.Name, spec.Variant)
+	if err != nil {
 		return err
+	}
+	// a SPIR-V build that adds floats atomically (FADD=1) on a device
+	// without such atomics: a driver may abort the process compiling it
+	// (RADV's compiler before RDNA 3, Mesa 25.0: TestVulkanAMDBuilds found
+	// it); OpenCL C's builds fall back to compare-and-swap themselves
+	if c.Backend == Vulkan && v.Define("FADD") == "1" {
+		f64 := v.Define("DT") == "4"
+		if f64 && !c.Float64Atomics || !f64 && !c.Float32Atomics {
+			width := map[bool]string{false: "float32", true: "float64"}[f64]
+			return fmt.Errorf("%s: kernel %s adds %s atomically, which %s lacks: %w", backend, spec, width, c.ID(), ErrUnsupported)
+		}
 	}
 	for _, k := range plan.Knobs {
 		if _, ok := spec.Entry.File.KnobID(k.Name); !ok {

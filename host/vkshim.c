@@ -336,6 +336,13 @@ int vks_query(vks_instance *vi, void *phys, vks_caps *out) {
 	out->float32_atomic_add = has_af && af.shaderBufferFloat32AtomicAdd;
 	out->float64_atomic_add = has_af && af.shaderBufferFloat64AtomicAdd;
 	out->subgroup_ext_types = out->subgroup_arith && f12.shaderSubgroupExtendedTypes;
+	if (has_device_ext(inst, pd, VK_KHR_PIPELINE_EXECUTABLE_PROPERTIES_EXTENSION_NAME)) {
+		VkPhysicalDevicePipelineExecutablePropertiesFeaturesKHR pe = {
+			VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_PIPELINE_EXECUTABLE_PROPERTIES_FEATURES_KHR};
+		VkPhysicalDeviceFeatures2 g2 = {VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_FEATURES_2, &pe};
+		gf2(pd, &g2);
+		out->pipeline_stats = pe.pipelineExecutableInfo;
+	}
 	/* subgroup size control: a compute pipeline may require the device's
 	 * subgroup size, in full subgroups; the instance asks for Vulkan 1.2,
 	 * so through the extension, also where a 1.3 device has it in core */
@@ -400,6 +407,10 @@ struct vks_device {
 	int import_host;   /* large buffers in imported huge-page memory (vks_alloc) */
 	int no_map;        /* device buffers stay unmapped (vks_open) */
 	int subgroup_control;    /* pipelines may require subgroup_size lanes (vks_pipeline) */
+	int stats;               /* pipelines keep the driver's statistics (vks_pipeline_stats) */
+	int compile_only;        /* builds pipelines, runs nothing (vks_open) */
+	PFN_vkGetPipelineExecutablePropertiesKHR vkGetPipelineExecutablePropertiesKHR;
+	PFN_vkGetPipelineExecutableStatisticsKHR vkGetPipelineExecutableStatisticsKHR;
 	uint32_t subgroup_size;  /* the device's subgroup size */
 	uint64_t import_align; /* minImportedHostPointerAlignment */
 	PFN_vkGetMemoryHostPointerPropertiesEXT vkGetMemoryHostPointerPropertiesEXT;
@@ -472,8 +483,8 @@ static uint32_t pick_memory(const VkPhysicalDeviceMemoryProperties *mp, uint32_t
 	return UINT32_MAX;
 }
 
-int vks_open(vks_instance *vi, void *phys, int host_visible_device_memory, int import_host, int no_map, vks_device **out,
-	char *err, int errlen) {
+int vks_open(vks_instance *vi, void *phys, int host_visible_device_memory, int import_host, int no_map, int stats,
+	int compile_only, vks_device **out, char *err, int errlen) {
 	vks_device *d = calloc(1, sizeof *d);
 	if (!d) {
 		snprintf(err, errlen, "out of host memory");
@@ -508,10 +519,14 @@ int vks_open(vks_instance *vi, void *phys, int host_visible_device_memory, int i
 	f12.bufferDeviceAddress = VK_TRUE;
 	f12.shaderBufferInt64Atomics = caps.int64_atomics;
 	f12.shaderSubgroupExtendedTypes = caps.subgroup_ext_types;
-	VkPhysicalDeviceFeatures2 f2 = {VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_FEATURES_2, &f12};
+	VkPhysicalDevicePipelineExecutablePropertiesFeaturesKHR pe = {
+		VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_PIPELINE_EXECUTABLE_PROPERTIES_FEATURES_KHR, &f12};
+	pe.pipelineExecutableInfo = VK_TRUE;
+	stats = stats && caps.pipeline_stats;
+	VkPhysicalDeviceFeatures2 f2 = {VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_FEATURES_2, stats ? (void *)&pe : (void *)&f12};
 	f2.features.shaderInt64 = caps.shader_int64;
 	f2.features.shaderFloat64 = caps.shader_float64;
-	const char *exts[3];
+	const char *exts[4];
 	uint32_t nexts = 0;
 	if (use_af) {
 		exts[nexts++] = VK_EXT_SHADER_ATOMIC_FLOAT_EXTENSION_NAME;
@@ -521,6 +536,9 @@ int vks_open(vks_instance *vi, void *phys, int host_visible_device_memory, int i
 	}
 	if (import_host) {
 		exts[nexts++] = VK_EXT_EXTERNAL_MEMORY_HOST_EXTENSION_NAME;
+	}
+	if (stats) {
+		exts[nexts++] = VK_KHR_PIPELINE_EXECUTABLE_PROPERTIES_EXTENSION_NAME;
 	}
 	VkDeviceCreateInfo dci = {VK_STRUCTURE_TYPE_DEVICE_CREATE_INFO, &f2};
 	dci.queueCreateInfoCount = 1;
@@ -591,6 +609,14 @@ int vks_open(vks_instance *vi, void *phys, int host_visible_device_memory, int i
 	d->subgroup_control = caps.subgroup_control;
 	d->subgroup_size = caps.subgroup_size;
 	d->no_map = no_map;
+	d->compile_only = compile_only;
+	if (stats) {
+		d->vkGetPipelineExecutablePropertiesKHR =
+			(PFN_vkGetPipelineExecutablePropertiesKHR)d->gdpa(d->dev, "vkGetPipelineExecutablePropertiesKHR");
+		d->vkGetPipelineExecutableStatisticsKHR =
+			(PFN_vkGetPipelineExecutableStatisticsKHR)d->gdpa(d->dev, "vkGetPipelineExecutableStatisticsKHR");
+		d->stats = d->vkGetPipelineExecutablePropertiesKHR != NULL && d->vkGetPipelineExecutableStatisticsKHR != NULL;
+	}
 	if (import_host) {
 		VkPhysicalDeviceExternalMemoryHostPropertiesEXT hp = {
 			VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_EXTERNAL_MEMORY_HOST_PROPERTIES_EXT};
@@ -605,7 +631,7 @@ int vks_open(vks_instance *vi, void *phys, int host_visible_device_memory, int i
 		d->import_host = d->vkGetMemoryHostPointerPropertiesEXT != NULL && d->import_align > 0 &&
 			d->import_align <= HUGE_SPAN && HUGE_SPAN % d->import_align == 0;
 	}
-	if (pick_memory(&d->mp, ~0u, prefs_host[1]) == UINT32_MAX) {
+	if (!compile_only && pick_memory(&d->mp, ~0u, prefs_host[1]) == UINT32_MAX) {
 		vks_close(d);
 		snprintf(err, errlen, "no host-visible coherent memory type");
 		return -3;
@@ -637,7 +663,9 @@ void vks_close(vks_device *d) {
 		return;
 	}
 	if (d->dev) {
-		d->vkDeviceWaitIdle(d->dev);
+		if (!d->compile_only) {
+			d->vkDeviceWaitIdle(d->dev); /* RADV's null hardware has no queue to wait on */
+		}
 		if (d->layout) d->vkDestroyPipelineLayout(d->dev, d->layout, NULL);
 		if (d->pool) d->vkDestroyCommandPool(d->dev, d->pool, NULL);
 		d->vkDestroyDevice(d->dev, NULL);
@@ -828,6 +856,9 @@ int vks_pipeline(vks_device *d, const uint32_t *code, size_t code_bytes, const u
 		}
 	}
 	pci.layout = d->layout;
+	if (d->stats) {
+		pci.flags |= VK_PIPELINE_CREATE_CAPTURE_STATISTICS_BIT_KHR;
+	}
 	VkPipeline p;
 	r = d->vkCreateComputePipelines(d->dev, VK_NULL_HANDLE, 1, &pci, NULL, &p);
 	d->vkDestroyShaderModule(d->dev, mod, NULL);
@@ -841,6 +872,62 @@ int vks_pipeline(vks_device *d, const uint32_t *code, size_t code_bytes, const u
 
 void vks_destroy_pipeline(vks_device *d, uint64_t pipeline) {
 	d->vkDestroyPipeline(d->dev, (VkPipeline)pipeline, NULL);
+}
+
+int vks_pipeline_stats(vks_device *d, uint64_t pipeline, char *buf, int len) {
+	if (len > 0) {
+		buf[0] = 0;
+	}
+	if (!d->stats) {
+		return -1;
+	}
+	VkPipelineInfoKHR pi = {VK_STRUCTURE_TYPE_PIPELINE_INFO_KHR};
+	pi.pipeline = (VkPipeline)pipeline;
+	uint32_t ne = 1;
+	VkPipelineExecutablePropertiesKHR ep = {VK_STRUCTURE_TYPE_PIPELINE_EXECUTABLE_PROPERTIES_KHR};
+	VkResult r = d->vkGetPipelineExecutablePropertiesKHR(d->dev, &pi, &ne, &ep);
+	if ((r != VK_SUCCESS && r != VK_INCOMPLETE) || ne == 0) {
+		return r != VK_SUCCESS ? r : -1;
+	}
+	VkPipelineExecutableInfoKHR ei = {VK_STRUCTURE_TYPE_PIPELINE_EXECUTABLE_INFO_KHR};
+	ei.pipeline = (VkPipeline)pipeline;
+	ei.executableIndex = 0; /* a compute pipeline has one */
+	uint32_t n = 0;
+	r = d->vkGetPipelineExecutableStatisticsKHR(d->dev, &ei, &n, NULL);
+	if (r != VK_SUCCESS) {
+		return r;
+	}
+	VkPipelineExecutableStatisticKHR *st = calloc(n ? n : 1, sizeof *st);
+	if (!st) {
+		return VK_ERROR_OUT_OF_HOST_MEMORY;
+	}
+	for (uint32_t i = 0; i < n; i++) {
+		st[i].sType = VK_STRUCTURE_TYPE_PIPELINE_EXECUTABLE_STATISTIC_KHR;
+	}
+	r = d->vkGetPipelineExecutableStatisticsKHR(d->dev, &ei, &n, st);
+	int off = 0;
+	for (uint32_t i = 0; r == VK_SUCCESS && i < n && off < len; i++) {
+		char v[64];
+		switch (st[i].format) {
+		case VK_PIPELINE_EXECUTABLE_STATISTIC_FORMAT_BOOL32_KHR:
+			snprintf(v, sizeof v, "%u", (unsigned)st[i].value.b32);
+			break;
+		case VK_PIPELINE_EXECUTABLE_STATISTIC_FORMAT_INT64_KHR:
+			snprintf(v, sizeof v, "%lld", (long long)st[i].value.i64);
+			break;
+		case VK_PIPELINE_EXECUTABLE_STATISTIC_FORMAT_UINT64_KHR:
+			snprintf(v, sizeof v, "%llu", (unsigned long long)st[i].value.u64);
+			break;
+		case VK_PIPELINE_EXECUTABLE_STATISTIC_FORMAT_FLOAT64_KHR:
+			snprintf(v, sizeof v, "%g", st[i].value.f64);
+			break;
+		default:
+			snprintf(v, sizeof v, "?");
+		}
+		off += snprintf(buf + off, len - off, "%s%s=%s", i ? ";" : "", st[i].name, v);
+	}
+	free(st);
+	return r == VK_SUCCESS ? 0 : r;
 }
 
 struct vks_batch {
@@ -1024,7 +1111,7 @@ uint64_t vks_batch_elapsed(vks_device *d, vks_batch *b, int a, int z) {
 
 int vks_batch_queries(vks_batch *b) { return (int)b->qn; }
 
-int vks_wait_idle(vks_device *d) { return d->vkDeviceWaitIdle(d->dev); }
+int vks_wait_idle(vks_device *d) { return d->compile_only ? 0 : d->vkDeviceWaitIdle(d->dev); }
 
 int vks_leak_buffer_for_test(vks_device *d) {
 	VkBufferCreateInfo bci = {VK_STRUCTURE_TYPE_BUFFER_CREATE_INFO};

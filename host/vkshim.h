@@ -57,6 +57,7 @@ typedef struct {
 	int denorm32;   /* shaderDenormPreserveFloat32 */
 	int denorm64;   /* shaderDenormPreserveFloat64 */
 	uint32_t compute_units; /* VK_NV_shader_sm_builtins' SMs or VK_AMD_shader_core_properties' units; 0: not told */
+	int pipeline_stats; /* VK_KHR_pipeline_executable_properties: the driver's statistics of a pipeline */
 } vks_caps;
 
 int vks_query(vks_instance *vi, void *phys, vks_caps *out);
@@ -70,9 +71,14 @@ typedef struct vks_device vks_device;
  * gets its large buffers in memory we map ourselves, in huge pages, as
  * the OpenCL backend does (see vks_alloc). no_map: device buffers are
  * never mapped, even in host-visible memory (Options.EmulateDiscrete:
- * every transfer goes through staging, as on a discrete GPU). */
-int vks_open(vks_instance *vi, void *phys, int host_visible_device_memory, int import_host, int no_map, vks_device **out,
-	char *err, int errlen);
+ * every transfer goes through staging, as on a discrete GPU). stats: every
+ * pipeline keeps the driver's statistics (vks_pipeline_stats), where the
+ * device has VK_KHR_pipeline_executable_properties. compile_only: a device
+ * that builds pipelines and runs nothing (a driver without memory or
+ * queues that work, such as RADV's null hardware): no memory type is
+ * required, and nothing waits on its queue. */
+int vks_open(vks_instance *vi, void *phys, int host_visible_device_memory, int import_host, int no_map, int stats,
+	int compile_only, vks_device **out, char *err, int errlen);
 void vks_close(vks_device *d);
 
 typedef struct {
@@ -94,6 +100,10 @@ void vks_free(vks_device *d, vks_buffer *b);
 int vks_pipeline(vks_device *d, const uint32_t *code, size_t code_bytes, const uint32_t *spec, int n,
 	int require_subgroup, int full_subgroups, uint64_t *pipeline, char *err, int errlen);
 void vks_destroy_pipeline(vks_device *d, uint64_t pipeline);
+/* The driver's statistics of a pipeline's compute executable as text
+ * ("name=value;name=value..."), truncated to len; -1 where the device keeps
+ * none (vks_open's stats), else a VkResult. */
+int vks_pipeline_stats(vks_device *d, uint64_t pipeline, char *buf, int len);
 
 /* Batches: a command buffer with its fence and timestamp query pool.
  * Commands are recorded into a batch and run when it is submitted; the

@@ -288,6 +288,7 @@ type vkDevice struct {
 	caps       Caps
 	validation bool
 	trace      bool
+	buildOnly  bool         // OpenBuildOnly: kernels build, nothing runs
 	log        func(string) // Options' logger (nil: none)
 	timing     bool         // timestamps around each batch (Options.Timing)
 
@@ -385,7 +386,8 @@ type vkKernel struct {
 	spec      KernelSpec
 	localSize int
 	pipeline  C.uint64_t
-	block     bool // arguments in a parameter block
+	block     bool   // arguments in a parameter block
+	stats     []Stat // the driver's statistics of the pipeline (PipelineStats)
 }
 
 // Spec returns the kernel's spec.
@@ -430,7 +432,7 @@ func vulkanOpen(index int, opts Options) (Device, error) {
 		return nil, fmt.Errorf("vulkan device index %d outside [0, %d): %w", index, len(pds), ErrNoDevice)
 	}
 	caps := vkCaps(vi, index, pds[index])
-	if caps.Unusable != "" {
+	if caps.Unusable != "" && !(opts.buildOnly && buildable(caps)) {
 		vkDropInstance(vi)
 		return nil, fmt.Errorf("vulkan:%d %s: %s: %w", index, caps.Name, caps.Unusable, ErrUnsupported)
 	}
@@ -451,12 +453,22 @@ func vulkanOpen(index int, opts Options) (Device, error) {
 	if caps.Type == TypeCPU && slices.Contains(caps.Extensions, "VK_EXT_external_memory_host") && os.Getenv("ACCEL_HUGEPAGES") != "0" && !emulate {
 		importHost = 1
 	}
-	if r := C.vks_open(vi, unsafe.Pointer(pds[index]), hostVisible, importHost, noMap, &dev, &cerr[0], C.int(len(cerr))); r != 0 {
+	// the driver's statistics of each pipeline, for the trace (and
+	// PipelineStats)
+	stats, buildOnly := C.int(0), C.int(0)
+	if opts.trace() || opts.buildOnly {
+		stats = 1
+	}
+	if opts.buildOnly {
+		buildOnly = 1
+	}
+	if r := C.vks_open(vi, unsafe.Pointer(pds[index]), hostVisible, importHost, noMap, stats, buildOnly, &dev, &cerr[0], C.int(len(cerr))); r != 0 {
 		vkDropInstance(vi)
 		return nil, fmt.Errorf("vulkan:%d: %s: %w", index, C.GoString(&cerr[0]), ErrDriver)
 	}
 	d := &vkDevice{caps: caps, inst: vi, d: dev, validation: validation, trace: opts.trace(), log: opts.logger(), timing: opts.timing(),
-		bufs: map[*vkBuffer]struct{}{}, pinned: map[*vkArena]struct{}{}, stagingBytes: vkStagingBytes, maxIdle: maxIdleArenas}
+		bufs: map[*vkBuffer]struct{}{}, pinned: map[*vkArena]struct{}{}, stagingBytes: vkStagingBytes, maxIdle: maxIdleArenas,
+		buildOnly: opts.buildOnly}
 	d.mu.Lock()
 	err = d.check("open")
 	d.mu.Unlock()
@@ -530,6 +542,9 @@ func (d *vkDevice) allocLocked(size int64) (*vkBuffer, error) {
 // such memory. Sizes above Caps.MaxAllocBytes fail with ErrOutOfMemory
 // before the driver is asked.
 func (d *vkDevice) Alloc(size int64) (Buffer, error) {
+	if d.buildOnly {
+		return nil, fmt.Errorf("vulkan: alloc on %s, opened to build kernels only: %w", d.caps.ID(), ErrUnsupported)
+	}
 	if err := checkAlloc("vulkan", size, d.caps); err != nil {
 		return nil, err
 	}
@@ -1204,9 +1219,24 @@ func (d *vkDevice) build(spec KernelSpec, plan Plan) (*vkKernel, error) {
 		return nil, d.checked("pipeline "+spec.String(), err)
 	}
 	k := &vkKernel{dev: d, spec: spec, localSize: plan.LocalSize, pipeline: p, block: f.ParamBlock()}
+	var cstats [2048]C.char
+	if C.vks_pipeline_stats(d.d, p, &cstats[0], C.int(len(cstats))) == 0 {
+		k.stats = parseStats(C.GoString(&cstats[0]))
+	}
 	if err := d.check("pipeline " + spec.String()); err != nil {
 		C.vks_destroy_pipeline(d.d, p)
 		return nil, err
+	}
+	if d.trace && d.log != nil && len(k.stats) > 0 {
+		// what the driver's compiler made of it (registers, spills,
+		// occupancy, as the driver names them): the OpenCL backend's
+		// private-memory line for Vulkan
+		parts := make([]string, len(k.stats))
+		for i, s := range k.stats {
+			parts[i] = s.Name + "=" + s.Value
+		}
+		d.log(fmt.Sprintf("accel: %s pipeline %s.%s:%s local=%d: driver statistics: %s",
+			d.caps.ID(), f.Name, spec.Variant, spec.Entry.Name, plan.LocalSize, strings.Join(parts, ", ")))
 	}
 	return k, nil
 }
@@ -1227,6 +1257,9 @@ func (d *vkDevice) Launch(kern Kernel, plan Plan, args []Arg) error {
 	e := k.spec.Entry
 	if err := checkLaunch("vulkan", e, plan, d.caps, args); err != nil {
 		return err
+	}
+	if d.buildOnly {
+		return fmt.Errorf("vulkan: launch of %s on %s, opened to build kernels only: %w", k.spec, d.caps.ID(), ErrUnsupported)
 	}
 	if plan.LocalSize != k.localSize {
 		return fmt.Errorf("vulkan: kernel %s was built for local size %d, plan has %d", k.spec, k.localSize, plan.LocalSize)
@@ -1410,4 +1443,62 @@ func (d *vkDevice) leakBufferForTest() error {
 		return ErrClosed
 	}
 	return d.checked("leak", vkResult("create buffer", C.vks_leak_buffer_for_test(d.d)))
+}
+
+// OpenBuildOnly opens the Vulkan device that c describes (from Enumerate)
+// to build kernels only: Kernel works, and each kernel keeps the driver's
+// statistics of its pipeline where the driver offers them
+// (PipelineStats); Alloc and Launch fail with ErrUnsupported. A device
+// that Enumerate marks unusable only for reporting no memory opens too:
+// RADV's null hardware (RADV_FORCE_FAMILY with no AMD GPU present), which
+// compiles the SPIR-V for AMD GPUs with their compiler, on a machine
+// without one.
+func OpenBuildOnly(c Caps, opts Options) (Device, error) {
+	if c.Backend != Vulkan {
+		return nil, fmt.Errorf("build-only device %s: only Vulkan devices open so: %w", c.ID(), ErrUnsupported)
+	}
+	opts.buildOnly = true
+	return vulkanOpen(c.Index, opts)
+}
+
+// buildable says whether a device whose caps say it is unusable can still
+// build kernels: it lacks only memory (RADV's null hardware reports
+// none), not a feature the SPIR-V needs.
+func buildable(c Caps) bool {
+	for _, why := range strings.Split(c.Unusable, ", ") {
+		if !strings.HasPrefix(why, "reports device memory") && !strings.HasPrefix(why, "reports max allocation") {
+			return false
+		}
+	}
+	return true
+}
+
+// Stat is one of the statistics a driver keeps of a compiled kernel, named
+// as the driver names it (RADV: "VGPRs", "Scratch size", "Subgroups per
+// SIMD", ...), its value as text.
+type Stat struct {
+	Name  string
+	Value string
+}
+
+// PipelineStats returns the statistics the Vulkan driver keeps of k's
+// pipeline (VK_KHR_pipeline_executable_properties), where the device was
+// opened to keep them (Options.Trace or OpenBuildOnly) and the driver
+// offers them; else nil.
+func PipelineStats(k Kernel) []Stat {
+	if vk, ok := k.(*vkKernel); ok {
+		return slices.Clone(vk.stats)
+	}
+	return nil
+}
+
+// parseStats reads vks_pipeline_stats' "name=value;name=value".
+func parseStats(s string) []Stat {
+	var out []Stat
+	for _, kv := range strings.Split(s, ";") {
+		if name, v, ok := strings.Cut(kv, "="); ok {
+			out = append(out, Stat{Name: name, Value: v})
+		}
+	}
+	return out
 }

@@ -11,7 +11,7 @@
 # Rows that answer one question run in the same call, so compare them
 # with each other only. GPU_NEXT_QUICK=1 adds --quick (a dry run on PoCL
 # and lavapipe); GPU_NEXT_REPS sets --reps (10); GPU_NEXT_ONLY="0a 0f"
-# runs only the sections it names (all by default; T, W, S and V first);
+# runs only the sections it names (all by default; T, R, W, S and V first);
 # GPU_NEXT_TEST_S bounds section T's tests (300 s).
 set -u
 bin=${ACCEL_BIN:-accel}
@@ -93,6 +93,30 @@ if [ -x "${ACCEL_GPU_PACK:-}/bin/accel.test" ]; then
 else
 	echo "no \$ACCEL_GPU_PACK/bin/accel.test (run this under gpu-run.sh sh)"
 fi
+fi
+if want R; then
+echo "== R. what NVIDIA's Vulkan compiler made of each pipeline (session 14: VK_KHR_pipeline_executable_properties, which the trace now prints for every pipeline it builds): registers and local memory a thread, beside OpenCL's private memory for the same kernels (0f). Vulkan's slow rows of 2026-11-27 are the latency-bound ones, on the same plan as OpenCL (hash lookup8M 1.873 ms against 0.422, rand16M_1M amax 0.769 against 0.240, conv149100 1.325 against 0.296): pipelines with far more registers than OpenCL's kernels (less occupancy, fewer loads in flight) would explain them. AMD's compiler (RADV, TestVulkanAMDBuilds) keeps every GPU-plan pipeline free of spills, 48 VGPRs or fewer for these"
+# stats OP BACKEND PATTERN CASE...: the trace's lines matching PATTERN for
+# one rep of each CASE (every case with --quick)
+stats() {
+	local op=$1 b=$2 pat=$3
+	shift 3
+	local c=""
+	if [ -z "$quick" ]; then
+		for x in "$@"; do c="$c --case $x"; done
+	fi
+	# shellcheck disable=SC2086 # one word per flag
+	ACCEL_TRACE=1 timeout 60 "$bin" bench --op "$op" --backend "$b" --reps 1 --no-ref $quick $c 2>&1 | grep "$pat" | sed 's/^accel: //' | sort -u | head -40
+}
+for b in vulkan opencl; do
+	pat="driver statistics"
+	[ "$b" = opencl ] && pat="private memory"
+	stats hash_table $b "$pat" lookup8M
+	stats scatter_reduce $b "$pat" rand16M_1M_amax rand16M_1M_mean hot16M_16_sum perm16M_sum rand16M_1M_sum_det
+	stats get_indice_pairs $b "$pat" conv149100 subm248636
+	stats sort $b "$pat" uint32_16M_perm
+	stats cumsum $b "$pat" int32_64M
+done
 fi
 if want W; then
 echo "== W. session 13's blind changes (2026-11-27, after the H200 call): loads in flight before the work that kept them in order (the sort's ranking by ballots and its histogram pass; the atomic scatter pass, the few-targets pass and its merge), fixup launches on a grid of eight groups a compute unit. Predicted on the H200 (2026-11-27 measured): sort 16M+perm about 0.9-1.0 ms (1.286 OpenCL, 1.445 Vulkan; a sweep pass 0.271 -> about 0.2, thist 0.081 -> about 0.04, fixups 0.014-0.026 -> under 0.005); hot16M_16 amax / mean OpenCL about 0.3 / 0.3 (1.041 / 0.962: the merge's 2112 copies a round trip or two each); rand16M_1M sum OpenCL about 0.2 (0.281). Then Vulkan's scatter rows under each SPIR-V build (ACCEL_VK_STRICT=0: the plain builds; ACCEL_DENORM_FIX=0: V.strict for V.strictf), to see whether a build is what makes them slow"
