@@ -69,7 +69,13 @@
 #include "elementwise.h"
 #include "hash_mix.h"
 
-#define HT_BATCH 8
+/* Keys a work-item probes at once: 8 on the CPU plans, whose compilers
+ * keep them all in flight (PoCL's lookup8M 219-249 ms, 279-285 at 4);
+ * 4 on the GPU plans, their ITEMS (8 took RADV's lookup from 48 to 72
+ * registers). In GLSL a specialization-constant expression (CONTIG):
+ * the loops over it carry the Unroll hint (portable.h), which the
+ * driver takes once the constant is known. */
+#define HT_BATCH (CONTIG == 1 ? 8 : 4)
 
 /* The passes over an insert's slots (plain loops that vectorize); op is a
  * literal at each entry: 0 mark, 1 commit, 2 ids. */
@@ -116,36 +122,46 @@ void ht_probe(BPTR table, BPTR keys, BPTR res, BPTR meta, i64 n, i64 slots, i64 
 	u64 claims = CAST(u64, 0);
 	for (i64 tile = GROUP_LINEAR_ID(); tile < tiles; tile += GROUP_TOTAL()) {
 		for (i64 j0 = I64C(0); j0 < I64C(ITEMS); j0 += I64C(HT_BATCH)) {
-		/* The first probe of a batch of keys is loaded up front: the loads
-		 * are independent, so their cache misses overlap. The batch is
-		 * only ever indexed at constant slots (each probe goes in at the
-		 * back and is taken from the front, the rest moving one slot), so
-		 * it stays in registers even where a compiler leaves these loops
-		 * rolled, as glslc does the second: an array indexed at a
-		 * run-time slot lives in the work-item's stack, local memory on a
-		 * GPU. */
-		u64 pre[HT_BATCH];
-		UNROLL for (int b = 0; b < HT_BATCH; b++) { /* 32-ok: a batch slot, < HT_BATCH */
-			pre[b] = HT_EMPTY;
-		}
+		/* A batch's keys are loaded first, then their first probes: the
+		 * loads of each round are independent, so their cache misses
+		 * overlap, two round trips a batch. No branch on a lane's own
+		 * values comes between them (a slot past the tile or past n loads
+		 * key 0 and drops it; the plans' ITEMS are multiples of HT_BATCH,
+		 * so only the last tile's lanes past n ever do): RADV's compiler
+		 * waited for a slot's loads at each such branch, one round trip
+		 * after another. The batch is only ever indexed at constant slots
+		 * (a value goes in at the back and is taken from the front, the
+		 * rest moving one slot), so it stays in registers even where a
+		 * compiler leaves these loops rolled, as glslc does the last: an
+		 * array indexed at a run-time slot lives in the work-item's stack,
+		 * local memory on a GPU. */
+		u64 kb[HT_BATCH];  /* the keys (HT_EMPTY past the tile or n) */
+		u64 pre[HT_BATCH]; /* their first probes */
 		UNROLL for (int b = 0; b < HT_BATCH; b++) { /* 32-ok: a batch slot, < HT_BATCH */
 			const i64 i = ew_index(tile, j0 + I64C(b));
-			u64 probe = HT_EMPTY;
-			if (step == I64C(0) && j0 + I64C(b) < I64C(ITEMS) && i < n) {
-				const u64 key = LD64(keys, i);
-				if (key != HT_EMPTY) {
-					probe = LD64(table, I64C(2) * CAST(i64, ht_hash(key) & mask));
-				}
-			}
+			const bool live = step == I64C(0) && j0 + I64C(b) < I64C(ITEMS) && i < n;
+			const u64 key = LD64(keys, live ? i : I64C(0));
 			UNROLL for (int c = 0; c < HT_BATCH - 1; c++) { /* 32-ok: a batch slot, < HT_BATCH */
+				kb[c] = kb[c + 1];
+			}
+			kb[HT_BATCH - 1] = live ? key : HT_EMPTY;
+		}
+		UNROLL for (int b = 0; b < HT_BATCH; b++) { /* 32-ok: a batch slot, < HT_BATCH */
+			const u64 key = kb[0];
+			const u64 at = LD64(table, I64C(2) * CAST(i64, ht_hash(key) & mask));
+			UNROLL for (int c = 0; c < HT_BATCH - 1; c++) { /* 32-ok: a batch slot, < HT_BATCH */
+				kb[c] = kb[c + 1];
 				pre[c] = pre[c + 1];
 			}
-			pre[HT_BATCH - 1] = probe;
+			kb[HT_BATCH - 1] = key; /* the keys come round again for the probing */
+			pre[HT_BATCH - 1] = key != HT_EMPTY ? at : HT_EMPTY;
 		}
 		UNROLL for (int b = 0; b < HT_BATCH; b++) { /* 32-ok: a batch slot, < HT_BATCH */
 			const u64 first = pre[0];
+			const u64 kfirst = kb[0];
 			UNROLL for (int c = 0; c < HT_BATCH - 1; c++) { /* 32-ok: a batch slot, < HT_BATCH */
 				pre[c] = pre[c + 1];
+				kb[c] = kb[c + 1];
 			}
 			const i64 j = j0 + I64C(b);
 			const i64 i = ew_index(tile, j);
@@ -175,7 +191,7 @@ void ht_probe(BPTR table, BPTR keys, BPTR res, BPTR meta, i64 n, i64 slots, i64 
 			if (cnt && LD32(meta, HT_META_FULL) != 0u) {
 				continue; /* Unique's try failed already: stop early */
 			}
-			const u64 key = LD64(keys, i);
+			const u64 key = step == I64C(0) ? kfirst : LD64(keys, i);
 			/* state: 0 probing, 1 found, 2 absent (or no slot), 3 out of budget */
 			int state = 0; /* 32-ok: a probe state, 0..3 */
 			i64 s = slots;
