@@ -250,8 +250,22 @@ void sc_fold_at(BPTR dst, BPTR counts, sc_strides st, BPTR err, i64 dim_size, i6
  * in OpenCL C). */
 #define SC_AB 4
 /* batch slot b (q, v) of the positions from j0: loaded, then folded (in
- * scalars: glslc leaves a loop over arrays of them rolled, in a stack) */
+ * scalars: glslc leaves a loop over arrays of them rolled, in a stack).
+ * The 1-d loads (SC_AB_LOAD1) take no branch on the lane's position: a
+ * slot past the positions loads position 0's and is never folded (RADV's
+ * compiler waited for a slot's loads where such a branch ended, one
+ * round trip after another); the n-d ones decompose each position in a
+ * loop of divisions, under the branch. */
 #define SC_AB_OK(b) (j0 + I64C(b) < I64C(ITEMS) && ew_index(tile, j0 + I64C(b)) < count)
+#define SC_AB_LOAD1(b, q, v) \
+	{ \
+		const i64 p_ = SC_AB_OK(b) ? ew_index(tile, j0 + I64C(b)) : I64C(0); \
+		const i64 ix_ = LOADI(index, p_ * st.idx); \
+		q.o = I64C(0); \
+		q.s = p_ * st.src; \
+		q.ix = wrap != I64C(0) && ix_ < I64C(0) ? ix_ + dim_size : ix_; \
+		v = LOADV(src, q.s); \
+	}
 #define SC_AB_LOAD(b, q, v) \
 	if (SC_AB_OK(b)) { \
 		q = sc_position(meta, index, st, rank, dim, dim_size, wrap, ew_index(tile, j0 + I64C(b))); \
@@ -280,10 +294,17 @@ void scatter_reduce(SCATTER_REDUCE_PARAMS) {
 		for (i64 j0 = I64C(0); j0 < I64C(ITEMS); j0 += I64C(SC_AB)) {
 			sc_pos q0, q1, q2, q3;
 			T v0 = CAST(T, 0), v1 = CAST(T, 0), v2 = CAST(T, 0), v3 = CAST(T, 0);
-			SC_AB_LOAD(0, q0, v0)
-			SC_AB_LOAD(1, q1, v1)
-			SC_AB_LOAD(2, q2, v2)
-			SC_AB_LOAD(3, q3, v3)
+			if (rank == I64C(1)) {
+				SC_AB_LOAD1(0, q0, v0)
+				SC_AB_LOAD1(1, q1, v1)
+				SC_AB_LOAD1(2, q2, v2)
+				SC_AB_LOAD1(3, q3, v3)
+			} else {
+				SC_AB_LOAD(0, q0, v0)
+				SC_AB_LOAD(1, q1, v1)
+				SC_AB_LOAD(2, q2, v2)
+				SC_AB_LOAD(3, q3, v3)
+			}
 			for (int b = 0; b < SC_AB; b++) { /* 32-ok: a batch slot, < SC_AB */
 				if (SC_AB_OK(b)) {
 					sc_fold_at(SC_FOLD_ARGS, ew_index(tile, j0 + I64C(b)), sc_pick(b, q0, q1, q2, q3), SC_PICK(b, v0, v1, v2, v3));
@@ -1022,12 +1043,15 @@ void scatter_few(SCATTER_FEW_PARAMS) {
 
 /* scatter_fewg's batch slot b (index value x, value v) of the positions
  * from p0 (a stride of LOCAL_SIZE apart), loaded (each slot spelled out;
- * scatter_fewg folds them in a loop over the slots). */
+ * scatter_fewg folds them in a loop over the slots). No branch: a slot
+ * past the range loads its last position's and is never folded (as
+ * SC_AB_LOAD1). */
 #define SC_FEWG_P(b) (p0 + I64C(b) * I64C(LOCAL_SIZE))
 #define SC_FEWG_LOAD(b, x, v) \
-	if (SC_FEWG_P(b) < to) { \
-		x = LOADI(index, SC_FEWG_P(b) * index_stride); \
-		v = LOADV(src, SC_FEWG_P(b) * src_stride); \
+	{ \
+		const i64 p_ = min64(SC_FEWG_P(b), to - I64C(1)); \
+		x = LOADI(index, p_ * index_stride); \
+		v = LOADV(src, p_ * src_stride); \
 	}
 
 /* The GPU few-targets pass (scatter_fewg): where few targets take every
@@ -1199,13 +1223,12 @@ void scatter_fewg(SCATTER_FEWG_PARAMS) {
 		acc = sc_fold(acc, v, red); \
 		total += (c); \
 	}
-#define SC_MB_LOAD(b) \
-	if (w0 + I64C(b) < workers) { \
-		v##b = LOADV(priv, (w0 + I64C(b)) * count + t); \
-		if (counted != I64C(0)) { \
-			c##b = CAST(i64, LOADU(pcnt, (w0 + I64C(b)) * count + t)); \
-		} \
-	}
+/* copy b's value, and its hit count (SC_MB_COUNT), of the batch from w0;
+ * no branch: a slot past the copies loads the last one's and is never
+ * folded (as SC_AB_LOAD1) */
+#define SC_MB_W(b) min64(w0 + I64C(b), workers - I64C(1))
+#define SC_MB_LOAD(b) v##b = LOADV(priv, SC_MB_W(b) * count + t);
+#define SC_MB_COUNT(b) c##b = CAST(i64, LOADU(pcnt, SC_MB_W(b) * count + t));
 void scatter_merge(SCATTER_MERGE_PARAMS) {
 	const i64 tiles = ew_tiles(count);
 	for (i64 tile = GROUP_LINEAR_ID(); tile < tiles; tile += GROUP_TOTAL()) {
@@ -1237,6 +1260,16 @@ void scatter_merge(SCATTER_MERGE_PARAMS) {
 				SC_MB_LOAD(5)
 				SC_MB_LOAD(6)
 				SC_MB_LOAD(7)
+				if (counted != I64C(0)) { /* the same for every lane */
+					SC_MB_COUNT(0)
+					SC_MB_COUNT(1)
+					SC_MB_COUNT(2)
+					SC_MB_COUNT(3)
+					SC_MB_COUNT(4)
+					SC_MB_COUNT(5)
+					SC_MB_COUNT(6)
+					SC_MB_COUNT(7)
+				}
 				for (int b = 0; b < SC_MB; b++) { /* 32-ok: a batch slot, < SC_MB */
 					if (w0 + I64C(b) < workers) {
 						SC_MB_FOLD(SC_MB_PICK(b, v), SC_MB_PICK(b, c))
