@@ -224,6 +224,35 @@ T sg_one(BPTR x, i64 n, i64 u, i64 kind, i64 checked) {
 }
 #endif
 
+/* A unit as loaded (SG_UNIT), unchecked, of plain elements (FLAG_NONE),
+ * and its sum. */
+#if SCAN_SG_PV == 2
+#define SG_UNIT u64
+#define SG_UNIT_LD(x, u) LD_PAIR(x, u)
+#define SG_UNIT_SUM(w) ADD(PAIR_LO(w), PAIR_HI(w))
+#else
+#define SG_UNIT T
+#define SG_UNIT_LD(x, u) LDT(x, u)
+#define SG_UNIT_SUM(w) (w)
+#endif
+
+/* Whether the segment at seg is loaded as a batch (SG_ROWS_LOAD): the
+ * plan's rows are few (the GPU plans' 8; lavapipe's plans take 1024 a
+ * segment, too many to hold, which its compiler took minutes to find),
+ * the segment lies wholly below n and holds plain elements. */
+#define SG_BATCH_MAX 16
+#define SG_BATCH_N (ITEMS < SG_BATCH_MAX ? ITEMS : SG_BATCH_MAX)
+#define SG_BATCH(seg) (ITEMS <= SG_BATCH_MAX && kind == I64C(FLAG_NONE) && sg_full_rows(seg, n) == I64C(ITEMS))
+
+/* The segment at seg's rows into rows[SG_BATCH_N] (ITEMS of them where
+ * SG_BATCH), all loads in flight at once: loaded row by row, each between
+ * subgroup operations (which no compiler moves a load across), a segment
+ * waited ITEMS round trips to memory. */
+#define SG_ROWS_LOAD(rows, seg) \
+	UNROLL for (int j_ = 0; j_ < SG_BATCH_N; j_++) { /* 32-ok: a row, < ITEMS */ \
+		rows[j_] = SG_UNIT_LD(x, (seg) + I64C(j_) * SG_SIZE + SG_LANE); \
+	}
+
 /* The sum of unit u. */
 T sg_unit_sum(BPTR x, i64 n, i64 u, i64 kind, i64 checked) {
 #if SCAN_SG_PV == 2
@@ -238,6 +267,14 @@ T sg_unit_sum(BPTR x, i64 n, i64 u, i64 kind, i64 checked) {
 T sg_seg_sum(BPTR x, i64 n, i64 seg, i64 kind) {
 	const i64 full = sg_full_rows(seg, n);
 	T acc = CAST(T, 0);
+	if (SG_BATCH(seg)) {
+		SG_UNIT rows[SG_BATCH_N];
+		SG_ROWS_LOAD(rows, seg)
+		UNROLL for (int j = 0; j < SG_BATCH_N; j++) { /* 32-ok: a row, < ITEMS */
+			acc = ADD(acc, SG_UNIT_SUM(rows[j]));
+		}
+		return acc;
+	}
 	for (i64 j = I64C(0); j < full; j++) {
 		acc = ADD(acc, sg_unit_sum(x, n, seg + j * SG_SIZE + SG_LANE, kind, I64C(0)));
 	}
@@ -247,11 +284,11 @@ T sg_seg_sum(BPTR x, i64 n, i64 seg, i64 kind) {
 	return acc;
 }
 
-/* Scans the row holding unit u (one per lane) from run, the sum of
- * everything before the row; returns the sum through the row. */
-T sg_row(BPTR x, BPTR y, i64 n, i64 u, i64 kind, i64 exclusive, T run, i64 checked) {
+/* Scans the row holding unit u (one per lane), its unit w as loaded, from
+ * run, the sum of everything before the row; returns the sum through the
+ * row. */
+T sg_row_w(BPTR y, i64 n, i64 u, SG_UNIT w, i64 exclusive, T run, i64 checked) {
 #if SCAN_SG_PV == 2
-	const u64 w = sg_pair(x, n, u, kind, checked);
 	const T a = PAIR_LO(w);
 	const T v = ADD(a, PAIR_HI(w));
 	const T e = ADD(run, SG_EXCL(v));
@@ -269,13 +306,22 @@ T sg_row(BPTR x, BPTR y, i64 n, i64 u, i64 kind, i64 exclusive, T run, i64 check
 		}
 	}
 #else
-	const T v = sg_one(x, n, u, kind, checked);
+	const T v = w;
 	const T e = ADD(run, SG_EXCL(v));
 	if (checked == I64C(0) || u < n) {
 		STT(y, u, exclusive != I64C(0) ? e : ADD(e, v));
 	}
 #endif
 	return ADD(run, SG_ADD(v));
+}
+
+/* sg_row_w of unit u, loaded (sg_pair or sg_one). */
+T sg_row(BPTR x, BPTR y, i64 n, i64 u, i64 kind, i64 exclusive, T run, i64 checked) {
+#if SCAN_SG_PV == 2
+	return sg_row_w(y, n, u, sg_pair(x, n, u, kind, checked), exclusive, run, checked);
+#else
+	return sg_row_w(y, n, u, sg_one(x, n, u, kind, checked), exclusive, run, checked);
+#endif
 }
 
 void scan_reduce_sg(BPTR x, BPTR partials, i64 n, i64 kind SCRATCH_PARAM) {
@@ -315,11 +361,24 @@ void scan_apply_sg(BPTR x, BPTR y, BPTR partials, i64 n, i64 kind, i64 exclusive
 	T carry = LDT(partials, g);
 	for (i64 t = g * tpg; t < tend; t++) {
 		const i64 seg = sg_seg(t);
+		/* a whole segment of plain elements is loaded once, summed and
+		 * scanned from registers; the rest row by row, twice */
+		const bool batch = SG_BATCH(seg);
+		SG_UNIT rows[SG_BATCH_N];
+		T mine = CAST(T, 0); /* this lane's sum over the segment */
+		if (batch) {
+			SG_ROWS_LOAD(rows, seg)
+			UNROLL for (int j = 0; j < SG_BATCH_N; j++) { /* 32-ok: a row, < ITEMS */
+				mine = ADD(mine, SG_UNIT_SUM(rows[j]));
+			}
+		} else if (SCAN_SG != 2) {
+			mine = sg_seg_sum(x, n, seg, kind);
+		}
 		T pre = CAST(T, 0);
 		T tot = CAST(T, 0);
 		if (SCAN_SG != 2) {
 			/* the sums of the earlier segments of the tile, and of all */
-			const T s = SG_ADD(sg_seg_sum(x, n, seg, kind));
+			const T s = SG_ADD(mine);
 			if (SG_LANE == I64C(0)) {
 				SH(SG_ID) = s;
 			}
@@ -333,11 +392,17 @@ void scan_apply_sg(BPTR x, BPTR y, BPTR partials, i64 n, i64 kind, i64 exclusive
 		}
 		const i64 full = sg_full_rows(seg, n);
 		T run = ADD(carry, pre);
-		for (i64 j = I64C(0); j < full; j++) {
-			run = sg_row(x, y, n, seg + j * SG_SIZE + SG_LANE, kind, exclusive, run, I64C(0));
-		}
-		for (i64 j = full; j < I64C(ITEMS); j++) {
-			run = sg_row(x, y, n, seg + j * SG_SIZE + SG_LANE, kind, exclusive, run, I64C(1));
+		if (batch) {
+			UNROLL for (int j = 0; j < SG_BATCH_N; j++) { /* 32-ok: a row, < ITEMS */
+				run = sg_row_w(y, n, seg + I64C(j) * SG_SIZE + SG_LANE, rows[j], exclusive, run, I64C(0));
+			}
+		} else {
+			for (i64 j = I64C(0); j < full; j++) {
+				run = sg_row(x, y, n, seg + j * SG_SIZE + SG_LANE, kind, exclusive, run, I64C(0));
+			}
+			for (i64 j = full; j < I64C(ITEMS); j++) {
+				run = sg_row(x, y, n, seg + j * SG_SIZE + SG_LANE, kind, exclusive, run, I64C(1));
+			}
 		}
 		carry = SCAN_SG != 2 ? ADD(carry, tot) : run;
 	}
