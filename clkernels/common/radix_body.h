@@ -165,15 +165,39 @@ void radix_scatter(RADIX_SCATTER_PARAMS) {
 	}
 }
 
-/* Key i of the pass and its entry, as radix_scatter reads them. */
-#define RADIX_LOAD(i, k, e) \
+/* A tiled pass's keys of the lane into ks[0..RADIX_KPT) and their
+ * entries into es, all loads in flight at once: key j at position
+ * (base) + POS(j) where VALID(j), else the tile's first key (never used:
+ * the ranking and counting test VALID again), in loops that UNR unrolls
+ * (UNROLL, or RADIX_WL_UNROLL). The pass's kind of input is
+ * tested once, outside the loops, and nothing between the loads branches
+ * (RADV's compiler waits for every load in flight where a branch ends:
+ * the loads one under the other's test took a round trip each). */
+#define RADIX_LOAD_KEYS(base, POS, VALID, UNR) \
 	if (RADIX_READS_WORDS(pack)) { \
-		const u64 word_ = LD64(pin, i); \
-		k = CAST(KEY, word_ >> 32); \
-		e = word_ & 0xfffffffful; \
+		UNR for (int j_ = 0; j_ < RADIX_KPT; j_++) { /* 32-ok: a key of the lane, < RADIX_KPT */ \
+			const u64 word_ = LD64(pin, (base) + (VALID(j_) ? I64C(POS(j_)) : I64C(0))); \
+			ks[j_] = CAST(KEY, word_ >> 32); \
+			es[j_] = word_ & 0xfffffffful; \
+		} \
+	} else if (first != I64C(0)) { \
+		UNR for (int j_ = 0; j_ < RADIX_KPT; j_++) { /* 32-ok: a key of the lane, < RADIX_KPT */ \
+			const i64 i_ = (base) + (VALID(j_) ? I64C(POS(j_)) : I64C(0)); \
+			ks[j_] = LDK(kin, i_); \
+			es[j_] = CAST(u64, i_); \
+		} \
+	} else if (RADIX_READS_E32(pack)) { \
+		UNR for (int j_ = 0; j_ < RADIX_KPT; j_++) { /* 32-ok: a key of the lane, < RADIX_KPT */ \
+			const i64 i_ = (base) + (VALID(j_) ? I64C(POS(j_)) : I64C(0)); \
+			ks[j_] = LDK(kin, i_); \
+			es[j_] = CAST(u64, LD32(pin, i_)); \
+		} \
 	} else { \
-		k = LDK(kin, i); \
-		e = RADIX_ENTRY(i); \
+		UNR for (int j_ = 0; j_ < RADIX_KPT; j_++) { /* 32-ok: a key of the lane, < RADIX_KPT */ \
+			const i64 i_ = (base) + (VALID(j_) ? I64C(POS(j_)) : I64C(0)); \
+			ks[j_] = LDK(kin, i_); \
+			es[j_] = LD64(pin, i_); \
+		} \
 	}
 
 /* Tile t's digit counts in the scratch's first DIGITS words: each lane
@@ -327,14 +351,14 @@ void radix_tcount(RADIX_TCOUNT_PARAMS) {
  * RADIX_RANK_ROUND (the second, for 8-bit digits, ranks the first's result
  * by the high bits); lane lid's keys are slots lid * RADIX_KPT + j of the
  * tile, loaded into ks and es. */
+/* RADIX_RANK_TILE's key j of the lane: its slot, and whether the tile
+ * has it (nk: the lane's keys) */
+#define RADIX_RT_POS(j) (lid * RADIX_KPT + (j))
+#define RADIX_RT_VALID(j) ((j) < nk)
 #define RADIX_RANK_TILE(base, cnt) \
 	{ \
 		const int nk = clamp((cnt) - lid * RADIX_KPT, 0, RADIX_KPT); /* 32-ok: keys of the lane, <= RADIX_KPT */ \
-		UNROLL for (int j = 0; j < RADIX_KPT; j++) { /* 32-ok: a key of the lane, < RADIX_KPT */ \
-			if (j < nk) { \
-				RADIX_LOAD((base) + I64C(lid * RADIX_KPT + j), ks[j], es[j]) \
-			} \
-		} \
+		RADIX_LOAD_KEYS(base, RADIX_RT_POS, RADIX_RT_VALID, UNROLL) \
 		RADIX_RANK_ROUND(0, RADIX_RB) \
 		if (RADIX_ROUNDS > 1) { \
 			LOCAL_BARRIER(); /* the first round's tile is in scratch */ \
@@ -412,6 +436,10 @@ void radix_tcount(RADIX_TCOUNT_PARAMS) {
  * give-up flag) is cleared with the sums of 8 (cleared in a test of its
  * own after the last loop, PoCL 3.1 dropped that loop's stores, with
  * NVIDIA's path emulated). */
+/* RADIX_RANK_TILE_WL's key j of the lane: its slot (subgroup-major, a
+ * row of the subgroup's lanes per key), and whether the tile has it */
+#define RADIX_WL_POS(j) ((sg_ * RADIX_KPT + (j)) * RADIX_SG_SIZE + sl_)
+#define RADIX_WL_VALID(j) (RADIX_WL_POS(j) < (cnt))
 #define RADIX_RANK_TILE_WL(base, cnt) \
 	{ \
 		const int sg_ = RADIX_SG_ID; /* 32-ok: the lane's subgroup, < RADIX_SGS */ \
@@ -421,12 +449,7 @@ void radix_tcount(RADIX_TCOUNT_PARAMS) {
 		for (int w_ = lid; w_ < RADIX_SG_COUNT * RADIX_DW; w_ += RADIX_LS) { /* 32-ok: a counter word */ \
 			sh[w_] = 0u; \
 		} \
-		RADIX_WL_UNROLL for (int j_ = 0; j_ < RADIX_KPT; j_++) { /* 32-ok: a key of the lane, < RADIX_KPT */ \
-			const int p_ = (sg_ * RADIX_KPT + j_) * RADIX_SG_SIZE + sl_; /* 32-ok: a slot of the tile, < RADIX_TILE < 2^16 */ \
-			if (p_ < (cnt)) { \
-				RADIX_LOAD((base) + I64C(p_), ks[j_], es[j_]) \
-			} \
-		} \
+		RADIX_LOAD_KEYS(base, RADIX_WL_POS, RADIX_WL_VALID, RADIX_WL_UNROLL) \
 		LOCAL_BARRIER(); \
 		RADIX_WL_UNROLL for (int j_ = 0; j_ < RADIX_KPT; j_++) { /* 32-ok: a key of the lane, < RADIX_KPT */ \
 			const int p_ = (sg_ * RADIX_KPT + j_) * RADIX_SG_SIZE + sl_; /* 32-ok: a slot of the tile, < RADIX_TILE < 2^16 */ \
@@ -644,9 +667,11 @@ void radix_thist(RADIX_THIST_PARAMS) {
 		 * between the work-group atomics, which compilers keep in order
 		 * with it, waited a round trip to memory a key) */
 		KEY ks[RADIX_KPT1];
+		/* no branch on the lane's position between the loads: a key past
+		 * the tile loads its first and is not counted */
 		UNROLL for (int j = 0; j < RADIX_KPT; j++) { /* 32-ok: a key of the lane, < RADIX_KPT */
 			const i64 i = base + I64C(j * RADIX_LS + lid);
-			ks[j] = i < hi ? radix_key(kin, kin, i, pack) : CAST(KEY, 0);
+			ks[j] = radix_key(kin, kin, i < hi ? i : base, pack);
 		}
 		UNROLL for (int j = 0; j < RADIX_KPT; j++) { /* 32-ok: a key of the lane, < RADIX_KPT */
 			if (base + I64C(j * RADIX_LS + lid) < hi) {
