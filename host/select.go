@@ -51,8 +51,6 @@ type Options struct {
 	// aid (the accel tests turn it on with ACCEL_TEST_PLANS=gpu);
 	// ACCEL_EMULATE_DISCRETE=1 in the environment turns it on too.
 	EmulateDiscrete bool
-
-	buildOnly bool // OpenBuildOnly: kernels build, nothing runs
 }
 
 // GuardBand returns the guard band in bytes (Options.GuardBytes, else

@@ -417,6 +417,12 @@ func (b *vkBuffer) Release() {
 }
 
 func vulkanOpen(index int, opts Options) (Device, error) {
+	return vulkanOpenMode(index, opts, false)
+}
+
+// vulkanOpenMode opens Vulkan device index, to build kernels only where
+// buildOnly (OpenBuildOnly).
+func vulkanOpenMode(index int, opts Options, buildOnly bool) (Device, error) {
 	validation := opts.validation()
 	vi, err := vkInstance(validation)
 	if err != nil {
@@ -432,7 +438,7 @@ func vulkanOpen(index int, opts Options) (Device, error) {
 		return nil, fmt.Errorf("vulkan device index %d outside [0, %d): %w", index, len(pds), ErrNoDevice)
 	}
 	caps := vkCaps(vi, index, pds[index])
-	if caps.Unusable != "" && !(opts.buildOnly && buildable(caps)) {
+	if caps.Unusable != "" && !(buildOnly && buildable(caps)) {
 		vkDropInstance(vi)
 		return nil, fmt.Errorf("vulkan:%d %s: %s: %w", index, caps.Name, caps.Unusable, ErrUnsupported)
 	}
@@ -455,20 +461,20 @@ func vulkanOpen(index int, opts Options) (Device, error) {
 	}
 	// the driver's statistics of each pipeline, for the trace (and
 	// PipelineStats)
-	stats, buildOnly := C.int(0), C.int(0)
-	if opts.trace() || opts.buildOnly {
+	stats, cBuildOnly := C.int(0), C.int(0)
+	if opts.trace() || buildOnly {
 		stats = 1
 	}
-	if opts.buildOnly {
-		buildOnly = 1
+	if buildOnly {
+		cBuildOnly = 1
 	}
-	if r := C.vks_open(vi, unsafe.Pointer(pds[index]), hostVisible, importHost, noMap, stats, buildOnly, &dev, &cerr[0], C.int(len(cerr))); r != 0 {
+	if r := C.vks_open(vi, unsafe.Pointer(pds[index]), hostVisible, importHost, noMap, stats, cBuildOnly, &dev, &cerr[0], C.int(len(cerr))); r != 0 {
 		vkDropInstance(vi)
 		return nil, fmt.Errorf("vulkan:%d: %s: %w", index, C.GoString(&cerr[0]), ErrDriver)
 	}
 	d := &vkDevice{caps: caps, inst: vi, d: dev, validation: validation, trace: opts.trace(), log: opts.logger(), timing: opts.timing(),
 		bufs: map[*vkBuffer]struct{}{}, pinned: map[*vkArena]struct{}{}, stagingBytes: vkStagingBytes, maxIdle: maxIdleArenas,
-		buildOnly: opts.buildOnly}
+		buildOnly: buildOnly}
 	d.mu.Lock()
 	err = d.check("open")
 	d.mu.Unlock()
@@ -1457,8 +1463,7 @@ func OpenBuildOnly(c Caps, opts Options) (Device, error) {
 	if c.Backend != Vulkan {
 		return nil, fmt.Errorf("build-only device %s: only Vulkan devices open so: %w", c.ID(), ErrUnsupported)
 	}
-	opts.buildOnly = true
-	return vulkanOpen(c.Index, opts)
+	return vulkanOpenMode(c.Index, opts, true)
 }
 
 // buildable says whether a device whose caps say it is unusable can still
