@@ -663,9 +663,7 @@ void vks_close(vks_device *d) {
 		return;
 	}
 	if (d->dev) {
-		if (!d->compile_only) {
-			d->vkDeviceWaitIdle(d->dev); /* RADV's null hardware has no queue to wait on */
-		}
+		vks_wait_idle(d);
 		if (d->layout) d->vkDestroyPipelineLayout(d->dev, d->layout, NULL);
 		if (d->pool) d->vkDestroyCommandPool(d->dev, d->pool, NULL);
 		d->vkDestroyDevice(d->dev, NULL);
@@ -1111,6 +1109,7 @@ uint64_t vks_batch_elapsed(vks_device *d, vks_batch *b, int a, int z) {
 
 int vks_batch_queries(vks_batch *b) { return (int)b->qn; }
 
+/* RADV's null hardware (compile_only) has no queue to wait on. */
 int vks_wait_idle(vks_device *d) { return d->compile_only ? 0 : d->vkDeviceWaitIdle(d->dev); }
 
 int vks_leak_buffer_for_test(vks_device *d) {

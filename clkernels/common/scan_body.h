@@ -253,6 +253,12 @@ T sg_one(BPTR x, i64 n, i64 u, i64 kind, i64 checked) {
 		rows[j_] = SG_UNIT_LD(x, (seg) + I64C(j_) * SG_SIZE + SG_LANE); \
 	}
 
+/* acc plus the sum of a batch's rows, in row order. */
+#define SG_ROWS_SUM(rows, acc) \
+	UNROLL for (int j_ = 0; j_ < SG_BATCH_N; j_++) { /* 32-ok: a row, < ITEMS */ \
+		acc = ADD(acc, SG_UNIT_SUM(rows[j_])); \
+	}
+
 /* The sum of unit u. */
 T sg_unit_sum(BPTR x, i64 n, i64 u, i64 kind, i64 checked) {
 #if SCAN_SG_PV == 2
@@ -270,9 +276,7 @@ T sg_seg_sum(BPTR x, i64 n, i64 seg, i64 kind) {
 	if (SG_BATCH(seg)) {
 		SG_UNIT rows[SG_BATCH_N];
 		SG_ROWS_LOAD(rows, seg)
-		UNROLL for (int j = 0; j < SG_BATCH_N; j++) { /* 32-ok: a row, < ITEMS */
-			acc = ADD(acc, SG_UNIT_SUM(rows[j]));
-		}
+		SG_ROWS_SUM(rows, acc)
 		return acc;
 	}
 	for (i64 j = I64C(0); j < full; j++) {
@@ -368,9 +372,7 @@ void scan_apply_sg(BPTR x, BPTR y, BPTR partials, i64 n, i64 kind, i64 exclusive
 		T mine = CAST(T, 0); /* this lane's sum over the segment */
 		if (batch) {
 			SG_ROWS_LOAD(rows, seg)
-			UNROLL for (int j = 0; j < SG_BATCH_N; j++) { /* 32-ok: a row, < ITEMS */
-				mine = ADD(mine, SG_UNIT_SUM(rows[j]));
-			}
+			SG_ROWS_SUM(rows, mine)
 		} else if (SCAN_SG != 2) {
 			mine = sg_seg_sum(x, n, seg, kind);
 		}
