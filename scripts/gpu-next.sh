@@ -11,7 +11,7 @@
 # Rows that answer one question run in the same call, so compare them
 # with each other only. GPU_NEXT_QUICK=1 adds --quick (a dry run on PoCL
 # and lavapipe); GPU_NEXT_REPS sets --reps (10); GPU_NEXT_ONLY="0a 0f"
-# runs only the sections it names (all by default; T, R, W, S and V first);
+# runs only the sections it names (all by default; Q, T, R, W, S and V first);
 # GPU_NEXT_TEST_S bounds section T's tests (300 s).
 set -u
 bin=${ACCEL_BIN:-accel}
@@ -74,6 +74,50 @@ trace() {
 		"$py" -c "$tracepy" | head -80
 }
 
+if want Q; then
+echo "== Q. Vulkan after a bench's first case (session 15's reading of 2026-11-27): each Vulkan row that ran first in its process was at or ahead of OpenCL (scatter rand16M_1M sum 0.202 ms against 0.281, hash insert8M 2.670 against 3.105, subm248636 0.277 against 0.265), and the later rows 3-10x behind (subm248636_LL 1.225 against the first case's 0.277, with the same plan, kernels and arguments). If the order decides it, the pairs below swap their times when swapped, a case alone is fast, and the GPU's clocks (nvidia-smi every 50 ms, summed per row) show what changed: the SM clock dropping while the host computes the scalar reference, and Vulkan's short bursts not raising it again, is the guess"
+clk=${OUT:-/tmp}/clocks.csv
+cpid=
+if command -v nvidia-smi >/dev/null; then
+	nvidia-smi --query-gpu=timestamp,pstate,clocks.sm,clocks.mem,power.draw,utilization.gpu --format=csv,noheader,nounits -lms 50 >"$clk" 2>/dev/null &
+	cpid=$!
+fi
+# qrow LABEL ARGS...: one bench run's rows, then the clocks while it ran
+qrow() {
+	local label=$1 t0 t1
+	shift
+	t0=$(date +%s.%N)
+	timeout 60 "$bin" bench --reps "$reps" --json "$@" 2>/dev/null | "$py" -c "$rowpy" "-" "-" "$label"
+	t1=$(date +%s.%N)
+	[ -n "$cpid" ] && "$py" -c '
+import sys, datetime
+t0, t1 = float(sys.argv[2]), float(sys.argv[3])
+sm, mem, pw, ps = [], [], [], set()
+for line in open(sys.argv[1]):
+    f = [x.strip() for x in line.split(",")]
+    try:
+        t = datetime.datetime.strptime(f[0], "%Y/%m/%d %H:%M:%S.%f").replace(tzinfo=datetime.timezone.utc).timestamp()
+        if t0 <= t <= t1:
+            sm.append(float(f[2])); mem.append(float(f[3])); pw.append(float(f[4])); ps.add(f[1])
+    except Exception:
+        pass
+if sm:
+    sm.sort(); mem.sort(); pw.sort()
+    print("    clocks: %d samples, SM MHz min %d med %d max %d; memory MHz min %d max %d; power W med %.0f max %.0f; %s" % (len(sm), sm[0], sm[len(sm)//2], sm[-1], mem[0], mem[-1], pw[len(pw)//2], pw[-1], " ".join(sorted(ps))))
+' "$clk" "$t0" "$t1"
+}
+for b in vulkan opencl; do
+	qrow "$b: sum, then amax" --op scatter_reduce --backend "$b" --no-ref --case rand16M_1M_sum --case rand16M_1M_amax
+	qrow "$b: amax, then sum" --op scatter_reduce --backend "$b" --no-ref --case rand16M_1M_amax --case rand16M_1M_sum
+	qrow "$b: amax alone" --op scatter_reduce --backend "$b" --no-ref --case rand16M_1M_amax
+	qrow "$b: subm, then subm_LL" --op get_indice_pairs --backend "$b" --no-ref --case subm248636 --case subm248636_LL
+	qrow "$b: subm_LL, then subm" --op get_indice_pairs --backend "$b" --no-ref --case subm248636_LL --case subm248636
+	qrow "$b: lookup8M alone" --op hash_table --backend "$b" --no-ref --case lookup8M
+done
+qrow "vulkan: sum, then amax, with the host reference" --op scatter_reduce --backend vulkan --case rand16M_1M_sum --case rand16M_1M_amax
+qrow "vulkan: sum, then amax, reps 100" --op scatter_reduce --backend vulkan --no-ref --reps 100 --case rand16M_1M_sum --case rand16M_1M_amax
+[ -n "$cpid" ] && kill "$cpid" 2>/dev/null
+fi
 if want T; then
 echo "== T. accel's tests that the 2026-11-27 call did not reach (its 200 s cap stopped inside TestSortTiled, after 32 s there), first the ones of session 12: float32 subnormals kept on NVIDIA's Vulkan (DENORM_FIX: TestIndexReduceRandom/vulkan gave -0 for -1.47e-43 there), the sparse merge path's chunks of 32; and the plain builds' NaN (TestVulkanPlainBuilds, failing since 2026-11-26)"
 tests='TestSparseSoakFinds|TestSparseRowsRandom|TestSparseSkewedRows|TestSparseCoalesceAndConvert|TestSparseInto|TestSparseBadInputs|TestSparseUnionBuckets|TestSparseUnionBucketsBad|TestSortTiled|TestSortNVTricksEmulated|TestUniqueRandom|TestUniqueHashed|TestSegmentReduceRandom|TestPrimErrors|TestScanPaths|TestVulkanSubgroupControl|TestSyncBounds|TestReleaseWhileQueued|TestFaultInjection|TestConcurrentMixedOps|TestScatterNVTricksEmulated|TestScatterReduceBackward|TestScatterReduceBackwardLongRuns|TestScatterReduceBackwardErrors|TestScatterReduceDeterministic|TestScatterPartition|TestScatterReduceRandom|TestScatterPrivateBlocks|TestScatterAssignPermutation|TestScatterErrors|TestScatterFewMax|TestScatterFewBlocks|TestScatterPlanPast2p32|TestScatterFewGroupsScratch|TestTriIndicesRandom|TestTriIndicesGroupShapes|TestTriIndicesErrors|TestTriIndicesHuge|TestConcurrentTriIndices|TestPoolReuseLoop|TestWarm|TestWarmEveryOp|TestVulkanPlainBuilds'
@@ -127,6 +171,11 @@ for b in opencl vulkan; do
 	row cumsum $b "" 30
 done
 CASE=hot16M_16_sum trace scatter_reduce vulkan "" 40
+# session 15: the partition's fold sorts each tile's words in work-group
+# memory (2026-11-27: rand16M_1M_sum_det 2.242 ms OpenCL, 7.075 Vulkan,
+# model 0.296; predicted about 0.6-0.7 OpenCL if the fold's insertion
+# sorts in device memory were most of it, as estimated)
+for b in opencl vulkan; do CASE=rand16M_1M_sum_det trace scatter_reduce $b "" 40; done
 CASE=perm16M_sum trace scatter_reduce vulkan "" 40
 CASE=hot16M_16_mean trace scatter_reduce opencl "" 40
 for c in hot16M_16_sum perm16M_sum rand16M_1M_amax; do
