@@ -197,38 +197,50 @@ func fillDet(rng *rand.Rand, x *Tensor, red Reduction) {
 func TestScatterPartition(t *testing.T) {
 	forEachDevice(t, func(t *testing.T, d *Device) {
 		defer forceScatter(d, partitioned)()
-		var plan string
+		var plan, fold string
 		d.OnPlan(func(r PlanReport) {
-			if r.Family == "scatter" {
+			switch r.Family {
+			case "scatter":
 				plan = r.Plan
+			case "partition":
+				fold = r.Plan
 			}
 		})
 		defer d.OnPlan(nil)
 		rng := rand.New(rand.NewSource(22))
 		for _, c := range []struct {
-			n, targets, hot int64 // hot: hits of target 0, the rest spread
-			sorted          bool  // the call falls back to the sort
+			n, targets, hot int64 // hot: hits of each of the first hotN targets (at least 1), the rest spread
+			hotN            int64
+			sorted          bool // the call falls back to the sort
 		}{
-			{0, 5, 0, false},
-			{1, 1, 0, false},
-			{100003, 20000, 0, false},
-			{5000, 300, kernels.ScPartMax, false},
-			{5000, 300, kernels.ScPartMax + 1, true},
-			{70001, 10, 0, true},
+			{0, 5, 0, 0, false},
+			{1, 1, 0, 0, false},
+			{100003, 20000, 0, 0, false},
+			{5000, 300, kernels.ScPartMax, 0, false},
+			{5000, 300, kernels.ScPartMax + 1, 0, true},
+			{70001, 10, 0, 0, true},
+			// the first tile's words (30 targets of 120 hits) overflow the
+			// fold's scratch: sorted in device memory, the other tiles in
+			// scratch
+			{40000, 4000, 120, 30, false},
+			// a hit every four targets: tiles of more targets than a
+			// group's work-items (but under a loop limit)
+			{3001, 12000, 0, 0, false},
 		} {
 			for _, dt := range []DType{Float32, Int32} {
 				for _, red := range []Reduction{Sum, Mean, Amax, Prod} {
-					name := fmt.Sprintf("n=%d targets=%d hot=%d %s %s", c.n, c.targets, c.hot, dt, red)
+					name := fmt.Sprintf("n=%d targets=%d hot=%dx%d %s %s", c.n, c.targets, c.hot, max(c.hotN, 1), dt, red)
 					in, _ := NewTensor(dt, c.targets)
 					src, _ := NewTensor(dt, c.n)
 					fillDet(rng, in, red)
 					fillDet(rng, src, red)
 					idx, _ := NewTensor(Int64, c.n)
+					hotN := max(c.hotN, 1)
 					for i := range idx.Int64s() {
-						if int64(i) < c.hot {
-							idx.Int64s()[i] = 0
+						if int64(i) < c.hot*hotN {
+							idx.Int64s()[i] = int64(i) / c.hot
 						} else if c.hot > 0 {
-							idx.Int64s()[i] = 1 + rng.Int63n(c.targets-1)
+							idx.Int64s()[i] = hotN + rng.Int63n(c.targets-hotN)
 						} else {
 							idx.Int64s()[i] = rng.Int63n(c.targets)
 						}
@@ -238,7 +250,7 @@ func TestScatterPartition(t *testing.T) {
 					want, err := RefScatterReduce(in, 0, idx, src, red, self)
 					require.NoError(t, err, name)
 					ts, release := uploadAll(t, d, in, idx, src)
-					plan = ""
+					plan, fold = "", ""
 					out, err := d.ScatterReduceDeterministic(ts[0], 0, ts[1], ts[2], red, self)
 					require.NoError(t, err, name)
 					require.NoError(t, sameBits(mustHost(t, out), want), name)
@@ -248,6 +260,9 @@ func TestScatterPartition(t *testing.T) {
 					}
 					require.Contains(t, plan, "grouped in one pass", name)
 					require.Equal(t, c.sorted, strings.Contains(plan, "hits: the sort"), "%s: %s", name, plan)
+					if !c.sorted {
+						require.Contains(t, fold, "tiles of", name)
+					}
 				}
 			}
 		}

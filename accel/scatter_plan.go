@@ -146,6 +146,44 @@ func (d *Device) tunedScatter(sp scatterPlan, s scatterShape) scatterPlan {
 	return sp
 }
 
+// pfoldLocal is the work-group size of the partition's fold
+// (scatter_pfold), whose scratch is the GPU few-targets pass's:
+// kernels.ScFewMax words a work-item (OpenCL C), 128 work-items' worth in
+// the SPIR-V, so pfoldCap(pfoldLocal) position and value words a tile on
+// both backends.
+const pfoldLocal = 128
+
+// pfoldCap is the words a tile of scatter_pfold sorts in scratch at a
+// work-group size of local (at most pfoldLocal: the SPIR-V holds no more).
+func pfoldCap(local int64) int64 { return min(local, pfoldLocal) * kernels.ScFewMax / 2 }
+
+// planPfold is the partition's fold of n words over tg targets: tiles of
+// consecutive targets whose words, n/tg a target on average, fill three
+// quarters of the scratch (uniformly spread targets' tiles then overflow
+// with odds far below 1e-9; a tile that does is sorted in device memory,
+// a round trip a step, and folded all the same). A work-item takes a
+// target; groups loop over the tiles, at most 16 a compute unit, or one
+// tile each under a loop limit (where a tile is at most a group's
+// targets, so that a work-item sorts at most one). The reduction is
+// compiled in (SC_RED): with it a run-time value, RADV's compiler gave
+// the pass 96 registers a lane where 36 serve one reduction.
+func planPfold(caps host.Caps, n, tg int64, red Reduction) host.Plan {
+	local := int64(host.Pow2Local(caps, pfoldLocal, kernels.ScFewMax*4))
+	capw := pfoldCap(local)
+	per := max(min(3*capw*tg/max(4*n, 1), tg), 1)
+	if caps.LoopLimit > 0 {
+		per = min(per, local)
+	}
+	tiles := (tg + per - 1) / per
+	groups := tiles
+	if caps.LoopLimit == 0 {
+		groups = min(groups, 16*max(int64(caps.ComputeUnits), 1))
+	}
+	return host.Plan{Kernel: "scatter_pfold", LocalSize: int(local), Groups: host.FoldGroups(max(groups, 1), caps.MaxWorkGroupCount),
+		Tiles: tiles, TileElems: per, Knobs: []host.Knob{host.KnobScRed.Set(int64(red))},
+		Reason: fmt.Sprintf("tiles of %d targets (about %d of the scratch's %d words each), a work-item a target", per, (per*n+tg-1)/max(tg, 1), capw)}
+}
+
 // partFits says whether the partition takes s: its words hold a
 // position in 32 bits (the value's bits in the other 32).
 func (s scatterShape) partFits() bool { return s.n < 1<<32 }

@@ -125,8 +125,11 @@ func (j *scatterJob) partitioned() (done bool, err error) {
 		Err: j.flag.raw(), Index: index, Meta: meta, Count: count, Rank: rank, Dim: dim, DimSize: dimSize, Wrap: wrap}); err != nil {
 		return false, err
 	}
-	return true, j.run(dtVariant(j.out.dtype), d.elementwise(j.op, tg), kernels.ScatterPfold{Dst: j.out.raw(), Counts: counts.raw(),
-		Off: off.raw(), Words: words.raw(), Err: j.flag.raw(), N: count, OutN: tg, Red: int64(g.red), IncludeSelf: b2i(j.includeSelf)})
+	fold := d.plan(planPfold(d.caps, count, tg, g.red))
+	d.report(j.op, "partition", fold)
+	return true, j.run(dtVariant(j.out.dtype), fold, kernels.ScatterPfold{Dst: j.out.raw(), Counts: counts.raw(),
+		Off: off.raw(), Words: words.raw(), Err: j.flag.raw(), N: count, OutN: tg, Per: fold.TileElems, Red: int64(g.red),
+		IncludeSelf: b2i(j.includeSelf)})
 }
 
 // scatterSortedKeep runs the bit-reproducible scatter of g into out and

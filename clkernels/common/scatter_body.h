@@ -431,18 +431,33 @@ void scatter_place(SCATTER_PLACE_PARAMS) {
 	EW_END
 }
 
-void scatter_pfold(SCATTER_PFOLD_PARAMS) {
-	if (LD32(err, 0) != ERR_NONE || LD32(err, 1) != 0u) {
-		return;
-	}
-	EW_FOR(out_n, t)
-		const i64 k = CAST(i64, LOADU(counts, t));
-		const i64 end = CAST(i64, LOADU(off, t));
-		const i64 start = end - k;
-		if (k == I64C(0) || k > I64C(SC_PART_MAX) || start < I64C(0) || end > n) {
-			continue;
+/* scatter_pfold's scratch holds SC_PF_CAP words of a tile, each as two
+ * scratch words: its position (below 2^32, partFits) and its value's bits
+ * (32-bit values). */
+#define SC_PF_CAP (I64C(SCRATCH_LEN) >> 1)
+
+/* Folds target t's k words in position order into dst[t]: in scratch
+ * from slot b0 (sorted there), or with b0 < 0 in words from start (sorted
+ * in place: a tile that overflowed the scratch). An insertion sort: k is
+ * at most SC_PART_MAX, and in scratch its steps are a round trip to the
+ * work-group's memory each, not to the device's. */
+void sc_pfold_one(BPTR dst, BPTR words, i64 t, i64 start, i64 k, i64 b0, i64 red, i64 include_self SCRATCH_PARAM) {
+	if (b0 >= I64C(0)) {
+		for (i64 a = b0 + I64C(1); a < b0 + k; a++) {
+			const SCRATCH_T pa = SH(I64C(2) * a);
+			const SCRATCH_T va = SH(I64C(2) * a + I64C(1));
+			i64 b = a - I64C(1);
+			while (b >= b0 && SH(I64C(2) * b) > pa) {
+				SH(I64C(2) * b + I64C(2)) = SH(I64C(2) * b);
+				SH(I64C(2) * b + I64C(3)) = SH(I64C(2) * b + I64C(1));
+				b--;
+			}
+			SH(I64C(2) * b + I64C(2)) = pa;
+			SH(I64C(2) * b + I64C(3)) = va;
 		}
-		/* insertion sort by position (the words' high halves, all distinct) */
+	} else {
+		/* the words' high halves (positions) are all distinct */
+		const i64 end = start + k;
 		for (i64 a = start + I64C(1); a < end; a++) {
 			const u64 w = LD64(words, a);
 			i64 b = a - I64C(1);
@@ -457,16 +472,75 @@ void scatter_pfold(SCATTER_PFOLD_PARAMS) {
 			}
 			ST64(words, b + I64C(1), w);
 		}
-		T acc = include_self != I64C(0) ? LOADV(dst, t) : sc_identity(red);
-		for (i64 a = start; a < end; a++) {
-			const T v = FROM_BITS(CAST(UBITS, LD64(words, a) & 0xfffffffful));
-			acc = sc_fold(acc, v, red);
+	}
+	T acc = include_self != I64C(0) ? LOADV(dst, t) : sc_identity(red);
+	if (b0 >= I64C(0)) {
+		for (i64 a = b0; a < b0 + k; a++) {
+			acc = sc_fold(acc, FROM_BITS(CAST(UBITS, SH(I64C(2) * a + I64C(1)))), red);
 		}
-		if (red == I64C(RED_MEAN)) {
-			acc = MEAN_DIV(acc, k + include_self);
+	} else {
+		for (i64 a = start; a < start + k; a++) {
+			acc = sc_fold(acc, FROM_BITS(CAST(UBITS, LD64(words, a) & 0xfffffffful)), red);
 		}
-		STOREV(dst, t, acc);
-	EW_END
+	}
+	if (red == I64C(RED_MEAN)) {
+		acc = MEAN_DIV(acc, k + include_self);
+	}
+	STOREV(dst, t, acc);
+}
+
+#define SC_PF_AT(j) (i0 + I64C(j) * I64C(LOCAL_SIZE))
+#define SC_PF_LOAD(j) const u64 w##j = LD64(words, ws + min64(SC_PF_AT(j), cnt - I64C(1)));
+#define SC_PF_STORE(j) \
+	if (SC_PF_AT(j) < cnt) { \
+		SH(I64C(2) * SC_PF_AT(j)) = CAST(SCRATCH_T, w##j >> 32); \
+		SH(I64C(2) * SC_PF_AT(j) + I64C(1)) = CAST(SCRATCH_T, w##j & 0xfffffffful); \
+	}
+/* Tile i holds targets [i*per, i*per + per) and their words, which lie
+ * together in words ([first target's start, last target's end): the
+ * counts' scan gave consecutive targets consecutive slots). Where they
+ * fit in the scratch, the group copies them there (coalesced), and each
+ * target's work-item sorts and folds its own range of it; a target with
+ * no hits keeps dst's element, as does one the count pass found past
+ * SC_PART_MAX (err[1] set: this pass does nothing). */
+void scatter_pfold(SCATTER_PFOLD_PARAMS) {
+	if (LD32(err, 0) != ERR_NONE || LD32(err, 1) != 0u) {
+		return;
+	}
+	const i64 lid = LOCAL_ID();
+	const i64 tiles = cdiv64(out_n, max64(per, I64C(1)));
+	for (i64 tile = GROUP_LINEAR_ID(); tile < tiles; tile += GROUP_TOTAL()) {
+		const i64 t0 = tile * per;
+		const i64 t1 = min64(t0 + per, out_n);
+		const i64 ws = CAST(i64, LOADU(off, t0)) - CAST(i64, LOADU(counts, t0));
+		const i64 we = CAST(i64, LOADU(off, t1 - I64C(1)));
+		/* the same for every work-item of the group: its loads are */
+		const bool fits = ws >= I64C(0) && we <= n && ws <= we && we - ws <= SC_PF_CAP;
+		if (fits) {
+			/* eight words a work-item loaded at once (a slot past the
+			 * tile loads its last word and is not stored): a full tile
+			 * of 128 work-items in one round trip */
+			const i64 cnt = we - ws;
+			for (i64 i0 = lid; i0 < cnt; i0 += I64C(8) * I64C(LOCAL_SIZE)) {
+				SC_PF_LOAD(0) SC_PF_LOAD(1) SC_PF_LOAD(2) SC_PF_LOAD(3)
+				SC_PF_LOAD(4) SC_PF_LOAD(5) SC_PF_LOAD(6) SC_PF_LOAD(7)
+				SC_PF_STORE(0) SC_PF_STORE(1) SC_PF_STORE(2) SC_PF_STORE(3)
+				SC_PF_STORE(4) SC_PF_STORE(5) SC_PF_STORE(6) SC_PF_STORE(7)
+			}
+		}
+		LOCAL_BARRIER();
+		for (i64 t = t0 + lid; t < t1; t += I64C(LOCAL_SIZE)) {
+			const i64 k = CAST(i64, LOADU(counts, t));
+			const i64 end = CAST(i64, LOADU(off, t));
+			const i64 start = end - k;
+			if (k == I64C(0) || k > I64C(SC_PART_MAX) || start < I64C(0) || end > n) {
+				continue;
+			}
+			const bool in_sh = fits && start >= ws && end <= we;
+			sc_pfold_one(dst, words, t, start, k, in_sh ? start - ws : I64C(-1), red, include_self SCRATCH_ARG);
+		}
+		LOCAL_BARRIER();
+	}
 }
 
 /* The CPU passes (owned, private) walk positions [from, to) in order:

@@ -701,15 +701,16 @@ func (a ScatterPlace) AppendArgs(dst []host.Arg) []host.Arg {
 	return append(dst, host.BufArg(a.Off), host.BufArg(a.Words), host.BufArg(a.Src), host.BufArg(a.Err), host.BufArg(a.Index), host.BufArg(a.Meta), host.I64(a.Count), host.I64(a.Rank), host.I64(a.Dim), host.I64(a.DimSize), host.I64(a.Wrap))
 }
 
-// ScatterPfold is a launch of scatter_pfold_k (scatter): GPUs' partition: per target, its words sorted by position and folded in that order (segment_reduce's fold).
+// ScatterPfold is a launch of scatter_pfold_k (scatter): GPUs' partition: group g takes tiles of per targets; a tile's words go to scratch, where each target's are sorted by position and folded in that order (segment_reduce's fold); a tile of more words than the scratch holds is sorted in place in words.
 type ScatterPfold struct {
 	Dst         host.Buffer // inout: the output
 	Counts      host.Buffer // in: uint32 hits per target
 	Off         host.Buffer // in: uint32 end of each target's words
-	Words       host.Buffer // inout: uint64 position and value words, sorted in place
+	Words       host.Buffer // inout: uint64 position and value words (sorted in place where a tile overflows the scratch)
 	Err         host.Buffer // in: the validation flag (ERR_NONE: no bad index; any other value skips the pass)
 	N           int64       // words
 	OutN        int64       // targets
+	Per         int64       // targets a tile
 	Red         int64       // folds into SC_RED: the reduction (RED_*)
 	IncludeSelf int64       // folds into SC_SELF: 1: the output's own values take part
 }
@@ -724,7 +725,7 @@ func (ScatterPfold) Spec(v ScatterVariant) host.KernelSpec {
 
 // AppendArgs appends the argument slots in declaration order.
 func (a ScatterPfold) AppendArgs(dst []host.Arg) []host.Arg {
-	return append(dst, host.BufArg(a.Dst), host.BufArg(a.Counts), host.BufArg(a.Off), host.BufArg(a.Words), host.BufArg(a.Err), host.I64(a.N), host.I64(a.OutN), host.I64(a.Red), host.I64(a.IncludeSelf))
+	return append(dst, host.BufArg(a.Dst), host.BufArg(a.Counts), host.BufArg(a.Off), host.BufArg(a.Words), host.BufArg(a.Err), host.I64(a.N), host.I64(a.OutN), host.I64(a.Per), host.I64(a.Red), host.I64(a.IncludeSelf))
 }
 
 // ScatterOwned is a launch of scatter_owned_k (scatter): CPU drivers: work-item w owns a range of targets and folds them in index order.

@@ -100,7 +100,11 @@ layout(constant_id = 10) const int SC_FEW = -1; /* folded argument few (-1: the 
 #define SCATTER_DEST_PARAMS BPTR keys, BPTR soffs, BPTR src, BPTR err, BPTR index, BPTR meta, i64 count, i64 rank, i64 dim, i64 dim_size, i64 wrap, i64 packed
 #define SCATTER_PCOUNT_PARAMS BPTR counts, BPTR err, BPTR index, BPTR meta, i64 count, i64 rank, i64 dim, i64 dim_size, i64 wrap
 #define SCATTER_PLACE_PARAMS BPTR off, BPTR words, BPTR src, BPTR err, BPTR index, BPTR meta, i64 count, i64 rank, i64 dim, i64 dim_size, i64 wrap
-#define SCATTER_PFOLD_PARAMS BPTR dst, BPTR counts, BPTR off, BPTR words, BPTR err, i64 n, i64 out_n, i64 red, i64 include_self
+#ifdef ACCEL_CL
+#define SCATTER_PFOLD_PARAMS BPTR dst, BPTR counts, BPTR off, BPTR words, BPTR err, i64 n, i64 out_n, i64 per, i64 red, i64 include_self, __local SCRATCH_T* sh
+#else
+#define SCATTER_PFOLD_PARAMS BPTR dst, BPTR counts, BPTR off, BPTR words, BPTR err, i64 n, i64 out_n, i64 per, i64 red, i64 include_self
+#endif
 #define SCATTER_OWNED_PARAMS BPTR dst, BPTR src, BPTR counts, BPTR err, BPTR spare, BPTR index, BPTR meta, i64 count, i64 rank, i64 dim, i64 dim_size, i64 wrap, i64 out_n, i64 red, i64 include_self
 #define SCATTER_PRIVATE_PARAMS BPTR dst, BPTR src, BPTR pcnt, BPTR err, BPTR priv, BPTR index, BPTR meta, i64 count, i64 rank, i64 dim, i64 dim_size, i64 wrap, i64 out_n, i64 counted, i64 inplace, i64 red
 #define SCATTER_BCOUNT_PARAMS BPTR err, BPTR bcnt, BPTR index, BPTR meta, i64 count, i64 rank, i64 dim, i64 dim_size, i64 wrap, i64 buckets, i64 span_log
@@ -163,8 +167,9 @@ layout(constant_id = 10) const int SC_FEW = -1; /* folded argument few (-1: the 
 	}
 #define SCATTER_E_scatter_pfold_k \
 	__kernel __attribute__((reqd_work_group_size(LOCAL_SIZE, 1, 1))) \
-	void scatter_pfold_k(__global uchar* dst, __global uchar* counts, __global uchar* off, __global uchar* words, __global uchar* err, long n, long out_n, long red, long include_self) { \
-		scatter_pfold(dst, counts, off, words, err, n, out_n, FOLD(SC_RED, red), FOLD(SC_SELF, include_self)); \
+	void scatter_pfold_k(__global uchar* dst, __global uchar* counts, __global uchar* off, __global uchar* words, __global uchar* err, long n, long out_n, long per, long red, long include_self) { \
+		__local SCRATCH_T sh[SCRATCH_LEN]; \
+		scatter_pfold(dst, counts, off, words, err, n, out_n, per, FOLD(SC_RED, red), FOLD(SC_SELF, include_self), sh); \
 	}
 #define SCATTER_E_scatter_owned_k \
 	__kernel __attribute__((reqd_work_group_size(LOCAL_SIZE, 1, 1))) \
@@ -246,7 +251,7 @@ layout(push_constant) uniform AccelArgs { uint64_t s[16]; } accel_args;
 #define SCATTER_VK_E_5 scatter_dest(accel_args.s[0], accel_args.s[1], accel_args.s[2], accel_args.s[3], accel_args.s[4], accel_args.s[5], int64_t(accel_args.s[6]), int64_t(accel_args.s[7]), int64_t(accel_args.s[8]), int64_t(accel_args.s[9]), FOLD(SC_WRAP, int64_t(accel_args.s[10])), int64_t(accel_args.s[11]));
 #define SCATTER_VK_E_6 scatter_pcount(accel_args.s[0], accel_args.s[1], accel_args.s[2], accel_args.s[3], int64_t(accel_args.s[4]), int64_t(accel_args.s[5]), int64_t(accel_args.s[6]), int64_t(accel_args.s[7]), FOLD(SC_WRAP, int64_t(accel_args.s[8])));
 #define SCATTER_VK_E_7 scatter_place(accel_args.s[0], accel_args.s[1], accel_args.s[2], accel_args.s[3], accel_args.s[4], accel_args.s[5], int64_t(accel_args.s[6]), int64_t(accel_args.s[7]), int64_t(accel_args.s[8]), int64_t(accel_args.s[9]), FOLD(SC_WRAP, int64_t(accel_args.s[10])));
-#define SCATTER_VK_E_8 scatter_pfold(accel_args.s[0], accel_args.s[1], accel_args.s[2], accel_args.s[3], accel_args.s[4], int64_t(accel_args.s[5]), int64_t(accel_args.s[6]), FOLD(SC_RED, int64_t(accel_args.s[7])), FOLD(SC_SELF, int64_t(accel_args.s[8])));
+#define SCATTER_VK_E_8 scatter_pfold(accel_args.s[0], accel_args.s[1], accel_args.s[2], accel_args.s[3], accel_args.s[4], int64_t(accel_args.s[5]), int64_t(accel_args.s[6]), int64_t(accel_args.s[7]), FOLD(SC_RED, int64_t(accel_args.s[8])), FOLD(SC_SELF, int64_t(accel_args.s[9])));
 #define SCATTER_VK_E_9 scatter_owned(accel_args.s[0], accel_args.s[1], accel_args.s[2], accel_args.s[3], accel_args.s[4], accel_args.s[5], accel_args.s[6], int64_t(accel_args.s[7]), int64_t(accel_args.s[8]), int64_t(accel_args.s[9]), int64_t(accel_args.s[10]), FOLD(SC_WRAP, int64_t(accel_args.s[11])), int64_t(accel_args.s[12]), FOLD(SC_RED, int64_t(accel_args.s[13])), FOLD(SC_SELF, int64_t(accel_args.s[14])));
 #define SCATTER_VK_E_10 scatter_private(accel_args.s[0], accel_args.s[1], accel_args.s[2], accel_args.s[3], accel_args.s[4], accel_args.s[5], accel_args.s[6], int64_t(accel_args.s[7]), int64_t(accel_args.s[8]), int64_t(accel_args.s[9]), int64_t(accel_args.s[10]), FOLD(SC_WRAP, int64_t(accel_args.s[11])), int64_t(accel_args.s[12]), int64_t(accel_args.s[13]), int64_t(accel_args.s[14]), FOLD(SC_RED, int64_t(accel_args.s[15])));
 #define SCATTER_VK_E_11 scatter_bcount(accel_args.s[0], accel_args.s[1], accel_args.s[2], accel_args.s[3], int64_t(accel_args.s[4]), int64_t(accel_args.s[5]), int64_t(accel_args.s[6]), int64_t(accel_args.s[7]), FOLD(SC_WRAP, int64_t(accel_args.s[8])), int64_t(accel_args.s[9]), int64_t(accel_args.s[10]));
@@ -283,7 +288,7 @@ layout(push_constant) uniform AccelArgs { uint64_t s[16]; } accel_args;
 		} else if (ENTRY == 7) { \
 			scatter_place(accel_args.s[0], accel_args.s[1], accel_args.s[2], accel_args.s[3], accel_args.s[4], accel_args.s[5], int64_t(accel_args.s[6]), int64_t(accel_args.s[7]), int64_t(accel_args.s[8]), int64_t(accel_args.s[9]), FOLD(SC_WRAP, int64_t(accel_args.s[10]))); \
 		} else if (ENTRY == 8) { \
-			scatter_pfold(accel_args.s[0], accel_args.s[1], accel_args.s[2], accel_args.s[3], accel_args.s[4], int64_t(accel_args.s[5]), int64_t(accel_args.s[6]), FOLD(SC_RED, int64_t(accel_args.s[7])), FOLD(SC_SELF, int64_t(accel_args.s[8]))); \
+			scatter_pfold(accel_args.s[0], accel_args.s[1], accel_args.s[2], accel_args.s[3], accel_args.s[4], int64_t(accel_args.s[5]), int64_t(accel_args.s[6]), int64_t(accel_args.s[7]), FOLD(SC_RED, int64_t(accel_args.s[8])), FOLD(SC_SELF, int64_t(accel_args.s[9]))); \
 		} else if (ENTRY == 9) { \
 			scatter_owned(accel_args.s[0], accel_args.s[1], accel_args.s[2], accel_args.s[3], accel_args.s[4], accel_args.s[5], accel_args.s[6], int64_t(accel_args.s[7]), int64_t(accel_args.s[8]), int64_t(accel_args.s[9]), int64_t(accel_args.s[10]), FOLD(SC_WRAP, int64_t(accel_args.s[11])), int64_t(accel_args.s[12]), FOLD(SC_RED, int64_t(accel_args.s[13])), FOLD(SC_SELF, int64_t(accel_args.s[14]))); \
 		} else if (ENTRY == 10) { \
