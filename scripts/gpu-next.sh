@@ -116,6 +116,11 @@ for b in vulkan opencl; do
 done
 qrow "vulkan: sum, then amax, with the host reference" --op scatter_reduce --backend vulkan --case rand16M_1M_sum --case rand16M_1M_amax
 qrow "vulkan: sum, then amax, reps 100" --op scatter_reduce --backend vulkan --no-ref --reps 100 --case rand16M_1M_sum --case rand16M_1M_amax
+# bench --warmup (session 15): each case calls for 300 ms before its
+# measured calls; if the clocks are the cause, this row is as fast as the
+# first case
+qrow "vulkan: sum, then amax, --warmup 300ms" --op scatter_reduce --backend vulkan --no-ref --warmup 300ms --case rand16M_1M_sum --case rand16M_1M_amax
+qrow "vulkan: subm, then subm_LL, --warmup 300ms" --op get_indice_pairs --backend vulkan --no-ref --warmup 300ms --case subm248636 --case subm248636_LL
 [ -n "$cpid" ] && kill "$cpid" 2>/dev/null
 fi
 if want T; then

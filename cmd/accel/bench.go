@@ -29,7 +29,7 @@ func printJSON(v interface{}) int {
 }
 
 func cmdBench(args []string) int {
-	fs := newFlagSet("bench", `accel bench [--op OP]... [--case NAME]... [--backend B]... [--device SEL] [--reps N] [--quick] [--no-ref] [--json] [--first-call] [--svg FILE [--peers SIDE_BY_SIDE.json]]
+	fs := newFlagSet("bench", `accel bench [--op OP]... [--case NAME]... [--backend B]... [--device SEL] [--reps N] [--warmup D] [--quick] [--no-ref] [--json] [--first-call] [--svg FILE [--peers SIDE_BY_SIDE.json]]
 Measures each op's bench cases on each backend's device (default: opencl and
 vulkan, a backend without a device is skipped with a note) against the
 device's own buffer copy and the scalar reference on the host. With
@@ -44,6 +44,7 @@ where the file does not); else this run's scalar-reference times over ours.`)
 	fs.Var(&backends, "backend", "opencl or vulkan (repeatable; default both)")
 	device := fs.String("device", "", "device selector: opencl:0, vulkan:llvmpipe, or an index/name for each --backend")
 	reps := fs.Int("reps", 5, "warm runs per case")
+	warmup := fs.Duration("warmup", 0, "before a case's measured runs, more warm runs for at least this long (a GPU's clocks, say: 200ms)")
 	quick := fs.Bool("quick", false, "small cases only")
 	var cases multi
 	fs.Var(&cases, "case", "case to measure (repeatable; default every case of the ops)")
@@ -106,7 +107,7 @@ where the file does not); else this run's scalar-reference times over ours.`)
 		}
 		return code
 	}
-	results, code := benchAll(backends, *device, bench.Options{Ops: ops, Cases: cases, Reps: *reps, Quick: *quick, NoRef: *noRef})
+	results, code := benchAll(backends, *device, bench.Options{Ops: ops, Cases: cases, Reps: *reps, Warmup: *warmup, Quick: *quick, NoRef: *noRef})
 	if *svg != "" {
 		bars, title := refBars(results)
 		if err := saveRatioSVG(*svg, title, bars); err != nil {

@@ -44,11 +44,13 @@ type Result struct {
 	Syncs    float64 `json:"syncs"`
 	Submits  float64 `json:"submits"`
 	Launches float64 `json:"launches"`
-	Reps     int     `json:"reps"`      // warm calls measured
-	Bytes    int64   `json:"bytes"`     // each input read once, each output written once
-	GBps     float64 `json:"gbps"`      // Bytes / MedianS
-	CopyGBps float64 `json:"copy_gbps"` // Device.Copy, read+write bytes / time (the driver's copy, or our copy kernel where the planner picks it: CPU OpenCL)
-	FracCopy float64 `json:"frac_copy"` // GBps / CopyGBps
+	Reps     int     `json:"reps"` // warm calls measured
+	// WarmupCalls is how many calls Options.Warmup added before them.
+	WarmupCalls int     `json:"warmup_calls,omitempty"`
+	Bytes       int64   `json:"bytes"`     // each input read once, each output written once
+	GBps        float64 `json:"gbps"`      // Bytes / MedianS
+	CopyGBps    float64 `json:"copy_gbps"` // Device.Copy, read+write bytes / time (the driver's copy, or our copy kernel where the planner picks it: CPU OpenCL)
+	FracCopy    float64 `json:"frac_copy"` // GBps / CopyGBps
 	// HostCopyGBps is a plain Go copy over every core, on CPU devices
 	// only (their memory is the host's); CeilingGBps is the best of it,
 	// CopyGBps and the driver's and kernel's copies (a GPU's ceiling is
@@ -87,7 +89,12 @@ type Options struct {
 	Ops   []string // op names; empty means every op with bench cases
 	Cases []string // case names; empty means every case of the ops
 	Reps  int      // warm calls per case (default 5)
-	Quick bool     // smaller cases only (for `make run` and tests)
+	// Warmup is how long a case keeps calling before its measured calls
+	// (after its first and cold ones): at least this much wall time, so
+	// that a GPU whose clocks fell while the host worked runs them at
+	// its steady speed. 0: no more calls.
+	Warmup time.Duration
+	Quick  bool // smaller cases only (for `make run` and tests)
 	// NoRef leaves out the scalar reference on the host (RefMedianS and
 	// Speedup 0): a GPU run's calls are short, and a 16M case's
 	// reference takes seconds.
@@ -288,7 +295,7 @@ func Run(dev *accel.Device, opts Options, refCache map[string]float64) ([]Result
 		if c.bytes > info.MaxAllocBytes {
 			continue
 		}
-		r, err := runCase(dev, c, reps, refCache, opts.NoRef)
+		r, err := runCase(dev, c, reps, opts.Warmup, refCache, opts.NoRef)
 		if err != nil {
 			return out, fmt.Errorf("bench %s %s: %w", c.op, c.name, err)
 		}
@@ -325,7 +332,7 @@ func withPlans(dev *accel.Device, note string, call func() (measure, error)) (m 
 	return m, strings.Join(plans, " | "), model, least, err
 }
 
-func runCase(dev *accel.Device, c benchCase, reps int, refCache map[string]float64, noRef bool) (Result, error) {
+func runCase(dev *accel.Device, c benchCase, reps int, warmup time.Duration, refCache map[string]float64, noRef bool) (Result, error) {
 	cr, err := c.setup(dev)
 	if err != nil {
 		return Result{}, err
@@ -351,6 +358,12 @@ func runCase(dev *accel.Device, c benchCase, reps int, refCache map[string]float
 	cold, err := call()
 	if err != nil {
 		return Result{}, err
+	}
+	warmed := 0
+	for t := time.Now(); time.Since(t) < warmup; warmed++ {
+		if _, err := call(); err != nil {
+			return Result{}, err
+		}
 	}
 	var devS, wallS []float64
 	var sum accel.Stats
@@ -385,8 +398,9 @@ func runCase(dev *accel.Device, c benchCase, reps int, refCache map[string]float
 	info := dev.Info()
 	per := func(n int64) float64 { return float64(n) / float64(reps) }
 	r := Result{Op: c.op, Case: c.name, Backend: info.Backend, Device: info.Name,
-		MedianS: median(devS), WallS: median(wallS), FirstS: first.wall, ColdS: cold.wall, Reps: reps, Bytes: c.bytes, RefMedianS: refS,
-		Syncs: per(sum.Waits), Submits: per(sum.Submits), Launches: per(sum.Launches),
+		MedianS: median(devS), WallS: median(wallS), FirstS: first.wall, ColdS: cold.wall, Reps: reps, WarmupCalls: warmed, Bytes: c.bytes,
+		RefMedianS: refS,
+		Syncs:      per(sum.Waits), Submits: per(sum.Submits), Launches: per(sum.Launches),
 		Plan: plan, ModelBytes: model, MinBytes: least, PeakBytes: peak, PoolStats: dev.PoolStats()}
 	if r.MedianS > 0 {
 		r.GBps = float64(r.Bytes) / r.MedianS / 1e9

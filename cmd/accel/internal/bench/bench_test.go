@@ -3,6 +3,7 @@ package bench_test
 import (
 	"os"
 	"testing"
+	"time"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
@@ -187,9 +188,24 @@ func TestRunCasesNoRef(t *testing.T) {
 	assert.Zero(t, rs[0].RefMedianS)
 	assert.Zero(t, rs[0].Speedup)
 	assert.Empty(t, refCache, "no reference ran")
+	assert.Zero(t, rs[0].WarmupCalls, "no warm-up asked for")
 	rs, err = bench.Run(d, bench.Options{Ops: []string{"tril_indices"}, Cases: []string{"no such case"}, Reps: 1, Quick: true}, refCache)
 	require.NoError(t, err)
 	assert.Empty(t, rs)
+}
+
+// TestRunWarmup: Options.Warmup calls a case for at least that long
+// before its measured calls.
+func TestRunWarmup(t *testing.T) {
+	d, err := openDevice(host.OpenCL, true)
+	needDevice(t, host.OpenCL, d, err)
+	defer func() { assert.NoError(t, d.Close()) }()
+	rs, err := bench.Run(d, bench.Options{Ops: []string{"tril_indices"}, Cases: []string{"1000x1000_int64"}, Reps: 1, Quick: true, NoRef: true,
+		Warmup: 50 * time.Millisecond}, nil)
+	require.NoError(t, err)
+	require.Len(t, rs, 1)
+	assert.Positive(t, rs[0].WarmupCalls)
+	assert.Greater(t, float64(rs[0].WarmupCalls)*rs[0].WallS*3, 0.05*0.5, "the warm-up's calls took about its time: %d calls of %g s", rs[0].WarmupCalls, rs[0].WallS)
 }
 
 // TestCopyBandwidth checks the copy ceiling on each device: positive and
