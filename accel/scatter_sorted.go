@@ -83,7 +83,9 @@ func (j *scatterJob) partitioned() (done bool, err error) {
 	d, g := j.d, j.g
 	index, meta, count, rank, dim, dimSize, wrap := j.pos()
 	tg := j.out.n
-	counts, err := j.tmp.alloc(d, j.op, Uint32, tg)
+	// at least one count and slot: a slot past the positions or with a
+	// bad index adds 0 to the first (scatter_pcount, scatter_place)
+	counts, err := j.tmp.alloc(d, j.op, Uint32, max(tg, 1))
 	if err != nil {
 		return false, err
 	}
@@ -95,7 +97,7 @@ func (j *scatterJob) partitioned() (done bool, err error) {
 		Meta: meta, Count: count, Rank: rank, Dim: dim, DimSize: dimSize, Wrap: wrap}); err != nil {
 		return false, err
 	}
-	off, err := j.tmp.alloc(d, j.op, Uint32, tg)
+	off, err := j.tmp.alloc(d, j.op, Uint32, max(tg, 1))
 	if err != nil {
 		return false, err
 	}

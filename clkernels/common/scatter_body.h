@@ -257,23 +257,31 @@ void sc_fold_at(BPTR dst, BPTR counts, sc_strides st, BPTR err, i64 dim_size, i6
  * round trip after another); the n-d ones decompose each position in a
  * loop of divisions, under the branch. */
 #define SC_AB_OK(b) (j0 + I64C(b) < I64C(ITEMS) && ew_index(tile, j0 + I64C(b)) < count)
-#define SC_AB_LOAD1(b, q, v) \
+#define SC_AB_POS1(b, q) \
 	{ \
 		const i64 p_ = SC_AB_OK(b) ? ew_index(tile, j0 + I64C(b)) : I64C(0); \
 		const i64 ix_ = LOADI(index, p_ * st.idx); \
 		q.o = I64C(0); \
 		q.s = p_ * st.src; \
 		q.ix = wrap != I64C(0) && ix_ < I64C(0) ? ix_ + dim_size : ix_; \
-		v = LOADV(src, q.s); \
 	}
-#define SC_AB_LOAD(b, q, v) \
+#define SC_AB_POS(b, q) \
 	if (SC_AB_OK(b)) { \
 		q = sc_position(meta, index, st, rank, dim, dim_size, wrap, ew_index(tile, j0 + I64C(b))); \
-		v = LOADV(src, q.s); /* in range whatever the index says */ \
 	} else { \
 		q.o = I64C(0); /* a slot past the positions: never folded */ \
 		q.s = I64C(0); \
 		q.ix = I64C(0); \
+	}
+/* the value at a slot's source offset: in range whatever the index says */
+#define SC_AB_LOAD1(b, q, v) SC_AB_POS1(b, q) v = LOADV(src, q.s);
+#define SC_AB_LOAD(b, q, v) SC_AB_POS(b, q) v = LOADV(src, q.s);
+/* the four slots' positions, in the 1-d way where rank is 1 */
+#define SC_AB_POSITIONS(q0, q1, q2, q3) \
+	if (rank == I64C(1)) { \
+		SC_AB_POS1(0, q0) SC_AB_POS1(1, q1) SC_AB_POS1(2, q2) SC_AB_POS1(3, q3) \
+	} else { \
+		SC_AB_POS(0, q0) SC_AB_POS(1, q1) SC_AB_POS(2, q2) SC_AB_POS(3, q3) \
 	}
 /* batch slot b's value of four scalars (the folds' loop over the slots
  * stays rolled: one fold's code, the loads before it in flight) */
@@ -395,40 +403,80 @@ void scatter_dest(SCATTER_DEST_PARAMS) {
  *                  p << 32 | the value's bits: a target's slots hold its
  *                  positions in whatever order the device ran them, and
  *                  off ends as each target's end
- *   scatter_pfold  (over targets) sorts a target's words (at most
- *                  SC_PART_MAX) by position, in place, then folds them in
- *                  that order as segment_reduce folds a run: the same
+ *   scatter_pfold  (over tiles of targets) sorts a target's words (at
+ *                  most SC_PART_MAX) by position, in work-group memory
+ *                  (in place where a tile overflows it), then folds them
+ *                  in that order as segment_reduce folds a run: the same
  *                  bits as the reference. */
+/* The partition's passes over positions take them SC_AB at a time as
+ * scatter_reduce does: the slots' index loads (and place's values) all
+ * in flight, then their atomics, also with no branch between them (RADV's
+ * compiler waited for each atomic's result where a branch around it
+ * ended): a slot past the positions or with a bad index adds 0 to
+ * counts[0] (the host allocates at least one), and the checks and stores
+ * that use the results come after all four are issued. */
+#define SC_PC_OK(b, q) (SC_AB_OK(b) && !sc_bad(q.ix, dim_size))
+#define SC_PC_ADD(b, q, cnt) ATOM_ADD_U32(cnt, SC_PC_OK(b, q) ? sc_target(st, q) : I64C(0), SC_PC_OK(b, q) ? 1u : 0u)
+#define SC_PC_FLAG(b, q) \
+	if (SC_AB_OK(b) && sc_bad(q.ix, dim_size)) { \
+		sc_flag(err, ew_index(tile, j0 + I64C(b))); \
+	}
 void scatter_pcount(SCATTER_PCOUNT_PARAMS) {
 	const sc_strides st = sc_strides_of(meta, rank, dim);
-	EW_FOR(count, p)
-		const sc_pos q = sc_position(meta, index, st, rank, dim, dim_size, wrap, p);
-		if (sc_bad(q.ix, dim_size)) {
-			sc_flag(err, p);
-			continue;
+	const i64 tiles = ew_tiles(count);
+	for (i64 tile = GROUP_LINEAR_ID(); tile < tiles; tile += GROUP_TOTAL()) {
+		for (i64 j0 = I64C(0); j0 < I64C(ITEMS); j0 += I64C(SC_AB)) {
+			sc_pos q0, q1, q2, q3;
+			SC_AB_POSITIONS(q0, q1, q2, q3)
+			/* each slot's target's hits before its own */
+			const u32 r0 = SC_PC_ADD(0, q0, counts); /* 32-ok: a hit count, below 2^32 positions */
+			const u32 r1 = SC_PC_ADD(1, q1, counts); /* 32-ok: a hit count, below 2^32 positions */
+			const u32 r2 = SC_PC_ADD(2, q2, counts); /* 32-ok: a hit count, below 2^32 positions */
+			const u32 r3 = SC_PC_ADD(3, q3, counts); /* 32-ok: a hit count, below 2^32 positions */
+			SC_PC_FLAG(0, q0)
+			SC_PC_FLAG(1, q1)
+			SC_PC_FLAG(2, q2)
+			SC_PC_FLAG(3, q3)
+			/* a slot that added 0 read counts[0]: not its own count */
+			const u32 most = max(max(SC_PC_OK(0, q0) ? r0 : 0u, SC_PC_OK(1, q1) ? r1 : 0u), /* 32-ok: a hit count */
+				max(SC_PC_OK(2, q2) ? r2 : 0u, SC_PC_OK(3, q3) ? r3 : 0u));
+			if (most >= CAST(u32, SC_PART_MAX)) { /* 32-ok: SC_PART_MAX is small */
+				ST32(err, 1, 1u);
+			}
 		}
-		const u32 before = ATOM_INC_U32(counts, sc_target(st, q)); /* 32-ok: a hit count, below 2^32 positions */
-		if (before == CAST(u32, SC_PART_MAX)) { /* 32-ok: SC_PART_MAX is small */
-			ST32(err, 1, 1u);
-		}
-	EW_END
+	}
 }
 
+/* place's slot b: its word at the slot it claimed (r; a slot that added 0
+ * writes nothing) */
+#define SC_PL_STORE(b, q, v, r) \
+	if (SC_PC_OK(b, q) && CAST(i64, r) < count) { \
+		ST64(words, CAST(i64, r), (CAST(u64, ew_index(tile, j0 + I64C(b))) << 32) | CAST(u64, v)); \
+	}
 void scatter_place(SCATTER_PLACE_PARAMS) {
 	if (LD32(err, 0) != ERR_NONE || LD32(err, 1) != 0u) {
 		return;
 	}
 	const sc_strides st = sc_strides_of(meta, rank, dim);
-	EW_FOR(count, p)
-		const sc_pos q = sc_position(meta, index, st, rank, dim, dim_size, wrap, p);
-		if (sc_bad(q.ix, dim_size)) {
-			continue;
+	const i64 tiles = ew_tiles(count);
+	for (i64 tile = GROUP_LINEAR_ID(); tile < tiles; tile += GROUP_TOTAL()) {
+		for (i64 j0 = I64C(0); j0 < I64C(ITEMS); j0 += I64C(SC_AB)) {
+			sc_pos q0, q1, q2, q3;
+			SC_AB_POSITIONS(q0, q1, q2, q3)
+			const u32 v0 = LD32(src, q0.s); /* 32-ok: a 32-bit value's bits */
+			const u32 v1 = LD32(src, q1.s); /* 32-ok: a 32-bit value's bits */
+			const u32 v2 = LD32(src, q2.s); /* 32-ok: a 32-bit value's bits */
+			const u32 v3 = LD32(src, q3.s); /* 32-ok: a 32-bit value's bits */
+			const u32 r0 = SC_PC_ADD(0, q0, off); /* 32-ok: a slot, below 2^32 positions */
+			const u32 r1 = SC_PC_ADD(1, q1, off); /* 32-ok: a slot, below 2^32 positions */
+			const u32 r2 = SC_PC_ADD(2, q2, off); /* 32-ok: a slot, below 2^32 positions */
+			const u32 r3 = SC_PC_ADD(3, q3, off); /* 32-ok: a slot, below 2^32 positions */
+			SC_PL_STORE(0, q0, v0, r0)
+			SC_PL_STORE(1, q1, v1, r1)
+			SC_PL_STORE(2, q2, v2, r2)
+			SC_PL_STORE(3, q3, v3, r3)
 		}
-		const i64 slot = CAST(i64, ATOM_INC_U32(off, sc_target(st, q)));
-		if (slot < count) {
-			ST64(words, slot, (CAST(u64, p) << 32) | CAST(u64, LD32(src, q.s)));
-		}
-	EW_END
+	}
 }
 
 /* scatter_pfold's scratch holds SC_PF_CAP words of a tile, each as two
