@@ -48,6 +48,13 @@ func (d *Device) scanBuf(op string, dt DType, x, y host.Buffer, n int64, kind in
 		return s, nil
 	}
 	plan := d.plan(planScan(d.caps, n, int64(dt.Size()), d.scanSubgroups(dt)))
+	if d.caps.Type != host.TypeCPU {
+		// GPUs compile the kind and the exclusiveness in: tested at run
+		// time, the kind's branch came between a work-item's loads
+		// (scan_load), and a GPU compiler waits for a load before such a
+		// branch (RADV's did, in every load of the chained scan's tile)
+		plan = withKnob(withKnob(plan, host.KnobScanKind.Set(kind)), host.KnobScanExcl.Set(b2i(exclusive)))
+	}
 	d.report(op, "scan", plan)
 	variant := scanVariant(dt)
 	if host.KnobScanSg.Of(plan) != 0 {

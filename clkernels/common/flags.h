@@ -14,13 +14,15 @@ bool flag_at(BPTR x, i64 i, i64 kind) {
 		const u32 w = LD32(x, i >> 2); /* 32-ok: four mask bytes */
 		return ((w >> (CAST(u32, i & I64C(3)) * 8u)) & 255u) != 0u; /* 32-ok: a byte of the word, < 4 */
 	}
-	if (i == I64C(0)) {
-		return true;
-	}
+	/* word i - 1 loaded at 0 for i = 0, and not compared: no branch
+	 * before the loads, so that a work-item's batch of positions has its
+	 * loads in flight together (a GPU compiler waits for a load where a
+	 * branch around it ends) */
+	const i64 h = max64(i - I64C(1), I64C(0));
 	if (kind == I64C(FLAG_HEAD32)) {
-		return LD32(x, i) != LD32(x, i - I64C(1));
+		return LD32(x, i) != LD32(x, h) || i == I64C(0);
 	}
-	return LD64(x, i) != LD64(x, i - I64C(1));
+	return LD64(x, i) != LD64(x, h) || i == I64C(0);
 }
 
 #endif

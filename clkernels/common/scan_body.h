@@ -699,7 +699,7 @@ T chw_carry(BPTR w, i64 tiles, i64 j, i64 t SCRATCH_PARAM) {
  * without bound). Every lane reaches every barrier: the branches on the
  * flag and on found are uniform (the flag is final in the fixup, every
  * lane takes found from the same scratch). */
-void scan_tile_wg(BPTR x, BPTR y, BPTR partials, BPTR flags, i64 n, i64 kind, i64 exclusive, i64 tiles, i64 t,
+INLINE void scan_tile_wg(BPTR x, BPTR y, BPTR partials, BPTR flags, i64 n, i64 kind, i64 exclusive, i64 tiles, i64 t,
 	i64 fix SCRATCH_PARAM) {
 	const i64 lid = LOCAL_ID();
 	const i64 ls = I64C(LOCAL_SIZE);
@@ -707,9 +707,24 @@ void scan_tile_wg(BPTR x, BPTR y, BPTR partials, BPTR flags, i64 n, i64 kind, i6
 	if (fix != I64C(0) && chw_ready(flags, tiles + t)) {
 		return; /* the chain wrote it */
 	}
-	for (i64 j = I64C(0); j < I64C(ITEMS); j++) {
-		const i64 i = base + j * ls + lid;
-		SH(SCANG_PAD(j * ls + lid)) = i < n ? scan_load(x, i, kind) : CAST(T, 0);
+	/* every element loaded at a position inside x (the tile's last ones
+	 * at n - 1, and dropped), plain elements' loads with no branch
+	 * between them: the kind tested once, outside the loop (inlined
+	 * where the kind is compiled in: GPUs', accel/scan.go), so that a
+	 * work-item's ITEMS loads are in flight together (RADV's compiler
+	 * waited for each, before the kind's branch, or the tile's end's) */
+	if (kind == I64C(FLAG_NONE)) {
+		UNROLL for (i64 j = I64C(0); j < I64C(ITEMS); j++) {
+			const i64 i = base + j * ls + lid;
+			const T v = LDT(x, min64(i, n - I64C(1)));
+			SH(SCANG_PAD(j * ls + lid)) = i < n ? v : CAST(T, 0);
+		}
+	} else {
+		for (i64 j = I64C(0); j < I64C(ITEMS); j++) {
+			const i64 i = base + j * ls + lid;
+			const T v = scan_load(x, min64(i, n - I64C(1)), kind);
+			SH(SCANG_PAD(j * ls + lid)) = i < n ? v : CAST(T, 0);
+		}
 	}
 	LOCAL_BARRIER();
 	T s = CAST(T, 0);
@@ -769,7 +784,7 @@ void scan_tile_wg(BPTR x, BPTR y, BPTR partials, BPTR flags, i64 n, i64 kind, i6
 
 /* The chained scan's launch (fix = 0, entry chain) or its fixup's (fix =
  * 1), in the shape CHAIN says. */
-void scan_chain_run(BPTR x, BPTR y, BPTR partials, BPTR flags, i64 n, i64 kind, i64 exclusive, i64 fix SCRATCH_PARAM) {
+INLINE void scan_chain_run(BPTR x, BPTR y, BPTR partials, BPTR flags, i64 n, i64 kind, i64 exclusive, i64 fix SCRATCH_PARAM) {
 #ifdef SCAN_CHAIN_OK
 	if (CHAIN != 2) {
 		if (fix != I64C(0)) {
