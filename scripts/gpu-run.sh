@@ -9,8 +9,10 @@
 #                                                   -> peers.txt (per op)
 #   test   every package's test binary at once, CI=true, -test.timeout 8m20s
 #          and $ACCEL_GPU_TEST_ARGS (e.g. -test.run X)  -> test.log
-#   bench  accel bench --json --no-ref, one process per op and backend
-#                                                   -> bench.json
+#   bench  accel bench --json --no-ref --warmup 200ms, one process per op
+#          and backend (the warm-up: each case called for 200 ms more before
+#          its measured calls; 2026-11-27's Vulkan rows were fast in a
+#          process's first case only)           -> bench.json
 #   torch  bench/torch_cuda.py beside bench.json     -> torch.json
 #   all    all five, in that order (longer than 10 minutes)
 #   sh     bash -c "$ACCEL_GPU_SH" with the drivers set up as for the tests
@@ -19,7 +21,7 @@
 # summary.txt: one line per step with its exit status; run.log: the other
 # steps' output. Exit status 1 when a step failed, 3 when a stage or one of
 # its backends was refused (no NVIDIA driver for it, or no python3 module).
-# ACCEL_GPU_BENCH_OPS, _REPS (10) and _S (390 s in all), ACCEL_GPU_PEERS_S
+# ACCEL_GPU_BENCH_OPS, _REPS (10), _WARMUP (200ms) and _S (390 s in all), ACCEL_GPU_PEERS_S
 # (480) and ACCEL_GPU_PYTHON change the defaults.
 #
 # The pack's Debian OpenCL ICD loader, Vulkan loader, validation layer and
@@ -248,7 +250,7 @@ stage_test() {
 }
 
 stage_bench() {
-	local B=$G/bench b op reps=${ACCEL_GPU_BENCH_REPS:-10} jsons=()
+	local B=$G/bench b op reps=${ACCEL_GPU_BENCH_REPS:-10} warm=${ACCEL_GPU_BENCH_WARMUP:-200ms} jsons=()
 	local bops=${ACCEL_GPU_BENCH_OPS:-tril_indices triu_indices diagonal_scatter scatter_reduce cumsum sort unique hash_table get_indice_pairs sparse_div}
 	budget "${ACCEL_GPU_BENCH_S:-390}"
 	mkdir -p "$B"
@@ -258,7 +260,7 @@ stage_bench() {
 			[ "$(cap 20)" -ge 20 ] || { note "bench $b $op skipped: the stage's ${stage_s}s are spent"; fail; continue; }
 			# shellcheck disable=SC2016 # $1... are sh's
 			step "bench $b $op" "$RUNLOG" "$(cap 90)" \
-				sh -c '"$1" bench --op "$2" --backend "$3" --reps "$4" --no-ref --json >"$5"' sh "$ACCEL" "$op" "$b" "$reps" "$B/$b-$op.json"
+				sh -c '"$1" bench --op "$2" --backend "$3" --reps "$4" --warmup "$6" --no-ref --json >"$5"' sh "$ACCEL" "$op" "$b" "$reps" "$B/$b-$op.json" "$warm"
 			jsons+=("$B/$b-$op.json")
 		done
 	done
