@@ -75,7 +75,7 @@ trace() {
 }
 
 if want Q; then
-echo "== Q. Vulkan after a bench's first case (session 15's reading of 2026-11-27): each Vulkan row that ran first in its process was at or ahead of OpenCL (scatter rand16M_1M sum 0.202 ms against 0.281, hash insert8M 2.670 against 3.105, subm248636 0.277 against 0.265), and the later rows 3-10x behind (subm248636_LL 1.225 against the first case's 0.277, with the same plan, kernels and arguments). If the order decides it, the pairs below swap their times when swapped, a case alone is fast, and the GPU's clocks (nvidia-smi every 50 ms, summed per row) show what changed: the SM clock dropping while the host computes the scalar reference, and Vulkan's short bursts not raising it again, is the guess"
+echo "== Q. Vulkan after a bench's first case (session 15's reading of 2026-11-27): each Vulkan process's first case ran within 7% of OpenCL on the same plan or ahead of it (scatter rand16M_1M sum 0.202 ms against 0.281, hash insert8M 2.670 against 3.105, subm248636 0.277 against 0.265), and the later rows 3-10x behind (subm248636_LL 1.225 against the first case's 0.277, with the same plan, kernels and arguments). If the order decides it, the pairs below swap their times when swapped, a case alone is fast, and the GPU's clocks (nvidia-smi every 50 ms, summed per row) show what changed: the SM clock dropping while the host computes the scalar reference, and Vulkan's short bursts not raising it again, is the guess"
 clk=${OUT:-/tmp}/clocks.csv
 cpid=
 if command -v nvidia-smi >/dev/null; then
