@@ -276,12 +276,20 @@ void sc_fold_at(BPTR dst, BPTR counts, sc_strides st, BPTR err, i64 dim_size, i6
 /* the value at a slot's source offset: in range whatever the index says */
 #define SC_AB_LOAD1(b, q, v) SC_AB_POS1(b, q) v = LOADV(src, q.s);
 #define SC_AB_LOAD(b, q, v) SC_AB_POS(b, q) v = LOADV(src, q.s);
-/* the four slots' positions, in the 1-d way where rank is 1 */
+/* the four slots' positions, in the 1-d way where rank is 1; with their
+ * values (SC_AB_LOADS) in the same branch, so that the 1-d index and
+ * value loads are in flight together */
 #define SC_AB_POSITIONS(q0, q1, q2, q3) \
 	if (rank == I64C(1)) { \
 		SC_AB_POS1(0, q0) SC_AB_POS1(1, q1) SC_AB_POS1(2, q2) SC_AB_POS1(3, q3) \
 	} else { \
 		SC_AB_POS(0, q0) SC_AB_POS(1, q1) SC_AB_POS(2, q2) SC_AB_POS(3, q3) \
+	}
+#define SC_AB_LOADS(q0, q1, q2, q3, v0, v1, v2, v3) \
+	if (rank == I64C(1)) { \
+		SC_AB_LOAD1(0, q0, v0) SC_AB_LOAD1(1, q1, v1) SC_AB_LOAD1(2, q2, v2) SC_AB_LOAD1(3, q3, v3) \
+	} else { \
+		SC_AB_LOAD(0, q0, v0) SC_AB_LOAD(1, q1, v1) SC_AB_LOAD(2, q2, v2) SC_AB_LOAD(3, q3, v3) \
 	}
 /* batch slot b's value of four scalars (the folds' loop over the slots
  * stays rolled: one fold's code, the loads before it in flight) */
@@ -302,17 +310,7 @@ void scatter_reduce(SCATTER_REDUCE_PARAMS) {
 		for (i64 j0 = I64C(0); j0 < I64C(ITEMS); j0 += I64C(SC_AB)) {
 			sc_pos q0, q1, q2, q3;
 			T v0 = CAST(T, 0), v1 = CAST(T, 0), v2 = CAST(T, 0), v3 = CAST(T, 0);
-			if (rank == I64C(1)) {
-				SC_AB_LOAD1(0, q0, v0)
-				SC_AB_LOAD1(1, q1, v1)
-				SC_AB_LOAD1(2, q2, v2)
-				SC_AB_LOAD1(3, q3, v3)
-			} else {
-				SC_AB_LOAD(0, q0, v0)
-				SC_AB_LOAD(1, q1, v1)
-				SC_AB_LOAD(2, q2, v2)
-				SC_AB_LOAD(3, q3, v3)
-			}
+			SC_AB_LOADS(q0, q1, q2, q3, v0, v1, v2, v3)
 			for (int b = 0; b < SC_AB; b++) { /* 32-ok: a batch slot, < SC_AB */
 				if (SC_AB_OK(b)) {
 					sc_fold_at(SC_FOLD_ARGS, ew_index(tile, j0 + I64C(b)), sc_pick(b, q0, q1, q2, q3), SC_PICK(b, v0, v1, v2, v3));
@@ -451,7 +449,7 @@ void scatter_pcount(SCATTER_PCOUNT_PARAMS) {
  * writes nothing) */
 #define SC_PL_STORE(b, q, v, r) \
 	if (SC_PC_OK(b, q) && CAST(i64, r) < count) { \
-		ST64(words, CAST(i64, r), (CAST(u64, ew_index(tile, j0 + I64C(b))) << 32) | CAST(u64, v)); \
+		ST64(words, CAST(i64, r), (CAST(u64, ew_index(tile, j0 + I64C(b))) << 32) | (CAST(u64, TO_BITS(v)) & 0xfffffffful)); \
 	}
 void scatter_place(SCATTER_PLACE_PARAMS) {
 	if (LD32(err, 0) != ERR_NONE || LD32(err, 1) != 0u) {
@@ -461,12 +459,11 @@ void scatter_place(SCATTER_PLACE_PARAMS) {
 	const i64 tiles = ew_tiles(count);
 	for (i64 tile = GROUP_LINEAR_ID(); tile < tiles; tile += GROUP_TOTAL()) {
 		for (i64 j0 = I64C(0); j0 < I64C(ITEMS); j0 += I64C(SC_AB)) {
+			/* the values as T (the pass runs in the 32-bit integer build:
+			 * their bits) */
 			sc_pos q0, q1, q2, q3;
-			SC_AB_POSITIONS(q0, q1, q2, q3)
-			const u32 v0 = LD32(src, q0.s); /* 32-ok: a 32-bit value's bits */
-			const u32 v1 = LD32(src, q1.s); /* 32-ok: a 32-bit value's bits */
-			const u32 v2 = LD32(src, q2.s); /* 32-ok: a 32-bit value's bits */
-			const u32 v3 = LD32(src, q3.s); /* 32-ok: a 32-bit value's bits */
+			T v0 = CAST(T, 0), v1 = CAST(T, 0), v2 = CAST(T, 0), v3 = CAST(T, 0);
+			SC_AB_LOADS(q0, q1, q2, q3, v0, v1, v2, v3)
 			const u32 r0 = SC_PC_ADD(0, q0, off); /* 32-ok: a slot, below 2^32 positions */
 			const u32 r1 = SC_PC_ADD(1, q1, off); /* 32-ok: a slot, below 2^32 positions */
 			const u32 r2 = SC_PC_ADD(2, q2, off); /* 32-ok: a slot, below 2^32 positions */

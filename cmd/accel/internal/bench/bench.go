@@ -398,9 +398,8 @@ func runCase(dev *accel.Device, c benchCase, reps int, warmup time.Duration, ref
 	info := dev.Info()
 	per := func(n int64) float64 { return float64(n) / float64(reps) }
 	r := Result{Op: c.op, Case: c.name, Backend: info.Backend, Device: info.Name,
-		MedianS: median(devS), WallS: median(wallS), FirstS: first.wall, ColdS: cold.wall, Reps: reps, WarmupCalls: warmed, Bytes: c.bytes,
-		RefMedianS: refS,
-		Syncs:      per(sum.Waits), Submits: per(sum.Submits), Launches: per(sum.Launches),
+		MedianS: median(devS), WallS: median(wallS), FirstS: first.wall, ColdS: cold.wall, Reps: reps, WarmupCalls: warmed,
+		Bytes: c.bytes, RefMedianS: refS, Syncs: per(sum.Waits), Submits: per(sum.Submits), Launches: per(sum.Launches),
 		Plan: plan, ModelBytes: model, MinBytes: least, PeakBytes: peak, PoolStats: dev.PoolStats()}
 	if r.MedianS > 0 {
 		r.GBps = float64(r.Bytes) / r.MedianS / 1e9
