@@ -3,10 +3,13 @@ package host_test
 import (
 	"bytes"
 	"encoding/binary"
+	"fmt"
 	"math"
 	"math/rand"
 	"os"
+	"path/filepath"
 	"slices"
+	"strings"
 	"sync"
 	"testing"
 
@@ -314,6 +317,55 @@ func TestDeviceProgramPerFile(t *testing.T) {
 		assert.Equal(t, []float32{7, 1, 1, 1, 1, 8, 1, 1}, diag(args))
 		assert.Equal(t, []float32{0, 1, 1, 1, 1, 0, 1, 1}, diag(kernels.DiagZero{Full: buf, Count: 2, L: 2, Base: 0, Dstride: 5, N1: 1, N2: 1}))
 	})
+}
+
+// TestCLDump: with ACCEL_CL_DUMP set, each OpenCL program built from
+// source (the disk cache not read) leaves its driver's binary and a text
+// of its device, options and build log in that folder, named by file,
+// variant and entry point (what a GPU run brings back to read offline:
+// NVIDIA's PTX and ptxas's registers a kernel).
+func TestCLDump(t *testing.T) {
+	dir := t.TempDir()
+	t.Setenv("ACCEL_CL_DUMP", dir)
+	d := openBackend(t, host.OpenCL)
+	defer func() { assert.NoError(t, d.Close(), "Close") }()
+	runTri(t, d, host.PlanElementwise("tri", d.Caps(), 9))
+	txts, err := filepath.Glob(filepath.Join(dir, triSpec.Entry.File.Name+".*.txt"))
+	require.NoError(t, err)
+	require.Len(t, txts, 1, "one program built, one dump")
+	text, err := os.ReadFile(txts[0])
+	require.NoError(t, err)
+	assert.Contains(t, string(text), "device "+d.Caps().Name)
+	assert.Contains(t, string(text), "-DLOCAL_SIZE=", "the build's options")
+	st, err := os.Stat(strings.TrimSuffix(txts[0], ".txt") + ".bin")
+	require.NoError(t, err, "the program's binary")
+	assert.Positive(t, st.Size(), "the program's binary")
+}
+
+// TestVKDump: with ACCEL_VK_DUMP set, each Vulkan pipeline leaves a text
+// of its specialization constants, the driver's statistics and its
+// internal representations in that folder, named by file, variant, entry
+// point and local size.
+func TestVKDump(t *testing.T) {
+	dir := t.TempDir()
+	t.Setenv("ACCEL_VK_DUMP", dir)
+	d := openBackend(t, host.Vulkan)
+	defer func() { assert.NoError(t, d.Close(), "Close") }()
+	plan := host.PlanElementwise("tri", d.Caps(), 9)
+	runTri(t, d, plan)
+	txts, err := filepath.Glob(filepath.Join(dir, fmt.Sprintf("%s.*-l%d-*.txt", triSpec.Entry.File.Name, plan.LocalSize)))
+	require.NoError(t, err)
+	require.Len(t, txts, 1, "one pipeline built, one dump")
+	text, err := os.ReadFile(txts[0])
+	require.NoError(t, err)
+	assert.Contains(t, string(text), "device "+d.Caps().Name)
+	assert.Contains(t, string(text), fmt.Sprintf("constants 0=%d ", plan.LocalSize), "the local size, specialization constant 0")
+	k, err := d.Kernel(triSpec, plan)
+	require.NoError(t, err)
+	t.Logf("%s: %d representations, %d bytes of dump", d.Caps().Name, len(host.PipelineIR(k)), len(text))
+	for _, r := range host.PipelineIR(k) {
+		assert.Contains(t, string(text), "== "+r.Name+"\n", "each representation the driver gives")
+	}
 }
 
 func TestDeviceConcurrent(t *testing.T) {

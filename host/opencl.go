@@ -11,7 +11,9 @@ import (
 	"errors"
 	"fmt"
 	"os"
+	"path/filepath"
 	"runtime"
+	"slices"
 	"sort"
 	"strings"
 	"sync"
@@ -175,6 +177,7 @@ type clDevice struct {
 	disk   *diskCache  // program binaries across processes (nil: off)
 	store  bool        // write built programs' binaries to disk (storesBinaries)
 	whole  bool        // a program per kernel file, not per entry point (Caps.LazyKernels)
+	dump   string      // ACCEL_CL_DUMP: a folder for each source build's binary and log (clDump)
 	nvOff  atomic.Bool // the driver refused NV_TRICKS: builds go without
 	huge   bool        // hostAlloc applies: a CPU device, ACCEL_HUGEPAGES not 0
 
@@ -270,7 +273,7 @@ func openclOpen(index int, opts Options) (Device, error) {
 	}
 	disk, store := openDiskCache(OpenCL), storesBinaries(caps)
 	return &clDevice{caps: caps, ctx: ctx, dev: pd.device, queue: q, log: opts.logger(), trace: opts.trace(), timing: opts.timing(),
-		disk: disk, store: store, whole: caps.LazyKernels && (disk == nil || !store), bufs: map[*clBuffer]struct{}{},
+		disk: disk, store: store, whole: caps.LazyKernels && (disk == nil || !store), dump: os.Getenv("ACCEL_CL_DUMP"), bufs: map[*clBuffer]struct{}{},
 		huge: caps.Type == TypeCPU && os.Getenv("ACCEL_HUGEPAGES") != "0" && !opts.emulateDiscrete()}, nil
 }
 
@@ -626,18 +629,23 @@ func (d *clDevice) build(f *FileDecl, variant string, only *EntryDecl, plan Plan
 	if err != nil {
 		return nil, err
 	}
+	name := f.Name + "." + variant + ".all"
 	if only != nil {
 		opts += " -DACCEL_ONLY=" + only.CLName()
+		name = f.Name + "." + variant + "." + only.Name
+	}
+	if d.dump != "" && slices.Contains(d.caps.Extensions, "cl_nv_compiler_options") {
+		opts += " -cl-nv-verbose" // the build log gets ptxas's registers, spills and shared memory a kernel
 	}
 	if d.nvOff.Load() {
 		opts, _ = withoutNVTricks(opts)
 	}
-	prog, err := d.program(f.Name, opts)
+	prog, err := d.program(f.Name, name, opts)
 	if bare, on := withoutNVTricks(opts); err != nil && on {
 		// the driver refused NVIDIA's PTX tricks: build without them, the
 		// same results by the portable way, from now on
 		var err2 error
-		if prog, err2 = d.program(f.Name, bare); err2 == nil {
+		if prog, err2 = d.program(f.Name, name, bare); err2 == nil {
 			d.nvOff.Store(true)
 			if d.log != nil {
 				d.log(fmt.Sprintf("accel: %s: %s.cl built without NV_TRICKS, which the driver refused: %v", d.caps.ID(), f.Name, err))
@@ -711,15 +719,16 @@ func (d *clDevice) isClosed() bool {
 
 // program builds a file's source with opts, or loads the binary a build
 // with the same source, options, device and driver left in the disk cache
-// (stored after every source build).
-func (d *clDevice) program(file, opts string) (unsafe.Pointer, error) {
+// (stored after every source build); name (file.variant.entry) names the
+// build in ACCEL_CL_DUMP's folder, where the cache is not read.
+func (d *clDevice) program(file, name, opts string) (unsafe.Pointer, error) {
 	srcDigest, err := clSourceDigest(file)
 	if err != nil {
 		return nil, err
 	}
 	c := d.caps
 	key := Hash([]byte(srcDigest), []byte(opts), []byte(c.Platform), []byte(c.Name), []byte(c.Vendor), []byte(c.Driver))
-	if bin, ok := d.disk.load(key); ok {
+	if bin, ok := d.disk.load(key); ok && d.dump == "" {
 		if prog := d.programFromBinary(bin, opts); prog != nil {
 			d.progs.diskHits.Add(1)
 			return prog, nil
@@ -750,6 +759,9 @@ func (d *clDevice) program(file, opts string) (unsafe.Pointer, error) {
 	}
 	if buildLog != "" && d.log != nil {
 		d.log(fmt.Sprintf("accel: %s: build log of %s.cl with %q:\n%s", d.caps.ID(), file, opts, buildLog))
+	}
+	if d.dump != "" {
+		d.dumpProgram(name, key, opts, prog, buildLog)
 	}
 	if d.disk != nil && d.store {
 		// Drivers may compile every kernel of the program to serialize it:
@@ -789,14 +801,45 @@ func isPoCL(c Caps) bool { return strings.Contains(c.Platform, "Portable Computi
 
 // storeBinary writes a built program's binary to the disk cache.
 func (d *clDevice) storeBinary(key string, raw unsafe.Pointer) {
+	if bin := programBinary(raw); bin != nil {
+		d.disk.store(key, bin)
+	}
+}
+
+// programBinary returns a built program's binary for its one device (PTX
+// text on NVIDIA), or nil where the driver gives none.
+func programBinary(raw unsafe.Pointer) []byte {
 	n := C.acl_program_binary(raw, nil, 0)
 	if n == 0 {
-		return
+		return nil
 	}
 	bin := C.malloc(n)
 	defer C.free(bin)
-	if C.acl_program_binary(raw, (*C.uchar)(bin), n) == n {
-		d.disk.store(key, C.GoBytes(bin, C.int(n)))
+	if C.acl_program_binary(raw, (*C.uchar)(bin), n) != n {
+		return nil
+	}
+	return C.GoBytes(bin, C.int(n))
+}
+
+// dumpProgram writes a program built from source to the ACCEL_CL_DUMP
+// folder, to read what the driver's compiler made of it away from the
+// device: NAME-KEY.bin, the driver's binary (PTX on NVIDIA, whose build
+// log the option -cl-nv-verbose fills with ptxas's registers, stack,
+// spills and shared memory a kernel), and NAME-KEY.txt, the device,
+// driver, options and build log (KEY: the disk cache's, the first 12
+// digits). A failed write is traced, never fatal: the build stands.
+func (d *clDevice) dumpProgram(name, key, opts string, prog unsafe.Pointer, buildLog string) {
+	base := filepath.Join(d.dump, name+"-"+key[:min(12, len(key))])
+	text := fmt.Sprintf("program %s\ndevice %s (%s)\ndriver %s\noptions %s\nbuild log:\n%s\n", name, d.caps.Name, d.caps.Platform, d.caps.Driver, opts, buildLog)
+	err := os.MkdirAll(d.dump, 0o755)
+	if err == nil {
+		err = os.WriteFile(base+".txt", []byte(text), 0o644)
+	}
+	if bin := programBinary(prog); err == nil && bin != nil {
+		err = os.WriteFile(base+".bin", bin, 0o644)
+	}
+	if err != nil && d.log != nil {
+		d.log(fmt.Sprintf("accel: %s: ACCEL_CL_DUMP: %v", d.caps.ID(), err))
 	}
 }
 

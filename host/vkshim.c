@@ -408,6 +408,8 @@ struct vks_device {
 	int no_map;        /* device buffers stay unmapped (vks_open) */
 	int subgroup_control;    /* pipelines may require subgroup_size lanes (vks_pipeline) */
 	int stats;               /* pipelines keep the driver's statistics (vks_pipeline_stats) */
+	int ir;                  /* and its internal representations (vks_pipeline_ir) */
+	PFN_vkGetPipelineExecutableInternalRepresentationsKHR vkGetPipelineExecutableInternalRepresentationsKHR;
 	int compile_only;        /* builds pipelines, runs nothing (vks_open) */
 	PFN_vkGetPipelineExecutablePropertiesKHR vkGetPipelineExecutablePropertiesKHR;
 	PFN_vkGetPipelineExecutableStatisticsKHR vkGetPipelineExecutableStatisticsKHR;
@@ -522,6 +524,7 @@ int vks_open(vks_instance *vi, void *phys, int host_visible_device_memory, int i
 	VkPhysicalDevicePipelineExecutablePropertiesFeaturesKHR pe = {
 		VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_PIPELINE_EXECUTABLE_PROPERTIES_FEATURES_KHR, &f12};
 	pe.pipelineExecutableInfo = VK_TRUE;
+	const int want_ir = (stats & 2) != 0;
 	stats = stats && caps.pipeline_stats;
 	VkPhysicalDeviceFeatures2 f2 = {VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_FEATURES_2, stats ? (void *)&pe : (void *)&f12};
 	f2.features.shaderInt64 = caps.shader_int64;
@@ -616,6 +619,11 @@ int vks_open(vks_instance *vi, void *phys, int host_visible_device_memory, int i
 		d->vkGetPipelineExecutableStatisticsKHR =
 			(PFN_vkGetPipelineExecutableStatisticsKHR)d->gdpa(d->dev, "vkGetPipelineExecutableStatisticsKHR");
 		d->stats = d->vkGetPipelineExecutablePropertiesKHR != NULL && d->vkGetPipelineExecutableStatisticsKHR != NULL;
+		if (d->stats && want_ir) {
+			d->vkGetPipelineExecutableInternalRepresentationsKHR = (PFN_vkGetPipelineExecutableInternalRepresentationsKHR)d->gdpa(
+				d->dev, "vkGetPipelineExecutableInternalRepresentationsKHR");
+			d->ir = d->vkGetPipelineExecutableInternalRepresentationsKHR != NULL;
+		}
 	}
 	if (import_host) {
 		VkPhysicalDeviceExternalMemoryHostPropertiesEXT hp = {
@@ -857,6 +865,9 @@ int vks_pipeline(vks_device *d, const uint32_t *code, size_t code_bytes, const u
 	if (d->stats) {
 		pci.flags |= VK_PIPELINE_CREATE_CAPTURE_STATISTICS_BIT_KHR;
 	}
+	if (d->ir) {
+		pci.flags |= VK_PIPELINE_CREATE_CAPTURE_INTERNAL_REPRESENTATIONS_BIT_KHR;
+	}
 	VkPipeline p;
 	r = d->vkCreateComputePipelines(d->dev, VK_NULL_HANDLE, 1, &pci, NULL, &p);
 	d->vkDestroyShaderModule(d->dev, mod, NULL);
@@ -926,6 +937,63 @@ int vks_pipeline_stats(vks_device *d, uint64_t pipeline, char *buf, int len) {
 	}
 	free(st);
 	return r == VK_SUCCESS ? 0 : r;
+}
+
+char *vks_pipeline_ir(vks_device *d, uint64_t pipeline, int *status) {
+	*status = -1;
+	if (!d->ir) {
+		return NULL;
+	}
+	VkPipelineExecutableInfoKHR ei = {VK_STRUCTURE_TYPE_PIPELINE_EXECUTABLE_INFO_KHR};
+	ei.pipeline = (VkPipeline)pipeline;
+	ei.executableIndex = 0; /* a compute pipeline has one */
+	uint32_t n = 0;
+	VkResult r = d->vkGetPipelineExecutableInternalRepresentationsKHR(d->dev, &ei, &n, NULL);
+	if (r != VK_SUCCESS) {
+		*status = r;
+		return NULL;
+	}
+	VkPipelineExecutableInternalRepresentationKHR *ir = calloc(n ? n : 1, sizeof *ir);
+	if (!ir) {
+		*status = VK_ERROR_OUT_OF_HOST_MEMORY;
+		return NULL;
+	}
+	for (uint32_t i = 0; i < n; i++) {
+		ir[i].sType = VK_STRUCTURE_TYPE_PIPELINE_EXECUTABLE_INTERNAL_REPRESENTATION_KHR;
+	}
+	/* the sizes, then the texts (each given its size and a terminator) */
+	r = d->vkGetPipelineExecutableInternalRepresentationsKHR(d->dev, &ei, &n, ir);
+	size_t total = 1;
+	for (uint32_t i = 0; r == VK_SUCCESS && i < n; i++) {
+		ir[i].pData = calloc(ir[i].dataSize + 1, 1);
+		if (!ir[i].pData) {
+			r = VK_ERROR_OUT_OF_HOST_MEMORY;
+		}
+		total += strlen(ir[i].name) + 2 + ir[i].dataSize + 1;
+	}
+	if (r == VK_SUCCESS) {
+		r = d->vkGetPipelineExecutableInternalRepresentationsKHR(d->dev, &ei, &n, ir);
+	}
+	char *out = r == VK_SUCCESS ? malloc(total) : NULL;
+	if (out) {
+		size_t off = 0;
+		out[0] = 0;
+		for (uint32_t i = 0; i < n; i++) {
+			/* a binary representation (isText false) is left out */
+			const char *text = ir[i].isText ? (const char *)ir[i].pData : "";
+			off += (size_t)snprintf(out + off, total - off, "%s\x1f%s\x1e", ir[i].name, text);
+		}
+		*status = 0;
+	} else if (r == VK_SUCCESS) {
+		*status = VK_ERROR_OUT_OF_HOST_MEMORY;
+	} else {
+		*status = r;
+	}
+	for (uint32_t i = 0; i < n; i++) {
+		free(ir[i].pData);
+	}
+	free(ir);
+	return out;
 }
 
 struct vks_batch {

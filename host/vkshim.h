@@ -73,7 +73,8 @@ typedef struct vks_device vks_device;
  * never mapped, even in host-visible memory (Options.EmulateDiscrete:
  * every transfer goes through staging, as on a discrete GPU). stats: every
  * pipeline keeps the driver's statistics (vks_pipeline_stats), where the
- * device has VK_KHR_pipeline_executable_properties. compile_only: a device
+ * device has VK_KHR_pipeline_executable_properties, and with bit 2 set its
+ * internal representations too (vks_pipeline_ir). compile_only: a device
  * that builds pipelines and runs nothing (a driver without memory or
  * queues that work, such as RADV's null hardware): no memory type is
  * required, and nothing waits on its queue. */
@@ -104,6 +105,12 @@ void vks_destroy_pipeline(vks_device *d, uint64_t pipeline);
  * ("name=value;name=value..."), truncated to len; -1 where the device keeps
  * none (vks_open's stats), else a VkResult. */
 int vks_pipeline_stats(vks_device *d, uint64_t pipeline, char *buf, int len);
+/* The driver's internal representations of a pipeline's compute executable
+ * (RADV: its NIR, ACO's IR and the disassembly), where the device was
+ * opened with stats bit 2 and the driver captures them: a malloc'ed string
+ * of "name\x1ftext\x1e" records (the caller frees it), status 0; else NULL
+ * with status -1 (none kept) or a VkResult. */
+char *vks_pipeline_ir(vks_device *d, uint64_t pipeline, int *status);
 
 /* Batches: a command buffer with its fence and timestamp query pool.
  * Commands are recorded into a batch and run when it is submitted; the

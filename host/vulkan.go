@@ -11,6 +11,7 @@ import (
 	"encoding/binary"
 	"fmt"
 	"os"
+	"path/filepath"
 	"runtime"
 	"slices"
 	"strings"
@@ -289,6 +290,7 @@ type vkDevice struct {
 	validation bool
 	trace      bool
 	buildOnly  bool         // OpenBuildOnly: kernels build, nothing runs
+	dump       string       // ACCEL_VK_DUMP: a folder for each pipeline's statistics and internal representations
 	log        func(string) // Options' logger (nil: none)
 	timing     bool         // timestamps around each batch (Options.Timing)
 
@@ -462,8 +464,12 @@ func vulkanOpenMode(index int, opts Options, buildOnly bool) (Device, error) {
 	// the driver's statistics of each pipeline, for the trace (and
 	// PipelineStats)
 	stats, cBuildOnly := C.int(0), C.int(0)
+	dump := os.Getenv("ACCEL_VK_DUMP")
 	if opts.trace() || buildOnly {
 		stats = 1
+	}
+	if dump != "" {
+		stats = 3 // and the internal representations (vks_pipeline_ir)
 	}
 	if buildOnly {
 		cBuildOnly = 1
@@ -474,7 +480,7 @@ func vulkanOpenMode(index int, opts Options, buildOnly bool) (Device, error) {
 	}
 	d := &vkDevice{caps: caps, inst: vi, d: dev, validation: validation, trace: opts.trace(), log: opts.logger(), timing: opts.timing(),
 		bufs: map[*vkBuffer]struct{}{}, pinned: map[*vkArena]struct{}{}, stagingBytes: vkStagingBytes, maxIdle: maxIdleArenas,
-		buildOnly: buildOnly}
+		buildOnly: buildOnly, dump: dump}
 	d.mu.Lock()
 	err = d.check("open")
 	d.mu.Unlock()
@@ -1233,6 +1239,9 @@ func (d *vkDevice) build(spec KernelSpec, plan Plan) (*vkKernel, error) {
 		C.vks_destroy_pipeline(d.d, p)
 		return nil, err
 	}
+	if d.dump != "" {
+		d.dumpPipeline(k, plan, spc)
+	}
 	if d.trace && d.log != nil && len(k.stats) > 0 {
 		// what the driver's compiler made of it (registers, spills,
 		// occupancy, as the driver names them): the OpenCL backend's
@@ -1495,6 +1504,68 @@ func PipelineStats(k Kernel) []Stat {
 		return slices.Clone(vk.stats)
 	}
 	return nil
+}
+
+// Representation is one of the driver's internal representations of a
+// pipeline (VK_KHR_pipeline_executable_properties): RADV gives its NIR,
+// ACO's IR and the disassembly.
+type Representation struct {
+	Name string
+	Text string
+}
+
+// PipelineIR returns the driver's internal representations of k's
+// pipeline, where the device was opened with ACCEL_VK_DUMP set (so that
+// its pipelines capture them) and the driver offers them; else nil.
+func PipelineIR(k Kernel) []Representation {
+	vk, ok := k.(*vkKernel)
+	if !ok {
+		return nil
+	}
+	var st C.int
+	text := C.vks_pipeline_ir(vk.dev.d, vk.pipeline, &st)
+	if text == nil {
+		return nil
+	}
+	defer C.free(unsafe.Pointer(text))
+	var out []Representation
+	for _, rec := range strings.Split(C.GoString(text), "\x1e") {
+		if name, body, ok := strings.Cut(rec, "\x1f"); ok {
+			out = append(out, Representation{Name: name, Text: body})
+		}
+	}
+	return out
+}
+
+// dumpPipeline writes a built pipeline to the ACCEL_VK_DUMP folder, to read
+// what the driver's compiler made of it away from the device:
+// FILE.VARIANT.ENTRY-l<local size>-<digest of its constants>.txt, with its
+// specialization constants (id=value), the driver's statistics and its
+// internal representations (RADV: the disassembly; scripts/gpu-next.sh
+// section P). A failed write is traced, never fatal: the pipeline stands.
+func (d *vkDevice) dumpPipeline(k *vkKernel, plan Plan, spc []uint32) {
+	var b strings.Builder
+	fmt.Fprintf(&b, "pipeline %s.%s:%s\ndevice %s (%s)\nconstants", k.spec.Entry.File.Name, k.spec.Variant, k.spec.Entry.Name, d.caps.Name, d.caps.Driver)
+	for i := 0; i+1 < len(spc); i += 2 {
+		fmt.Fprintf(&b, " %d=%d", spc[i], int32(spc[i+1]))
+	}
+	b.WriteString("\nstatistics:")
+	for _, st := range k.stats {
+		fmt.Fprintf(&b, " %s=%s;", st.Name, st.Value)
+	}
+	b.WriteString("\n")
+	for _, r := range PipelineIR(k) {
+		fmt.Fprintf(&b, "== %s\n%s\n", r.Name, r.Text)
+	}
+	digest := Hash([]byte(fmt.Sprint(spc)))
+	name := fmt.Sprintf("%s.%s.%s-l%d-%s.txt", k.spec.Entry.File.Name, k.spec.Variant, k.spec.Entry.Name, plan.LocalSize, digest[:min(12, len(digest))])
+	err := os.MkdirAll(d.dump, 0o755)
+	if err == nil {
+		err = os.WriteFile(filepath.Join(d.dump, name), []byte(b.String()), 0o644)
+	}
+	if err != nil && d.log != nil {
+		d.log(fmt.Sprintf("accel: %s: ACCEL_VK_DUMP: %v", d.caps.ID(), err))
+	}
 }
 
 // parseStats reads vks_pipeline_stats' "name=value;name=value".

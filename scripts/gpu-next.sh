@@ -11,7 +11,7 @@
 # Rows that answer one question run in the same call, so compare them
 # with each other only. GPU_NEXT_QUICK=1 adds --quick (a dry run on PoCL
 # and lavapipe); GPU_NEXT_REPS sets --reps (10); GPU_NEXT_ONLY="0a 0f"
-# runs only the sections it names (all by default; Q, T, R, W, S and V first);
+# runs only the sections it names (all by default; Q, P, T, R, W, S and V first);
 # GPU_NEXT_TEST_S bounds section T's tests (300 s).
 set -u
 bin=${ACCEL_BIN:-accel}
@@ -122,6 +122,46 @@ qrow "vulkan: sum, then amax, reps 100" --op scatter_reduce --backend vulkan --n
 qrow "vulkan: sum, then amax, --warmup 300ms" --op scatter_reduce --backend vulkan --no-ref --warmup 300ms --case rand16M_1M_sum --case rand16M_1M_amax
 qrow "vulkan: subm, then subm_LL, --warmup 300ms" --op get_indice_pairs --backend vulkan --no-ref --warmup 300ms --case subm248636 --case subm248636_LL
 [ -n "$cpid" ] && kill "$cpid" 2>/dev/null
+fi
+if want P; then
+echo "== P. NVIDIA's OpenCL programs as its compiler built them (session 16; read offline from \$OUT/gpu-dump.tar.xz): ACCEL_CL_DUMP writes each program built from source, its binary (PTX) and its build log with -cl-nv-verbose (ptxas's registers, stack, spills and shared memory a kernel), for every op's bench cases on the default plans; below, ptxas's line a kernel. Vulkan: ACCEL_VK_DUMP, each pipeline's statistics and the driver's internal representations, if NVIDIA's gives any. Session 15 asked: whether the chained scan at ITEMS 32 takes so many registers that it halves occupancy (ACCEL_KNOBS=scan:ITEMS=16 then), whether NVIDIA's front end inlines the body functions into their entries (the compiled-in knobs reaching them), whether the sort's sweep keeps its 16 keys a lane in flight"
+dd=$(mktemp -d "${TMPDIR:-/tmp}/cl-dump.XXXXXX")
+for op in sort unique cumsum scatter_reduce get_indice_pairs hash_table sparse_div diagonal_scatter tril_indices; do
+	ACCEL_CL_DUMP=$dd timeout 60 "$bin" bench --op "$op" --backend opencl --reps 1 --no-ref $quick >/dev/null 2>&1 || echo "P: $op rc=$?"
+done
+"$py" - "$dd" <<'PYEOF'
+import glob, os, re, sys
+for f in sorted(glob.glob(os.path.join(sys.argv[1], "*.txt"))):
+    name = os.path.basename(f)[:-4]
+    entry, stack, entries, funcs = None, "", set(), set()
+    for line in open(f, errors="replace"):
+        m = re.search(r"Compiling entry function '(\w+)'", line)
+        if m:
+            entry = m.group(1)
+            entries.add(entry)
+        m = re.search(r"Function properties for (\w+)", line)
+        if m:
+            funcs.add(m.group(1))
+        m = re.search(r"(\d+) bytes stack frame, (\d+) bytes spill stores, (\d+) bytes spill loads", line)
+        if m:
+            stack = "stack %s, spills %s/%s" % m.groups()
+        m = re.search(r"Used (\d+) registers(.*)", line)
+        if m:
+            print("%-52s %-26s %3s registers%s; %s" % (name[:52], entry or "?", m.group(1), m.group(2)[:60], stack))
+    if funcs - entries:
+        print("%-52s functions not inlined: %s" % (name[:52], " ".join(sorted(funcs - entries))[:200]))
+PYEOF
+# Vulkan: ACCEL_VK_DUMP writes each pipeline's constants, the driver's
+# statistics and whatever internal representations it gives (RADV: its
+# disassembly; NVIDIA's offer is what this finds out)
+mkdir -p "$dd/vulkan"
+for op in sort cumsum scatter_reduce hash_table get_indice_pairs; do
+	ACCEL_VK_DUMP=$dd/vulkan timeout 60 "$bin" bench --op "$op" --backend vulkan --reps 1 --no-ref $quick >/dev/null 2>&1 || echo "P: vulkan $op rc=$?"
+done
+echo "P: vulkan: $(find "$dd/vulkan" -name '*.txt' | wc -l) pipelines, representations: $(cat "$dd"/vulkan/*.txt 2>/dev/null | grep '^== ' | sort | uniq -c | tr '\n' ' ')"
+echo "P: $(find "$dd" -name '*.bin' | wc -l) programs, $(du -sh "$dd" | cut -f1)"
+tar -C "$dd" -cJf "${OUT:-/tmp}/gpu-dump.tar.xz" . && ls -l "${OUT:-/tmp}/gpu-dump.tar.xz"
+rm -rf "$dd"
 fi
 if want T; then
 echo "== T. accel's tests that the 2026-11-27 call did not reach (its 200 s cap stopped inside TestSortTiled, after 32 s there), first the ones of session 12: float32 subnormals kept on NVIDIA's Vulkan (DENORM_FIX: TestIndexReduceRandom/vulkan gave -0 for -1.47e-43 there), the sparse merge path's chunks of 32; and the plain builds' NaN (TestVulkanPlainBuilds, failing since 2026-11-26)"
