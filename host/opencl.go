@@ -177,7 +177,7 @@ type clDevice struct {
 	disk   *diskCache  // program binaries across processes (nil: off)
 	store  bool        // write built programs' binaries to disk (storesBinaries)
 	whole  bool        // a program per kernel file, not per entry point (Caps.LazyKernels)
-	dump   string      // ACCEL_CL_DUMP: a folder for each source build's binary and log (clDump)
+	dump   string      // ACCEL_CL_DUMP: a folder for each source build's binary and log (dumpProgram)
 	nvOff  atomic.Bool // the driver refused NV_TRICKS: builds go without
 	huge   bool        // hostAlloc applies: a CPU device, ACCEL_HUGEPAGES not 0
 

@@ -137,6 +137,13 @@ void ht_probe(BPTR table, BPTR keys, BPTR res, BPTR meta, i64 n, i64 slots, i64 
 		 * local memory on a GPU. */
 		u64 kb[HT_BATCH];  /* the keys (HT_EMPTY past the tile or n) */
 		u64 pre[HT_BATCH]; /* their first probes */
+		/* the early stops' flags, read once a batch beside its keys (a
+		 * key each, they took a round trip before every key's probing):
+		 * an insert's table over capacity, Unique's try failed already.
+		 * Both only save work; the keys a batch probes past either are
+		 * thrown away with the try, whose full flag the host reads */
+		const bool over = ins && LD64(meta, HT_META_COUNT) > CAST(u64, capacity);
+		const bool failed = cnt && LD32(meta, HT_META_FULL) != 0u;
 		UNROLL for (int b = 0; b < HT_BATCH; b++) { /* 32-ok: a batch slot, < HT_BATCH */
 			const i64 i = ew_index(tile, j0 + I64C(b));
 			const bool live = step == I64C(0) && j0 + I64C(b) < I64C(ITEMS) && i < n;
@@ -184,11 +191,11 @@ void ht_probe(BPTR table, BPTR keys, BPTR res, BPTR meta, i64 n, i64 slots, i64 
 				ST32(meta, HT_META_MORE, 1u);
 				continue;
 			}
-			if (ins && LD64(meta, HT_META_COUNT) > CAST(u64, capacity)) {
+			if (over) {
 				ST32(meta, HT_META_FULL, 1u); /* over capacity already: stop early */
 				continue;
 			}
-			if (cnt && LD32(meta, HT_META_FULL) != 0u) {
+			if (failed) {
 				continue; /* Unique's try failed already: stop early */
 			}
 			const u64 key = step == I64C(0) ? kfirst : LD64(keys, i);
@@ -242,9 +249,16 @@ void ht_probe(BPTR table, BPTR keys, BPTR res, BPTR meta, i64 n, i64 slots, i64 
 				ADD64(table, I64C(2) * s + I64C(1), CAST(u64, 1)); /* from all ones: the count less one */
 			} else if (ins && state == 1) {
 				/* a new key's value word: atomic min of the claims of its
-				 * occurrences; ids of keys already in the table stay */
-				u64 cur = LD64(table, I64C(2) * s + I64C(1));
-				while (cur >= HT_CLAIM && mine < cur) {
+				 * occurrences; ids of keys already in the table stay. The
+				 * first compare-and-swap guesses the word unclaimed (all
+				 * ones, every word's first value, as in a slot this insert
+				 * claimed) instead of loading it: where the guess is wrong
+				 * it returns the word, as the load would have, so a new
+				 * key's claim takes one round trip, not two. Like the load
+				 * it replaces, it costs no budget: a key that took its last
+				 * probe finds and claims its word in the same launch */
+				u64 cur = CAS64(table, I64C(2) * s + I64C(1), HT_EMPTY, mine);
+				while (cur != HT_EMPTY && cur >= HT_CLAIM && mine < cur) {
 					if (left <= I64C(0)) {
 						state = 3; /* the next launch finds the key again at probe `done` */
 						break;
