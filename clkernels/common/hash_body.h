@@ -77,26 +77,90 @@
  * driver takes once the constant is known. */
 #define HT_BATCH (CONTIG == 1 ? 8 : 4)
 
-/* The passes over an insert's slots (plain loops that vectorize); op is a
- * literal at each entry: 0 mark, 1 commit, 2 ids. */
+/* Element i of a pass over an insert's slots (ht_slot_pass): s its slot
+ * (res[i], in the table), v the slot's value word, a aux[i] (commit's
+ * exclusive scan; loaded only by commit). */
+void ht_slot_op(BPTR table, BPTR aux, i64 i, i64 s, u64 v, u64 a, i64 base, int op) { /* 32-ok: an op code, 0..2 */
+	const u64 mine = HT_CLAIM | CAST(u64, i);
+	if (op == 0) {
+		ST64(aux, i, v == mine ? CAST(u64, 1) : CAST(u64, 0));
+	} else if (op == 1) {
+		if (v == mine) {
+			ST64(table, I64C(2) * s + I64C(1), CAST(u64, base) + a);
+		}
+	} else {
+		ST64(aux, i, v);
+	}
+}
+
+/* The passes over an insert's slots; op is a literal at each entry: 0
+ * mark, 1 commit, 2 ids. The CPU plans' (CONTIG 1) are plain loops that
+ * vectorize. The GPU plans' take HT_BATCH elements at a time: their
+ * slots (and commit's scan) loaded first, then the slots' value words,
+ * two round trips a batch where each element's two loads came one after
+ * the other, and the next element's after them (RADV: 8 round trips for
+ * a work-item's 4 elements). A batch's values enter at its back and
+ * leave from its front, so the arrays are indexed at constant slots only
+ * and stay in registers where a compiler leaves the loops rolled (see
+ * ht_probe). */
 void ht_slot_pass(BPTR table, BPTR res, BPTR aux, i64 n, i64 slots, i64 base, int op) { /* 32-ok: an op code, 0..2 */
-	EW_FOR(n, i)
-		const i64 s = CAST(i64, LD64(res, i));
-		if (s < I64C(0) || s > slots) {
-			continue; /* never after a finished insert; no stray access if it were */
-		}
-		const u64 v = LD64(table, I64C(2) * s + I64C(1));
-		const u64 mine = HT_CLAIM | CAST(u64, i);
-		if (op == 0) {
-			ST64(aux, i, v == mine ? CAST(u64, 1) : CAST(u64, 0));
-		} else if (op == 1) {
-			if (v == mine) {
-				ST64(table, I64C(2) * s + I64C(1), CAST(u64, base) + LD64(aux, i));
+	if (CONTIG == 1) {
+		EW_FOR(n, i)
+			const i64 s = CAST(i64, LD64(res, i));
+			if (s < I64C(0) || s > slots) {
+				continue; /* never after a finished insert; no stray access if it were */
 			}
-		} else {
-			ST64(aux, i, v);
+			const u64 v = LD64(table, I64C(2) * s + I64C(1));
+			/* commit's scan read only where the element commits */
+			const bool commits = op == 1 && v == (HT_CLAIM | CAST(u64, i));
+			ht_slot_op(table, aux, i, s, v, commits ? LD64(aux, i) : CAST(u64, 0), base, op);
+		EW_END
+		return;
+	}
+	const i64 tiles = ew_tiles(n);
+	for (i64 tile = GROUP_LINEAR_ID(); tile < tiles; tile += GROUP_TOTAL()) {
+		for (i64 j0 = I64C(0); j0 < I64C(ITEMS); j0 += I64C(HT_BATCH)) {
+			i64 sb[HT_BATCH]; /* the slots (-1: past the tile or n, or out of the table) */
+			u64 ab[HT_BATCH]; /* commit's scan */
+			u64 vb[HT_BATCH]; /* the value words */
+			UNROLL for (int b = 0; b < HT_BATCH; b++) { /* 32-ok: a batch slot, < HT_BATCH */
+				const i64 i = ew_index(tile, j0 + I64C(b));
+				const bool live = j0 + I64C(b) < I64C(ITEMS) && i < n;
+				const i64 s = CAST(i64, LD64(res, live ? i : I64C(0)));
+				const u64 a = op == 1 ? LD64(aux, live ? i : I64C(0)) : CAST(u64, 0);
+				UNROLL for (int c = 0; c < HT_BATCH - 1; c++) { /* 32-ok: a batch slot, < HT_BATCH */
+					sb[c] = sb[c + 1];
+					ab[c] = ab[c + 1];
+				}
+				/* never out of the table after a finished insert; no stray access if it were */
+				sb[HT_BATCH - 1] = live && s >= I64C(0) && s <= slots ? s : I64C(-1);
+				ab[HT_BATCH - 1] = a;
+			}
+			UNROLL for (int b = 0; b < HT_BATCH; b++) { /* 32-ok: a batch slot, < HT_BATCH */
+				const i64 s = sb[0];
+				const u64 v = LD64(table, I64C(2) * max64(s, I64C(0)) + I64C(1));
+				UNROLL for (int c = 0; c < HT_BATCH - 1; c++) { /* 32-ok: a batch slot, < HT_BATCH */
+					sb[c] = sb[c + 1];
+					vb[c] = vb[c + 1];
+				}
+				sb[HT_BATCH - 1] = s; /* the slots come round again */
+				vb[HT_BATCH - 1] = v;
+			}
+			UNROLL for (int b = 0; b < HT_BATCH; b++) { /* 32-ok: a batch slot, < HT_BATCH */
+				const i64 s = sb[0];
+				const u64 v = vb[0];
+				const u64 a = ab[0];
+				UNROLL for (int c = 0; c < HT_BATCH - 1; c++) { /* 32-ok: a batch slot, < HT_BATCH */
+					sb[c] = sb[c + 1];
+					vb[c] = vb[c + 1];
+					ab[c] = ab[c + 1];
+				}
+				if (s >= I64C(0)) {
+					ht_slot_op(table, aux, ew_index(tile, j0 + I64C(b)), s, v, a, base, op);
+				}
+			}
 		}
-	EW_END
+	}
 }
 
 void hash_mark(HASH_MARK_PARAMS) {
