@@ -93,15 +93,7 @@ func TestVulkanAMDLoads(t *testing.T) {
 		amdLoads(t)
 		return
 	}
-	if _, err := os.Stat(radvICD); err != nil {
-		if os.Getenv("CI") == "true" && os.Getenv("ACCEL_GPU_RUN") != "1" {
-			require.NoError(t, err, "RADV not found in CI (make deps installs mesa-vulkan-drivers)")
-		}
-		t.Skipf("RADV not found (%v): AMD's compiler runs where make deps installed Mesa's drivers", err)
-	}
-	if testing.Short() {
-		t.Skip("-short: the AMD builds take a while")
-	}
+	needRADV(t)
 	wd, err := os.Getwd()
 	require.NoError(t, err)
 	cmd := exec.Command(os.Args[0], "-test.run=^TestVulkanAMDLoads$", "-test.count=1", "-test.v")
