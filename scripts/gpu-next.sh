@@ -215,6 +215,24 @@ for b in opencl vulkan; do
 	row scatter_reduce $b "" 90
 	row cumsum $b "" 30
 done
+# session 16: the hash table's passes, loads in flight (the early stops'
+# flags once a batch, a new key's claim in one compare-and-swap, the slot
+# passes 4 elements at a time: RADV's round trips hash_count 10 -> 8,
+# hash_insert 11 -> 10, mark / ids 8 -> 2, commit 12 -> 2); 2026-11-27:
+# insert8M 3.105 ms OpenCL, 2.670 Vulkan; unique 3.163 / 2.220 (its count
+# and inverse passes)
+for b in opencl vulkan; do
+	CASE=insert8M trace hash_table $b "" 40
+	trace unique $b "" 60
+done
+# session 16: Vulkan's cumsum takes the subgroups' reduce-then-scan (x read
+# twice: 0.332 ms on 2026-11-27), chosen in session 2 over a chained scan
+# whose tile loads then waited one by one (0.57 against 0.41); since
+# session 15 the chained tile's loads are in flight (RADV: 2 round trips
+# over its paths, testdata/amd_loads.txt), so OpenCL's shape may now win
+# on Vulkan too (one read of x: the 90%-of-copy goal, 0.157)
+row cumsum vulkan "scan:CHAIN=2,SCAN_SG=0,ITEMS=32,LOCAL=256" 30 "vulkan chained, OpenCL's tiles"
+row cumsum vulkan "scan:CHAIN=2,SCAN_SG=0,ITEMS=16,LOCAL=512" 30 "vulkan chained, 512 x 16"
 CASE=hot16M_16_sum trace scatter_reduce vulkan "" 40
 # session 15: the partition's fold sorts each tile's words in work-group
 # memory (2026-11-27: rand16M_1M_sum_det 2.242 ms OpenCL, 7.075 Vulkan,
