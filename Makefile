@@ -63,12 +63,16 @@ fmt-check:
 # builds' the same pipeline and dispatch calls as the strict ones'), and
 # the sweeps were 100 of its 250 s, index_reduce's and the plain builds'
 # 90 of its 311 s more (the whole of make test reached 19m53s on the 2-core
-# VM).
+# VM). The time-outs only stop a hung test: on the 2-core VM the accel
+# package takes 505-670 s with the drivers' caches warm, but 1628 s on a
+# fresh machine's cold ones (PoCL's and Mesa's compiles: TestSortTiled 386
+# s, TestVulkanPlainBuilds 286, TestScatterFewBlocks 185, session 16), and
+# 1199 s of a 20-minute limit beside other work, so they are 30 minutes.
 CGO_SKIP = ^(TestSegmentReduceRandom|TestSortRandom|TestUniqueRandom|TestScatterReduceDeterministic|TestAlongAxisRandom|TestScanPaths|TestIndexReduceRandom|TestVulkanPlainBuilds|TestVulkanStagedPast2GiB)$$
 test: fmt-check vet
-	$(GO) test -count=1 -timeout 20m ./...
+	$(GO) test -count=1 -timeout 30m ./...
 	$(GO) test -count=1 -race -timeout 20m -run 'Concurrent|Race|Pool|Lifecycle|CloseWhile' ./host/ ./host/kernels/ ./accel/
-	GOEXPERIMENT=cgocheck2 $(GO) test -count=1 -timeout 20m -skip '$(CGO_SKIP)' ./host/ ./accel/
+	GOEXPERIMENT=cgocheck2 $(GO) test -count=1 -timeout 30m -skip '$(CGO_SKIP)' ./host/ ./accel/
 
 # Each fuzz target (one per op family: the ops' in cmd/accel/internal/ops,
 # the hash table's in accel) runs for FUZZTIME on both devices; a finding
