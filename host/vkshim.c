@@ -979,9 +979,15 @@ char *vks_pipeline_ir(vks_device *d, uint64_t pipeline, int *status) {
 		size_t off = 0;
 		out[0] = 0;
 		for (uint32_t i = 0; i < n; i++) {
-			/* a binary representation (isText false) is left out */
+			/* a binary representation (isText false) is left out; total
+			 * holds every record (a text is at most dataSize bytes), and a
+			 * record that did not fit would end the string there */
 			const char *text = ir[i].isText ? (const char *)ir[i].pData : "";
-			off += (size_t)snprintf(out + off, total - off, "%s\x1f%s\x1e", ir[i].name, text);
+			const int w = snprintf(out + off, total - off, "%s\x1f%s\x1e", ir[i].name, text);
+			if (w < 0 || (size_t)w >= total - off) {
+				break;
+			}
+			off += (size_t)w;
 		}
 		*status = 0;
 	} else if (r == VK_SUCCESS) {

@@ -1522,6 +1522,21 @@ func PipelineIR(k Kernel) []Representation {
 	if !ok {
 		return nil
 	}
+	d := vk.dev
+	d.life.RLock() // Close waits: the pipeline stays while it is read
+	defer d.life.RUnlock()
+	d.mu.Lock()
+	closed := d.closed
+	d.mu.Unlock()
+	if closed {
+		return nil
+	}
+	return vk.ir()
+}
+
+// ir reads the pipeline's internal representations (PipelineIR), under
+// the device's life lock, which its caller holds.
+func (vk *vkKernel) ir() []Representation {
 	var st C.int
 	text := C.vks_pipeline_ir(vk.dev.d, vk.pipeline, &st)
 	if text == nil {
@@ -1554,7 +1569,7 @@ func (d *vkDevice) dumpPipeline(k *vkKernel, plan Plan, spc []uint32) {
 		fmt.Fprintf(&b, " %s=%s;", st.Name, st.Value)
 	}
 	b.WriteString("\n")
-	for _, r := range PipelineIR(k) {
+	for _, r := range k.ir() { // build holds the life lock
 		fmt.Fprintf(&b, "== %s\n%s\n", r.Name, r.Text)
 	}
 	digest := Hash([]byte(fmt.Sprint(spc)))
