@@ -291,6 +291,23 @@ void sc_fold_at(BPTR dst, BPTR counts, sc_strides st, BPTR err, i64 dim_size, i6
 	} else { \
 		SC_AB_LOAD(0, q0, v0) SC_AB_LOAD(1, q1, v1) SC_AB_LOAD(2, q2, v2) SC_AB_LOAD(3, q3, v3) \
 	}
+/* The batch loop of the passes that take their positions SC_AB at a
+ * time (scatter_reduce, the partition's count and place), in the shape of
+ * EW_FOR: the strides, then each of the group's tiles and each batch of a
+ * work-item's ITEMS positions (tile and j0, as SC_AB_OK and the loads
+ * read them), with its slots' positions q0..q3 declared; SC_AB_END
+ * closes it. */
+#define SC_AB_FOR \
+	{ \
+		const sc_strides st = sc_strides_of(meta, rank, dim); \
+		const i64 sc_tiles_ = ew_tiles(count); \
+		for (i64 tile = GROUP_LINEAR_ID(); tile < sc_tiles_; tile += GROUP_TOTAL()) { \
+			for (i64 j0 = I64C(0); j0 < I64C(ITEMS); j0 += I64C(SC_AB)) { \
+				sc_pos q0, q1, q2, q3;
+#define SC_AB_END \
+			} \
+		} \
+	}
 /* batch slot b's value of four scalars (the folds' loop over the slots
  * stays rolled: one fold's code, the loads before it in flight) */
 #define SC_PICK(b, a0, a1, a2, a3) ((b) == 0 ? (a0) : ((b) == 1 ? (a1) : ((b) == 2 ? (a2) : (a3))))
@@ -304,20 +321,15 @@ sc_pos sc_pick(int b, sc_pos a0, sc_pos a1, sc_pos a2, sc_pos a3) { /* 32-ok: a 
 	return b == 2 ? a2 : a3;
 }
 void scatter_reduce(SCATTER_REDUCE_PARAMS) {
-	const sc_strides st = sc_strides_of(meta, rank, dim);
-	const i64 tiles = ew_tiles(count);
-	for (i64 tile = GROUP_LINEAR_ID(); tile < tiles; tile += GROUP_TOTAL()) {
-		for (i64 j0 = I64C(0); j0 < I64C(ITEMS); j0 += I64C(SC_AB)) {
-			sc_pos q0, q1, q2, q3;
-			T v0 = CAST(T, 0), v1 = CAST(T, 0), v2 = CAST(T, 0), v3 = CAST(T, 0);
-			SC_AB_LOADS(q0, q1, q2, q3, v0, v1, v2, v3)
-			for (int b = 0; b < SC_AB; b++) { /* 32-ok: a batch slot, < SC_AB */
-				if (SC_AB_OK(b)) {
-					sc_fold_at(SC_FOLD_ARGS, ew_index(tile, j0 + I64C(b)), sc_pick(b, q0, q1, q2, q3), SC_PICK(b, v0, v1, v2, v3));
-				}
+	SC_AB_FOR
+		T v0 = CAST(T, 0), v1 = CAST(T, 0), v2 = CAST(T, 0), v3 = CAST(T, 0);
+		SC_AB_LOADS(q0, q1, q2, q3, v0, v1, v2, v3)
+		for (int b = 0; b < SC_AB; b++) { /* 32-ok: a batch slot, < SC_AB */
+			if (SC_AB_OK(b)) {
+				sc_fold_at(SC_FOLD_ARGS, ew_index(tile, j0 + I64C(b)), sc_pick(b, q0, q1, q2, q3), SC_PICK(b, v0, v1, v2, v3));
 			}
 		}
-	}
+	SC_AB_END
 }
 
 void scatter_mean(SCATTER_MEAN_PARAMS) {
@@ -420,29 +432,24 @@ void scatter_dest(SCATTER_DEST_PARAMS) {
 		sc_flag(err, ew_index(tile, j0 + I64C(b))); \
 	}
 void scatter_pcount(SCATTER_PCOUNT_PARAMS) {
-	const sc_strides st = sc_strides_of(meta, rank, dim);
-	const i64 tiles = ew_tiles(count);
-	for (i64 tile = GROUP_LINEAR_ID(); tile < tiles; tile += GROUP_TOTAL()) {
-		for (i64 j0 = I64C(0); j0 < I64C(ITEMS); j0 += I64C(SC_AB)) {
-			sc_pos q0, q1, q2, q3;
-			SC_AB_POSITIONS(q0, q1, q2, q3)
-			/* each slot's target's hits before its own */
-			const u32 r0 = SC_PC_ADD(0, q0, counts); /* 32-ok: a hit count, below 2^32 positions */
-			const u32 r1 = SC_PC_ADD(1, q1, counts); /* 32-ok: a hit count, below 2^32 positions */
-			const u32 r2 = SC_PC_ADD(2, q2, counts); /* 32-ok: a hit count, below 2^32 positions */
-			const u32 r3 = SC_PC_ADD(3, q3, counts); /* 32-ok: a hit count, below 2^32 positions */
-			SC_PC_FLAG(0, q0)
-			SC_PC_FLAG(1, q1)
-			SC_PC_FLAG(2, q2)
-			SC_PC_FLAG(3, q3)
-			/* a slot that added 0 read counts[0]: not its own count */
-			const u32 most = max(max(SC_PC_OK(0, q0) ? r0 : 0u, SC_PC_OK(1, q1) ? r1 : 0u), /* 32-ok: a hit count */
-				max(SC_PC_OK(2, q2) ? r2 : 0u, SC_PC_OK(3, q3) ? r3 : 0u));
-			if (most >= CAST(u32, SC_PART_MAX)) { /* 32-ok: SC_PART_MAX is small */
-				ST32(err, 1, 1u);
-			}
+	SC_AB_FOR
+		SC_AB_POSITIONS(q0, q1, q2, q3)
+		/* each slot's target's hits before its own */
+		const u32 r0 = SC_PC_ADD(0, q0, counts); /* 32-ok: a hit count, below 2^32 positions */
+		const u32 r1 = SC_PC_ADD(1, q1, counts); /* 32-ok: a hit count, below 2^32 positions */
+		const u32 r2 = SC_PC_ADD(2, q2, counts); /* 32-ok: a hit count, below 2^32 positions */
+		const u32 r3 = SC_PC_ADD(3, q3, counts); /* 32-ok: a hit count, below 2^32 positions */
+		SC_PC_FLAG(0, q0)
+		SC_PC_FLAG(1, q1)
+		SC_PC_FLAG(2, q2)
+		SC_PC_FLAG(3, q3)
+		/* a slot that added 0 read counts[0]: not its own count */
+		const u32 most = max(max(SC_PC_OK(0, q0) ? r0 : 0u, SC_PC_OK(1, q1) ? r1 : 0u), /* 32-ok: a hit count */
+			max(SC_PC_OK(2, q2) ? r2 : 0u, SC_PC_OK(3, q3) ? r3 : 0u));
+		if (most >= CAST(u32, SC_PART_MAX)) { /* 32-ok: SC_PART_MAX is small */
+			ST32(err, 1, 1u);
 		}
-	}
+	SC_AB_END
 }
 
 /* place's slot b: its word at the slot it claimed (r; a slot that added 0
@@ -455,25 +462,20 @@ void scatter_place(SCATTER_PLACE_PARAMS) {
 	if (LD32(err, 0) != ERR_NONE || LD32(err, 1) != 0u) {
 		return;
 	}
-	const sc_strides st = sc_strides_of(meta, rank, dim);
-	const i64 tiles = ew_tiles(count);
-	for (i64 tile = GROUP_LINEAR_ID(); tile < tiles; tile += GROUP_TOTAL()) {
-		for (i64 j0 = I64C(0); j0 < I64C(ITEMS); j0 += I64C(SC_AB)) {
-			/* the values as T (the pass runs in the 32-bit integer build:
-			 * their bits) */
-			sc_pos q0, q1, q2, q3;
-			T v0 = CAST(T, 0), v1 = CAST(T, 0), v2 = CAST(T, 0), v3 = CAST(T, 0);
-			SC_AB_LOADS(q0, q1, q2, q3, v0, v1, v2, v3)
-			const u32 r0 = SC_PC_ADD(0, q0, off); /* 32-ok: a slot, below 2^32 positions */
-			const u32 r1 = SC_PC_ADD(1, q1, off); /* 32-ok: a slot, below 2^32 positions */
-			const u32 r2 = SC_PC_ADD(2, q2, off); /* 32-ok: a slot, below 2^32 positions */
-			const u32 r3 = SC_PC_ADD(3, q3, off); /* 32-ok: a slot, below 2^32 positions */
-			SC_PL_STORE(0, q0, v0, r0)
-			SC_PL_STORE(1, q1, v1, r1)
-			SC_PL_STORE(2, q2, v2, r2)
-			SC_PL_STORE(3, q3, v3, r3)
-		}
-	}
+	SC_AB_FOR
+		/* the values as T (the pass runs in the 32-bit integer build:
+		 * their bits) */
+		T v0 = CAST(T, 0), v1 = CAST(T, 0), v2 = CAST(T, 0), v3 = CAST(T, 0);
+		SC_AB_LOADS(q0, q1, q2, q3, v0, v1, v2, v3)
+		const u32 r0 = SC_PC_ADD(0, q0, off); /* 32-ok: a slot, below 2^32 positions */
+		const u32 r1 = SC_PC_ADD(1, q1, off); /* 32-ok: a slot, below 2^32 positions */
+		const u32 r2 = SC_PC_ADD(2, q2, off); /* 32-ok: a slot, below 2^32 positions */
+		const u32 r3 = SC_PC_ADD(3, q3, off); /* 32-ok: a slot, below 2^32 positions */
+		SC_PL_STORE(0, q0, v0, r0)
+		SC_PL_STORE(1, q1, v1, r1)
+		SC_PL_STORE(2, q2, v2, r2)
+		SC_PL_STORE(3, q3, v3, r3)
+	SC_AB_END
 }
 
 /* scatter_pfold's scratch holds SC_PF_CAP words of a tile, each as two
