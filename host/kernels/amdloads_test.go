@@ -7,6 +7,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"regexp"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -176,10 +177,11 @@ func amdLoads(t *testing.T) {
 	if os.Getenv("ACCEL_UPDATE_AMD_LOADS") == "1" {
 		var b strings.Builder
 		fmt.Fprintf(&b, "# TestVulkanAMDLoads (host/kernels/amdloads_test.go): a pipeline's loads from device memory and\n")
-		fmt.Fprintf(&b, "# its round trips (waits that find loads in flight), on RADV's null %s with\n", amdLoadsFamily)
+		fmt.Fprintf(&b, "# its round trips (waits that find loads in flight) read straight through and on its longest\n")
+		fmt.Fprintf(&b, "# path (countLoads), on RADV's null %s with\n", amdLoadsFamily)
 		fmt.Fprintf(&b, "driver %s\n", c.Driver)
 		for _, k := range keys {
-			fmt.Fprintf(&b, "%s loads=%d waits=%d\n", k, got[k].loads, got[k].waits)
+			fmt.Fprintf(&b, "%s loads=%d waits=%d path=%d\n", k, got[k].loads, got[k].waits, got[k].path)
 		}
 		require.NoError(t, os.WriteFile(path, []byte(b.String()), 0o644))
 		t.Logf("amd_loads: wrote %s (%d pipelines)", path, len(keys))
@@ -188,7 +190,8 @@ func amdLoads(t *testing.T) {
 	driver, want, err := readLoads(path)
 	require.NoError(t, err, "%s (ACCEL_UPDATE_AMD_LOADS=1 writes it)", path)
 	for _, k := range keys {
-		t.Logf("amd_loads: %-48s loads %4d round trips %4d (recorded %d)", k, got[k].loads, got[k].waits, want[k].waits)
+		t.Logf("amd_loads: %-48s loads %4d round trips %4d (recorded %d), on the longest path %4d (recorded %d)",
+			k, got[k].loads, got[k].waits, want[k].waits, got[k].path, want[k].path)
 	}
 	if driver != c.Driver {
 		t.Logf("amd_loads: taken with RADV %q, this is %q: nothing checked (ACCEL_UPDATE_AMD_LOADS=1 takes it anew)", driver, c.Driver)
@@ -200,8 +203,10 @@ func amdLoads(t *testing.T) {
 			continue
 		}
 		assert.LessOrEqual(t, got[k].waits, w.waits, "%s: %d round trips to memory where %s has %d: a wait came between loads that went out together (the disassembly: ACCEL_VK_DUMP=DIR)", k, got[k].waits, path, w.waits)
-		if got[k].waits < w.waits {
-			t.Logf("amd_loads: %s: %d round trips, fewer than the %d recorded (ACCEL_UPDATE_AMD_LOADS=1 records them)", k, got[k].waits, w.waits)
+		assert.LessOrEqual(t, got[k].path, w.path, "%s: %d round trips on the longest path where %s has %d (the disassembly: ACCEL_VK_DUMP=DIR)", k, got[k].path, path, w.path)
+		if got[k].waits < w.waits || got[k].path < w.path {
+			t.Logf("amd_loads: %s: %d round trips (%d on the longest path), fewer than the %d (%d) recorded (ACCEL_UPDATE_AMD_LOADS=1 records them)",
+				k, got[k].waits, got[k].path, w.waits, w.path)
 		}
 	}
 	for k := range want {
@@ -220,9 +225,10 @@ func fileDecl(name string) *host.FileDecl {
 }
 
 // loadCount is a pipeline's loads from device memory and the waits for
-// them.
+// them: read straight through (waits) and along the longest path of its
+// control flow (path).
 type loadCount struct {
-	loads, waits int
+	loads, waits, path int
 }
 
 var (
@@ -233,38 +239,141 @@ var (
 	// vmWaitRE: a wait on the vector memory counter (vmcnt(N): until at
 	// most N loads are in flight)
 	vmWaitRE = regexp.MustCompile(`^\s*s_waitcnt\b.*\bvmcnt\((\d+)\)`)
+	// blockRE: a basic block's label; branchRE: a jump (s_branch) or a
+	// conditional one (s_cbranch_*) to a block; endRE: the program's end
+	blockRE  = regexp.MustCompile(`^(BB\d+):`)
+	branchRE = regexp.MustCompile(`^\s*(s_branch|s_cbranch_\w+)\s+(BB\d+)\b`)
+	endRE    = regexp.MustCompile(`^\s*s_endpgm\b`)
 )
 
-// countLoads reads a disassembly straight through (a loop's body once,
-// both sides of a branch) as a lane would run it if every load took one
-// round trip to memory and nothing else took time: a load leaves at the
-// lane's time so far, loads come back in the order they left (the vector
-// memory counter counts them so), and a wait (vmcnt(N): until at most N
-// are in flight) moves the lane's time to one round trip after the
-// newest load it waits for left. The lane's time at the end is the
-// round trips one after another; loads that left together cost one.
+// laneTime is a lane's time in round trips and the times its loads in
+// flight left, oldest first (countLoads).
+type laneTime struct {
+	now      int
+	inflight []int
+}
+
+// step runs one line on t: a load leaves at the lane's time; a wait
+// (vmcnt(N)) moves the time to one round trip after the newest load it
+// waits for left. It reports whether the line was a load.
+func (t *laneTime) step(line string) bool {
+	if vmLoadRE.MatchString(line) {
+		t.inflight = append(t.inflight, t.now)
+		return true
+	}
+	if m := vmWaitRE.FindStringSubmatch(line); m != nil {
+		n, _ := strconv.Atoi(m[1])
+		for len(t.inflight) > n {
+			t.now = max(t.now, t.inflight[0]+1)
+			t.inflight = t.inflight[1:]
+		}
+	}
+	return false
+}
+
+// countLoads reads a disassembly as a lane would run it if every load
+// took one round trip to memory and nothing else took time: a load leaves
+// at the lane's time so far, loads come back in the order they left (the
+// vector memory counter counts them so), and a wait (vmcnt(N): until at
+// most N are in flight) moves the lane's time to one round trip after the
+// newest load it waits for left; loads that left together cost one.
+//
+// waits reads the code straight through (a loop's body once, both sides
+// of every branch): a sum over its paths, which catches a wait that
+// comes back anywhere. path is the lane's time at the end of the longest
+// path through its blocks (every branch's sides alternatives, a loop's
+// body once: a jump back goes on to the block after it), the round trips
+// a lane that takes the slowest way waits: the figure to read as a
+// latency.
 func countLoads(asm string) loadCount {
 	var c loadCount
-	var inflight []int // the time each load in flight left, oldest first
-	now := 0
+	var all laneTime
+	type block struct {
+		label bool
+		lines []string
+		succ  []string // labels jumped to
+		jump  bool     // ends in an unconditional jump
+		end   bool     // ends the program
+	}
+	var blocks []*block
+	index := map[string]int{}
+	cur := &block{}
+	blocks = append(blocks, cur)
 	sc := bufio.NewScanner(strings.NewReader(asm))
 	sc.Buffer(make([]byte, 1<<16), 1<<20)
 	for sc.Scan() {
 		line := sc.Text()
-		if vmLoadRE.MatchString(line) {
+		if all.step(line) {
 			c.loads++
-			inflight = append(inflight, now)
+		}
+		if m := blockRE.FindStringSubmatch(line); m != nil {
+			if cur.label || len(cur.lines) > 0 {
+				cur = &block{}
+				blocks = append(blocks, cur)
+			}
+			cur.label = true
+			index[m[1]] = len(blocks) - 1
 			continue
 		}
-		if m := vmWaitRE.FindStringSubmatch(line); m != nil {
-			n, _ := strconv.Atoi(m[1])
-			for len(inflight) > n {
-				now = max(now, inflight[0]+1)
-				inflight = inflight[1:]
+		if cur.jump || cur.end { // code after a block's end before a label: its own block, reached by none
+			cur = &block{}
+			blocks = append(blocks, cur)
+		}
+		cur.lines = append(cur.lines, line)
+		if m := branchRE.FindStringSubmatch(line); m != nil {
+			cur.succ = append(cur.succ, m[2])
+			cur.jump = m[1] == "s_branch"
+		} else if endRE.MatchString(line) {
+			cur.end = true
+		}
+	}
+	c.waits = all.now
+	// The longest path: the blocks in their order, each with the lane
+	// times that reach it (the slowest few, duplicates merged).
+	const keep = 32
+	in := make([][]laneTime, len(blocks))
+	in[0] = []laneTime{{}}
+	add := func(j int, t laneTime) {
+		for _, u := range in[j] {
+			if u.now == t.now && slices.Equal(u.inflight, t.inflight) {
+				return
+			}
+		}
+		in[j] = append(in[j], t)
+		if len(in[j]) > keep {
+			sort.SliceStable(in[j], func(a, b int) bool { return in[j][a].now > in[j][b].now })
+			in[j] = in[j][:keep]
+		}
+	}
+	for i, b := range blocks {
+		for _, t := range in[i] {
+			t.inflight = slices.Clone(t.inflight)
+			for _, l := range b.lines {
+				t.step(l)
+			}
+			c.path = max(c.path, t.now)
+			if b.end {
+				continue
+			}
+			var next []int
+			for _, s := range b.succ {
+				if j, ok := index[s]; ok && j > i {
+					next = append(next, j)
+				} else {
+					next = append(next, i+1) // a jump back: the loop's body once, then on
+				}
+			}
+			if !b.jump {
+				next = append(next, i+1)
+			}
+			slices.Sort(next)
+			for _, j := range slices.Compact(next) {
+				if j < len(blocks) {
+					add(j, t)
+				}
 			}
 		}
 	}
-	c.waits = now
 	return c
 }
 
@@ -287,10 +396,39 @@ func readLoads(path string) (string, map[string]loadCount, error) {
 		}
 		var key string
 		var c loadCount
-		if _, err := fmt.Sscanf(l, "%s loads=%d waits=%d", &key, &c.loads, &c.waits); err != nil {
+		if _, err := fmt.Sscanf(l, "%s loads=%d waits=%d path=%d", &key, &c.loads, &c.waits, &c.path); err != nil {
 			return "", nil, fmt.Errorf("%s: %q: %w", path, l, err)
 		}
 		out[key] = c
 	}
 	return driver, out, nil
+}
+
+// TestCountLoads reads a small disassembly: a branch's two sides are
+// alternatives on the longest path and both on the straight reading, and
+// a loop's body counts once.
+func TestCountLoads(t *testing.T) {
+	const asm = `BB0:
+	global_load_b32 v1, v0, s[0:1]
+	global_load_b32 v4, v0, s[0:1]
+	s_waitcnt vmcnt(0)
+	s_cbranch_scc1 BB2
+BB1:
+	global_load_b32 v2, v0, s[0:1]
+	s_waitcnt vmcnt(0)
+	global_atomic_add_u32 v2, v0, v1, s[0:1] glc
+	s_waitcnt vmcnt(0)
+	s_branch BB3
+BB2:
+	global_load_b32 v2, v0, s[0:1]
+	s_waitcnt vmcnt(0)
+BB3:
+	global_load_b32 v3, v0, s[0:1]
+	global_atomic_add_u32 v0, v1, s[0:1]
+	s_waitcnt vmcnt(0)
+	s_cbranch_scc0 BB3
+BB4:
+	s_endpgm
+`
+	assert.Equal(t, loadCount{loads: 6, waits: 5, path: 4}, countLoads(asm))
 }
