@@ -163,31 +163,46 @@ i64 ip_target(BPTR params, i64 rule, i64 D, i64 b, i64 v0, i64 v1, i64 v2, i64 v
 	return key;
 }
 
-/* Loads row q's batch and row parts (ip_rowv, ip_rowr) into b, v0..v3,
- * r0..r3 (a macro: portable code has no out-parameters). */
-#define IP_LOAD_ROW(rows, params, rl, D, w, q) \
+/* Row q's batch and coordinates (D of them, 1 <= D <= IP_MAXD), loaded
+ * into b and x0..x3 (a macro: portable code has no out-parameters); a
+ * coordinate past D is never used. The GPU plans (CONTIG 0) load them
+ * together: a coordinate past D loads the row's last one again (its
+ * address clamped inside the row, never past the buffer), so no load
+ * waits behind a test of D and a row costs one round trip to memory
+ * where each coordinate's load came after the previous one's (RADV:
+ * indice_keys 21 round trips on its longest path, 5 now). The CPU plans
+ * load only the D coordinates (the clamped loads cost PoCL's keys pass a
+ * quarter more). */
+#define IP_COORD(rows, D, w, q, d) \
+	(CONTIG == 1 ? ((D) > I64C(d) ? LD32S(rows, (q) * (w) + I64C(1 + d)) : I64C(0)) \
+		     : LD32S(rows, (q) * (w) + min64(I64C(1 + d), D)))
+#define IP_ROW_WORDS(rows, D, w, q, b, x0, x1, x2, x3) \
 	const i64 b = LD32S(rows, (q) * (w)); \
-	i64 v0 = I64C(0), v1 = I64C(0), v2 = I64C(0), v3 = I64C(0); \
-	i64 r0 = I64C(0), r1 = I64C(0), r2 = I64C(0), r3 = I64C(0); \
-	{ \
-		const i64 x0_ = LD32S(rows, (q) * (w) + I64C(1)); \
-		v0 = ip_rowv(params, rl, x0_, 0); \
-		r0 = ip_rowr(params, rl, x0_, 0); \
-		if ((D) > I64C(1)) { \
-			const i64 x1_ = LD32S(rows, (q) * (w) + I64C(2)); \
-			v1 = ip_rowv(params, rl, x1_, 1); \
-			r1 = ip_rowr(params, rl, x1_, 1); \
-		} \
-		if ((D) > I64C(2)) { \
-			const i64 x2_ = LD32S(rows, (q) * (w) + I64C(3)); \
-			v2 = ip_rowv(params, rl, x2_, 2); \
-			r2 = ip_rowr(params, rl, x2_, 2); \
-		} \
-		if ((D) > I64C(3)) { \
-			const i64 x3_ = LD32S(rows, (q) * (w) + I64C(4)); \
-			v3 = ip_rowv(params, rl, x3_, 3); \
-			r3 = ip_rowr(params, rl, x3_, 3); \
-		} \
+	const i64 x0 = LD32S(rows, (q) * (w) + I64C(1)); \
+	const i64 x1 = IP_COORD(rows, D, w, q, 1); \
+	const i64 x2 = IP_COORD(rows, D, w, q, 2); \
+	const i64 x3 = IP_COORD(rows, D, w, q, 3);
+
+/* Loads row q's batch and row parts (ip_rowv, ip_rowr) into b, v0..v3,
+ * r0..r3 (a macro: portable code has no out-parameters); a part past D
+ * is 0. */
+#define IP_LOAD_ROW(rows, params, rl, D, w, q) \
+	IP_ROW_WORDS(rows, D, w, q, b, x0_, x1_, x2_, x3_) \
+	i64 v0 = ip_rowv(params, rl, x0_, 0); \
+	i64 r0 = ip_rowr(params, rl, x0_, 0); \
+	i64 v1 = I64C(0), v2 = I64C(0), v3 = I64C(0); \
+	i64 r1 = I64C(0), r2 = I64C(0), r3 = I64C(0); \
+	if ((D) > I64C(1)) { \
+		v1 = ip_rowv(params, rl, x1_, 1); \
+		r1 = ip_rowr(params, rl, x1_, 1); \
+	} \
+	if ((D) > I64C(2)) { \
+		v2 = ip_rowv(params, rl, x2_, 2); \
+		r2 = ip_rowr(params, rl, x2_, 2); \
+	} \
+	if ((D) > I64C(3)) { \
+		v3 = ip_rowv(params, rl, x3_, 3); \
+		r3 = ip_rowr(params, rl, x3_, 3); \
 	}
 
 /* A work-item's share of a launch's rows (ip_split_range). */
@@ -234,8 +249,15 @@ void indice_keys(INDICE_KEYS_PARAMS) {
 	const i64 D = ip_param(params, IP_P_D);
 	const i64 w = D + I64C(1);
 	const i64 batch = ip_param(params, IP_P_BATCH);
+	/* the GPU plans: the shape's IP_MAXD slots loaded once (a dim past D
+	 * is never used), not once per row and dim after the previous dim's
+	 * test */
+	const i64 s0 = ip_param(params, IP_P_SHAPE);
+	const i64 s1 = ip_param(params, IP_P_SHAPE + 1);
+	const i64 s2 = ip_param(params, IP_P_SHAPE + 2);
+	const i64 s3 = ip_param(params, IP_P_SHAPE + 3);
 	EW_FOR(n, i)
-		const i64 b = LD32S(indices, i * w);
+		IP_ROW_WORDS(indices, D, w, i, b, x0, x1, x2, x3)
 		/* one unsigned compare per bound (0 <= v < limit, limit > 0):
 		 * lavapipe loses the sign test of `v < 0 || v >= limit` on int64 */
 		bool bad = CAST(u64, b) >= CAST(u64, batch);
@@ -244,8 +266,10 @@ void indice_keys(INDICE_KEYS_PARAMS) {
 			if (I64C(d) >= D) {
 				break;
 			}
-			const i64 x = LD32S(indices, i * w + I64C(1 + d));
-			const i64 s = ip_param(params, IP_P_SHAPE + d);
+			/* the CPU plans load at d (the row's words and the shape
+			 * above are then unused), as fast as their vector loops go */
+			const i64 x = CONTIG == 1 ? LD32S(indices, i * w + I64C(1 + d)) : (d == 0 ? x0 : (d == 1 ? x1 : (d == 2 ? x2 : x3)));
+			const i64 s = CONTIG == 1 ? ip_param(params, IP_P_SHAPE + d) : (d == 0 ? s0 : (d == 1 ? s1 : (d == 2 ? s2 : s3)));
 			if (CAST(u64, x) >= CAST(u64, s)) {
 				bad = true;
 			}
@@ -587,17 +611,46 @@ void indice_wpairs(INDICE_WPAIRS_PARAMS) {
 		const i64 hi = min64(lo + I64C(ITEMS), n);
 		i64 col = CAST(i64, LD64(tcnt, tile)) - start + CAST(i64, sc & 0xfffffffful);
 		const i64 base = I64C(2) * k * n;
-		for (i64 q = lo; q < hi; q++) {
-			const i64 c = ip_cand(orow, rank, n, k, q, lookup);
-			if (c >= I64C(0)) {
-				const u32 o = lookup == I64C(3) ? ip_grid_row(grid, grows, c) : CAST(u32, CAST(i32, c)); /* 32-ok: a found or output row, < rows or M <= MaxInt32 (accel/indice.go) */
-				ST32(pairs, base + col, CAST(u32, CAST(i32, q))); /* 32-ok: a row, < rows <= MaxInt32 (accel/indice.go) */
-				ST32(pairs, base + n + col, o);
-				col++;
-			} else {
-				const i64 tail = num_k + (q - col);
-				ST32(pairs, base + tail, 0xffffffffu);
-				ST32(pairs, base + n + tail, 0xffffffffu);
+		/* four rows at a time: their candidates loaded together (a row
+		 * past hi loads row hi - 1's and is never written), then their
+		 * grid rows, then the stores, where each row's loads came after
+		 * the previous row's stores (RADV: 8 round trips a lane) */
+		for (i64 q0 = lo; q0 < hi; q0 += I64C(4)) {
+			/* ip_cand's loads, a step for the four rows at a time */
+			i64 a0 = q0;
+			i64 a1 = min64(q0 + I64C(1), hi - I64C(1));
+			i64 a2 = min64(q0 + I64C(2), hi - I64C(1));
+			i64 a3 = min64(q0 + I64C(3), hi - I64C(1));
+			if (lookup == I64C(2)) {
+				a0 = CAST(i64, LD32(rank, a0));
+				a1 = CAST(i64, LD32(rank, a1));
+				a2 = CAST(i64, LD32(rank, a2));
+				a3 = CAST(i64, LD32(rank, a3));
+			}
+			const i64 c0 = LD32S(orow, k * n + a0);
+			const i64 c1 = LD32S(orow, k * n + a1);
+			const i64 c2 = LD32S(orow, k * n + a2);
+			const i64 c3 = LD32S(orow, k * n + a3);
+			/* a found or output row, < rows or M <= MaxInt32 (accel/indice.go); a row without a target reads the grid's first word */
+			const u32 o0 = lookup == I64C(3) ? ip_grid_row(grid, grows, max64(c0, I64C(0))) : CAST(u32, CAST(i32, c0)); /* 32-ok: as said */
+			const u32 o1 = lookup == I64C(3) ? ip_grid_row(grid, grows, max64(c1, I64C(0))) : CAST(u32, CAST(i32, c1)); /* 32-ok: as said */
+			const u32 o2 = lookup == I64C(3) ? ip_grid_row(grid, grows, max64(c2, I64C(0))) : CAST(u32, CAST(i32, c2)); /* 32-ok: as said */
+			const u32 o3 = lookup == I64C(3) ? ip_grid_row(grid, grows, max64(c3, I64C(0))) : CAST(u32, CAST(i32, c3)); /* 32-ok: as said */
+			for (int b = 0; b < 4; b++) { /* 32-ok: a row of the four, < 4 */
+				const i64 q = q0 + I64C(b);
+				const i64 c = b == 0 ? c0 : (b == 1 ? c1 : (b == 2 ? c2 : c3));
+				if (q >= hi) {
+					break;
+				}
+				if (c >= I64C(0)) {
+					ST32(pairs, base + col, CAST(u32, CAST(i32, q))); /* 32-ok: a row, < rows <= MaxInt32 (accel/indice.go) */
+					ST32(pairs, base + n + col, b == 0 ? o0 : (b == 1 ? o1 : (b == 2 ? o2 : o3)));
+					col++;
+				} else {
+					const i64 tail = num_k + (q - col);
+					ST32(pairs, base + tail, 0xffffffffu);
+					ST32(pairs, base + n + tail, 0xffffffffu);
+				}
 			}
 		}
 	}
@@ -1092,11 +1145,17 @@ void indice_cpairs(INDICE_CPAIRS_PARAMS) {
 }
 
 /* The dense grid's outputs: word w's set bits, lowest first, are the
- * targets w*32 + b, at output rows grows[w], grows[w] + 1, ... A word's
- * targets that share the line of its first key (every coordinate but the
- * last) copy the line's leading coordinates from the first of them
- * written, so a word decodes a key (its divisions) once a line, not once
- * a target. */
+ * targets w*32 + b, at output rows grows[w], grows[w] + 1, ... The
+ * targets of a word that share the line of its first key (every
+ * coordinate but the last) take the line's batch and leading coordinates
+ * from the word's first such target, decoded once a word (its
+ * divisions), and their last coordinate from their bit; a target past
+ * the line (a word across a line's end) decodes its own key. The GPU
+ * plans (CONTIG 0) keep the line in registers: no load in the loop over
+ * the bits, where each target read the first row back from outs after
+ * the previous target's stores (a round trip to memory a target, up to
+ * 32 a word). The CPU plans read it back from their cache (registers
+ * cost PoCL's pass a tenth more). */
 void indice_gouts(INDICE_GOUTS_PARAMS) {
 	if (LD32(err, 0) != ERR_NONE) {
 		return;
@@ -1111,13 +1170,39 @@ void indice_gouts(INDICE_GOUTS_PARAMS) {
 		}
 		i64 row = CAST(i64, LD32(grows, w));
 		const i64 base = w * I64C(32);
-		const i64 c0 = base - ip_div(base, last) * last; /* base's last coordinate */
-		i64 first = I64C(-1); /* the row of the word's first target in base's line */
+		i64 rest = ip_div(base, last); /* base's line */
+		const i64 c0 = base - rest * last; /* base's last coordinate */
+		/* the GPU plans: the line's leading coordinates 0 .. D-2, then its
+		 * batch (rest) */
+		i64 l0 = I64C(0), l1 = I64C(0), l2 = I64C(0);
+		if (CONTIG != 1) {
+			for (int d = IP_MAXD - 2; d >= 0; d--) { /* 32-ok: a dim, < IP_MAXD */
+				if (I64C(d) < D - I64C(1)) {
+					const i64 lim = ip_param(params, IP_P_OUT + d);
+					const i64 up = ip_div(rest, lim);
+					const i64 v = rest - up * lim;
+					l0 = d == 0 ? v : l0;
+					l1 = d == 1 ? v : l1;
+					l2 = d == 2 ? v : l2;
+					rest = up;
+				}
+			}
+		}
+		i64 first = I64C(-1); /* the CPU plans: the row of the word's first target in base's line */
 		while (b != 0u) {
 			const u32 low = b & (0u - b); /* 32-ok: the lowest set bit */
 			const i64 t = I64C(31 - CLZ32(low));
 			const bool line = c0 + t < last;
-			if (line && first >= I64C(0)) {
+			if (line && CONTIG != 1) {
+				/* coordinates < out size <= MaxInt32 (accel/indice.go) */
+				ST32(outs, row * wd, CAST(u32, CAST(i32, rest))); /* 32-ok: as said */
+				for (int d = 0; d < IP_MAXD - 1; d++) { /* 32-ok: a leading coordinate, < IP_MAXD */
+					if (I64C(d) < D - I64C(1)) {
+						ST32(outs, row * wd + I64C(1 + d), CAST(u32, CAST(i32, d == 0 ? l0 : (d == 1 ? l1 : l2)))); /* 32-ok: as said */
+					}
+				}
+				ST32(outs, row * wd + D, CAST(u32, c0 + t)); /* 32-ok: as said */
+			} else if (line && first >= I64C(0)) {
 				for (int d = 0; d < IP_MAXD; d++) { /* 32-ok: a leading coordinate, < IP_MAXD */
 					if (I64C(d) < D) {
 						ST32(outs, row * wd + I64C(d), LD32(outs, first * wd + I64C(d)));
