@@ -420,18 +420,80 @@ void hash_gather(HASH_GATHER_PARAMS) {
 	}
 }
 
+/* hash_rank's element of a GPU batch, a step at a time: i its position
+ * (live: inside the tile and u), k its rank's held position, s its slot
+ * (-1 where either is out of range: never for a table the gather filled;
+ * no stray access if it were), then the slot's key and value words; each
+ * load at a clamped address, so that a batch's loads of one step go out
+ * together. */
+#define HT_RANK_POS(j, i, live) \
+	const i64 i = ew_index(tile, j0 + I64C(j)); \
+	const bool live = j0 + I64C(j) < I64C(ITEMS) && i < u;
+#define HT_RANK_PERM(i, live, k) \
+	const i64 k##p = CAST(i64, LD64(perm, live ? i : I64C(0))); /* u > 0 here */ \
+	const i64 k = live && k##p >= I64C(0) && k##p < u ? k##p : I64C(-1);
+#define HT_RANK_HELD(k, s) \
+	const i64 s##h = CAST(i64, LD64(held, max64(k, I64C(0)))); \
+	const i64 s = k >= I64C(0) && s##h >= I64C(0) && s##h <= slots ? s##h : I64C(-1);
+#define HT_RANK_STORE(i, s, kw, cw) \
+	if (s >= I64C(0)) { \
+		ST64(values, i, s < slots ? kw : HT_EMPTY); \
+		ST64(counts, i, cw + CAST(u64, 1)); \
+		ST64(table, I64C(2) * s + I64C(1), CAST(u64, i)); \
+	}
+
+/* The distinct keys in sorted order (perm: the sorted positions' held
+ * positions), their counts, and each slot's value word its key's rank.
+ * The CPU plans (CONTIG 1) are a plain loop. The GPU plans take four
+ * elements at a time: their perm words, then their held slots, then the
+ * slots' key and value words, each step's loads together (three round
+ * trips a batch, where each element's chain of three came after the
+ * previous element's stores: RADV 16 a work-item). */
 void hash_rank(HASH_RANK_PARAMS) {
-	EW_FOR(u, i)
-		const i64 k = CAST(i64, LD64(perm, i));
-		if (k >= I64C(0) && k < u) {
-			const i64 s = CAST(i64, LD64(held, k));
-			if (s >= I64C(0) && s <= slots) {
-				ST64(values, i, ht_key(table, s, slots));
-				ST64(counts, i, LD64(table, I64C(2) * s + I64C(1)) + CAST(u64, 1));
-				ST64(table, I64C(2) * s + I64C(1), CAST(u64, i));
+	if (CONTIG == 1) {
+		EW_FOR(u, i)
+			const i64 k = CAST(i64, LD64(perm, i));
+			if (k >= I64C(0) && k < u) {
+				const i64 s = CAST(i64, LD64(held, k));
+				if (s >= I64C(0) && s <= slots) {
+					ST64(values, i, ht_key(table, s, slots));
+					ST64(counts, i, LD64(table, I64C(2) * s + I64C(1)) + CAST(u64, 1));
+					ST64(table, I64C(2) * s + I64C(1), CAST(u64, i));
+				}
 			}
+		EW_END
+		return;
+	}
+	const i64 tiles = ew_tiles(u);
+	for (i64 tile = GROUP_LINEAR_ID(); tile < tiles; tile += GROUP_TOTAL()) {
+		for (i64 j0 = I64C(0); j0 < I64C(ITEMS); j0 += I64C(4)) {
+			HT_RANK_POS(0, i0, l0)
+			HT_RANK_POS(1, i1, l1)
+			HT_RANK_POS(2, i2, l2)
+			HT_RANK_POS(3, i3, l3)
+			HT_RANK_PERM(i0, l0, k0)
+			HT_RANK_PERM(i1, l1, k1)
+			HT_RANK_PERM(i2, l2, k2)
+			HT_RANK_PERM(i3, l3, k3)
+			HT_RANK_HELD(k0, s0)
+			HT_RANK_HELD(k1, s1)
+			HT_RANK_HELD(k2, s2)
+			HT_RANK_HELD(k3, s3)
+			/* the slots' words (slot `slots`: the key HT_EMPTY's) */
+			const u64 kw0 = LD64(table, I64C(2) * max64(s0, I64C(0)));
+			const u64 kw1 = LD64(table, I64C(2) * max64(s1, I64C(0)));
+			const u64 kw2 = LD64(table, I64C(2) * max64(s2, I64C(0)));
+			const u64 kw3 = LD64(table, I64C(2) * max64(s3, I64C(0)));
+			const u64 cw0 = LD64(table, I64C(2) * max64(s0, I64C(0)) + I64C(1));
+			const u64 cw1 = LD64(table, I64C(2) * max64(s1, I64C(0)) + I64C(1));
+			const u64 cw2 = LD64(table, I64C(2) * max64(s2, I64C(0)) + I64C(1));
+			const u64 cw3 = LD64(table, I64C(2) * max64(s3, I64C(0)) + I64C(1));
+			HT_RANK_STORE(i0, s0, kw0, cw0)
+			HT_RANK_STORE(i1, s1, kw1, cw1)
+			HT_RANK_STORE(i2, s2, kw2, cw2)
+			HT_RANK_STORE(i3, s3, kw3, cw3)
 		}
-	EW_END
+	}
 }
 
 #endif
