@@ -220,7 +220,8 @@ done
 # passes 4 elements at a time: RADV's round trips hash_count 10 -> 8,
 # hash_insert 11 -> 10, mark / ids 8 -> 2, commit 12 -> 2); 2026-11-27:
 # insert8M 3.105 ms OpenCL, 2.670 Vulkan; unique 3.163 / 2.220 (its count
-# and inverse passes)
+# and inverse passes); session 17: hash_rank's four elements a step at a
+# time (RADV 16 -> 3 round trips a work-item)
 for b in opencl vulkan; do
 	CASE=insert8M trace hash_table $b "" 40
 	trace unique $b "" 60
@@ -254,6 +255,10 @@ for b in opencl vulkan; do
 done
 fi
 if want V; then
+# session 17: get_indice_pairs' GPU passes with a row's loads together
+# (RADV: keys 21 -> 5 round trips, wpairs four rows for one's 8, gouts'
+# bit loop without a load a target): conv149100's trace shows what
+# gouts and wpairs take now
 echo "== V. Vulkan's unexplained rows of 2026-11-27, traced on both backends: rand16M_1M amax (Vulkan 0.769 ms, 0.243 on 2026-11-26 with the same plan; OpenCL 0.240), hash_table lookup8M (Vulkan 1.873, OpenCL 0.422), get_indice_pairs conv149100 (Vulkan 1.325, OpenCL 0.296) and subm248636_LL (Vulkan 1.225 where the default case with the same plan took 0.277)"
 for b in vulkan opencl; do
 	CASE=rand16M_1M_amax trace scatter_reduce $b "" 40
