@@ -379,16 +379,50 @@ u64 ht_key(BPTR table, i64 s, i64 slots) {
 	return s < slots ? LD64(table, I64C(2) * s) : HT_EMPTY;
 }
 
+/* hash_gather's slot j of a GPU batch of four (each spelled out): s its
+ * slot, k its key word (loaded at a clamped slot, so that the batch's
+ * loads go out together), h whether it holds a key (ht_held). */
+#define HT_GATHER_SLOT(j, s, k, h) \
+	const i64 s = ew_index(tile, j0 + I64C(j)); \
+	const u64 k = LD64(table, I64C(2) * min64(s, slots)); \
+	const bool h = j0 + I64C(j) < I64C(ITEMS) && s <= slots && (s < slots ? k != HT_EMPTY : k == CAST(u64, 0));
+#define HT_GATHER_BATCH \
+	HT_GATHER_SLOT(0, s0, k0, h0) \
+	HT_GATHER_SLOT(1, s1, k1, h1) \
+	HT_GATHER_SLOT(2, s2, k2, h2) \
+	HT_GATHER_SLOT(3, s3, k3, h3)
+/* the held slot s (key word k) into the keys' run at `at`, then the next */
+#define HT_GATHER_PUT(s, k, h) \
+	if (h && at >= I64C(0) && at < u) { \
+		ST64(keys, at, s < slots ? k : HT_EMPTY); \
+		ST64(held, at, CAST(u64, s)); \
+		at++; \
+	}
+
+/* The held slots' keys into a run of keys (and their slots into held):
+ * each tile's held slots counted per lane, scanned in work-group memory,
+ * and the tile's run claimed by one atomic add. The GPU plans (CONTIG 0)
+ * read the slots four at a time, their loads together (a slot's load
+ * came behind its bounds test, and the second loop read each held slot's
+ * key again behind it: RADV 13 round trips a work-item); the CPU plans
+ * keep their loops. */
 void hash_gather(HASH_GATHER_PARAMS) {
 	const i64 lid = LOCAL_ID();
 	const i64 ls = I64C(LOCAL_SIZE);
 	const i64 tiles = ew_tiles(slots + I64C(1));
 	for (i64 tile = GROUP_LINEAR_ID(); tile < tiles; tile += GROUP_TOTAL()) {
 		u32 mine = 0u; /* 32-ok: a lane's held slots, < ITEMS */
-		for (i64 j = I64C(0); j < I64C(ITEMS); j++) {
-			const i64 s = ew_index(tile, j);
-			if (s <= slots && ht_held(table, s, slots)) {
-				mine++;
+		if (CONTIG == 1) {
+			for (i64 j = I64C(0); j < I64C(ITEMS); j++) {
+				const i64 s = ew_index(tile, j);
+				if (s <= slots && ht_held(table, s, slots)) {
+					mine++;
+				}
+			}
+		} else {
+			for (i64 j0 = I64C(0); j0 < I64C(ITEMS); j0 += I64C(4)) {
+				HT_GATHER_BATCH
+				mine += (h0 ? 1u : 0u) + (h1 ? 1u : 0u) + (h2 ? 1u : 0u) + (h3 ? 1u : 0u);
 			}
 		}
 		SH(lid) = mine;
@@ -408,12 +442,22 @@ void hash_gather(HASH_GATHER_PARAMS) {
 		}
 		LOCAL_BARRIER();
 		i64 at = CAST(i64, CAST(u64, SH(ls)) | (CAST(u64, SH(ls + I64C(1))) << 32)) + CAST(i64, SH(lid) - mine);
-		for (i64 j = I64C(0); j < I64C(ITEMS); j++) {
-			const i64 s = ew_index(tile, j);
-			if (s <= slots && ht_held(table, s, slots) && at >= I64C(0) && at < u) {
-				ST64(keys, at, ht_key(table, s, slots));
-				ST64(held, at, CAST(u64, s));
-				at++;
+		if (CONTIG == 1) {
+			for (i64 j = I64C(0); j < I64C(ITEMS); j++) {
+				const i64 s = ew_index(tile, j);
+				if (s <= slots && ht_held(table, s, slots) && at >= I64C(0) && at < u) {
+					ST64(keys, at, ht_key(table, s, slots));
+					ST64(held, at, CAST(u64, s));
+					at++;
+				}
+			}
+		} else {
+			for (i64 j0 = I64C(0); j0 < I64C(ITEMS); j0 += I64C(4)) {
+				HT_GATHER_BATCH
+				HT_GATHER_PUT(s0, k0, h0)
+				HT_GATHER_PUT(s1, k1, h1)
+				HT_GATHER_PUT(s2, k2, h2)
+				HT_GATHER_PUT(s3, k3, h3)
 			}
 		}
 		LOCAL_BARRIER(); /* every lane has read the scratch before the next tile */
