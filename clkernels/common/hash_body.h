@@ -367,16 +367,27 @@ void hash_lookup(HASH_LOOKUP_PARAMS) {
 	ht_probe(table, keys, res, meta, n, slots, max_probes, budget, step, I64C(0), false, false);
 }
 
+/* Whether slot s of [0, slots], whose key word is k, holds a key (slot
+ * `slots`: the key HT_EMPTY, present once its key word is 0); and the key
+ * it holds: for the passes that load the words themselves (ht_held, the
+ * GPU batches of hash_gather and hash_rank). */
+bool ht_word_held(u64 k, i64 s, i64 slots) {
+	return s < slots ? k != HT_EMPTY : k == CAST(u64, 0);
+}
+
+u64 ht_word_key(u64 k, i64 s, i64 slots) {
+	return s < slots ? k : HT_EMPTY;
+}
+
 /* Whether slot s of [0, slots] holds a key (slot `slots`: the key
  * HT_EMPTY, present once its key word is 0). */
 bool ht_held(BPTR table, i64 s, i64 slots) {
-	const u64 k = LD64(table, I64C(2) * s);
-	return s < slots ? k != HT_EMPTY : k == CAST(u64, 0);
+	return ht_word_held(LD64(table, I64C(2) * s), s, slots);
 }
 
 /* The key slot s holds (ht_held). */
 u64 ht_key(BPTR table, i64 s, i64 slots) {
-	return s < slots ? LD64(table, I64C(2) * s) : HT_EMPTY;
+	return s < slots ? LD64(table, I64C(2) * s) : HT_EMPTY; /* no load for slot `slots` */
 }
 
 /* hash_gather's slot j of a GPU batch of four (each spelled out): s its
@@ -385,7 +396,7 @@ u64 ht_key(BPTR table, i64 s, i64 slots) {
 #define HT_GATHER_SLOT(j, s, k, h) \
 	const i64 s = ew_index(tile, j0 + I64C(j)); \
 	const u64 k = LD64(table, I64C(2) * min64(s, slots)); \
-	const bool h = j0 + I64C(j) < I64C(ITEMS) && s <= slots && (s < slots ? k != HT_EMPTY : k == CAST(u64, 0));
+	const bool h = j0 + I64C(j) < I64C(ITEMS) && s <= slots && ht_word_held(k, s, slots);
 #define HT_GATHER_BATCH \
 	HT_GATHER_SLOT(0, s0, k0, h0) \
 	HT_GATHER_SLOT(1, s1, k1, h1) \
@@ -394,7 +405,7 @@ u64 ht_key(BPTR table, i64 s, i64 slots) {
 /* the held slot s (key word k) into the keys' run at `at`, then the next */
 #define HT_GATHER_PUT(s, k, h) \
 	if (h && at >= I64C(0) && at < u) { \
-		ST64(keys, at, s < slots ? k : HT_EMPTY); \
+		ST64(keys, at, ht_word_key(k, s, slots)); \
 		ST64(held, at, CAST(u64, s)); \
 		at++; \
 	}
@@ -481,7 +492,7 @@ void hash_gather(HASH_GATHER_PARAMS) {
 	const i64 s = k >= I64C(0) && s##h >= I64C(0) && s##h <= slots ? s##h : I64C(-1);
 #define HT_RANK_STORE(i, s, kw, cw) \
 	if (s >= I64C(0)) { \
-		ST64(values, i, s < slots ? kw : HT_EMPTY); \
+		ST64(values, i, ht_word_key(kw, s, slots)); \
 		ST64(counts, i, cw + CAST(u64, 1)); \
 		ST64(table, I64C(2) * s + I64C(1), CAST(u64, i)); \
 	}

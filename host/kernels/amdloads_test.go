@@ -253,22 +253,38 @@ type laneTime struct {
 	inflight []int
 }
 
-// step runs one line on t: a load leaves at the lane's time; a wait
-// (vmcnt(N)) moves the time to one round trip after the newest load it
-// waits for left. It reports whether the line was a load.
-func (t *laneTime) step(line string) bool {
+// A line's event for countLoads: a load (loadEvent), a wait until at most
+// N loads are in flight (N >= 0), or nothing (noEvent).
+const (
+	loadEvent = -1
+	noEvent   = -2
+)
+
+// lineEvent reads one line of a disassembly.
+func lineEvent(line string) int {
 	if vmLoadRE.MatchString(line) {
-		t.inflight = append(t.inflight, t.now)
-		return true
+		return loadEvent
 	}
 	if m := vmWaitRE.FindStringSubmatch(line); m != nil {
 		n, _ := strconv.Atoi(m[1])
-		for len(t.inflight) > n {
+		return n
+	}
+	return noEvent
+}
+
+// step runs one event on t: a load leaves at the lane's time; a wait
+// (vmcnt(N)) moves the time to one round trip after the newest load it
+// waits for left.
+func (t *laneTime) step(e int) {
+	switch {
+	case e == loadEvent:
+		t.inflight = append(t.inflight, t.now)
+	case e >= 0:
+		for len(t.inflight) > e {
 			t.now = max(t.now, t.inflight[0]+1)
 			t.inflight = t.inflight[1:]
 		}
 	}
-	return false
 }
 
 // countLoads reads a disassembly as a lane would run it if every load
@@ -289,11 +305,11 @@ func countLoads(asm string) loadCount {
 	var c loadCount
 	var all laneTime
 	type block struct {
-		label bool
-		lines []string
-		succ  []string // labels jumped to
-		jump  bool     // ends in an unconditional jump
-		end   bool     // ends the program
+		label  bool
+		events []int    // its loads and waits (lineEvent), in order
+		succ   []string // labels jumped to
+		jump   bool     // ends in an unconditional jump
+		end    bool     // ends the program
 	}
 	var blocks []*block
 	index := map[string]int{}
@@ -303,11 +319,8 @@ func countLoads(asm string) loadCount {
 	sc.Buffer(make([]byte, 1<<16), 1<<20)
 	for sc.Scan() {
 		line := sc.Text()
-		if all.step(line) {
-			c.loads++
-		}
 		if m := blockRE.FindStringSubmatch(line); m != nil {
-			if cur.label || len(cur.lines) > 0 {
+			if cur.label || len(cur.events) > 0 || len(cur.succ) > 0 || cur.end {
 				cur = &block{}
 				blocks = append(blocks, cur)
 			}
@@ -319,8 +332,13 @@ func countLoads(asm string) loadCount {
 			cur = &block{}
 			blocks = append(blocks, cur)
 		}
-		cur.lines = append(cur.lines, line)
-		if m := branchRE.FindStringSubmatch(line); m != nil {
+		if e := lineEvent(line); e != noEvent {
+			cur.events = append(cur.events, e)
+			all.step(e)
+			if e == loadEvent {
+				c.loads++
+			}
+		} else if m := branchRE.FindStringSubmatch(line); m != nil {
 			cur.succ = append(cur.succ, m[2])
 			cur.jump = m[1] == "s_branch"
 		} else if endRE.MatchString(line) {
@@ -348,8 +366,8 @@ func countLoads(asm string) loadCount {
 	for i, b := range blocks {
 		for _, t := range in[i] {
 			t.inflight = slices.Clone(t.inflight)
-			for _, l := range b.lines {
-				t.step(l)
+			for _, e := range b.events {
+				t.step(e)
 			}
 			c.path = max(c.path, t.now)
 			if b.end {
