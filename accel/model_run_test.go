@@ -258,7 +258,37 @@ func modelRuns(d *Device) []modelRun {
 			}
 		}})
 	}
-	for _, strategy := range []scatterPath{planned, partitioned, scatterSorted} {
+	// the slotted partition's ways back: a bucket past its slots (2000
+	// targets of 50 hits on average get 104 slots; the first takes 110
+	// hits) counts first, a target past kernels.ScPartMax hits sorts
+	for _, hot := range []int{110, 129} {
+		name := fmt.Sprintf("scatter_reduce slots 100000 into 2000, %d on one det=true", hot)
+		runs = append(runs, modelRun{name, func(t *testing.T, d *Device) (func() error, func()) {
+			in, _ := NewTensor(Float32, 2000)
+			src, _ := NewTensor(Float32, 100000)
+			fillDet(rng, in, Sum)
+			fillDet(rng, src, Sum)
+			idx := ints(100000, 2000)
+			for i := range idx.Int64s() {
+				if i < hot {
+					idx.Int64s()[i] = 0
+				} else if idx.Int64s()[i] == 0 {
+					idx.Int64s()[i] = 1
+				}
+			}
+			x, rel := up(t, in, idx, src)
+			undo := forceScatter(d, slotted)
+			return func() error {
+					y, err := d.ScatterReduceDeterministic(x[0], 0, x[1], x[2], Sum, true)
+					y.Release()
+					return err
+				}, func() {
+					undo()
+					rel()
+				}
+		}})
+	}
+	for _, strategy := range []scatterPath{planned, partitioned, slotted, scatterSorted} {
 		for _, tg := range []int64{20000, 10} {
 			for _, red := range []Reduction{Sum, Mean} {
 				for _, det := range []bool{false, true} {

@@ -303,6 +303,7 @@ type scatterJob struct {
 	includeSelf bool
 	meta        *DeviceTensor // g.meta on the device
 	flag        *DeviceTensor // the validation flag (Device.newFlag)
+	checked     bool          // the flag was read after the last pass, and was clear
 	tmp         temps
 }
 
@@ -327,12 +328,14 @@ func (d *Device) scatterRun(op string, g scatterGeom, out, index, src *DeviceTen
 	defer j.release()
 	shape := g.shape(out.n, out.dtype, includeSelf, det)
 	sp := d.tunedScatter(d.planner.scatter(d.caps, shape), shape)
-	report := func(sp scatterPlan, tried bool) {
+	// tries: the partitions run before the plan that finished (each
+	// with its flag word 1 cleared after it)
+	var tries []traffic
+	report := func(sp scatterPlan) {
 		d.reportModel(op, "scatter", sp, func() traffic {
 			var t traffic
-			if tried {
-				// the partition's count, then its flag word 1 cleared
-				t = partTryTraffic(d.caps, shape)
+			for _, u := range tries {
+				t.then(u)
 				t.fill("fill", 4)
 			}
 			t.then(scatterTraffic(d.caps, sp, shape))
@@ -340,7 +343,7 @@ func (d *Device) scatterRun(op string, g scatterGeom, out, index, src *DeviceTen
 		}, scatterMinBytes(shape))
 	}
 	if !sp.Part {
-		report(sp, false)
+		report(sp)
 	}
 	switch sp.Path {
 	case scatterOwned:
@@ -352,16 +355,39 @@ func (d *Device) scatterRun(op string, g scatterGeom, out, index, src *DeviceTen
 	case scatterFew, scatterFewGroups:
 		err = j.few(sp)
 	case scatterSorted:
+		done, tried := false, sp.Part
+		if sp.Part && sp.Slot {
+			var bits uint32
+			if done, bits, err = j.slotted(sp); err != nil || done {
+				report(sp)
+				break
+			}
+			switch {
+			case bits == 0:
+				sp.Slot = false
+				sp.Reason += "; no memory for the slots: counted first"
+			case bits&kernels.ScPartMany != 0:
+				tries = append(tries, slotTryTraffic(sp, shape))
+				sp.Part = false
+				sp.Reason += fmt.Sprintf("; a target has more than %d hits: the sort", int64(kernels.ScPartMax))
+			default:
+				tries = append(tries, slotTryTraffic(sp, shape))
+				sp.Slot = false
+				sp.Reason += "; a bucket has more hits than its slots: counted first"
+			}
+		}
 		if sp.Part {
-			var done bool
 			if done, err = j.partitioned(); err != nil || done {
-				report(sp, false)
+				report(sp)
 				break
 			}
 			// a target with more than kernels.ScPartMax hits: the sort
+			tries = append(tries, partTryTraffic(d.caps, shape))
 			sp.Part = false
 			sp.Reason += fmt.Sprintf("; a target has more than %d hits: the sort", int64(kernels.ScPartMax))
-			report(sp, true)
+		}
+		if tried {
+			report(sp) // the sort, after the partitions' tries
 		}
 		if sp.Packed {
 			err = j.sortedPacked()
@@ -374,7 +400,7 @@ func (d *Device) scatterRun(op string, g scatterGeom, out, index, src *DeviceTen
 	default:
 		err = j.atomic()
 	}
-	if err != nil {
+	if err != nil || j.checked {
 		return err
 	}
 	return j.check()

@@ -20,7 +20,7 @@ import (
 // reference bit for bit, they match each other.
 func TestScatterReduceDeterministic(t *testing.T) {
 	forEachDevice(t, func(t *testing.T, d *Device) {
-		for _, strategy := range []scatterPath{planned, scatterSorted, partitioned, scatterOwned, scatterBucket} {
+		for _, strategy := range []scatterPath{planned, scatterSorted, partitioned, slotted, scatterOwned, scatterBucket} {
 			t.Run("strategy="+strategyName(strategy), func(t *testing.T) {
 				defer forceScatter(d, strategy)()
 				testScatterDeterministic(t, d)
@@ -33,10 +33,17 @@ func TestScatterReduceDeterministic(t *testing.T) {
 // of paths to force.
 const planned scatterPath = -1
 
-// partitioned stands for the sorted path with the GPUs' partition tried
-// at any hits per target (scatterPlan.Part; 32-bit values): where a
-// target has more than kernels.ScPartMax hits it sorts after all.
+// partitioned stands for the sorted path with the GPUs' counted
+// partition tried at any hits per target (scatterPlan.Part, CountFirst;
+// 32-bit values): where a target has more than kernels.ScPartMax hits it
+// sorts after all.
 const partitioned scatterPath = -2
+
+// slotted stands for the sorted path with the GPUs' slotted partition
+// tried (scatterPlan.Slot) where its buckets fit (planSlots), else the
+// counted one: a bucket past its slots counts first, a target past
+// kernels.ScPartMax hits sorts.
+const slotted scatterPath = -3
 
 // strategyName names a forced path in a subtest ("" for planned).
 func strategyName(p scatterPath) string {
@@ -45,6 +52,9 @@ func strategyName(p scatterPath) string {
 	}
 	if p == partitioned {
 		return "partition"
+	}
+	if p == slotted {
+		return "slots"
 	}
 	return p.String()
 }
@@ -87,7 +97,9 @@ func forceScatter(d *Device, strategy scatterPath) func() {
 				return sp
 			}
 		case partitioned:
-			return scatterPlan{Path: scatterSorted, Part: true, Reason: "forced by a test"}
+			return scatterPlan{Path: scatterSorted, Part: true, CountFirst: true, Reason: "forced by a test"}
+		case slotted:
+			return scatterPlan{Path: scatterSorted, Part: true, Slot: true, Reason: "forced by a test"}
 		case scatterFewGroups:
 			// the GPUs' pass on any device, at any size
 			if !s.fewGroupsFit() {
@@ -189,6 +201,188 @@ func fillDet(rng *rand.Rand, x *Tensor, red Reduction) {
 	}
 }
 
+// TestScatterSlots runs the GPUs' slotted partition of the
+// bit-reproducible scatter (scatterPlan.Slot) on both drivers: buckets of
+// one target and of several (planSlots' 2^bits for n / targets hits a
+// target), tiles of buckets whose words overflow the fold's scratch (sorted
+// in place), a bucket past its slots (counted first, and from there to the
+// sort where a target has more than kernels.ScPartMax hits), and a target
+// past kernels.ScPartMax hits in a bucket of its own (straight to the
+// sort), each as the plan report says; each result with the reference's
+// bits, and a bad index named.
+func TestScatterSlots(t *testing.T) {
+	forEachDevice(t, func(t *testing.T, d *Device) {
+		defer forceScatter(d, slotted)()
+		defer strideClaims(d)()
+		var plan, fold string
+		d.OnPlan(func(r PlanReport) {
+			switch r.Family {
+			case "scatter":
+				plan = r.Plan
+			case "partition":
+				fold = r.Plan
+			}
+		})
+		defer d.OnPlan(nil)
+		rng := rand.New(rand.NewSource(23))
+		for _, c := range []struct {
+			n, targets, hot int64 // hot: hits of each of the first hotN targets (at least 1), the rest spread
+			hotN            int64
+			bucket          int64 // the targets a bucket
+			counted, sorted bool  // the call counts first, sorts
+		}{
+			{0, 5, 0, 0, 0, false, false},
+			{1, 1, 0, 0, 16, false, false},
+			{100003, 20000, 0, 0, 4, false, false},
+			{100003, 6000, 0, 0, 1, false, false},
+			{3001, 12000, 0, 0, 64, false, false},
+			// the first targets' words fill the fold's tiles past its
+			// scratch: sorted in place in the slots
+			{40000, 2000, 50, 100, 1, false, false},
+			// a target past its bucket's 56 slots: counted first
+			{5000, 300, 100, 1, 1, true, false},
+			// a target past kernels.ScPartMax hits: the sort at once
+			{5000, 300, kernels.ScPartMax + 1, 1, 1, false, true},
+			// buckets of 8 targets: one past its slots is counted first,
+			// and where a target in it has too many hits, then sorted
+			{20000, 8000, 60, 1, 8, true, false},
+			{20000, 8000, kernels.ScPartMax + 1, 1, 8, true, true},
+		} {
+			for _, dt := range []DType{Float32, Int32} {
+				for _, red := range []Reduction{Sum, Mean, Amax, Prod} {
+					name := fmt.Sprintf("n=%d targets=%d hot=%dx%d %s %s", c.n, c.targets, c.hot, max(c.hotN, 1), dt, red)
+					in, _ := NewTensor(dt, c.targets)
+					src, _ := NewTensor(dt, c.n)
+					fillDet(rng, in, red)
+					fillDet(rng, src, red)
+					idx, _ := NewTensor(Int64, c.n)
+					hotN := max(c.hotN, 1)
+					for i := range idx.Int64s() {
+						if int64(i) < c.hot*hotN {
+							idx.Int64s()[i] = int64(i) / c.hot
+						} else if c.hot > 0 {
+							idx.Int64s()[i] = hotN + rng.Int63n(c.targets-hotN)
+						} else {
+							idx.Int64s()[i] = rng.Int63n(c.targets)
+						}
+					}
+					rng.Shuffle(len(idx.Int64s()), func(a, b int) { idx.Int64s()[a], idx.Int64s()[b] = idx.Int64s()[b], idx.Int64s()[a] })
+					self := rng.Intn(2) == 0
+					want, err := RefScatterReduce(in, 0, idx, src, red, self)
+					require.NoError(t, err, name)
+					ts, release := uploadAll(t, d, in, idx, src)
+					plan, fold = "", ""
+					out, err := d.ScatterReduceDeterministic(ts[0], 0, ts[1], ts[2], red, self)
+					require.NoError(t, err, name)
+					require.NoError(t, sameBits(mustHost(t, out), want), name)
+					release()
+					if c.n == 0 {
+						continue // no positions: no plan to run
+					}
+					bucket := "slotted: a bucket a target,"
+					if c.bucket > 1 {
+						bucket = fmt.Sprintf("slotted: buckets of %d targets,", c.bucket)
+					}
+					require.Contains(t, plan, bucket, name)
+					require.Equal(t, c.counted, strings.Contains(plan, "its slots: counted first"), "%s: %s", name, plan)
+					require.Equal(t, c.sorted, strings.Contains(plan, "hits: the sort"), "%s: %s", name, plan)
+					switch {
+					case c.sorted:
+					case c.counted:
+						require.Contains(t, fold, "tiles of", name)
+						require.Contains(t, fold, "targets", name)
+					default:
+						require.Contains(t, fold, "buckets", name)
+					}
+				}
+			}
+		}
+		// a bad index: named, with the flag read once at the end
+		in, idx, src := hostZeros(Float32, 5000), hostZeros(Int64, 40000), hostZeros(Float32, 40000)
+		for i := range idx.Int64s() {
+			idx.Int64s()[i] = int64(i) % 5000
+		}
+		idx.Int64s()[33333] = -1
+		ts, release := uploadAll(t, d, in, idx, src)
+		defer release()
+		_, err := d.ScatterReduceDeterministic(ts[0], 0, ts[1], ts[2], Sum, true)
+		require.ErrorIs(t, err, ErrInvalidArgument)
+		require.ErrorContains(t, err, "33333")
+	})
+}
+
+// strideClaims makes scatter_reduce's passes over positions take the
+// GPUs' strided lanes (CONTIG 0) on d, and returns the undo: a CPU
+// driver's work-item walks its contiguous run of positions in order, so
+// the partitions' slots are claimed in position order and their folds'
+// sorts (in scratch, and in place where a tile overflows it) would find
+// nothing to do; with lanes strided a target's hits are claimed out of
+// order, as on a GPU.
+func strideClaims(d *Device) func() {
+	plans(d).launchFn = func(p host.Plan) host.Plan {
+		if p.Kernel == "scatter_reduce" && host.KnobContig.Of(p) == 1 {
+			p.Knobs = []host.Knob{host.KnobItems.Set(host.KnobItems.Of(p)), host.KnobContig.Set(0)}
+		}
+		return p
+	}
+	return func() { plans(d).launchFn = nil }
+}
+
+// TestPlanSlots: the slotted partition's buckets (planSlots) expect at
+// least slotMinHits hits, and its slots are room for six standard
+// deviations of them and 8, at most 3x the hits; none where a bucket
+// would take more than kernels.ScPartMax slots or positions pass
+// 2^(32 - bits).
+func TestPlanSlots(t *testing.T) {
+	for _, c := range []struct {
+		n, targets int64
+		bits, capw int64
+		ok         bool
+	}{
+		{16 << 20, 1 << 20, 0, 48, true}, // 16 + 24 + 8
+		{32 << 20, 1 << 20, 0, 80, true}, // 32 + 33.9 + 8 = 73.9
+		{16 << 20, 16 << 20, 4, 48, true},
+		{1, 1, 4, 48, true},
+		{1 << 20, 4 << 20, 6, 48, true},
+		{1 << 20, 8 << 20, 0, 0, false},   // a bucket of 64 targets expects 8 hits
+		{200 << 20, 1 << 20, 0, 0, false}, // 200 + 85 + 8 slots
+		{1 << 31, 1 << 31, 4, 0, false},   // 2^31 positions in 28 bits
+		{1 << 28, 1 << 28, 4, 48, true},   // the last that fits
+		{(1 << 28) + 1, 1 << 28, 4, 0, false},
+	} {
+		s := scatterShape{n: c.n, targets: c.targets, elemBytes: 4, red: Sum, includeSelf: true, det: true, flat: true}
+		bits, capw, ok := planSlots(s)
+		require.Equal(t, c.ok, ok, "%d into %d", c.n, c.targets)
+		if !ok {
+			continue
+		}
+		require.Equal(t, c.bits, bits, "%d into %d", c.n, c.targets)
+		require.Equal(t, c.capw, capw, "%d into %d", c.n, c.targets)
+		m := float64(c.n) * float64(int64(1)<<bits) / float64(c.targets)
+		require.GreaterOrEqual(t, m, float64(slotMinHits))
+		require.LessOrEqual(t, float64(capw), 3*m)
+	}
+	// the GPUs plan the slots for the bench's bit-reproducible row, a
+	// knob or a test keeps the count
+	h200 := host.Caps{Backend: host.OpenCL, Type: host.TypeDiscreteGPU, ComputeUnits: 132, MaxWorkGroupSize: 1024,
+		LocalMemBytes: 48 << 10, GlobalMemBytes: 140 << 30, Int64Atomics: true}
+	s := scatterShape{n: 16 << 20, targets: 1 << 20, elemBytes: 4, red: Sum, includeSelf: true, det: true, flat: true}
+	sp := planScatter(h200, s)
+	require.True(t, sp.Part && sp.Slot, sp.String())
+	require.Equal(t, []int64{0, 48}, []int64{sp.SlotBits, sp.SlotCap})
+	require.Contains(t, sp.Reason, "slotted: a bucket a target, 48 slots each (about 16 hits expected)")
+	cf := completeScatter(h200, s, scatterPlan{Path: scatterSorted, Part: true, CountFirst: true})
+	require.True(t, cf.Part && !cf.Slot, cf.String())
+	cpu := h200
+	cpu.Type = host.TypeCPU
+	require.False(t, planScatter(cpu, s).Slot, "CPU drivers keep their own bit-reproducible plans")
+	// the fold's tiles: a work-item a bucket, three quarters of the
+	// scratch's words on average
+	fp := planSfold(h200, s.n, 1<<20, Sum)
+	require.LessOrEqual(t, fp.TileElems, int64(fp.LocalSize))
+	require.Equal(t, int64(48), fp.TileElems)
+}
+
 // TestScatterPartition runs the GPUs' partition of the bit-reproducible
 // scatter (scatterPlan.Part) on both drivers: targets with up to
 // kernels.ScPartMax hits fold from their grouped words; one more hit on
@@ -197,6 +391,7 @@ func fillDet(rng *rand.Rand, x *Tensor, red Reduction) {
 func TestScatterPartition(t *testing.T) {
 	forEachDevice(t, func(t *testing.T, d *Device) {
 		defer forceScatter(d, partitioned)()
+		defer strideClaims(d)()
 		var plan, fold string
 		d.OnPlan(func(r PlanReport) {
 			switch r.Family {

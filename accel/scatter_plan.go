@@ -114,8 +114,17 @@ type scatterPlan struct {
 	// sorted in place by position (scatter_pcount, scatter_place,
 	// scatter_pfold), with the sort as the way back where a target has
 	// more than kernels.ScPartMax hits.
-	Part   bool
-	Reason string
+	Part bool
+	// Slot (Part only): the slotted partition (planSlots): buckets of
+	// 2^SlotBits consecutive targets with SlotCap slots each, placed with
+	// no count before (scatter_pslot, scatter_sfold), the counted
+	// partition where a bucket overflows its slots. CountFirst keeps the
+	// counted partition (a knob, or a test).
+	Slot       bool
+	CountFirst bool
+	SlotBits   int64
+	SlotCap    int64
+	Reason     string
 }
 
 // partAvgHits is the most hits per target on average (positions over
@@ -131,17 +140,23 @@ const partAvgHits = 32
 // tunedScatter is sp with $ACCEL_KNOBS's "scatter_plan" overrides, for
 // trying the bit-reproducible plans on a GPU without a rebuild: PART=0
 // sorts the packed words, PART=1 tries the partition (packed plans of
-// fewer than 2^32 positions).
+// fewer than 2^32 positions); SLOT=0 counts the partition's hits first,
+// SLOT=1 tries its slots (planSlots) on any device.
 func (d *Device) tunedScatter(sp scatterPlan, s scatterShape) scatterPlan {
 	ks, ok := d.knobs["scatter_plan"]
 	if !ok {
 		return sp
 	}
+	want := sp.Slot || d.caps.Type != host.TypeCPU
 	for _, k := range ks {
-		if k.Name == "PART" {
+		switch k.Name {
+		case "PART":
 			sp.Part = k.Value != 0 && sp.Packed && s.partFits()
+		case "SLOT":
+			want, sp.CountFirst = k.Value != 0, k.Value == 0
 		}
 	}
+	sp = withSlots(sp, s, want)
 	sp.Reason += " [ACCEL_KNOBS]"
 	return sp
 }
@@ -187,6 +202,86 @@ func planPfold(caps host.Caps, n, tg int64, red Reduction) host.Plan {
 // partFits says whether the partition takes s: its words hold a
 // position in 32 bits (the value's bits in the other 32).
 func (s scatterShape) partFits() bool { return s.n < 1<<32 }
+
+// The slotted partition's buckets (planSlots): at least slotMinHits hits
+// expected in each, of at most 2^slotMaxBits targets.
+const (
+	slotMinHits = 16
+	slotMaxBits = 6
+)
+
+// planSlots is the slotted partition's geometry for s: buckets of 2^bits
+// consecutive targets, the fewest that expect at least slotMinHits hits
+// (n / targets a target on average), each with room for capw words: the
+// expected hits m, six standard deviations of a Poisson count of mean m
+// and 8 more, rounded up to 8. Uniformly spread targets overflow a bucket
+// with odds of about 1e-10 (a call over a million buckets, 1e-4), and
+// the slots take at most 3x the counted partition's words (m = 16: 48
+// slots). ok is false where no bucket of at most 2^slotMaxBits targets
+// expects slotMinHits hits, where a bucket would take more than
+// kernels.ScPartMax slots (its words are sorted in place, as a target's
+// are), or where a position does not fit the 32 - bits bits its word
+// keeps for it (the target within its bucket above it).
+func planSlots(s scatterShape) (bits, capw int64, ok bool) {
+	if s.n <= 0 || s.targets <= 0 {
+		return 0, 0, false
+	}
+	for bits = 0; bits <= slotMaxBits; bits++ {
+		m := float64(s.n) * float64(int64(1)<<bits) / float64(s.targets)
+		if m < slotMinHits {
+			continue
+		}
+		capw = (int64(math.Ceil(m+6*math.Sqrt(m)+8)) + 7) &^ 7
+		return bits, capw, capw <= kernels.ScPartMax && s.n <= 1<<(32-bits)
+	}
+	return 0, 0, false
+}
+
+// withSlots is partition plan sp with its slots where want (or a GPU
+// plan: the counted partition's count and scan, a pass over every
+// position and a wait, are what the slots save) and planSlots allows them,
+// unless sp keeps the count (CountFirst).
+func withSlots(sp scatterPlan, s scatterShape, want bool) scatterPlan {
+	bits, capw, ok := planSlots(s)
+	if !sp.Part || sp.CountFirst || !want || !ok {
+		sp.Slot, sp.SlotBits, sp.SlotCap = false, 0, 0
+		return sp
+	}
+	if sp.SlotCap == 0 {
+		bucket := "a bucket a target"
+		if bits > 0 {
+			bucket = fmt.Sprintf("buckets of %d targets", int64(1)<<bits)
+		}
+		sp.Reason += fmt.Sprintf("; slotted: %s, %d slots each (about %.0f hits expected), "+
+			"placed with no count first (the counted partition where a bucket overflows)", bucket, capw, float64(s.n)*float64(int64(1)<<bits)/float64(s.targets))
+	}
+	sp.Slot, sp.SlotBits, sp.SlotCap = true, bits, capw
+	return sp
+}
+
+// slotBuckets is the slotted partition's buckets over targets.
+func (sp scatterPlan) slotBuckets(targets int64) int64 {
+	return (targets + int64(1)<<sp.SlotBits - 1) >> sp.SlotBits
+}
+
+// planSfold is the slotted partition's fold of n words in buckets
+// (scatter_sfold): tiles of consecutive buckets, at most a group's
+// work-items (a work-item a bucket), whose words fill three quarters of
+// the scratch on average as planPfold's tiles do; groups loop over the
+// tiles, at most 16 a compute unit (one tile each under a loop limit).
+func planSfold(caps host.Caps, n, buckets int64, red Reduction) host.Plan {
+	local := int64(host.Pow2Local(caps, pfoldLocal, kernels.ScFewMax*4))
+	capw := pfoldCap(local)
+	per := max(min(3*capw*buckets/max(4*n, 1), buckets, local), 1)
+	tiles := (buckets + per - 1) / per
+	groups := tiles
+	if caps.LoopLimit == 0 {
+		groups = min(groups, 16*max(int64(caps.ComputeUnits), 1))
+	}
+	return host.Plan{Kernel: "scatter_sfold", LocalSize: int(local), Groups: host.FoldGroups(max(groups, 1), caps.MaxWorkGroupCount),
+		Tiles: tiles, TileElems: per, Knobs: []host.Knob{host.KnobScRed.Set(int64(red))},
+		Reason: fmt.Sprintf("tiles of %d buckets (about %d of the scratch's %d words each), a work-item a bucket", per, (per*n+buckets-1)/max(buckets, 1), capw)}
+}
 
 // partTargetsPerHit is the most targets per position for which the
 // partition plan is tried: its counts and its fold cover every target
@@ -422,6 +517,7 @@ func completeScatter(caps host.Caps, s scatterShape, sp scatterPlan) scatterPlan
 	if !sp.Packed {
 		sp.Part = false // positions and values in one word, or not at all
 	}
+	sp = withSlots(sp, s, sp.Slot || caps.Type != host.TypeCPU)
 	if !sp.Path.cpuPass() {
 		return sp
 	}

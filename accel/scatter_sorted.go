@@ -1,6 +1,7 @@
 package accel
 
 import (
+	"errors"
 	"fmt"
 
 	"github.com/accelkern/accel/host/kernels"
@@ -132,6 +133,71 @@ func (j *scatterJob) partitioned() (done bool, err error) {
 	return true, j.run(dtVariant(j.out.dtype), fold, kernels.ScatterPfold{Dst: j.out.raw(), Counts: counts.raw(),
 		Off: off.raw(), Words: words.raw(), Err: j.flag.raw(), N: count, OutN: tg, Per: fold.TileElems, Red: int64(g.red),
 		IncludeSelf: b2i(j.includeSelf)})
+}
+
+// slotted is the GPUs' slotted partition of the bit-reproducible
+// scatter (scatterPlan.Slot; scatter_body.h): each valid position claims
+// the next of its target's bucket's sp.SlotCap slots for its position and
+// value bits, with no count before, and each bucket's words are sorted by
+// target and position and folded in that order. It reads the flag once,
+// at the end (the op's one wait): done, with the flag read (j.checked),
+// or with a bad index (the caller's check names it); or not done, dst as
+// it was, with the flag's partition bits (kernels.ScPartMany: a target
+// has more than kernels.ScPartMax hits, kernels.ScPartOver: a bucket
+// more than its slots), which it clears, or with none where the slots
+// found no room in the device's memory (nothing ran).
+func (j *scatterJob) slotted(sp scatterPlan) (done bool, bits uint32, err error) {
+	d, g := j.d, j.g
+	index, meta, count, rank, dim, dimSize, wrap := j.pos()
+	tg := j.out.n
+	buckets := sp.slotBuckets(tg)
+	var tmp temps // released once the flag is read: the way back allocates its own
+	defer tmp.release()
+	slots, err := tmp.alloc(d, j.op, Uint64, max(buckets*sp.SlotCap, 1))
+	if errors.Is(err, ErrOutOfMemory) || errors.Is(err, ErrTooLarge) {
+		// the slots (up to three times the counted partition's words)
+		// did not fit: nothing run, the caller counts first
+		return false, 0, nil
+	}
+	if err != nil {
+		return false, 0, err
+	}
+	// at least one bucket: a slot past the positions or with a bad index
+	// adds 0 to the first (scatter_pslot)
+	cur, err := tmp.alloc(d, j.op, Uint32, max(buckets, 1))
+	if err != nil {
+		return false, 0, err
+	}
+	if err := d.fill(cur.raw(), 0, 4*max(buckets, 1), []byte{0, 0, 0, 0}); err != nil {
+		return false, 0, fmt.Errorf("accel: %s: %w", j.op, err)
+	}
+	if err := j.run(string(kernels.ScatterI32), d.elementwise(j.op, count), kernels.ScatterPslot{Cur: cur.raw(), Slots: slots.raw(),
+		Src: j.src.raw(), Err: j.flag.raw(), Index: index, Meta: meta, Count: count, Rank: rank, Dim: dim, DimSize: dimSize, Wrap: wrap,
+		SlotBits: sp.SlotBits, Cap: sp.SlotCap}); err != nil {
+		return false, 0, err
+	}
+	fold := d.plan(planSfold(d.caps, count, buckets, g.red))
+	d.report(j.op, "partition", fold)
+	if err := j.run(dtVariant(j.out.dtype), fold, kernels.ScatterSfold{Dst: j.out.raw(), Cur: cur.raw(), Slots: slots.raw(),
+		Err: j.flag.raw(), OutN: tg, Per: fold.TileElems, SlotBits: sp.SlotBits, Cap: sp.SlotCap, Red: int64(g.red),
+		IncludeSelf: b2i(j.includeSelf)}); err != nil {
+		return false, 0, err
+	}
+	if err := d.flush(j.op); err != nil {
+		return false, 0, err
+	}
+	w, err := d.readFlagWords(j.op, j.flag, 2)
+	if err != nil || flagged(w) {
+		return true, 0, err
+	}
+	if w[1] != 0 {
+		if err := d.fill(j.flag.raw(), 4, 4, []byte{0, 0, 0, 0}); err != nil {
+			return false, 0, fmt.Errorf("accel: %s: %w", j.op, err)
+		}
+		return false, w[1], nil
+	}
+	j.checked = true
+	return true, 0, nil
 }
 
 // scatterSortedKeep runs the bit-reproducible scatter of g into out and

@@ -290,6 +290,35 @@ func partTryTraffic(caps host.Caps, s scatterShape) traffic {
 	return t
 }
 
+// slotTraffic models the slotted partition (scatterPlan.Slot) where every
+// bucket's words fit its slots: the buckets' counts cleared, each
+// position placed (its index and value read, its bucket's count claimed,
+// its word written), each bucket's count and words read, and each
+// target's output read (with the input) and written.
+func slotTraffic(sp scatterPlan, s scatterShape) traffic {
+	n, tg, e := s.n, s.targets, int64(s.elemBytes)
+	b := sp.slotBuckets(tg)
+	self := int64(0)
+	if s.includeSelf {
+		self = e * tg
+	}
+	var t traffic
+	t.fill("fill", 4*max(b, 1))
+	t.add("scatter_pslot", 8*n+e*n, 8*n+4*n)
+	t.add("scatter_sfold", 4*b+8*n+self, e*tg)
+	return t
+}
+
+// slotTryTraffic models a slotted partition whose buckets overflowed (a
+// bucket past its slots): slotTraffic's clearing and placing, the fold's
+// launch that finds the flag and does nothing, and the wait for the flag.
+func slotTryTraffic(sp scatterPlan, s scatterShape) traffic {
+	t := slotTraffic(sp, s)
+	t.Passes[len(t.Passes)-1] = trafficPass{Name: "scatter_sfold"}
+	t.Waits = 1
+	return t
+}
+
 // hashTryTraffic models the part of Unique's hash plan (planUnique) run
 // before it knows whether the keys fit its table for capacity keys: the
 // table cleared, each of the n keys read and counted in its slot and its
@@ -751,6 +780,16 @@ func scatterTraffic(caps host.Caps, sp scatterPlan, s scatterShape) traffic {
 		self := int64(0)
 		if s.includeSelf {
 			self = e * tg
+		}
+		if sp.Part && sp.Slot {
+			// the positions grouped by bucket in one pass, with no count
+			// first: each position's index and value read, its bucket's
+			// count claimed and its word written; each bucket's count and
+			// words read and sorted (through the caches: at most
+			// kernels.ScPartMax), each target folded; the flag's read at
+			// the end is the op's one wait
+			t.then(slotTraffic(sp, s))
+			break
 		}
 		if sp.Part {
 			// the positions grouped by target in one pass (after the

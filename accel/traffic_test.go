@@ -312,22 +312,36 @@ func TestTrafficModel(t *testing.T) {
 		// offsets moved two in its first and last passes and the fold
 		// gathered the values
 		require.True(t, dp.Packed, c.name)
-		// with few hits per target (all but 16 targets) the partition:
-		// per position the index read twice and the value once, a count
-		// and a slot claimed, the word written and read (44 bytes; the
-		// sort's passes alone move 48); per target 36 bytes (the input's
-		// copy, the counts cleared and scanned, the fold's reads of a
-		// count, an end and the input, and its write), and the scan's tile
-		// flags; two waits (the count's flag)
+		// with few hits per target (all but 16 targets) the partition,
+		// slotted: per position the index and value read, a slot claimed
+		// in its bucket, the word written and read (32 bytes); per target
+		// 16 bytes (the input's copy, the fold's read of it and its
+		// write), per bucket its count cleared and read; one wait (the
+		// flag at the end)
 		assert.Equal(t, c.tg > 16, dp.Part, c.name)
+		assert.Equal(t, c.tg > 16, dp.Slot, c.name)
 		part := dt
+		var counted traffic
 		if dp.Part {
-			assert.LessOrEqual(t, dt.Bytes(), 44*c.n+36*c.tg+c.tg/8, "%s (det, partition): %s", c.name, dt)
-			assert.Equal(t, 2, dt.Waits, c.name)
+			assert.LessOrEqual(t, dt.Bytes(), 32*c.n+16*c.tg+8*dp.slotBuckets(c.tg), "%s (det, slotted partition): %s", c.name, dt)
+			assert.Equal(t, 1, dt.Waits, c.name)
+			// counted first: per position the index read twice and the
+			// value once, a count and a slot claimed, the word written
+			// and read (44 bytes; the sort's passes alone move 48); per
+			// target 36 bytes (the input's copy, the counts cleared and
+			// scanned, the fold's reads of a count, an end and the input,
+			// and its write), and the scan's tile flags; two waits (the
+			// count's flag)
+			cf := dp
+			cf.Slot = false
+			counted = scatterTraffic(h100, cf, det)
+			assert.LessOrEqual(t, counted.Bytes(), 44*c.n+36*c.tg+c.tg/8, "%s (det, counted partition): %s", c.name, counted)
+			assert.Equal(t, 2, counted.Waits, c.name)
+			assert.Less(t, part.Bytes(), counted.Bytes(), "%s (det): slotted %s, counted %s", c.name, part, counted)
 			sorted := dp
 			sorted.Part = false
 			dt = scatterTraffic(h100, sorted, det)
-			assert.Less(t, part.Bytes(), dt.Bytes(), "%s (det): partition %s, sort %s", c.name, part, dt)
+			assert.Less(t, counted.Bytes(), dt.Bytes(), "%s (det): partition %s, sort %s", c.name, counted, dt)
 		}
 		unpacked := dp
 		unpacked.Packed, unpacked.Part = false, false
@@ -342,6 +356,7 @@ func TestTrafficModel(t *testing.T) {
 		assert.LessOrEqual(t, dt.Bytes(), (20*passes+40)*c.n+4*4*c.tg, "%s (det): %s", c.name, dt)
 		if dp.Part {
 			predict(c.name+" (det)", part, scatterMinBytes(s), det1M[c.name])
+			predict("  (counted first)", counted, scatterMinBytes(s), "")
 			predict("  (packed words sorted)", dt, scatterMinBytes(s), "")
 		} else {
 			predict(c.name+" (det)", dt, scatterMinBytes(s), det1M[c.name])

@@ -100,19 +100,33 @@ func TestUniquePlanKnobs(t *testing.T) {
 }
 
 // TestScatterPlanKnobs: scatter_plan:PART turns the GPUs' partition of
-// the bit-reproducible scatter on and off, and only for packed plans.
+// the bit-reproducible scatter on and off, and only for packed plans;
+// SLOT its slots (0: count first).
 func TestScatterPlanKnobs(t *testing.T) {
 	s := scatterShape{n: 16 << 20, targets: 1 << 20, elemBytes: 4, red: Sum, includeSelf: true, det: true, flat: true}
 	sp := planScatter(h100, s)
 	require.True(t, sp.Part, "h100: %s", sp)
-	d := &Device{}
+	require.True(t, sp.Slot, "h100: %s", sp)
+	d := &Device{caps: h100}
 	d.knobs, _ = knobOverrides("scatter_plan:PART=0")
 	off := d.tunedScatter(sp, s)
 	assert.False(t, off.Part)
+	assert.False(t, off.Slot)
 	assert.True(t, off.Packed)
 	assert.Contains(t, off.Reason, "[ACCEL_KNOBS]")
 	d.knobs, _ = knobOverrides("scatter_plan:PART=1")
-	assert.True(t, d.tunedScatter(off, s).Part)
+	on := d.tunedScatter(off, s)
+	assert.True(t, on.Part)
+	assert.True(t, on.Slot, "a GPU's partition takes its slots")
+	d.knobs, _ = knobOverrides("scatter_plan:SLOT=0")
+	counted := d.tunedScatter(sp, s)
+	assert.True(t, counted.Part && !counted.Slot && counted.CountFirst, "%s", counted)
+	d.knobs, _ = knobOverrides("scatter_plan:SLOT=1")
+	assert.True(t, d.tunedScatter(counted, s).Slot)
+	d.caps = host.Caps{Backend: host.Vulkan, Type: host.TypeCPU}
+	d.knobs, _ = knobOverrides("scatter_plan:PART=1,SLOT=1")
+	cpuSlots := d.tunedScatter(off, s)
+	assert.True(t, cpuSlots.Part && cpuSlots.Slot, "the knobs try the slots on a CPU driver too: %s", cpuSlots)
 	wide := s
 	wide.elemBytes = 8
 	assert.False(t, d.tunedScatter(planScatter(h100, wide), wide).Part, "64-bit values")

@@ -26,6 +26,7 @@
 #define ATOM_MIN_U32(p, i, v) atomic_min(&((volatile __global uint*)(p))[(i)], (v))
 #define ATOM_INC_U32(p, i) atomic_inc(&((volatile __global uint*)(p))[(i)])
 #define ATOM_ADD_U32(p, i, v) atomic_add(&((volatile __global uint*)(p))[(i)], (v))
+#define ATOM_OR_U32(p, i, v) atomic_or(&((volatile __global uint*)(p))[(i)], (v))
 /* FADD=1 variants use cl_ext_float_atomics' add where the compiler
  * announces it (an OpenCL C 3.0 build), or PTX's on NVIDIA
  * (device_tricks.h); elsewhere they keep the compare-and-swap loop,

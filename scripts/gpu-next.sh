@@ -240,6 +240,12 @@ CASE=hot16M_16_sum trace scatter_reduce vulkan "" 40
 # model 0.296; predicted about 0.6-0.7 OpenCL if the fold's insertion
 # sorts in device memory were most of it, as estimated)
 for b in opencl vulkan; do CASE=rand16M_1M_sum_det trace scatter_reduce $b "" 40; done
+# session 18: the slotted partition (no count pass, no scan, one wait:
+# model 0.301 -> 0.209 ms on the H100, 8 launches -> 4), predicted about
+# 0.35-0.45 ms on OpenCL; SLOT=0 is session 15's counted partition
+for b in opencl vulkan; do
+	for k in "" "scatter_plan:SLOT=0"; do CASE=rand16M_1M_sum_det row scatter_reduce $b "$k" 40; done
+done
 CASE=perm16M_sum trace scatter_reduce vulkan "" 40
 CASE=hot16M_16_mean trace scatter_reduce opencl "" 40
 for c in hot16M_16_sum perm16M_sum rand16M_1M_amax; do

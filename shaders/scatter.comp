@@ -33,6 +33,7 @@ layout(buffer_reference, std430, buffer_reference_align = 8) buffer IRef { int64
 #define ATOM_MIN_U32(p, i, v) atomicMin(Mem32((p) + uint64_t(i) * 4ul).x, (v))
 #define ATOM_INC_U32(p, i) atomicAdd(Mem32((p) + uint64_t(i) * 4ul).x, 1u)
 #define ATOM_ADD_U32(p, i, v) atomicAdd(Mem32((p) + uint64_t(i) * 4ul).x, (v))
+#define ATOM_OR_U32(p, i, v) atomicOr(Mem32((p) + uint64_t(i) * 4ul).x, (v))
 #if defined(FADD) && FADD == 1
 #define ATOM_ADD_T(p, i, v) atomicAdd(VRef((p) + uint64_t(i) * uint64_t(BYTES)).x, (v))
 #endif

@@ -3,8 +3,9 @@
  * a pass that counted each tile (indice_wpairs, move_tcompact): every lane
  * counts its run of the tile, the counts are scanned here, and each lane
  * writes its run from the tile's start plus the lanes' counts before it.
- * The wrappers define the scratch: SH(i), LOCAL_SIZE words of uint, and
- * SCRATCH_PARAM and SCRATCH_ARG. */
+ * The wrappers define the scratch: SH(i), LOCAL_SIZE words of uint (or of
+ * a wider unsigned type: the slotted partition's fold takes its counts in
+ * its 64-bit variants' scratch too), and SCRATCH_PARAM and SCRATCH_ARG. */
 #ifndef ACCEL_LANE_SCAN_H
 #define ACCEL_LANE_SCAN_H
 
@@ -23,7 +24,7 @@ u64 lane_scan(u32 mine SCRATCH_PARAM) { /* 32-ok: a lane's count, the tile's at 
 	SH(lid) = mine;
 	LOCAL_BARRIER();
 	for (i64 off = I64C(1); off < ls; off = off * I64C(2)) {
-		const u32 v = lid >= off ? SH(lid - off) : 0u; /* 32-ok: a tile's count */
+		const u32 v = lid >= off ? CAST(u32, SH(lid - off)) : 0u; /* 32-ok: a tile's count */
 		LOCAL_BARRIER();
 		SH(lid) = SH(lid) + v;
 		LOCAL_BARRIER();

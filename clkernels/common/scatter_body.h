@@ -27,6 +27,8 @@
  *   scatter_pcount, scatter_place, scatter_pfold: the GPUs' partition of
  *                     the bit-reproducible mode for 32-bit values and fewer
  *                     than 2^32 positions (see scatter_pfold)
+ *   scatter_pslot, scatter_sfold: its slotted form, with no count before
+ *                     the placing (see scatter_sfold)
  *   scatter_owned     (CPU drivers; one work-item per owner): work-item w of
  *                     W owns the output offsets [w*span, (w+1)*span) and
  *                     walks every position in index order, folding those it
@@ -67,13 +69,14 @@
  * wrappers define the element type T, its bit type UBITS, LOADV/STOREV for
  * values, LOADI for int64 indices and metadata, LOADU/STOREU for 32-bit
  * counters, CAS_BITS (compare-and-swap on the element's bits, returning
- * the old bits), TO_BITS/FROM_BITS, ATOM_MIN_U32 and ATOM_INC_U32, and
- * dtypes.h's helpers. */
+ * the old bits), TO_BITS/FROM_BITS, ATOM_MIN_U32, ATOM_INC_U32,
+ * ATOM_ADD_U32 and ATOM_OR_U32, and dtypes.h's helpers. */
 #ifndef ACCEL_SCATTER_BODY_H
 #define ACCEL_SCATTER_BODY_H
 
 #include "elementwise.h"
 #include "reduce_ops.h"
+#include "lane_scan.h"
 
 #define SC_META(block, k) LOADI(meta, I64C(block) * rank + (k))
 
@@ -447,7 +450,7 @@ void scatter_pcount(SCATTER_PCOUNT_PARAMS) {
 		const u32 most = max(max(SC_PC_OK(0, q0) ? r0 : 0u, SC_PC_OK(1, q1) ? r1 : 0u), /* 32-ok: a hit count */
 			max(SC_PC_OK(2, q2) ? r2 : 0u, SC_PC_OK(3, q3) ? r3 : 0u));
 		if (most >= CAST(u32, SC_PART_MAX)) { /* 32-ok: SC_PART_MAX is small */
-			ST32(err, 1, 1u);
+			ST32(err, 1, CAST(u32, SC_PART_MANY)); /* 32-ok: a flag bit */
 		}
 	SC_AB_END
 }
@@ -483,12 +486,13 @@ void scatter_place(SCATTER_PLACE_PARAMS) {
  * (32-bit values). */
 #define SC_PF_CAP (I64C(SCRATCH_LEN) >> 1)
 
-/* Folds target t's k words in position order into dst[t]: in scratch
- * from slot b0 (sorted there), or with b0 < 0 in words from start (sorted
- * in place: a tile that overflowed the scratch). An insertion sort: k is
- * at most SC_PART_MAX, and in scratch its steps are a round trip to the
+/* Sorts a run of k words by their high halves (all distinct: positions,
+ * or a target within its bucket over a position): in scratch from pair b0
+ * (a word's high half in SH(2 * slot), its low one after it), or with
+ * b0 < 0 in words from start, in place. An insertion sort: k is at most
+ * SC_PART_MAX, and in scratch its steps are a round trip to the
  * work-group's memory each, not to the device's. */
-void sc_pfold_one(BPTR dst, BPTR words, i64 t, i64 start, i64 k, i64 b0, i64 red, i64 include_self SCRATCH_PARAM) {
+void sc_psort(BPTR words, i64 start, i64 k, i64 b0 SCRATCH_PARAM) {
 	if (b0 >= I64C(0)) {
 		for (i64 a = b0 + I64C(1); a < b0 + k; a++) {
 			const SCRATCH_T pa = SH(I64C(2) * a);
@@ -503,7 +507,6 @@ void sc_pfold_one(BPTR dst, BPTR words, i64 t, i64 start, i64 k, i64 b0, i64 red
 			SH(I64C(2) * b + I64C(3)) = va;
 		}
 	} else {
-		/* the words' high halves (positions) are all distinct */
 		const i64 end = start + k;
 		for (i64 a = start + I64C(1); a < end; a++) {
 			const u64 w = LD64(words, a);
@@ -520,15 +523,21 @@ void sc_pfold_one(BPTR dst, BPTR words, i64 t, i64 start, i64 k, i64 b0, i64 red
 			ST64(words, b + I64C(1), w);
 		}
 	}
+}
+
+/* Word a of a run sorted by sc_psort: its high half (SC_RUN_KEY) and its
+ * value (SC_RUN_VAL), from scratch pair b0 + a or from words[start + a]. */
+#define SC_RUN_KEY(a) (b0 >= I64C(0) ? CAST(u64, SH(I64C(2) * (b0 + (a)))) : LD64(words, start + (a)) >> 32)
+#define SC_RUN_VAL(a) FROM_BITS(CAST(UBITS, b0 >= I64C(0) ? CAST(u64, SH(I64C(2) * (b0 + (a)) + I64C(1))) : LD64(words, start + (a)) & 0xfffffffful))
+
+/* Folds target t's k words in position order into dst[t]: in scratch
+ * from slot b0 (sorted there), or with b0 < 0 in words from start (sorted
+ * in place: a tile that overflowed the scratch). */
+void sc_pfold_one(BPTR dst, BPTR words, i64 t, i64 start, i64 k, i64 b0, i64 red, i64 include_self SCRATCH_PARAM) {
+	sc_psort(words, start, k, b0 SCRATCH_ARG);
 	T acc = include_self != I64C(0) ? LOADV(dst, t) : sc_identity(red);
-	if (b0 >= I64C(0)) {
-		for (i64 a = b0; a < b0 + k; a++) {
-			acc = sc_fold(acc, FROM_BITS(CAST(UBITS, SH(I64C(2) * a + I64C(1)))), red);
-		}
-	} else {
-		for (i64 a = start; a < start + k; a++) {
-			acc = sc_fold(acc, FROM_BITS(CAST(UBITS, LD64(words, a) & 0xfffffffful)), red);
-		}
+	for (i64 a = I64C(0); a < k; a++) {
+		acc = sc_fold(acc, SC_RUN_VAL(a), red);
 	}
 	if (red == I64C(RED_MEAN)) {
 		acc = MEAN_DIV(acc, k + include_self);
@@ -585,6 +594,138 @@ void scatter_pfold(SCATTER_PFOLD_PARAMS) {
 			}
 			const bool in_sh = fits && start >= ws && end <= we;
 			sc_pfold_one(dst, words, t, start, k, in_sh ? start - ws : I64C(-1), red, include_self SCRATCH_ARG);
+		}
+		LOCAL_BARRIER();
+	}
+}
+
+/* The slotted partition (32-bit values; scatterPlan.Slot in accel): the
+ * positions grouped by target in one pass with no count before it, where
+ * the partition above counts every target's hits, scans the counts and
+ * places. Targets go in buckets of 2^slot_bits consecutive ones, each
+ * with a region of cap slots (cap at most SC_PART_MAX, slot_bits at most
+ * 6, positions below 2^(32 - slot_bits)):
+ *   scatter_pslot  (over positions) validates each position (a bad index
+ *                  is flagged and skipped), claims the next slot r of its
+ *                  target's bucket (an atomic increment of cur) and, where
+ *                  r < cap, writes slots[bucket * cap + r] = (the target
+ *                  within its bucket << (32 - slot_bits) | p) << 32 | the
+ *                  value's bits. A bucket past cap sets SC_PART_OVER in
+ *                  err[1] (the host then runs the counted partition), and
+ *                  with buckets of one target a target past SC_PART_MAX
+ *                  hits SC_PART_MANY too (the host sorts), so cur ends as
+ *                  each bucket's hits, the slots holding them where they
+ *                  fit
+ *   scatter_sfold  (over tiles of buckets) folds each bucket's words in
+ *                  position order per target, as scatter_pfold does; it
+ *                  does nothing where err[0] or err[1] is set, so an
+ *                  overflowed bucket leaves dst as it was.
+ * Both in the shape of the partition's passes: pslot takes its positions
+ * SC_AB at a time (the loads, then the atomics with no branch between
+ * them: a slot past the positions or with a bad index adds 0 to cur[0]). */
+#define SC_PS_BUCKET(b, q) (SC_PC_OK(b, q) ? sc_target(st, q) >> slot_bits : I64C(0))
+#define SC_PS_ADD(b, q) ATOM_ADD_U32(cur, SC_PS_BUCKET(b, q), SC_PC_OK(b, q) ? 1u : 0u)
+/* pslot's slot b: its word at slot r of its bucket, where r < cap */
+#define SC_PS_STORE(b, q, v, r) \
+	if (SC_PC_OK(b, q) && CAST(i64, r) < cap) { \
+		const i64 t_ = sc_target(st, q); \
+		const u64 in_ = CAST(u64, t_ & ((I64C(1) << slot_bits) - I64C(1))); /* the target within its bucket */ \
+		const u64 hi_ = (in_ << CAST(u64, I64C(32) - slot_bits)) | CAST(u64, ew_index(tile, j0 + I64C(b))); \
+		ST64(slots, (t_ >> slot_bits) * cap + CAST(i64, r), (hi_ << 32) | (CAST(u64, TO_BITS(v)) & 0xfffffffful)); \
+	}
+void scatter_pslot(SCATTER_PSLOT_PARAMS) {
+	SC_AB_FOR
+		/* the values as T (the pass runs in the 32-bit builds: their bits) */
+		T v0 = CAST(T, 0), v1 = CAST(T, 0), v2 = CAST(T, 0), v3 = CAST(T, 0);
+		SC_AB_LOADS(q0, q1, q2, q3, v0, v1, v2, v3)
+		const u32 r0 = SC_PS_ADD(0, q0); /* 32-ok: a bucket's hits, below 2^32 positions */
+		const u32 r1 = SC_PS_ADD(1, q1); /* 32-ok: a bucket's hits, below 2^32 positions */
+		const u32 r2 = SC_PS_ADD(2, q2); /* 32-ok: a bucket's hits, below 2^32 positions */
+		const u32 r3 = SC_PS_ADD(3, q3); /* 32-ok: a bucket's hits, below 2^32 positions */
+		SC_PC_FLAG(0, q0)
+		SC_PC_FLAG(1, q1)
+		SC_PC_FLAG(2, q2)
+		SC_PC_FLAG(3, q3)
+		SC_PS_STORE(0, q0, v0, r0)
+		SC_PS_STORE(1, q1, v1, r1)
+		SC_PS_STORE(2, q2, v2, r2)
+		SC_PS_STORE(3, q3, v3, r3)
+		/* a slot that added 0 read cur[0]: not its own count */
+		const u32 most = max(max(SC_PC_OK(0, q0) ? r0 : 0u, SC_PC_OK(1, q1) ? r1 : 0u), /* 32-ok: a bucket's hits */
+			max(SC_PC_OK(2, q2) ? r2 : 0u, SC_PC_OK(3, q3) ? r3 : 0u));
+		if (CAST(i64, most) >= cap) {
+			const bool many = slot_bits == I64C(0) && most >= CAST(u32, SC_PART_MAX); /* 32-ok: SC_PART_MAX is small */
+			ATOM_OR_U32(err, 1, CAST(u32, SC_PART_OVER) | (many ? CAST(u32, SC_PART_MANY) : 0u)); /* 32-ok: flag bits */
+		}
+	SC_AB_END
+}
+
+/* The slotted partition's fold of bucket bk's k words (slots from
+ * bk * cap): sorted by their high halves (sc_psort: in scratch from pair
+ * b0, or with b0 < 0 in place), which orders them by target, then by
+ * position; each target's run is folded in that order into dst, as
+ * sc_pfold_one folds one target. */
+void sc_sfold_bucket(BPTR dst, BPTR words, i64 bk, i64 k, i64 b0, i64 slot_bits, i64 cap, i64 red, i64 include_self SCRATCH_PARAM) {
+	const i64 start = bk * cap;
+	sc_psort(words, start, k, b0 SCRATCH_ARG);
+	const u64 kshift = CAST(u64, I64C(32) - slot_bits); /* a key's target within its bucket: key >> kshift */
+	i64 a = I64C(0);
+	while (a < k) {
+		const u64 tin = SC_RUN_KEY(a) >> kshift;
+		const i64 t = (bk << slot_bits) + CAST(i64, tin);
+		T acc = include_self != I64C(0) ? LOADV(dst, t) : sc_identity(red);
+		i64 e = a;
+		while (e < k && (SC_RUN_KEY(e) >> kshift) == tin) {
+			acc = sc_fold(acc, SC_RUN_VAL(e), red);
+			e++;
+		}
+		if (red == I64C(RED_MEAN)) {
+			acc = MEAN_DIV(acc, e - a + include_self);
+		}
+		STOREV(dst, t, acc);
+		a = e;
+	}
+}
+
+#define SC_SF_LOAD(j) const u64 w##j = LD64(slots, bk * cap + min64(j0 + I64C(j), k - I64C(1)));
+#define SC_SF_STORE(j) \
+	if (j0 + I64C(j) < k) { \
+		SH(I64C(2) * (base + j0 + I64C(j))) = CAST(SCRATCH_T, w##j >> 32); \
+		SH(I64C(2) * (base + j0 + I64C(j)) + I64C(1)) = CAST(SCRATCH_T, w##j & 0xfffffffful); \
+	}
+/* Tile i holds buckets [i*per, i*per + per), per at most LOCAL_SIZE: a
+ * work-item a bucket. The lanes scan their buckets' word counts
+ * (lane_scan), and where the tile's words fit the scratch each lane
+ * copies its bucket's there, eight loads in flight at a time (a slot past
+ * the bucket's words loads its last and is not stored), then sorts and
+ * folds them (sc_sfold_bucket); a tile of more words sorts each bucket in
+ * place in slots. A target with no hits keeps dst's element. */
+void scatter_sfold(SCATTER_SFOLD_PARAMS) {
+	if (LD32(err, 0) != ERR_NONE || LD32(err, 1) != 0u) {
+		return;
+	}
+	const i64 lid = LOCAL_ID();
+	const i64 buckets = (out_n + (I64C(1) << slot_bits) - I64C(1)) >> slot_bits;
+	const i64 tiles = cdiv64(buckets, max64(per, I64C(1)));
+	for (i64 tile = GROUP_LINEAR_ID(); tile < tiles; tile += GROUP_TOTAL()) {
+		const i64 bk = tile * per + lid;
+		const bool mine = lid < per && bk < buckets;
+		/* at most cap: more set err[1], and this pass does nothing */
+		const i64 k = mine ? min64(CAST(i64, LOADU(cur, bk)), cap) : I64C(0);
+		const u64 scan = lane_scan(CAST(u32, k) SCRATCH_ARG); /* 32-ok: a bucket's words, at most cap */
+		const i64 base = CAST(i64, scan & 0xfffffffful);
+		const bool fits = CAST(i64, scan >> 32) <= SC_PF_CAP; /* the same for every work-item of the group */
+		if (fits) {
+			for (i64 j0 = I64C(0); j0 < k; j0 += I64C(8)) {
+				SC_SF_LOAD(0) SC_SF_LOAD(1) SC_SF_LOAD(2) SC_SF_LOAD(3)
+				SC_SF_LOAD(4) SC_SF_LOAD(5) SC_SF_LOAD(6) SC_SF_LOAD(7)
+				SC_SF_STORE(0) SC_SF_STORE(1) SC_SF_STORE(2) SC_SF_STORE(3)
+				SC_SF_STORE(4) SC_SF_STORE(5) SC_SF_STORE(6) SC_SF_STORE(7)
+			}
+		}
+		LOCAL_BARRIER();
+		if (k > I64C(0)) {
+			sc_sfold_bucket(dst, slots, bk, k, fits ? base : I64C(-1), slot_bits, cap, red, include_self SCRATCH_ARG);
 		}
 		LOCAL_BARRIER();
 	}

@@ -98,6 +98,10 @@ const (
 	ScFewMax = 16
 	// ScPartMax is SC_PART_MAX: the most hits per target the GPUs' partition of the bit-reproducible mode sorts in place.
 	ScPartMax = 128
+	// ScPartMany is SC_PART_MANY: err[1] bit of the partition's passes: a target has more than SC_PART_MAX hits (the host sorts instead).
+	ScPartMany = 1
+	// ScPartOver is SC_PART_OVER: err[1] bit of the slotted partition's placing: a bucket has more hits than its slots (the host counts first instead).
+	ScPartOver = 2
 	// ScPb is SC_PB: the private and few passes' block of 1-d positions checked at once.
 	ScPb = 2048
 	// ScPf is SC_PF: the private pass's prefetch distance, in positions.
@@ -728,6 +732,63 @@ func (a ScatterPfold) AppendArgs(dst []host.Arg) []host.Arg {
 	return append(dst, host.BufArg(a.Dst), host.BufArg(a.Counts), host.BufArg(a.Off), host.BufArg(a.Words), host.BufArg(a.Err), host.I64(a.N), host.I64(a.OutN), host.I64(a.Per), host.I64(a.Red), host.I64(a.IncludeSelf))
 }
 
+// ScatterPslot is a launch of scatter_pslot_k (scatter): GPUs' slotted partition: validates p (a bad index is flagged and skipped) and claims the next slot r of its target's bucket of 2^slot_bits targets (cur[bucket]++); below cap, slots[bucket * cap + r] = (target within the bucket << (32 - slot_bits) | p) << 32 | the 32 bits of src[source offset]; a bucket past cap sets SC_PART_OVER in err[1], a target past SC_PART_MAX (slot_bits 0) SC_PART_MANY too.
+type ScatterPslot struct {
+	Cur      host.Buffer // inout: uint32 hits per bucket
+	Slots    host.Buffer // out: uint64 words, cap a bucket
+	Src      host.Buffer // in: 32-bit values
+	Err      host.Buffer // inout: the validation flag, then the partition's flags
+	Index    host.Buffer // in: int64 indices
+	Meta     host.Buffer // in: [loop shape, out, src and index strides] (SC_META_*)
+	Count    int64       // positions
+	Rank     int64       // rank of the loop shape
+	Dim      int64       // the indexed dim
+	DimSize  int64       // the output's size along dim
+	Wrap     int64       // folds into SC_WRAP: 1: a negative index counts once from the end
+	SlotBits int64       // log2 of the targets a bucket (at most 6; positions below 2^(32 - slot_bits))
+	Cap      int64       // the slots a bucket (at most SC_PART_MAX)
+}
+
+// Entry returns the declaration of scatter_pslot_k.
+func (ScatterPslot) Entry() *host.EntryDecl { return Scatter.Entries[9] }
+
+// Spec returns the kernel scatter_pslot_k of variant v.
+func (ScatterPslot) Spec(v ScatterVariant) host.KernelSpec {
+	return host.KernelSpec{Entry: Scatter.Entries[9], Variant: string(v)}
+}
+
+// AppendArgs appends the argument slots in declaration order.
+func (a ScatterPslot) AppendArgs(dst []host.Arg) []host.Arg {
+	return append(dst, host.BufArg(a.Cur), host.BufArg(a.Slots), host.BufArg(a.Src), host.BufArg(a.Err), host.BufArg(a.Index), host.BufArg(a.Meta), host.I64(a.Count), host.I64(a.Rank), host.I64(a.Dim), host.I64(a.DimSize), host.I64(a.Wrap), host.I64(a.SlotBits), host.I64(a.Cap))
+}
+
+// ScatterSfold is a launch of scatter_sfold_k (scatter): GPUs' slotted partition: group g takes tiles of per buckets (per <= LOCAL_SIZE), a work-item a bucket; a tile's words go to scratch, where each bucket's are sorted by target and position and each target's run folded in that order (segment_reduce's fold); a tile of more words than the scratch holds is sorted in place in slots; nothing is done where err[0] or err[1] is set.
+type ScatterSfold struct {
+	Dst         host.Buffer // inout: the output
+	Cur         host.Buffer // in: uint32 hits per bucket
+	Slots       host.Buffer // inout: uint64 words, cap a bucket (sorted in place where a tile overflows the scratch)
+	Err         host.Buffer // in: the validation flag (ERR_NONE: no bad index; any other value skips the pass)
+	OutN        int64       // targets
+	Per         int64       // buckets a tile
+	SlotBits    int64       // log2 of the targets a bucket
+	Cap         int64       // the slots a bucket
+	Red         int64       // folds into SC_RED: the reduction (RED_*)
+	IncludeSelf int64       // folds into SC_SELF: 1: the output's own values take part
+}
+
+// Entry returns the declaration of scatter_sfold_k.
+func (ScatterSfold) Entry() *host.EntryDecl { return Scatter.Entries[10] }
+
+// Spec returns the kernel scatter_sfold_k of variant v.
+func (ScatterSfold) Spec(v ScatterVariant) host.KernelSpec {
+	return host.KernelSpec{Entry: Scatter.Entries[10], Variant: string(v)}
+}
+
+// AppendArgs appends the argument slots in declaration order.
+func (a ScatterSfold) AppendArgs(dst []host.Arg) []host.Arg {
+	return append(dst, host.BufArg(a.Dst), host.BufArg(a.Cur), host.BufArg(a.Slots), host.BufArg(a.Err), host.I64(a.OutN), host.I64(a.Per), host.I64(a.SlotBits), host.I64(a.Cap), host.I64(a.Red), host.I64(a.IncludeSelf))
+}
+
 // ScatterOwned is a launch of scatter_owned_k (scatter): CPU drivers: work-item w owns a range of targets and folds them in index order.
 type ScatterOwned struct {
 	Dst         host.Buffer // inout: the output
@@ -748,11 +809,11 @@ type ScatterOwned struct {
 }
 
 // Entry returns the declaration of scatter_owned_k.
-func (ScatterOwned) Entry() *host.EntryDecl { return Scatter.Entries[9] }
+func (ScatterOwned) Entry() *host.EntryDecl { return Scatter.Entries[11] }
 
 // Spec returns the kernel scatter_owned_k of variant v.
 func (ScatterOwned) Spec(v ScatterVariant) host.KernelSpec {
-	return host.KernelSpec{Entry: Scatter.Entries[9], Variant: string(v)}
+	return host.KernelSpec{Entry: Scatter.Entries[11], Variant: string(v)}
 }
 
 // AppendArgs appends the argument slots in declaration order.
@@ -781,11 +842,11 @@ type ScatterPrivate struct {
 }
 
 // Entry returns the declaration of scatter_private_k.
-func (ScatterPrivate) Entry() *host.EntryDecl { return Scatter.Entries[10] }
+func (ScatterPrivate) Entry() *host.EntryDecl { return Scatter.Entries[12] }
 
 // Spec returns the kernel scatter_private_k of variant v.
 func (ScatterPrivate) Spec(v ScatterVariant) host.KernelSpec {
-	return host.KernelSpec{Entry: Scatter.Entries[10], Variant: string(v)}
+	return host.KernelSpec{Entry: Scatter.Entries[12], Variant: string(v)}
 }
 
 // AppendArgs appends the argument slots in declaration order.
@@ -809,11 +870,11 @@ type ScatterBcount struct {
 }
 
 // Entry returns the declaration of scatter_bcount_k.
-func (ScatterBcount) Entry() *host.EntryDecl { return Scatter.Entries[11] }
+func (ScatterBcount) Entry() *host.EntryDecl { return Scatter.Entries[13] }
 
 // Spec returns the kernel scatter_bcount_k of variant v.
 func (ScatterBcount) Spec(v ScatterVariant) host.KernelSpec {
-	return host.KernelSpec{Entry: Scatter.Entries[11], Variant: string(v)}
+	return host.KernelSpec{Entry: Scatter.Entries[13], Variant: string(v)}
 }
 
 // AppendArgs appends the argument slots in declaration order.
@@ -829,11 +890,11 @@ type ScatterBscan struct {
 }
 
 // Entry returns the declaration of scatter_bscan_k.
-func (ScatterBscan) Entry() *host.EntryDecl { return Scatter.Entries[12] }
+func (ScatterBscan) Entry() *host.EntryDecl { return Scatter.Entries[14] }
 
 // Spec returns the kernel scatter_bscan_k of variant v.
 func (ScatterBscan) Spec(v ScatterVariant) host.KernelSpec {
-	return host.KernelSpec{Entry: Scatter.Entries[12], Variant: string(v)}
+	return host.KernelSpec{Entry: Scatter.Entries[14], Variant: string(v)}
 }
 
 // AppendArgs appends the argument slots in declaration order.
@@ -860,11 +921,11 @@ type ScatterBplace struct {
 }
 
 // Entry returns the declaration of scatter_bplace_k.
-func (ScatterBplace) Entry() *host.EntryDecl { return Scatter.Entries[13] }
+func (ScatterBplace) Entry() *host.EntryDecl { return Scatter.Entries[15] }
 
 // Spec returns the kernel scatter_bplace_k of variant v.
 func (ScatterBplace) Spec(v ScatterVariant) host.KernelSpec {
-	return host.KernelSpec{Entry: Scatter.Entries[13], Variant: string(v)}
+	return host.KernelSpec{Entry: Scatter.Entries[15], Variant: string(v)}
 }
 
 // AppendArgs appends the argument slots in declaration order.
@@ -887,11 +948,11 @@ type ScatterBfold struct {
 }
 
 // Entry returns the declaration of scatter_bfold_k.
-func (ScatterBfold) Entry() *host.EntryDecl { return Scatter.Entries[14] }
+func (ScatterBfold) Entry() *host.EntryDecl { return Scatter.Entries[16] }
 
 // Spec returns the kernel scatter_bfold_k of variant v.
 func (ScatterBfold) Spec(v ScatterVariant) host.KernelSpec {
-	return host.KernelSpec{Entry: Scatter.Entries[14], Variant: string(v)}
+	return host.KernelSpec{Entry: Scatter.Entries[16], Variant: string(v)}
 }
 
 // AppendArgs appends the argument slots in declaration order.
@@ -919,11 +980,11 @@ type ScatterFew struct {
 }
 
 // Entry returns the declaration of scatter_few_k.
-func (ScatterFew) Entry() *host.EntryDecl { return Scatter.Entries[15] }
+func (ScatterFew) Entry() *host.EntryDecl { return Scatter.Entries[17] }
 
 // Spec returns the kernel scatter_few_k of variant v.
 func (ScatterFew) Spec(v ScatterVariant) host.KernelSpec {
-	return host.KernelSpec{Entry: Scatter.Entries[15], Variant: string(v)}
+	return host.KernelSpec{Entry: Scatter.Entries[17], Variant: string(v)}
 }
 
 // AppendArgs appends the argument slots in declaration order.
@@ -951,11 +1012,11 @@ type ScatterFewg struct {
 }
 
 // Entry returns the declaration of scatter_fewg_k.
-func (ScatterFewg) Entry() *host.EntryDecl { return Scatter.Entries[16] }
+func (ScatterFewg) Entry() *host.EntryDecl { return Scatter.Entries[18] }
 
 // Spec returns the kernel scatter_fewg_k of variant v.
 func (ScatterFewg) Spec(v ScatterVariant) host.KernelSpec {
-	return host.KernelSpec{Entry: Scatter.Entries[16], Variant: string(v)}
+	return host.KernelSpec{Entry: Scatter.Entries[18], Variant: string(v)}
 }
 
 // AppendArgs appends the argument slots in declaration order.
@@ -976,11 +1037,11 @@ type ScatterMerge struct {
 }
 
 // Entry returns the declaration of scatter_merge_k.
-func (ScatterMerge) Entry() *host.EntryDecl { return Scatter.Entries[17] }
+func (ScatterMerge) Entry() *host.EntryDecl { return Scatter.Entries[19] }
 
 // Spec returns the kernel scatter_merge_k of variant v.
 func (ScatterMerge) Spec(v ScatterVariant) host.KernelSpec {
-	return host.KernelSpec{Entry: Scatter.Entries[17], Variant: string(v)}
+	return host.KernelSpec{Entry: Scatter.Entries[19], Variant: string(v)}
 }
 
 // AppendArgs appends the argument slots in declaration order.

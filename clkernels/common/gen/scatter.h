@@ -41,6 +41,8 @@
 #define SC_SPARE 8 /* the owned pass's spare slots per owner */
 #define SC_FEW_MAX 16 /* the most targets the few-targets pass takes */
 #define SC_PART_MAX 128 /* the most hits per target the GPUs' partition of the bit-reproducible mode sorts in place */
+#define SC_PART_MANY 1 /* err[1] bit of the partition's passes: a target has more than SC_PART_MAX hits (the host sorts instead) */
+#define SC_PART_OVER 2 /* err[1] bit of the slotted partition's placing: a bucket has more hits than its slots (the host counts first instead) */
 #define SC_PB 2048 /* the private and few passes' block of 1-d positions checked at once */
 #define SC_PF 64 /* the private pass's prefetch distance, in positions */
 #define SC_PF_MIN 65536 /* the fewest targets the private pass prefetches for (smaller copies stay in cache) */
@@ -104,6 +106,12 @@ layout(constant_id = 10) const int SC_FEW = -1; /* folded argument few (-1: the 
 #define SCATTER_PFOLD_PARAMS BPTR dst, BPTR counts, BPTR off, BPTR words, BPTR err, i64 n, i64 out_n, i64 per, i64 red, i64 include_self, __local SCRATCH_T* sh
 #else
 #define SCATTER_PFOLD_PARAMS BPTR dst, BPTR counts, BPTR off, BPTR words, BPTR err, i64 n, i64 out_n, i64 per, i64 red, i64 include_self
+#endif
+#define SCATTER_PSLOT_PARAMS BPTR cur, BPTR slots, BPTR src, BPTR err, BPTR index, BPTR meta, i64 count, i64 rank, i64 dim, i64 dim_size, i64 wrap, i64 slot_bits, i64 cap
+#ifdef ACCEL_CL
+#define SCATTER_SFOLD_PARAMS BPTR dst, BPTR cur, BPTR slots, BPTR err, i64 out_n, i64 per, i64 slot_bits, i64 cap, i64 red, i64 include_self, __local SCRATCH_T* sh
+#else
+#define SCATTER_SFOLD_PARAMS BPTR dst, BPTR cur, BPTR slots, BPTR err, i64 out_n, i64 per, i64 slot_bits, i64 cap, i64 red, i64 include_self
 #endif
 #define SCATTER_OWNED_PARAMS BPTR dst, BPTR src, BPTR counts, BPTR err, BPTR spare, BPTR index, BPTR meta, i64 count, i64 rank, i64 dim, i64 dim_size, i64 wrap, i64 out_n, i64 red, i64 include_self
 #define SCATTER_PRIVATE_PARAMS BPTR dst, BPTR src, BPTR pcnt, BPTR err, BPTR priv, BPTR index, BPTR meta, i64 count, i64 rank, i64 dim, i64 dim_size, i64 wrap, i64 out_n, i64 counted, i64 inplace, i64 red
@@ -171,6 +179,17 @@ layout(constant_id = 10) const int SC_FEW = -1; /* folded argument few (-1: the 
 		__local SCRATCH_T sh[SCRATCH_LEN]; \
 		scatter_pfold(dst, counts, off, words, err, n, out_n, per, FOLD(SC_RED, red), FOLD(SC_SELF, include_self), sh); \
 	}
+#define SCATTER_E_scatter_pslot_k \
+	__kernel __attribute__((reqd_work_group_size(LOCAL_SIZE, 1, 1))) \
+	void scatter_pslot_k(__global uchar* cur, __global uchar* slots, __global uchar* src, __global uchar* err, __global uchar* index, __global uchar* meta, long count, long rank, long dim, long dim_size, long wrap, long slot_bits, long cap) { \
+		scatter_pslot(cur, slots, src, err, index, meta, count, rank, dim, dim_size, FOLD(SC_WRAP, wrap), slot_bits, cap); \
+	}
+#define SCATTER_E_scatter_sfold_k \
+	__kernel __attribute__((reqd_work_group_size(LOCAL_SIZE, 1, 1))) \
+	void scatter_sfold_k(__global uchar* dst, __global uchar* cur, __global uchar* slots, __global uchar* err, long out_n, long per, long slot_bits, long cap, long red, long include_self) { \
+		__local SCRATCH_T sh[SCRATCH_LEN]; \
+		scatter_sfold(dst, cur, slots, err, out_n, per, slot_bits, cap, FOLD(SC_RED, red), FOLD(SC_SELF, include_self), sh); \
+	}
 #define SCATTER_E_scatter_owned_k \
 	__kernel __attribute__((reqd_work_group_size(LOCAL_SIZE, 1, 1))) \
 	void scatter_owned_k(__global uchar* dst, __global uchar* src, __global uchar* counts, __global uchar* err, __global uchar* spare, __global uchar* index, __global uchar* meta, long count, long rank, long dim, long dim_size, long wrap, long out_n, long red, long include_self) { \
@@ -230,6 +249,8 @@ layout(constant_id = 10) const int SC_FEW = -1; /* folded argument few (-1: the 
 	SCATTER_E_scatter_pcount_k \
 	SCATTER_E_scatter_place_k \
 	SCATTER_E_scatter_pfold_k \
+	SCATTER_E_scatter_pslot_k \
+	SCATTER_E_scatter_sfold_k \
 	SCATTER_E_scatter_owned_k \
 	SCATTER_E_scatter_private_k \
 	SCATTER_E_scatter_bcount_k \
@@ -252,15 +273,17 @@ layout(push_constant) uniform AccelArgs { uint64_t s[16]; } accel_args;
 #define SCATTER_VK_E_6 scatter_pcount(accel_args.s[0], accel_args.s[1], accel_args.s[2], accel_args.s[3], int64_t(accel_args.s[4]), int64_t(accel_args.s[5]), int64_t(accel_args.s[6]), int64_t(accel_args.s[7]), FOLD(SC_WRAP, int64_t(accel_args.s[8])));
 #define SCATTER_VK_E_7 scatter_place(accel_args.s[0], accel_args.s[1], accel_args.s[2], accel_args.s[3], accel_args.s[4], accel_args.s[5], int64_t(accel_args.s[6]), int64_t(accel_args.s[7]), int64_t(accel_args.s[8]), int64_t(accel_args.s[9]), FOLD(SC_WRAP, int64_t(accel_args.s[10])));
 #define SCATTER_VK_E_8 scatter_pfold(accel_args.s[0], accel_args.s[1], accel_args.s[2], accel_args.s[3], accel_args.s[4], int64_t(accel_args.s[5]), int64_t(accel_args.s[6]), int64_t(accel_args.s[7]), FOLD(SC_RED, int64_t(accel_args.s[8])), FOLD(SC_SELF, int64_t(accel_args.s[9])));
-#define SCATTER_VK_E_9 scatter_owned(accel_args.s[0], accel_args.s[1], accel_args.s[2], accel_args.s[3], accel_args.s[4], accel_args.s[5], accel_args.s[6], int64_t(accel_args.s[7]), int64_t(accel_args.s[8]), int64_t(accel_args.s[9]), int64_t(accel_args.s[10]), FOLD(SC_WRAP, int64_t(accel_args.s[11])), int64_t(accel_args.s[12]), FOLD(SC_RED, int64_t(accel_args.s[13])), FOLD(SC_SELF, int64_t(accel_args.s[14])));
-#define SCATTER_VK_E_10 scatter_private(accel_args.s[0], accel_args.s[1], accel_args.s[2], accel_args.s[3], accel_args.s[4], accel_args.s[5], accel_args.s[6], int64_t(accel_args.s[7]), int64_t(accel_args.s[8]), int64_t(accel_args.s[9]), int64_t(accel_args.s[10]), FOLD(SC_WRAP, int64_t(accel_args.s[11])), int64_t(accel_args.s[12]), int64_t(accel_args.s[13]), int64_t(accel_args.s[14]), FOLD(SC_RED, int64_t(accel_args.s[15])));
-#define SCATTER_VK_E_11 scatter_bcount(accel_args.s[0], accel_args.s[1], accel_args.s[2], accel_args.s[3], int64_t(accel_args.s[4]), int64_t(accel_args.s[5]), int64_t(accel_args.s[6]), int64_t(accel_args.s[7]), FOLD(SC_WRAP, int64_t(accel_args.s[8])), int64_t(accel_args.s[9]), int64_t(accel_args.s[10]));
-#define SCATTER_VK_E_12 scatter_bscan(accel_args.s[0], int64_t(accel_args.s[1]), int64_t(accel_args.s[2]));
-#define SCATTER_VK_E_13 scatter_bplace(accel_args.s[0], accel_args.s[1], accel_args.s[2], accel_args.s[3], accel_args.s[4], accel_args.s[5], accel_args.s[6], int64_t(accel_args.s[7]), int64_t(accel_args.s[8]), int64_t(accel_args.s[9]), int64_t(accel_args.s[10]), FOLD(SC_WRAP, int64_t(accel_args.s[11])), int64_t(accel_args.s[12]), int64_t(accel_args.s[13]));
-#define SCATTER_VK_E_14 scatter_bfold(accel_args.s[0], accel_args.s[1], accel_args.s[2], accel_args.s[3], accel_args.s[4], accel_args.s[5], int64_t(accel_args.s[6]), int64_t(accel_args.s[7]), FOLD(SC_RED, int64_t(accel_args.s[8])), FOLD(SC_SELF, int64_t(accel_args.s[9])));
-#define SCATTER_VK_E_15 scatter_few(accel_args.s[0], accel_args.s[1], accel_args.s[2], accel_args.s[3], accel_args.s[4], accel_args.s[5], int64_t(accel_args.s[6]), int64_t(accel_args.s[7]), int64_t(accel_args.s[8]), int64_t(accel_args.s[9]), FOLD(SC_WRAP, int64_t(accel_args.s[10])), int64_t(accel_args.s[11]), FOLD(SC_COUNTED, int64_t(accel_args.s[12])), FOLD(SC_FEW, int64_t(accel_args.s[13])), FOLD(SC_RED, int64_t(accel_args.s[14])));
-#define SCATTER_VK_E_16 scatter_fewg(accel_args.s[0], accel_args.s[1], accel_args.s[2], accel_args.s[3], accel_args.s[4], accel_args.s[5], int64_t(accel_args.s[6]), int64_t(accel_args.s[7]), int64_t(accel_args.s[8]), int64_t(accel_args.s[9]), FOLD(SC_WRAP, int64_t(accel_args.s[10])), int64_t(accel_args.s[11]), FOLD(SC_COUNTED, int64_t(accel_args.s[12])), FOLD(SC_FEW, int64_t(accel_args.s[13])), FOLD(SC_RED, int64_t(accel_args.s[14])));
-#define SCATTER_VK_E_17 scatter_merge(accel_args.s[0], accel_args.s[1], accel_args.s[2], int64_t(accel_args.s[3]), int64_t(accel_args.s[4]), int64_t(accel_args.s[5]), FOLD(SC_RED, int64_t(accel_args.s[6])), FOLD(SC_SELF, int64_t(accel_args.s[7])));
+#define SCATTER_VK_E_9 scatter_pslot(accel_args.s[0], accel_args.s[1], accel_args.s[2], accel_args.s[3], accel_args.s[4], accel_args.s[5], int64_t(accel_args.s[6]), int64_t(accel_args.s[7]), int64_t(accel_args.s[8]), int64_t(accel_args.s[9]), FOLD(SC_WRAP, int64_t(accel_args.s[10])), int64_t(accel_args.s[11]), int64_t(accel_args.s[12]));
+#define SCATTER_VK_E_10 scatter_sfold(accel_args.s[0], accel_args.s[1], accel_args.s[2], accel_args.s[3], int64_t(accel_args.s[4]), int64_t(accel_args.s[5]), int64_t(accel_args.s[6]), int64_t(accel_args.s[7]), FOLD(SC_RED, int64_t(accel_args.s[8])), FOLD(SC_SELF, int64_t(accel_args.s[9])));
+#define SCATTER_VK_E_11 scatter_owned(accel_args.s[0], accel_args.s[1], accel_args.s[2], accel_args.s[3], accel_args.s[4], accel_args.s[5], accel_args.s[6], int64_t(accel_args.s[7]), int64_t(accel_args.s[8]), int64_t(accel_args.s[9]), int64_t(accel_args.s[10]), FOLD(SC_WRAP, int64_t(accel_args.s[11])), int64_t(accel_args.s[12]), FOLD(SC_RED, int64_t(accel_args.s[13])), FOLD(SC_SELF, int64_t(accel_args.s[14])));
+#define SCATTER_VK_E_12 scatter_private(accel_args.s[0], accel_args.s[1], accel_args.s[2], accel_args.s[3], accel_args.s[4], accel_args.s[5], accel_args.s[6], int64_t(accel_args.s[7]), int64_t(accel_args.s[8]), int64_t(accel_args.s[9]), int64_t(accel_args.s[10]), FOLD(SC_WRAP, int64_t(accel_args.s[11])), int64_t(accel_args.s[12]), int64_t(accel_args.s[13]), int64_t(accel_args.s[14]), FOLD(SC_RED, int64_t(accel_args.s[15])));
+#define SCATTER_VK_E_13 scatter_bcount(accel_args.s[0], accel_args.s[1], accel_args.s[2], accel_args.s[3], int64_t(accel_args.s[4]), int64_t(accel_args.s[5]), int64_t(accel_args.s[6]), int64_t(accel_args.s[7]), FOLD(SC_WRAP, int64_t(accel_args.s[8])), int64_t(accel_args.s[9]), int64_t(accel_args.s[10]));
+#define SCATTER_VK_E_14 scatter_bscan(accel_args.s[0], int64_t(accel_args.s[1]), int64_t(accel_args.s[2]));
+#define SCATTER_VK_E_15 scatter_bplace(accel_args.s[0], accel_args.s[1], accel_args.s[2], accel_args.s[3], accel_args.s[4], accel_args.s[5], accel_args.s[6], int64_t(accel_args.s[7]), int64_t(accel_args.s[8]), int64_t(accel_args.s[9]), int64_t(accel_args.s[10]), FOLD(SC_WRAP, int64_t(accel_args.s[11])), int64_t(accel_args.s[12]), int64_t(accel_args.s[13]));
+#define SCATTER_VK_E_16 scatter_bfold(accel_args.s[0], accel_args.s[1], accel_args.s[2], accel_args.s[3], accel_args.s[4], accel_args.s[5], int64_t(accel_args.s[6]), int64_t(accel_args.s[7]), FOLD(SC_RED, int64_t(accel_args.s[8])), FOLD(SC_SELF, int64_t(accel_args.s[9])));
+#define SCATTER_VK_E_17 scatter_few(accel_args.s[0], accel_args.s[1], accel_args.s[2], accel_args.s[3], accel_args.s[4], accel_args.s[5], int64_t(accel_args.s[6]), int64_t(accel_args.s[7]), int64_t(accel_args.s[8]), int64_t(accel_args.s[9]), FOLD(SC_WRAP, int64_t(accel_args.s[10])), int64_t(accel_args.s[11]), FOLD(SC_COUNTED, int64_t(accel_args.s[12])), FOLD(SC_FEW, int64_t(accel_args.s[13])), FOLD(SC_RED, int64_t(accel_args.s[14])));
+#define SCATTER_VK_E_18 scatter_fewg(accel_args.s[0], accel_args.s[1], accel_args.s[2], accel_args.s[3], accel_args.s[4], accel_args.s[5], int64_t(accel_args.s[6]), int64_t(accel_args.s[7]), int64_t(accel_args.s[8]), int64_t(accel_args.s[9]), FOLD(SC_WRAP, int64_t(accel_args.s[10])), int64_t(accel_args.s[11]), FOLD(SC_COUNTED, int64_t(accel_args.s[12])), FOLD(SC_FEW, int64_t(accel_args.s[13])), FOLD(SC_RED, int64_t(accel_args.s[14])));
+#define SCATTER_VK_E_19 scatter_merge(accel_args.s[0], accel_args.s[1], accel_args.s[2], int64_t(accel_args.s[3]), int64_t(accel_args.s[4]), int64_t(accel_args.s[5]), FOLD(SC_RED, int64_t(accel_args.s[6])), FOLD(SC_SELF, int64_t(accel_args.s[7])));
 #ifdef ACCEL_ONLY_ENTRY
 #define SCATTER_ENTRIES \
 	void main() { \
@@ -290,22 +313,26 @@ layout(push_constant) uniform AccelArgs { uint64_t s[16]; } accel_args;
 		} else if (ENTRY == 8) { \
 			scatter_pfold(accel_args.s[0], accel_args.s[1], accel_args.s[2], accel_args.s[3], accel_args.s[4], int64_t(accel_args.s[5]), int64_t(accel_args.s[6]), int64_t(accel_args.s[7]), FOLD(SC_RED, int64_t(accel_args.s[8])), FOLD(SC_SELF, int64_t(accel_args.s[9]))); \
 		} else if (ENTRY == 9) { \
-			scatter_owned(accel_args.s[0], accel_args.s[1], accel_args.s[2], accel_args.s[3], accel_args.s[4], accel_args.s[5], accel_args.s[6], int64_t(accel_args.s[7]), int64_t(accel_args.s[8]), int64_t(accel_args.s[9]), int64_t(accel_args.s[10]), FOLD(SC_WRAP, int64_t(accel_args.s[11])), int64_t(accel_args.s[12]), FOLD(SC_RED, int64_t(accel_args.s[13])), FOLD(SC_SELF, int64_t(accel_args.s[14]))); \
+			scatter_pslot(accel_args.s[0], accel_args.s[1], accel_args.s[2], accel_args.s[3], accel_args.s[4], accel_args.s[5], int64_t(accel_args.s[6]), int64_t(accel_args.s[7]), int64_t(accel_args.s[8]), int64_t(accel_args.s[9]), FOLD(SC_WRAP, int64_t(accel_args.s[10])), int64_t(accel_args.s[11]), int64_t(accel_args.s[12])); \
 		} else if (ENTRY == 10) { \
-			scatter_private(accel_args.s[0], accel_args.s[1], accel_args.s[2], accel_args.s[3], accel_args.s[4], accel_args.s[5], accel_args.s[6], int64_t(accel_args.s[7]), int64_t(accel_args.s[8]), int64_t(accel_args.s[9]), int64_t(accel_args.s[10]), FOLD(SC_WRAP, int64_t(accel_args.s[11])), int64_t(accel_args.s[12]), int64_t(accel_args.s[13]), int64_t(accel_args.s[14]), FOLD(SC_RED, int64_t(accel_args.s[15]))); \
+			scatter_sfold(accel_args.s[0], accel_args.s[1], accel_args.s[2], accel_args.s[3], int64_t(accel_args.s[4]), int64_t(accel_args.s[5]), int64_t(accel_args.s[6]), int64_t(accel_args.s[7]), FOLD(SC_RED, int64_t(accel_args.s[8])), FOLD(SC_SELF, int64_t(accel_args.s[9]))); \
 		} else if (ENTRY == 11) { \
-			scatter_bcount(accel_args.s[0], accel_args.s[1], accel_args.s[2], accel_args.s[3], int64_t(accel_args.s[4]), int64_t(accel_args.s[5]), int64_t(accel_args.s[6]), int64_t(accel_args.s[7]), FOLD(SC_WRAP, int64_t(accel_args.s[8])), int64_t(accel_args.s[9]), int64_t(accel_args.s[10])); \
+			scatter_owned(accel_args.s[0], accel_args.s[1], accel_args.s[2], accel_args.s[3], accel_args.s[4], accel_args.s[5], accel_args.s[6], int64_t(accel_args.s[7]), int64_t(accel_args.s[8]), int64_t(accel_args.s[9]), int64_t(accel_args.s[10]), FOLD(SC_WRAP, int64_t(accel_args.s[11])), int64_t(accel_args.s[12]), FOLD(SC_RED, int64_t(accel_args.s[13])), FOLD(SC_SELF, int64_t(accel_args.s[14]))); \
 		} else if (ENTRY == 12) { \
-			scatter_bscan(accel_args.s[0], int64_t(accel_args.s[1]), int64_t(accel_args.s[2])); \
+			scatter_private(accel_args.s[0], accel_args.s[1], accel_args.s[2], accel_args.s[3], accel_args.s[4], accel_args.s[5], accel_args.s[6], int64_t(accel_args.s[7]), int64_t(accel_args.s[8]), int64_t(accel_args.s[9]), int64_t(accel_args.s[10]), FOLD(SC_WRAP, int64_t(accel_args.s[11])), int64_t(accel_args.s[12]), int64_t(accel_args.s[13]), int64_t(accel_args.s[14]), FOLD(SC_RED, int64_t(accel_args.s[15]))); \
 		} else if (ENTRY == 13) { \
-			scatter_bplace(accel_args.s[0], accel_args.s[1], accel_args.s[2], accel_args.s[3], accel_args.s[4], accel_args.s[5], accel_args.s[6], int64_t(accel_args.s[7]), int64_t(accel_args.s[8]), int64_t(accel_args.s[9]), int64_t(accel_args.s[10]), FOLD(SC_WRAP, int64_t(accel_args.s[11])), int64_t(accel_args.s[12]), int64_t(accel_args.s[13])); \
+			scatter_bcount(accel_args.s[0], accel_args.s[1], accel_args.s[2], accel_args.s[3], int64_t(accel_args.s[4]), int64_t(accel_args.s[5]), int64_t(accel_args.s[6]), int64_t(accel_args.s[7]), FOLD(SC_WRAP, int64_t(accel_args.s[8])), int64_t(accel_args.s[9]), int64_t(accel_args.s[10])); \
 		} else if (ENTRY == 14) { \
-			scatter_bfold(accel_args.s[0], accel_args.s[1], accel_args.s[2], accel_args.s[3], accel_args.s[4], accel_args.s[5], int64_t(accel_args.s[6]), int64_t(accel_args.s[7]), FOLD(SC_RED, int64_t(accel_args.s[8])), FOLD(SC_SELF, int64_t(accel_args.s[9]))); \
+			scatter_bscan(accel_args.s[0], int64_t(accel_args.s[1]), int64_t(accel_args.s[2])); \
 		} else if (ENTRY == 15) { \
-			scatter_few(accel_args.s[0], accel_args.s[1], accel_args.s[2], accel_args.s[3], accel_args.s[4], accel_args.s[5], int64_t(accel_args.s[6]), int64_t(accel_args.s[7]), int64_t(accel_args.s[8]), int64_t(accel_args.s[9]), FOLD(SC_WRAP, int64_t(accel_args.s[10])), int64_t(accel_args.s[11]), FOLD(SC_COUNTED, int64_t(accel_args.s[12])), FOLD(SC_FEW, int64_t(accel_args.s[13])), FOLD(SC_RED, int64_t(accel_args.s[14]))); \
+			scatter_bplace(accel_args.s[0], accel_args.s[1], accel_args.s[2], accel_args.s[3], accel_args.s[4], accel_args.s[5], accel_args.s[6], int64_t(accel_args.s[7]), int64_t(accel_args.s[8]), int64_t(accel_args.s[9]), int64_t(accel_args.s[10]), FOLD(SC_WRAP, int64_t(accel_args.s[11])), int64_t(accel_args.s[12]), int64_t(accel_args.s[13])); \
 		} else if (ENTRY == 16) { \
-			scatter_fewg(accel_args.s[0], accel_args.s[1], accel_args.s[2], accel_args.s[3], accel_args.s[4], accel_args.s[5], int64_t(accel_args.s[6]), int64_t(accel_args.s[7]), int64_t(accel_args.s[8]), int64_t(accel_args.s[9]), FOLD(SC_WRAP, int64_t(accel_args.s[10])), int64_t(accel_args.s[11]), FOLD(SC_COUNTED, int64_t(accel_args.s[12])), FOLD(SC_FEW, int64_t(accel_args.s[13])), FOLD(SC_RED, int64_t(accel_args.s[14]))); \
+			scatter_bfold(accel_args.s[0], accel_args.s[1], accel_args.s[2], accel_args.s[3], accel_args.s[4], accel_args.s[5], int64_t(accel_args.s[6]), int64_t(accel_args.s[7]), FOLD(SC_RED, int64_t(accel_args.s[8])), FOLD(SC_SELF, int64_t(accel_args.s[9]))); \
 		} else if (ENTRY == 17) { \
+			scatter_few(accel_args.s[0], accel_args.s[1], accel_args.s[2], accel_args.s[3], accel_args.s[4], accel_args.s[5], int64_t(accel_args.s[6]), int64_t(accel_args.s[7]), int64_t(accel_args.s[8]), int64_t(accel_args.s[9]), FOLD(SC_WRAP, int64_t(accel_args.s[10])), int64_t(accel_args.s[11]), FOLD(SC_COUNTED, int64_t(accel_args.s[12])), FOLD(SC_FEW, int64_t(accel_args.s[13])), FOLD(SC_RED, int64_t(accel_args.s[14]))); \
+		} else if (ENTRY == 18) { \
+			scatter_fewg(accel_args.s[0], accel_args.s[1], accel_args.s[2], accel_args.s[3], accel_args.s[4], accel_args.s[5], int64_t(accel_args.s[6]), int64_t(accel_args.s[7]), int64_t(accel_args.s[8]), int64_t(accel_args.s[9]), FOLD(SC_WRAP, int64_t(accel_args.s[10])), int64_t(accel_args.s[11]), FOLD(SC_COUNTED, int64_t(accel_args.s[12])), FOLD(SC_FEW, int64_t(accel_args.s[13])), FOLD(SC_RED, int64_t(accel_args.s[14]))); \
+		} else if (ENTRY == 19) { \
 			scatter_merge(accel_args.s[0], accel_args.s[1], accel_args.s[2], int64_t(accel_args.s[3]), int64_t(accel_args.s[4]), int64_t(accel_args.s[5]), FOLD(SC_RED, int64_t(accel_args.s[6])), FOLD(SC_SELF, int64_t(accel_args.s[7]))); \
 		} \
 	}
