@@ -16,6 +16,7 @@ import (
 	"os"
 	"sort"
 	"strings"
+	"unicode/utf8"
 
 	"github.com/accelkern/accel/accel"
 	"github.com/accelkern/accel/cmd/accel/internal/ops"
@@ -180,8 +181,7 @@ every capability). Backends that fail to load are noted on stderr.`)
 		return 0
 	}
 	for _, c := range all {
-		line := fmt.Sprintf("%-8s  %s  %s (%s)  CU=%d wg=%d fp64=%s", c.ID(), c.Type, c.Name, platformName(c),
-			c.ComputeUnits, c.MaxWorkGroupSize, yesNo(c.FP64))
+		line := deviceLine(c)
 		if c.Unusable != "" {
 			line += "  UNUSABLE: " + c.Unusable
 		}
@@ -205,6 +205,47 @@ func noDeviceMessage(errs []error) string {
 
 // platformName is the short platform name: PoCL's platform string carries
 // its whole build configuration after the name.
+// lineWidth is the widest line the CLI's tables print (a terminal's 100
+// columns).
+const lineWidth = 100
+
+// deviceLine is a device's line in the device list: its id, type, name,
+// platform and limits, the name shortened in its middle (fitName) where
+// the line would pass lineWidth (PoCL names a CPU by its LLVM target and
+// its brand string: "pthread-skylake-avx512-Intel(R) Xeon(R) Processor").
+func deviceLine(c accel.DeviceInfo) string {
+	f := func(name string) string {
+		return fmt.Sprintf("%-8s  %s  %s (%s)  CU=%d wg=%d fp64=%s", c.ID(), c.Type, name, platformName(c),
+			c.ComputeUnits, c.MaxWorkGroupSize, yesNo(c.FP64))
+	}
+	line := f(c.Name)
+	if over := len(line) - lineWidth; over > 0 {
+		line = f(fitName(c.Name, len(c.Name)-over))
+	}
+	return line
+}
+
+// fitName is name in at most width bytes: its start and end with "..."
+// between them where it is longer (at least its first and last 4 bytes),
+// cut between whole UTF-8 characters.
+func fitName(name string, width int) string {
+	if len(name) <= width {
+		return name
+	}
+	keep := max(width-3, 8)
+	if keep >= len(name) {
+		return name
+	}
+	head, tail := (keep+1)/2, len(name)-keep/2
+	for head > 0 && !utf8.RuneStart(name[head]) {
+		head-- // whole characters only
+	}
+	for tail < len(name) && !utf8.RuneStart(name[tail]) {
+		tail++
+	}
+	return name[:head] + "..." + name[tail:]
+}
+
 func platformName(c accel.DeviceInfo) string {
 	p := c.Platform
 	if i := strings.Index(p, " OpenCL "); i > 0 {

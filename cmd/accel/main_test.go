@@ -11,11 +11,13 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+	"unicode/utf8"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
 	"github.com/accelkern/accel/accel"
+	"github.com/accelkern/accel/host"
 )
 
 var npyTestDTypes = []accel.DType{accel.Int32, accel.Int64, accel.Uint32, accel.Uint64,
@@ -505,4 +507,26 @@ func TestParamStringLists(t *testing.T) {
 		_, err := paramString(bad)
 		assert.Error(t, err, "%v", bad)
 	}
+}
+
+// TestDeviceLineFits: a device line stays within lineWidth columns
+// whatever the driver calls its device (PoCL's CPU names pass 40
+// characters), its name cut in the middle, between whole characters.
+func TestDeviceLineFits(t *testing.T) {
+	long := "pthread-skylake-avx512-Intel(R) Xeon(R) Processor with a much longer brand string than that"
+	c := accel.DeviceInfo{Backend: "opencl", Type: host.TypeCPU, Name: long, Platform: "Portable Computing Language", ComputeUnits: 2,
+		MaxWorkGroupSize: 4096, FP64: true}
+	line := deviceLine(c)
+	require.LessOrEqual(t, len(line), lineWidth, line)
+	require.Contains(t, line, "pthread-skylake")
+	require.Contains(t, line, "...")
+	require.Contains(t, line, "CU=2 wg=4096 fp64=yes")
+	short := c
+	short.Name = "llvmpipe (LLVM 19.1.7, 256 bits)"
+	require.Contains(t, deviceLine(short), short.Name, "a name that fits is kept whole")
+	for _, w := range []int{8, 11, 20} {
+		got := fitName("ÄÖÜäöüßéèêëïîôœ-Gerät-Ünicode", w)
+		require.True(t, utf8.ValidString(got), got)
+	}
+	require.Equal(t, "abc", fitName("abc", 2), "names of 8 bytes or fewer stay")
 }
