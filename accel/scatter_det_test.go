@@ -212,18 +212,8 @@ func fillDet(rng *rand.Rand, x *Tensor, red Reduction) {
 // bits, and a bad index named.
 func TestScatterSlots(t *testing.T) {
 	forEachDevice(t, func(t *testing.T, d *Device) {
-		defer forceScatter(d, slotted)()
-		defer strideClaims(d)()
 		var plan, fold string
-		d.OnPlan(func(r PlanReport) {
-			switch r.Family {
-			case "scatter":
-				plan = r.Plan
-			case "partition":
-				fold = r.Plan
-			}
-		})
-		defer d.OnPlan(nil)
+		defer partitionSetup(d, slotted, &plan, &fold)()
 		rng := rand.New(rand.NewSource(23))
 		for _, c := range []struct {
 			n, targets, hot int64 // hot: hits of each of the first hotN targets (at least 1), the rest spread
@@ -250,32 +240,8 @@ func TestScatterSlots(t *testing.T) {
 		} {
 			for _, dt := range []DType{Float32, Int32} {
 				for _, red := range []Reduction{Sum, Mean, Amax, Prod} {
-					name := fmt.Sprintf("n=%d targets=%d hot=%dx%d %s %s", c.n, c.targets, c.hot, max(c.hotN, 1), dt, red)
-					in, _ := NewTensor(dt, c.targets)
-					src, _ := NewTensor(dt, c.n)
-					fillDet(rng, in, red)
-					fillDet(rng, src, red)
-					idx, _ := NewTensor(Int64, c.n)
-					hotN := max(c.hotN, 1)
-					for i := range idx.Int64s() {
-						if int64(i) < c.hot*hotN {
-							idx.Int64s()[i] = int64(i) / c.hot
-						} else if c.hot > 0 {
-							idx.Int64s()[i] = hotN + rng.Int63n(c.targets-hotN)
-						} else {
-							idx.Int64s()[i] = rng.Int63n(c.targets)
-						}
-					}
-					rng.Shuffle(len(idx.Int64s()), func(a, b int) { idx.Int64s()[a], idx.Int64s()[b] = idx.Int64s()[b], idx.Int64s()[a] })
-					self := rng.Intn(2) == 0
-					want, err := RefScatterReduce(in, 0, idx, src, red, self)
-					require.NoError(t, err, name)
-					ts, release := uploadAll(t, d, in, idx, src)
 					plan, fold = "", ""
-					out, err := d.ScatterReduceDeterministic(ts[0], 0, ts[1], ts[2], red, self)
-					require.NoError(t, err, name)
-					require.NoError(t, sameBits(mustHost(t, out), want), name)
-					release()
+					name := partitionCase(t, d, rng, c.n, c.targets, c.hot, c.hotN, dt, red)
 					if c.n == 0 {
 						continue // no positions: no plan to run
 					}
@@ -309,6 +275,61 @@ func TestScatterSlots(t *testing.T) {
 		require.ErrorIs(t, err, ErrInvalidArgument)
 		require.ErrorContains(t, err, "33333")
 	})
+}
+
+// partitionSetup forces strategy (a partition) on d with its passes on
+// strided lanes (strideClaims), and reports the scatter's plan and its
+// fold's into plan and fold; it returns the undo.
+func partitionSetup(d *Device, strategy scatterPath, plan, fold *string) func() {
+	undoForce, undoStride := forceScatter(d, strategy), strideClaims(d)
+	d.OnPlan(func(r PlanReport) {
+		switch r.Family {
+		case "scatter":
+			*plan = r.Plan
+		case "partition":
+			*fold = r.Plan
+		}
+	})
+	return func() {
+		d.OnPlan(nil)
+		undoStride()
+		undoForce()
+	}
+}
+
+// partitionCase runs one bit-reproducible scatter_reduce of n positions
+// of dt into targets outputs on d, the first hotN targets (at least one)
+// taking hot hits each where hot > 0 and the rest spread at random, the
+// positions shuffled and include_self at random, against the reference's
+// bits; it returns the case's name.
+func partitionCase(t *testing.T, d *Device, rng *rand.Rand, n, targets, hot, hotN int64, dt DType, red Reduction) string {
+	t.Helper()
+	name := fmt.Sprintf("n=%d targets=%d hot=%dx%d %s %s", n, targets, hot, max(hotN, 1), dt, red)
+	in, _ := NewTensor(dt, targets)
+	src, _ := NewTensor(dt, n)
+	fillDet(rng, in, red)
+	fillDet(rng, src, red)
+	idx, _ := NewTensor(Int64, n)
+	hotN = max(hotN, 1)
+	for i := range idx.Int64s() {
+		if int64(i) < hot*hotN {
+			idx.Int64s()[i] = int64(i) / hot
+		} else if hot > 0 {
+			idx.Int64s()[i] = hotN + rng.Int63n(targets-hotN)
+		} else {
+			idx.Int64s()[i] = rng.Int63n(targets)
+		}
+	}
+	rng.Shuffle(len(idx.Int64s()), func(a, b int) { idx.Int64s()[a], idx.Int64s()[b] = idx.Int64s()[b], idx.Int64s()[a] })
+	self := rng.Intn(2) == 0
+	want, err := RefScatterReduce(in, 0, idx, src, red, self)
+	require.NoError(t, err, name)
+	ts, release := uploadAll(t, d, in, idx, src)
+	defer release()
+	out, err := d.ScatterReduceDeterministic(ts[0], 0, ts[1], ts[2], red, self)
+	require.NoError(t, err, name)
+	require.NoError(t, sameBits(mustHost(t, out), want), name)
+	return name
 }
 
 // strideClaims makes scatter_reduce's passes over positions take the
@@ -390,18 +411,8 @@ func TestPlanSlots(t *testing.T) {
 // index is named as on every path; each result with the reference's bits.
 func TestScatterPartition(t *testing.T) {
 	forEachDevice(t, func(t *testing.T, d *Device) {
-		defer forceScatter(d, partitioned)()
-		defer strideClaims(d)()
 		var plan, fold string
-		d.OnPlan(func(r PlanReport) {
-			switch r.Family {
-			case "scatter":
-				plan = r.Plan
-			case "partition":
-				fold = r.Plan
-			}
-		})
-		defer d.OnPlan(nil)
+		defer partitionSetup(d, partitioned, &plan, &fold)()
 		rng := rand.New(rand.NewSource(22))
 		for _, c := range []struct {
 			n, targets, hot int64 // hot: hits of each of the first hotN targets (at least 1), the rest spread
@@ -424,32 +435,8 @@ func TestScatterPartition(t *testing.T) {
 		} {
 			for _, dt := range []DType{Float32, Int32} {
 				for _, red := range []Reduction{Sum, Mean, Amax, Prod} {
-					name := fmt.Sprintf("n=%d targets=%d hot=%dx%d %s %s", c.n, c.targets, c.hot, max(c.hotN, 1), dt, red)
-					in, _ := NewTensor(dt, c.targets)
-					src, _ := NewTensor(dt, c.n)
-					fillDet(rng, in, red)
-					fillDet(rng, src, red)
-					idx, _ := NewTensor(Int64, c.n)
-					hotN := max(c.hotN, 1)
-					for i := range idx.Int64s() {
-						if int64(i) < c.hot*hotN {
-							idx.Int64s()[i] = int64(i) / c.hot
-						} else if c.hot > 0 {
-							idx.Int64s()[i] = hotN + rng.Int63n(c.targets-hotN)
-						} else {
-							idx.Int64s()[i] = rng.Int63n(c.targets)
-						}
-					}
-					rng.Shuffle(len(idx.Int64s()), func(a, b int) { idx.Int64s()[a], idx.Int64s()[b] = idx.Int64s()[b], idx.Int64s()[a] })
-					self := rng.Intn(2) == 0
-					want, err := RefScatterReduce(in, 0, idx, src, red, self)
-					require.NoError(t, err, name)
-					ts, release := uploadAll(t, d, in, idx, src)
 					plan, fold = "", ""
-					out, err := d.ScatterReduceDeterministic(ts[0], 0, ts[1], ts[2], red, self)
-					require.NoError(t, err, name)
-					require.NoError(t, sameBits(mustHost(t, out), want), name)
-					release()
+					name := partitionCase(t, d, rng, c.n, c.targets, c.hot, c.hotN, dt, red)
 					if c.n == 0 {
 						continue // no positions: no plan to run
 					}

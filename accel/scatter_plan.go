@@ -183,20 +183,30 @@ func pfoldCap(local int64) int64 { return min(local, pfoldLocal) * kernels.ScFew
 // compiled in (SC_RED): with it a run-time value, RADV's compiler gave
 // the pass 96 registers a lane where 36 serve one reduction.
 func planPfold(caps host.Caps, n, tg int64, red Reduction) host.Plan {
+	return planFoldTiles(caps, "scatter_pfold", "target", n, tg, caps.LoopLimit > 0, red)
+}
+
+// planFoldTiles is a partition's fold of n words over units (targets, or
+// buckets of them) for kernel: tiles of consecutive units whose words, n
+// / units a unit on average, fill three quarters of the scratch, at most
+// a group's work-items where perLocal (a work-item a unit); groups loop
+// over the tiles, at most 16 a compute unit, or one tile each under a
+// loop limit.
+func planFoldTiles(caps host.Caps, kernel, unit string, n, units int64, perLocal bool, red Reduction) host.Plan {
 	local := int64(host.Pow2Local(caps, pfoldLocal, kernels.ScFewMax*4))
 	capw := pfoldCap(local)
-	per := max(min(3*capw*tg/max(4*n, 1), tg), 1)
-	if caps.LoopLimit > 0 {
+	per := max(min(3*capw*units/max(4*n, 1), units), 1)
+	if perLocal {
 		per = min(per, local)
 	}
-	tiles := (tg + per - 1) / per
+	tiles := (units + per - 1) / per
 	groups := tiles
 	if caps.LoopLimit == 0 {
 		groups = min(groups, 16*max(int64(caps.ComputeUnits), 1))
 	}
-	return host.Plan{Kernel: "scatter_pfold", LocalSize: int(local), Groups: host.FoldGroups(max(groups, 1), caps.MaxWorkGroupCount),
+	return host.Plan{Kernel: kernel, LocalSize: int(local), Groups: host.FoldGroups(max(groups, 1), caps.MaxWorkGroupCount),
 		Tiles: tiles, TileElems: per, Knobs: []host.Knob{host.KnobScRed.Set(int64(red))},
-		Reason: fmt.Sprintf("tiles of %d targets (about %d of the scratch's %d words each), a work-item a target", per, (per*n+tg-1)/max(tg, 1), capw)}
+		Reason: fmt.Sprintf("tiles of %d %ss (about %d of the scratch's %d words each), a work-item a %s", per, unit, (per*n+units-1)/max(units, 1), capw, unit)}
 }
 
 // partFits says whether the partition takes s: its words hold a
@@ -270,17 +280,7 @@ func (sp scatterPlan) slotBuckets(targets int64) int64 {
 // the scratch on average as planPfold's tiles do; groups loop over the
 // tiles, at most 16 a compute unit (one tile each under a loop limit).
 func planSfold(caps host.Caps, n, buckets int64, red Reduction) host.Plan {
-	local := int64(host.Pow2Local(caps, pfoldLocal, kernels.ScFewMax*4))
-	capw := pfoldCap(local)
-	per := max(min(3*capw*buckets/max(4*n, 1), buckets, local), 1)
-	tiles := (buckets + per - 1) / per
-	groups := tiles
-	if caps.LoopLimit == 0 {
-		groups = min(groups, 16*max(int64(caps.ComputeUnits), 1))
-	}
-	return host.Plan{Kernel: "scatter_sfold", LocalSize: int(local), Groups: host.FoldGroups(max(groups, 1), caps.MaxWorkGroupCount),
-		Tiles: tiles, TileElems: per, Knobs: []host.Knob{host.KnobScRed.Set(int64(red))},
-		Reason: fmt.Sprintf("tiles of %d buckets (about %d of the scratch's %d words each), a work-item a bucket", per, (per*n+buckets-1)/max(buckets, 1), capw)}
+	return planFoldTiles(caps, "scatter_sfold", "bucket", n, buckets, true, red)
 }
 
 // partTargetsPerHit is the most targets per position for which the
