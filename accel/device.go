@@ -77,7 +77,11 @@ func OpenWith(selector string, opts Options) (*Device, error) {
 		h.Close()
 		return nil, fmt.Errorf("accel: open %q: %w", selector, err)
 	}
-	return &Device{h: h, caps: h.Caps(), pool: host.NewPool(h, capBytes), guard: opts.host().GuardBand(), planner: devicePlanner{},
+	caps := h.Caps()
+	if opts.gpuPlans() {
+		caps.Type = host.TypeDiscreteGPU
+	}
+	return &Device{h: h, caps: caps, pool: host.NewPool(h, capBytes), guard: opts.host().GuardBand(), planner: devicePlanner{},
 		poison: append([]byte(nil), opts.Poison...), trace: planTrace(opts), knobs: knobs}, nil
 }
 

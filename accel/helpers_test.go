@@ -46,15 +46,8 @@ func openTestDevice(b string) (*Device, error) {
 		sel = env
 	}
 	gpu := os.Getenv("ACCEL_TEST_PLANS") == "gpu"
-	d, err := OpenWith(sel, Options{Validation: true, GuardBytes: 64, EmulateDiscrete: gpu, Log: logBuild,
+	return OpenWith(sel, Options{Validation: true, GuardBytes: 64, GPUPlans: gpu, Log: logBuild,
 		Poison: []byte{0xA5, 0x5A, 0xC3, 0x3C}})
-	if err != nil {
-		return nil, err
-	}
-	if gpu {
-		d.caps.Type = host.TypeDiscreteGPU
-	}
-	return d, nil
 }
 
 // ownTestDevice opens a device of backend b for t alone (a test that

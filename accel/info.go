@@ -226,6 +226,17 @@ type Options struct {
 	// aid (the accel tests turn it on with ACCEL_TEST_PLANS=gpu);
 	// ACCEL_EMULATE_DISCRETE=1 in the environment turns it on too.
 	EmulateDiscrete bool
+	// GPUPlans makes every planner plan as for a discrete GPU, whatever
+	// the device is (atomics, tiled radix sorts with look-back, lanes
+	// interleaved, the GPU splits and partitions), and keeps memory as
+	// EmulateDiscrete does: the GPU paths, run and checked on a CPU
+	// driver before a GPU is at hand. The device's own limits still hold
+	// (its work-group sizes, local memory, subgroups, loop limit), and
+	// Info reports the device as a discrete GPU. A testing aid, slower
+	// than the device's own plans on a CPU; the accel tests turn it on
+	// with ACCEL_TEST_PLANS=gpu, and ACCEL_GPU_PLANS=1 in the environment
+	// turns it on too (accel run, accel bench).
+	GPUPlans bool
 	// Poison, when set, is written over every output tensor an op
 	// allocates before its kernels run (its first Size bytes of the
 	// dtype, repeated), so an element an op fails to write shows as the
@@ -237,8 +248,12 @@ type Options struct {
 // host returns the runtime's options.
 func (o Options) host() host.Options {
 	return host.Options{Validation: o.Validation, Trace: o.Trace, Log: o.Log, Timing: o.Timing, GuardBytes: o.GuardBytes,
-		EmulateDiscrete: o.EmulateDiscrete}
+		EmulateDiscrete: o.EmulateDiscrete || o.gpuPlans()}
 }
+
+// gpuPlans says whether the planners plan as for a discrete GPU
+// (Options.GPUPlans, or ACCEL_GPU_PLANS=1).
+func (o Options) gpuPlans() bool { return o.GPUPlans || os.Getenv("ACCEL_GPU_PLANS") == "1" }
 
 // PlanReport is the plan one of an op's families ran with, as Device.OnPlan
 // reports it: the op, the family and the plan printed with its reasons.

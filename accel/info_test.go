@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	"github.com/accelkern/accel/host"
+	"github.com/accelkern/accel/reference"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 )
@@ -97,6 +98,63 @@ func TestPlanTrace(t *testing.T) {
 		assert.True(t, found, "%s: no plan line in the trace: %q", b, lines)
 		if b == "opencl" {
 			assert.True(t, kernel, "%s: no kernel line in the trace: %q", b, lines)
+		}
+	}
+}
+
+// Options.GPUPlans (and ACCEL_GPU_PLANS=1) plan every op as for a
+// discrete GPU on whatever device this is: a CPU driver's sort takes the
+// GPU's tiled plan and gives the same keys and permutation as its own.
+func TestGPUPlans(t *testing.T) {
+	keys := make([]int32, 5000)
+	for i := range keys {
+		keys[i] = int32(i*7919%1013) - 500
+	}
+	wantPerm := reference.SortPerm(keys, false)
+	want := make([]int32, len(keys))
+	for i, p := range wantPerm {
+		want[i] = keys[p]
+	}
+	for _, b := range []string{"opencl", "vulkan"} {
+		for _, how := range []string{"option", "environment", "neither"} {
+			t.Run(b+"/"+how, func(t *testing.T) {
+				o := Options{Validation: true, GPUPlans: how == "option"}
+				if how == "environment" {
+					t.Setenv("ACCEL_GPU_PLANS", "1")
+				}
+				d, err := OpenWith(b, o)
+				if err != nil {
+					require.NotEqual(t, "true", os.Getenv("CI"), "no %s device in CI: %v", b, err)
+					t.Skipf("no %s device: %v", b, err)
+				}
+				defer func() { require.NoError(t, d.Close()) }()
+				gpu := how != "neither"
+				if gpu {
+					assert.Equal(t, TypeDiscreteGPU, d.Info().Type, "planned as a discrete GPU")
+				}
+				var plans []string
+				d.OnPlan(func(r PlanReport) { plans = append(plans, r.String()) })
+				x, err := FromInt32s([]int64{int64(len(keys))}, keys)
+				require.NoError(t, err)
+				dx, err := d.Upload(x)
+				require.NoError(t, err)
+				defer dx.Release()
+				s, p, err := d.Sort(dx, false)
+				require.NoError(t, err)
+				defer s.Release()
+				defer p.Release()
+				got, err := s.ToHost()
+				require.NoError(t, err)
+				perm, err := p.ToHost()
+				require.NoError(t, err)
+				assert.Equal(t, want, got.Int32s())
+				assert.Equal(t, wantPerm, perm.Int64s())
+				gpuPlan := false
+				for _, l := range plans {
+					gpuPlan = gpuPlan || strings.Contains(l, "radix: ") && strings.Contains(l, "(gpu")
+				}
+				assert.Equal(t, gpu || d.Info().Type != TypeCPU, gpuPlan, "the sort's plans: %q", plans)
+			})
 		}
 	}
 }

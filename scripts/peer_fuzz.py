@@ -4,7 +4,8 @@
 through `accel run --batch` on each backend and compare with the peer cases'
 own checker.
 
-  /usr/bin/python3 scripts/peer_fuzz.py [--n 40] [--seed 1] [--op OP]... [--backend opencl] [--backend vulkan] [--keep DIR]
+  /usr/bin/python3 scripts/peer_fuzz.py [--n 40] [--seed 1] [--op OP]... [--backend opencl] [--backend vulkan]
+      [--plans own|gpu|both] [--keep DIR]
 
 Needs python3-torch, python3-numpy and python3-scipy (Debian) and bin/accel
 (`make build`); the library does not depend on them. Cases are written in the
@@ -12,7 +13,11 @@ peer cases' layout (op/case/manifest.json, in_*.npy, want_*.npy), so a failing
 case can be copied into testdata/peer-cases as it is. The draws cover what the
 fixed cases do not: random ranks, shapes (0 and 1 included), negative dims,
 offsets past the edge, every dtype, NaN/inf/-0, heavy and no collisions, and
-duplicate and explicit-zero sparse entries. Exit status 1 when a case fails.
+duplicate and explicit-zero sparse entries. Each backend runs them with its
+device's own plans and again with every op planned as for a discrete GPU
+(ACCEL_GPU_PLANS=1: atomics, tiled sorts with look-back, the GPU splits and
+partitions), so the GPU paths meet the peers on the CPU drivers too (--plans).
+Exit status 1 when a case fails.
 """
 import argparse, json, os, shutil, subprocess, sys, tempfile, warnings
 
@@ -614,6 +619,8 @@ def main():
     ap.add_argument("--seed", type=int, default=1)
     ap.add_argument("--op", action="append", help="ops (default: all of %s)" % ", ".join(GENS))
     ap.add_argument("--backend", action="append", help="backends (default opencl and vulkan)")
+    ap.add_argument("--plans", choices=["own", "gpu", "both"], default="both",
+                    help="the device's own plans, every op planned as for a discrete GPU, or both (default)")
     ap.add_argument("--keep", help="write the cases and outputs here (default: a temporary folder, removed)")
     ap.add_argument("--accel", default=os.path.join(ROOT, "bin", "accel"))
     a = ap.parse_args()
@@ -624,10 +631,17 @@ def main():
         for i in range(a.n):
             GENS[op](rng, i).write(cases)
     failed = 0
-    for be in a.backend or ["opencl", "vulkan"]:
-        outs = os.path.join(root, "out-" + be)
+    runs = [(be, pl) for be in a.backend or ["opencl", "vulkan"]
+            for pl in (["own", "gpu"] if a.plans == "both" else [a.plans])]
+    for be, pl in runs:
+        tag = be if pl == "own" else be + "-gpu-plans"
+        outs = os.path.join(root, "out-" + tag)
+        env = dict(os.environ)
+        env.pop("ACCEL_GPU_PLANS", None)
+        if pl == "gpu":
+            env["ACCEL_GPU_PLANS"] = "1"
         # one job per case folder, from its manifest
-        with open(os.path.join(root, "jobs-%s.jsonl" % be), "w") as f:
+        with open(os.path.join(root, "jobs-%s.jsonl" % tag), "w") as f:
             for op in sorted(os.listdir(cases)):
                 for c in sorted(os.listdir(os.path.join(cases, op))):
                     cd = os.path.join(cases, op, c)
@@ -635,15 +649,15 @@ def main():
                     f.write(json.dumps({"op": op, "params": m["params"],
                                         "inputs": {k: os.path.join(cd, "in_%s.npy" % k) for k in m["inputs"]},
                                         "out": os.path.join(outs, op, c)}) + "\n")
-        r = subprocess.run([a.accel, "run", "--batch", os.path.join(root, "jobs-%s.jsonl" % be), "--backend", be],
-                           capture_output=True, text=True)
+        r = subprocess.run([a.accel, "run", "--batch", os.path.join(root, "jobs-%s.jsonl" % tag), "--backend", be],
+                           capture_output=True, text=True, env=env)
         if r.returncode != 0:
             print(r.stdout[-3000:], r.stderr[-3000:])
             failed += 1
         c = subprocess.run([sys.executable, os.path.join(ROOT, "testdata", "peer-cases", "check.py"), "--all", cases, outs],
                            capture_output=True, text=True)
         bad = [l for l in c.stdout.splitlines() if not l.startswith("PASS")]
-        print("%s: %s" % (be, c.stdout.strip().splitlines()[-1] if c.stdout.strip() else c.stderr[-500:]))
+        print("%s: %s" % (tag, c.stdout.strip().splitlines()[-1] if c.stdout.strip() else c.stderr[-500:]))
         for l in bad[:40]:
             print("  " + l)
         failed += c.returncode != 0

@@ -11,6 +11,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"runtime"
+	"slices"
 	"sort"
 	"strings"
 	"sync"
@@ -250,20 +251,16 @@ func TestPeerCasesThroughCLI(t *testing.T) {
 	bin := buildAccel(t)
 	cases := peerCases(t)
 	dirs := make([]string, 0, len(cases))
-	rejections := 0
-	for dir, m := range cases {
+	for dir := range cases {
 		dirs = append(dirs, dir)
-		if m.ExpectError {
-			rejections++
-		}
 	}
 	sort.Strings(dirs)
 	py := pythonWithNumPy()
 	if py == "" {
 		t.Log("python3 with numpy not found: check.py is not run (apt-get install python3-numpy)")
 	}
-	caseName := func(dir string) string { return filepath.Base(filepath.Dir(dir)) + "/" + filepath.Base(dir) }
-	env := append(os.Environ(), "ACCEL_VK_VALIDATION=1")
+	env := append(slices.DeleteFunc(os.Environ(), func(e string) bool { return strings.HasPrefix(e, "ACCEL_GPU_PLANS=") }),
+		"ACCEL_VK_VALIDATION=1")
 	for _, backend := range []string{"reference", "opencl", "vulkan"} {
 		t.Run(backend, func(t *testing.T) {
 			requireDevice(t, backend)
@@ -274,7 +271,7 @@ func TestPeerCasesThroughCLI(t *testing.T) {
 			sem := make(chan struct{}, 4)
 			var wg sync.WaitGroup
 			for _, dir := range dirs {
-				m, name := cases[dir], caseName(dir)
+				m, name := cases[dir], peerCaseName(dir)
 				wg.Add(1)
 				sem <- struct{}{}
 				go func() {
@@ -295,31 +292,60 @@ func TestPeerCasesThroughCLI(t *testing.T) {
 				}()
 			}
 			wg.Wait()
-			var jobs []string
-			for _, dir := range dirs {
-				line, err := json.Marshal(cases[dir].job(dir, filepath.Join(outRoot, "batch", caseName(dir))))
-				require.NoError(t, err)
-				jobs = append(jobs, string(line))
-			}
-			batch := filepath.Join(outRoot, "jobs.jsonl")
-			require.NoError(t, os.WriteFile(batch, []byte(strings.Join(jobs, "\n")+"\n"), 0o644))
-			cmd := exec.Command(bin, "run", "--batch", batch, "--backend", backend)
-			cmd.Env = env
-			output, err := cmd.CombinedOutput()
-			require.NoError(t, err, "batch:\n%s", output)
-			summary := fmt.Sprintf("%d jobs: %d ok, %d rejected, 0 failed", len(dirs), len(dirs)-rejections, rejections)
-			assert.Contains(t, string(output), summary, "batch summary")
-			for _, dir := range dirs {
-				checkCase(t, caseName(dir)+" (batch)", dir, cases[dir], filepath.Join(outRoot, "batch", caseName(dir)))
-			}
-			// The peers' own checker, where NumPy is installed.
-			if py != "" {
-				impl := filepath.Join(outRoot, "batch")
-				out, err := exec.Command(py, "../../testdata/peer-cases/check.py", "--all", "../../testdata/peer-cases", impl).CombinedOutput()
-				want := fmt.Sprintf("%d passed, 0 failed", len(dirs))
-				assert.NoError(t, err, "check.py:\n%s", out)
-				assert.Contains(t, string(out), want, "check.py")
-			}
+			peerBatch(t, bin, backend, env, outRoot, cases, dirs, py)
 		})
 	}
+	// The same cases with every op planned as for a discrete GPU
+	// (ACCEL_GPU_PLANS=1), as a batch: the GPU paths (atomics, tiled sorts
+	// with look-back, the GPU splits and partitions) against the peers on
+	// the CPU drivers.
+	for _, backend := range []string{"opencl", "vulkan"} {
+		t.Run(backend+"/gpu-plans", func(t *testing.T) {
+			requireDevice(t, backend)
+			peerBatch(t, bin, backend, append(env, "ACCEL_GPU_PLANS=1"), t.TempDir(), cases, dirs, py)
+		})
+	}
+}
+
+// peerBatch runs the peer cases in dirs as one `accel run --batch` on
+// backend, with env, into outRoot/batch, and checks each case's outputs
+// and the peers' own checker (where py, a python3 with NumPy, is set).
+func peerBatch(t *testing.T, bin, backend string, env []string, outRoot string, cases map[string]manifest, dirs []string, py string) {
+	t.Helper()
+	rejections := 0
+	for _, dir := range dirs {
+		if cases[dir].ExpectError {
+			rejections++
+		}
+	}
+	var jobs []string
+	for _, dir := range dirs {
+		line, err := json.Marshal(cases[dir].job(dir, filepath.Join(outRoot, "batch", peerCaseName(dir))))
+		require.NoError(t, err)
+		jobs = append(jobs, string(line))
+	}
+	batch := filepath.Join(outRoot, "jobs.jsonl")
+	require.NoError(t, os.WriteFile(batch, []byte(strings.Join(jobs, "\n")+"\n"), 0o644))
+	cmd := exec.Command(bin, "run", "--batch", batch, "--backend", backend)
+	cmd.Env = env
+	output, err := cmd.CombinedOutput()
+	require.NoError(t, err, "batch:\n%s", output)
+	summary := fmt.Sprintf("%d jobs: %d ok, %d rejected, 0 failed", len(dirs), len(dirs)-rejections, rejections)
+	assert.Contains(t, string(output), summary, "batch summary")
+	for _, dir := range dirs {
+		checkCase(t, peerCaseName(dir)+" (batch)", dir, cases[dir], filepath.Join(outRoot, "batch", peerCaseName(dir)))
+	}
+	// The peers' own checker, where NumPy is installed.
+	if py != "" {
+		impl := filepath.Join(outRoot, "batch")
+		out, err := exec.Command(py, "../../testdata/peer-cases/check.py", "--all", "../../testdata/peer-cases", impl).CombinedOutput()
+		want := fmt.Sprintf("%d passed, 0 failed", len(dirs))
+		assert.NoError(t, err, "check.py:\n%s", out)
+		assert.Contains(t, string(out), want, "check.py")
+	}
+}
+
+// peerCaseName is a case's op/case name from its folder.
+func peerCaseName(dir string) string {
+	return filepath.Base(filepath.Dir(dir)) + "/" + filepath.Base(dir)
 }
