@@ -371,21 +371,25 @@ func TestPlanScatterMerge(t *testing.T) {
 
 // planPfold: tiles of targets whose words fill three quarters of the
 // scratch on average, a target a work-item, at most 16 groups a compute
-// unit (a tile a group and a target a work-item under a loop limit), and
-// the reduction compiled in.
+// unit (a tile a group and a target a work-item under a loop limit), the
+// reduction compiled in, and the doubled scratch (SC_FEWG_SH) where half
+// the local memory holds it (not on a GPU of Vulkan's least, 16 KB).
 func TestPlanPfold(t *testing.T) {
 	lavapipe := host.Caps{Backend: host.Vulkan, Type: host.TypeCPU, ComputeUnits: 2, LoopLimit: 65535}
+	small := host.Caps{Backend: host.Vulkan, Type: host.TypeDiscreteGPU, ComputeUnits: 8, MaxWorkGroupSize: 1024, LocalMemBytes: 16 << 10}
 	for _, c := range []struct {
 		name        string
 		caps        host.Caps
 		n, tg       int64
 		per, groups int64
+		wide        bool
 	}{
-		{"H100 rand16M_1M", h100, 16 << 20, 1 << 20, 48, 16 * 132},
-		{"H100 32 hits a target", h100, 32 << 20, 1 << 20, 24, 16 * 132},
-		{"H100 a hit every four targets", h100, 1 << 20, 4 << 20, 3072, 1366},
-		{"H100 one target", h100, 20, 1, 1, 1},
-		{"lavapipe a hit every four targets", lavapipe, 1 << 20, 4 << 20, 128, 32768},
+		{"H100 rand16M_1M", h100, 16 << 20, 1 << 20, 96, 16 * 132, true},
+		{"H100 32 hits a target", h100, 32 << 20, 1 << 20, 48, 16 * 132, true},
+		{"H100 a hit every four targets", h100, 1 << 20, 4 << 20, 6144, 683, true},
+		{"H100 one target", h100, 20, 1, 1, 1, true},
+		{"lavapipe a hit every four targets", lavapipe, 1 << 20, 4 << 20, 128, 32768, true},
+		{"16 KB of local memory, rand16M_1M", small, 16 << 20, 1 << 20, 48, 16 * 8, false},
 	} {
 		p := planPfold(c.caps, c.n, c.tg, Amax)
 		require.NoError(t, p.Validate(c.caps), c.name)
@@ -394,9 +398,14 @@ func TestPlanPfold(t *testing.T) {
 		assert.Equal(t, (c.tg+c.per-1)/c.per, p.Tiles, c.name)
 		assert.Equal(t, c.groups, p.TotalGroups(), c.name)
 		assert.Equal(t, int64(Amax), p.Knob("SC_RED"), c.name)
-		assert.LessOrEqual(t, 4*c.per*c.n, 3*pfoldCap(pfoldLocal)*c.tg+4*c.n, "%s: a tile's average words", c.name)
+		assert.Equal(t, b2i(c.wide), p.Knob("SC_FEWG_SH"), c.name)
+		assert.LessOrEqual(t, 4*c.per*c.n, 3*pfoldCap(pfoldLocal, c.wide)*c.tg+4*c.n, "%s: a tile's average words", c.name)
+		sp := planSfold(c.caps, c.n, c.tg, Amax)
+		assert.Equal(t, min(c.per, pfoldLocal), sp.TileElems, "%s: sfold's buckets a tile, a work-item each", c.name)
+		assert.Equal(t, b2i(c.wide), sp.Knob("SC_FEWG_SH"), c.name)
 	}
-	assert.Equal(t, int64(1024), pfoldCap(pfoldLocal), "the SPIR-V's scratch: 128 x SC_FEW_MAX words, two a word")
+	assert.Equal(t, int64(1024), pfoldCap(pfoldLocal, false), "the SPIR-V's scratch: 128 x SC_FEW_MAX words, two a word")
+	assert.Equal(t, int64(2048), pfoldCap(pfoldLocal, true), "the SPIR-V's scratch with SC_FEWG_SH: 128 x SC_FEW_MAX x 2 words, two a word")
 }
 
 // completeScatter: the few pass only where fewFits says, the sorted path

@@ -161,16 +161,32 @@ func (d *Device) tunedScatter(sp scatterPlan, s scatterShape) scatterPlan {
 	return sp
 }
 
-// pfoldLocal is the work-group size of the partition's fold
-// (scatter_pfold), whose scratch is the GPU few-targets pass's:
-// kernels.ScFewMax words a work-item (OpenCL C), 128 work-items' worth in
-// the SPIR-V, so pfoldCap(pfoldLocal) position and value words a tile on
-// both backends.
+// pfoldLocal is the work-group size of the partitions' folds
+// (scatter_pfold, scatter_sfold), whose scratch is the GPU few-targets
+// pass's: kernels.ScFewMax words a work-item (OpenCL C), 128 work-items'
+// worth in the SPIR-V, twice that with the knob SC_FEWG_SH (the few pass's
+// scratch columns), so pfoldCap(pfoldLocal, wide) position and value words
+// a tile on both backends.
 const pfoldLocal = 128
 
-// pfoldCap is the words a tile of scatter_pfold sorts in scratch at a
-// work-group size of local (at most pfoldLocal: the SPIR-V holds no more).
-func pfoldCap(local int64) int64 { return min(local, pfoldLocal) * kernels.ScFewMax / 2 }
+// pfoldCap is the words a tile of a partition's fold sorts in scratch at
+// a work-group size of local (at most pfoldLocal: the SPIR-V holds no
+// more), twice as many where wide (SC_FEWG_SH).
+func pfoldCap(local int64, wide bool) int64 {
+	return min(local, pfoldLocal) * kernels.ScFewMax / 2 * int64(1+b2i(wide))
+}
+
+// foldWide says whether the partitions' folds take the doubled scratch
+// (SC_FEWG_SH=1: 16 KB a group of 32-bit words): where half the local
+// memory holds it at pfoldLocal work-items, as on every GPU with 48 KB or
+// more. A tile then holds twice the targets or buckets, and with a
+// work-item each, about three quarters of the group's work-items sort and
+// fold where three eighths did (rand16M_1M: 96 buckets a tile of 128
+// work-items, from 48); the group's scratch doubles (an H100 keeps 14
+// groups of 128 on a multiprocessor where it kept 16).
+func foldWide(caps host.Caps) bool {
+	return host.Pow2Local(caps, pfoldLocal, 2*kernels.ScFewMax*4) == pfoldLocal
+}
 
 // planPfold is the partition's fold of n words over tg targets: tiles of
 // consecutive targets whose words, n/tg a target on average, fill three
@@ -193,8 +209,9 @@ func planPfold(caps host.Caps, n, tg int64, red Reduction) host.Plan {
 // over the tiles, at most 16 a compute unit, or one tile each under a
 // loop limit.
 func planFoldTiles(caps host.Caps, kernel, unit string, n, units int64, perLocal bool, red Reduction) host.Plan {
-	local := int64(host.Pow2Local(caps, pfoldLocal, kernels.ScFewMax*4))
-	capw := pfoldCap(local)
+	wide := foldWide(caps)
+	local := int64(host.Pow2Local(caps, pfoldLocal, int64(1+b2i(wide))*kernels.ScFewMax*4))
+	capw := pfoldCap(local, wide)
 	per := max(min(3*capw*units/max(4*n, 1), units), 1)
 	if perLocal {
 		per = min(per, local)
@@ -205,7 +222,7 @@ func planFoldTiles(caps host.Caps, kernel, unit string, n, units int64, perLocal
 		groups = min(groups, 16*max(int64(caps.ComputeUnits), 1))
 	}
 	return host.Plan{Kernel: kernel, LocalSize: int(local), Groups: host.FoldGroups(max(groups, 1), caps.MaxWorkGroupCount),
-		Tiles: tiles, TileElems: per, Knobs: []host.Knob{host.KnobScRed.Set(int64(red))},
+		Tiles: tiles, TileElems: per, Knobs: []host.Knob{host.KnobScRed.Set(int64(red)), host.KnobScFewgSh.Set(b2i(wide))},
 		Reason: fmt.Sprintf("tiles of %d %ss (about %d of the scratch's %d words each), a work-item a %s", per, unit, (per*n+units-1)/max(units, 1), capw, unit)}
 }
 

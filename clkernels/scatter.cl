@@ -118,8 +118,9 @@ void sc_nv_add(__global uchar* p, long i, float v) {
 #endif
 
 /* the GPU few pass's work-group scratch: a word per work-item and target,
- * and with SC_FEWG_SH as many again for the hit counts; the partition's
- * fold (scatter_pfold) keeps half as many position and value words */
+ * and with SC_FEWG_SH as many again for the hit counts; the partitions'
+ * folds (scatter_pfold, scatter_sfold) keep half as many position and
+ * value words, twice as many with SC_FEWG_SH (accel's foldWide) */
 #define SCRATCH_T UBITS
 #define SCRATCH_LEN (LOCAL_SIZE * SC_FEW_MAX * (SC_FEWG_SH != 0 ? 2 : 1))
 #define SH(i) sh[(i)]

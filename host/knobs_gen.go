@@ -69,7 +69,7 @@ var (
 	KnobScCounted = KnobKey{"SC_COUNTED"}
 	// KnobScFew is SC_FEW (scatter): folded argument few (-1: the run-time value).
 	KnobScFew = KnobKey{"SC_FEW"}
-	// KnobScFewgSh is SC_FEWG_SH (scatter): fewg: 1 folds each lane's targets in its own scratch column (one scratch read and write a position), 0 in registers (a compare per target and position).
+	// KnobScFewgSh is SC_FEWG_SH (scatter): fewg: 1 folds each lane's targets in its own scratch column (one scratch read and write a position), 0 in registers (a compare per target and position); pfold, sfold: 1 doubles their scratch (a tile of twice the words).
 	KnobScFewgSh = KnobKey{"SC_FEWG_SH"}
 	// KnobScRed is SC_RED (scatter): folded argument red (-1: the run-time value).
 	KnobScRed = KnobKey{"SC_RED"}

@@ -42,9 +42,11 @@ layout(buffer_reference, std430, buffer_reference_align = 8) buffer IRef { int64
 // the GPU few pass's work-group scratch: a word per invocation and target,
 // and with SC_FEWG_SH as many again for the hit counts, for at most 128
 // invocations (accel's planFewGroups), whatever the pipeline's own size
-// (every entry of the module may carry it: 8 or 16 KiB, twice that with
-// SC_FEWG_SH, which only the fewg pipelines set); the partition's fold
-// (scatter_pfold) keeps half as many position and value words there
+// (every entry may carry it: 8 or 16 KiB, twice that with SC_FEWG_SH,
+// which the fewg pipelines set and the partitions' folds where the device
+// has the local memory, accel's foldWide); the partitions' folds
+// (scatter_pfold, scatter_sfold) keep half as many position and value
+// words there
 #define SCRATCH_T UBITS
 #define SCRATCH_LEN (128 * SC_FEW_MAX * (SC_FEWG_SH != 0 ? 2 : 1))
 shared SCRATCH_T sh[SCRATCH_LEN];

@@ -238,7 +238,7 @@ var Scatter = (&host.FileDecl{
 	},
 	Doc: "scatter, scatter_reduce, put_along_axis and take_along_axis",
 	Knobs: append(withFdiv(), host.KnobDecl{Name: "SC_FEWG_SH", Default: 0,
-		Doc: "fewg: 1 folds each lane's targets in its own scratch column (one scratch read and write a position), 0 in registers (a compare per target and position)"}),
+		Doc: "fewg: 1 folds each lane's targets in its own scratch column (one scratch read and write a position), 0 in registers (a compare per target and position); pfold, sfold: 1 doubles their scratch (a tile of twice the words)"}),
 	Codes: []*host.CodeGroup{Reduce, Err, ScatterCodes},
 	Entries: []*host.EntryDecl{
 		{Name: "validate", Doc: "an index out of range records its tile with an atomic min into err[0]",

@@ -61,7 +61,7 @@
 #define FDIV 2 /* float32 division: 0 the device's own (correctly rounded there), 2 in integers */
 #endif
 #ifndef SC_FEWG_SH
-#define SC_FEWG_SH 0 /* fewg: 1 folds each lane's targets in its own scratch column (one scratch read and write a position), 0 in registers (a compare per target and position) */
+#define SC_FEWG_SH 0 /* fewg: 1 folds each lane's targets in its own scratch column (one scratch read and write a position), 0 in registers (a compare per target and position); pfold, sfold: 1 doubles their scratch (a tile of twice the words) */
 #endif
 #ifndef SC_WRAP
 #define SC_WRAP -1 /* folded argument wrap (-1: the run-time value) */
@@ -84,7 +84,7 @@ layout(constant_id = 1) const int ENTRY = 0; /* 32-ok: an entry code */
 layout(constant_id = 2) const int ITEMS = 16; /* elements per work-item per tile; 32-ok: a knob, an int32 (host/vulkan.go checks) */
 layout(constant_id = 3) const int CONTIG = 0; /* 1: each work-item takes ITEMS consecutive elements (CPU drivers); 0: interleaved (GPUs); 32-ok: a knob, an int32 (host/vulkan.go checks) */
 layout(constant_id = 4) const int FDIV = 2; /* float32 division: 0 the device's own (correctly rounded there), 2 in integers; 32-ok: a knob, an int32 (host/vulkan.go checks) */
-layout(constant_id = 5) const int SC_FEWG_SH = 0; /* fewg: 1 folds each lane's targets in its own scratch column (one scratch read and write a position), 0 in registers (a compare per target and position); 32-ok: a knob, an int32 (host/vulkan.go checks) */
+layout(constant_id = 5) const int SC_FEWG_SH = 0; /* fewg: 1 folds each lane's targets in its own scratch column (one scratch read and write a position), 0 in registers (a compare per target and position); pfold, sfold: 1 doubles their scratch (a tile of twice the words); 32-ok: a knob, an int32 (host/vulkan.go checks) */
 layout(constant_id = 6) const int SC_WRAP = -1; /* folded argument wrap (-1: the run-time value); 32-ok: a knob, an int32 (host/vulkan.go checks) */
 layout(constant_id = 7) const int SC_RED = -1; /* folded argument red (-1: the run-time value); 32-ok: a knob, an int32 (host/vulkan.go checks) */
 layout(constant_id = 8) const int SC_SELF = -1; /* folded argument include_self (-1: the run-time value); 32-ok: a knob, an int32 (host/vulkan.go checks) */
