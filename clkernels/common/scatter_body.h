@@ -664,16 +664,37 @@ void scatter_pslot(SCATTER_PSLOT_PARAMS) {
  * bk * cap): sorted by their high halves (sc_psort: in scratch from pair
  * b0, or with b0 < 0 in place), which orders them by target, then by
  * position; each target's run is folded in that order into dst, as
- * sc_pfold_one folds one target. */
-void sc_sfold_bucket(BPTR dst, BPTR words, i64 bk, i64 k, i64 b0, i64 slot_bits, i64 cap, i64 red, i64 include_self SCRATCH_PARAM) {
+ * sc_pfold_one folds one target. With the input (include_self) dst's
+ * elements are loaded eight consecutive targets at a time, the bucket's
+ * first eight before the sort (whose steps hide that round trip), so a
+ * bucket of 16 or 64 targets waits on 2 or 8 round trips for them where
+ * each target's load waited on the previous target's store. */
+#define SC_SF_DST(j) d##j = LOADV(dst, min64(tb + c0 + I64C(j), out_n - I64C(1)));
+#define SC_SF_DSTS() \
+	if (include_self != I64C(0)) { \
+		SC_SF_DST(0) SC_SF_DST(1) SC_SF_DST(2) SC_SF_DST(3) \
+		SC_SF_DST(4) SC_SF_DST(5) SC_SF_DST(6) SC_SF_DST(7) \
+	}
+#define SC_SF_PICK(j) ((j) == I64C(0) ? d0 : (j) == I64C(1) ? d1 : (j) == I64C(2) ? d2 : (j) == I64C(3) ? d3 : \
+	(j) == I64C(4) ? d4 : (j) == I64C(5) ? d5 : (j) == I64C(6) ? d6 : d7)
+void sc_sfold_bucket(BPTR dst, BPTR words, i64 bk, i64 k, i64 b0, i64 slot_bits, i64 cap, i64 out_n, i64 red, i64 include_self SCRATCH_PARAM) {
 	const i64 start = bk * cap;
+	const i64 tb = bk << slot_bits; /* the bucket's first target */
+	const T ident = sc_identity(red);
+	T d0 = ident, d1 = ident, d2 = ident, d3 = ident, d4 = ident, d5 = ident, d6 = ident, d7 = ident;
+	i64 c0 = I64C(0); /* the first of the eight targets loaded */
+	SC_SF_DSTS()
 	sc_psort(words, start, k, b0 SCRATCH_ARG);
 	const u64 kshift = CAST(u64, I64C(32) - slot_bits); /* a key's target within its bucket: key >> kshift */
 	i64 a = I64C(0);
 	while (a < k) {
 		const u64 tin = SC_RUN_KEY(a) >> kshift;
-		const i64 t = (bk << slot_bits) + CAST(i64, tin);
-		T acc = include_self != I64C(0) ? LOADV(dst, t) : sc_identity(red);
+		const i64 t = tb + CAST(i64, tin);
+		if ((CAST(i64, tin) & ~I64C(7)) != c0) {
+			c0 = CAST(i64, tin) & ~I64C(7);
+			SC_SF_DSTS()
+		}
+		T acc = SC_SF_PICK(CAST(i64, tin) - c0);
 		i64 e = a;
 		while (e < k && (SC_RUN_KEY(e) >> kshift) == tin) {
 			acc = sc_fold(acc, SC_RUN_VAL(e), red);
@@ -725,7 +746,7 @@ void scatter_sfold(SCATTER_SFOLD_PARAMS) {
 		}
 		LOCAL_BARRIER();
 		if (k > I64C(0)) {
-			sc_sfold_bucket(dst, slots, bk, k, fits ? base : I64C(-1), slot_bits, cap, red, include_self SCRATCH_ARG);
+			sc_sfold_bucket(dst, slots, bk, k, fits ? base : I64C(-1), slot_bits, cap, out_n, red, include_self SCRATCH_ARG);
 		}
 		LOCAL_BARRIER();
 	}
