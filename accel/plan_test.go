@@ -391,7 +391,8 @@ func TestPlanPfold(t *testing.T) {
 		{"lavapipe a hit every four targets", lavapipe, 1 << 20, 4 << 20, 128, 32768, true},
 		{"16 KB of local memory, rand16M_1M", small, 16 << 20, 1 << 20, 48, 16 * 8, false},
 	} {
-		p := planPfold(c.caps, c.n, c.tg, Amax)
+		require.Equal(t, c.wide, foldWide(c.caps), c.name)
+		p := planPfold(c.caps, c.n, c.tg, Amax, c.wide)
 		require.NoError(t, p.Validate(c.caps), c.name)
 		assert.Equal(t, pfoldLocal, p.LocalSize, c.name)
 		assert.Equal(t, c.per, p.TileElems, c.name)
@@ -400,12 +401,20 @@ func TestPlanPfold(t *testing.T) {
 		assert.Equal(t, int64(Amax), p.Knob("SC_RED"), c.name)
 		assert.Equal(t, b2i(c.wide), p.Knob("SC_FEWG_SH"), c.name)
 		assert.LessOrEqual(t, 4*c.per*c.n, 3*pfoldCap(pfoldLocal, c.wide)*c.tg+4*c.n, "%s: a tile's average words", c.name)
-		sp := planSfold(c.caps, c.n, c.tg, Amax)
+		sp := planSfold(c.caps, c.n, c.tg, Amax, c.wide)
 		assert.Equal(t, min(c.per, pfoldLocal), sp.TileElems, "%s: sfold's buckets a tile, a work-item each", c.name)
 		assert.Equal(t, b2i(c.wide), sp.Knob("SC_FEWG_SH"), c.name)
 	}
 	assert.Equal(t, int64(1024), pfoldCap(pfoldLocal, false), "the SPIR-V's scratch: 128 x SC_FEW_MAX words, two a word")
 	assert.Equal(t, int64(2048), pfoldCap(pfoldLocal, true), "the SPIR-V's scratch with SC_FEWG_SH: 128 x SC_FEW_MAX x 2 words, two a word")
+	// an ACCEL_KNOBS width of a fold's scratch: its tiles follow it
+	d := &Device{caps: h100}
+	assert.True(t, d.foldScratch("scatter_sfold"))
+	var err error
+	d.knobs, err = knobOverrides("scatter_sfold:SC_FEWG_SH=0")
+	require.NoError(t, err)
+	assert.False(t, d.foldScratch("scatter_sfold"), "the override")
+	assert.True(t, d.foldScratch("scatter_pfold"), "the other fold keeps the device's")
 }
 
 // completeScatter: the few pass only where fewFits says, the sorted path

@@ -399,7 +399,7 @@ func TestPlanSlots(t *testing.T) {
 	require.False(t, planScatter(cpu, s).Slot, "CPU drivers keep their own bit-reproducible plans")
 	// the fold's tiles: a work-item a bucket, three quarters of the
 	// scratch's words on average
-	fp := planSfold(h200, s.n, 1<<20, Sum)
+	fp := planSfold(h200, s.n, 1<<20, Sum, foldWide(h200))
 	require.LessOrEqual(t, fp.TileElems, int64(fp.LocalSize))
 	require.Equal(t, int64(96), fp.TileElems, "the doubled scratch (SC_FEWG_SH): 2048 words")
 }

@@ -188,6 +188,17 @@ func foldWide(caps host.Caps) bool {
 	return host.Pow2Local(caps, pfoldLocal, 2*kernels.ScFewMax*4) == pfoldLocal
 }
 
+// foldScratch is foldWide for d, or what ACCEL_KNOBS sets SC_FEWG_SH to
+// in kernel's plans (scatter_pfold, scatter_sfold), so that the fold's
+// tiles follow its scratch and a GPU run compares the two widths on
+// tiles that fit each.
+func (d *Device) foldScratch(kernel string) bool {
+	if v, ok := d.knobValue(kernel, "SC_FEWG_SH"); ok {
+		return v != 0
+	}
+	return foldWide(d.caps)
+}
+
 // planPfold is the partition's fold of n words over tg targets: tiles of
 // consecutive targets whose words, n/tg a target on average, fill three
 // quarters of the scratch (uniformly spread targets' tiles then overflow
@@ -198,18 +209,17 @@ func foldWide(caps host.Caps) bool {
 // targets, so that a work-item sorts at most one). The reduction is
 // compiled in (SC_RED): with it a run-time value, RADV's compiler gave
 // the pass 96 registers a lane where 36 serve one reduction.
-func planPfold(caps host.Caps, n, tg int64, red Reduction) host.Plan {
-	return planFoldTiles(caps, "scatter_pfold", "target", n, tg, caps.LoopLimit > 0, red)
+func planPfold(caps host.Caps, n, tg int64, red Reduction, wide bool) host.Plan {
+	return planFoldTiles(caps, "scatter_pfold", "target", n, tg, caps.LoopLimit > 0, red, wide)
 }
 
 // planFoldTiles is a partition's fold of n words over units (targets, or
 // buckets of them) for kernel: tiles of consecutive units whose words, n
-// / units a unit on average, fill three quarters of the scratch, at most
-// a group's work-items where perLocal (a work-item a unit); groups loop
-// over the tiles, at most 16 a compute unit, or one tile each under a
-// loop limit.
-func planFoldTiles(caps host.Caps, kernel, unit string, n, units int64, perLocal bool, red Reduction) host.Plan {
-	wide := foldWide(caps)
+// / units a unit on average, fill three quarters of the scratch (doubled
+// where wide: foldWide), at most a group's work-items where perLocal (a
+// work-item a unit); groups loop over the tiles, at most 16 a compute
+// unit, or one tile each under a loop limit.
+func planFoldTiles(caps host.Caps, kernel, unit string, n, units int64, perLocal bool, red Reduction, wide bool) host.Plan {
 	local := int64(host.Pow2Local(caps, pfoldLocal, int64(1+b2i(wide))*kernels.ScFewMax*4))
 	capw := pfoldCap(local, wide)
 	per := max(min(3*capw*units/max(4*n, 1), units), 1)
@@ -296,8 +306,8 @@ func (sp scatterPlan) slotBuckets(targets int64) int64 {
 // work-items (a work-item a bucket), whose words fill three quarters of
 // the scratch on average as planPfold's tiles do; groups loop over the
 // tiles, at most 16 a compute unit (one tile each under a loop limit).
-func planSfold(caps host.Caps, n, buckets int64, red Reduction) host.Plan {
-	return planFoldTiles(caps, "scatter_sfold", "bucket", n, buckets, true, red)
+func planSfold(caps host.Caps, n, buckets int64, red Reduction, wide bool) host.Plan {
+	return planFoldTiles(caps, "scatter_sfold", "bucket", n, buckets, true, red, wide)
 }
 
 // partTargetsPerHit is the most targets per position for which the

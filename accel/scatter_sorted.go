@@ -128,7 +128,7 @@ func (j *scatterJob) partitioned() (done bool, err error) {
 		Err: j.flag.raw(), Index: index, Meta: meta, Count: count, Rank: rank, Dim: dim, DimSize: dimSize, Wrap: wrap}); err != nil {
 		return false, err
 	}
-	fold := d.plan(planPfold(d.caps, count, tg, g.red))
+	fold := d.plan(planPfold(d.caps, count, tg, g.red, d.foldScratch("scatter_pfold")))
 	d.report(j.op, "partition", fold)
 	return true, j.run(dtVariant(j.out.dtype), fold, kernels.ScatterPfold{Dst: j.out.raw(), Counts: counts.raw(),
 		Off: off.raw(), Words: words.raw(), Err: j.flag.raw(), N: count, OutN: tg, Per: fold.TileElems, Red: int64(g.red),
@@ -176,7 +176,7 @@ func (j *scatterJob) slotted(sp scatterPlan) (done bool, bits uint32, err error)
 		SlotBits: sp.SlotBits, Cap: sp.SlotCap}); err != nil {
 		return false, 0, err
 	}
-	fold := d.plan(planSfold(d.caps, count, buckets, g.red))
+	fold := d.plan(planSfold(d.caps, count, buckets, g.red, d.foldScratch("scatter_sfold")))
 	d.report(j.op, "partition", fold)
 	if err := j.run(dtVariant(j.out.dtype), fold, kernels.ScatterSfold{Dst: j.out.raw(), Cur: cur.raw(), Slots: slots.raw(),
 		Err: j.flag.raw(), OutN: tg, Per: fold.TileElems, SlotBits: sp.SlotBits, Cap: sp.SlotCap, Red: int64(g.red),

@@ -246,6 +246,15 @@ for b in opencl vulkan; do CASE=rand16M_1M_sum_det trace scatter_reduce $b "" 40
 for b in opencl vulkan; do
 	for k in "" "scatter_plan:SLOT=0"; do CASE=rand16M_1M_sum_det row scatter_reduce $b "$k" 40; done
 done
+# session 19: the partitions' folds with twice the scratch (96 buckets a
+# tile of 128 work-items, from 48; SC_FEWG_SH=0 is session 18's), the
+# slotted fold's elements of dst loaded eight targets at a time, before
+# its sort (perm16M_sum_det: buckets of 16 targets, a hit each; its fold
+# predicted about 0.1 -> 0.03 ms); rand16M_1M_sum_det about 0.33-0.42
+for b in opencl vulkan; do
+	CASE=rand16M_1M_sum_det row scatter_reduce $b "scatter_sfold:SC_FEWG_SH=0" 40 "the fold's scratch as in session 18"
+	CASE=perm16M_sum_det trace scatter_reduce $b "" 40
+done
 CASE=perm16M_sum trace scatter_reduce vulkan "" 40
 CASE=hot16M_16_mean trace scatter_reduce opencl "" 40
 for c in hot16M_16_sum perm16M_sum rand16M_1M_amax; do

@@ -10,7 +10,8 @@ import (
 
 // Bench cases of scatter_reduce and diagonal_scatter (the case names the
 // issue tracker asks for: rand16M_1M_<reduce>, hot16M_16_<reduce>,
-// perm16M_sum, diag4096, diag64x512x512; --quick runs smaller ones).
+// perm16M_sum, diag4096, diag64x512x512; the bit-reproducible mode's
+// rand16M_1M_sum_det and perm16M_sum_det; --quick runs smaller ones).
 
 func scatterCases(quick bool) []benchCase {
 	nSrc, nOut, tagSrc, tagOut := int64(16<<20), int64(1<<20), "16M", "1M"
@@ -33,6 +34,8 @@ func scatterCases(quick bool) []benchCase {
 		specs = append(specs, spec{"hot" + tagSrc + "_16_" + r.String(), 16, 16, false, r, false})
 	}
 	specs = append(specs, spec{"perm" + tagSrc + "_sum", nSrc, nSrc, true, accel.Sum, false})
+	// a hit a target: the GPUs' slotted partition in buckets of 16 targets
+	specs = append(specs, spec{"perm" + tagSrc + "_sum_det", nSrc, nSrc, true, accel.Sum, true})
 	var cases []benchCase
 	for _, s := range specs {
 		s := s
