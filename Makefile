@@ -20,7 +20,7 @@ APT_PACKAGES = pocl-opencl-icd ocl-icd-opencl-dev opencl-headers clinfo mesa-vul
 	libvulkan-dev vulkan-tools vulkan-validationlayers glslc spirv-tools gcc make ca-certificates \
 	clang-16 libclc-16
 
-.PHONY: deps build run test test-race fuzz shaders generate bench vet fmt-check clean cgo-coverage
+.PHONY: deps build run test test-race test-gpu-plans fuzz shaders generate bench vet fmt-check clean cgo-coverage
 
 deps:
 	@set -e; if [ "$$(id -u)" -eq 0 ]; then SUDO=; else SUDO=sudo; fi; \
@@ -76,6 +76,18 @@ test: fmt-check vet
 	$(GO) test -count=1 -timeout 30m ./...
 	$(GO) test -count=1 -race -timeout 20m -run 'Concurrent|Race|Pool|Lifecycle|CloseWhile' ./host/ ./host/kernels/ ./accel/
 	GOEXPERIMENT=cgocheck2 $(GO) test -count=1 -timeout 30m -skip '$(CGO_SKIP)' ./host/ ./accel/
+
+# The GPU paths on the CPU drivers, before a change to a GPU plan lands:
+# the accel package with every op planned as for a discrete GPU (about 11
+# minutes alone on a 2-core VM, so not in make test), then the peers'
+# random cases through both plans where Debian's python3-torch is
+# installed (scripts/peer_fuzz.py). Session 19 found two tests that a
+# GPU plan of session 18 had broken this way.
+test-gpu-plans: build
+	CI=true ACCEL_TEST_PLANS=gpu $(GO) test -count=1 -timeout 60m ./accel/
+	@if /usr/bin/python3 -c 'import torch, scipy' 2>/dev/null; then \
+		/usr/bin/python3 scripts/peer_fuzz.py --n 40 --seed $${SEED:-1}; \
+	else echo "test-gpu-plans: python3-torch or python3-scipy missing: no peer fuzz"; fi
 
 # Whether the cgocheck2 pass still reaches every cgo call the whole suite
 # reaches (scripts/cgo-coverage.sh).
