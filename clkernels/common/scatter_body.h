@@ -532,10 +532,11 @@ void sc_psort(BPTR words, i64 start, i64 k, i64 b0 SCRATCH_PARAM) {
 
 /* Folds target t's k words in position order into dst[t]: in scratch
  * from slot b0 (sorted there), or with b0 < 0 in words from start (sorted
- * in place: a tile that overflowed the scratch). */
+ * in place: a tile that overflowed the scratch). dst[t] loads before the
+ * sort, whose steps hide its round trip (as sc_sfold_bucket's do). */
 void sc_pfold_one(BPTR dst, BPTR words, i64 t, i64 start, i64 k, i64 b0, i64 red, i64 include_self SCRATCH_PARAM) {
-	sc_psort(words, start, k, b0 SCRATCH_ARG);
 	T acc = include_self != I64C(0) ? LOADV(dst, t) : sc_identity(red);
+	sc_psort(words, start, k, b0 SCRATCH_ARG);
 	for (i64 a = I64C(0); a < k; a++) {
 		acc = sc_fold(acc, SC_RUN_VAL(a), red);
 	}

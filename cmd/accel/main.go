@@ -203,8 +203,6 @@ func noDeviceMessage(errs []error) string {
 	return "no OpenCL or Vulkan device found: " + why + "; install pocl-opencl-icd / mesa-vulkan-drivers (CPU drivers) or a GPU driver"
 }
 
-// platformName is the short platform name: PoCL's platform string carries
-// its whole build configuration after the name.
 // lineWidth is the widest line the CLI's tables print (a terminal's 100
 // columns).
 const lineWidth = 100
@@ -246,6 +244,8 @@ func fitName(name string, width int) string {
 	return name[:head] + "..." + name[tail:]
 }
 
+// platformName is the short platform name: PoCL's platform string carries
+// its whole build configuration after the name.
 func platformName(c accel.DeviceInfo) string {
 	p := c.Platform
 	if i := strings.Index(p, " OpenCL "); i > 0 {
