@@ -15,9 +15,11 @@ import (
 // "KERNEL:NAME=V,NAME=V;KERNEL:..." sets, in every plan of the kernel
 // file KERNEL that the device makes through Device.plan (the scan, radix
 // and elementwise families), knob NAME (one the file declares: the launch
-// fails otherwise), or LOCAL (the work-group size) or GROUPS (the number
-// of work-groups) to V, after the planner made it (a radix family's plan
-// then keeps what the sort needs: radixTuned). The plan's reason says so.
+// fails otherwise), or LOCAL (the work-group size), GROUPS (the number
+// of work-groups) or MAXREG (the registers a work-item may use, where the
+// driver takes a cap: host.Plan.MaxRegs, NVIDIA's OpenCL; 0 none) to V,
+// after the planner made it (a radix family's plan then keeps what the
+// sort needs: radixTuned). The plan's reason says so.
 // Four entries name a plan choice instead of a kernel file:
 // unique_plan (tunedUnique), scatter_plan (tunedScatter), indice_plan
 // (tunedIndice) and sparse_plan (CHUNK: the merge path's positions a
@@ -35,8 +37,8 @@ func knobOverrides(env string) (map[string][]host.Knob, error) {
 		for _, kv := range strings.Split(list, ",") {
 			name, val, ok := strings.Cut(strings.TrimSpace(kv), "=")
 			v, err := strconv.ParseInt(val, 10, 64)
-			if !ok || name == "" || err != nil || (name == "LOCAL" || name == "GROUPS") && v < 1 {
-				return nil, fmt.Errorf("ACCEL_KNOBS: %s: %q is not NAME=V (an integer; LOCAL and GROUPS at least 1): %w", kernel, kv, ErrInvalidArgument)
+			if !ok || name == "" || err != nil || (name == "LOCAL" || name == "GROUPS") && v < 1 || name == "MAXREG" && (v < 0 || v > 255) {
+				return nil, fmt.Errorf("ACCEL_KNOBS: %s: %q is not NAME=V (an integer; LOCAL and GROUPS at least 1, MAXREG in [0, 255]): %w", kernel, kv, ErrInvalidArgument)
 			}
 			m[kernel] = append(m[kernel], host.Knob{Name: name, Value: v})
 		}
@@ -57,6 +59,8 @@ func (d *Device) tuned(p host.Plan) host.Plan {
 			p.LocalSize = int(k.Value)
 		case "GROUPS":
 			p.Groups = host.FoldGroups(k.Value, d.caps.MaxWorkGroupCount)
+		case "MAXREG":
+			p.MaxRegs = int(k.Value)
 		default:
 			p = withKnob(p, k)
 		}

@@ -23,7 +23,7 @@ func TestKnobOverrides(t *testing.T) {
 	m, err = knobOverrides("")
 	require.NoError(t, err)
 	assert.Nil(t, m)
-	for _, bad := range []string{"scan", "scan:ITEMS", "scan:ITEMS=x", ":ITEMS=1", "scan:LOCAL=0"} {
+	for _, bad := range []string{"scan", "scan:ITEMS", "scan:ITEMS=x", ":ITEMS=1", "scan:LOCAL=0", "radix:MAXREG=-1", "radix:MAXREG=256"} {
 		_, err := knobOverrides(bad)
 		assert.ErrorIs(t, err, ErrInvalidArgument, bad)
 		assert.ErrorContains(t, err, "ACCEL_KNOBS", bad)
@@ -72,6 +72,18 @@ func TestKnobOverrides(t *testing.T) {
 	}
 	d.knobs, _ = knobOverrides("radix:RADIX_KPT=4,GROUPS=7")
 	assert.Equal(t, int64(7), d.radixTuned(1<<24, 4, 1<<24).TotalGroups(), "GROUPS stays")
+	// a register cap (NVIDIA's OpenCL builds take it, host.CLOptions)
+	// leaves the tiles as they were
+	d.knobs = nil
+	before := d.radixTuned(1<<24, 4, 1<<24)
+	d.knobs, _ = knobOverrides("radix:MAXREG=80")
+	capped := d.radixTuned(1<<24, 4, 1<<24)
+	assert.Equal(t, 80, capped.MaxRegs)
+	capped.MaxRegs, capped.Reason = 0, before.Reason
+	assert.Equal(t, before, capped, "only the cap changed")
+	d.knobs, _ = knobOverrides("scan:MAXREG=64")
+	assert.Equal(t, 64, d.tuned(host.Plan{Kernel: "scan", LocalSize: 256}).MaxRegs)
+	assert.Equal(t, 0, d.radixTuned(1<<24, 4, 1<<24).MaxRegs, "another file's cap")
 }
 
 // TestUniquePlanKnobs: unique_plan:HASH and SHARE pick Unique's plan, and

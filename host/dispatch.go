@@ -72,8 +72,9 @@ func checkLaunch(backend string, e *EntryDecl, plan Plan, c Caps, args []Arg) er
 }
 
 // kernelKey is the cache key of a compiled kernel: the file, variant,
-// local size and knobs (sorted by name), plus the entry where entries
-// compile apart (Vulkan pipelines; entry "" for a whole OpenCL program).
+// local size, knobs (sorted by name) and register cap (Plan.MaxRegs),
+// plus the entry where entries compile apart (Vulkan pipelines; entry ""
+// for a whole OpenCL program).
 // It is cheap to build, so every launch can look its kernel up without
 // hashing sources.
 func kernelKey(file, variant, entry string, plan Plan) string {
@@ -96,6 +97,10 @@ func kernelKey(file, variant, entry string, plan Plan) string {
 		b.WriteString(k.Name)
 		b.WriteByte('=')
 		b.WriteString(strconv.FormatInt(k.Value, 10))
+	}
+	if plan.MaxRegs > 0 {
+		b.WriteString(" MAXREG=")
+		b.WriteString(strconv.Itoa(plan.MaxRegs))
 	}
 	return b.String()
 }

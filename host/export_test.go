@@ -9,3 +9,11 @@ var (
 	// tri_indices (vulkan_test.go).
 	VulkanTestTriFile = vktTriFile
 )
+
+// SetNVCompilerOptions makes OpenCL devices that f accepts take NVIDIA's
+// build options (nvCompilerOptions) until the returned func restores it.
+func SetNVCompilerOptions(f func(Caps) bool) (restore func()) {
+	old := nvCompilerOptions
+	nvCompilerOptions = f
+	return func() { nvCompilerOptions = old }
+}

@@ -308,7 +308,13 @@ type Plan struct {
 	Knobs     []Knob   `json:"knobs"`
 	Tiles     int64    `json:"tiles"`      // units of work the kernel loops over
 	TileElems int64    `json:"tile_elems"` // elements per tile
-	Reason    string   `json:"reason"`
+	// MaxRegs caps the registers a work-item may use where the driver
+	// takes such a cap (NVIDIA's OpenCL: -cl-nv-maxrregcount, CLOptions),
+	// so that more work-groups fit a multiprocessor; 0 leaves the
+	// compiler's choice. Other devices build as with 0. Set by
+	// ACCEL_KNOBS's MAXREG (accel), to try on a GPU without a rebuild.
+	MaxRegs int    `json:"max_regs,omitempty"`
+	Reason  string `json:"reason"`
 }
 
 // Knob returns the value of the knob named name, or 0 when the plan has
@@ -332,6 +338,9 @@ func (p Plan) String() string {
 		p.Kernel, p.LocalSize, p.Groups[0], p.Groups[1], p.Groups[2], p.Tiles, p.TileElems)
 	for _, k := range p.Knobs {
 		fmt.Fprintf(&b, " %s=%d", k.Name, k.Value)
+	}
+	if p.MaxRegs > 0 {
+		fmt.Fprintf(&b, " MAXREG=%d", p.MaxRegs)
 	}
 	if p.Reason != "" {
 		fmt.Fprintf(&b, " (%s)", p.Reason)

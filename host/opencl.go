@@ -641,6 +641,22 @@ func (d *clDevice) build(f *FileDecl, variant string, only *EntryDecl, plan Plan
 		opts, _ = withoutNVTricks(opts)
 	}
 	prog, err := d.program(f.Name, name, opts)
+	if err != nil {
+		// a register cap (Plan.MaxRegs) the driver refused as spelled:
+		// the other spelling, then none
+		for i, alt := range withNVMaxRegForms(opts) {
+			p2, err2 := d.program(f.Name, name, alt)
+			if err2 != nil {
+				continue
+			}
+			if d.log != nil {
+				how := map[bool]string{true: "as " + nvMaxRegOption + " N", false: "without the register cap"}[i == 0]
+				d.log(fmt.Sprintf("accel: %s: %s.cl built %s, which the driver refused as %s=N: %v", d.caps.ID(), f.Name, how, nvMaxRegOption, err))
+			}
+			prog, err = p2, nil
+			break
+		}
+	}
 	if bare, on := withoutNVTricks(opts); err != nil && on {
 		// the driver refused NVIDIA's PTX tricks: build without them, the
 		// same results by the portable way, from now on

@@ -331,7 +331,8 @@ func SPIRV(file, variant string, entry int) ([]byte, error) {
 // plan on a device with caps: -cl-fp32-correctly-rounded-divide-sqrt
 // where the device offers it, the variant's defines, the local size, and
 // the device's knobs (DeviceKnobs) and the plan's knobs as -D (sorted by
-// name, so equal plans give equal options).
+// name, so equal plans give equal options), and the plan's register cap
+// where the device takes NVIDIA's options (Plan.MaxRegs, nvMaxRegOption).
 func CLOptions(c Caps, file, variant string, plan Plan) (string, error) {
 	v, err := lookupVariant(file, variant)
 	if err != nil {
@@ -353,7 +354,42 @@ func CLOptions(c Caps, file, variant string, plan Plan) (string, error) {
 	for _, k := range knobs {
 		opts = append(opts, fmt.Sprintf("-D%s=%d", k.Name, k.Value))
 	}
+	if plan.MaxRegs > 0 && nvCompilerOptions(c) {
+		opts = append(opts, fmt.Sprintf("%s=%d", nvMaxRegOption, plan.MaxRegs))
+	}
 	return strings.Join(opts, " "), nil
+}
+
+// nvMaxRegOption is NVIDIA's OpenCL build option (cl_nv_compiler_options)
+// that caps a work-item's registers, handed to ptxas as --maxrregcount.
+// NVIDIA's first text of the extension spells it with "=N", Khronos's
+// registry with " N"; CLOptions writes the former, and a build the driver
+// refuses is tried with the latter, then without the cap
+// (withNVMaxRegForms).
+const nvMaxRegOption = "-cl-nv-maxrregcount"
+
+// nvCompilerOptions says whether an OpenCL device takes NVIDIA's build
+// options (it announces cl_nv_compiler_options). A variable, so the tests
+// can make a device that does not say it so, and see its driver refuse
+// the option.
+var nvCompilerOptions = func(c Caps) bool {
+	return c.Backend == OpenCL && slices.Contains(c.Extensions, "cl_nv_compiler_options")
+}
+
+// withNVMaxRegForms returns the build options to try after opts failed to
+// build, where opts caps the registers (nvMaxRegOption=N): the cap spelled
+// "-cl-nv-maxrregcount N", then no cap; none where opts has no cap.
+func withNVMaxRegForms(opts string) []string {
+	var out []string
+	for _, f := range strings.Fields(opts) {
+		if n, ok := strings.CutPrefix(f, nvMaxRegOption+"="); ok {
+			spaced := strings.Replace(opts, f, nvMaxRegOption+" "+n, 1)
+			bare := strings.TrimSpace(strings.Replace(opts, " "+f, "", 1))
+			out = append(out, spaced, bare)
+			break
+		}
+	}
+	return out
 }
 
 // Hash returns the hex SHA-256 of the parts, separated so that no two
