@@ -11,7 +11,7 @@
 # Rows that answer one question run in the same call, so compare them
 # with each other only. GPU_NEXT_QUICK=1 adds --quick (a dry run on PoCL
 # and lavapipe); GPU_NEXT_REPS sets --reps (10); GPU_NEXT_ONLY="0a 0f"
-# runs only the sections it names (all by default; Q, P, T, R, W, S and V first);
+# runs only the sections it names (all by default; Q, P, M, T, R, W, S and V first);
 # GPU_NEXT_TEST_S bounds section T's tests (300 s).
 set -u
 bin=${ACCEL_BIN:-accel}
@@ -44,6 +44,34 @@ for line in sys.stdin:
 for k, v in seen.items():
     v.sort()
     print("%4d x  min %9.3f  med %9.3f ms  %s" % (len(v), v[0], v[len(v) // 2], k))
+'
+
+# the Python that prints ptxas's line a kernel (its registers, stack and
+# spills) from the build logs ACCEL_CL_DUMP wrote into a folder (argv[1];
+# argv[2], if given, keeps the programs whose name contains it)
+ptxpy='
+import glob, os, re, sys
+for f in sorted(glob.glob(os.path.join(sys.argv[1], "*.txt"))):
+    name = os.path.basename(f)[:-4]
+    if len(sys.argv) > 2 and sys.argv[2] not in name:
+        continue
+    entry, stack, entries, funcs = None, "", set(), set()
+    for line in open(f, errors="replace"):
+        m = re.search(r"Compiling entry function .(\w+).", line)
+        if m:
+            entry = m.group(1)
+            entries.add(entry)
+        m = re.search(r"Function properties for (\w+)", line)
+        if m:
+            funcs.add(m.group(1))
+        m = re.search(r"(\d+) bytes stack frame, (\d+) bytes spill stores, (\d+) bytes spill loads", line)
+        if m:
+            stack = "stack %s, spills %s/%s" % m.groups()
+        m = re.search(r"Used (\d+) registers(.*)", line)
+        if m:
+            print("%-52s %-26s %3s registers%s; %s" % (name[:52], entry or "?", m.group(1), m.group(2)[:60], stack))
+    if funcs - entries:
+        print("%-52s functions not inlined: %s" % (name[:52], " ".join(sorted(funcs - entries))[:200]))
 '
 
 # want SECTION: whether GPU_NEXT_ONLY names SECTION (or is empty)
@@ -129,28 +157,7 @@ dd=$(mktemp -d "${TMPDIR:-/tmp}/cl-dump.XXXXXX")
 for op in sort unique cumsum scatter_reduce get_indice_pairs hash_table sparse_div diagonal_scatter tril_indices; do
 	ACCEL_CL_DUMP=$dd timeout 60 "$bin" bench --op "$op" --backend opencl --reps 1 --no-ref $quick >/dev/null 2>&1 || echo "P: $op rc=$?"
 done
-"$py" - "$dd" <<'PYEOF'
-import glob, os, re, sys
-for f in sorted(glob.glob(os.path.join(sys.argv[1], "*.txt"))):
-    name = os.path.basename(f)[:-4]
-    entry, stack, entries, funcs = None, "", set(), set()
-    for line in open(f, errors="replace"):
-        m = re.search(r"Compiling entry function '(\w+)'", line)
-        if m:
-            entry = m.group(1)
-            entries.add(entry)
-        m = re.search(r"Function properties for (\w+)", line)
-        if m:
-            funcs.add(m.group(1))
-        m = re.search(r"(\d+) bytes stack frame, (\d+) bytes spill stores, (\d+) bytes spill loads", line)
-        if m:
-            stack = "stack %s, spills %s/%s" % m.groups()
-        m = re.search(r"Used (\d+) registers(.*)", line)
-        if m:
-            print("%-52s %-26s %3s registers%s; %s" % (name[:52], entry or "?", m.group(1), m.group(2)[:60], stack))
-    if funcs - entries:
-        print("%-52s functions not inlined: %s" % (name[:52], " ".join(sorted(funcs - entries))[:200]))
-PYEOF
+"$py" -c "$ptxpy" "$dd"
 # Vulkan: ACCEL_VK_DUMP writes each pipeline's constants, the driver's
 # statistics and whatever internal representations it gives (RADV: its
 # disassembly; NVIDIA's offer is what this finds out)
@@ -162,6 +169,23 @@ echo "P: vulkan: $(find "$dd/vulkan" -name '*.txt' | wc -l) pipelines, represent
 echo "P: $(find "$dd" -name '*.bin' | wc -l) programs, $(du -sh "$dd" | cut -f1)"
 tar -C "$dd" -cJf "${OUT:-/tmp}/gpu-dump.tar.xz" . && ls -l "${OUT:-/tmp}/gpu-dump.tar.xz"
 rm -rf "$dd"
+fi
+if want M; then
+echo "== M. the sort's registers against its occupancy (session 20): the sweep's group takes 45,316 bytes of shared memory, so 5 groups of 256 fit a multiprocessor (1,280 lanes, 51 registers each), but ptxas chooses the registers without that bound (LLVM's AMD backend, which spends registers up to what the shared memory leaves, gives the same sweep, ballots and all, 184 VGPRs on gfx1100: the code has the room to grow); if ptxas gives it over 64, 3 groups or fewer run a multiprocessor at once, over 128 one. ACCEL_KNOBS radix:MAXREG=N caps them (-cl-nv-maxrregcount, host.Plan.MaxRegs). A row a cap, each with ptxas's line for its sweep (registers, spills). 2026-11-27: a pass 0.271 ms, 1.286 ms the sort"
+md=$(mktemp -d "${TMPDIR:-/tmp}/cl-maxreg.XXXXXX")
+for r in 0 64 80 96 128; do
+	row sort opencl "radix:MAXREG=$r" 30
+	mkdir -p "$md/$r"
+	ACCEL_KNOBS="radix:MAXREG=$r" ACCEL_CL_DUMP=$md/$r timeout 60 "$bin" bench --op sort --backend opencl --reps 1 --no-ref $quick >/dev/null 2>"$md/$r.err" || echo "M: MAXREG=$r rc=$?"
+	grep -h "refused" "$md/$r.err" | cut -c1-300
+	"$py" -c "$ptxpy" "$md/$r" radix
+done
+# the cumsum's chained scan (ITEMS 32 a lane on NVIDIA's OpenCL), the
+# same way
+for r in 0 64 96; do
+	row cumsum opencl "scan:MAXREG=$r" 30
+done
+rm -rf "$md"
 fi
 if want T; then
 echo "== T. accel's tests that the 2026-11-27 call did not reach (its 200 s cap stopped inside TestSortTiled, after 32 s there), first the ones of session 12: float32 subnormals kept on NVIDIA's Vulkan (DENORM_FIX: TestIndexReduceRandom/vulkan gave -0 for -1.47e-43 there), the sparse merge path's chunks of 32; and the plain builds' NaN (TestVulkanPlainBuilds, failing since 2026-11-26)"
