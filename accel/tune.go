@@ -37,8 +37,8 @@ func knobOverrides(env string) (map[string][]host.Knob, error) {
 		for _, kv := range strings.Split(list, ",") {
 			name, val, ok := strings.Cut(strings.TrimSpace(kv), "=")
 			v, err := strconv.ParseInt(val, 10, 64)
-			if !ok || name == "" || err != nil || (name == "LOCAL" || name == "GROUPS") && v < 1 || name == "MAXREG" && (v < 0 || v > 255) {
-				return nil, fmt.Errorf("ACCEL_KNOBS: %s: %q is not NAME=V (an integer; LOCAL and GROUPS at least 1, MAXREG in [0, 255]): %w", kernel, kv, ErrInvalidArgument)
+			if !ok || name == "" || err != nil || (name == "LOCAL" || name == "GROUPS") && v < 1 || name == "MAXREG" && (v < 0 || v > host.MaxRegsCap) {
+				return nil, fmt.Errorf("ACCEL_KNOBS: %s: %q is not NAME=V (an integer; LOCAL and GROUPS at least 1, MAXREG in [0, %d]): %w", kernel, kv, host.MaxRegsCap, ErrInvalidArgument)
 			}
 			m[kernel] = append(m[kernel], host.Knob{Name: name, Value: v})
 		}

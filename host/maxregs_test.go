@@ -66,14 +66,23 @@ func TestMaxRegsRefused(t *testing.T) {
 	require.NoError(t, err)
 	require.Contains(t, opts, "-cl-nv-maxrregcount=64")
 	runTri(t, d, plan)
+	// a second program with a cap builds in the form the driver took,
+	// with no refused build first (no second log)
+	odd := plan
+	odd.LocalSize, odd.Groups = 8, [3]int64{3, 2, 1}
+	odd.Knobs = []host.Knob{host.KnobItems.Set(1), host.KnobContig.Set(0)}
+	before := d.Stats()
+	runTri(t, d, odd)
+	assert.Equal(t, int64(1), d.Stats().Sub(before).Compiles, "the second program built once")
 	mu.Lock()
 	defer mu.Unlock()
-	refused := false
+	refused := 0
 	for _, m := range logs {
 		if strings.Contains(m, "which the driver refused as -cl-nv-maxrregcount=N") {
-			refused = true
+			refused++
 			assert.Contains(t, m, "built without the register cap", m)
 		}
 	}
-	assert.True(t, refused, "no log of the refused cap: %q", logs)
+	assert.True(t, refused > 0, "no log of the refused cap: %q", logs)
+	assert.Equal(t, 1, refused, "the refusal is remembered: %q", logs)
 }

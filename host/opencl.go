@@ -173,13 +173,14 @@ type clDevice struct {
 	queue  unsafe.Pointer // cl_command_queue
 	log    func(string)   // Options' logger (nil: none)
 	trace  bool
-	timing bool        // a profiling queue (Options.Timing)
-	disk   *diskCache  // program binaries across processes (nil: off)
-	store  bool        // write built programs' binaries to disk (storesBinaries)
-	whole  bool        // a program per kernel file, not per entry point (Caps.LazyKernels)
-	dump   string      // ACCEL_CL_DUMP: a folder for each source build's binary and log (dumpProgram)
-	nvOff  atomic.Bool // the driver refused NV_TRICKS: builds go without
-	huge   bool        // hostAlloc applies: a CPU device, ACCEL_HUGEPAGES not 0
+	timing bool         // a profiling queue (Options.Timing)
+	disk   *diskCache   // program binaries across processes (nil: off)
+	store  bool         // write built programs' binaries to disk (storesBinaries)
+	whole  bool         // a program per kernel file, not per entry point (Caps.LazyKernels)
+	dump   string       // ACCEL_CL_DUMP: a folder for each source build's binary and log (dumpProgram)
+	nvOff  atomic.Bool  // the driver refused NV_TRICKS: builds go without
+	nvRegs atomic.Int32 // the form of nvRegForm in which the driver took a register cap (0 until it refused one)
+	huge   bool         // hostAlloc applies: a CPU device, ACCEL_HUGEPAGES not 0
 
 	// life is held shared by builds, which run outside mu, and
 	// exclusively by Close.
@@ -640,22 +641,24 @@ func (d *clDevice) build(f *FileDecl, variant string, only *EntryDecl, plan Plan
 	if d.nvOff.Load() {
 		opts, _ = withoutNVTricks(opts)
 	}
+	capped := opts
+	form := d.nvRegs.Load()
+	opts, hasCap := nvRegForm(capped, form)
 	prog, err := d.program(f.Name, name, opts)
-	if err != nil {
+	for form++; err != nil && hasCap && form < nvRegForms; form++ {
 		// a register cap (Plan.MaxRegs) the driver refused as spelled:
-		// the other spelling, then none
-		for i, alt := range withNVMaxRegForms(opts) {
-			p2, err2 := d.program(f.Name, name, alt)
-			if err2 != nil {
-				continue
-			}
-			if d.log != nil {
-				how := map[bool]string{true: "as " + nvMaxRegOption + " N", false: "without the register cap"}[i == 0]
-				d.log(fmt.Sprintf("accel: %s: %s.cl built %s, which the driver refused as %s=N: %v", d.caps.ID(), f.Name, how, nvMaxRegOption, err))
-			}
-			prog, err = p2, nil
-			break
+		// the next spelling, then none, and the one it takes from now on
+		alt, _ := nvRegForm(capped, form)
+		p2, err2 := d.program(f.Name, name, alt)
+		if err2 != nil {
+			continue
 		}
+		d.nvRegs.Store(form)
+		if d.log != nil {
+			d.log(fmt.Sprintf("accel: %s: %s.cl built %s, which the driver refused as %s=N: %v", d.caps.ID(), f.Name,
+				nvRegFormNames[form], nvMaxRegOption, err))
+		}
+		prog, err, opts = p2, nil, alt
 	}
 	if bare, on := withoutNVTricks(opts); err != nil && on {
 		// the driver refused NVIDIA's PTX tricks: build without them, the

@@ -131,15 +131,11 @@ func (p Plan) Validate(caps Caps) error {
 			return fmt.Errorf("plan %s: groups[%d] = %d outside [1, %d]", p.Kernel, i, g, caps.MaxWorkGroupCount[i])
 		}
 	}
-	if p.MaxRegs < 0 || p.MaxRegs > maxRegsCap {
-		return fmt.Errorf("plan %s: register cap %d outside [0, %d]", p.Kernel, p.MaxRegs, maxRegsCap)
+	if p.MaxRegs < 0 || p.MaxRegs > MaxRegsCap {
+		return fmt.Errorf("plan %s: register cap %d outside [0, %d]", p.Kernel, p.MaxRegs, MaxRegsCap)
 	}
 	return nil
 }
-
-// maxRegsCap is the largest register cap a plan may ask for (Plan.MaxRegs):
-// 255, the most registers a thread of an NVIDIA GPU can address.
-const maxRegsCap = 255
 
 // LoopCap is how many iterations planners let one loop of one work-item
 // run on a driver with Caps.LoopLimit (a margin under the limit).

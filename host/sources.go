@@ -363,10 +363,14 @@ func CLOptions(c Caps, file, variant string, plan Plan) (string, error) {
 // nvMaxRegOption is NVIDIA's OpenCL build option (cl_nv_compiler_options)
 // that caps a work-item's registers, handed to ptxas as --maxrregcount.
 // NVIDIA's first text of the extension spells it with "=N", Khronos's
-// registry with " N"; CLOptions writes the former, and a build the driver
-// refuses is tried with the latter, then without the cap
-// (withNVMaxRegForms).
+// registry with " N"; CLOptions writes the former, and a device whose
+// driver refuses it builds with the next form of nvRegForm that it takes.
 const nvMaxRegOption = "-cl-nv-maxrregcount"
+
+// MaxRegsCap is the largest register cap a plan may ask for
+// (Plan.MaxRegs): 255, the most registers a thread of an NVIDIA GPU can
+// address.
+const MaxRegsCap = 255
 
 // nvCompilerOptions says whether an OpenCL device takes NVIDIA's build
 // options (it announces cl_nv_compiler_options). A variable, so the tests
@@ -376,20 +380,31 @@ var nvCompilerOptions = func(c Caps) bool {
 	return c.Backend == OpenCL && slices.Contains(c.Extensions, "cl_nv_compiler_options")
 }
 
-// withNVMaxRegForms returns the build options to try after opts failed to
-// build, where opts caps the registers (nvMaxRegOption=N): the cap spelled
-// "-cl-nv-maxrregcount N", then no cap; none where opts has no cap.
-func withNVMaxRegForms(opts string) []string {
-	var out []string
+// nvRegForms is the number of nvRegForm's forms; nvRegFormNames says
+// each in the log.
+const nvRegForms = 3
+
+var nvRegFormNames = [nvRegForms]string{"as " + nvMaxRegOption + "=N", "as " + nvMaxRegOption + " N", "without the register cap"}
+
+// nvRegForm returns build options opts (CLOptions's) with their register
+// cap (nvMaxRegOption=N) in form: 0 as CLOptions writes it, 1 spelled
+// "-cl-nv-maxrregcount N", 2 left out; and whether opts has a cap (opts
+// as they are where not).
+func nvRegForm(opts string, form int32) (string, bool) {
 	for _, f := range strings.Fields(opts) {
-		if n, ok := strings.CutPrefix(f, nvMaxRegOption+"="); ok {
-			spaced := strings.Replace(opts, f, nvMaxRegOption+" "+n, 1)
-			bare := strings.TrimSpace(strings.Replace(opts, " "+f, "", 1))
-			out = append(out, spaced, bare)
-			break
+		n, ok := strings.CutPrefix(f, nvMaxRegOption+"=")
+		if !ok {
+			continue
 		}
+		switch form {
+		case 0:
+			return opts, true
+		case 1:
+			return strings.Replace(opts, f, nvMaxRegOption+" "+n, 1), true
+		}
+		return strings.TrimSpace(strings.Replace(opts, " "+f, "", 1)), true
 	}
-	return out
+	return opts, false
 }
 
 // Hash returns the hex SHA-256 of the parts, separated so that no two
