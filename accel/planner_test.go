@@ -19,6 +19,9 @@ type testPlanner struct {
 	// scatterFn rewrites chooseScatter's choice (completeScatter then
 	// makes it one the geometry allows, as for the device's).
 	scatterFn func(sp scatterPlan, s scatterShape) scatterPlan
+	// scatterCAS, where nonzero, sets the atomic path's CAS after
+	// completeScatter: 1 on, -1 off (the device's native adds).
+	scatterCAS int
 	// sparseFn, coalesceFn and unionFn rewrite the sparse plans.
 	sparseFn   func(sp sparsePlan, total int64) sparsePlan
 	coalesceFn func(cp coalescePlan, n int64, keyBits int) coalescePlan
@@ -76,7 +79,11 @@ func (p *testPlanner) scatter(caps host.Caps, s scatterShape) scatterPlan {
 	if p.scatterFn != nil {
 		sp = p.scatterFn(sp, s)
 	}
-	return completeScatter(caps, s, sp)
+	sp = completeScatter(caps, s, sp)
+	if p.scatterCAS != 0 && sp.Path == scatterAtomic {
+		sp.CAS = p.scatterCAS > 0
+	}
+	return sp
 }
 
 func (p *testPlanner) sparse(caps host.Caps, total int64) sparsePlan {

@@ -398,7 +398,7 @@ func (d *Device) scatterRun(op string, g scatterGeom, out, index, src *DeviceTen
 			s.release()
 		}
 	default:
-		err = j.atomic()
+		err = j.atomic(sp)
 	}
 	if err != nil || j.checked {
 		return err

@@ -9,18 +9,20 @@ import (
 
 // The atomic strategy (GPUs, lavapipe): start the hit targets from the
 // identity where include_self is false, fold each position into its
-// target with an atomic (the native float add where the device has one,
-// else a compare-and-swap on the element's bits), and divide the mean.
+// target with an atomic (for sums and means the device's atomic add:
+// integers always, floats where the device has one; else a
+// compare-and-swap on the element's bits, and with sp.CAS always that,
+// for the mean's hit counts too), and divide the mean.
 // The first pass checks every index as it goes (a bad one is flagged and
 // skipped; out is a fresh tensor, dropped on error), and each pass after
 // it skips its work on the device when an index was flagged. Folding the
 // check into the first pass saves a pass over the indices: on lavapipe
 // that pass alone took 55-75 ms of rand16M_1M_sum.
-func (j *scatterJob) atomic() error {
+func (j *scatterJob) atomic(sp scatterPlan) error {
 	d, g := j.d, j.g
 	index, meta, count, rank, dim, dimSize, wrap := j.pos()
 	variant := dtVariant(j.out.dtype)
-	if (g.red == Sum || g.red == Mean) && d.nativeFloatAdd(j.out.dtype) {
+	if (g.red == Sum || g.red == Mean) && d.nativeFloatAdd(j.out.dtype) && !sp.CAS {
 		variant += "a"
 	}
 	var counts host.Buffer
@@ -35,6 +37,9 @@ func (j *scatterJob) atomic() error {
 		counts = c.raw()
 	}
 	plan := d.elementwise(j.op, count)
+	if sp.CAS {
+		plan.Knobs = append(append([]host.Knob(nil), plan.Knobs...), host.KnobScCas.Set(1))
+	}
 	if !j.includeSelf && g.red != Assign {
 		if err := j.run(variant, plan, kernels.ScatterInit{Dst: j.out.raw(), Err: j.flag.raw(), Index: index, Meta: meta,
 			Count: count, Rank: rank, Dim: dim, DimSize: dimSize, Wrap: wrap, Red: int64(g.red)}); err != nil {

@@ -124,7 +124,12 @@ type scatterPlan struct {
 	CountFirst bool
 	SlotBits   int64
 	SlotCap    int64
-	Reason     string
+	// CAS (atomic only): sums, means and hit counts fold by
+	// compare-and-swap loops that start from a plain load (knob SC_CAS),
+	// not by the device's atomic adds: on drivers that run a vector's
+	// atomics a lane at a time (host.Caps.SerialAtomics).
+	CAS    bool
+	Reason string
 }
 
 // partAvgHits is the most hits per target on average (positions over
@@ -545,6 +550,10 @@ func completeScatter(caps host.Caps, s scatterShape, sp scatterPlan) scatterPlan
 		sp.Part = false // positions and values in one word, or not at all
 	}
 	sp = withSlots(sp, s, sp.Slot || caps.Type != host.TypeCPU)
+	if sp.Path == scatterAtomic && caps.SerialAtomics && (s.red == Sum || s.red == Mean) {
+		sp.CAS = true
+		sp.Reason += "; sums and hit counts by compare-and-swap loops from a plain load: the driver runs a vector's atomics a lane at a time"
+	}
 	if !sp.Path.cpuPass() {
 		return sp
 	}

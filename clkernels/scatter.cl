@@ -23,15 +23,22 @@
 #else
 #define CAS_BITS(p, i, cmp, val) atomic_cmpxchg(&((volatile __global uint*)(p))[(i)], (cmp), (val))
 #endif
+#define CAS_U32(p, i, cmp, val) atomic_cmpxchg(&((volatile __global uint*)(p))[(i)], (cmp), (val))
 #define ATOM_MIN_U32(p, i, v) atomic_min(&((volatile __global uint*)(p))[(i)], (v))
 #define ATOM_INC_U32(p, i) atomic_inc(&((volatile __global uint*)(p))[(i)])
 #define ATOM_ADD_U32(p, i, v) atomic_add(&((volatile __global uint*)(p))[(i)], (v))
 #define ATOM_OR_U32(p, i, v) atomic_or(&((volatile __global uint*)(p))[(i)], (v))
-/* FADD=1 variants use cl_ext_float_atomics' add where the compiler
- * announces it (an OpenCL C 3.0 build), or PTX's on NVIDIA
- * (device_tricks.h); elsewhere they keep the compare-and-swap loop,
- * which gives the same results. */
-#if defined(FADD) && FADD == 1 && ((DT == 3 && defined(__opencl_c_ext_fp32_global_atomic_add)) || \
+/* Integer sums add with the device's atomic add, in the unsigned type
+ * (wrapping: the bits the compare-and-swap loop's sum gives). FADD=1
+ * variants use cl_ext_float_atomics' add where the compiler announces it
+ * (an OpenCL C 3.0 build), or PTX's on NVIDIA (device_tricks.h);
+ * elsewhere they keep the compare-and-swap loop, which gives the same
+ * results. */
+#if DT == 1
+#define ATOM_ADD_T(p, i, v) atomic_add(&((volatile __global uint*)(p))[(i)], as_uint(v))
+#elif DT == 2
+#define ATOM_ADD_T(p, i, v) atom_add(&((volatile __global ulong*)(p))[(i)], as_ulong(v))
+#elif defined(FADD) && FADD == 1 && ((DT == 3 && defined(__opencl_c_ext_fp32_global_atomic_add)) || \
 	(DT == 4 && defined(__opencl_c_ext_fp64_global_atomic_add)))
 #if DT == 3
 #define ATOMIC_T atomic_float

@@ -224,6 +224,9 @@ func vkCaps(vi *C.vks_instance, index int, pd vk.PhysicalDevice) Caps {
 	if strings.Contains(strings.ToLower(c.Driver+" "+c.Name), "llvmpipe") {
 		c.LoopLimit = 65535 // gallivm's LP_MAX_TGSI_LOOP_ITERATIONS
 		c.FoldArgs = true   // gallivm runs both sides of every branch
+		// gallivm's atomics loop over the lanes, a locked instruction
+		// each; a compare-and-swap loop's first load is a gather
+		c.SerialAtomics = true
 		// LLVM's fdiv on the host CPU: IEEE division (the bit-exact
 		// division tests pass on it with FDIV=0 and FDIV=2 alike), which
 		// Vulkan cannot report; the integer division would cost its

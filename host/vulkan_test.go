@@ -178,6 +178,7 @@ func TestVulkanEnumerate(t *testing.T) {
 		if c.Type == TypeCPU && strings.Contains(strings.ToLower(c.Name), "llvmpipe") {
 			assert.NotZero(t, c.LoopLimit, "device %d: llvmpipe without its loop limit", i)
 			assert.True(t, c.FoldArgs, "device %d: llvmpipe without FoldArgs", i)
+			assert.True(t, c.SerialAtomics, "device %d: llvmpipe without SerialAtomics", i)
 		}
 	}
 	if os.Getenv("CI") == "true" {

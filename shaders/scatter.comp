@@ -4,7 +4,8 @@
 // clkernels/scatter.cl), whose entry points and knobs are declared in
 // host/kernels (clkernels/common/gen/scatter.h).
 // Variant defines: DT (1 int32, 2 int64, 3 float32, 4 float64); FADD=1 uses
-// VK_EXT_shader_atomic_float's native add for float sums and means.
+// VK_EXT_shader_atomic_float's native add for float sums and means (integer
+// sums and means always add natively).
 #extension GL_EXT_shader_explicit_arithmetic_types_int64 : require
 #extension GL_EXT_buffer_reference : require
 #extension GL_GOOGLE_include_directive : require
@@ -30,11 +31,18 @@ layout(buffer_reference, std430, buffer_reference_align = 8) buffer IRef { int64
 #define LOADU(p, i) LD32(p, i)
 #define STOREU(p, i, v) ST32(p, i, v)
 #define CAS_BITS(p, i, cmp, val) atomicCompSwap(BRef((p) + uint64_t(i) * uint64_t(BYTES)).x, (cmp), (val))
+#define CAS_U32(p, i, cmp, val) atomicCompSwap(Mem32((p) + uint64_t(i) * 4ul).x, (cmp), (val))
 #define ATOM_MIN_U32(p, i, v) atomicMin(Mem32((p) + uint64_t(i) * 4ul).x, (v))
 #define ATOM_INC_U32(p, i) atomicAdd(Mem32((p) + uint64_t(i) * 4ul).x, 1u)
 #define ATOM_ADD_U32(p, i, v) atomicAdd(Mem32((p) + uint64_t(i) * 4ul).x, (v))
 #define ATOM_OR_U32(p, i, v) atomicOr(Mem32((p) + uint64_t(i) * 4ul).x, (v))
-#if defined(FADD) && FADD == 1
+// integer sums add natively, in the unsigned type (wrapping: the bits
+// the compare-and-swap loop's sum gives)
+#if DT == 1
+#define ATOM_ADD_T(p, i, v) atomicAdd(BRef((p) + uint64_t(i) * 4ul).x, uint(v)) /* 32-ok: an int32 element's bits */
+#elif DT == 2
+#define ATOM_ADD_T(p, i, v) atomicAdd(BRef((p) + uint64_t(i) * 8ul).x, uint64_t(v))
+#elif defined(FADD) && FADD == 1
 #define ATOM_ADD_T(p, i, v) atomicAdd(VRef((p) + uint64_t(i) * uint64_t(BYTES)).x, (v))
 #endif
 

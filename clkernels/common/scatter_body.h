@@ -14,10 +14,10 @@
  *                     src[p]) with a compare-and-swap loop on the element's
  *                     bits (a stored NaN cannot make it spin: bits are
  *                     compared), or a plain store for assign; counts[target]++
- *                     for mean. Float sums and means use the device's
- *                     native atomic add where the wrapper defines
- *                     ATOM_ADD_T (variants with FADD=1, chosen only on
- *                     devices that have it)
+ *                     for mean. Sums and means use the device's atomic
+ *                     add where the wrapper defines ATOM_ADD_T (integers
+ *                     always, floats in the variants with FADD=1, chosen
+ *                     only on devices that have it) and SC_CAS is 0
  *   scatter_mean      (over outputs): dst /= count (+1 with include_self)
  *                     where count > 0; integers floor
  *   scatter_gather    (over positions): dst[p] = arr[target] (take_along_axis)
@@ -69,7 +69,8 @@
  * wrappers define the element type T, its bit type UBITS, LOADV/STOREV for
  * values, LOADI for int64 indices and metadata, LOADU/STOREU for 32-bit
  * counters, CAS_BITS (compare-and-swap on the element's bits, returning
- * the old bits), TO_BITS/FROM_BITS, ATOM_MIN_U32, ATOM_INC_U32,
+ * the old bits), CAS_U32 (the same on a 32-bit counter), TO_BITS/FROM_BITS,
+ * ATOM_MIN_U32, ATOM_INC_U32,
  * ATOM_ADD_U32 and ATOM_OR_U32, and dtypes.h's helpers. */
 #ifndef ACCEL_SCATTER_BODY_H
 #define ACCEL_SCATTER_BODY_H
@@ -203,13 +204,90 @@ void scatter_init(SCATTER_INIT_PARAMS) {
 	}
 }
 
+/* Whether the fold of red (sc_fold_at) is a compare-and-swap loop on
+ * the element's bits: every reduction but assign, except the sums and
+ * means that the device's atomic add takes (ATOM_ADD_T: integers, and
+ * floats in the FADD=1 variants; SC_CAS 0). */
+bool sc_cas_fold(i64 red) {
+#ifdef ATOM_ADD_T
+	if (SC_CAS == 0 && (red == I64C(RED_SUM) || red == I64C(RED_MEAN))) {
+		return false;
+	}
+#endif
+	return red != I64C(RED_ASSIGN);
+}
+
+/* The words a fold starts from, loaded before any of a batch's atomics
+ * (scatter_reduce) where SC_PRELOAD says so: the target's bits where the
+ * fold is a compare-and-swap loop, and with SC_CAS a mean's hit count. A
+ * loop that starts from a stale word only retries, and a stale word that
+ * the fold would leave as it is (next == old) linearizes the fold at the
+ * load, which an unordered scatter allows. Loaded together, their misses
+ * overlap: a GPU waits one round trip for a batch's words, not one a
+ * position, and a driver that runs a vector's atomics a lane at a time
+ * (SC_CAS) gathers the lanes' lines at once where each locked
+ * instruction would wait for its own miss. A bad index loads target 0's
+ * words, never folded (every index is bad where dim_size is 0, and the
+ * output may be empty: nothing is loaded). */
+STRUCT(sc_first) {
+	UBITS old; /* the target's bits (sc_cas_fold) */
+	u32 hits;  /* 32-ok: the target's hit count (SC_CAS, mean) */
+};
+/* SC_PRELOAD: whether scatter_reduce loads the folds' first words before
+ * a batch's atomics: with SC_CAS, and in the variants without an atomic
+ * add, whose folds (but assign's) are all compare-and-swap loops; the
+ * variants with one (integers, FADD=1) keep their sums' and means' adds
+ * free of loads. */
+#ifdef ATOM_ADD_T
+#define SC_PRELOAD (SC_CAS != 0)
+#else
+#define SC_PRELOAD true
+#endif
+sc_first sc_first_of(BPTR dst, BPTR counts, sc_strides st, i64 dim_size, i64 red, sc_pos q) {
+	sc_first f;
+	f.old = TO_BITS(CAST(T, 0));
+	f.hits = 0u;
+	if (SC_PRELOAD && dim_size > I64C(0)) {
+		const i64 t = sc_bad(q.ix, dim_size) ? I64C(0) : sc_target(st, q);
+		if (sc_cas_fold(red)) {
+			f.old = TO_BITS(LOADV(dst, t));
+		}
+		if (SC_CAS != 0 && red == I64C(RED_MEAN)) {
+			f.hits = LOADU(counts, t);
+		}
+	}
+	return f;
+}
+
+/* A mean's hit of target t: the device's atomic increment, or with SC_CAS
+ * a compare-and-swap loop from hits, the count as sc_first_of loaded it
+ * (on a driver that runs a vector's atomics a lane at a time, each locked
+ * instruction waits for its own cache miss; the plain load is a vector
+ * gather whose misses overlap, and the loop's locked instruction then
+ * finds its line). */
+void sc_count_hit(BPTR counts, i64 t, u32 hits) { /* 32-ok: a 32-bit hit count */
+	if (SC_CAS == 0) {
+		ATOM_INC_U32(counts, t);
+		return;
+	}
+	u32 old = hits; /* 32-ok: a 32-bit hit count, not an index */
+	for (;;) {
+		const u32 seen = CAS_U32(counts, t, old, old + 1u); /* 32-ok: a 32-bit hit count */
+		if (seen == old) {
+			return;
+		}
+		old = seen;
+	}
+}
+
 /* Folds position p (offsets and index value q, value v) into its
- * target: a plain store for assign, the device's native float add for
- * sums and means where the wrapper defines ATOM_ADD_T, else a
- * compare-and-swap loop on the element's bits; mean counts the hit. A bad
+ * target, from the words f that sc_first_of loaded: a plain store for
+ * assign, the device's atomic add for sums and means where the wrapper
+ * defines ATOM_ADD_T and SC_CAS is 0, else a compare-and-swap
+ * loop on the element's bits; mean counts the hit (sc_count_hit). A bad
  * index is flagged instead. */
 #define SC_FOLD_ARGS dst, counts, st, err, dim_size, red
-void sc_fold_at(BPTR dst, BPTR counts, sc_strides st, BPTR err, i64 dim_size, i64 red, i64 p, sc_pos q, T v) {
+void sc_fold_at(BPTR dst, BPTR counts, sc_strides st, BPTR err, i64 dim_size, i64 red, i64 p, sc_pos q, T v, sc_first f) {
 	if (sc_bad(q.ix, dim_size)) {
 		sc_flag(err, p);
 		return;
@@ -219,29 +297,26 @@ void sc_fold_at(BPTR dst, BPTR counts, sc_strides st, BPTR err, i64 dim_size, i6
 		STOREV(dst, t, v);
 		return;
 	}
+	if (!sc_cas_fold(red)) {
 #ifdef ATOM_ADD_T
-	if (red == I64C(RED_SUM) || red == I64C(RED_MEAN)) {
-		ATOM_ADD_T(dst, t, v); /* the device's native float add */
-		if (red == I64C(RED_MEAN)) {
-			ATOM_INC_U32(counts, t);
-		}
-		return;
-	}
+		ATOM_ADD_T(dst, t, v); /* the device's atomic add */
 #endif
-	UBITS old = TO_BITS(LOADV(dst, t));
-	for (;;) {
-		const UBITS next = TO_BITS(sc_combine(FROM_BITS(old), v, red));
-		if (next == old) {
-			break;
+	} else {
+		UBITS old = SC_PRELOAD ? f.old : TO_BITS(LOADV(dst, t));
+		for (;;) {
+			const UBITS next = TO_BITS(sc_combine(FROM_BITS(old), v, red));
+			if (next == old) {
+				break;
+			}
+			const UBITS seen = CAS_BITS(dst, t, old, next);
+			if (seen == old) {
+				break;
+			}
+			old = seen;
 		}
-		const UBITS seen = CAS_BITS(dst, t, old, next);
-		if (seen == old) {
-			break;
-		}
-		old = seen;
 	}
 	if (red == I64C(RED_MEAN)) {
-		ATOM_INC_U32(counts, t);
+		sc_count_hit(counts, t, f.hits);
 	}
 }
 
@@ -323,13 +398,28 @@ sc_pos sc_pick(int b, sc_pos a0, sc_pos a1, sc_pos a2, sc_pos a3) { /* 32-ok: a 
 	}
 	return b == 2 ? a2 : a3;
 }
+sc_first sc_pick_first(int b, sc_first a0, sc_first a1, sc_first a2, sc_first a3) { /* 32-ok: a batch slot, < SC_AB */
+	if (b == 0) {
+		return a0;
+	}
+	if (b == 1) {
+		return a1;
+	}
+	return b == 2 ? a2 : a3;
+}
 void scatter_reduce(SCATTER_REDUCE_PARAMS) {
 	SC_AB_FOR
 		T v0 = CAST(T, 0), v1 = CAST(T, 0), v2 = CAST(T, 0), v3 = CAST(T, 0);
 		SC_AB_LOADS(q0, q1, q2, q3, v0, v1, v2, v3)
+		/* the folds' first words, in flight together before the first atomic */
+		const sc_first f0 = sc_first_of(dst, counts, st, dim_size, red, q0);
+		const sc_first f1 = sc_first_of(dst, counts, st, dim_size, red, q1);
+		const sc_first f2 = sc_first_of(dst, counts, st, dim_size, red, q2);
+		const sc_first f3 = sc_first_of(dst, counts, st, dim_size, red, q3);
 		for (int b = 0; b < SC_AB; b++) { /* 32-ok: a batch slot, < SC_AB */
 			if (SC_AB_OK(b)) {
-				sc_fold_at(SC_FOLD_ARGS, ew_index(tile, j0 + I64C(b)), sc_pick(b, q0, q1, q2, q3), SC_PICK(b, v0, v1, v2, v3));
+				sc_fold_at(SC_FOLD_ARGS, ew_index(tile, j0 + I64C(b)), sc_pick(b, q0, q1, q2, q3), SC_PICK(b, v0, v1, v2, v3),
+					sc_pick_first(b, f0, f1, f2, f3));
 			}
 		}
 	SC_AB_END

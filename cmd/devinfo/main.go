@@ -118,6 +118,9 @@ func printCaps(c accel.DeviceInfo) {
 	if c.FoldArgs {
 		rows = append(rows, [2]string{"driver workaround", "mode-like arguments folded into specialization constants"})
 	}
+	if c.SerialAtomics {
+		rows = append(rows, [2]string{"driver workaround", "atomic folds by compare-and-swap loops from a plain load (a vector's atomics run one lane at a time)"})
+	}
 	if c.LazyKernels {
 		rows = append(rows, [2]string{"driver workaround", "kernels compiled at their first launch: a program per kernel file"})
 	}
