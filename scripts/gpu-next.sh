@@ -11,7 +11,7 @@
 # Rows that answer one question run in the same call, so compare them
 # with each other only. GPU_NEXT_QUICK=1 adds --quick (a dry run on PoCL
 # and lavapipe); GPU_NEXT_REPS sets --reps (10); GPU_NEXT_ONLY="0a 0f"
-# runs only the sections it names (all by default; Q, P, M, T, R, W, S and V first);
+# runs only the sections it names (all by default; Q, P, M, C, T, R, W, S and V first);
 # GPU_NEXT_TEST_S bounds section T's tests (300 s).
 set -u
 bin=${ACCEL_BIN:-accel}
@@ -187,9 +187,18 @@ for r in 0 64 96; do
 done
 rm -rf "$md"
 fi
+if want C; then
+echo "== C. the atomic scatter's folds (session 21): the device's atomic adds (the default on GPUs; integer sums and means since session 21, where they took a compare-and-swap loop) against compare-and-swap loops from a plain load, a batch's four first words loaded before its first atomic (ACCEL_KNOBS scatter_reduce:SC_CAS=1, lavapipe's plan: 2.5-3x faster there); amax folds by compare-and-swap either way, now from the batch's preloaded words in the builds without an atomic add (2026-11-27: rand16M_1M sum 0.281 / 0.202 ms, amax 0.240 / 0.769, perm16M 0.682 / 2.141, OpenCL / Vulkan)"
+for b in opencl vulkan; do
+	for c in rand16M_1M_sum rand16M_1M_amax perm16M_sum; do
+		CASE=$c row scatter_reduce $b "" 20
+		CASE=$c row scatter_reduce $b "scatter_reduce:SC_CAS=1" 20
+	done
+done
+fi
 if want T; then
 echo "== T. accel's tests that the 2026-11-27 call did not reach (its 200 s cap stopped inside TestSortTiled, after 32 s there), first the ones of session 12: float32 subnormals kept on NVIDIA's Vulkan (DENORM_FIX: TestIndexReduceRandom/vulkan gave -0 for -1.47e-43 there), the sparse merge path's chunks of 32; and the plain builds' NaN (TestVulkanPlainBuilds, failing since 2026-11-26)"
-tests='TestSparseSoakFinds|TestSparseRowsRandom|TestSparseSkewedRows|TestSparseCoalesceAndConvert|TestSparseInto|TestSparseBadInputs|TestSparseUnionBuckets|TestSparseUnionBucketsBad|TestSortTiled|TestSortNVTricksEmulated|TestUniqueRandom|TestUniqueHashed|TestSegmentReduceRandom|TestPrimErrors|TestScanPaths|TestVulkanSubgroupControl|TestSyncBounds|TestReleaseWhileQueued|TestFaultInjection|TestConcurrentMixedOps|TestScatterNVTricksEmulated|TestScatterReduceBackward|TestScatterReduceBackwardLongRuns|TestScatterReduceBackwardErrors|TestScatterReduceDeterministic|TestScatterPartition|TestScatterReduceRandom|TestScatterPrivateBlocks|TestScatterAssignPermutation|TestScatterErrors|TestScatterFewMax|TestScatterFewBlocks|TestScatterPlanPast2p32|TestScatterFewGroupsScratch|TestTriIndicesRandom|TestTriIndicesGroupShapes|TestTriIndicesErrors|TestTriIndicesHuge|TestConcurrentTriIndices|TestPoolReuseLoop|TestWarm|TestWarmEveryOp|TestVulkanPlainBuilds'
+tests='TestScatterAtomicFolds|TestSparseSoakFinds|TestSparseRowsRandom|TestSparseSkewedRows|TestSparseCoalesceAndConvert|TestSparseInto|TestSparseBadInputs|TestSparseUnionBuckets|TestSparseUnionBucketsBad|TestSortTiled|TestSortNVTricksEmulated|TestUniqueRandom|TestUniqueHashed|TestSegmentReduceRandom|TestPrimErrors|TestScanPaths|TestVulkanSubgroupControl|TestSyncBounds|TestReleaseWhileQueued|TestFaultInjection|TestConcurrentMixedOps|TestScatterNVTricksEmulated|TestScatterReduceBackward|TestScatterReduceBackwardLongRuns|TestScatterReduceBackwardErrors|TestScatterReduceDeterministic|TestScatterPartition|TestScatterReduceRandom|TestScatterPrivateBlocks|TestScatterAssignPermutation|TestScatterErrors|TestScatterFewMax|TestScatterFewBlocks|TestScatterPlanPast2p32|TestScatterFewGroupsScratch|TestTriIndicesRandom|TestTriIndicesGroupShapes|TestTriIndicesErrors|TestTriIndicesHuge|TestConcurrentTriIndices|TestPoolReuseLoop|TestWarm|TestWarmEveryOp|TestVulkanPlainBuilds'
 # gotest SECONDS REGEXP: accel's tests matching REGEXP, in their file
 # order, for at most SECONDS; the passes of subtests and the goroutines of
 # a time-out's panic left out

@@ -389,24 +389,19 @@ void sc_fold_at(BPTR dst, BPTR counts, sc_strides st, BPTR err, i64 dim_size, i6
 /* batch slot b's value of four scalars (the folds' loop over the slots
  * stays rolled: one fold's code, the loads before it in flight) */
 #define SC_PICK(b, a0, a1, a2, a3) ((b) == 0 ? (a0) : ((b) == 1 ? (a1) : ((b) == 2 ? (a2) : (a3))))
-sc_pos sc_pick(int b, sc_pos a0, sc_pos a1, sc_pos a2, sc_pos a3) { /* 32-ok: a batch slot, < SC_AB */
-	if (b == 0) {
-		return a0;
+/* name(b, a0, a1, a2, a3): batch slot b's value of four structs of type S */
+#define SC_PICK_FN(name, S) \
+	S name(int b, S a0, S a1, S a2, S a3) { /* 32-ok: a batch slot, < SC_AB */ \
+		if (b == 0) { \
+			return a0; \
+		} \
+		if (b == 1) { \
+			return a1; \
+		} \
+		return b == 2 ? a2 : a3; \
 	}
-	if (b == 1) {
-		return a1;
-	}
-	return b == 2 ? a2 : a3;
-}
-sc_first sc_pick_first(int b, sc_first a0, sc_first a1, sc_first a2, sc_first a3) { /* 32-ok: a batch slot, < SC_AB */
-	if (b == 0) {
-		return a0;
-	}
-	if (b == 1) {
-		return a1;
-	}
-	return b == 2 ? a2 : a3;
-}
+SC_PICK_FN(sc_pick, sc_pos)
+SC_PICK_FN(sc_pick_first, sc_first)
 void scatter_reduce(SCATTER_REDUCE_PARAMS) {
 	SC_AB_FOR
 		T v0 = CAST(T, 0), v1 = CAST(T, 0), v2 = CAST(T, 0), v3 = CAST(T, 0);
