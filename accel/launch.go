@@ -32,9 +32,14 @@ func (d *Device) launch(op, variant string, plan host.Plan, call host.Call) erro
 func (d *Device) plan(p host.Plan) host.Plan { return d.tuned(d.planner.launch(p)) }
 
 // elementwise is the plan of a one-output-per-element launch over n
-// (after a test's override).
-func (d *Device) elementwise(op string, n int64) host.Plan {
-	p := d.plan(host.PlanElementwise(op, d.caps, n))
+// with knobs set (an op's compiled-in choices, which $ACCEL_KNOBS may
+// still override), after a test's override.
+func (d *Device) elementwise(op string, n int64, knobs ...host.Knob) host.Plan {
+	p := host.PlanElementwise(op, d.caps, n)
+	for _, k := range knobs {
+		p = withKnob(p, k)
+	}
+	p = d.plan(p)
 	d.report(op, "elementwise", p)
 	return p
 }

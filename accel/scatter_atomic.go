@@ -36,10 +36,11 @@ func (j *scatterJob) atomic(sp scatterPlan) error {
 		}
 		counts = c.raw()
 	}
-	plan := d.elementwise(j.op, count)
+	var knobs []host.Knob
 	if sp.CAS {
-		plan.Knobs = append(append([]host.Knob(nil), plan.Knobs...), host.KnobScCas.Set(1))
+		knobs = append(knobs, host.KnobScCas.Set(1))
 	}
+	plan := d.elementwise(j.op, count, knobs...)
 	if !j.includeSelf && g.red != Assign {
 		if err := j.run(variant, plan, kernels.ScatterInit{Dst: j.out.raw(), Err: j.flag.raw(), Index: index, Meta: meta,
 			Count: count, Rank: rank, Dim: dim, DimSize: dimSize, Wrap: wrap, Red: int64(g.red)}); err != nil {
