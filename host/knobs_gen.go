@@ -63,7 +63,7 @@ var (
 	KnobScanExcl = KnobKey{"SCAN_EXCL"}
 	// KnobScanKind is SCAN_KIND (scan): folded argument kind (-1: the run-time value).
 	KnobScanKind = KnobKey{"SCAN_KIND"}
-	// KnobScanSg is SCAN_SG (scan): 1: the subgroup path; 2: one subgroup per group, no scratch (variants built with SG=1).
+	// KnobScanSg is SCAN_SG (scan): 1: the subgroup path; 2: one subgroup per group, no scratch; 3: as 2, each lane a run of ITEMS units (variants built with SG=1).
 	KnobScanSg = KnobKey{"SCAN_SG"}
 	// KnobScCas is SC_CAS (scatter): reduce: 1 folds sums, means and hit counts by compare-and-swap loops that start from a plain load (drivers that run a vector's atomics a lane at a time: host.Caps.SerialAtomics), 0 by the device's atomic adds where it has them.
 	KnobScCas = KnobKey{"SC_CAS"}

@@ -24,7 +24,9 @@
  *
  * Subgroup path (knob SCAN_SG = 1, or 2 where the plan makes each group
  * exactly one subgroup: no scratch and no barriers, which llvmpipe runs
- * far faster; compiled where the wrapper defines
+ * far faster, or 3: as 2, with each lane a run of consecutive units in
+ * batches, so a subgroup scan comes once a batch; compiled where the
+ * wrapper defines
  * SCAN_SG_OK with SG_SIZE, SG_ID, SG_LANE, SG_COUNT, SG_ADD and SG_EXCL:
  * the GLSL variants built with SG=1). The work-group must be whole
  * subgroups. A tile of LOCAL_SIZE*ITEMS units is split into one segment
@@ -328,6 +330,121 @@ T sg_row(BPTR x, BPTR y, i64 n, i64 u, i64 kind, i64 exclusive, T run, i64 check
 #endif
 }
 
+/* SCAN_SG = 3 (llvmpipe, one subgroup per group): the segment is walked
+ * in batches of SG_SIZE*SG_RB units (fewer at a segment's end, where
+ * ITEMS is not a multiple of SG_RB), lane l taking the batch's l-th run of
+ * consecutive units: loaded at once (where the batch lies wholly below n;
+ * else twice, checked), summed in the lane, one subgroup scan of the
+ * lanes' sums, then each lane scans its run from registers.
+ * llvmpipe runs a subgroup scan lane by lane (an extract, a test, a
+ * branch and an add a lane); the rows above pay two a row of SG_SIZE
+ * units, this path two a batch. */
+#define SG_RB 8
+
+/* Scans unit u, its value w as loaded, within this lane from run, the sum
+ * of everything before it; returns the sum through it. */
+T sg_unit_scan_w(BPTR y, i64 n, i64 u, SG_UNIT w, i64 exclusive, T run, i64 checked) {
+#if SCAN_SG_PV == 2
+	const T a = PAIR_LO(w);
+	const T b = PAIR_HI(w);
+	const T mid = ADD(run, a);
+	const T last = ADD(mid, b);
+	const T lo = exclusive != I64C(0) ? run : mid;
+	const T hi = exclusive != I64C(0) ? mid : last;
+	const i64 i = I64C(2) * u;
+	if (checked == I64C(0)) {
+		ST_PAIR(y, u, PAIR_PACK(lo, hi));
+	} else {
+		if (i < n) {
+			STT(y, i, lo);
+		}
+		if (i + I64C(1) < n) {
+			STT(y, i + I64C(1), hi);
+		}
+	}
+	return last;
+#else
+	const T next = ADD(run, w);
+	if (checked == I64C(0) || u < n) {
+		STT(y, u, exclusive != I64C(0) ? run : next);
+	}
+	return next;
+#endif
+}
+
+/* The unit u as loaded (sg_pair or sg_one), 0 past n when checked. */
+SG_UNIT sg_unit(BPTR x, i64 n, i64 u, i64 kind, i64 checked) {
+#if SCAN_SG_PV == 2
+	return sg_pair(x, n, u, kind, checked);
+#else
+	return sg_one(x, n, u, kind, checked);
+#endif
+}
+
+/* This lane's sum over its runs of the segment at seg (SCAN_SG = 3's
+ * batches). */
+T sg_runs_sum(BPTR x, i64 n, i64 seg, i64 kind) {
+	const i64 whole = udiv64(n, I64C(SCAN_SG_PV));
+	T acc = CAST(T, 0);
+	for (i64 b = I64C(0); b < I64C(ITEMS); b += I64C(SG_RB)) {
+		const i64 rb = min64(I64C(SG_RB), I64C(ITEMS) - b); /* uniform */
+		const i64 base = seg + b * SG_SIZE;
+		const i64 lo = base + SG_LANE * rb;
+		if (rb == I64C(SG_RB) && base + SG_SIZE * I64C(SG_RB) <= whole) {
+			SG_UNIT w[SG_RB];
+			UNROLL for (int j = 0; j < SG_RB; j++) { /* 32-ok: a unit of the run, < SG_RB */
+				w[j] = sg_unit(x, n, lo + I64C(j), kind, I64C(0));
+			}
+			UNROLL for (int j = 0; j < SG_RB; j++) { /* 32-ok: a unit of the run, < SG_RB */
+				acc = ADD(acc, SG_UNIT_SUM(w[j]));
+			}
+		} else {
+			for (i64 j = I64C(0); j < rb; j++) {
+				acc = ADD(acc, sg_unit_sum(x, n, lo + j, kind, I64C(1)));
+			}
+		}
+	}
+	return acc;
+}
+
+/* SCAN_SG = 3's apply over tiles [t0, tend) from carry. */
+void scan_apply_runs(BPTR x, BPTR y, i64 n, i64 kind, i64 exclusive, i64 t0, i64 tend, T carry) {
+	const i64 whole = udiv64(n, I64C(SCAN_SG_PV)); /* units with every element below n */
+	for (i64 t = t0; t < tend; t++) {
+		const i64 seg = sg_seg(t);
+		for (i64 b = I64C(0); b < I64C(ITEMS); b += I64C(SG_RB)) {
+			const i64 rb = min64(I64C(SG_RB), I64C(ITEMS) - b); /* uniform */
+			const i64 base = seg + b * SG_SIZE;
+			const i64 lo = base + SG_LANE * rb;
+			if (rb == I64C(SG_RB) && base + SG_SIZE * I64C(SG_RB) <= whole) {
+				SG_UNIT w[SG_RB];
+				T mine = CAST(T, 0);
+				UNROLL for (int j = 0; j < SG_RB; j++) { /* 32-ok: a unit of the run, < SG_RB */
+					w[j] = sg_unit(x, n, lo + I64C(j), kind, I64C(0));
+				}
+				UNROLL for (int j = 0; j < SG_RB; j++) { /* 32-ok: a unit of the run, < SG_RB */
+					mine = ADD(mine, SG_UNIT_SUM(w[j]));
+				}
+				T run = ADD(carry, SG_EXCL(mine));
+				carry = ADD(carry, SG_ADD(mine));
+				UNROLL for (int j = 0; j < SG_RB; j++) { /* 32-ok: a unit of the run, < SG_RB */
+					run = sg_unit_scan_w(y, n, lo + I64C(j), w[j], exclusive, run, I64C(0));
+				}
+			} else {
+				T mine = CAST(T, 0);
+				for (i64 j = I64C(0); j < rb; j++) {
+					mine = ADD(mine, sg_unit_sum(x, n, lo + j, kind, I64C(1)));
+				}
+				T run = ADD(carry, SG_EXCL(mine));
+				carry = ADD(carry, SG_ADD(mine));
+				for (i64 j = I64C(0); j < rb; j++) {
+					run = sg_unit_scan_w(y, n, lo + j, sg_unit(x, n, lo + j, kind, I64C(1)), exclusive, run, I64C(1));
+				}
+			}
+		}
+	}
+}
+
 void scan_reduce_sg(BPTR x, BPTR partials, i64 n, i64 kind SCRATCH_PARAM) {
 	const i64 units = cdiv64(n, I64C(SCAN_SG_PV));
 	const i64 tpg = scan_tiles_per_group(units);
@@ -335,10 +452,10 @@ void scan_reduce_sg(BPTR x, BPTR partials, i64 n, i64 kind SCRATCH_PARAM) {
 	const i64 tend = scan_tiles_end(units, g, tpg);
 	T acc = CAST(T, 0);
 	for (i64 t = g * tpg; t < tend; t++) {
-		acc = ADD(acc, sg_seg_sum(x, n, sg_seg(t), kind));
+		acc = ADD(acc, SCAN_SG == 3 ? sg_runs_sum(x, n, sg_seg(t), kind) : sg_seg_sum(x, n, sg_seg(t), kind));
 	}
 	acc = SG_ADD(acc);
-	if (SCAN_SG == 2) {
+	if (SCAN_SG >= 2) {
 		if (SG_LANE == I64C(0)) {
 			STT(partials, g, acc);
 		}
@@ -363,6 +480,10 @@ void scan_apply_sg(BPTR x, BPTR y, BPTR partials, i64 n, i64 kind, i64 exclusive
 	const i64 g = GROUP_LINEAR_ID();
 	const i64 tend = scan_tiles_end(units, g, tpg); /* uniform: barriers stay matched */
 	T carry = LDT(partials, g);
+	if (SCAN_SG == 3) {
+		scan_apply_runs(x, y, n, kind, exclusive, g * tpg, tend, carry);
+		return;
+	}
 	for (i64 t = g * tpg; t < tend; t++) {
 		const i64 seg = sg_seg(t);
 		/* a whole segment of plain elements is loaded once, summed and

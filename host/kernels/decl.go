@@ -329,7 +329,7 @@ var Scan = (&host.FileDecl{
 	Knobs: []host.KnobDecl{
 		{Name: "ITEMS", Default: 16, Doc: "units per work-item per tile"},
 		{Name: "FLAT", Default: 0, Doc: "1: one work-item per group scans its range in one loop (CPU drivers)"},
-		{Name: "SCAN_SG", Default: 0, Doc: "1: the subgroup path; 2: one subgroup per group, no scratch (variants built with SG=1)"},
+		{Name: "SCAN_SG", Default: 0, Doc: "1: the subgroup path; 2: one subgroup per group, no scratch; 3: as 2, each lane a run of ITEMS units (variants built with SG=1)"},
 		{Name: "CHAIN", Default: 0, Doc: "the single-pass chained scan (entries chain and fixup): 1 one work-item per group (CPU OpenCL drivers), 2 whole work-groups on tiles of LOCAL_SIZE x ITEMS (GPUs); 0 reduce-then-scan"},
 		{Name: "SPIN", Default: 16384, Doc: "the chained scan's polls for a tile's sum before it leaves its own tile to the fixup"},
 		{Name: "STREAM", Default: 0, Doc: "1: the chained scan writes y with non-temporal stores (outputs larger than the caches)"},

@@ -32,7 +32,7 @@
 #define FLAT 0 /* 1: one work-item per group scans its range in one loop (CPU drivers) */
 #endif
 #ifndef SCAN_SG
-#define SCAN_SG 0 /* 1: the subgroup path; 2: one subgroup per group, no scratch (variants built with SG=1) */
+#define SCAN_SG 0 /* 1: the subgroup path; 2: one subgroup per group, no scratch; 3: as 2, each lane a run of ITEMS units (variants built with SG=1) */
 #endif
 #ifndef CHAIN
 #define CHAIN 0 /* the single-pass chained scan (entries chain and fixup): 1 one work-item per group (CPU OpenCL drivers), 2 whole work-groups on tiles of LOCAL_SIZE x ITEMS (GPUs); 0 reduce-then-scan */
@@ -54,7 +54,7 @@ layout(local_size_x_id = 0) in;
 layout(constant_id = 1) const int ENTRY = 0; /* 32-ok: an entry code */
 layout(constant_id = 2) const int ITEMS = 16; /* units per work-item per tile; 32-ok: a knob, an int32 (host/vulkan.go checks) */
 layout(constant_id = 3) const int FLAT = 0; /* 1: one work-item per group scans its range in one loop (CPU drivers); 32-ok: a knob, an int32 (host/vulkan.go checks) */
-layout(constant_id = 4) const int SCAN_SG = 0; /* 1: the subgroup path; 2: one subgroup per group, no scratch (variants built with SG=1); 32-ok: a knob, an int32 (host/vulkan.go checks) */
+layout(constant_id = 4) const int SCAN_SG = 0; /* 1: the subgroup path; 2: one subgroup per group, no scratch; 3: as 2, each lane a run of ITEMS units (variants built with SG=1); 32-ok: a knob, an int32 (host/vulkan.go checks) */
 layout(constant_id = 5) const int CHAIN = 0; /* the single-pass chained scan (entries chain and fixup): 1 one work-item per group (CPU OpenCL drivers), 2 whole work-groups on tiles of LOCAL_SIZE x ITEMS (GPUs); 0 reduce-then-scan; 32-ok: a knob, an int32 (host/vulkan.go checks) */
 layout(constant_id = 6) const int SPIN = 16384; /* the chained scan's polls for a tile's sum before it leaves its own tile to the fixup; 32-ok: a knob, an int32 (host/vulkan.go checks) */
 layout(constant_id = 7) const int STREAM = 0; /* 1: the chained scan writes y with non-temporal stores (outputs larger than the caches); 32-ok: a knob, an int32 (host/vulkan.go checks) */
