@@ -592,8 +592,8 @@ func TestScanPaths(t *testing.T) {
 			paths = append(paths, path{"subgroups, 8 per group", 8 * sgs, 3, 1}, path{"subgroups, 1 per group", sgs, 5, 1})
 			if d.caps.SubgroupFixed {
 				paths = append(paths, path{"one subgroup per group, no barriers", sgs, 5, 2},
-					// runs of 8 units a lane (SG_RB), the last batch of a
-					// segment shorter where ITEMS is not a multiple of 8
+					// runs of 4 units a lane (SG_RB), the last batch of a
+					// segment shorter where ITEMS is not a multiple of 4
 					path{"one subgroup per group, runs a lane, items 5", sgs, 5, 3},
 					path{"one subgroup per group, runs a lane, items 19", sgs, 19, 3})
 			}

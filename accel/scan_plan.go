@@ -60,11 +60,11 @@ func planScan(caps host.Caps, n int64, elemBytes int64, subgroups bool) host.Pla
 		if caps.SubgroupFixed {
 			// one subgroup per group: no scratch and no barriers,
 			// which llvmpipe runs 2.5x faster; the apply pass takes
-			// batches of a run of 8 units a lane, with a subgroup scan
+			// batches of a run of 4 units a lane, with a subgroup scan
 			// a batch where rows paid one a row (llvmpipe runs those
-			// lane by lane): 64M int32's apply pass 74-120 ms -> 59-63
+			// lane by lane): 64M int32's apply pass 52-76 ms -> 31-44
 			sg = 3
-			p.Reason = "cpu with subgroups: one subgroup per group, rows of consecutive units, no barriers, runs of 8 units a lane in the apply"
+			p.Reason = "cpu with subgroups: one subgroup per group, rows of consecutive units, no barriers, runs of 4 units a lane in the apply"
 		}
 	case subgroups && caps.SubgroupSize > 0:
 		local, items, sg = 256, 8, 1

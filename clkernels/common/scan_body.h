@@ -338,8 +338,12 @@ T sg_row(BPTR x, BPTR y, i64 n, i64 u, i64 kind, i64 exclusive, T run, i64 check
  * lanes' sums, then each lane scans its run from registers.
  * llvmpipe runs a subgroup scan lane by lane (an extract, a test, a
  * branch and an add a lane); the rows above pay two a row of SG_SIZE
- * units, this path two a batch. */
-#define SG_RB 8
+ * units, this path two a batch. The reduce pass keeps the rows (one
+ * subgroup sum a segment). Runs of 4 ran as fast as runs of 8 on
+ * llvmpipe and cost less to build (a process's first scan: 0.07-0.13 s
+ * of CPU more than the rows, where runs of 8, with the reduce on runs
+ * too, cost 0.37); runs of 2 ran 1.7x slower. */
+#define SG_RB 4
 
 /* Scans unit u, its value w as loaded, within this lane from run, the sum
  * of everything before it; returns the sum through it. */
@@ -379,32 +383,6 @@ SG_UNIT sg_unit(BPTR x, i64 n, i64 u, i64 kind, i64 checked) {
 #else
 	return sg_one(x, n, u, kind, checked);
 #endif
-}
-
-/* This lane's sum over its runs of the segment at seg (SCAN_SG = 3's
- * batches). */
-T sg_runs_sum(BPTR x, i64 n, i64 seg, i64 kind) {
-	const i64 whole = udiv64(n, I64C(SCAN_SG_PV));
-	T acc = CAST(T, 0);
-	for (i64 b = I64C(0); b < I64C(ITEMS); b += I64C(SG_RB)) {
-		const i64 rb = min64(I64C(SG_RB), I64C(ITEMS) - b); /* uniform */
-		const i64 base = seg + b * SG_SIZE;
-		const i64 lo = base + SG_LANE * rb;
-		if (rb == I64C(SG_RB) && base + SG_SIZE * I64C(SG_RB) <= whole) {
-			SG_UNIT w[SG_RB];
-			UNROLL for (int j = 0; j < SG_RB; j++) { /* 32-ok: a unit of the run, < SG_RB */
-				w[j] = sg_unit(x, n, lo + I64C(j), kind, I64C(0));
-			}
-			UNROLL for (int j = 0; j < SG_RB; j++) { /* 32-ok: a unit of the run, < SG_RB */
-				acc = ADD(acc, SG_UNIT_SUM(w[j]));
-			}
-		} else {
-			for (i64 j = I64C(0); j < rb; j++) {
-				acc = ADD(acc, sg_unit_sum(x, n, lo + j, kind, I64C(1)));
-			}
-		}
-	}
-	return acc;
 }
 
 /* SCAN_SG = 3's apply over tiles [t0, tend) from carry. */
@@ -452,7 +430,7 @@ void scan_reduce_sg(BPTR x, BPTR partials, i64 n, i64 kind SCRATCH_PARAM) {
 	const i64 tend = scan_tiles_end(units, g, tpg);
 	T acc = CAST(T, 0);
 	for (i64 t = g * tpg; t < tend; t++) {
-		acc = ADD(acc, SCAN_SG == 3 ? sg_runs_sum(x, n, sg_seg(t), kind) : sg_seg_sum(x, n, sg_seg(t), kind));
+		acc = ADD(acc, sg_seg_sum(x, n, sg_seg(t), kind));
 	}
 	acc = SG_ADD(acc);
 	if (SCAN_SG >= 2) {
