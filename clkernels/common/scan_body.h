@@ -290,16 +290,9 @@ T sg_seg_sum(BPTR x, i64 n, i64 seg, i64 kind) {
 	return acc;
 }
 
-/* Scans the row holding unit u (one per lane), its unit w as loaded, from
- * run, the sum of everything before the row; returns the sum through the
- * row. */
-T sg_row_w(BPTR y, i64 n, i64 u, SG_UNIT w, i64 exclusive, T run, i64 checked) {
 #if SCAN_SG_PV == 2
-	const T a = PAIR_LO(w);
-	const T v = ADD(a, PAIR_HI(w));
-	const T e = ADD(run, SG_EXCL(v));
-	const T lo = exclusive != I64C(0) ? e : ADD(e, a);
-	const T hi = exclusive != I64C(0) ? ADD(e, a) : ADD(ADD(e, a), PAIR_HI(w));
+/* Unit u's two elements, lo and hi, stored (checked: each below n). */
+void sg_store_pair(BPTR y, i64 n, i64 u, T lo, T hi, i64 checked) {
 	const i64 i = I64C(2) * u;
 	if (checked == I64C(0)) {
 		ST_PAIR(y, u, PAIR_PACK(lo, hi));
@@ -311,6 +304,29 @@ T sg_row_w(BPTR y, i64 n, i64 u, SG_UNIT w, i64 exclusive, T run, i64 checked) {
 			STT(y, i + I64C(1), hi);
 		}
 	}
+}
+#endif
+
+/* The unit u as loaded (sg_pair or sg_one), 0 past n when checked. */
+SG_UNIT sg_unit(BPTR x, i64 n, i64 u, i64 kind, i64 checked) {
+#if SCAN_SG_PV == 2
+	return sg_pair(x, n, u, kind, checked);
+#else
+	return sg_one(x, n, u, kind, checked);
+#endif
+}
+
+/* Scans the row holding unit u (one per lane), its unit w as loaded, from
+ * run, the sum of everything before the row; returns the sum through the
+ * row. */
+T sg_row_w(BPTR y, i64 n, i64 u, SG_UNIT w, i64 exclusive, T run, i64 checked) {
+#if SCAN_SG_PV == 2
+	const T a = PAIR_LO(w);
+	const T v = ADD(a, PAIR_HI(w));
+	const T e = ADD(run, SG_EXCL(v));
+	const T lo = exclusive != I64C(0) ? e : ADD(e, a);
+	const T hi = exclusive != I64C(0) ? ADD(e, a) : ADD(ADD(e, a), PAIR_HI(w));
+	sg_store_pair(y, n, u, lo, hi, checked);
 #else
 	const T v = w;
 	const T e = ADD(run, SG_EXCL(v));
@@ -323,11 +339,7 @@ T sg_row_w(BPTR y, i64 n, i64 u, SG_UNIT w, i64 exclusive, T run, i64 checked) {
 
 /* sg_row_w of unit u, loaded (sg_pair or sg_one). */
 T sg_row(BPTR x, BPTR y, i64 n, i64 u, i64 kind, i64 exclusive, T run, i64 checked) {
-#if SCAN_SG_PV == 2
-	return sg_row_w(y, n, u, sg_pair(x, n, u, kind, checked), exclusive, run, checked);
-#else
-	return sg_row_w(y, n, u, sg_one(x, n, u, kind, checked), exclusive, run, checked);
-#endif
+	return sg_row_w(y, n, u, sg_unit(x, n, u, kind, checked), exclusive, run, checked);
 }
 
 /* SCAN_SG = 3 (llvmpipe, one subgroup per group): the segment is walked
@@ -355,17 +367,7 @@ T sg_unit_scan_w(BPTR y, i64 n, i64 u, SG_UNIT w, i64 exclusive, T run, i64 chec
 	const T last = ADD(mid, b);
 	const T lo = exclusive != I64C(0) ? run : mid;
 	const T hi = exclusive != I64C(0) ? mid : last;
-	const i64 i = I64C(2) * u;
-	if (checked == I64C(0)) {
-		ST_PAIR(y, u, PAIR_PACK(lo, hi));
-	} else {
-		if (i < n) {
-			STT(y, i, lo);
-		}
-		if (i + I64C(1) < n) {
-			STT(y, i + I64C(1), hi);
-		}
-	}
+	sg_store_pair(y, n, u, lo, hi, checked);
 	return last;
 #else
 	const T next = ADD(run, w);
@@ -373,15 +375,6 @@ T sg_unit_scan_w(BPTR y, i64 n, i64 u, SG_UNIT w, i64 exclusive, T run, i64 chec
 		STT(y, u, exclusive != I64C(0) ? run : next);
 	}
 	return next;
-#endif
-}
-
-/* The unit u as loaded (sg_pair or sg_one), 0 past n when checked. */
-SG_UNIT sg_unit(BPTR x, i64 n, i64 u, i64 kind, i64 checked) {
-#if SCAN_SG_PV == 2
-	return sg_pair(x, n, u, kind, checked);
-#else
-	return sg_one(x, n, u, kind, checked);
 #endif
 }
 
