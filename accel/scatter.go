@@ -377,7 +377,7 @@ func (d *Device) scatterRun(op string, g scatterGeom, out, index, src *DeviceTen
 			}
 		}
 		if sp.Part {
-			if done, err = j.partitioned(); err != nil || done {
+			if done, err = j.partitioned(sp); err != nil || done {
 				report(sp)
 				break
 			}

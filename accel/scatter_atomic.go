@@ -36,11 +36,7 @@ func (j *scatterJob) atomic(sp scatterPlan) error {
 		}
 		counts = c.raw()
 	}
-	var knobs []host.Knob
-	if sp.CAS {
-		knobs = append(knobs, host.KnobScCas.Set(1))
-	}
-	plan := d.elementwise(j.op, count, knobs...)
+	plan := d.elementwise(j.op, count, sp.casKnobs()...)
 	if !j.includeSelf && g.red != Assign {
 		if err := j.run(variant, plan, kernels.ScatterInit{Dst: j.out.raw(), Err: j.flag.raw(), Index: index, Meta: meta,
 			Count: count, Rank: rank, Dim: dim, DimSize: dimSize, Wrap: wrap, Red: int64(g.red)}); err != nil {

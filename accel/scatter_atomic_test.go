@@ -146,7 +146,16 @@ func TestScatterCASPlan(t *testing.T) {
 		want := red == Sum || red == Mean
 		require.Equal(t, want, sp.CAS, "%v", red)
 		require.Equal(t, want, strings.Contains(sp.Reason, "compare-and-swap"), "%v: %s", red, sp.Reason)
+		// the bit-reproducible path folds with no atomics; the partition
+		// counts hits and claims slots by compare-and-swap where the
+		// driver serializes (the sort has no atomics at all)
 		s.det = true
-		require.False(t, planScatter(serial, s).CAS, "%v: the bit-reproducible path has no atomic folds", red)
+		require.False(t, planScatter(gpu, s).CAS, "%v", red)
+		dp := planScatter(serial, s)
+		require.True(t, dp.Part, "%v: %s", red, dp.Reason)
+		require.True(t, dp.CAS, "%v: %s", red, dp.Reason)
+		s.n = 1 << 30 // too many hits a target for the partition: the sort
+		dp = planScatter(serial, s)
+		require.False(t, dp.Part || dp.CAS, "%v: %s", red, dp.Reason)
 	}
 }

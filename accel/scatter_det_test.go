@@ -209,72 +209,85 @@ func fillDet(rng *rand.Rand, x *Tensor, red Reduction) {
 // sort where a target has more than kernels.ScPartMax hits), and a target
 // past kernels.ScPartMax hits in a bucket of its own (straight to the
 // sort), each as the plan report says; each result with the reference's
-// bits, and a bad index named.
+// bits, and a bad index named. Both ways on both drivers, as
+// TestScatterPartition.
 func TestScatterSlots(t *testing.T) {
 	forEachDevice(t, func(t *testing.T, d *Device) {
-		var plan, fold string
-		defer partitionSetup(d, slotted, &plan, &fold)()
-		rng := rand.New(rand.NewSource(23))
-		for _, c := range []struct {
-			n, targets, hot int64 // hot: hits of each of the first hotN targets (at least 1), the rest spread
-			hotN            int64
-			bucket          int64 // the targets a bucket
-			counted, sorted bool  // the call counts first, sorts
-		}{
-			{0, 5, 0, 0, 0, false, false},
-			{1, 1, 0, 0, 16, false, false},
-			{100003, 20000, 0, 0, 4, false, false},
-			{100003, 6000, 0, 0, 1, false, false},
-			{3001, 12000, 0, 0, 64, false, false},
-			// the first targets' words fill the fold's tiles past its
-			// scratch: sorted in place in the slots
-			{40000, 2000, 50, 100, 1, false, false},
-			// a target past its bucket's 56 slots: counted first
-			{5000, 300, 100, 1, 1, true, false},
-			// a target past kernels.ScPartMax hits: the sort at once
-			{5000, 300, kernels.ScPartMax + 1, 1, 1, false, true},
-			// buckets of 8 targets: one past its slots is counted first,
-			// and where a target in it has too many hits, then sorted
-			{20000, 8000, 60, 1, 8, true, false},
-			{20000, 8000, kernels.ScPartMax + 1, 1, 8, true, true},
-		} {
-			for _, dt := range []DType{Float32, Int32} {
-				for _, red := range []Reduction{Sum, Mean, Amax, Prod} {
-					plan, fold = "", ""
-					name := partitionCase(t, d, rng, c.n, c.targets, c.hot, c.hotN, dt, red)
-					if c.n == 0 {
-						continue // no positions: no plan to run
-					}
-					bucket := "slotted: a bucket a target,"
-					if c.bucket > 1 {
-						bucket = fmt.Sprintf("slotted: buckets of %d targets,", c.bucket)
-					}
-					require.Contains(t, plan, bucket, name)
-					require.Equal(t, c.counted, strings.Contains(plan, "its slots: counted first"), "%s: %s", name, plan)
-					require.Equal(t, c.sorted, strings.Contains(plan, "hits: the sort"), "%s: %s", name, plan)
-					switch {
-					case c.sorted:
-					case c.counted:
-						require.Contains(t, fold, "tiles of", name)
-						require.Contains(t, fold, "targets", name)
-					default:
-						require.Contains(t, fold, "buckets", name)
-					}
+		serial := d.caps.SerialAtomics
+		defer func() { d.caps.SerialAtomics = serial }()
+		for _, cas := range []bool{false, true} {
+			t.Run(fmt.Sprintf("cas=%v", cas), func(t *testing.T) {
+				d.caps.SerialAtomics = cas
+				testScatterSlots(t, d, cas)
+			})
+		}
+	})
+}
+
+func testScatterSlots(t *testing.T, d *Device, cas bool) {
+	var plan, fold string
+	defer partitionSetup(d, slotted, &plan, &fold)()
+	rng := rand.New(rand.NewSource(23))
+	for _, c := range []struct {
+		n, targets, hot int64 // hot: hits of each of the first hotN targets (at least 1), the rest spread
+		hotN            int64
+		bucket          int64 // the targets a bucket
+		counted, sorted bool  // the call counts first, sorts
+	}{
+		{0, 5, 0, 0, 0, false, false},
+		{1, 1, 0, 0, 16, false, false},
+		{100003, 20000, 0, 0, 4, false, false},
+		{100003, 6000, 0, 0, 1, false, false},
+		{3001, 12000, 0, 0, 64, false, false},
+		// the first targets' words fill the fold's tiles past its
+		// scratch: sorted in place in the slots
+		{40000, 2000, 50, 100, 1, false, false},
+		// a target past its bucket's 56 slots: counted first
+		{5000, 300, 100, 1, 1, true, false},
+		// a target past kernels.ScPartMax hits: the sort at once
+		{5000, 300, kernels.ScPartMax + 1, 1, 1, false, true},
+		// buckets of 8 targets: one past its slots is counted first,
+		// and where a target in it has too many hits, then sorted
+		{20000, 8000, 60, 1, 8, true, false},
+		{20000, 8000, kernels.ScPartMax + 1, 1, 8, true, true},
+	} {
+		for _, dt := range []DType{Float32, Int32} {
+			for _, red := range []Reduction{Sum, Mean, Amax, Prod} {
+				plan, fold = "", ""
+				name := partitionCase(t, d, rng, c.n, c.targets, c.hot, c.hotN, dt, red)
+				if c.n == 0 {
+					continue // no positions: no plan to run
+				}
+				bucket := "slotted: a bucket a target,"
+				if c.bucket > 1 {
+					bucket = fmt.Sprintf("slotted: buckets of %d targets,", c.bucket)
+				}
+				require.Contains(t, plan, bucket, name)
+				require.Equal(t, cas, strings.Contains(plan, "slots claimed by compare-and-swap"), "%s: %s", name, plan)
+				require.Equal(t, c.counted, strings.Contains(plan, "its slots: counted first"), "%s: %s", name, plan)
+				require.Equal(t, c.sorted, strings.Contains(plan, "hits: the sort"), "%s: %s", name, plan)
+				switch {
+				case c.sorted:
+				case c.counted:
+					require.Contains(t, fold, "tiles of", name)
+					require.Contains(t, fold, "targets", name)
+				default:
+					require.Contains(t, fold, "buckets", name)
 				}
 			}
 		}
-		// a bad index: named, with the flag read once at the end
-		in, idx, src := hostZeros(Float32, 5000), hostZeros(Int64, 40000), hostZeros(Float32, 40000)
-		for i := range idx.Int64s() {
-			idx.Int64s()[i] = int64(i) % 5000
-		}
-		idx.Int64s()[33333] = -1
-		ts, release := uploadAll(t, d, in, idx, src)
-		defer release()
-		_, err := d.ScatterReduceDeterministic(ts[0], 0, ts[1], ts[2], Sum, true)
-		require.ErrorIs(t, err, ErrInvalidArgument)
-		require.ErrorContains(t, err, "33333")
-	})
+	}
+	// a bad index: named, with the flag read once at the end
+	in, idx, src := hostZeros(Float32, 5000), hostZeros(Int64, 40000), hostZeros(Float32, 40000)
+	for i := range idx.Int64s() {
+		idx.Int64s()[i] = int64(i) % 5000
+	}
+	idx.Int64s()[33333] = -1
+	ts, release := uploadAll(t, d, in, idx, src)
+	defer release()
+	_, err := d.ScatterReduceDeterministic(ts[0], 0, ts[1], ts[2], Sum, true)
+	require.ErrorIs(t, err, ErrInvalidArgument)
+	require.ErrorContains(t, err, "33333")
 }
 
 // partitionSetup forces strategy (a partition) on d with its passes on
@@ -342,7 +355,7 @@ func partitionCase(t *testing.T, d *Device, rng *rand.Rand, n, targets, hot, hot
 func strideClaims(d *Device) func() {
 	plans(d).launchFn = func(p host.Plan) host.Plan {
 		if p.Kernel == "scatter_reduce" && host.KnobContig.Of(p) == 1 {
-			p.Knobs = []host.Knob{host.KnobItems.Set(host.KnobItems.Of(p)), host.KnobContig.Set(0)}
+			p = withKnob(p, host.KnobContig.Set(0)) // the plan's other knobs (SC_CAS) kept
 		}
 		return p
 	}
@@ -409,60 +422,75 @@ func TestPlanSlots(t *testing.T) {
 // kernels.ScPartMax hits fold from their grouped words; one more hit on
 // one target sends the call to the sort, which the plan report says; a bad
 // index is named as on every path; each result with the reference's bits.
+// Both ways on both drivers: hit counts and slots claimed by the device's
+// atomic adds, and by compare-and-swap loops from a plain load (SC_CAS,
+// lavapipe's plan: host.Caps.SerialAtomics).
 func TestScatterPartition(t *testing.T) {
 	forEachDevice(t, func(t *testing.T, d *Device) {
-		var plan, fold string
-		defer partitionSetup(d, partitioned, &plan, &fold)()
-		rng := rand.New(rand.NewSource(22))
-		for _, c := range []struct {
-			n, targets, hot int64 // hot: hits of each of the first hotN targets (at least 1), the rest spread
-			hotN            int64
-			sorted          bool // the call falls back to the sort
-		}{
-			{0, 5, 0, 0, false},
-			{1, 1, 0, 0, false},
-			{100003, 20000, 0, 0, false},
-			{5000, 300, kernels.ScPartMax, 0, false},
-			{5000, 300, kernels.ScPartMax + 1, 0, true},
-			{70001, 10, 0, 0, true},
-			// the first tile's words (30 targets of 120 hits) overflow the
-			// fold's scratch: sorted in device memory, the other tiles in
-			// scratch
-			{40000, 4000, 120, 30, false},
-			// a hit every four targets: tiles of more targets than a
-			// group's work-items (but under a loop limit)
-			{3001, 12000, 0, 0, false},
-		} {
-			for _, dt := range []DType{Float32, Int32} {
-				for _, red := range []Reduction{Sum, Mean, Amax, Prod} {
-					plan, fold = "", ""
-					name := partitionCase(t, d, rng, c.n, c.targets, c.hot, c.hotN, dt, red)
-					if c.n == 0 {
-						continue // no positions: no plan to run
-					}
-					require.Contains(t, plan, "grouped in one pass", name)
-					require.Equal(t, c.sorted, strings.Contains(plan, "hits: the sort"), "%s: %s", name, plan)
-					if !c.sorted {
-						require.Contains(t, fold, "tiles of", name)
-					}
+		serial := d.caps.SerialAtomics
+		defer func() { d.caps.SerialAtomics = serial }()
+		for _, cas := range []bool{false, true} {
+			t.Run(fmt.Sprintf("cas=%v", cas), func(t *testing.T) {
+				d.caps.SerialAtomics = cas
+				testScatterPartition(t, d, cas)
+			})
+		}
+	})
+}
+
+func testScatterPartition(t *testing.T, d *Device, cas bool) {
+	var plan, fold string
+	defer partitionSetup(d, partitioned, &plan, &fold)()
+	rng := rand.New(rand.NewSource(22))
+	for _, c := range []struct {
+		n, targets, hot int64 // hot: hits of each of the first hotN targets (at least 1), the rest spread
+		hotN            int64
+		sorted          bool // the call falls back to the sort
+	}{
+		{0, 5, 0, 0, false},
+		{1, 1, 0, 0, false},
+		{100003, 20000, 0, 0, false},
+		{5000, 300, kernels.ScPartMax, 0, false},
+		{5000, 300, kernels.ScPartMax + 1, 0, true},
+		{70001, 10, 0, 0, true},
+		// the first tile's words (30 targets of 120 hits) overflow the
+		// fold's scratch: sorted in device memory, the other tiles in
+		// scratch
+		{40000, 4000, 120, 30, false},
+		// a hit every four targets: tiles of more targets than a
+		// group's work-items (but under a loop limit)
+		{3001, 12000, 0, 0, false},
+	} {
+		for _, dt := range []DType{Float32, Int32} {
+			for _, red := range []Reduction{Sum, Mean, Amax, Prod} {
+				plan, fold = "", ""
+				name := partitionCase(t, d, rng, c.n, c.targets, c.hot, c.hotN, dt, red)
+				if c.n == 0 {
+					continue // no positions: no plan to run
+				}
+				require.Contains(t, plan, "grouped in one pass", name)
+				require.Equal(t, cas, strings.Contains(plan, "slots claimed by compare-and-swap"), "%s: %s", name, plan)
+				require.Equal(t, c.sorted, strings.Contains(plan, "hits: the sort"), "%s: %s", name, plan)
+				if !c.sorted {
+					require.Contains(t, fold, "tiles of", name)
 				}
 			}
 		}
-		// no targets at all: every index is out of range
-		{
-			in, idx, src := hostZeros(Float32, 0), hostZeros(Int64, 3), hostZeros(Float32, 3)
-			ts, release := uploadAll(t, d, in, idx, src)
-			_, err := d.ScatterReduceDeterministic(ts[0], 0, ts[1], ts[2], Sum, true)
-			release()
-			require.ErrorIs(t, err, ErrInvalidArgument)
-		}
-		// a bad index: named, whatever the path
-		in, idx, src := hostZeros(Float32, 50), hostZeros(Int64, 400), hostZeros(Float32, 400)
-		idx.Int64s()[333] = 50
+	}
+	// no targets at all: every index is out of range
+	{
+		in, idx, src := hostZeros(Float32, 0), hostZeros(Int64, 3), hostZeros(Float32, 3)
 		ts, release := uploadAll(t, d, in, idx, src)
-		defer release()
 		_, err := d.ScatterReduceDeterministic(ts[0], 0, ts[1], ts[2], Sum, true)
+		release()
 		require.ErrorIs(t, err, ErrInvalidArgument)
-		require.ErrorContains(t, err, "333")
-	})
+	}
+	// a bad index: named, whatever the path
+	in, idx, src := hostZeros(Float32, 50), hostZeros(Int64, 400), hostZeros(Float32, 400)
+	idx.Int64s()[333] = 50
+	ts, release := uploadAll(t, d, in, idx, src)
+	defer release()
+	_, err := d.ScatterReduceDeterministic(ts[0], 0, ts[1], ts[2], Sum, true)
+	require.ErrorIs(t, err, ErrInvalidArgument)
+	require.ErrorContains(t, err, "333")
 }

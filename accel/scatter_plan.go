@@ -124,10 +124,11 @@ type scatterPlan struct {
 	CountFirst bool
 	SlotBits   int64
 	SlotCap    int64
-	// CAS (atomic only): sums, means and hit counts fold by
-	// compare-and-swap loops that start from a plain load (knob SC_CAS),
-	// not by the device's atomic adds: on drivers that run a vector's
-	// atomics a lane at a time (host.Caps.SerialAtomics).
+	// CAS (atomic, and the partitions' count, place and slot passes):
+	// sums, means, hit counts and slot claims go by compare-and-swap
+	// loops that start from a plain load (knob SC_CAS), not by the
+	// device's atomic adds: on drivers that run a vector's atomics a lane
+	// at a time (host.Caps.SerialAtomics).
 	CAS    bool
 	Reason string
 }
@@ -161,7 +162,7 @@ func (d *Device) tunedScatter(sp scatterPlan, s scatterShape) scatterPlan {
 			want, sp.CountFirst = k.Value != 0, k.Value == 0
 		}
 	}
-	sp = withSlots(sp, s, want)
+	sp = withCAS(d.caps, s, withSlots(sp, s, want))
 	sp.Reason += " [ACCEL_KNOBS]"
 	return sp
 }
@@ -299,6 +300,33 @@ func withSlots(sp scatterPlan, s scatterShape, want bool) scatterPlan {
 	}
 	sp.Slot, sp.SlotBits, sp.SlotCap = true, bits, capw
 	return sp
+}
+
+// withCAS is sp with CAS set where the driver runs a vector's atomics a
+// lane at a time (host.Caps.SerialAtomics) and sp has atomics that
+// compare-and-swap loops from a plain load can take: the atomic pass's
+// sums and means, the partitions' hit counts and slot claims.
+func withCAS(caps host.Caps, s scatterShape, sp scatterPlan) scatterPlan {
+	if sp.CAS || !caps.SerialAtomics {
+		return sp
+	}
+	switch {
+	case sp.Path == scatterAtomic && (s.red == Sum || s.red == Mean):
+		sp.CAS = true
+		sp.Reason += "; sums and hit counts by compare-and-swap loops from a plain load: the driver runs a vector's atomics a lane at a time"
+	case sp.Path == scatterSorted && sp.Part:
+		sp.CAS = true
+		sp.Reason += "; hit counts and slots claimed by compare-and-swap loops from a plain load: the driver runs a vector's atomics a lane at a time"
+	}
+	return sp
+}
+
+// casKnobs is the knob the passes with atomics take where sp.CAS: SC_CAS=1.
+func (sp scatterPlan) casKnobs() []host.Knob {
+	if !sp.CAS {
+		return nil
+	}
+	return []host.Knob{host.KnobScCas.Set(1)}
 }
 
 // slotBuckets is the slotted partition's buckets over targets.
@@ -550,10 +578,7 @@ func completeScatter(caps host.Caps, s scatterShape, sp scatterPlan) scatterPlan
 		sp.Part = false // positions and values in one word, or not at all
 	}
 	sp = withSlots(sp, s, sp.Slot || caps.Type != host.TypeCPU)
-	if sp.Path == scatterAtomic && caps.SerialAtomics && (s.red == Sum || s.red == Mean) {
-		sp.CAS = true
-		sp.Reason += "; sums and hit counts by compare-and-swap loops from a plain load: the driver runs a vector's atomics a lane at a time"
-	}
+	sp = withCAS(caps, s, sp)
 	if !sp.Path.cpuPass() {
 		return sp
 	}

@@ -80,7 +80,7 @@ func (j *scatterJob) sortedPacked() error {
 // caller's check names it), and where a target has more than
 // kernels.ScPartMax hits it returns not done, nothing written: the caller
 // sorts.
-func (j *scatterJob) partitioned() (done bool, err error) {
+func (j *scatterJob) partitioned(sp scatterPlan) (done bool, err error) {
 	d, g := j.d, j.g
 	index, meta, count, rank, dim, dimSize, wrap := j.pos()
 	tg := j.out.n
@@ -93,7 +93,7 @@ func (j *scatterJob) partitioned() (done bool, err error) {
 	if err := d.fill(counts.raw(), 0, 4*tg, []byte{0, 0, 0, 0}); err != nil {
 		return false, fmt.Errorf("accel: %s: %w", j.op, err)
 	}
-	plan := d.elementwise(j.op, count)
+	plan := d.elementwise(j.op, count, sp.casKnobs()...)
 	if err := j.run(string(kernels.ScatterI32), plan, kernels.ScatterPcount{Counts: counts.raw(), Err: j.flag.raw(), Index: index,
 		Meta: meta, Count: count, Rank: rank, Dim: dim, DimSize: dimSize, Wrap: wrap}); err != nil {
 		return false, err
@@ -171,7 +171,7 @@ func (j *scatterJob) slotted(sp scatterPlan) (done bool, bits uint32, err error)
 	if err := d.fill(cur.raw(), 0, 4*max(buckets, 1), []byte{0, 0, 0, 0}); err != nil {
 		return false, 0, fmt.Errorf("accel: %s: %w", j.op, err)
 	}
-	if err := j.run(string(kernels.ScatterI32), d.elementwise(j.op, count), kernels.ScatterPslot{Cur: cur.raw(), Slots: slots.raw(),
+	if err := j.run(string(kernels.ScatterI32), d.elementwise(j.op, count, sp.casKnobs()...), kernels.ScatterPslot{Cur: cur.raw(), Slots: slots.raw(),
 		Src: j.src.raw(), Err: j.flag.raw(), Index: index, Meta: meta, Count: count, Rank: rank, Dim: dim, DimSize: dimSize, Wrap: wrap,
 		SlotBits: sp.SlotBits, Cap: sp.SlotCap}); err != nil {
 		return false, 0, err

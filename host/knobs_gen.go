@@ -65,7 +65,7 @@ var (
 	KnobScanKind = KnobKey{"SCAN_KIND"}
 	// KnobScanSg is SCAN_SG (scan): 1: the subgroup path; 2: one subgroup per group, no scratch; 3: as 2, each lane a run of ITEMS units (variants built with SG=1).
 	KnobScanSg = KnobKey{"SCAN_SG"}
-	// KnobScCas is SC_CAS (scatter): reduce: 1 folds sums, means and hit counts by compare-and-swap loops that start from a plain load (drivers that run a vector's atomics a lane at a time: host.Caps.SerialAtomics), 0 by the device's atomic adds where it has them.
+	// KnobScCas is SC_CAS (scatter): reduce: 1 folds sums, means and hit counts by compare-and-swap loops that start from a plain load (drivers that run a vector's atomics a lane at a time: host.Caps.SerialAtomics), 0 by the device's atomic adds where it has them; pcount, place, pslot: 1 counts hits and claims slots the same way.
 	KnobScCas = KnobKey{"SC_CAS"}
 	// KnobScCounted is SC_COUNTED (scatter): folded argument counted (-1: the run-time value).
 	KnobScCounted = KnobKey{"SC_COUNTED"}

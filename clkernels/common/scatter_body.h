@@ -259,25 +259,43 @@ sc_first sc_first_of(BPTR dst, BPTR counts, sc_strides st, i64 dim_size, i64 red
 	return f;
 }
 
+/* Counter i of c plus inc, returning the counter before it: the device's
+ * atomic add, or with SC_CAS a compare-and-swap loop from first, the
+ * counter as loaded before the batch's atomics (on a driver that runs a
+ * vector's atomics a lane at a time, each locked instruction waits for
+ * its own cache miss; the plain load is a vector gather whose misses
+ * overlap, and the loop's locked instruction then finds its line). With
+ * SC_CAS an inc of 0 (a batch slot that takes no part) touches nothing
+ * and returns first, which its caller ignores. */
+u32 sc_add_u32(BPTR c, i64 i, u32 inc, u32 first) { /* 32-ok: a 32-bit counter */
+	if (SC_CAS == 0) {
+		return ATOM_ADD_U32(c, i, inc);
+	}
+	u32 old = first; /* 32-ok: a 32-bit counter, not an index */
+	while (inc != 0u) {
+		const u32 seen = CAS_U32(c, i, old, old + inc); /* 32-ok: a 32-bit counter */
+		if (seen == old) {
+			break;
+		}
+		old = seen;
+	}
+	return old;
+}
+
+/* The counter sc_add_u32 starts from: with SC_CAS, counter i of c as it
+ * is now (a plain load, before the batch's atomics); else nothing. */
+u32 sc_add_first(BPTR c, i64 i) { /* 32-ok: a 32-bit counter */
+	return SC_CAS != 0 ? LOADU(c, i) : 0u;
+}
+
 /* A mean's hit of target t: the device's atomic increment, or with SC_CAS
- * a compare-and-swap loop from hits, the count as sc_first_of loaded it
- * (on a driver that runs a vector's atomics a lane at a time, each locked
- * instruction waits for its own cache miss; the plain load is a vector
- * gather whose misses overlap, and the loop's locked instruction then
- * finds its line). */
+ * sc_add_u32 from hits, the count as sc_first_of loaded it. */
 void sc_count_hit(BPTR counts, i64 t, u32 hits) { /* 32-ok: a 32-bit hit count */
 	if (SC_CAS == 0) {
 		ATOM_INC_U32(counts, t);
 		return;
 	}
-	u32 old = hits; /* 32-ok: a 32-bit hit count, not an index */
-	for (;;) {
-		const u32 seen = CAS_U32(counts, t, old, old + 1u); /* 32-ok: a 32-bit hit count */
-		if (seen == old) {
-			return;
-		}
-		old = seen;
-	}
+	sc_add_u32(counts, t, 1u, hits);
 }
 
 /* Folds position p (offsets and index value q, value v) into its
@@ -514,7 +532,11 @@ void scatter_dest(SCATTER_DEST_PARAMS) {
  * counts[0] (the host allocates at least one), and the checks and stores
  * that use the results come after all four are issued. */
 #define SC_PC_OK(b, q) (SC_AB_OK(b) && !sc_bad(q.ix, dim_size))
-#define SC_PC_ADD(b, q, cnt) ATOM_ADD_U32(cnt, SC_PC_OK(b, q) ? sc_target(st, q) : I64C(0), SC_PC_OK(b, q) ? 1u : 0u)
+#define SC_PC_AT(b, q) (SC_PC_OK(b, q) ? sc_target(st, q) : I64C(0))
+/* slot b's counter first (sc_add_first: with SC_CAS, loaded before the
+ * batch's atomics), then its add */
+#define SC_PC_FIRST(b, q, cnt) sc_add_first(cnt, SC_PC_AT(b, q))
+#define SC_PC_ADD(b, q, cnt, f) sc_add_u32(cnt, SC_PC_AT(b, q), SC_PC_OK(b, q) ? 1u : 0u, f)
 #define SC_PC_FLAG(b, q) \
 	if (SC_AB_OK(b) && sc_bad(q.ix, dim_size)) { \
 		sc_flag(err, ew_index(tile, j0 + I64C(b))); \
@@ -522,11 +544,15 @@ void scatter_dest(SCATTER_DEST_PARAMS) {
 void scatter_pcount(SCATTER_PCOUNT_PARAMS) {
 	SC_AB_FOR
 		SC_AB_POSITIONS(q0, q1, q2, q3)
+		const u32 f0 = SC_PC_FIRST(0, q0, counts); /* 32-ok: a hit count */
+		const u32 f1 = SC_PC_FIRST(1, q1, counts); /* 32-ok: a hit count */
+		const u32 f2 = SC_PC_FIRST(2, q2, counts); /* 32-ok: a hit count */
+		const u32 f3 = SC_PC_FIRST(3, q3, counts); /* 32-ok: a hit count */
 		/* each slot's target's hits before its own */
-		const u32 r0 = SC_PC_ADD(0, q0, counts); /* 32-ok: a hit count, below 2^32 positions */
-		const u32 r1 = SC_PC_ADD(1, q1, counts); /* 32-ok: a hit count, below 2^32 positions */
-		const u32 r2 = SC_PC_ADD(2, q2, counts); /* 32-ok: a hit count, below 2^32 positions */
-		const u32 r3 = SC_PC_ADD(3, q3, counts); /* 32-ok: a hit count, below 2^32 positions */
+		const u32 r0 = SC_PC_ADD(0, q0, counts, f0); /* 32-ok: a hit count, below 2^32 positions */
+		const u32 r1 = SC_PC_ADD(1, q1, counts, f1); /* 32-ok: a hit count, below 2^32 positions */
+		const u32 r2 = SC_PC_ADD(2, q2, counts, f2); /* 32-ok: a hit count, below 2^32 positions */
+		const u32 r3 = SC_PC_ADD(3, q3, counts, f3); /* 32-ok: a hit count, below 2^32 positions */
 		SC_PC_FLAG(0, q0)
 		SC_PC_FLAG(1, q1)
 		SC_PC_FLAG(2, q2)
@@ -555,10 +581,14 @@ void scatter_place(SCATTER_PLACE_PARAMS) {
 		 * their bits) */
 		T v0 = CAST(T, 0), v1 = CAST(T, 0), v2 = CAST(T, 0), v3 = CAST(T, 0);
 		SC_AB_LOADS(q0, q1, q2, q3, v0, v1, v2, v3)
-		const u32 r0 = SC_PC_ADD(0, q0, off); /* 32-ok: a slot, below 2^32 positions */
-		const u32 r1 = SC_PC_ADD(1, q1, off); /* 32-ok: a slot, below 2^32 positions */
-		const u32 r2 = SC_PC_ADD(2, q2, off); /* 32-ok: a slot, below 2^32 positions */
-		const u32 r3 = SC_PC_ADD(3, q3, off); /* 32-ok: a slot, below 2^32 positions */
+		const u32 f0 = SC_PC_FIRST(0, q0, off); /* 32-ok: a slot */
+		const u32 f1 = SC_PC_FIRST(1, q1, off); /* 32-ok: a slot */
+		const u32 f2 = SC_PC_FIRST(2, q2, off); /* 32-ok: a slot */
+		const u32 f3 = SC_PC_FIRST(3, q3, off); /* 32-ok: a slot */
+		const u32 r0 = SC_PC_ADD(0, q0, off, f0); /* 32-ok: a slot, below 2^32 positions */
+		const u32 r1 = SC_PC_ADD(1, q1, off, f1); /* 32-ok: a slot, below 2^32 positions */
+		const u32 r2 = SC_PC_ADD(2, q2, off, f2); /* 32-ok: a slot, below 2^32 positions */
+		const u32 r3 = SC_PC_ADD(3, q3, off, f3); /* 32-ok: a slot, below 2^32 positions */
 		SC_PL_STORE(0, q0, v0, r0)
 		SC_PL_STORE(1, q1, v1, r1)
 		SC_PL_STORE(2, q2, v2, r2)
@@ -710,7 +740,8 @@ void scatter_pfold(SCATTER_PFOLD_PARAMS) {
  * SC_AB at a time (the loads, then the atomics with no branch between
  * them: a slot past the positions or with a bad index adds 0 to cur[0]). */
 #define SC_PS_BUCKET(b, q) (SC_PC_OK(b, q) ? sc_target(st, q) >> slot_bits : I64C(0))
-#define SC_PS_ADD(b, q) ATOM_ADD_U32(cur, SC_PS_BUCKET(b, q), SC_PC_OK(b, q) ? 1u : 0u)
+#define SC_PS_FIRST(b, q) sc_add_first(cur, SC_PS_BUCKET(b, q))
+#define SC_PS_ADD(b, q, f) sc_add_u32(cur, SC_PS_BUCKET(b, q), SC_PC_OK(b, q) ? 1u : 0u, f)
 /* pslot's slot b: its word at slot r of its bucket, where r < cap */
 #define SC_PS_STORE(b, q, v, r) \
 	if (SC_PC_OK(b, q) && CAST(i64, r) < cap) { \
@@ -724,10 +755,14 @@ void scatter_pslot(SCATTER_PSLOT_PARAMS) {
 		/* the values as T (the pass runs in the 32-bit builds: their bits) */
 		T v0 = CAST(T, 0), v1 = CAST(T, 0), v2 = CAST(T, 0), v3 = CAST(T, 0);
 		SC_AB_LOADS(q0, q1, q2, q3, v0, v1, v2, v3)
-		const u32 r0 = SC_PS_ADD(0, q0); /* 32-ok: a bucket's hits, below 2^32 positions */
-		const u32 r1 = SC_PS_ADD(1, q1); /* 32-ok: a bucket's hits, below 2^32 positions */
-		const u32 r2 = SC_PS_ADD(2, q2); /* 32-ok: a bucket's hits, below 2^32 positions */
-		const u32 r3 = SC_PS_ADD(3, q3); /* 32-ok: a bucket's hits, below 2^32 positions */
+		const u32 f0 = SC_PS_FIRST(0, q0); /* 32-ok: a bucket's hits */
+		const u32 f1 = SC_PS_FIRST(1, q1); /* 32-ok: a bucket's hits */
+		const u32 f2 = SC_PS_FIRST(2, q2); /* 32-ok: a bucket's hits */
+		const u32 f3 = SC_PS_FIRST(3, q3); /* 32-ok: a bucket's hits */
+		const u32 r0 = SC_PS_ADD(0, q0, f0); /* 32-ok: a bucket's hits, below 2^32 positions */
+		const u32 r1 = SC_PS_ADD(1, q1, f1); /* 32-ok: a bucket's hits, below 2^32 positions */
+		const u32 r2 = SC_PS_ADD(2, q2, f2); /* 32-ok: a bucket's hits, below 2^32 positions */
+		const u32 r3 = SC_PS_ADD(3, q3, f3); /* 32-ok: a bucket's hits, below 2^32 positions */
 		SC_PC_FLAG(0, q0)
 		SC_PC_FLAG(1, q1)
 		SC_PC_FLAG(2, q2)

@@ -240,7 +240,7 @@ var Scatter = (&host.FileDecl{
 	Knobs: append(withFdiv(), host.KnobDecl{Name: "SC_FEWG_SH", Default: 0,
 		Doc: "fewg: 1 folds each lane's targets in its own scratch column (one scratch read and write a position), 0 in registers (a compare per target and position); pfold, sfold: 1 doubles their scratch (a tile of twice the words)"},
 		host.KnobDecl{Name: "SC_CAS", Default: 0,
-			Doc: "reduce: 1 folds sums, means and hit counts by compare-and-swap loops that start from a plain load (drivers that run a vector's atomics a lane at a time: host.Caps.SerialAtomics), 0 by the device's atomic adds where it has them"}),
+			Doc: "reduce: 1 folds sums, means and hit counts by compare-and-swap loops that start from a plain load (drivers that run a vector's atomics a lane at a time: host.Caps.SerialAtomics), 0 by the device's atomic adds where it has them; pcount, place, pslot: 1 counts hits and claims slots the same way"}),
 	Codes: []*host.CodeGroup{Reduce, Err, ScatterCodes},
 	Entries: []*host.EntryDecl{
 		{Name: "validate", Doc: "an index out of range records its tile with an atomic min into err[0]",

@@ -64,7 +64,7 @@
 #define SC_FEWG_SH 0 /* fewg: 1 folds each lane's targets in its own scratch column (one scratch read and write a position), 0 in registers (a compare per target and position); pfold, sfold: 1 doubles their scratch (a tile of twice the words) */
 #endif
 #ifndef SC_CAS
-#define SC_CAS 0 /* reduce: 1 folds sums, means and hit counts by compare-and-swap loops that start from a plain load (drivers that run a vector's atomics a lane at a time: host.Caps.SerialAtomics), 0 by the device's atomic adds where it has them */
+#define SC_CAS 0 /* reduce: 1 folds sums, means and hit counts by compare-and-swap loops that start from a plain load (drivers that run a vector's atomics a lane at a time: host.Caps.SerialAtomics), 0 by the device's atomic adds where it has them; pcount, place, pslot: 1 counts hits and claims slots the same way */
 #endif
 #ifndef SC_WRAP
 #define SC_WRAP -1 /* folded argument wrap (-1: the run-time value) */
@@ -88,7 +88,7 @@ layout(constant_id = 2) const int ITEMS = 16; /* elements per work-item per tile
 layout(constant_id = 3) const int CONTIG = 0; /* 1: each work-item takes ITEMS consecutive elements (CPU drivers); 0: interleaved (GPUs); 32-ok: a knob, an int32 (host/vulkan.go checks) */
 layout(constant_id = 4) const int FDIV = 2; /* float32 division: 0 the device's own (correctly rounded there), 2 in integers; 32-ok: a knob, an int32 (host/vulkan.go checks) */
 layout(constant_id = 5) const int SC_FEWG_SH = 0; /* fewg: 1 folds each lane's targets in its own scratch column (one scratch read and write a position), 0 in registers (a compare per target and position); pfold, sfold: 1 doubles their scratch (a tile of twice the words); 32-ok: a knob, an int32 (host/vulkan.go checks) */
-layout(constant_id = 6) const int SC_CAS = 0; /* reduce: 1 folds sums, means and hit counts by compare-and-swap loops that start from a plain load (drivers that run a vector's atomics a lane at a time: host.Caps.SerialAtomics), 0 by the device's atomic adds where it has them; 32-ok: a knob, an int32 (host/vulkan.go checks) */
+layout(constant_id = 6) const int SC_CAS = 0; /* reduce: 1 folds sums, means and hit counts by compare-and-swap loops that start from a plain load (drivers that run a vector's atomics a lane at a time: host.Caps.SerialAtomics), 0 by the device's atomic adds where it has them; pcount, place, pslot: 1 counts hits and claims slots the same way; 32-ok: a knob, an int32 (host/vulkan.go checks) */
 layout(constant_id = 7) const int SC_WRAP = -1; /* folded argument wrap (-1: the run-time value); 32-ok: a knob, an int32 (host/vulkan.go checks) */
 layout(constant_id = 8) const int SC_RED = -1; /* folded argument red (-1: the run-time value); 32-ok: a knob, an int32 (host/vulkan.go checks) */
 layout(constant_id = 9) const int SC_SELF = -1; /* folded argument include_self (-1: the run-time value); 32-ok: a knob, an int32 (host/vulkan.go checks) */
