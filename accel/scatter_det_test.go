@@ -213,14 +213,7 @@ func fillDet(rng *rand.Rand, x *Tensor, red Reduction) {
 // TestScatterPartition.
 func TestScatterSlots(t *testing.T) {
 	forEachDevice(t, func(t *testing.T, d *Device) {
-		serial := d.caps.SerialAtomics
-		defer func() { d.caps.SerialAtomics = serial }()
-		for _, cas := range []bool{false, true} {
-			t.Run(fmt.Sprintf("cas=%v", cas), func(t *testing.T) {
-				d.caps.SerialAtomics = cas
-				testScatterSlots(t, d, cas)
-			})
-		}
+		bothWaysCAS(t, d, func(t *testing.T, cas bool) { testScatterSlots(t, d, cas) })
 	})
 }
 
@@ -288,6 +281,21 @@ func testScatterSlots(t *testing.T, d *Device, cas bool) {
 	_, err := d.ScatterReduceDeterministic(ts[0], 0, ts[1], ts[2], Sum, true)
 	require.ErrorIs(t, err, ErrInvalidArgument)
 	require.ErrorContains(t, err, "33333")
+}
+
+// bothWaysCAS runs fn on d twice, as subtests: with the partitions'
+// counters claimed by the device's atomic adds, then by compare-and-swap
+// loops from a plain load (host.Caps.SerialAtomics off, then on: the plan
+// sets SC_CAS from it); d's own setting is restored after.
+func bothWaysCAS(t *testing.T, d *Device, fn func(t *testing.T, cas bool)) {
+	serial := d.caps.SerialAtomics
+	defer func() { d.caps.SerialAtomics = serial }()
+	for _, cas := range []bool{false, true} {
+		t.Run(fmt.Sprintf("cas=%v", cas), func(t *testing.T) {
+			d.caps.SerialAtomics = cas
+			fn(t, cas)
+		})
+	}
 }
 
 // partitionSetup forces strategy (a partition) on d with its passes on
@@ -427,14 +435,7 @@ func TestPlanSlots(t *testing.T) {
 // lavapipe's plan: host.Caps.SerialAtomics).
 func TestScatterPartition(t *testing.T) {
 	forEachDevice(t, func(t *testing.T, d *Device) {
-		serial := d.caps.SerialAtomics
-		defer func() { d.caps.SerialAtomics = serial }()
-		for _, cas := range []bool{false, true} {
-			t.Run(fmt.Sprintf("cas=%v", cas), func(t *testing.T) {
-				d.caps.SerialAtomics = cas
-				testScatterPartition(t, d, cas)
-			})
-		}
+		bothWaysCAS(t, d, func(t *testing.T, cas bool) { testScatterPartition(t, d, cas) })
 	})
 }
 
