@@ -25,7 +25,6 @@
 #endif
 #define CAS_U32(p, i, cmp, val) atomic_cmpxchg(&((volatile __global uint*)(p))[(i)], (cmp), (val))
 #define ATOM_MIN_U32(p, i, v) atomic_min(&((volatile __global uint*)(p))[(i)], (v))
-#define ATOM_INC_U32(p, i) atomic_inc(&((volatile __global uint*)(p))[(i)])
 #define ATOM_ADD_U32(p, i, v) atomic_add(&((volatile __global uint*)(p))[(i)], (v))
 #define ATOM_OR_U32(p, i, v) atomic_or(&((volatile __global uint*)(p))[(i)], (v))
 /* Integer sums add with the device's atomic add, in the unsigned type

@@ -33,7 +33,6 @@ layout(buffer_reference, std430, buffer_reference_align = 8) buffer IRef { int64
 #define CAS_BITS(p, i, cmp, val) atomicCompSwap(BRef((p) + uint64_t(i) * uint64_t(BYTES)).x, (cmp), (val))
 #define CAS_U32(p, i, cmp, val) atomicCompSwap(Mem32((p) + uint64_t(i) * 4ul).x, (cmp), (val))
 #define ATOM_MIN_U32(p, i, v) atomicMin(Mem32((p) + uint64_t(i) * 4ul).x, (v))
-#define ATOM_INC_U32(p, i) atomicAdd(Mem32((p) + uint64_t(i) * 4ul).x, 1u)
 #define ATOM_ADD_U32(p, i, v) atomicAdd(Mem32((p) + uint64_t(i) * 4ul).x, (v))
 #define ATOM_OR_U32(p, i, v) atomicOr(Mem32((p) + uint64_t(i) * 4ul).x, (v))
 // integer sums add natively, in the unsigned type (wrapping: the bits

@@ -70,8 +70,7 @@
  * values, LOADI for int64 indices and metadata, LOADU/STOREU for 32-bit
  * counters, CAS_BITS (compare-and-swap on the element's bits, returning
  * the old bits), CAS_U32 (the same on a 32-bit counter), TO_BITS/FROM_BITS,
- * ATOM_MIN_U32, ATOM_INC_U32,
- * ATOM_ADD_U32 and ATOM_OR_U32, and dtypes.h's helpers. */
+ * ATOM_MIN_U32, ATOM_ADD_U32 and ATOM_OR_U32, and dtypes.h's helpers. */
 #ifndef ACCEL_SCATTER_BODY_H
 #define ACCEL_SCATTER_BODY_H
 
@@ -288,21 +287,11 @@ u32 sc_add_first(BPTR c, i64 i) { /* 32-ok: a 32-bit counter */
 	return SC_CAS != 0 ? LOADU(c, i) : 0u;
 }
 
-/* A mean's hit of target t: the device's atomic increment, or with SC_CAS
- * sc_add_u32 from hits, the count as sc_first_of loaded it. */
-void sc_count_hit(BPTR counts, i64 t, u32 hits) { /* 32-ok: a 32-bit hit count */
-	if (SC_CAS == 0) {
-		ATOM_INC_U32(counts, t);
-		return;
-	}
-	sc_add_u32(counts, t, 1u, hits);
-}
-
 /* Folds position p (offsets and index value q, value v) into its
  * target, from the words f that sc_first_of loaded: a plain store for
  * assign, the device's atomic add for sums and means where the wrapper
  * defines ATOM_ADD_T and SC_CAS is 0, else a compare-and-swap
- * loop on the element's bits; mean counts the hit (sc_count_hit). A bad
+ * loop on the element's bits; mean counts the hit (sc_add_u32). A bad
  * index is flagged instead. */
 #define SC_FOLD_ARGS dst, counts, st, err, dim_size, red
 void sc_fold_at(BPTR dst, BPTR counts, sc_strides st, BPTR err, i64 dim_size, i64 red, i64 p, sc_pos q, T v, sc_first f) {
@@ -334,7 +323,7 @@ void sc_fold_at(BPTR dst, BPTR counts, sc_strides st, BPTR err, i64 dim_size, i6
 		}
 	}
 	if (red == I64C(RED_MEAN)) {
-		sc_count_hit(counts, t, f.hits);
+		sc_add_u32(counts, t, 1u, f.hits); /* the hit, from the count sc_first_of loaded */
 	}
 }
 
