@@ -1096,7 +1096,11 @@ void scatter_bfold(SCATTER_BFOLD_PARAMS) {
 	const T ident = sc_identity(red);
 	/* after scatter_bplace, the last worker's row holds the buckets' ends */
 	const i64 last = (workers - I64C(1)) * SC_BROW(buckets);
-	i64 e = b0 > I64C(0) ? CAST(i64, LD64(bcnt, last + b0 - I64C(1))) : I64C(0);
+	/* the worker's first slot: bucket b0 - 1's end, or 0 for bucket 0,
+	 * loaded at a clamped word and scaled rather than chosen by a test:
+	 * Intel's compiler (IGC 1.0.12504, Debian 12's ocloc, for Arc and
+	 * Xe-LP) crashed on this loop's slot started from a conditional */
+	i64 e = CAST(i64, LD64(bcnt, last + max64(b0 - I64C(1), I64C(0)))) * min64(b0, I64C(1));
 	for (i64 b = b0; b < b1; b++) {
 		const i64 end = CAST(i64, LD64(bcnt, last + b));
 		const i64 base = b << span_log;
