@@ -18,7 +18,7 @@ MESA_BACKPORTS ?= 1
 # AMD GPUs in the tests (TestOfflineCompile in host/kernels).
 APT_PACKAGES = pocl-opencl-icd ocl-icd-opencl-dev opencl-headers clinfo mesa-vulkan-drivers \
 	libvulkan-dev vulkan-tools vulkan-validationlayers glslc spirv-tools gcc make ca-certificates \
-	clang-16 libclc-16
+	clang-16 libclc-16 intel-opencl-icd
 
 .PHONY: deps build run test test-race test-gpu-plans fuzz shaders generate bench vet fmt-check clean cgo-coverage
 

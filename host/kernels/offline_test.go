@@ -154,11 +154,164 @@ func TestOfflineCompile(t *testing.T) {
 	}
 	require.Greater(t, len(jobs), 400, "too few compiles: variants or knobs not found")
 
-	// A compile that passed is remembered by the digest of clang's
-	// version, its arguments and the source (the user cache directory,
-	// as go test's own cache), so a rerun recompiles only what changed.
 	version, err := exec.Command(clang, "--version").Output()
 	require.NoError(t, err)
+	oj := make([]offlineJob, len(jobs))
+	for i, j := range jobs {
+		oj[i] = offlineJob{what: j.what, args: j.args, salt: map[bool]string{true: "no stack"}[j.noStack]}
+	}
+	cached, _ := runOffline(t, clang, version, dir, oj, true, func(out string) []string { return []string{"-o", out} },
+		func(i int, out string, log []byte) string {
+			if len(log) > 0 {
+				return "warnings"
+			}
+			asm, err := os.ReadFile(out)
+			switch {
+			case err == nil && strings.Contains(string(asm), ".extern .func"):
+				return "an unresolved function (.extern .func) in the PTX"
+			case err == nil && jobs[i].noStack:
+				if fns := stackFunctions(string(asm)); len(fns) > 0 {
+					return fmt.Sprintf("a work-item stack (local memory on a GPU: a private array indexed at a run-time slot, or spilled) in %v", fns)
+				}
+			}
+			return ""
+		})
+	t.Logf("%d offline compiles for %d targets (%d passed before with the same source and arguments)", len(jobs), len(targets), cached)
+}
+
+// TestOfflineCompileIntel is how Intel's GPU compiler sees the kernels on
+// every commit, without an Intel GPU: ocloc (Debian 12's intel-opencl-icd,
+// whose runtime and compiler, IGC, Intel GPUs run the kernels with)
+// compiles every OpenCL kernel file's every variant, all its entry points
+// together, with the GPU plans' knobs and the options an Intel GPU's build
+// gets (host.CLOptions; float32 variants also with their division in
+// integers), for Arc (dg2, Xe-HPG) and Xe-LP (tgllp, the integrated
+// GPUs), which have no float64, and the float64 variants for the Data
+// Center GPU Max (pvc, Xe-HPC), which has it. Any error fails, and so does
+// any message in the build log; a file that fails is compiled again an
+// entry point at a time (-DACCEL_ONLY, as the host builds them), so the
+// failure names the entry points that fail. IGC crashed compiling
+// scatter_bfold (a CPU drivers' pass) until its first slot stopped being
+// chosen by a test.
+func TestOfflineCompileIntel(t *testing.T) {
+	ocloc, err := exec.LookPath("ocloc")
+	if err != nil {
+		if os.Getenv("CI") == "true" && os.Getenv("ACCEL_GPU_RUN") != "1" {
+			require.NoError(t, err, "ocloc not found in CI (make deps installs intel-opencl-icd)")
+		}
+		t.Skipf("ocloc not found (%v): Intel's offline GPU compiles run where make deps installed intel-opencl-icd", err)
+	}
+	// the compiler's version: the packages' where dpkg knows them, else
+	// the tool's bytes
+	version, err := exec.Command("dpkg-query", "-W", "intel-opencl-icd", "libigc1").Output()
+	if err != nil {
+		b, rerr := os.ReadFile(ocloc)
+		require.NoError(t, rerr)
+		sum := sha256.Sum256(b)
+		version = sum[:]
+	}
+	type target struct {
+		device string
+		caps   host.Caps
+	}
+	intel := host.Caps{Backend: host.OpenCL, Vendor: "Intel(R) Corporation", Platform: "Intel(R) OpenCL Graphics",
+		Int64: true, Int64Atomics: true, FP32Div: host.FP32DivNative}
+	arc, xelp, max := intel, intel, intel
+	arc.Type, xelp.Type, max.Type = host.TypeDiscreteGPU, host.TypeIntegratedGPU, host.TypeDiscreteGPU
+	max.FP64 = true
+	targets := []target{{"dg2", arc}, {"tgllp", xelp}, {"pvc", max}}
+	vs, err := host.Variants()
+	require.NoError(t, err)
+	dir := t.TempDir()
+	gpuSet := map[string]int64{"CONTIG": 0, "ITEMS": 4, "RADIX_BITS": 8, "RADIX_KPT": 8, "RADIX_SWEEP": 1, "RADIX_EW": 1, "RADIX_SGS": 8}
+	type build struct {
+		file   *host.FileDecl
+		path   string
+		device string
+		opts   string
+	}
+	var builds []build
+	var jobs []offlineJob
+	for _, f := range kernels.Files {
+		src, err := host.CLSource(f.Name)
+		require.NoError(t, err)
+		path := filepath.Join(dir, f.Name+".cl")
+		require.NoError(t, os.WriteFile(path, []byte(src), 0o644))
+		var names []string
+		for key, v := range vs {
+			if v.File == f.Name && !v.Strict() && v.Define("SG") != "1" { // SG=1: Vulkan's subgroup builds
+				names = append(names, key)
+			}
+		}
+		sort.Strings(names)
+		plan := host.Plan{LocalSize: 256, Groups: [3]int64{1, 1, 1}, Knobs: knobPlan(f.AllKnobs(), gpuSet)}
+		for _, key := range names {
+			v := vs[key]
+			divs := []host.FP32DivMode{host.FP32DivNative}
+			if v.Define("DT") == "3" {
+				divs = append(divs, host.FP32DivInteger)
+			}
+			for _, tg := range targets {
+				if (v.Define("DT") == "4") != tg.caps.FP64 {
+					continue // float64 where the GPU has it, the rest where it has not
+				}
+				for _, div := range divs {
+					caps := tg.caps
+					caps.FP32Div = div
+					opts, err := host.CLOptions(caps, f.Name, v.Name, plan)
+					require.NoError(t, err)
+					builds = append(builds, build{f, path, tg.device, opts})
+					jobs = append(jobs, offlineJob{what: fmt.Sprintf("%s.%s (float32 division %s) for %s", f.Name, v.Name,
+						map[host.FP32DivMode]string{host.FP32DivNative: "the device's", host.FP32DivInteger: "in integers"}[div], tg.device),
+						args: []string{"compile", "-q", "-file", path, "-device", tg.device, "-options", opts}})
+				}
+			}
+		}
+	}
+	require.Greater(t, len(jobs), 50, "too few compiles: variants not found")
+	outArgs := func(out string) []string { return []string{"-out_dir", out} }
+	noLog := func(i int, out string, log []byte) string {
+		if len(log) > 0 {
+			return "messages in the build log"
+		}
+		return ""
+	}
+	cached, failed := runOffline(t, ocloc, version, dir, jobs, true, outArgs, noLog)
+	t.Logf("%d offline compiles for %d Intel targets (%d passed before with the same source and arguments)", len(jobs), len(targets), cached)
+	if len(failed) == 0 {
+		return
+	}
+	// the first failing build's entry points one at a time, to name them
+	b := builds[failed[0]]
+	var one []offlineJob
+	for _, e := range b.file.Entries {
+		one = append(one, offlineJob{what: fmt.Sprintf("%s: entry point %s", jobs[failed[0]].what, e.CLName()),
+			args: []string{"compile", "-q", "-file", b.path, "-device", b.device, "-options", b.opts + " -DACCEL_ONLY=" + e.CLName()}})
+	}
+	runOffline(t, ocloc, version, dir, one, false, outArgs, noLog)
+}
+
+// offlineJob is one offline compile: what it is (for a failure's
+// message), the compiler's arguments but its output, and what else its
+// result depends on (salt: a check of the output).
+type offlineJob struct {
+	what string
+	args []string
+	salt string
+}
+
+// runOffline runs the compiles jobs of tool (whose version says which
+// compiler it is) on every core, the sources being files of dir, each
+// with outArgs(out) naming its output, and fails the test for each that
+// fails, or whose output or log check (given the job's index, its output
+// and log; "" for none) finds a problem, with first stopping at the
+// first. A compile that passed is remembered by the digest of the tool's
+// version, its arguments and its sources (in the user cache directory, as
+// go test's own cache; ACCEL_OFFLINE_CACHE=0 leaves it out), so a rerun
+// compiles only what changed. It returns how many passed before, and the
+// jobs that failed.
+func runOffline(t *testing.T, tool string, version []byte, dir string, jobs []offlineJob, first bool, outArgs func(out string) []string,
+	check func(i int, out string, log []byte) string) (int, []int) {
 	cacheDir := ""
 	if d, err := os.UserCacheDir(); err == nil && os.Getenv("ACCEL_OFFLINE_CACHE") != "0" {
 		cacheDir = filepath.Join(d, "accel", "offline-compile")
@@ -166,11 +319,12 @@ func TestOfflineCompile(t *testing.T) {
 	}
 	sources := map[string][]byte{}
 	for _, f := range kernels.Files {
-		b, err := os.ReadFile(filepath.Join(dir, f.Name+".cl"))
+		path := filepath.Join(dir, f.Name+".cl")
+		b, err := os.ReadFile(path)
 		require.NoError(t, err)
-		sources[filepath.Join(dir, f.Name+".cl")] = b
+		sources[path] = b
 	}
-	key := func(j job) string {
+	key := func(j offlineJob) string {
 		h := sha256.New()
 		h.Write(version)
 		for _, a := range j.args {
@@ -180,13 +334,13 @@ func TestOfflineCompile(t *testing.T) {
 			}
 			fmt.Fprintf(h, "%q\n", a)
 		}
-		if j.noStack {
-			fmt.Fprintf(h, "no stack\n")
+		if j.salt != "" {
+			fmt.Fprintf(h, "%s\n", j.salt)
 		}
 		return hex.EncodeToString(h.Sum(nil))
 	}
 	cached := 0
-
+	var failed []int
 	var mu sync.Mutex
 	var wg sync.WaitGroup
 	next := make(chan int)
@@ -207,28 +361,17 @@ func TestOfflineCompile(t *testing.T) {
 						continue
 					}
 				}
-				cmd := exec.Command(clang, append(j.args, "-o", out)...)
-				log, err := cmd.CombinedOutput()
-				var problem string
-				switch {
-				case err != nil:
+				log, err := exec.Command(tool, append(slices.Clone(j.args), outArgs(out)...)...).CombinedOutput()
+				problem := ""
+				if err != nil {
 					problem = fmt.Sprintf("%v", err)
-				case len(log) > 0:
-					problem = "warnings"
-				default:
-					asm, err := os.ReadFile(out)
-					switch {
-					case err == nil && strings.Contains(string(asm), ".extern .func"):
-						problem = "an unresolved function (.extern .func) in the PTX"
-					case err == nil && j.noStack:
-						if fns := stackFunctions(string(asm)); len(fns) > 0 {
-							problem = fmt.Sprintf("a work-item stack (local memory on a GPU: a private array indexed at a run-time slot, or spilled) in %v", fns)
-						}
-					}
+				} else {
+					problem = check(i, out, log)
 				}
 				if problem != "" {
 					mu.Lock()
-					t.Errorf("%s: %s\n%s\n%s %s", j.what, problem, clip(string(log), 4000), clang, strings.Join(j.args, " "))
+					failed = append(failed, i)
+					t.Errorf("%s: %s\n%s\n%s %s", j.what, problem, clip(string(log), 4000), tool, strings.Join(j.args, " "))
 					mu.Unlock()
 				} else if done != "" {
 					_ = os.WriteFile(done, nil, 0o644)
@@ -237,14 +380,18 @@ func TestOfflineCompile(t *testing.T) {
 		}(w)
 	}
 	for i := range jobs {
-		if t.Failed() {
+		mu.Lock()
+		stop := first && len(failed) > 0
+		mu.Unlock()
+		if stop {
 			break // one report is enough to act on
 		}
 		next <- i
 	}
 	close(next)
 	wg.Wait()
-	t.Logf("%d offline compiles for %d targets (%d passed before with the same source and arguments)", len(jobs), len(targets), cached)
+	sort.Ints(failed)
+	return cached, failed
 }
 
 // stackAllowed are the functions whose NVIDIA builds may keep a
