@@ -211,11 +211,7 @@ func fillDet(rng *rand.Rand, x *Tensor, red Reduction) {
 // sort), each as the plan report says; each result with the reference's
 // bits, and a bad index named. Both ways on both drivers, as
 // TestScatterPartition.
-func TestScatterSlots(t *testing.T) {
-	forEachDevice(t, func(t *testing.T, d *Device) {
-		bothWaysCAS(t, d, func(t *testing.T, cas bool) { testScatterSlots(t, d, cas) })
-	})
-}
+func TestScatterSlots(t *testing.T) { forEachDeviceBothWaysCAS(t, testScatterSlots) }
 
 func testScatterSlots(t *testing.T, d *Device, cas bool) {
 	var plan, fold string
@@ -283,19 +279,22 @@ func testScatterSlots(t *testing.T, d *Device, cas bool) {
 	require.ErrorContains(t, err, "33333")
 }
 
-// bothWaysCAS runs fn on d twice, as subtests: with the partitions'
-// counters claimed by the device's atomic adds, then by compare-and-swap
-// loops from a plain load (host.Caps.SerialAtomics off, then on: the plan
-// sets SC_CAS from it); d's own setting is restored after.
-func bothWaysCAS(t *testing.T, d *Device, fn func(t *testing.T, cas bool)) {
-	serial := d.caps.SerialAtomics
-	defer func() { d.caps.SerialAtomics = serial }()
-	for _, cas := range []bool{false, true} {
-		t.Run(fmt.Sprintf("cas=%v", cas), func(t *testing.T) {
-			d.caps.SerialAtomics = cas
-			fn(t, cas)
-		})
-	}
+// forEachDeviceBothWaysCAS runs fn on every device twice, as subtests:
+// with the partitions' counters claimed by the device's atomic adds, then
+// by compare-and-swap loops from a plain load (host.Caps.SerialAtomics
+// off, then on: the plan sets SC_CAS from it); each device's own setting
+// is restored after.
+func forEachDeviceBothWaysCAS(t *testing.T, fn func(t *testing.T, d *Device, cas bool)) {
+	forEachDevice(t, func(t *testing.T, d *Device) {
+		serial := d.caps.SerialAtomics
+		defer func() { d.caps.SerialAtomics = serial }()
+		for _, cas := range []bool{false, true} {
+			t.Run(fmt.Sprintf("cas=%v", cas), func(t *testing.T) {
+				d.caps.SerialAtomics = cas
+				fn(t, d, cas)
+			})
+		}
+	})
 }
 
 // partitionSetup forces strategy (a partition) on d with its passes on
@@ -433,11 +432,7 @@ func TestPlanSlots(t *testing.T) {
 // Both ways on both drivers: hit counts and slots claimed by the device's
 // atomic adds, and by compare-and-swap loops from a plain load (SC_CAS,
 // lavapipe's plan: host.Caps.SerialAtomics).
-func TestScatterPartition(t *testing.T) {
-	forEachDevice(t, func(t *testing.T, d *Device) {
-		bothWaysCAS(t, d, func(t *testing.T, cas bool) { testScatterPartition(t, d, cas) })
-	})
-}
+func TestScatterPartition(t *testing.T) { forEachDeviceBothWaysCAS(t, testScatterPartition) }
 
 func testScatterPartition(t *testing.T, d *Device, cas bool) {
 	var plan, fold string

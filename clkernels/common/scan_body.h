@@ -261,7 +261,10 @@ T sg_one(BPTR x, i64 n, i64 u, i64 kind, i64 checked) {
 		acc = ADD(acc, SG_UNIT_SUM(rows[j_])); \
 	}
 
-/* The sum of unit u. */
+/* The sum of unit u. Spelled out, not SG_UNIT_SUM(sg_unit(...)): that
+ * spelling took RADV's Navi 31 build of the pair path from 18 round trips
+ * to 31 in the reduce pass and 8 to 9 in the folded apply
+ * (TestVulkanAMDLoads, session 23). */
 T sg_unit_sum(BPTR x, i64 n, i64 u, i64 kind, i64 checked) {
 #if SCAN_SG_PV == 2
 	const u64 w = sg_pair(x, n, u, kind, checked);

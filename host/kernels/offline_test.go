@@ -78,44 +78,31 @@ func TestOfflineCompile(t *testing.T) {
 	nvidia := gpu
 	nvidia.Vendor, nvidia.Platform = "NVIDIA Corporation", "NVIDIA CUDA OpenCL 3.0 CUDA 13.0.97"
 	require.Contains(t, host.DeviceKnobs(nvidia, host.Variant{}), host.Knob{Name: "NV_TRICKS", Value: 1})
-	vs, err := host.Variants()
-	require.NoError(t, err)
 	dir := t.TempDir()
 
-	type job struct {
-		what    string
-		args    []string
-		noStack bool // no function but stackAllowed's keeps a work-item stack (PTX's __local_depot)
+	var jobs []offlineJob
+	var noStack []bool // no function but stackAllowed's keeps a work-item stack (PTX's __local_depot)
+	add := func(what string, args []string, stackless bool) {
+		jobs = append(jobs, offlineJob{what: what, args: args, salt: map[bool]string{true: "no stack"}[stackless]})
+		noStack = append(noStack, stackless)
 	}
-	var jobs []job
-	for _, f := range kernels.Files {
-		src, err := host.CLSource(f.Name)
-		require.NoError(t, err)
-		path := filepath.Join(dir, f.Name+".cl")
-		require.NoError(t, os.WriteFile(path, []byte(src), 0o644))
+	srcs := writeCLSources(t, dir)
+	for _, c := range srcs {
+		f, src, path := c.file, c.src, c.path
 		knobs := f.AllKnobs()
-		var names []string
-		for key, v := range vs {
-			if v.File == f.Name && !v.Strict() && v.Define("SG") != "1" { // SG=1: Vulkan's subgroup builds
-				names = append(names, key)
-			}
-		}
-		sort.Strings(names)
-		for _, key := range names {
-			v := vs[key]
-			gpuSet := map[string]int64{"CONTIG": 0, "ITEMS": 4, "RADIX_BITS": 8, "RADIX_KPT": 8, "RADIX_SWEEP": 1, "RADIX_EW": 1, "RADIX_SGS": 8}
+		for _, v := range c.variants {
 			profiles := []offlineProfile{
-				{"gpu plans", host.FP32DivNative, 256, gpuSet},
+				{"gpu plans", host.FP32DivNative, 256, offlineGPUKnobs},
 				{"cpu plans", host.FP32DivNative, 1, map[string]int64{"CONTIG": 1, "ITEMS": 16, "STREAM": 1, "FLAT": 1, "CHAIN": 1,
 					"RADIX_BITS": 11, "SC_FEW": 8, "SC_COUNTED": 0, "SC_RED": 1}},
 			}
 			if v.Define("DT") == "3" { // float32 divides: the other way too
-				profiles = append(profiles, offlineProfile{"gpu plans, integer division", host.FP32DivInteger, 256, gpuSet})
+				profiles = append(profiles, offlineProfile{"gpu plans, integer division", host.FP32DivInteger, 256, offlineGPUKnobs})
 			}
 			// NVIDIA's OpenCL plans (the chained scan, the few-targets
 			// count compiled in, 16 keys a lane), whose PTX must keep
 			// every work-item's values in registers (noStack)
-			nv := maps.Clone(gpuSet)
+			nv := maps.Clone(offlineGPUKnobs)
 			maps.Copy(nv, map[string]int64{"CHAIN": 2, "SC_FEW": 16, "RADIX_KPT": 16})
 			profiles = append(profiles, offlineProfile{"NVIDIA's plans", host.FP32DivNative, 256, nv})
 			for _, prof := range profiles {
@@ -132,11 +119,8 @@ func TestOfflineCompile(t *testing.T) {
 					caps.FP32Div = prof.div
 					opts, err := host.CLOptions(caps, f.Name, v.Name, plan)
 					require.NoError(t, err)
-					jobs = append(jobs, job{
-						what:    fmt.Sprintf("%s.%s (%s) for %s", f.Name, v.Name, prof.name, tg.name),
-						args:    clangArgs(tg.name, filepath.Join(clc, tg.clc), opts, path, "-S", "-O2"),
-						noStack: nvPlans,
-					})
+					add(fmt.Sprintf("%s.%s (%s) for %s", f.Name, v.Name, prof.name, tg.name),
+						clangArgs(tg.name, filepath.Join(clc, tg.clc), opts, path, "-S", "-O2"), nvPlans)
 				}
 			}
 			// every value of every knob that selects code
@@ -146,10 +130,8 @@ func TestOfflineCompile(t *testing.T) {
 					opts, err := host.CLOptions(nvidia, f.Name, v.Name, plan)
 					require.NoError(t, err)
 					tg := targets[0] // the front end's checks are the targets' (both OpenCL C)
-					jobs = append(jobs, job{
-						what: fmt.Sprintf("%s.%s %s=%d for %s", f.Name, v.Name, k.Name, val, tg.name),
-						args: clangArgs(tg.name, filepath.Join(clc, tg.clc), opts, path, "-S", "-emit-llvm", "-O0"),
-					})
+					add(fmt.Sprintf("%s.%s %s=%d for %s", f.Name, v.Name, k.Name, val, tg.name),
+						clangArgs(tg.name, filepath.Join(clc, tg.clc), opts, path, "-S", "-emit-llvm", "-O0"), false)
 				}
 			}
 		}
@@ -158,11 +140,7 @@ func TestOfflineCompile(t *testing.T) {
 
 	version, err := exec.Command(clang, "--version").Output()
 	require.NoError(t, err)
-	oj := make([]offlineJob, len(jobs))
-	for i, j := range jobs {
-		oj[i] = offlineJob{what: j.what, args: j.args, salt: map[bool]string{true: "no stack"}[j.noStack]}
-	}
-	cached, _ := runOffline(t, clang, version, dir, oj, true, func(out string) []string { return []string{"-o", out} },
+	cached, _ := runOffline(t, clang, version, dir, srcs, jobs, true, func(out string) []string { return []string{"-o", out} },
 		func(i int, out string, log []byte) string {
 			if len(log) > 0 {
 				return "warnings"
@@ -171,7 +149,7 @@ func TestOfflineCompile(t *testing.T) {
 			switch {
 			case err == nil && strings.Contains(string(asm), ".extern .func"):
 				return "an unresolved function (.extern .func) in the PTX"
-			case err == nil && jobs[i].noStack:
+			case err == nil && noStack[i]:
 				if fns := stackFunctions(string(asm)); len(fns) > 0 {
 					return fmt.Sprintf("a work-item stack (local memory on a GPU: a private array indexed at a run-time slot, or spilled) in %v", fns)
 				}
@@ -229,10 +207,7 @@ func TestOfflineCompileIntel(t *testing.T) {
 	// (docs/gpu.md, session 23), and at 256 (-cl-intel-256-GRF-per-thread)
 	// in none, a trade against its threads that only a PVC can measure
 	targets := []target{{"dg2", arc, true}, {"tgllp", xelp, true}, {"pvc", max, false}}
-	vs, err := host.Variants()
-	require.NoError(t, err)
 	dir := t.TempDir()
-	gpuSet := map[string]int64{"CONTIG": 0, "ITEMS": 4, "RADIX_BITS": 8, "RADIX_KPT": 8, "RADIX_SWEEP": 1, "RADIX_EW": 1, "RADIX_SGS": 8}
 	type build struct {
 		file   *host.FileDecl
 		path   string
@@ -248,21 +223,11 @@ func TestOfflineCompileIntel(t *testing.T) {
 	}
 	sort.Strings(allowed)
 	salt := fmt.Sprintf("scratch and private memory only in %v", allowed)
-	for _, f := range kernels.Files {
-		src, err := host.CLSource(f.Name)
-		require.NoError(t, err)
-		path := filepath.Join(dir, f.Name+".cl")
-		require.NoError(t, os.WriteFile(path, []byte(src), 0o644))
-		var names []string
-		for key, v := range vs {
-			if v.File == f.Name && !v.Strict() && v.Define("SG") != "1" { // SG=1: Vulkan's subgroup builds
-				names = append(names, key)
-			}
-		}
-		sort.Strings(names)
-		plan := host.Plan{LocalSize: 256, Groups: [3]int64{1, 1, 1}, Knobs: knobPlan(f.AllKnobs(), gpuSet)}
-		for _, key := range names {
-			v := vs[key]
+	srcs := writeCLSources(t, dir)
+	for _, c := range srcs {
+		f, path := c.file, c.path
+		plan := host.Plan{LocalSize: 256, Groups: [3]int64{1, 1, 1}, Knobs: knobPlan(f.AllKnobs(), offlineGPUKnobs)}
+		for _, v := range c.variants {
 			divs := []host.FP32DivMode{host.FP32DivNative}
 			if v.Define("DT") == "3" {
 				divs = append(divs, host.FP32DivInteger)
@@ -300,7 +265,7 @@ func TestOfflineCompileIntel(t *testing.T) {
 			return intelMemoryProblems(out)
 		}
 	}
-	cached, failed := runOffline(t, ocloc, version, dir, jobs, true, outArgs, check(func(i int) bool { return builds[i].mem }))
+	cached, failed := runOffline(t, ocloc, version, dir, srcs, jobs, true, outArgs, check(func(i int) bool { return builds[i].mem }))
 	t.Logf("%d offline compiles for %d Intel targets (%d passed before with the same source and arguments)", len(jobs), len(targets), cached)
 	if len(failed) == 0 {
 		return
@@ -313,7 +278,7 @@ func TestOfflineCompileIntel(t *testing.T) {
 			args: []string{"compile", "-q", "-file", b.path, "-device", b.device, "-options", b.opts + " -DACCEL_ONLY=" + e.CLName()},
 			salt: map[bool]string{true: salt}[b.mem]})
 	}
-	runOffline(t, ocloc, version, dir, one, false, outArgs, check(func(int) bool { return b.mem }))
+	runOffline(t, ocloc, version, dir, srcs, one, false, outArgs, check(func(int) bool { return b.mem }))
 }
 
 // intelMemoryProblems reads the one binary ocloc wrote into out and
@@ -448,6 +413,45 @@ func intelKernels(path string) ([]intelKernel, error) {
 	return out, nil
 }
 
+// offlineGPUKnobs are the knobs of the GPU plans an offline compile
+// builds with (the others at their defaults: knobPlan).
+var offlineGPUKnobs = map[string]int64{"CONTIG": 0, "ITEMS": 4, "RADIX_BITS": 8, "RADIX_KPT": 8, "RADIX_SWEEP": 1, "RADIX_EW": 1, "RADIX_SGS": 8}
+
+// clSource is a kernel file's OpenCL source as an offline compile reads
+// it: written to path, with the file's OpenCL variants in name order.
+type clSource struct {
+	file      *host.FileDecl
+	src, path string
+	variants  []host.Variant
+}
+
+// writeCLSources writes every kernel file's OpenCL source into dir and
+// lists its variants that OpenCL builds (not the Vulkan-only STRICT and
+// subgroup ones).
+func writeCLSources(t *testing.T, dir string) []clSource {
+	vs, err := host.Variants()
+	require.NoError(t, err)
+	var out []clSource
+	for _, f := range kernels.Files {
+		src, err := host.CLSource(f.Name)
+		require.NoError(t, err)
+		c := clSource{file: f, src: src, path: filepath.Join(dir, f.Name+".cl")}
+		require.NoError(t, os.WriteFile(c.path, []byte(src), 0o644))
+		var names []string
+		for key, v := range vs {
+			if v.File == f.Name && !v.Strict() && v.Define("SG") != "1" { // SG=1: Vulkan's subgroup builds
+				names = append(names, key)
+			}
+		}
+		sort.Strings(names)
+		for _, key := range names {
+			c.variants = append(c.variants, vs[key])
+		}
+		out = append(out, c)
+	}
+	return out
+}
+
 // offlineJob is one offline compile: what it is (for a failure's
 // message), the compiler's arguments but its output, and what else its
 // result depends on (salt: a check of the output).
@@ -458,8 +462,10 @@ type offlineJob struct {
 }
 
 // runOffline runs the compiles jobs of tool (whose version says which
-// compiler it is) on every core, the sources being files of dir, each
-// with outArgs(out) naming its output, and fails the test for each that
+// compiler it is) on every core, from the sources srcs (writeCLSources:
+// an argument naming one counts as its text in the cache's digest), each
+// with outArgs(out) naming its output (a file or folder of dir), and
+// fails the test for each that
 // fails, or whose output or log check (given the job's index, its output
 // and log; "" for none) finds a problem, with first stopping at the
 // first. A compile that passed is remembered by the digest of the tool's
@@ -467,26 +473,23 @@ type offlineJob struct {
 // go test's own cache; ACCEL_OFFLINE_CACHE=0 leaves it out), so a rerun
 // compiles only what changed. It returns how many passed before, and the
 // jobs that failed.
-func runOffline(t *testing.T, tool string, version []byte, dir string, jobs []offlineJob, first bool, outArgs func(out string) []string,
+func runOffline(t *testing.T, tool string, version []byte, dir string, srcs []clSource, jobs []offlineJob, first bool, outArgs func(out string) []string,
 	check func(i int, out string, log []byte) string) (int, []int) {
 	cacheDir := ""
 	if d, err := os.UserCacheDir(); err == nil && os.Getenv("ACCEL_OFFLINE_CACHE") != "0" {
 		cacheDir = filepath.Join(d, "accel", "offline-compile")
 		_ = os.MkdirAll(cacheDir, 0o755)
 	}
-	sources := map[string][]byte{}
-	for _, f := range kernels.Files {
-		path := filepath.Join(dir, f.Name+".cl")
-		b, err := os.ReadFile(path)
-		require.NoError(t, err)
-		sources[path] = b
+	sources := map[string]string{}
+	for _, c := range srcs {
+		sources[c.path] = c.src
 	}
 	key := func(j offlineJob) string {
 		h := sha256.New()
 		h.Write(version)
 		for _, a := range j.args {
 			if src, ok := sources[a]; ok {
-				fmt.Fprintf(h, "source %x\n", sha256.Sum256(src))
+				fmt.Fprintf(h, "source %x\n", sha256.Sum256([]byte(src)))
 				continue
 			}
 			fmt.Fprintf(h, "%q\n", a)
