@@ -38,7 +38,7 @@ i64 copy_chunk(i64 n, i64 end) {
 	return min64((w + end) * per, chunks);
 }
 
-void copy_words(COPY_WORDS_PARAMS) {
+INLINE void copy_words(COPY_WORDS_PARAMS) {
 	if (CONTIG == 0) {
 		uint v[COPY_ILP]; /* 32-ok: words copied */
 		const i64 tiles = ew_tiles(n);
@@ -73,7 +73,7 @@ uint copy_pattern(i64 w, i64 lo, i64 hi) { /* 32-ok: a pattern word */
 	return CAST(uint, ((w & I64C(1)) != I64C(0) ? hi : lo) & I64C(0xffffffff)); /* 32-ok: a pattern word */
 }
 
-void copy_fill(COPY_FILL_PARAMS) {
+INLINE void copy_fill(COPY_FILL_PARAMS) {
 	if (CONTIG == 0) {
 		const i64 tiles = ew_tiles(n);
 		for (i64 t = GROUP_LINEAR_ID(); t < tiles; t += GROUP_TOTAL()) {

@@ -94,15 +94,15 @@ void diag_walk(BPTR full, BPTR diag, i64 count, i64 L, i64 base, i64 dstride,
 	EW_END
 }
 
-void diag_scatter(DIAG_SCATTER_PARAMS) {
+INLINE void diag_scatter(DIAG_SCATTER_PARAMS) {
 	diag_walk(full, diag, count, L, base, dstride, n1, n2, s0, s1, s2, 0);
 }
 
-void diag_gather(DIAG_GATHER_PARAMS) {
+INLINE void diag_gather(DIAG_GATHER_PARAMS) {
 	diag_walk(full, diag, count, L, base, dstride, n1, n2, s0, s1, s2, 1);
 }
 
-void diag_zero(DIAG_ZERO_PARAMS) {
+INLINE void diag_zero(DIAG_ZERO_PARAMS) {
 	diag_walk(full, full, count, L, base, dstride, n1, n2, s0, s1, s2, 2);
 }
 

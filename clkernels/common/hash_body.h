@@ -163,22 +163,22 @@ void ht_slot_pass(BPTR table, BPTR res, BPTR aux, i64 n, i64 slots, i64 base, in
 	}
 }
 
-void hash_mark(HASH_MARK_PARAMS) {
+INLINE void hash_mark(HASH_MARK_PARAMS) {
 	ht_slot_pass(table, res, aux, n, slots, I64C(0), 0);
 }
 
-void hash_commit(HASH_COMMIT_PARAMS) {
+INLINE void hash_commit(HASH_COMMIT_PARAMS) {
 	ht_slot_pass(table, res, aux, n, slots, base, 1);
 }
 
-void hash_ids(HASH_IDS_PARAMS) {
+INLINE void hash_ids(HASH_IDS_PARAMS) {
 	ht_slot_pass(table, res, aux, n, slots, I64C(0), 2);
 }
 
 /* Inserts (ins) or looks up keys[i] for this work-item's i; with cnt an
  * insert counts each key's occurrences in its value word instead of
  * claiming it. ins and cnt are literals at each entry. */
-void ht_probe(BPTR table, BPTR keys, BPTR res, BPTR meta, i64 n, i64 slots, i64 max_probes, i64 budget,
+INLINE void ht_probe(BPTR table, BPTR keys, BPTR res, BPTR meta, i64 n, i64 slots, i64 max_probes, i64 budget,
 	i64 step, i64 capacity, const bool ins, const bool cnt) {
 	const i64 tiles = ew_tiles(n);
 	const u64 mask = CAST(u64, slots - I64C(1));
@@ -355,15 +355,15 @@ void ht_probe(BPTR table, BPTR keys, BPTR res, BPTR meta, i64 n, i64 slots, i64 
 	}
 }
 
-void hash_insert(HASH_INSERT_PARAMS) {
+INLINE void hash_insert(HASH_INSERT_PARAMS) {
 	ht_probe(table, keys, res, meta, n, slots, max_probes, budget, step, capacity, true, false);
 }
 
-void hash_count(HASH_COUNT_PARAMS) {
+INLINE void hash_count(HASH_COUNT_PARAMS) {
 	ht_probe(table, keys, res, meta, n, slots, max_probes, budget, step, capacity, true, true);
 }
 
-void hash_lookup(HASH_LOOKUP_PARAMS) {
+INLINE void hash_lookup(HASH_LOOKUP_PARAMS) {
 	ht_probe(table, keys, res, meta, n, slots, max_probes, budget, step, I64C(0), false, false);
 }
 
@@ -417,7 +417,7 @@ u64 ht_key(BPTR table, i64 s, i64 slots) {
  * came behind its bounds test, and the second loop read each held slot's
  * key again behind it: RADV 13 round trips a work-item); the CPU plans
  * keep their loops. */
-void hash_gather(HASH_GATHER_PARAMS) {
+INLINE void hash_gather(HASH_GATHER_PARAMS) {
 	const i64 lid = LOCAL_ID();
 	const i64 ls = I64C(LOCAL_SIZE);
 	const i64 tiles = ew_tiles(slots + I64C(1));
@@ -504,7 +504,7 @@ void hash_gather(HASH_GATHER_PARAMS) {
  * slots' key and value words, each step's loads together (three round
  * trips a batch, where each element's chain of three came after the
  * previous element's stores: RADV 16 a work-item). */
-void hash_rank(HASH_RANK_PARAMS) {
+INLINE void hash_rank(HASH_RANK_PARAMS) {
 	if (CONTIG == 1) {
 		EW_FOR(u, i)
 			const i64 k = CAST(i64, LD64(perm, i));

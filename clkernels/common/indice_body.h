@@ -245,7 +245,7 @@ INLINE ip_split ip_split_range(i64 sp, i64 g, i64 c, i64 cores, i64 jobs, i64 ro
 	return r;
 }
 
-void indice_keys(INDICE_KEYS_PARAMS) {
+INLINE void indice_keys(INDICE_KEYS_PARAMS) {
 	const i64 D = ip_param(params, IP_P_D);
 	const i64 w = D + I64C(1);
 	const i64 batch = ip_param(params, IP_P_BATCH);
@@ -283,7 +283,7 @@ void indice_keys(INDICE_KEYS_PARAMS) {
 	EW_END
 }
 
-void indice_dups(INDICE_DUPS_PARAMS) {
+INLINE void indice_dups(INDICE_DUPS_PARAMS) {
 	EW_FOR(n, i)
 		if (i > I64C(0) && LD64(keys, i) == LD64(keys, i - I64C(1))) {
 			ATOM_MIN_U32(err, 0, CAST(u32, i >> ERR_TILE_SHIFT)); /* 32-ok: p >> ERR_TILE_SHIFT (16) < 2^32 for positions < 2^48 */
@@ -329,7 +329,7 @@ u32 ip_grid_row(BPTR bits, BPTR rows, i64 key) { /* 32-ok: an output row, < M <=
 	return LD32(rows, w) + CAST(u32, POPC32(LD32(bits, w) & below)); /* 32-ok: an output row */
 }
 
-void indice_table(INDICE_TABLE_PARAMS) {
+INLINE void indice_table(INDICE_TABLE_PARAMS) {
 	const u64 mask = CAST(u64, slots - I64C(1));
 	EW_FOR(n, i)
 		const u64 key = LD64(keys, i);
@@ -356,7 +356,7 @@ void indice_table(INDICE_TABLE_PARAMS) {
 	EW_END
 }
 
-void indice_expand(INDICE_EXPAND_PARAMS) {
+INLINE void indice_expand(INDICE_EXPAND_PARAMS) {
 	const i64 g = GROUP_LINEAR_ID();
 	if (g >= jobs) {
 		return; /* a surplus group of the folded grid */
@@ -488,7 +488,7 @@ void ip_site_out(BPTR outs, BPTR params, i64 D, i64 row, i64 key) {
 	ST32(outs, row * w, CAST(u32, CAST(i32, rest))); /* 32-ok: a coordinate, < out size <= MaxInt32 (accel/indice.go) */
 }
 
-void indice_outs(INDICE_OUTS_PARAMS) {
+INLINE void indice_outs(INDICE_OUTS_PARAMS) {
 	if (LD32(err, 0) != ERR_NONE) {
 		return;
 	}
@@ -503,7 +503,7 @@ void indice_outs(INDICE_OUTS_PARAMS) {
 	EW_END
 }
 
-void indice_write(INDICE_WRITE_PARAMS) {
+INLINE void indice_write(INDICE_WRITE_PARAMS) {
 	if (LD32(err, 0) != ERR_NONE) {
 		return;
 	}
@@ -573,7 +573,7 @@ u64 ip_tile_scan(BPTR orow, BPTR rank, i64 n, i64 k, i64 t, i64 lookup SCRATCH_P
 	return lane_scan(mine SCRATCH_ARG);
 }
 
-void indice_tcount(INDICE_TCOUNT_PARAMS) {
+INLINE void indice_tcount(INDICE_TCOUNT_PARAMS) {
 	const i64 per = ew_tiles(n);
 	const i64 K = udiv64(count, n);
 	for (i64 tile = GROUP_LINEAR_ID(); tile < K * per; tile += GROUP_TOTAL()) {
@@ -592,7 +592,7 @@ void indice_tcount(INDICE_TCOUNT_PARAMS) {
  * target (q, its found row or output row) after the offset's such rows
  * before it, any other -1 at num[k] + (the others before it), so the
  * offset's pairs are in row order and its tail is -1 (as indice_write). */
-void indice_wpairs(INDICE_WPAIRS_PARAMS) {
+INLINE void indice_wpairs(INDICE_WPAIRS_PARAMS) {
 	if (LD32(err, 0) != ERR_NONE) {
 		return;
 	}
@@ -699,7 +699,7 @@ i64 ip_gallop(BPTR skeys, i64 nkeys, i64 lo, u64 key) {
  * stored as q into the found site's record at K-1-k (orow is filled with
  * -1 first). The split policy splits rows x searched planes as
  * indice_expand splits rows x offsets. */
-void indice_search(INDICE_SEARCH_PARAMS) {
+INLINE void indice_search(INDICE_SEARCH_PARAMS) {
 	const i64 g = GROUP_LINEAR_ID();
 	if (g >= jobs) {
 		return;
@@ -796,7 +796,7 @@ void indice_search(INDICE_SEARCH_PARAMS) {
  * line l's sites are the sorted positions [table[l], table[l+1]). Tile t
  * (a work-item each) takes the entries [t*chunk, (t+1)*chunk): a binary
  * search for its first, then a gallop per entry from there. */
-void indice_lines(INDICE_LINES_PARAMS) {
+INLINE void indice_lines(INDICE_LINES_PARAMS) {
 	const i64 D = ip_param(params, IP_P_D);
 	const i64 xl = ip_param(params, IP_P_OUT + CAST(int, D) - 1); /* 32-ok: a dim, D <= IP_MAXD */
 	for (i64 t = GROUP_LINEAR_ID() * I64C(LOCAL_SIZE) + LOCAL_ID(); t < tiles; t += GROUP_TOTAL() * I64C(LOCAL_SIZE)) {
@@ -818,7 +818,7 @@ void indice_lines(INDICE_LINES_PARAMS) {
  * x + kq(i) ascend as i descends: a short gallop per offset inside that
  * range. The found rows go into j's record orow[j*K + k] (-1: none), and
  * rank[q] = j, for indice_count's gather. */
-void indice_tsearch(INDICE_TSEARCH_PARAMS) {
+INLINE void indice_tsearch(INDICE_TSEARCH_PARAMS) {
 	const i64 D = ip_param(params, IP_P_D);
 	const i64 K = ip_param(params, IP_P_K);
 	const i64 kl = ip_param(params, IP_P_KSIZE + CAST(int, D) - 1); /* 32-ok: a dim, D <= IP_MAXD */
@@ -908,7 +908,7 @@ void indice_tsearch(INDICE_TSEARCH_PARAMS) {
  * work-item copies its rows' records from sorted position (rank) to row
  * order, orowq[q*K + k], and counts each offset's found rows into
  * cnt[k*chunks + c] (a counter per offset, K <= IP_CURSORS). */
-void indice_count(INDICE_COUNT_PARAMS) {
+INLINE void indice_count(INDICE_COUNT_PARAMS) {
 	for (i64 c = GROUP_LINEAR_ID() * I64C(LOCAL_SIZE) + LOCAL_ID(); c < chunks; c += GROUP_TOTAL() * I64C(LOCAL_SIZE)) {
 		i64 m[IP_CURSORS];
 		for (i64 k = I64C(0); k < K; k++) {
@@ -944,7 +944,7 @@ void indice_count(INDICE_COUNT_PARAMS) {
  * words). Tile (c, k) writes offset k's pairs of its rows from column
  * cnt[k*chunks + c] - cnt[k*chunks] on, its invalid rows' -1 past num[k]
  * (as indice_write). */
-void indice_emit(INDICE_EMIT_PARAMS) {
+INLINE void indice_emit(INDICE_EMIT_PARAMS) {
 	if (LD32(err, 0) != ERR_NONE) {
 		return;
 	}
@@ -988,7 +988,7 @@ void indice_emit(INDICE_EMIT_PARAMS) {
  * order, writing candidate at = cnt[k*chunks + c] + i's target key into
  * ckey[at] and its row into qrow[at] (dense: and marks the target in the
  * grid, ip_grid_mark). */
-void indice_crows(INDICE_CROWS_PARAMS) {
+INLINE void indice_crows(INDICE_CROWS_PARAMS) {
 	const i64 g = GROUP_LINEAR_ID();
 	if (g >= jobs) {
 		return;
@@ -1109,7 +1109,7 @@ void indice_crows(INDICE_CROWS_PARAMS) {
  * grid, ip_grid_row), the columns past num[k] -1 in both
  * rows. Tiles never
  * straddle two offsets (as indice_write). */
-void indice_cpairs(INDICE_CPAIRS_PARAMS) {
+INLINE void indice_cpairs(INDICE_CPAIRS_PARAMS) {
 	if (LD32(err, 0) != ERR_NONE) {
 		return;
 	}
@@ -1156,7 +1156,7 @@ void indice_cpairs(INDICE_CPAIRS_PARAMS) {
  * the previous target's stores (a round trip to memory a target, up to
  * 32 a word). The CPU plans read it back from their cache (registers
  * cost PoCL's pass a tenth more). */
-void indice_gouts(INDICE_GOUTS_PARAMS) {
+INLINE void indice_gouts(INDICE_GOUTS_PARAMS) {
 	if (LD32(err, 0) != ERR_NONE) {
 		return;
 	}

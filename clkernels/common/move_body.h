@@ -24,19 +24,19 @@
 #include "lane_scan.h"
 #include "flags.h"
 
-void move_gather(MOVE_GATHER_PARAMS) {
+INLINE void move_gather(MOVE_GATHER_PARAMS) {
 	EW_FOR(n, i)
 		STW(dst, i, LDW(src, CAST(i64, LD64(idx, i))));
 	EW_END
 }
 
-void move_scatter(MOVE_SCATTER_PARAMS) {
+INLINE void move_scatter(MOVE_SCATTER_PARAMS) {
 	EW_FOR(n, i)
 		STW(dst, CAST(i64, LD64(idx, i)), LDW(src, i) + CAST(WORD, add));
 	EW_END
 }
 
-void move_compact(MOVE_COMPACT_PARAMS) {
+INLINE void move_compact(MOVE_COMPACT_PARAMS) {
 	EW_FOR(n, i)
 		if (flag_at(flags, i, kind)) {
 			const i64 to = CAST(i64, LD64(pos, i)) + add;
@@ -70,7 +70,7 @@ u32 mv_lane_count(BPTR flags, i64 kind, i64 lo, i64 hi) { /* 32-ok: a lane's fla
 	return c;
 }
 
-void move_tcount(MOVE_TCOUNT_PARAMS) {
+INLINE void move_tcount(MOVE_TCOUNT_PARAMS) {
 	const i64 tiles = ew_tiles(n);
 	for (i64 t = GROUP_LINEAR_ID(); t < tiles; t += GROUP_TOTAL()) {
 		const i64 lo = lane_lo(t);
@@ -81,7 +81,7 @@ void move_tcount(MOVE_TCOUNT_PARAMS) {
 	}
 }
 
-void move_tcompact(MOVE_TCOMPACT_PARAMS) {
+INLINE void move_tcompact(MOVE_TCOMPACT_PARAMS) {
 	const i64 tiles = ew_tiles(n);
 	for (i64 t = GROUP_LINEAR_ID(); t < tiles; t += GROUP_TOTAL()) {
 		const i64 lo = lane_lo(t);
@@ -102,7 +102,7 @@ void move_tcompact(MOVE_TCOMPACT_PARAMS) {
 	}
 }
 
-void move_ends(MOVE_ENDS_PARAMS) {
+INLINE void move_ends(MOVE_ENDS_PARAMS) {
 	EW_FOR(n, i)
 		const u64 s = LD64(seg, i);
 		if (i == n - I64C(1) || LD64(seg, i + I64C(1)) != s) {
@@ -111,13 +111,13 @@ void move_ends(MOVE_ENDS_PARAMS) {
 	EW_END
 }
 
-void move_widen(MOVE_WIDEN_PARAMS) {
+INLINE void move_widen(MOVE_WIDEN_PARAMS) {
 	EW_FOR(n, i)
 		ST64(dst, i, CAST(u64, CAST(i64, CAST(i32, LD32(src, i))))); /* 32-ok: an int32 element's value */
 	EW_END
 }
 
-void move_counts(MOVE_COUNTS_PARAMS) {
+INLINE void move_counts(MOVE_COUNTS_PARAMS) {
 	EW_FOR(n, i)
 		const u64 e = LD64(ends, i);
 		ST64(dst, i, i > I64C(0) ? e - LD64(ends, i - I64C(1)) : e);

@@ -49,10 +49,16 @@
  * (>= 0), else the run-time value rt. Wrappers default such knobs to -1. */
 #define FOLD(K, rt) ((K) >= 0 ? I64C(K) : (rt))
 
-/* Marks a helper that replaced a macro's body (a kernel's per-position
- * step): OpenCL C's compiler inlines it in every build, as it did the
- * macro (PoCL left a call per position in some builds without it); GLSL
- * has no such hint. */
+/* Marks a function that OpenCL C's compiler inlines in every build: a
+ * helper that replaced a macro's body (a kernel's per-position step: PoCL
+ * left a call per position in some builds without it), every entry
+ * point's body (the function its generated kernel calls) and the large
+ * helpers of the GPU kernels. An OpenCL C function has external linkage,
+ * so without the mark a large one with a single caller stays a call:
+ * clang did for AMD's GPUs in eleven GPU kernels, with their saved
+ * registers and private arrays in scratch memory (TestOfflineCompile;
+ * TestSourcesAgreeWithDeclarations requires it of the bodies). GLSL has
+ * no such hint, and its drivers inline every function. */
 #ifdef ACCEL_CL
 #define INLINE __attribute__((always_inline))
 #else

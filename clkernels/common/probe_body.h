@@ -7,7 +7,7 @@
 #ifndef ACCEL_PROBE_BODY_H
 #define ACCEL_PROBE_BODY_H
 
-void probe_args(PROBE_ARGS_PARAMS) {
+INLINE void probe_args(PROBE_ARGS_PARAMS) {
 	if (GROUP_LINEAR_ID() != I64C(0) || LOCAL_ID() != I64C(0)) {
 		return;
 	}

@@ -81,7 +81,7 @@ KEY radix_order(KEY k, i64 kind, i64 descending) {
 	const i64 hi = min64(lo + chunk, n); \
 	const KEY mask = CAST(KEY, (1 << RADIX_BITS) - 1);
 
-void radix_prep(RADIX_PREP_PARAMS) {
+INLINE void radix_prep(RADIX_PREP_PARAMS) {
 	RADIX_CHUNK
 	for (i64 i = lo; i < hi; i++) {
 		STK(kout, i, radix_order(LDK(kin, i), kind, descending));
@@ -117,7 +117,7 @@ KEY radix_key(BPTR kin, BPTR pin, i64 i, i64 pack) {
 	return LDK(kin, i);
 }
 
-void radix_count(RADIX_COUNT_PARAMS) {
+INLINE void radix_count(RADIX_COUNT_PARAMS) {
 	RADIX_CHUNK
 	i64 cnt[1 << RADIX_BITS];
 	for (int d = 0; d < (1 << RADIX_BITS); d++) { /* 32-ok: a digit, < 2^RADIX_BITS */
@@ -133,7 +133,7 @@ void radix_count(RADIX_COUNT_PARAMS) {
 	}
 }
 
-void radix_scatter(RADIX_SCATTER_PARAMS) {
+INLINE void radix_scatter(RADIX_SCATTER_PARAMS) {
 	RADIX_CHUNK
 	if (lo >= hi) {
 		return;
@@ -205,7 +205,7 @@ void radix_scatter(RADIX_SCATTER_PARAMS) {
  * them with one work-group atomic (a constant digit, common in the high
  * passes, costs a lane one atomic, not RADIX_KPT); counts do not depend on
  * the order the atomics land in. */
-void radix_tcount(RADIX_TCOUNT_PARAMS) {
+INLINE void radix_tcount(RADIX_TCOUNT_PARAMS) {
 	const i64 tiles = RADIX_KPT > 0 ? cdiv64(n, max64(RADIX_TILE, I64C(1))) : I64C(0);
 	const KEY mask = CAST(KEY, RADIX_DIGITS - 1);
 	const int lid = CAST(int, LOCAL_ID()); /* 32-ok: local id */
@@ -575,7 +575,7 @@ void radix_tcount(RADIX_TCOUNT_PARAMS) {
  * bits), then each digit's run of the sorted tile goes out as one
  * contiguous store: the slot where a run starts records the run's global
  * offset less itself. */
-void radix_tscatter(RADIX_TSCATTER_PARAMS) {
+INLINE void radix_tscatter(RADIX_TSCATTER_PARAMS) {
 	const i64 tiles = RADIX_KPT > 0 ? cdiv64(n, max64(RADIX_TILE, I64C(1))) : I64C(0);
 	const KEY mask = CAST(KEY, RADIX_DIGITS - 1);
 	const int lid = CAST(int, LOCAL_ID()); /* 32-ok: local id */
@@ -650,7 +650,7 @@ void radix_hist_add(BPTR hist, i64 i, uint v) { /* 32-ok: a group's count since 
  * (passes*DIGITS words, which the host keeps within the scratch) with
  * work-group atomics, and adds its counts to hist when it is done or has
  * counted 2^30 keys. */
-void radix_thist(RADIX_THIST_PARAMS) {
+INLINE void radix_thist(RADIX_THIST_PARAMS) {
 	const i64 tiles = RADIX_KPT > 0 ? cdiv64(n, max64(RADIX_TILE, I64C(1))) : I64C(0);
 	const KEY mask = CAST(KEY, RADIX_DIGITS - 1);
 	const int lid = CAST(int, LOCAL_ID()); /* 32-ok: local id */
@@ -703,7 +703,7 @@ void radix_thist(RADIX_THIST_PARAMS) {
  * word. The scratch's segment word (free after the ranking) holds
  * it; each digit's pair of offset words first hold its run's start and
  * end in the sorted tile, then its global offset less its start. */
-void radix_sweep_tile(BPTR kin, BPTR kout, BPTR pin, BPTR pout, BPTR hist, BPTR status, i64 n, i64 shift, i64 pass,
+INLINE void radix_sweep_tile(BPTR kin, BPTR kout, BPTR pin, BPTR pout, BPTR hist, BPTR status, i64 n, i64 shift, i64 pass,
 	i64 fix, i64 first, i64 pack, i64 tiles, i64 t RADIX_SCRATCH_PARAM) {
 	KEY ks[RADIX_KPT1];
 	u64 es[RADIX_KPT1];
@@ -782,7 +782,7 @@ void radix_sweep_tile(BPTR kin, BPTR kout, BPTR pin, BPTR pout, BPTR hist, BPTR 
 	}
 }
 
-void radix_sweep(RADIX_SWEEP_PARAMS) {
+INLINE void radix_sweep(RADIX_SWEEP_PARAMS) {
 	const i64 tiles = RADIX_KPT > 0 ? cdiv64(n, max64(RADIX_TILE, I64C(1))) : I64C(0);
 	const u64 inclTag = CAST(u64, I64C(2) * pass + I64C(2));
 	/* the fixup skips the tiles the pass wrote (final marks, read alike

@@ -126,7 +126,7 @@ void scan_reduce_local(BPTR x, BPTR partials, i64 n, i64 kind SCRATCH_PARAM) {
 
 /* One work-item: the groups are few (the planner keeps them under the
  * drivers' loop limits). */
-void scan_partials(SCAN_PARTIALS_PARAMS) {
+INLINE void scan_partials(SCAN_PARTIALS_PARAMS) {
 	if (LOCAL_ID() != I64C(0) || GROUP_LINEAR_ID() != I64C(0)) {
 		return;
 	}
@@ -896,15 +896,15 @@ INLINE void scan_chain_run(BPTR x, BPTR y, BPTR partials, BPTR flags, i64 n, i64
 	}
 }
 
-void scan_chain(SCAN_CHAIN_PARAMS) {
+INLINE void scan_chain(SCAN_CHAIN_PARAMS) {
 	scan_chain_run(x, y, partials, flags, n, kind, exclusive, I64C(0) SCRATCH_ARG);
 }
 
-void scan_fixup(SCAN_FIXUP_PARAMS) {
+INLINE void scan_fixup(SCAN_FIXUP_PARAMS) {
 	scan_chain_run(x, y, partials, flags, n, kind, exclusive, I64C(1) SCRATCH_ARG);
 }
 
-void scan_reduce(SCAN_REDUCE_PARAMS) {
+INLINE void scan_reduce(SCAN_REDUCE_PARAMS) {
 #ifdef SCAN_SG_OK
 	if (SCAN_SG != 0) {
 		scan_reduce_sg(x, partials, n, kind SCRATCH_ARG);
@@ -914,7 +914,7 @@ void scan_reduce(SCAN_REDUCE_PARAMS) {
 	scan_reduce_local(x, partials, n, kind SCRATCH_ARG);
 }
 
-void scan_apply(SCAN_APPLY_PARAMS) {
+INLINE void scan_apply(SCAN_APPLY_PARAMS) {
 #ifdef SCAN_SG_OK
 	if (SCAN_SG != 0) {
 		scan_apply_sg(x, y, partials, n, kind, exclusive SCRATCH_ARG);

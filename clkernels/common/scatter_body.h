@@ -155,7 +155,7 @@ void sc_flag(BPTR err, i64 p) {
 /* The elementwise passes over positions (validate, init, reduce, gather,
  * dest) take each position p of this work-item's tiles in the tile loop
  * of elementwise.h, with its offsets and index value from sc_position. */
-void scatter_validate(SCATTER_VALIDATE_PARAMS) {
+INLINE void scatter_validate(SCATTER_VALIDATE_PARAMS) {
 	const sc_strides st = sc_strides_of(meta, rank, dim);
 	const i64 tiles = ew_tiles(count);
 	for (i64 tile = GROUP_LINEAR_ID(); tile < tiles; tile += GROUP_TOTAL()) {
@@ -184,7 +184,7 @@ i64 sc_target(sc_strides st, sc_pos q) {
  * No early return on the flag (in init or reduce): a group that starts
  * after another flagged an index must still record its own, or the first
  * bad index would not be the one named. */
-void scatter_init(SCATTER_INIT_PARAMS) {
+INLINE void scatter_init(SCATTER_INIT_PARAMS) {
 	const sc_strides st = sc_strides_of(meta, rank, dim);
 	const i64 tiles = ew_tiles(count);
 	for (i64 tile = GROUP_LINEAR_ID(); tile < tiles; tile += GROUP_TOTAL()) {
@@ -409,7 +409,7 @@ void sc_fold_at(BPTR dst, BPTR counts, sc_strides st, BPTR err, i64 dim_size, i6
 	}
 SC_PICK_FN(sc_pick, sc_pos)
 SC_PICK_FN(sc_pick_first, sc_first)
-void scatter_reduce(SCATTER_REDUCE_PARAMS) {
+INLINE void scatter_reduce(SCATTER_REDUCE_PARAMS) {
 	SC_AB_FOR
 		T v0 = CAST(T, 0), v1 = CAST(T, 0), v2 = CAST(T, 0), v3 = CAST(T, 0);
 		SC_AB_LOADS(q0, q1, q2, q3, v0, v1, v2, v3)
@@ -427,7 +427,7 @@ void scatter_reduce(SCATTER_REDUCE_PARAMS) {
 	SC_AB_END
 }
 
-void scatter_mean(SCATTER_MEAN_PARAMS) {
+INLINE void scatter_mean(SCATTER_MEAN_PARAMS) {
 	if (sc_flagged(err)) {
 		return;
 	}
@@ -445,7 +445,7 @@ void scatter_mean(SCATTER_MEAN_PARAMS) {
 	}
 }
 
-void scatter_gather(SCATTER_GATHER_PARAMS) {
+INLINE void scatter_gather(SCATTER_GATHER_PARAMS) {
 	if (sc_flagged(err)) {
 		return;
 	}
@@ -468,7 +468,7 @@ void scatter_gather(SCATTER_GATHER_PARAMS) {
  * which the host abandons on the flag). packed: one word per position,
  * the target in the high half and the bits of a 32-bit value in the low
  * (the sort carries the values, not their offsets). */
-void scatter_dest(SCATTER_DEST_PARAMS) {
+INLINE void scatter_dest(SCATTER_DEST_PARAMS) {
 	const sc_strides st = sc_strides_of(meta, rank, dim);
 	const i64 tiles = ew_tiles(count);
 	for (i64 tile = GROUP_LINEAR_ID(); tile < tiles; tile += GROUP_TOTAL()) {
@@ -530,7 +530,7 @@ void scatter_dest(SCATTER_DEST_PARAMS) {
 	if (SC_AB_OK(b) && sc_bad(q.ix, dim_size)) { \
 		sc_flag(err, ew_index(tile, j0 + I64C(b))); \
 	}
-void scatter_pcount(SCATTER_PCOUNT_PARAMS) {
+INLINE void scatter_pcount(SCATTER_PCOUNT_PARAMS) {
 	SC_AB_FOR
 		SC_AB_POSITIONS(q0, q1, q2, q3)
 		const u32 f0 = SC_PC_FIRST(0, q0, counts); /* 32-ok: a hit count */
@@ -561,7 +561,7 @@ void scatter_pcount(SCATTER_PCOUNT_PARAMS) {
 	if (SC_PC_OK(b, q) && CAST(i64, r) < count) { \
 		ST64(words, CAST(i64, r), (CAST(u64, ew_index(tile, j0 + I64C(b))) << 32) | (CAST(u64, TO_BITS(v)) & 0xfffffffful)); \
 	}
-void scatter_place(SCATTER_PLACE_PARAMS) {
+INLINE void scatter_place(SCATTER_PLACE_PARAMS) {
 	if (LD32(err, 0) != ERR_NONE || LD32(err, 1) != 0u) {
 		return;
 	}
@@ -664,7 +664,7 @@ void sc_pfold_one(BPTR dst, BPTR words, i64 t, i64 start, i64 k, i64 b0, i64 red
  * target's work-item sorts and folds its own range of it; a target with
  * no hits keeps dst's element, as does one the count pass found past
  * SC_PART_MAX (err[1] set: this pass does nothing). */
-void scatter_pfold(SCATTER_PFOLD_PARAMS) {
+INLINE void scatter_pfold(SCATTER_PFOLD_PARAMS) {
 	if (LD32(err, 0) != ERR_NONE || LD32(err, 1) != 0u) {
 		return;
 	}
@@ -739,7 +739,7 @@ void scatter_pfold(SCATTER_PFOLD_PARAMS) {
 		const u64 hi_ = (in_ << CAST(u64, I64C(32) - slot_bits)) | CAST(u64, ew_index(tile, j0 + I64C(b))); \
 		ST64(slots, (t_ >> slot_bits) * cap + CAST(i64, r), (hi_ << 32) | (CAST(u64, TO_BITS(v)) & 0xfffffffful)); \
 	}
-void scatter_pslot(SCATTER_PSLOT_PARAMS) {
+INLINE void scatter_pslot(SCATTER_PSLOT_PARAMS) {
 	SC_AB_FOR
 		/* the values as T (the pass runs in the 32-bit builds: their bits) */
 		T v0 = CAST(T, 0), v1 = CAST(T, 0), v2 = CAST(T, 0), v3 = CAST(T, 0);
@@ -787,7 +787,7 @@ void scatter_pslot(SCATTER_PSLOT_PARAMS) {
 	}
 #define SC_SF_PICK(j) ((j) == I64C(0) ? d0 : (j) == I64C(1) ? d1 : (j) == I64C(2) ? d2 : (j) == I64C(3) ? d3 : \
 	(j) == I64C(4) ? d4 : (j) == I64C(5) ? d5 : (j) == I64C(6) ? d6 : d7)
-void sc_sfold_bucket(BPTR dst, BPTR words, i64 bk, i64 k, i64 b0, i64 slot_bits, i64 cap, i64 out_n, i64 red, i64 include_self SCRATCH_PARAM) {
+INLINE void sc_sfold_bucket(BPTR dst, BPTR words, i64 bk, i64 k, i64 b0, i64 slot_bits, i64 cap, i64 out_n, i64 red, i64 include_self SCRATCH_PARAM) {
 	const i64 start = bk * cap;
 	const i64 tb = bk << slot_bits; /* the bucket's first target */
 	const T ident = sc_identity(red);
@@ -831,7 +831,7 @@ void sc_sfold_bucket(BPTR dst, BPTR words, i64 bk, i64 k, i64 b0, i64 slot_bits,
  * the bucket's words loads its last and is not stored), then sorts and
  * folds them (sc_sfold_bucket); a tile of more words sorts each bucket in
  * place in slots. A target with no hits keeps dst's element. */
-void scatter_sfold(SCATTER_SFOLD_PARAMS) {
+INLINE void scatter_sfold(SCATTER_SFOLD_PARAMS) {
 	if (LD32(err, 0) != ERR_NONE || LD32(err, 1) != 0u) {
 		return;
 	}
@@ -905,7 +905,7 @@ INLINE void sc_owned_one(BPTR dst, BPTR src, BPTR counts, BPTR err, BPTR spare, 
 	sc_fold_one(vb, vo, cb, co, LOADV(src, s), red, counted, include_self, ident);
 }
 
-void scatter_owned(SCATTER_OWNED_PARAMS) {
+INLINE void scatter_owned(SCATTER_OWNED_PARAMS) {
 	const i64 owners = GROUP_TOTAL() * I64C(LOCAL_SIZE);
 	const i64 w = GROUP_LINEAR_ID() * I64C(LOCAL_SIZE) + LOCAL_ID();
 	const i64 span = cdiv64(out_n, owners);
@@ -1018,7 +1018,7 @@ INLINE sc_ts sc_bucket_chunk(i64 count, i64 workers, i64 w) {
 	return r;
 }
 
-void scatter_bcount(SCATTER_BCOUNT_PARAMS) {
+INLINE void scatter_bcount(SCATTER_BCOUNT_PARAMS) {
 	const i64 workers = GROUP_TOTAL() * I64C(LOCAL_SIZE);
 	const i64 w = GROUP_LINEAR_ID() * I64C(LOCAL_SIZE) + LOCAL_ID();
 	const sc_ts r = sc_bucket_chunk(count, workers, w);
@@ -1038,7 +1038,7 @@ void scatter_bcount(SCATTER_BCOUNT_PARAMS) {
 	}
 }
 
-void scatter_bscan(SCATTER_BSCAN_PARAMS) {
+INLINE void scatter_bscan(SCATTER_BSCAN_PARAMS) {
 	if (GROUP_LINEAR_ID() != I64C(0) || LOCAL_ID() != I64C(0)) {
 		return;
 	}
@@ -1053,7 +1053,7 @@ void scatter_bscan(SCATTER_BSCAN_PARAMS) {
 	}
 }
 
-void scatter_bplace(SCATTER_BPLACE_PARAMS) {
+INLINE void scatter_bplace(SCATTER_BPLACE_PARAMS) {
 	if (sc_flagged(err)) {
 		return;
 	}
@@ -1083,7 +1083,7 @@ void scatter_bplace(SCATTER_BPLACE_PARAMS) {
 	}
 }
 
-void scatter_bfold(SCATTER_BFOLD_PARAMS) {
+INLINE void scatter_bfold(SCATTER_BFOLD_PARAMS) {
 	if (sc_flagged(err)) {
 		return;
 	}
@@ -1219,7 +1219,7 @@ void sc_private_blocks(BPTR src, BPTR pcnt, BPTR err, BPTR priv, BPTR index, i64
 	}
 }
 
-void scatter_private(SCATTER_PRIVATE_PARAMS) {
+INLINE void scatter_private(SCATTER_PRIVATE_PARAMS) {
 	const i64 workers = GROUP_TOTAL() * I64C(LOCAL_SIZE);
 	const i64 w = GROUP_LINEAR_ID() * I64C(LOCAL_SIZE) + LOCAL_ID();
 	const i64 chunk = cdiv64(count, workers);
@@ -1360,7 +1360,7 @@ T sc_fold_identity(i64 red) {
 				   : SC_VADD(acc, select((TV)(-CAST(T, 0)), v, hit)))
 #endif
 
-void scatter_few(SCATTER_FEW_PARAMS) {
+INLINE void scatter_few(SCATTER_FEW_PARAMS) {
 	const i64 workers = GROUP_TOTAL() * I64C(LOCAL_SIZE);
 	const i64 w = GROUP_LINEAR_ID() * I64C(LOCAL_SIZE) + LOCAL_ID();
 	const i64 units = cdiv64(count, I64C(SC_FEW_UNIT));
@@ -1483,7 +1483,7 @@ void scatter_few(SCATTER_FEW_PARAMS) {
  * without the float controls (the plain SPIR-V builds) sees no float phi
  * whose NaN test it could fold away. A bad index is flagged and skipped,
  * as scatter_validate does. */
-void scatter_fewg(SCATTER_FEWG_PARAMS) {
+INLINE void scatter_fewg(SCATTER_FEWG_PARAMS) {
 	const i64 lid = LOCAL_ID();
 	const i64 g = GROUP_LINEAR_ID();
 	const i64 span = cdiv64(count, GROUP_TOTAL());
@@ -1626,7 +1626,7 @@ void scatter_fewg(SCATTER_FEWG_PARAMS) {
 #define SC_MB_W(b) min64(w0 + I64C(b), workers - I64C(1))
 #define SC_MB_LOAD(b) v##b = LOADV(priv, SC_MB_W(b) * count + t);
 #define SC_MB_COUNT(b) c##b = CAST(i64, LOADU(pcnt, SC_MB_W(b) * count + t));
-void scatter_merge(SCATTER_MERGE_PARAMS) {
+INLINE void scatter_merge(SCATTER_MERGE_PARAMS) {
 	const i64 tiles = ew_tiles(count);
 	for (i64 tile = GROUP_LINEAR_ID(); tile < tiles; tile += GROUP_TOTAL()) {
 		for (i64 j = I64C(0); j < I64C(ITEMS); j++) {

@@ -56,7 +56,7 @@ T sb_mask(bool b) {
 	const i64 dest = CAST(i64, key); \
 	const bool start = j == I64C(0) || LD64(keys, j - I64C(1)) != key;
 
-void scatter_bwd_nanself(SCATTER_BWD_NANSELF_PARAMS) {
+INLINE void scatter_bwd_nanself(SCATTER_BWD_NANSELF_PARAMS) {
 	EW_FOR(n, j)
 		const T x = LDV(self_in, j);
 		if (T_IS_NAN(x)) {
@@ -65,7 +65,7 @@ void scatter_bwd_nanself(SCATTER_BWD_NANSELF_PARAMS) {
 	EW_END
 }
 
-void scatter_bwd_count(SCATTER_BWD_COUNT_PARAMS) {
+INLINE void scatter_bwd_count(SCATTER_BWD_COUNT_PARAMS) {
 	if (LD32(err, 0) != ERR_NONE) {
 		return;
 	}
@@ -85,7 +85,7 @@ void scatter_bwd_count(SCATTER_BWD_COUNT_PARAMS) {
 	EW_END
 }
 
-void scatter_bwd_apply(SCATTER_BWD_APPLY_PARAMS) {
+INLINE void scatter_bwd_apply(SCATTER_BWD_APPLY_PARAMS) {
 	if (LD32(err, 0) != ERR_NONE) {
 		return;
 	}
@@ -115,7 +115,7 @@ void scatter_bwd_apply(SCATTER_BWD_APPLY_PARAMS) {
 	EW_END
 }
 
-void scatter_bwd_suffix(SCATTER_BWD_SUFFIX_PARAMS) {
+INLINE void scatter_bwd_suffix(SCATTER_BWD_SUFFIX_PARAMS) {
 	if (LD32(err, 0) != ERR_NONE) {
 		return;
 	}
@@ -146,7 +146,7 @@ void scatter_bwd_suffix(SCATTER_BWD_SUFFIX_PARAMS) {
 	EW_END
 }
 
-void scatter_bwd_prefix(SCATTER_BWD_PREFIX_PARAMS) {
+INLINE void scatter_bwd_prefix(SCATTER_BWD_PREFIX_PARAMS) {
 	if (LD32(err, 0) != ERR_NONE) {
 		return;
 	}

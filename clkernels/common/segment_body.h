@@ -34,7 +34,7 @@
 #include "elementwise.h"
 #include "reduce_ops.h"
 
-void segment_validate(SEGMENT_VALIDATE_PARAMS) {
+INLINE void segment_validate(SEGMENT_VALIDATE_PARAMS) {
 	EW_FOR(n, i)
 		const i64 id = CAST(i64, LD64(keys, i));
 		if (id < I64C(0) || id >= segments || (i > I64C(0) && CAST(i64, LD64(keys, i - I64C(1))) > id)) {
@@ -49,7 +49,7 @@ u64 seg_key(BPTR keys, i64 i, bool packed) {
 	return packed ? word >> 32 : word;
 }
 
-void segment_reduce(SEGMENT_REDUCE_PARAMS) {
+INLINE void segment_reduce(SEGMENT_REDUCE_PARAMS) {
 	if (LD32(err, 0) != ERR_NONE) {
 		return;
 	}

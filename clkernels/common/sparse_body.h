@@ -107,7 +107,7 @@ i64 sp_ckey(BPTR indices, i64 wide, BPTR shape, i64 ndim, i64 nnz, i64 k) {
 	return bad ? I64C(-1) : key;
 }
 
-void sparse_coo_keys(SPARSE_COO_KEYS_PARAMS) {
+INLINE void sparse_coo_keys(SPARSE_COO_KEYS_PARAMS) {
 	EW_FOR(nnz, k)
 		i64 key = I64C(0);
 		bool bad = false;
@@ -124,13 +124,13 @@ void sparse_coo_keys(SPARSE_COO_KEYS_PARAMS) {
 	EW_END
 }
 
-void sparse_csr_totals(SPARSE_CSR_TOTALS_PARAMS) {
+INLINE void sparse_csr_totals(SPARSE_CSR_TOTALS_PARAMS) {
 	EW_FOR(batch, b)
 		ST64(tot, b, CAST(u64, sp_ld(crow, b * (rows + I64C(1)) + rows, wide)));
 	EW_END
 }
 
-void sparse_csr_ptrs(SPARSE_CSR_PTRS_PARAMS) {
+INLINE void sparse_csr_ptrs(SPARSE_CSR_PTRS_PARAMS) {
 	const i64 per = rows + I64C(1);
 	const i64 last = batch * per - I64C(1);
 	EW_FOR(batch * per, q)
@@ -162,7 +162,7 @@ i64 sp_row_a(BPTR gptr, i64 i, i64 cols_n, i64 mode) {
 
 i64 sp_row_b(BPTR keys, i64 j, i64 mode) { return mode == I64C(0) ? j : sp_key(keys, j); }
 
-void sparse_rowmerge(SPARSE_ROWMERGE_PARAMS) {
+INLINE void sparse_rowmerge(SPARSE_ROWMERGE_PARAMS) {
 	const i64 na = mode == I64C(0) ? grows : grows + I64C(1);
 	const i64 total = na + n;
 	EW_FOR(cdiv64(total, chunk), c)
@@ -201,7 +201,7 @@ void sparse_rowmerge(SPARSE_ROWMERGE_PARAMS) {
 	EW_END
 }
 
-void sparse_sorted(SPARSE_SORTED_PARAMS) {
+INLINE void sparse_sorted(SPARSE_SORTED_PARAMS) {
 	EW_FOR(n, k)
 		if (k > I64C(0) && sp_key(keys, k) <= sp_key(keys, max64(k - I64C(1), I64C(0)))) {
 			ST32(err, slot, 1u);
@@ -209,7 +209,7 @@ void sparse_sorted(SPARSE_SORTED_PARAMS) {
 	EW_END
 }
 
-void sparse_runs(SPARSE_RUNS_PARAMS) {
+INLINE void sparse_runs(SPARSE_RUNS_PARAMS) {
 	EW_FOR(n, i)
 		const i64 s = sp_key(seg, i) - I64C(1);
 		ST64(rid, i, CAST(u64, s));
@@ -242,7 +242,7 @@ i64 sp_prev(BPTR kx, BPTR ky, i64 i, i64 j) {
 	return max64(a, b);
 }
 
-void sparse_count(SPARSE_COUNT_PARAMS) {
+INLINE void sparse_count(SPARSE_COUNT_PARAMS) {
 	const i64 n = nx + ny;
 	EW_FOR(cdiv64(n, chunk), c)
 		const i64 d0 = c * chunk;
@@ -313,7 +313,7 @@ void sp_grads(i64 op, T g, T va, T vb, T v, BPTR gxo, BPTR gyo, i64 pos) {
 	STV(gyo, pos, gb);
 }
 
-void sparse_emit(SPARSE_EMIT_PARAMS) {
+INLINE void sparse_emit(SPARSE_EMIT_PARAMS) {
 	const i64 n = nx + ny;
 	EW_FOR(cdiv64(n, chunk), c)
 		const i64 d0 = c * chunk;
@@ -430,7 +430,7 @@ T sp_keep(T v, bool b) { return FROM_BITS(TO_BITS(v) & (b ? ~CAST(UBITS, 0) : CA
 
 /* Writes union entry pos: its column (or with ndim > 1 the coordinates of
  * its key), op(va, vb) and, with grad, the gradients. */
-void sp_rput(i64 col, T va, T vb, BPTR gout, BPTR uidx, BPTR uval, BPTR gxo, BPTR gyo, BPTR shape, i64 ndim, i64 u, i64 op,
+INLINE void sp_rput(i64 col, T va, T vb, BPTR gout, BPTR uidx, BPTR uval, BPTR gxo, BPTR gyo, BPTR shape, i64 ndim, i64 u, i64 op,
 	i64 grad, i64 pos) {
 	const T v = sp_apply(op, va, vb);
 	STV(uval, pos, v);
@@ -456,7 +456,7 @@ void sp_rput(i64 col, T va, T vb, BPTR gout, BPTR uidx, BPTR uval, BPTR gxo, BPT
  * the next is a compare and a select, not a load (a merge of random
  * columns mispredicts a branch or waits on a load at every step
  * otherwise). Then one operand's rest: without emit just counted. */
-i64 sp_rwalk(BPTR gx, BPTR gy, BPTR cx, BPTR cy, i64 wx, i64 wy, BPTR xv, BPTR yv, BPTR gout, BPTR uidx, BPTR uval,
+INLINE i64 sp_rwalk(BPTR gx, BPTR gy, BPTR cx, BPTR cy, i64 wx, i64 wy, BPTR xv, BPTR yv, BPTR gout, BPTR uidx, BPTR uval,
 	BPTR gxo, BPTR gyo, BPTR gstart, BPTR shape, i64 ndim, i64 g, i64 nx, i64 ny, i64 u, i64 chunk, i64 c,
 	i64 emit, i64 op, i64 grad, i64 pos0, i64 lim, BPTR err) {
 	const i64 total = nx + ny + g;
@@ -585,7 +585,7 @@ i64 sp_rwalk(BPTR gx, BPTR gy, BPTR cx, BPTR cy, i64 wx, i64 wy, BPTR xv, BPTR y
 	return pos - pos0;
 }
 
-void sparse_rcount(SPARSE_RCOUNT_PARAMS) {
+INLINE void sparse_rcount(SPARSE_RCOUNT_PARAMS) {
 	const i64 total = nx + ny + g;
 	const i64 lim = cols_n >= I64C(0) ? cols_n : ~(I64C(1) << I64C(63));
 	EW_FOR(max64(cdiv64(total, chunk), I64C(1)), c) /* one chunk for an empty sequence */
@@ -594,7 +594,7 @@ void sparse_rcount(SPARSE_RCOUNT_PARAMS) {
 	EW_END
 }
 
-void sparse_remit(SPARSE_REMIT_PARAMS) {
+INLINE void sparse_remit(SPARSE_REMIT_PARAMS) {
 	const i64 total = nx + ny + g;
 	const i64 lim = cols_n >= I64C(0) ? cols_n : ~(I64C(1) << I64C(63));
 	EW_FOR(max64(cdiv64(total, chunk), I64C(1)), c)
@@ -609,7 +609,7 @@ void sparse_remit(SPARSE_REMIT_PARAMS) {
  * at most `chunk` entries), with each row's start there, and checks its
  * entries; the copy moves each chunk's entries to their place and shifts
  * the rows' starts by the same distance. */
-void sparse_rmerge(SPARSE_RMERGE_PARAMS) {
+INLINE void sparse_rmerge(SPARSE_RMERGE_PARAMS) {
 	const i64 total = nx + ny + g;
 	const i64 lim = cols_n >= I64C(0) ? cols_n : ~(I64C(1) << I64C(63));
 	EW_FOR(max64(cdiv64(total, chunk), I64C(1)), c)
@@ -618,7 +618,7 @@ void sparse_rmerge(SPARSE_RMERGE_PARAMS) {
 	EW_END
 }
 
-void sparse_rcopy(SPARSE_RCOPY_PARAMS) {
+INLINE void sparse_rcopy(SPARSE_RCOPY_PARAMS) {
 	const i64 total = nx + ny + g;
 	const i64 chunks = max64(cdiv64(total, chunk), I64C(1));
 	EW_FOR(chunks, c)
@@ -669,13 +669,13 @@ void sp_rset(BPTR rec, i64 p, u64 key, u32 x, T v) { /* 32-ok: an input position
 
 i64 sp_bucket(i64 key, i64 shift) { return CAST(i64, CAST(u64, key) >> CAST(u64, shift)); }
 
-void sparse_bhist(SPARSE_BHIST_PARAMS) {
+INLINE void sparse_bhist(SPARSE_BHIST_PARAMS) {
 	EW_FOR(n, i)
 		ATOM_ADD_U32(cnt, sp_bucket(sp_key(keys, i), shift), 1u);
 	EW_END
 }
 
-void sparse_bscatter(SPARSE_BSCATTER_PARAMS) {
+INLINE void sparse_bscatter(SPARSE_BSCATTER_PARAMS) {
 	EW_FOR(n, i)
 		const i64 key = sp_key(keys, i);
 		const i64 b = sp_bucket(key, shift);
@@ -718,7 +718,7 @@ void sp_bsift(BPTR rec, i64 s, i64 root, i64 len) {
 
 i64 sp_bend(BPTR start, i64 b, i64 nb, i64 n) { return b + I64C(1) < nb ? CAST(i64, LD32(start, b + I64C(1))) : n; }
 
-void sparse_bsort(SPARSE_BSORT_PARAMS) {
+INLINE void sparse_bsort(SPARSE_BSORT_PARAMS) {
 	EW_FOR(nb, b)
 		const i64 s = CAST(i64, LD32(start, b));
 		const i64 e = min64(sp_bend(start, b, nb, n), n);
@@ -752,7 +752,7 @@ void sparse_bsort(SPARSE_BSORT_PARAMS) {
 	EW_END
 }
 
-void sparse_bsum(SPARSE_BSUM_PARAMS) {
+INLINE void sparse_bsum(SPARSE_BSUM_PARAMS) {
 	EW_FOR(nb, b)
 		const i64 s = CAST(i64, LD32(start, b));
 		const i64 e = min64(sp_bend(start, b, nb, n), n);
@@ -830,7 +830,7 @@ bool sp_ublock_ok(BPTR idx, i64 w, i64 n, i64 i, i64 e, i64 s0, i64 s1) {
 	return mn >= I64C(0) && mxr < s0 && mxc < s1;
 }
 
-void sparse_uhist(SPARSE_UHIST_PARAMS) {
+INLINE void sparse_uhist(SPARSE_UHIST_PARAMS) {
 	const i64 n = nx + ny;
 	const i64 chunks = cdiv64(n, ch);
 	const i64 s0 = sp_key(shape, I64C(0));
@@ -888,7 +888,7 @@ void sparse_uhist(SPARSE_UHIST_PARAMS) {
 	EW_END
 }
 
-void sparse_upart(SPARSE_UPART_PARAMS) {
+INLINE void sparse_upart(SPARSE_UPART_PARAMS) {
 	const i64 n = nx + ny;
 	const i64 chunks = cdiv64(n, ch);
 	const i64 s0 = sp_key(shape, I64C(0));
@@ -924,7 +924,7 @@ void sparse_upart(SPARSE_UPART_PARAMS) {
  * at most SP_UDIG bits each (counters stay in L1). */
 i64 sp_udigits(i64 shift) { return cdiv64(shift, I64C(SP_UDIG)); }
 
-void sparse_usort(SPARSE_USORT_PARAMS) {
+INLINE void sparse_usort(SPARSE_USORT_PARAMS) {
 	/* one slot per work-group (local size 1): its records A and B
 	 * (2*cap of sk, sv) and its counters (SP_UCNT of cnt) */
 	const i64 slot = GROUP_LINEAR_ID();
@@ -1013,7 +1013,7 @@ void sparse_usort(SPARSE_USORT_PARAMS) {
 	}
 }
 
-void sparse_uemit(SPARSE_UEMIT_PARAMS) {
+INLINE void sparse_uemit(SPARSE_UEMIT_PARAMS) {
 	const i64 sl = sp_key(shape, ndim - I64C(1));
 	EW_FOR(nb, b)
 		const i64 o = sp_key(bst, b);
@@ -1065,13 +1065,13 @@ void sparse_uemit(SPARSE_UEMIT_PARAMS) {
 	EW_END
 }
 
-void sparse_unkey(SPARSE_UNKEY_PARAMS) {
+INLINE void sparse_unkey(SPARSE_UNKEY_PARAMS) {
 	EW_FOR(n, k)
 		sp_unkey(sp_key(keys, k), idx, shape, ndim, k, n);
 	EW_END
 }
 
-void sparse_crows(SPARSE_CROWS_PARAMS) {
+INLINE void sparse_crows(SPARSE_CROWS_PARAMS) {
 	const i64 per = rows + I64C(1);
 	EW_FOR(batch * per, q)
 		const i64 b = udiv64(q, per);
@@ -1080,19 +1080,19 @@ void sparse_crows(SPARSE_CROWS_PARAMS) {
 	EW_END
 }
 
-void sparse_to_dense(SPARSE_TO_DENSE_PARAMS) {
+INLINE void sparse_to_dense(SPARSE_TO_DENSE_PARAMS) {
 	EW_FOR(n, k)
 		STV(dense, sp_key(keys, k), LDV(vals, k));
 	EW_END
 }
 
-void sparse_nonzero(SPARSE_NONZERO_PARAMS) {
+INLINE void sparse_nonzero(SPARSE_NONZERO_PARAMS) {
 	EW_FOR(n, i)
 		ST64(nz, i, T_EQ(LDV(dense, i), CAST(T, 0)) ? 0ul : 1ul);
 	EW_END
 }
 
-void sparse_from_dense(SPARSE_FROM_DENSE_PARAMS) {
+INLINE void sparse_from_dense(SPARSE_FROM_DENSE_PARAMS) {
 	EW_FOR(n, i)
 		const T v = LDV(dense, i);
 		if (!T_EQ(v, CAST(T, 0))) {

@@ -26,7 +26,7 @@
 	}
 #endif
 
-void tri_indices_run(TRI_INDICES_RUN_PARAMS) {
+INLINE void tri_indices_run(TRI_INDICES_RUN_PARAMS) {
 	const i64 items = I64C(ITEMS);
 	const i64 tile_elems = I64C(LOCAL_SIZE) * items;
 	const i64 tiles = cdiv64(count, tile_elems);
