@@ -35,7 +35,8 @@ import (
 // -nogpulib, linked with libclc's builtins) at -cl-std=CL1.2, with the
 // options a GPU's OpenCL build gets (host.CLOptions: CPU_TRICKS=0, and
 // float32 division through float64). Each variant is compiled to assembly
-// at -O2 with the knobs of the GPU plans and with those of the CPU plans
+// at -O2 with the knobs of the GPU plans (AMD's with the chained scan
+// its OpenCL plans take) and with those of the CPU plans
 // (which tests force onto GPUs too), float32 variants also with their
 // division in integers and the device's own (FDIV=2, 0), and, for
 // NVIDIA, to LLVM IR at -O0
@@ -45,7 +46,9 @@ import (
 // error fails; so does any warning but the one justified below; an
 // unresolved builtin (a PTX .extern function) fails too, and so does a
 // work-item stack in NVIDIA's build of its plans (stackFunctions: local
-// memory on the GPU) outside the CPU plans' functions. NVIDIA's own
+// memory on the GPU) outside the CPU plans' functions, and in AMD's
+// builds of its plans scratch memory or a call in a kernel outside the
+// CPU plans' entries (amdKernelProblems). NVIDIA's own
 // compiler refused what clang accepts once (__builtin_prefetch of a
 // __global pointer in scatter.cl): TestNoBuiltinsOutsideTricks in
 // clkernels keeps such tricks out of what GPUs compile.
@@ -81,35 +84,47 @@ func TestOfflineCompile(t *testing.T) {
 	dir := t.TempDir()
 
 	var jobs []offlineJob
-	var noStack []bool // no function but stackAllowed's keeps a work-item stack (PTX's __local_depot)
-	add := func(what string, args []string, stackless bool) {
-		jobs = append(jobs, offlineJob{what: what, args: args, salt: map[bool]string{true: "no stack"}[stackless]})
-		noStack = append(noStack, stackless)
+	// what each job's output is checked for besides errors and warnings:
+	// checkNoStack, no function but stackAllowed's keeps a work-item
+	// stack (PTX's __local_depot); checkAMDKernels, no kernel but
+	// amdScratchAllowed's keeps scratch or calls a function
+	var checks []string
+	add := func(what string, args []string, check string) {
+		jobs = append(jobs, offlineJob{what: what, args: args, salt: check})
+		checks = append(checks, check)
 	}
 	srcs := writeCLSources(t, dir)
 	for _, c := range srcs {
 		f, src, path := c.file, c.src, c.path
 		knobs := f.AllKnobs()
 		for _, v := range c.variants {
-			profiles := []offlineProfile{
-				{"gpu plans", host.FP32DivNative, 256, offlineGPUKnobs},
-				{"cpu plans", host.FP32DivNative, 1, map[string]int64{"CONTIG": 1, "ITEMS": 16, "STREAM": 1, "FLAT": 1, "CHAIN": 1,
-					"RADIX_BITS": 11, "SC_FEW": 8, "SC_COUNTED": 0, "SC_RED": 1}},
-			}
-			if v.Define("DT") == "3" { // float32 divides: the other way too
-				profiles = append(profiles, offlineProfile{"gpu plans, integer division", host.FP32DivInteger, 256, offlineGPUKnobs})
-			}
-			// NVIDIA's OpenCL plans (the chained scan, the few-targets
-			// count compiled in, 16 keys a lane), whose PTX must keep
-			// every work-item's values in registers (noStack)
+			// NVIDIA's OpenCL plans (the chained scan on its tiles, the
+			// few-targets count compiled in, 16 keys a lane), whose PTX
+			// must keep every work-item's values in registers
+			// (checkNoStack), and AMD's in place of the GPU plans (the
+			// same, but the chained scan on its tiles), whose every
+			// kernel must too, and call no function (checkAMDKernels)
 			nv := maps.Clone(offlineGPUKnobs)
 			maps.Copy(nv, map[string]int64{"CHAIN": 2, "SC_FEW": 16, "RADIX_KPT": 16})
-			profiles = append(profiles, offlineProfile{"NVIDIA's plans", host.FP32DivNative, 256, nv})
+			amd := maps.Clone(offlineGPUKnobs)
+			amd["CHAIN"] = 2
+			if f.Name == "scan" {
+				nv["ITEMS"], amd["ITEMS"] = chainItems(v), chainItems(v)
+			}
+			profiles := []offlineProfile{
+				{name: "gpu plans", div: host.FP32DivNative, local: 256, set: offlineGPUKnobs, vendor: vendorNVIDIA},
+				{name: "AMD's plans", div: host.FP32DivNative, local: 256, set: amd, vendor: vendorAMD, check: checkAMDKernels},
+				{name: "cpu plans", div: host.FP32DivNative, local: 1, set: map[string]int64{"CONTIG": 1, "ITEMS": 16, "STREAM": 1, "FLAT": 1, "CHAIN": 1,
+					"RADIX_BITS": 11, "SC_FEW": 8, "SC_COUNTED": 0, "SC_RED": 1}},
+				{name: "NVIDIA's plans", div: host.FP32DivNative, local: 256, set: nv, vendor: vendorNVIDIA, check: checkNoStack},
+			}
+			if v.Define("DT") == "3" { // float32 divides: the other way too
+				profiles = append(profiles, offlineProfile{name: "gpu plans, integer division", div: host.FP32DivInteger, local: 256, set: offlineGPUKnobs})
+			}
 			for _, prof := range profiles {
 				plan := host.Plan{LocalSize: prof.local, Groups: [3]int64{1, 1, 1}, Knobs: knobPlan(knobs, prof.set)}
 				for _, tg := range targets {
-					nvPlans := prof.name == "NVIDIA's plans"
-					if nvPlans && !tg.nvidia {
+					if prof.vendor != vendorAny && (prof.vendor == vendorNVIDIA) != tg.nvidia {
 						continue
 					}
 					caps := gpu
@@ -120,7 +135,7 @@ func TestOfflineCompile(t *testing.T) {
 					opts, err := host.CLOptions(caps, f.Name, v.Name, plan)
 					require.NoError(t, err)
 					add(fmt.Sprintf("%s.%s (%s) for %s", f.Name, v.Name, prof.name, tg.name),
-						clangArgs(tg.name, filepath.Join(clc, tg.clc), opts, path, "-S", "-O2"), nvPlans)
+						clangArgs(tg.name, filepath.Join(clc, tg.clc), opts, path, "-S", "-O2"), prof.check)
 				}
 			}
 			// every value of every knob that selects code
@@ -131,7 +146,7 @@ func TestOfflineCompile(t *testing.T) {
 					require.NoError(t, err)
 					tg := targets[0] // the front end's checks are the targets' (both OpenCL C)
 					add(fmt.Sprintf("%s.%s %s=%d for %s", f.Name, v.Name, k.Name, val, tg.name),
-						clangArgs(tg.name, filepath.Join(clc, tg.clc), opts, path, "-S", "-emit-llvm", "-O0"), false)
+						clangArgs(tg.name, filepath.Join(clc, tg.clc), opts, path, "-S", "-emit-llvm", "-O0"), "")
 				}
 			}
 		}
@@ -149,10 +164,15 @@ func TestOfflineCompile(t *testing.T) {
 			switch {
 			case err == nil && strings.Contains(string(asm), ".extern .func"):
 				return "an unresolved function (.extern .func) in the PTX"
-			case err == nil && noStack[i]:
+			case err == nil && checks[i] == checkNoStack:
 				if fns := stackFunctions(string(asm)); len(fns) > 0 {
 					return fmt.Sprintf("a work-item stack (local memory on a GPU: a private array indexed at a run-time slot, or spilled) in %v", fns)
 				}
+				if calls := ptxCalls(string(asm)); len(calls) > 0 {
+					return fmt.Sprintf("calls of the kernels' own functions, which the compiler did not inline (mark them INLINE): %v", calls)
+				}
+			case err == nil && checks[i] == checkAMDKernels:
+				return amdKernelProblems(string(asm))
 			}
 			return ""
 		})
@@ -576,6 +596,71 @@ var stackAllowed = map[string]string{
 	"indice_expand":    "the sorted sites' cursors per offset (the GPUs' fallback where the sites' hash table fails), cleared only where it merges",
 }
 
+// The checks TestOfflineCompile makes of a compile's output besides its
+// errors and warnings (each also salts the compile's cache key).
+const (
+	checkNoStack    = "no stack, no call"        // NVIDIA's PTX: stackFunctions, ptxCalls
+	checkAMDKernels = "AMD: no scratch, no call" // AMD's code: amdKernelProblems
+)
+
+// chainItems is the ITEMS of the GPUs' chained scan for scan variant v,
+// as planScanChainGPU gives it on NVIDIA's 48 KiB and AMD's 64 KiB of
+// local memory: 128 bytes of elements a lane.
+func chainItems(v host.Variant) int64 {
+	if strings.HasSuffix(v.Name, "64") {
+		return 16
+	}
+	return 32
+}
+
+// amdScratchAllowed says whether AMD builds of entry point fn (its
+// function's name) may keep scratch memory: intelMemoryAllowed's entries,
+// for the same reasons, but the chained scan's, whose GPU code AMD's plans
+// compile in alone (CHAIN=2).
+func amdScratchAllowed(fn string) bool {
+	_, ok := intelMemoryAllowed[fn]
+	return ok && fn != "scan_chain" && fn != "scan_fixup"
+}
+
+// amdKernelProblems names the kernels of AMD GPU assembly asm (clang's,
+// amdgcn-amd-amdhsa) that keep scratch memory (a work-item's private
+// segment: a private array indexed at a run-time slot, spills, or the
+// registers a call saves) or call a function (s_swappc_b64: a helper the
+// compiler did not inline, which also makes the kernel assume the
+// calling convention's registers), less amdScratchAllowed's; "" for none.
+// AMD's compiler, like this clang, leaves a large helper with external
+// linkage (every OpenCL C function but a kernel) a call: in the sort's
+// 64-bit sweep that cost 120 bytes of scratch and 44 registers of
+// spills a lane, until the helpers the kernels call were marked INLINE.
+func amdKernelProblems(asm string) string {
+	descRE := regexp.MustCompile(`(?ms)^\s*\.amdhsa_kernel (\w+)$(.*?)^\s*\.end_amdhsa_kernel`)
+	privRE := regexp.MustCompile(`\.amdhsa_private_segment_fixed_size (\d+)`)
+	var bad []string
+	descs := descRE.FindAllStringSubmatch(asm, -1)
+	for _, d := range descs {
+		name := d[1]
+		scratch := 0
+		if m := privRE.FindStringSubmatch(d[2]); m != nil {
+			scratch, _ = strconv.Atoi(m[1])
+		}
+		calls := 0
+		if i := strings.Index(asm, "\n"+name+":"); i >= 0 {
+			body := asm[i:]
+			if j := strings.Index(body, ".Lfunc_end"); j >= 0 {
+				body = body[:j]
+			}
+			calls = strings.Count(body, "s_swappc_b64")
+		}
+		if (scratch > 0 || calls > 0) && !amdScratchAllowed(strings.TrimSuffix(name, "_k")) {
+			bad = append(bad, fmt.Sprintf("%s keeps %d bytes of scratch a work-item and makes %d calls", name, scratch, calls))
+		}
+	}
+	if len(descs) == 0 {
+		return "no kernel descriptor (.amdhsa_kernel) found in AMD's assembly"
+	}
+	return strings.Join(bad, "; ")
+}
+
 // stackFunctions are the functions of PTX asm that keep a work-item stack
 // (a __local_depot), less stackAllowed's (each kernel's entry _k as its
 // body's name).
@@ -599,13 +684,52 @@ func stackFunctions(asm string) []string {
 	return out
 }
 
-// offlineProfile is a device's division and a plan's local size and knobs.
-type offlineProfile struct {
-	name  string
-	div   host.FP32DivMode
-	local int
-	set   map[string]int64
+// ptxCalls are the calls in PTX asm's kernels (.entry) of the kernels'
+// own functions, as "kernel -> function" (libclc's built-ins, C++-mangled
+// names, are left out: NVIDIA's compiler has its own). Every OpenCL C
+// function but a kernel has external linkage, so clang's inliner (and
+// NVIDIA's, an LLVM too) may leave a large helper with one caller a call:
+// a call through PTX's parameter space, with the callee compiled for any
+// caller. The kernels' bodies and their large helpers are INLINE.
+func ptxCalls(asm string) []string {
+	fnRE := regexp.MustCompile(`(?m)^\.(?:visible \.)?(entry|func)\s+(?:\([^)]*\)\s*)?(\w+)\(`)
+	callRE := regexp.MustCompile(`call(?:\.uni)?\s*(?:\([^)]*\),\s*)?(\w+),`)
+	locs := fnRE.FindAllStringSubmatchIndex(asm, -1)
+	var out []string
+	for i, l := range locs {
+		if asm[l[2]:l[3]] != "entry" {
+			continue
+		}
+		end := len(asm)
+		if i+1 < len(locs) {
+			end = locs[i+1][0]
+		}
+		for _, c := range callRE.FindAllStringSubmatch(asm[l[1]:end], -1) {
+			if !strings.HasPrefix(c[1], "_Z") {
+				out = append(out, asm[l[4]:l[5]]+" -> "+c[1])
+			}
+		}
+	}
+	return out
 }
+
+// offlineProfile is a device's division, a plan's local size and knobs,
+// the targets built with them and what their output is checked for.
+type offlineProfile struct {
+	name   string
+	div    host.FP32DivMode
+	local  int
+	set    map[string]int64
+	vendor int    // the targets built: vendorAny, vendorNVIDIA, vendorAMD
+	check  string // what the output is checked for: "", checkNoStack, checkAMDKernels
+}
+
+// The targets an offlineProfile builds for.
+const (
+	vendorAny = iota
+	vendorNVIDIA
+	vendorAMD
+)
 
 // clangArgs are clang's arguments for an OpenCL build with options opts
 // (host.CLOptions) of src for target (triple and flags), linked with the
