@@ -152,12 +152,15 @@ qrow "vulkan: subm, then subm_LL, --warmup 300ms" --op get_indice_pairs --backen
 [ -n "$cpid" ] && kill "$cpid" 2>/dev/null
 fi
 if want P; then
-echo "== P. NVIDIA's OpenCL programs as its compiler built them (session 16; read offline from \$OUT/gpu-dump.tar.xz): ACCEL_CL_DUMP writes each program built from source, its binary (PTX) and its build log with -cl-nv-verbose (ptxas's registers, stack, spills and shared memory a kernel), for every op's bench cases on the default plans; below, ptxas's line a kernel. Vulkan: ACCEL_VK_DUMP, each pipeline's statistics and the driver's internal representations, if NVIDIA's gives any. Session 15 asked: whether the chained scan at ITEMS 32 takes so many registers that it halves occupancy (ACCEL_KNOBS=scan:ITEMS=16 then), whether NVIDIA's front end inlines the body functions into their entries (the compiled-in knobs reaching them), whether the sort's sweep keeps its 16 keys a lane in flight"
+echo "== P. NVIDIA's OpenCL programs as its compiler built them (session 16; read offline from \$OUT/gpu-dump.tar.xz): ACCEL_CL_DUMP writes each program built from source, its binary (PTX) and its build log with -cl-nv-verbose (ptxas's registers, stack, spills and shared memory a kernel), for every op's bench cases on the default plans; below, ptxas's line a kernel. Vulkan: ACCEL_VK_DUMP, each pipeline's statistics and the driver's internal representations, if NVIDIA's gives any. Session 15 asked: whether the chained scan at ITEMS 32 takes so many registers that it halves occupancy (ACCEL_KNOBS=scan:ITEMS=16 then), whether NVIDIA's front end inlines the body functions into their entries (since session 24 every body is INLINE: a call left in the PTX is news), whether the sort's sweep keeps its 16 keys a lane in flight"
 dd=$(mktemp -d "${TMPDIR:-/tmp}/cl-dump.XXXXXX")
 for op in sort unique cumsum scatter_reduce get_indice_pairs hash_table sparse_div diagonal_scatter tril_indices; do
 	ACCEL_CL_DUMP=$dd timeout 60 "$bin" bench --op "$op" --backend opencl --reps 1 --no-ref $quick >/dev/null 2>&1 || echo "P: $op rc=$?"
 done
 "$py" -c "$ptxpy" "$dd"
+# session 24: every entry's body is INLINE, so NVIDIA's PTX should call
+# nothing of ours (a call is news: its target names the function)
+echo "P: PTX call sites: $(find "$dd" -name '*.bin' -exec grep -a -c '^[[:space:]]*call' {} + 2>/dev/null | awk -F: '{s+=$NF} END{print s+0}'); the first: $(find "$dd" -name '*.bin' -exec grep -a -h -A1 -m1 '^[[:space:]]*call' {} + 2>/dev/null | head -4 | tr -s '[:space:]' ' ')"
 # Vulkan: ACCEL_VK_DUMP writes each pipeline's constants, the driver's
 # statistics and whatever internal representations it gives (RADV: its
 # disassembly; NVIDIA's offer is what this finds out)
