@@ -83,15 +83,14 @@ func TestOfflineCompile(t *testing.T) {
 	require.Contains(t, host.DeviceKnobs(nvidia, host.Variant{}), host.Knob{Name: "NV_TRICKS", Value: 1})
 	dir := t.TempDir()
 
+	// a job's salt is what its output is checked for besides errors and
+	// warnings: checkNoStack, no function but stackAllowed's keeps a
+	// work-item stack (PTX's __local_depot) and no kernel calls one of
+	// ours; checkAMDKernels, no kernel but amdScratchAllowed's keeps
+	// scratch or calls a function
 	var jobs []offlineJob
-	// what each job's output is checked for besides errors and warnings:
-	// checkNoStack, no function but stackAllowed's keeps a work-item
-	// stack (PTX's __local_depot); checkAMDKernels, no kernel but
-	// amdScratchAllowed's keeps scratch or calls a function
-	var checks []string
 	add := func(what string, args []string, check string) {
 		jobs = append(jobs, offlineJob{what: what, args: args, salt: check})
-		checks = append(checks, check)
 	}
 	srcs := writeCLSources(t, dir)
 	for _, c := range srcs {
@@ -164,14 +163,14 @@ func TestOfflineCompile(t *testing.T) {
 			switch {
 			case err == nil && strings.Contains(string(asm), ".extern .func"):
 				return "an unresolved function (.extern .func) in the PTX"
-			case err == nil && checks[i] == checkNoStack:
+			case err == nil && jobs[i].salt == checkNoStack:
 				if fns := stackFunctions(string(asm)); len(fns) > 0 {
 					return fmt.Sprintf("a work-item stack (local memory on a GPU: a private array indexed at a run-time slot, or spilled) in %v", fns)
 				}
 				if calls := ptxCalls(string(asm)); len(calls) > 0 {
 					return fmt.Sprintf("calls of the kernels' own functions, which the compiler did not inline (mark them INLINE): %v", calls)
 				}
-			case err == nil && checks[i] == checkAMDKernels:
+			case err == nil && jobs[i].salt == checkAMDKernels:
 				return amdKernelProblems(string(asm))
 			}
 			return ""
@@ -661,24 +660,39 @@ func amdKernelProblems(asm string) string {
 	return strings.Join(bad, "; ")
 }
 
-// stackFunctions are the functions of PTX asm that keep a work-item stack
-// (a __local_depot), less stackAllowed's (each kernel's entry _k as its
-// body's name).
-func stackFunctions(asm string) []string {
-	fnRE := regexp.MustCompile(`(?m)^\.(?:visible \.)?(?:entry|func)\s+(?:\([^)]*\)\s*)?(\w+)\(`)
+// ptxFunction is one function of PTX assembly: whether it is a kernel
+// (.entry), its name and its text from its header to the next function's.
+type ptxFunction struct {
+	entry      bool
+	name, text string
+}
+
+// ptxFunctions splits PTX asm into its functions.
+func ptxFunctions(asm string) []ptxFunction {
+	fnRE := regexp.MustCompile(`(?m)^\.(?:visible \.)?(entry|func)\s+(?:\([^)]*\)\s*)?(\w+)\(`)
 	locs := fnRE.FindAllStringSubmatchIndex(asm, -1)
-	var out []string
+	out := make([]ptxFunction, len(locs))
 	for i, l := range locs {
 		end := len(asm)
 		if i+1 < len(locs) {
 			end = locs[i+1][0]
 		}
-		name := asm[l[2]:l[3]]
-		if !strings.Contains(asm[l[0]:end], "__local_depot") {
+		out[i] = ptxFunction{entry: asm[l[2]:l[3]] == "entry", name: asm[l[4]:l[5]], text: asm[l[0]:end]}
+	}
+	return out
+}
+
+// stackFunctions are the functions of PTX asm that keep a work-item stack
+// (a __local_depot), less stackAllowed's (each kernel's entry _k as its
+// body's name).
+func stackFunctions(asm string) []string {
+	var out []string
+	for _, f := range ptxFunctions(asm) {
+		if !strings.Contains(f.text, "__local_depot") {
 			continue
 		}
-		if _, ok := stackAllowed[strings.TrimSuffix(name, "_k")]; !ok {
-			out = append(out, name)
+		if _, ok := stackAllowed[strings.TrimSuffix(f.name, "_k")]; !ok {
+			out = append(out, f.name)
 		}
 	}
 	return out
@@ -692,25 +706,31 @@ func stackFunctions(asm string) []string {
 // a call through PTX's parameter space, with the callee compiled for any
 // caller. The kernels' bodies and their large helpers are INLINE.
 func ptxCalls(asm string) []string {
-	fnRE := regexp.MustCompile(`(?m)^\.(?:visible \.)?(entry|func)\s+(?:\([^)]*\)\s*)?(\w+)\(`)
 	callRE := regexp.MustCompile(`call(?:\.uni)?\s*(?:\([^)]*\),\s*)?(\w+),`)
-	locs := fnRE.FindAllStringSubmatchIndex(asm, -1)
 	var out []string
-	for i, l := range locs {
-		if asm[l[2]:l[3]] != "entry" {
+	for _, f := range ptxFunctions(asm) {
+		if !f.entry {
 			continue
 		}
-		end := len(asm)
-		if i+1 < len(locs) {
-			end = locs[i+1][0]
-		}
-		for _, c := range callRE.FindAllStringSubmatch(asm[l[1]:end], -1) {
+		for _, c := range callRE.FindAllStringSubmatch(f.text, -1) {
 			if !strings.HasPrefix(c[1], "_Z") {
-				out = append(out, asm[l[4]:l[5]]+" -> "+c[1])
+				out = append(out, f.name+" -> "+c[1])
 			}
 		}
 	}
 	return out
+}
+
+func TestPTXFunctions(t *testing.T) {
+	asm := ".visible .entry k_k(\n\t.local .align 8 .b8 __local_depot0[8];\n\tcall.uni \n\thelper, \n\t(\n\tparam0\n\t);\n\tcall.uni \n\t_Z3foov, \n\t(\n\t);\n}\n" +
+		".func  (.param .b64 func_retval0) helper(\n\tret;\n}\n"
+	fs := ptxFunctions(asm)
+	require.Len(t, fs, 2)
+	assert.Equal(t, ptxFunction{entry: true, name: "k_k", text: fs[0].text}, fs[0])
+	assert.Equal(t, "helper", fs[1].name)
+	assert.False(t, fs[1].entry)
+	assert.Equal(t, []string{"k_k"}, stackFunctions(asm))
+	assert.Equal(t, []string{"k_k -> helper"}, ptxCalls(asm))
 }
 
 // offlineProfile is a device's division, a plan's local size and knobs,
