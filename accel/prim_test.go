@@ -271,17 +271,26 @@ func TestSortTiled(t *testing.T) {
 			// that way (sgs > 0; local 32 with 7-bit digits: fewer lanes
 			// than counter words); ew: an entry's scratch words (the
 			// planner's is 1, for entries below 2^32)
-			sgss := []int64{0}
+			// late: the entries loaded after the ballots' ranking (knob
+			// RADIX_LATE, the planner's where they rank) and with the keys;
+			// counters for one subgroup where the group has more: the
+			// subgroup build's own raking rounds, which load them with the
+			// keys whatever the knob
+			type rank struct{ sgs, late int64 }
+			ranks := []rank{{0, 0}}
 			if sgs := radixSubgroups(d.caps, shape.bits, shape.local); sgs > 0 {
-				sgss = append(sgss, sgs)
+				ranks = append(ranks, rank{sgs, 1}, rank{sgs, 0})
+				if sgs > 1 {
+					ranks = append(ranks, rank{1, 1})
+				}
 			}
-			for _, sgs := range sgss {
+			for _, rk := range ranks {
 				for _, sweep := range []int64{0, 1} {
 					plans(d).launchFn = func(p host.Plan) host.Plan {
 						if p.Kernel == "radix" && host.KnobRadixKpt.Of(p) > 0 {
 							p.LocalSize = shape.local
-							p.Knobs = []host.Knob{host.KnobRadixBits.Set(shape.bits), host.KnobRadixKpt.Set(shape.kpt), host.KnobRadixSgs.Set(sgs),
-								host.KnobRadixEw.Set(shape.ew)}
+							p.Knobs = []host.Knob{host.KnobRadixBits.Set(shape.bits), host.KnobRadixKpt.Set(shape.kpt), host.KnobRadixSgs.Set(rk.sgs),
+								host.KnobRadixEw.Set(shape.ew), host.KnobRadixLate.Set(rk.late)}
 							if sweep != 0 {
 								p.Knobs = append(p.Knobs, host.KnobRadixSweep.Set(sweep), host.KnobRadixSpin.Set(shape.spin))
 							}
@@ -289,7 +298,7 @@ func TestSortTiled(t *testing.T) {
 						}
 						return p
 					}
-					t.Run(fmt.Sprintf("local=%d kpt=%d bits=%d groups=%v sgs=%d ew=%d sweep=%d spin=%d", shape.local, shape.kpt, shape.bits, shape.groups, sgs, shape.ew, sweep, shape.spin*sweep), func(t *testing.T) {
+					t.Run(fmt.Sprintf("local=%d kpt=%d bits=%d groups=%v sgs=%d late=%d ew=%d sweep=%d spin=%d", shape.local, shape.kpt, shape.bits, shape.groups, rk.sgs, rk.late, shape.ew, sweep, shape.spin*sweep), func(t *testing.T) {
 						sortRandomOn(t, d, rng, []int64{1, 5, 100, 1000}, []DType{Uint32, Int64}, 1000)
 					})
 				}
@@ -338,20 +347,22 @@ func TestSortNVTricksEmulated(t *testing.T) {
 	rng := rand.New(rand.NewSource(41))
 	p := planRadixTiled(d.caps, 1<<20, 4, 1<<20)
 	require.Equal(t, int64(p.LocalSize), host.KnobRadixSgs.Of(p), "the planner ranks by warps of one lane: %v", p)
+	require.Equal(t, int64(1), host.KnobRadixLate.Of(p), "the planner loads the entries after the votes' ranking: %v", p)
 	sortRandomOn(t, d, rng, []int64{0, 1, 7, 1025, 4097, 65537}, allPrimDTypes, 5000)
-	for _, c := range []struct{ sgs, sweep int64 }{{16, 0}, {16, 1}, {8, 1}, {0, 1}} {
-		// 16 lanes: the votes (8 subgroups' counters: fewer, the raking
-		// rounds; 0: the knob off)
+	for _, c := range []struct{ sgs, sweep, late int64 }{{16, 0, 1}, {16, 1, 1}, {16, 0, 0}, {16, 1, 0}, {8, 1, 1}, {0, 1, 1}} {
+		// 16 lanes: the votes, the entries loaded after the ranking or
+		// with the keys (8 subgroups' counters: fewer, the raking rounds,
+		// which load them with the keys whatever the knob; 0: the knob off)
 		plans(d).launchFn = func(p host.Plan) host.Plan {
 			if p.Kernel == "radix" && host.KnobRadixKpt.Of(p) > 0 {
 				p.LocalSize = 16
 				p.Knobs = []host.Knob{host.KnobRadixBits.Set(5), host.KnobRadixKpt.Set(3), host.KnobRadixSgs.Set(c.sgs),
-					host.KnobRadixSweep.Set(c.sweep), host.KnobRadixSpin.Set(64)}
+					host.KnobRadixSweep.Set(c.sweep), host.KnobRadixSpin.Set(64), host.KnobRadixLate.Set(c.late)}
 				p.Groups = [3]int64{3, 1, 1}
 			}
 			return p
 		}
-		t.Run(fmt.Sprintf("sgs=%d sweep=%d", c.sgs, c.sweep), func(t *testing.T) {
+		t.Run(fmt.Sprintf("sgs=%d sweep=%d late=%d", c.sgs, c.sweep, c.late), func(t *testing.T) {
 			sortRandomOn(t, d, rng, []int64{1, 100, 1000}, []DType{Uint32, Int64}, 1000)
 		})
 	}

@@ -51,6 +51,8 @@ var (
 	KnobRadixKind = KnobKey{"RADIX_KIND"}
 	// KnobRadixKpt is RADIX_KPT (radix): keys per lane of the tiled passes (GPUs; 0: off, and their scratch one word).
 	KnobRadixKpt = KnobKey{"RADIX_KPT"}
+	// KnobRadixLate is RADIX_LATE (radix): 1: where subgroup ballots rank a tile, its entries are loaded after its keys are ranked (no registers while they are) and put at their keys' slots before the tile is written; 0: loaded with the keys.
+	KnobRadixLate = KnobKey{"RADIX_LATE"}
 	// KnobRadixPack is RADIX_PACK (radix): folded argument pack (-1: the run-time value).
 	KnobRadixPack = KnobKey{"RADIX_PACK"}
 	// KnobRadixSgs is RADIX_SGS (radix): the tiled passes' ranking by subgroup ballots (Vulkan variants built with SG=1): the most subgroups a group may have, whose digit counters the scratch holds (a group with more, or with a partial subgroup, ranks in the raking rounds); 0: the raking rounds.
@@ -104,4 +106,4 @@ var (
 )
 
 // KnobKeys lists every declared knob's KnobKey, by name.
-var KnobKeys = []KnobKey{KnobChain, KnobContig, KnobFdiv, KnobFlat, KnobIpDense, KnobIpEmit, KnobIpHashed, KnobIpLookup, KnobIpRule, KnobIpSorted, KnobIpSplit, KnobIpWide, KnobItems, KnobMoveHasIdx, KnobMoveHasSrc, KnobMoveKind, KnobProbeK, KnobRadixBits, KnobRadixDesc, KnobRadixEw, KnobRadixFirst, KnobRadixKind, KnobRadixKpt, KnobRadixPack, KnobRadixSgs, KnobRadixSpin, KnobRadixSweep, KnobScanExcl, KnobScanKind, KnobScanSg, KnobScCas, KnobScCounted, KnobScFew, KnobScFewgSh, KnobScRed, KnobScSelf, KnobScWrap, KnobSegRed, KnobSegSelf, KnobSegValsAt, KnobSpin, KnobSpGrad, KnobSpMode, KnobSpOp, KnobSpWide, KnobSpWideX, KnobSpWideY, KnobStream}
+var KnobKeys = []KnobKey{KnobChain, KnobContig, KnobFdiv, KnobFlat, KnobIpDense, KnobIpEmit, KnobIpHashed, KnobIpLookup, KnobIpRule, KnobIpSorted, KnobIpSplit, KnobIpWide, KnobItems, KnobMoveHasIdx, KnobMoveHasSrc, KnobMoveKind, KnobProbeK, KnobRadixBits, KnobRadixDesc, KnobRadixEw, KnobRadixFirst, KnobRadixKind, KnobRadixKpt, KnobRadixLate, KnobRadixPack, KnobRadixSgs, KnobRadixSpin, KnobRadixSweep, KnobScanExcl, KnobScanKind, KnobScanSg, KnobScCas, KnobScCounted, KnobScFew, KnobScFewgSh, KnobScRed, KnobScSelf, KnobScWrap, KnobSegRed, KnobSegSelf, KnobSegValsAt, KnobSpin, KnobSpGrad, KnobSpMode, KnobSpOp, KnobSpWide, KnobSpWideX, KnobSpWideY, KnobStream}

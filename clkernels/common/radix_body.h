@@ -200,6 +200,20 @@ INLINE void radix_scatter(RADIX_SCATTER_PARAMS) {
 		} \
 	}
 
+/* RADIX_LOAD_KEYS without the entries (knob RADIX_LATE: the ranking by
+ * ballots loads them once the keys are ranked, RADIX_LATE_ENTRIES); a
+ * packed word's key is its high half. */
+#define RADIX_LOAD_KEYS_ONLY(base, POS, VALID, UNR) \
+	if (RADIX_READS_WORDS(pack)) { \
+		UNR for (int j_ = 0; j_ < RADIX_KPT; j_++) { /* 32-ok: a key of the lane, < RADIX_KPT */ \
+			ks[j_] = CAST(KEY, LD64(pin, (base) + (VALID(j_) ? I64C(POS(j_)) : I64C(0))) >> 32); \
+		} \
+	} else { \
+		UNR for (int j_ = 0; j_ < RADIX_KPT; j_++) { /* 32-ok: a key of the lane, < RADIX_KPT */ \
+			ks[j_] = LDK(kin, (base) + (VALID(j_) ? I64C(POS(j_)) : I64C(0))); \
+		} \
+	}
+
 /* Tile t's digit counts in the scratch's first DIGITS words: each lane
  * takes RADIX_KPT consecutive keys and adds each run of equal digits among
  * them with one work-group atomic (a constant digit, common in the high
@@ -449,7 +463,11 @@ INLINE void radix_tcount(RADIX_TCOUNT_PARAMS) {
 		for (int w_ = lid; w_ < RADIX_SG_COUNT * RADIX_DW; w_ += RADIX_LS) { /* 32-ok: a counter word */ \
 			sh[w_] = 0u; \
 		} \
-		RADIX_LOAD_KEYS(base, RADIX_WL_POS, RADIX_WL_VALID, RADIX_WL_UNROLL) \
+		if (RADIX_LATE != 0) { \
+			RADIX_LOAD_KEYS_ONLY(base, RADIX_WL_POS, RADIX_WL_VALID, RADIX_WL_UNROLL) \
+		} else { \
+			RADIX_LOAD_KEYS(base, RADIX_WL_POS, RADIX_WL_VALID, RADIX_WL_UNROLL) \
+		} \
 		LOCAL_BARRIER(); \
 		RADIX_WL_UNROLL for (int j_ = 0; j_ < RADIX_KPT; j_++) { /* 32-ok: a key of the lane, < RADIX_KPT */ \
 			const int p_ = (sg_ * RADIX_KPT + j_) * RADIX_SG_SIZE + sl_; /* 32-ok: a slot of the tile, < RADIX_TILE < 2^16 */ \
@@ -519,13 +537,63 @@ INLINE void radix_tcount(RADIX_TCOUNT_PARAMS) {
 				const int d_ = CAST(int, (ks[j_] >> CAST(KEY, shift)) & mask); /* 32-ok: a digit, < 2^RADIX_BITS */ \
 				const uint h_ = CAST(uint, d_ >> (RADIX_BITS - 1)) * 16u; /* 32-ok: the digit's half of the word */ \
 				const int r_ = CAST(int, (sh[cw_ + (d_ & (RADIX_DW - 1))] >> h_) & 0xffffu) + rl[j_]; /* 32-ok: a rank in the tile, < RADIX_TILE */ \
-				RADIX_SH_PUT(r_, ks[j_], es[j_]); \
+				if (RADIX_LATE != 0) { \
+					RADIX_SH_PUTK(RADIX_KEYS_AT, r_, ks[j_]); \
+					rl[j_] = r_; /* the key's slot, where RADIX_LATE_ENTRIES puts its entry */ \
+				} else { \
+					RADIX_SH_PUT(r_, ks[j_], es[j_]); \
+				} \
+			} \
+		} \
+	}
+/* Knob RADIX_LATE, where the ballots rank (uniform): the ranking loads
+ * the lane's keys alone and leaves each key's slot in the sorted tile in
+ * rl; RADIX_LATE_ENTRIES then loads the entries (a packed word again, for
+ * its low half: its first read left it in the cache), all in flight at
+ * once, and puts each at its key's slot, before the barrier ahead of the
+ * tile's writes. So the entries take no registers while the keys are
+ * ranked (CUB's Onesweep loads a tile's values after its keys are out,
+ * too), nor while the sweep's lanes poll in the look-back, which comes
+ * first. What it costs is a round trip to memory a tile, after the tile's
+ * counts are published. RADV's compiler (Navi 31, the ranking by ballots
+ * alone: 256 x 8 keys) gave the 32-bit sweep 60 registers a lane where it
+ * gave 72 with the entries loaded with the keys, the 64-bit one 84 where
+ * 108. */
+#define RADIX_LATE_ON (RADIX_LATE != 0 && RADIX_WL_ON)
+#define RADIX_LATE_ENTRIES(base, cnt) \
+	if (RADIX_LATE_ON) { \
+		const int sg_ = RADIX_SG_ID; /* 32-ok: the lane's subgroup, < RADIX_SGS */ \
+		const int sl_ = RADIX_SG_LANE; /* 32-ok: the lane in its subgroup */ \
+		if (RADIX_READS_WORDS(pack)) { \
+			RADIX_WL_UNROLL for (int j_ = 0; j_ < RADIX_KPT; j_++) { /* 32-ok: a key of the lane, < RADIX_KPT */ \
+				es[j_] = LD64(pin, (base) + (RADIX_WL_VALID(j_) ? I64C(RADIX_WL_POS(j_)) : I64C(0))) & 0xfffffffful; \
+			} \
+		} else if (first != I64C(0)) { \
+			RADIX_WL_UNROLL for (int j_ = 0; j_ < RADIX_KPT; j_++) { /* 32-ok: a key of the lane, < RADIX_KPT */ \
+				es[j_] = CAST(u64, (base) + I64C(RADIX_WL_POS(j_))); \
+			} \
+		} else if (RADIX_READS_E32(pack)) { \
+			RADIX_WL_UNROLL for (int j_ = 0; j_ < RADIX_KPT; j_++) { /* 32-ok: a key of the lane, < RADIX_KPT */ \
+				es[j_] = CAST(u64, LD32(pin, (base) + (RADIX_WL_VALID(j_) ? I64C(RADIX_WL_POS(j_)) : I64C(0)))); \
+			} \
+		} else { \
+			RADIX_WL_UNROLL for (int j_ = 0; j_ < RADIX_KPT; j_++) { /* 32-ok: a key of the lane, < RADIX_KPT */ \
+				es[j_] = LD64(pin, (base) + (RADIX_WL_VALID(j_) ? I64C(RADIX_WL_POS(j_)) : I64C(0))); \
+			} \
+		} \
+		RADIX_WL_UNROLL for (int j_ = 0; j_ < RADIX_KPT; j_++) { /* 32-ok: a key of the lane, < RADIX_KPT */ \
+			if (RADIX_WL_VALID(j_)) { \
+				sh[RADIX_ENTS_AT + RADIX_EW * RADIX_SLOT(rl[j_])] = CAST(uint, es[j_] & 0xfffffffful); /* 32-ok: an entry's low half */ \
+				if (RADIX_EW == 2) { \
+					sh[RADIX_ENTS_AT + 2 * RADIX_SLOT(rl[j_]) + 1] = CAST(uint, es[j_] >> 32); /* 32-ok: an entry's high half */ \
+				} \
 			} \
 		} \
 	}
 #else
 #define RADIX_WL_ON false
 #define RADIX_RANK_TILE_WL(base, cnt)
+#define RADIX_LATE_ENTRIES(base, cnt)
 #endif
 
 /* After a ranking in the raking rounds (RADIX_RANK_TILE), each digit's
@@ -568,6 +636,14 @@ INLINE void radix_tcount(RADIX_TCOUNT_PARAMS) {
 	} else { \
 		RADIX_RANK_TILE(base, cnt) \
 		RADIX_RUN_BOUNDS(cnt) \
+		if (RADIX_LATE != 0) { \
+			/* rl defined on this path too, after its own peak: a compiler \
+			 * that builds both paths (RADV) kept registers for the \
+			 * ballots' slots through the raking rounds (72 -> 84) */ \
+			UNROLL for (int j_ = 0; j_ < RADIX_KPT; j_++) { /* 32-ok: a key of the lane, < RADIX_KPT */ \
+				rl[j_] = 0; \
+			} \
+		} \
 	}
 
 /* Tile t's stable ranking in RADIX_ROUNDS rounds of RADIX_RANK_ROUND
@@ -595,6 +671,7 @@ INLINE void radix_tscatter(RADIX_TSCATTER_PARAMS) {
 				sh[RADIX_OFF_AT + 2 * d + 1] = CAST(uint, CAST(u64, off) >> 32); /* 32-ok: one 32-bit half of an offset */
 			}
 		}
+		RADIX_LATE_ENTRIES(base, cnt)
 		LOCAL_BARRIER();
 		RADIX_WRITE_TILE(cnt, CAST(i64, CAST(u64, sh[RADIX_OFF_AT + 2 * d_]) | (CAST(u64, sh[RADIX_OFF_AT + 2 * d_ + 1]) << 32)) + I64C(p_))
 	}
@@ -773,6 +850,7 @@ INLINE void radix_sweep_tile(BPTR kin, BPTR kout, BPTR pin, BPTR pout, BPTR hist
 			sh[RADIX_OFF_AT + 2 * d + 1] = CAST(uint, CAST(u64, off) >> 32); /* 32-ok: one 32-bit half of an offset */
 		}
 	}
+	RADIX_LATE_ENTRIES(base, cnt) /* after the look-back: no lane holds them while it polls */
 	LOCAL_BARRIER();
 	if (sh[RADIX_SEG_AT] == 0u) { /* uniform */
 		RADIX_WRITE_TILE(cnt, CAST(i64, CAST(u64, sh[RADIX_OFF_AT + 2 * d_]) | (CAST(u64, sh[RADIX_OFF_AT + 2 * d_ + 1]) << 32)) + I64C(p_))

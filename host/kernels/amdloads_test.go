@@ -47,12 +47,13 @@ func amdLoadsProfile(variant string) (local int, set, folded map[string]int64) {
 	case file == "radix":
 		// planRadixTiled: tiles of 512 lanes ranked by 8 subgroups'
 		// ballots, 8 32-bit keys a lane (7 of 64 bits), one-word entries
+		// loaded after the ranking
 		kpt := int64(8)
 		if strings.HasPrefix(v, "k64") {
 			kpt = 7
 		}
 		return 512, map[string]int64{"RADIX_BITS": 8, "RADIX_KPT": kpt, "RADIX_SWEEP": 1, "RADIX_EW": 1, "RADIX_SGS": 8,
-			"RADIX_SPIN": 16384}, nil
+			"RADIX_SPIN": 16384, "RADIX_LATE": 1}, nil
 	case variant == "scan.u32":
 		// planScanChainGPU (a GPU without the subgroup builds: NVIDIA's
 		// OpenCL), 32 elements a lane; scanBuf folds the kind in

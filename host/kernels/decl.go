@@ -374,7 +374,8 @@ var Radix = (&host.FileDecl{
 		{Name: "RADIX_SWEEP", Default: 0, Doc: "1: the tiled passes as Onesweep's (entries thist and sweep: every pass's digit counts in one read, then each pass one launch that looks back for its tile's offsets, and its fixup); 0: a count, a scan and a scatter per pass"},
 		{Name: "RADIX_SGS", Default: 0, Doc: "the tiled passes' ranking by subgroup ballots (Vulkan variants built with SG=1): the most subgroups a group may have, whose digit counters the scratch holds (a group with more, or with a partial subgroup, ranks in the raking rounds); 0: the raking rounds"},
 		{Name: "RADIX_EW", Default: 2, Doc: "the tiled passes' scratch words for a slot's entry: 1 where the plan's entries are all below 2^32 (the tile's slots take a word less, so more keys fit), else 2"},
-		{Name: "RADIX_SPIN", Default: 16384, Doc: "the sweep's rounds of polls for an earlier tile's counts before it leaves its own tile to the fixup (-1: every tile to the fixup, a test)"}},
+		{Name: "RADIX_SPIN", Default: 16384, Doc: "the sweep's rounds of polls for an earlier tile's counts before it leaves its own tile to the fixup (-1: every tile to the fixup, a test)"},
+		{Name: "RADIX_LATE", Default: 0, Doc: "1: where subgroup ballots rank a tile, its entries are loaded after its keys are ranked (no registers while they are) and put at their keys' slots before the tile is written; 0: loaded with the keys"}},
 	Codes: []*host.CodeGroup{Key, Pack},
 	Entries: []*host.EntryDecl{
 		{Name: "prep", Doc: "kout[i] = the order bits of key i (an involution for integer kinds)",

@@ -53,6 +53,9 @@
 #ifndef RADIX_SPIN
 #define RADIX_SPIN 16384 /* the sweep's rounds of polls for an earlier tile's counts before it leaves its own tile to the fixup (-1: every tile to the fixup, a test) */
 #endif
+#ifndef RADIX_LATE
+#define RADIX_LATE 0 /* 1: where subgroup ballots rank a tile, its entries are loaded after its keys are ranked (no registers while they are) and put at their keys' slots before the tile is written; 0: loaded with the keys */
+#endif
 #ifndef RADIX_KIND
 #define RADIX_KIND -1 /* folded argument kind (-1: the run-time value) */
 #endif
@@ -74,10 +77,11 @@ layout(constant_id = 4) const int RADIX_SWEEP = 0; /* 1: the tiled passes as One
 layout(constant_id = 5) const int RADIX_SGS = 0; /* the tiled passes' ranking by subgroup ballots (Vulkan variants built with SG=1): the most subgroups a group may have, whose digit counters the scratch holds (a group with more, or with a partial subgroup, ranks in the raking rounds); 0: the raking rounds; 32-ok: a knob, an int32 (host/vulkan.go checks) */
 layout(constant_id = 6) const int RADIX_EW = 2; /* the tiled passes' scratch words for a slot's entry: 1 where the plan's entries are all below 2^32 (the tile's slots take a word less, so more keys fit), else 2; 32-ok: a knob, an int32 (host/vulkan.go checks) */
 layout(constant_id = 7) const int RADIX_SPIN = 16384; /* the sweep's rounds of polls for an earlier tile's counts before it leaves its own tile to the fixup (-1: every tile to the fixup, a test); 32-ok: a knob, an int32 (host/vulkan.go checks) */
-layout(constant_id = 8) const int RADIX_KIND = -1; /* folded argument kind (-1: the run-time value); 32-ok: a knob, an int32 (host/vulkan.go checks) */
-layout(constant_id = 9) const int RADIX_DESC = -1; /* folded argument descending (-1: the run-time value); 32-ok: a knob, an int32 (host/vulkan.go checks) */
-layout(constant_id = 10) const int RADIX_PACK = -1; /* folded argument pack (-1: the run-time value); 32-ok: a knob, an int32 (host/vulkan.go checks) */
-layout(constant_id = 11) const int RADIX_FIRST = -1; /* folded argument first (-1: the run-time value); 32-ok: a knob, an int32 (host/vulkan.go checks) */
+layout(constant_id = 8) const int RADIX_LATE = 0; /* 1: where subgroup ballots rank a tile, its entries are loaded after its keys are ranked (no registers while they are) and put at their keys' slots before the tile is written; 0: loaded with the keys; 32-ok: a knob, an int32 (host/vulkan.go checks) */
+layout(constant_id = 9) const int RADIX_KIND = -1; /* folded argument kind (-1: the run-time value); 32-ok: a knob, an int32 (host/vulkan.go checks) */
+layout(constant_id = 10) const int RADIX_DESC = -1; /* folded argument descending (-1: the run-time value); 32-ok: a knob, an int32 (host/vulkan.go checks) */
+layout(constant_id = 11) const int RADIX_PACK = -1; /* folded argument pack (-1: the run-time value); 32-ok: a knob, an int32 (host/vulkan.go checks) */
+layout(constant_id = 12) const int RADIX_FIRST = -1; /* folded argument first (-1: the run-time value); 32-ok: a knob, an int32 (host/vulkan.go checks) */
 #define LOCAL_SIZE gl_WorkGroupSize.x
 #endif
 
