@@ -165,54 +165,61 @@ INLINE void radix_scatter(RADIX_SCATTER_PARAMS) {
 	}
 }
 
-/* A tiled pass's keys of the lane into ks[0..RADIX_KPT) and their
- * entries into es, all loads in flight at once: key j at position
- * (base) + POS(j) where VALID(j), else the tile's first key (never used:
- * the ranking and counting test VALID again), in loops that UNR unrolls
- * (UNROLL, or RADIX_WL_UNROLL). The pass's kind of input is
- * tested once, outside the loops, and nothing between the loads branches
- * (RADV's compiler waits for every load in flight where a branch ends:
- * the loads one under the other's test took a round trip each). */
-#define RADIX_LOAD_KEYS(base, POS, VALID, UNR) \
+/* A tiled pass's keys of the lane into ks[0..RADIX_KPT) (where KEYS)
+ * and their entries into es (where ENTS; KEYS and ENTS are constants),
+ * all loads in flight at once: key j at position (base) + POS(j) where
+ * VALID(j), else the tile's first key (never used: the ranking and
+ * counting test VALID again), in loops that UNR unrolls (UNROLL, or
+ * RADIX_WL_UNROLL); a packed word is the key's high half and the entry's
+ * low half, one load for both. The pass's kind of input is tested once,
+ * outside the loops, and nothing between the loads branches (RADV's
+ * compiler waits for every load in flight where a branch ends: the loads
+ * one under the other's test took a round trip each). RADIX_LOAD_KEYS
+ * loads both; the ranking by ballots under knob RADIX_LATE the keys
+ * first and the entries once the keys are ranked (RADIX_LATE_ENTRIES). */
+#define RADIX_LOAD_LANE(base, POS, VALID, UNR, KEYS, ENTS) \
 	if (RADIX_READS_WORDS(pack)) { \
 		UNR for (int j_ = 0; j_ < RADIX_KPT; j_++) { /* 32-ok: a key of the lane, < RADIX_KPT */ \
 			const u64 word_ = LD64(pin, (base) + (VALID(j_) ? I64C(POS(j_)) : I64C(0))); \
-			ks[j_] = CAST(KEY, word_ >> 32); \
-			es[j_] = word_ & 0xfffffffful; \
+			if (KEYS) { \
+				ks[j_] = CAST(KEY, word_ >> 32); \
+			} \
+			if (ENTS) { \
+				es[j_] = word_ & 0xfffffffful; \
+			} \
 		} \
-	} else if (first != I64C(0)) { \
+	} else if (!(ENTS) || first != I64C(0)) { /* keys alone: one way whatever the entries */ \
 		UNR for (int j_ = 0; j_ < RADIX_KPT; j_++) { /* 32-ok: a key of the lane, < RADIX_KPT */ \
 			const i64 i_ = (base) + (VALID(j_) ? I64C(POS(j_)) : I64C(0)); \
-			ks[j_] = LDK(kin, i_); \
-			es[j_] = CAST(u64, i_); \
+			if (KEYS) { \
+				ks[j_] = LDK(kin, i_); \
+			} \
+			if (ENTS) { \
+				es[j_] = CAST(u64, i_); \
+			} \
 		} \
 	} else if (RADIX_READS_E32(pack)) { \
 		UNR for (int j_ = 0; j_ < RADIX_KPT; j_++) { /* 32-ok: a key of the lane, < RADIX_KPT */ \
 			const i64 i_ = (base) + (VALID(j_) ? I64C(POS(j_)) : I64C(0)); \
-			ks[j_] = LDK(kin, i_); \
-			es[j_] = CAST(u64, LD32(pin, i_)); \
+			if (KEYS) { \
+				ks[j_] = LDK(kin, i_); \
+			} \
+			if (ENTS) { \
+				es[j_] = CAST(u64, LD32(pin, i_)); \
+			} \
 		} \
 	} else { \
 		UNR for (int j_ = 0; j_ < RADIX_KPT; j_++) { /* 32-ok: a key of the lane, < RADIX_KPT */ \
 			const i64 i_ = (base) + (VALID(j_) ? I64C(POS(j_)) : I64C(0)); \
-			ks[j_] = LDK(kin, i_); \
-			es[j_] = LD64(pin, i_); \
+			if (KEYS) { \
+				ks[j_] = LDK(kin, i_); \
+			} \
+			if (ENTS) { \
+				es[j_] = LD64(pin, i_); \
+			} \
 		} \
 	}
-
-/* RADIX_LOAD_KEYS without the entries (knob RADIX_LATE: the ranking by
- * ballots loads them once the keys are ranked, RADIX_LATE_ENTRIES); a
- * packed word's key is its high half. */
-#define RADIX_LOAD_KEYS_ONLY(base, POS, VALID, UNR) \
-	if (RADIX_READS_WORDS(pack)) { \
-		UNR for (int j_ = 0; j_ < RADIX_KPT; j_++) { /* 32-ok: a key of the lane, < RADIX_KPT */ \
-			ks[j_] = CAST(KEY, LD64(pin, (base) + (VALID(j_) ? I64C(POS(j_)) : I64C(0))) >> 32); \
-		} \
-	} else { \
-		UNR for (int j_ = 0; j_ < RADIX_KPT; j_++) { /* 32-ok: a key of the lane, < RADIX_KPT */ \
-			ks[j_] = LDK(kin, (base) + (VALID(j_) ? I64C(POS(j_)) : I64C(0))); \
-		} \
-	}
+#define RADIX_LOAD_KEYS(base, POS, VALID, UNR) RADIX_LOAD_LANE(base, POS, VALID, UNR, true, true)
 
 /* Tile t's digit counts in the scratch's first DIGITS words: each lane
  * takes RADIX_KPT consecutive keys and adds each run of equal digits among
@@ -463,11 +470,7 @@ INLINE void radix_tcount(RADIX_TCOUNT_PARAMS) {
 		for (int w_ = lid; w_ < RADIX_SG_COUNT * RADIX_DW; w_ += RADIX_LS) { /* 32-ok: a counter word */ \
 			sh[w_] = 0u; \
 		} \
-		if (RADIX_LATE != 0) { \
-			RADIX_LOAD_KEYS_ONLY(base, RADIX_WL_POS, RADIX_WL_VALID, RADIX_WL_UNROLL) \
-		} else { \
-			RADIX_LOAD_KEYS(base, RADIX_WL_POS, RADIX_WL_VALID, RADIX_WL_UNROLL) \
-		} \
+		RADIX_LOAD_LANE(base, RADIX_WL_POS, RADIX_WL_VALID, RADIX_WL_UNROLL, true, RADIX_LATE == 0) \
 		LOCAL_BARRIER(); \
 		RADIX_WL_UNROLL for (int j_ = 0; j_ < RADIX_KPT; j_++) { /* 32-ok: a key of the lane, < RADIX_KPT */ \
 			const int p_ = (sg_ * RADIX_KPT + j_) * RADIX_SG_SIZE + sl_; /* 32-ok: a slot of the tile, < RADIX_TILE < 2^16 */ \
@@ -564,23 +567,7 @@ INLINE void radix_tcount(RADIX_TCOUNT_PARAMS) {
 	if (RADIX_LATE_ON) { \
 		const int sg_ = RADIX_SG_ID; /* 32-ok: the lane's subgroup, < RADIX_SGS */ \
 		const int sl_ = RADIX_SG_LANE; /* 32-ok: the lane in its subgroup */ \
-		if (RADIX_READS_WORDS(pack)) { \
-			RADIX_WL_UNROLL for (int j_ = 0; j_ < RADIX_KPT; j_++) { /* 32-ok: a key of the lane, < RADIX_KPT */ \
-				es[j_] = LD64(pin, (base) + (RADIX_WL_VALID(j_) ? I64C(RADIX_WL_POS(j_)) : I64C(0))) & 0xfffffffful; \
-			} \
-		} else if (first != I64C(0)) { \
-			RADIX_WL_UNROLL for (int j_ = 0; j_ < RADIX_KPT; j_++) { /* 32-ok: a key of the lane, < RADIX_KPT */ \
-				es[j_] = CAST(u64, (base) + I64C(RADIX_WL_POS(j_))); \
-			} \
-		} else if (RADIX_READS_E32(pack)) { \
-			RADIX_WL_UNROLL for (int j_ = 0; j_ < RADIX_KPT; j_++) { /* 32-ok: a key of the lane, < RADIX_KPT */ \
-				es[j_] = CAST(u64, LD32(pin, (base) + (RADIX_WL_VALID(j_) ? I64C(RADIX_WL_POS(j_)) : I64C(0)))); \
-			} \
-		} else { \
-			RADIX_WL_UNROLL for (int j_ = 0; j_ < RADIX_KPT; j_++) { /* 32-ok: a key of the lane, < RADIX_KPT */ \
-				es[j_] = LD64(pin, (base) + (RADIX_WL_VALID(j_) ? I64C(RADIX_WL_POS(j_)) : I64C(0))); \
-			} \
-		} \
+		RADIX_LOAD_LANE(base, RADIX_WL_POS, RADIX_WL_VALID, RADIX_WL_UNROLL, false, true) \
 		RADIX_WL_UNROLL for (int j_ = 0; j_ < RADIX_KPT; j_++) { /* 32-ok: a key of the lane, < RADIX_KPT */ \
 			if (RADIX_WL_VALID(j_)) { \
 				sh[RADIX_ENTS_AT + RADIX_EW * RADIX_SLOT(rl[j_])] = CAST(uint, es[j_] & 0xfffffffful); /* 32-ok: an entry's low half */ \
