@@ -76,6 +76,26 @@ func (d *Device) radixSort(op string, keys host.Buffer, n int64, wordBytes int, 
 	// Buffers alternate so that the last pass writes into res.
 	bufK := [2]host.Buffer{res.keys.raw(), tmpK.raw()}
 	bufP := [2]host.Buffer{res.perm.raw(), tmpP.raw()}
+	if r.sweep {
+		// the sweep's passes find their buffers on the device (the passes
+		// whose digit is one for every key skipped); its first pass reads
+		// the caller's keys and makes their order bits as it goes
+		carry := int64(kernels.CarryNone)
+		switch {
+		case packed:
+			carry = kernels.CarryPacked
+		case e32:
+			carry = kernels.CarryE32
+		}
+		if err := r.start(d, op, keys, kernels.RadixUnpacked, kind, b2i(descending)); err != nil {
+			return fail(err)
+		}
+		if err := r.sweepPasses(d, op, radixSweepBufs{k0: keys, p0: initPerm, k: bufK, p: bufP,
+			first: b2i(initPerm == nil), carry: carry, kind: kind, descending: b2i(descending)}); err != nil {
+			return fail(err)
+		}
+		return res, nil
+	}
 	cur := passes % 2 // where pass 0's input lives
 	kin := keys
 	if kind != kernels.KindUnsigned || descending {
@@ -85,7 +105,7 @@ func (d *Device) radixSort(op string, keys host.Buffer, n int64, wordBytes int, 
 		}
 		kin = bufK[cur]
 	}
-	if err := r.start(d, op, kin, kernels.RadixUnpacked); err != nil {
+	if err := r.start(d, op, kin, kernels.RadixUnpacked, kernels.KindUnsigned, 0); err != nil {
 		return fail(err)
 	}
 	pin := initPerm
@@ -130,11 +150,18 @@ func (d *Device) radixSortWords(op string, words host.Buffer, n int64, keyBits i
 	if err != nil {
 		return fail(err)
 	}
-	if err := r.start(d, op, words, kernels.RadixPacked); err != nil {
+	if err := r.start(d, op, words, kernels.RadixPacked, kernels.KindUnsigned, 0); err != nil {
 		return fail(err)
 	}
 	// the last pass writes res: pass p writes buf[(passes-1-p) % 2]
 	buf := [2]host.Buffer{res.raw(), other.raw()}
+	if r.sweep {
+		if err := r.sweepPasses(d, op, radixSweepBufs{p0: words, p: buf, carry: kernels.CarryWords,
+			kind: kernels.KindUnsigned}); err != nil {
+			return fail(err)
+		}
+		return res, nil
+	}
 	in := words
 	for pass := 0; pass < r.passes; pass++ {
 		out := buf[(r.passes-1-pass)%2]
@@ -181,9 +208,9 @@ func (d *Device) newRadixRun(op string, tmp *temps, n int64, wordBytes, keyBits 
 	var err error
 	if r.sweep {
 		// every pass's digit counts, scanned flat; the tagged words: tiles
-		// x digits, then a done mark per tile
+		// x digits, then a done mark per tile, then a role per pass
 		histN = digits * int64(r.passes)
-		if r.status, err = tmp.alloc(d, op, Uint64, (digits+1)*items); err != nil {
+		if r.status, err = tmp.alloc(d, op, Uint64, (digits+1)*items+int64(r.passes)); err != nil {
 			return r, err
 		}
 	}
@@ -192,21 +219,54 @@ func (d *Device) newRadixRun(op string, tmp *temps, n int64, wordBytes, keyBits 
 }
 
 // start queues what precedes the first pass: with the sweep, every
-// pass's digit counts of kin (packed words where pack is RadixPacked).
-func (r radixRun) start(d *Device, op string, kin host.Buffer, pack int64) error {
+// pass's digit counts of kin (packed words where pack is RadixPacked; the
+// order bits of keys of kind KIND_* kind and descending) and each pass's
+// role (radix_roles).
+func (r radixRun) start(d *Device, op string, kin host.Buffer, pack, kind, descending int64) error {
 	if !r.sweep {
 		return nil
 	}
-	return d.radixSweepHist(op, r.variant, r.plan, kin, r.hist, r.status, r.n, r.wordBytes, r.passes, pack)
+	return d.radixSweepHist(op, r.variant, r.plan, kin, r.hist, r.status, r.n, r.wordBytes, r.passes, pack, kind, descending)
 }
 
-// pass queues digit pass number pass with a's buffers and packing.
+// pass queues digit pass number pass with a's buffers and packing (the
+// passes without the sweep).
 func (r radixRun) pass(d *Device, op string, pass int, a radixPassArgs) error {
 	a.n, a.chunk, a.shift = r.n, r.chunk, int64(pass*r.bits)
-	if r.sweep {
-		return d.radixSweepPass(op, r.variant, r.plan, r.hist, r.status, int64(pass), a)
-	}
 	return d.radixPass(op, r.variant, r.plan, r.hist, a)
+}
+
+// radixSweepBufs are a sweep sort's buffers and words (radix_body.h's
+// radix_sweep): the first pass's keys and entries (k0: of kind KIND_* kind
+// and descending, unused where carry is CarryWords; p0 nil where first is
+// 1, the positions), and two of each the passes alternate through, index 0
+// the last pass's output.
+type radixSweepBufs struct {
+	k0, p0                         host.Buffer
+	k, p                           [2]host.Buffer
+	first, carry, kind, descending int64
+}
+
+// sweepPasses queues every sweep pass and its fixup (radix_sweep), which
+// write the tiles the pass left to it (none, where every group ran
+// alongside the ones before it) on a grid of its own (fixupPlan). A pass
+// radix_roles skipped does nothing.
+func (r radixRun) sweepPasses(d *Device, op string, b radixSweepBufs) error {
+	for pass := 0; pass < r.passes; pass++ {
+		for fix := int64(0); fix < 2; fix++ {
+			call := kernels.RadixSweep{K0: b.k0, P0: b.p0, Ka: b.k[0], Kb: b.k[1], Pa: b.p[0], Pb: b.p[1],
+				Hist: r.hist.raw(), Status: r.status.raw(), N: r.n, Passes: int64(r.passes), Pass: int64(pass), Fix: fix,
+				First: b.first, Carry: b.carry, Kind: b.kind, Descending: b.descending}
+			p := r.plan
+			if fix == 1 {
+				p = fixupPlan(d.caps, r.plan)
+			}
+			if err := d.launch(op, string(r.variant), p, call); err != nil {
+				return err
+			}
+		}
+	}
+	return nil
 }
 
 // radixPassArgs are one digit pass's buffers and words.
@@ -301,7 +361,7 @@ func (d *Device) radixPass(op string, variant kernels.RadixVariant, plan host.Pl
 // atomic per digit, so fewer groups contend less), and scans the counts
 // exclusive, flat: pass q's digit d starts at hist[q*DIGITS + d] - q*n.
 func (d *Device) radixSweepHist(op string, variant kernels.RadixVariant, plan host.Plan, kin host.Buffer,
-	hist, status *DeviceTensor, n int64, wordBytes, passes int, pack int64) error {
+	hist, status *DeviceTensor, n int64, wordBytes, passes int, pack, kind, descending int64) error {
 	for _, t := range []*DeviceTensor{hist, status} {
 		if err := d.fill(t.raw(), 0, 8*t.n, []byte{0, 0, 0, 0}); err != nil {
 			return fmt.Errorf("accel: %s: zero the radix sort's counts: %w", op, err)
@@ -315,12 +375,21 @@ func (d *Device) radixSweepHist(op string, variant kernels.RadixVariant, plan ho
 	}
 	hp := radixHistPlan(d.caps, plan)
 	for from := int64(0); from < int64(passes); from += per {
-		call := kernels.RadixThist{Kin: kin, Hist: hist.raw(), N: n, From: from, Passes: min(per, int64(passes)-from), Pack: pack}
+		call := kernels.RadixThist{Kin: kin, Hist: hist.raw(), N: n, From: from, Passes: min(per, int64(passes)-from), Pack: pack,
+			Kind: kind, Descending: descending}
 		if err := d.launch(op, string(variant), hp, call); err != nil {
 			return err
 		}
 	}
-	return d.scanHist(op, hist)
+	if err := d.scanHist(op, hist); err != nil {
+		return err
+	}
+	if host.KnobRadixSkip.Of(plan) == 0 {
+		return nil // every pass runs (radix_sweep reads no role)
+	}
+	one := plan
+	one.Groups = host.FoldGroups(1, d.caps.MaxWorkGroupCount)
+	return d.launch(op, string(variant), one, kernels.RadixRoles{Hist: hist.raw(), Status: status.raw(), N: n, Passes: int64(passes)})
 }
 
 // scanHist queues the exclusive scan of a radix sort's digit counts, in
@@ -341,25 +410,6 @@ func radixHistPlan(caps host.Caps, p host.Plan) host.Plan {
 	cu := max(int64(caps.ComputeUnits), 1)
 	p.Groups = host.FoldGroups(max(min(p.Tiles, 4*cu), 1), caps.MaxWorkGroupCount)
 	return p
-}
-
-// radixSweepPass queues one sweep pass (radix_sweep) and its fixup, which
-// writes the tiles the pass left to it (none, where every group ran
-// alongside the ones before it) on a grid of its own (fixupPlan).
-func (d *Device) radixSweepPass(op string, variant kernels.RadixVariant, plan host.Plan, hist, status *DeviceTensor,
-	pass int64, a radixPassArgs) error {
-	for fix := int64(0); fix < 2; fix++ {
-		call := kernels.RadixSweep{Kin: a.kin, Kout: a.kout, Pin: a.pin, Pout: a.pout, Hist: hist.raw(), Status: status.raw(),
-			N: a.n, Shift: a.shift, Pass: pass, Fix: fix, First: a.first, Pack: a.pack}
-		p := plan
-		if fix == 1 {
-			p = fixupPlan(d.caps, plan)
-		}
-		if err := d.launch(op, string(variant), p, call); err != nil {
-			return err
-		}
-	}
-	return nil
 }
 
 // radixPlan is the radix sort's plan for n keys of keyBytes carrying

@@ -141,8 +141,13 @@ func planRadixTiled(caps host.Caps, n int64, keyBytes int, entryLimit int64) hos
 		spin = 64
 		p.Reason += " (a CPU driver: tiles give up after 64 polls, the fixup writes them)"
 	}
+	// a pass whose digit is one for every key (the top bytes of indices
+	// and small integers; the 16M-key permutation's last pass) moves
+	// nothing: its launch finds it skipped (knob RADIX_SKIP), at a
+	// round trip a tile to read its role
+	p.Reason += "; passes with one digit skipped"
 	p.Knobs = []host.Knob{host.KnobRadixBits.Set(bits), host.KnobRadixKpt.Set(kpt), host.KnobRadixSweep.Set(1),
-		host.KnobRadixSpin.Set(spin), host.KnobRadixEw.Set(ew)}
+		host.KnobRadixSpin.Set(spin), host.KnobRadixEw.Set(ew), host.KnobRadixSkip.Set(1)}
 	if sgs > 0 {
 		// the ballots leave each key's slot in a register, so the entries
 		// can come after the ranking (knob RADIX_LATE, radix_body.h):

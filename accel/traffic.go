@@ -172,7 +172,10 @@ func radixModel(caps host.Caps, p host.Plan, n int64, wordBytes int, keyBits int
 	passes := max((keyBits+bits-1)/bits, 1)
 	packed, e32 := radixCarry(wordBytes, keyBits, entryLimit, passes)
 	wb := int64(wordBytes)
-	if prep {
+	sweep := host.KnobRadixSweep.Of(p) > 0 && host.KnobRadixKpt.Of(p) > 0
+	if prep && !sweep {
+		// (the sweep's first pass and its counts make the order bits as
+		// they read the keys)
 		t.add("radix_prep", n*wb, n*wb)
 	}
 	items := p.TotalGroups() * int64(p.LocalSize)
@@ -181,7 +184,6 @@ func radixModel(caps host.Caps, p host.Plan, n int64, wordBytes int, keyBits int
 		items = (n + tile - 1) / tile
 	}
 	hist := int64(1<<bits) * items * 8
-	sweep := host.KnobRadixSweep.Of(p) > 0 && host.KnobRadixKpt.Of(p) > 0
 	if sweep {
 		// Onesweep: the status words (a count and an inclusive count per
 		// digit and tile, a done mark per tile) and the counts of every
@@ -189,7 +191,7 @@ func radixModel(caps host.Caps, p host.Plan, n int64, wordBytes int, keyBits int
 		// as many passes as the work-group scratch holds (radixSweepHist),
 		// and those scanned
 		digits := int64(1) << bits
-		status := (digits + 1) * items * 8
+		status := ((digits+1)*items + int64(passes)) * 8
 		t.fill("fill", digits*int64(passes)*8)
 		t.fill("fill", status)
 		per := max(radixTiledScratchBytes(p, wordBytes)/4/digits, 1)
@@ -197,6 +199,11 @@ func radixModel(caps host.Caps, p host.Plan, n int64, wordBytes int, keyBits int
 			t.add("radix_thist", n*wb, digits*min(per, int64(passes)-from)*8)
 		}
 		t.then(scanBufTraffic(caps, Uint64, digits*int64(passes), 8))
+		// each pass's role (radix_roles); the model runs every pass, as
+		// keys whose digits all differ make it
+		if host.KnobRadixSkip.Of(p) != 0 {
+			t.add("radix_roles", digits*int64(passes)*8, int64(passes)*8)
+		}
 		hist = status
 	}
 	for pass := 0; pass < passes; pass++ {

@@ -41,6 +41,8 @@ var (
 	KnobProbeK = KnobKey{"PROBE_K"}
 	// KnobRadixBits is RADIX_BITS (radix): digit width.
 	KnobRadixBits = KnobKey{"RADIX_BITS"}
+	// KnobRadixCarry is RADIX_CARRY (radix): folded argument carry (-1: the run-time value).
+	KnobRadixCarry = KnobKey{"RADIX_CARRY"}
 	// KnobRadixDesc is RADIX_DESC (radix): folded argument descending (-1: the run-time value).
 	KnobRadixDesc = KnobKey{"RADIX_DESC"}
 	// KnobRadixEw is RADIX_EW (radix): the tiled passes' scratch words for a slot's entry: 1 where the plan's entries are all below 2^32 (the tile's slots take a word less, so more keys fit), else 2.
@@ -57,6 +59,8 @@ var (
 	KnobRadixPack = KnobKey{"RADIX_PACK"}
 	// KnobRadixSgs is RADIX_SGS (radix): the tiled passes' ranking by subgroup ballots (Vulkan variants built with SG=1): the most subgroups a group may have, whose digit counters the scratch holds (a group with more, or with a partial subgroup, ranks in the raking rounds); 0: the raking rounds.
 	KnobRadixSgs = KnobKey{"RADIX_SGS"}
+	// KnobRadixSkip is RADIX_SKIP (radix): 1: the sweep skips a pass whose digit is the same for every key (entry roles; the passes that run take their buffers and packing by their place among themselves, read at a round trip a tile; the GPU plans'); 0: every pass runs, as the host laid them out.
+	KnobRadixSkip = KnobKey{"RADIX_SKIP"}
 	// KnobRadixSpin is RADIX_SPIN (radix): the sweep's rounds of polls for an earlier tile's counts before it leaves its own tile to the fixup (-1: every tile to the fixup, a test).
 	KnobRadixSpin = KnobKey{"RADIX_SPIN"}
 	// KnobRadixSweep is RADIX_SWEEP (radix): 1: the tiled passes as Onesweep's (entries thist and sweep: every pass's digit counts in one read, then each pass one launch that looks back for its tile's offsets, and its fixup); 0: a count, a scan and a scatter per pass.
@@ -106,4 +110,4 @@ var (
 )
 
 // KnobKeys lists every declared knob's KnobKey, by name.
-var KnobKeys = []KnobKey{KnobChain, KnobContig, KnobFdiv, KnobFlat, KnobIpDense, KnobIpEmit, KnobIpHashed, KnobIpLookup, KnobIpRule, KnobIpSorted, KnobIpSplit, KnobIpWide, KnobItems, KnobMoveHasIdx, KnobMoveHasSrc, KnobMoveKind, KnobProbeK, KnobRadixBits, KnobRadixDesc, KnobRadixEw, KnobRadixFirst, KnobRadixKind, KnobRadixKpt, KnobRadixLate, KnobRadixPack, KnobRadixSgs, KnobRadixSpin, KnobRadixSweep, KnobScanExcl, KnobScanKind, KnobScanSg, KnobScCas, KnobScCounted, KnobScFew, KnobScFewgSh, KnobScRed, KnobScSelf, KnobScWrap, KnobSegRed, KnobSegSelf, KnobSegValsAt, KnobSpin, KnobSpGrad, KnobSpMode, KnobSpOp, KnobSpWide, KnobSpWideX, KnobSpWideY, KnobStream}
+var KnobKeys = []KnobKey{KnobChain, KnobContig, KnobFdiv, KnobFlat, KnobIpDense, KnobIpEmit, KnobIpHashed, KnobIpLookup, KnobIpRule, KnobIpSorted, KnobIpSplit, KnobIpWide, KnobItems, KnobMoveHasIdx, KnobMoveHasSrc, KnobMoveKind, KnobProbeK, KnobRadixBits, KnobRadixCarry, KnobRadixDesc, KnobRadixEw, KnobRadixFirst, KnobRadixKind, KnobRadixKpt, KnobRadixLate, KnobRadixPack, KnobRadixSgs, KnobRadixSkip, KnobRadixSpin, KnobRadixSweep, KnobScanExcl, KnobScanKind, KnobScanSg, KnobScCas, KnobScCounted, KnobScFew, KnobScFewgSh, KnobScRed, KnobScSelf, KnobScWrap, KnobSegRed, KnobSegSelf, KnobSegValsAt, KnobSpin, KnobSpGrad, KnobSpMode, KnobSpOp, KnobSpWide, KnobSpWideX, KnobSpWideY, KnobStream}

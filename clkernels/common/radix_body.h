@@ -176,7 +176,10 @@ INLINE void radix_scatter(RADIX_SCATTER_PARAMS) {
  * compiler waits for every load in flight where a branch ends: the loads
  * one under the other's test took a round trip each). RADIX_LOAD_KEYS
  * loads both; the ranking by ballots under knob RADIX_LATE the keys
- * first and the entries once the keys are ranked (RADIX_LATE_ENTRIES). */
+ * first and the entries once the keys are ranked (RADIX_LATE_ENTRIES).
+ * Where ordk (in scope: the sweep's first pass, which reads the caller's
+ * keys of kind KIND_* kind and descending) the keys become their order
+ * bits (radix_order) as they arrive. */
 #define RADIX_LOAD_LANE(base, POS, VALID, UNR, KEYS, ENTS) \
 	if (RADIX_READS_WORDS(pack)) { \
 		UNR for (int j_ = 0; j_ < RADIX_KPT; j_++) { /* 32-ok: a key of the lane, < RADIX_KPT */ \
@@ -217,6 +220,11 @@ INLINE void radix_scatter(RADIX_SCATTER_PARAMS) {
 			if (ENTS) { \
 				es[j_] = LD64(pin, i_); \
 			} \
+		} \
+	} \
+	if ((KEYS) && ordk) { /* the sweep's first pass: order bits from the keys */ \
+		UNR for (int j_ = 0; j_ < RADIX_KPT; j_++) { /* 32-ok: a key of the lane, < RADIX_KPT */ \
+			ks[j_] = radix_order(ks[j_], kind, descending); \
 		} \
 	}
 #define RADIX_LOAD_KEYS(base, POS, VALID, UNR) RADIX_LOAD_LANE(base, POS, VALID, UNR, true, true)
@@ -645,6 +653,9 @@ INLINE void radix_tscatter(RADIX_TSCATTER_PARAMS) {
 	KEY ks[RADIX_KPT1];
 	u64 es[RADIX_KPT1];
 	int rl[RADIX_KPT1]; /* 32-ok: by subgroups: a key's rank among its subgroup's keys of its digit, < RADIX_TILE < 2^16 */
+	const bool ordk = false; /* order bits in, order bits out (radix_prep made them) */
+	const i64 kind = I64C(KIND_UNSIGNED);
+	const i64 descending = I64C(0);
 	for (i64 t = GROUP_LINEAR_ID(); t < tiles; t += GROUP_TOTAL()) {
 		const i64 base = t * RADIX_TILE;
 		const int cnt = CAST(int, min64(RADIX_TILE, n - base)); /* 32-ok: a tile size, <= RADIX_TILE < 2^16 */
@@ -710,7 +721,9 @@ void radix_hist_add(BPTR hist, i64 i, uint v) { /* 32-ok: a group's count since 
 }
 
 /* hist[(from+q)*DIGITS + d] += the keys of kin whose digit of pass from+q
- * is d, for q < passes: each group counts its tiles' keys in scratch
+ * is d (of their order bits, for keys of kind KIND_* kind and descending:
+ * the sweep's first pass makes them as it reads, radix_prep does not run),
+ * for q < passes: each group counts its tiles' keys in scratch
  * (passes*DIGITS words, which the host keeps within the scratch) with
  * work-group atomics, and adds its counts to hist when it is done or has
  * counted 2^30 keys. */
@@ -719,6 +732,7 @@ INLINE void radix_thist(RADIX_THIST_PARAMS) {
 	const KEY mask = CAST(KEY, RADIX_DIGITS - 1);
 	const int lid = CAST(int, LOCAL_ID()); /* 32-ok: local id */
 	const int words = CAST(int, passes) * RADIX_DIGITS; /* 32-ok: the counts, within the scratch (host-checked) */
+	const bool ordk = kind != I64C(KIND_UNSIGNED) || descending != I64C(0);
 	for (int d = lid; d < words; d += RADIX_LS) { /* 32-ok: a count's word */
 		sh[d] = 0u;
 	}
@@ -736,6 +750,11 @@ INLINE void radix_thist(RADIX_THIST_PARAMS) {
 		UNROLL for (int j = 0; j < RADIX_KPT; j++) { /* 32-ok: a key of the lane, < RADIX_KPT */
 			const i64 i = base + I64C(j * RADIX_LS + lid);
 			ks[j] = radix_key(kin, kin, i < hi ? i : base, pack);
+		}
+		if (ordk) {
+			UNROLL for (int j = 0; j < RADIX_KPT; j++) { /* 32-ok: a key of the lane, < RADIX_KPT */
+				ks[j] = radix_order(ks[j], kind, descending);
+			}
 		}
 		UNROLL for (int j = 0; j < RADIX_KPT; j++) { /* 32-ok: a key of the lane, < RADIX_KPT */
 			if (base + I64C(j * RADIX_LS + lid) < hi) {
@@ -768,7 +787,7 @@ INLINE void radix_thist(RADIX_THIST_PARAMS) {
  * it; each digit's pair of offset words first hold its run's start and
  * end in the sorted tile, then its global offset less its start. */
 INLINE void radix_sweep_tile(BPTR kin, BPTR kout, BPTR pin, BPTR pout, BPTR hist, BPTR status, i64 n, i64 shift, i64 pass,
-	i64 fix, i64 first, i64 pack, i64 tiles, i64 t RADIX_SCRATCH_PARAM) {
+	i64 fix, i64 first, i64 pack, bool ordk, i64 kind, i64 descending, i64 tiles, i64 t RADIX_SCRATCH_PARAM) {
 	KEY ks[RADIX_KPT1];
 	u64 es[RADIX_KPT1];
 	int rl[RADIX_KPT1]; /* 32-ok: by subgroups: a key's rank among its subgroup's keys of its digit, < RADIX_TILE < 2^16 */
@@ -847,23 +866,115 @@ INLINE void radix_sweep_tile(BPTR kin, BPTR kout, BPTR pin, BPTR pout, BPTR hist
 	}
 }
 
+/* The sweep's passes skip those whose digit is the same for every key
+ * (knob RADIX_SKIP; after Merrill's early exit, whose passes found their
+ * buffers on the device): such a pass moves every key to where it is. A
+ * pass's role, written by radix_roles once the counts are scanned, is
+ * RADIX_ROLE_RUNS | (runs << 16) | at, where the pass runs, as pass at of
+ * the runs that do (at least one: the first pass where none would), and 0
+ * where it is skipped. A running pass takes its buffers and packing from
+ * that place: pass at of runs reads the caller's keys and entries where
+ * at is 0, else the buffers pass at-1 wrote, and writes ka and pa where
+ * runs-1-at is even, else kb and pb, so the last one writes ka and pa;
+ * it is first and last as the host would have made it for a sort of runs
+ * passes (radixPack). The roles sit after the status's tile words. A
+ * skipping sort reads its pass's role before its keys: a round trip to
+ * memory a tile (the same word for every group, so a cached one). */
+#define RADIX_ROLE_RUNS (1ul << 32)
+#define RADIX_ROLE_AT(tiles, pass) ((I64C(RADIX_DIGITS) + I64C(1)) * (tiles) + (pass))
+
+/* The packing of pass at of runs, for carrying carry (CARRY_*). */
+i64 radix_pack_of(i64 carry, i64 at, i64 runs) {
+	if (carry == I64C(CARRY_WORDS)) {
+		return I64C(RADIX_PACKED);
+	}
+	if (runs < I64C(2) || carry == I64C(CARRY_NONE)) {
+		return I64C(RADIX_UNPACKED);
+	}
+	if (carry == I64C(CARRY_PACKED)) {
+		return at == I64C(0) ? I64C(RADIX_PACK_OUT) : (at == runs - I64C(1) ? I64C(RADIX_UNPACK) : I64C(RADIX_PACKED));
+	}
+	return at == I64C(0) ? I64C(RADIX_E32_OUT) : (at == runs - I64C(1) ? I64C(RADIX_E32_IN) : I64C(RADIX_E32));
+}
+
 INLINE void radix_sweep(RADIX_SWEEP_PARAMS) {
 	const i64 tiles = RADIX_KPT > 0 ? cdiv64(n, max64(RADIX_TILE, I64C(1))) : I64C(0);
 	const u64 inclTag = CAST(u64, I64C(2) * pass + I64C(2));
+	const i64 shift = pass * I64C(RADIX_BITS);
+	/* without RADIX_SKIP every pass runs as the host laid them out, and
+	 * no round trip precedes the keys' loads */
+	const u64 role = RADIX_SKIP == 0 ? RADIX_ROLE_RUNS | (CAST(u64, passes) << 16) | CAST(u64, pass)
+		: (tiles > I64C(0) ? LD64(status, RADIX_ROLE_AT(tiles, pass)) : 0ul);
+	const i64 at = CAST(i64, role & 0xfffful);
+	const i64 runs = CAST(i64, (role >> 16) & 0xfffful);
+	/* the buffers by parity (runs > at where the pass runs) */
+	BPTR kin = at == I64C(0) ? k0 : (((runs - at) & I64C(1)) == I64C(0) ? ka : kb);
+	BPTR pin = at == I64C(0) ? p0 : (((runs - at) & I64C(1)) == I64C(0) ? pa : pb);
+	BPTR kout = ((runs - I64C(1) - at) & I64C(1)) == I64C(0) ? ka : kb;
+	BPTR pout = ((runs - I64C(1) - at) & I64C(1)) == I64C(0) ? pa : pb;
+	const i64 firstAt = at == I64C(0) ? first : I64C(0);
+	const i64 pack = radix_pack_of(carry, at, runs);
+	const bool ordk = at == I64C(0) && carry != I64C(CARRY_WORDS) && (kind != I64C(KIND_UNSIGNED) || descending != I64C(0));
 	/* the fixup skips the tiles the pass wrote (final marks, read alike
 	 * by every lane) in loops without barriers, so the loop with them
 	 * only runs longer or shorter; a test around the tile's work, or an
 	 * early return in it, PoCL 3.1 miscompiles where the local size is
-	 * below 8 */
-	i64 t = GROUP_LINEAR_ID();
+	 * below 8 (so a skipped pass starts past the last tile) */
+	i64 t = (role & RADIX_ROLE_RUNS) != 0ul ? GROUP_LINEAR_ID() : tiles;
 	while (fix != I64C(0) && t < tiles && RADIX_WTAG(RADIX_WLD(status, tiles * I64C(RADIX_DIGITS) + t)) == inclTag) {
 		t += GROUP_TOTAL();
 	}
 	while (t < tiles) {
-		radix_sweep_tile(kin, kout, pin, pout, hist, status, n, shift, pass, fix, first, pack, tiles, t RADIX_SCRATCH_ARG);
+		radix_sweep_tile(kin, kout, pin, pout, hist, status, n, shift, pass, fix, firstAt, pack, ordk, kind, descending, tiles, t RADIX_SCRATCH_ARG);
 		t += GROUP_TOTAL();
 		while (fix != I64C(0) && t < tiles && RADIX_WTAG(RADIX_WLD(status, tiles * I64C(RADIX_DIGITS) + t)) == inclTag) {
 			t += GROUP_TOTAL();
+		}
+	}
+}
+
+/* Each sweep pass's role (see radix_sweep) from the scanned counts: a pass
+ * is skipped where one digit holds all n keys (n >= 1: at most one digit
+ * of a pass can), unless knob RADIX_SKIP is 0 or every pass would be, in
+ * which case the first runs alone. One group: its lanes mark the passes in
+ * scratch, then lane 0 numbers the ones that run. */
+INLINE void radix_roles(RADIX_ROLES_PARAMS) {
+	const i64 tiles = RADIX_KPT > 0 ? cdiv64(n, max64(RADIX_TILE, I64C(1))) : I64C(0);
+	const int lid = CAST(int, LOCAL_ID()); /* 32-ok: local id */
+	const int np = CAST(int, passes); /* 32-ok: the sort's passes, at most 64 */
+	for (int q = lid; q < np; q += RADIX_LS) { /* 32-ok: a pass */
+		sh[q] = 0u;
+	}
+	LOCAL_BARRIER();
+	if (RADIX_SKIP != 0) {
+		const i64 words = passes * I64C(RADIX_DIGITS);
+		for (i64 w = CAST(i64, lid); w < words; w += I64C(RADIX_LS)) {
+			/* the flat scan: pass q's digit d starts at word q*DIGITS + d,
+			 * less q*n, and the last digit of the last pass ends at
+			 * passes*n */
+			const u64 next = w + I64C(1) < words ? LD64(hist, w + I64C(1)) : CAST(u64, passes * n);
+			if (next - LD64(hist, w) == CAST(u64, n)) {
+				sh[CAST(int, w >> RADIX_BITS)] = 1u; /* 32-ok: a pass */
+			}
+		}
+	}
+	LOCAL_BARRIER();
+	if (lid == 0) {
+		int runs = 0; /* 32-ok: passes */
+		for (int q = 0; q < np; q++) { /* 32-ok: a pass */
+			runs += sh[q] == 0u ? 1 : 0;
+		}
+		const u64 all = CAST(u64, max(runs, 1)) << 16;
+		int at = 0; /* 32-ok: a pass */
+		for (int q = 0; q < np; q++) { /* 32-ok: a pass */
+			u64 role = 0ul;
+			if (sh[q] == 0u || (runs == 0 && q == 0)) {
+				role = RADIX_ROLE_RUNS | all | CAST(u64, at);
+				at++;
+			}
+			if (tiles > I64C(0)) { /* (the tiled plans; the others have no roles) */
+				ST64(status, RADIX_ROLE_AT(tiles, I64C(q)), role);
+			}
 		}
 	}
 }

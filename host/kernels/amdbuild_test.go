@@ -110,7 +110,7 @@ func amdBuilds(t *testing.T, fam string) {
 	vs, err := host.Variants()
 	require.NoError(t, err)
 	gpuSet := map[string]int64{"CONTIG": 0, "ITEMS": 4, "RADIX_BITS": 8, "RADIX_KPT": 8, "RADIX_SWEEP": 1, "RADIX_EW": 1,
-		"RADIX_SGS": 4, "RADIX_LATE": 1, "CHAIN": 2, "SC_FEW": 16}
+		"RADIX_SGS": 4, "RADIX_LATE": 1, "RADIX_SKIP": 1, "CHAIN": 2, "SC_FEW": 16}
 	builds, bad := 0, 0
 	var table []string
 	seen := map[string]bool{} // the SPIR-V builds loaded so far

@@ -53,7 +53,7 @@ func amdLoadsProfile(variant string) (local int, set, folded map[string]int64) {
 			kpt = 7
 		}
 		return 512, map[string]int64{"RADIX_BITS": 8, "RADIX_KPT": kpt, "RADIX_SWEEP": 1, "RADIX_EW": 1, "RADIX_SGS": 8,
-			"RADIX_SPIN": 16384, "RADIX_LATE": 1}, nil
+			"RADIX_SPIN": 16384, "RADIX_LATE": 1, "RADIX_SKIP": 1}, nil
 	case variant == "scan.u32":
 		// planScanChainGPU (a GPU without the subgroup builds: NVIDIA's
 		// OpenCL), 32 elements a lane; scanBuf folds the kind in

@@ -70,6 +70,18 @@ const (
 	RadixE32In = 6
 )
 
+// Codes CARRY_*: radix sweep carrying.
+const (
+	// CarryNone is CARRY_NONE: keys and int64 entries in their own buffers (RADIX_UNPACKED every pass).
+	CarryNone = 0
+	// CarryPacked is CARRY_PACKED: packed words between the passes (RADIX_PACK_OUT, RADIX_PACKED, RADIX_UNPACK).
+	CarryPacked = 1
+	// CarryE32 is CARRY_E32: 32-bit entries between the passes (RADIX_E32_OUT, RADIX_E32, RADIX_E32_IN).
+	CarryE32 = 2
+	// CarryWords is CARRY_WORDS: packed words in, between and out (RADIX_PACKED every pass).
+	CarryWords = 3
+)
+
 // Codes SEG_VALS_*: segment_reduce's values.
 const (
 	// SegValsDirect is SEG_VALS_DIRECT: vals[j].
@@ -1285,12 +1297,14 @@ func (a RadixTscatter) AppendArgs(dst []host.Arg) []host.Arg {
 
 // RadixThist is a launch of radix_thist_k (radix): hist[q*DIGITS + d] += keys with digit d in pass q, for passes from .. from+passes-1 at once (RADIX_SWEEP).
 type RadixThist struct {
-	Kin    host.Buffer // in: order bits or packed words, the first pass's input
-	Hist   host.Buffer // inout: zeroed; uint64 digit counts, pass-major
-	N      int64       // keys
-	From   int64       // the first pass counted
-	Passes int64       // the passes counted, at most the scratch's words / DIGITS
-	Pack   int64       // RADIX_PACKED: kin holds packed words (keys in their high halves)
+	Kin        host.Buffer // in: order bits or packed words, the first pass's input
+	Hist       host.Buffer // inout: zeroed; uint64 digit counts, pass-major
+	N          int64       // keys
+	From       int64       // the first pass counted
+	Passes     int64       // the passes counted, at most the scratch's words / DIGITS
+	Pack       int64       // RADIX_PACKED: kin holds packed words (keys in their high halves)
+	Kind       int64       // folds into RADIX_KIND: KIND_* of the keys in kin (their order bits are counted)
+	Descending int64       // folds into RADIX_DESC: 1: descending
 }
 
 // Entry returns the declaration of radix_thist_k.
@@ -1303,23 +1317,27 @@ func (RadixThist) Spec(v RadixVariant) host.KernelSpec {
 
 // AppendArgs appends the argument slots in declaration order.
 func (a RadixThist) AppendArgs(dst []host.Arg) []host.Arg {
-	return append(dst, host.BufArg(a.Kin), host.BufArg(a.Hist), host.I64(a.N), host.I64(a.From), host.I64(a.Passes), host.I64(a.Pack))
+	return append(dst, host.BufArg(a.Kin), host.BufArg(a.Hist), host.I64(a.N), host.I64(a.From), host.I64(a.Passes), host.I64(a.Pack), host.I64(a.Kind), host.I64(a.Descending))
 }
 
 // RadixSweep is a launch of radix_sweep_k (radix): one pass of Onesweep (RADIX_SWEEP): each group ranks its tile in scratch, publishes its digit counts, looks back for the earlier tiles' and writes the tile by digit runs (bounded polls; a tile left unwritten is the fixup's).
 type RadixSweep struct {
-	Kin    host.Buffer // in: order bits
-	Kout   host.Buffer // out: order bits, moved
-	Pin    host.Buffer // in: entries or packed words (null: the positions)
-	Pout   host.Buffer // out: entries or packed words, moved
-	Hist   host.Buffer // in: thist's counts, scanned exclusive (flat)
-	Status host.Buffer // inout: zeroed once per sort; uint64 tagged words: each tile's digit counts and inclusive prefixes, then each tile's done mark
-	N      int64       // keys
-	Shift  int64       // the digit's lowest bit
-	Pass   int64       // the pass, < 2^14: the words' tag and hist's row
-	Fix    int64       // 0: the pass; 1: its fixup, which writes only the tiles the pass left unwritten
-	First  int64       // folds into RADIX_FIRST: 1: the entries are the positions
-	Pack   int64       // folds into RADIX_PACK: RADIX_* packing
+	K0         host.Buffer // in: the first pass's keys (kind's bits; unused where carry is CARRY_WORDS)
+	P0         host.Buffer // in: the first pass's entries or packed words (null: the positions)
+	Ka         host.Buffer // inout: keys, the last pass's output (and every other pass's, back from it)
+	Kb         host.Buffer // inout: keys, the other buffer
+	Pa         host.Buffer // inout: entries or packed words, the last pass's output
+	Pb         host.Buffer // inout: entries or packed words, the other buffer
+	Hist       host.Buffer // in: thist's counts, scanned exclusive (flat)
+	Status     host.Buffer // inout: zeroed once per sort; uint64 tagged words: each tile's digit counts and inclusive prefixes, then each tile's done mark, then each pass's role (roles)
+	N          int64       // keys
+	Passes     int64       // the sort's passes (where RADIX_SKIP is 0, every one runs)
+	Pass       int64       // the pass, < 2^14: the words' tag, hist's row and the digit (bits pass*RADIX_BITS up)
+	Fix        int64       // 0: the pass; 1: its fixup, which writes only the tiles the pass left unwritten
+	First      int64       // folds into RADIX_FIRST: 1: the first pass's entries are the positions
+	Carry      int64       // folds into RADIX_CARRY: CARRY_*
+	Kind       int64       // folds into RADIX_KIND: KIND_* of k0 (the first pass writes order bits)
+	Descending int64       // folds into RADIX_DESC: 1: descending
 }
 
 // Entry returns the declaration of radix_sweep_k.
@@ -1332,7 +1350,28 @@ func (RadixSweep) Spec(v RadixVariant) host.KernelSpec {
 
 // AppendArgs appends the argument slots in declaration order.
 func (a RadixSweep) AppendArgs(dst []host.Arg) []host.Arg {
-	return append(dst, host.BufArg(a.Kin), host.BufArg(a.Kout), host.BufArg(a.Pin), host.BufArg(a.Pout), host.BufArg(a.Hist), host.BufArg(a.Status), host.I64(a.N), host.I64(a.Shift), host.I64(a.Pass), host.I64(a.Fix), host.I64(a.First), host.I64(a.Pack))
+	return append(dst, host.BufArg(a.K0), host.BufArg(a.P0), host.BufArg(a.Ka), host.BufArg(a.Kb), host.BufArg(a.Pa), host.BufArg(a.Pb), host.BufArg(a.Hist), host.BufArg(a.Status), host.I64(a.N), host.I64(a.Passes), host.I64(a.Pass), host.I64(a.Fix), host.I64(a.First), host.I64(a.Carry), host.I64(a.Kind), host.I64(a.Descending))
+}
+
+// RadixRoles is a launch of radix_roles_k (radix): after the scan of thist's counts, each sweep pass's role in status: skipped where one digit holds every key (RADIX_SKIP), else its place among the passes that run, and their number.
+type RadixRoles struct {
+	Hist   host.Buffer // in: thist's counts, scanned exclusive (flat)
+	Status host.Buffer // inout: the sweep's status words; a role word a pass after the tiles' words
+	N      int64       // keys, at least 1
+	Passes int64       // the sort's passes
+}
+
+// Entry returns the declaration of radix_roles_k.
+func (RadixRoles) Entry() *host.EntryDecl { return Radix.Entries[7] }
+
+// Spec returns the kernel radix_roles_k of variant v.
+func (RadixRoles) Spec(v RadixVariant) host.KernelSpec {
+	return host.KernelSpec{Entry: Radix.Entries[7], Variant: string(v)}
+}
+
+// AppendArgs appends the argument slots in declaration order.
+func (a RadixRoles) AppendArgs(dst []host.Arg) []host.Arg {
+	return append(dst, host.BufArg(a.Hist), host.BufArg(a.Status), host.I64(a.N), host.I64(a.Passes))
 }
 
 // MoveGather is a launch of move_gather_k (move): dst[i] = src[idx[i]].

@@ -90,6 +90,14 @@ var (
 		{Name: "E32_OUT", Value: 4, Doc: "reads keys and entries, writes keys and 32-bit entries (first of several passes)"},
 		{Name: "E32", Value: 5, Doc: "reads and writes keys and 32-bit entries"},
 		{Name: "E32_IN", Value: 6, Doc: "reads keys and 32-bit entries, writes keys and int64 entries (last pass)"}}}
+	// Carry are how a sweep sort carries its entries between its passes
+	// (radix_body.h's radix_sweep: each pass takes its packing from it,
+	// by its place among the passes that run).
+	Carry = &host.CodeGroup{Prefix: "CARRY", Doc: "radix sweep carrying", Codes: []host.Code{
+		{Name: "NONE", Value: 0, Doc: "keys and int64 entries in their own buffers (RADIX_UNPACKED every pass)"},
+		{Name: "PACKED", Value: 1, Doc: "packed words between the passes (RADIX_PACK_OUT, RADIX_PACKED, RADIX_UNPACK)"},
+		{Name: "E32", Value: 2, Doc: "32-bit entries between the passes (RADIX_E32_OUT, RADIX_E32, RADIX_E32_IN)"},
+		{Name: "WORDS", Value: 3, Doc: "packed words in, between and out (RADIX_PACKED every pass)"}}}
 	// SegVals are where segment_reduce reads a run's values (segment_body.h).
 	SegVals = &host.CodeGroup{Prefix: "SEG_VALS", Doc: "segment_reduce's values", Codes: []host.Code{
 		{Name: "DIRECT", Value: 0, Doc: "vals[j]"},
@@ -123,7 +131,7 @@ var (
 
 // Groups lists every code group, for the generator. Groups declared in
 // other files of the package add themselves with registerCodes.
-var Groups = []*host.CodeGroup{Reduce, Flag, Err, Key, Pack, SegVals, ScatterCodes, HashCodes, HashMeta}
+var Groups = []*host.CodeGroup{Reduce, Flag, Err, Key, Pack, Carry, SegVals, ScatterCodes, HashCodes, HashMeta}
 
 // register adds kernel files declared in other files of the package (one
 // file per op family: decl_FAMILY.go, calling it from an init function)
@@ -375,8 +383,9 @@ var Radix = (&host.FileDecl{
 		{Name: "RADIX_SGS", Default: 0, Doc: "the tiled passes' ranking by subgroup ballots (Vulkan variants built with SG=1): the most subgroups a group may have, whose digit counters the scratch holds (a group with more, or with a partial subgroup, ranks in the raking rounds); 0: the raking rounds"},
 		{Name: "RADIX_EW", Default: 2, Doc: "the tiled passes' scratch words for a slot's entry: 1 where the plan's entries are all below 2^32 (the tile's slots take a word less, so more keys fit), else 2"},
 		{Name: "RADIX_SPIN", Default: 16384, Doc: "the sweep's rounds of polls for an earlier tile's counts before it leaves its own tile to the fixup (-1: every tile to the fixup, a test)"},
-		{Name: "RADIX_LATE", Default: 0, Doc: "1: where subgroup ballots rank a tile, its entries are loaded after its keys are ranked (no registers while they are) and put at their keys' slots before the tile is written; 0: loaded with the keys"}},
-	Codes: []*host.CodeGroup{Key, Pack},
+		{Name: "RADIX_LATE", Default: 0, Doc: "1: where subgroup ballots rank a tile, its entries are loaded after its keys are ranked (no registers while they are) and put at their keys' slots before the tile is written; 0: loaded with the keys"},
+		{Name: "RADIX_SKIP", Default: 0, Doc: "1: the sweep skips a pass whose digit is the same for every key (entry roles; the passes that run take their buffers and packing by their place among themselves, read at a round trip a tile; the GPU plans'); 0: every pass runs, as the host laid them out"}},
+	Codes: []*host.CodeGroup{Key, Pack, Carry},
 	Entries: []*host.EntryDecl{
 		{Name: "prep", Doc: "kout[i] = the order bits of key i (an involution for integer kinds)",
 			Args: []host.ArgDecl{in("kin", "keys"), out("kout", "order bits"), i64("n", "keys"), i64("chunk", "keys per work-item"),
@@ -402,14 +411,23 @@ var Radix = (&host.FileDecl{
 		{Name: "thist", Doc: "hist[q*DIGITS + d] += keys with digit d in pass q, for passes from .. from+passes-1 at once (RADIX_SWEEP)", Scratch: true,
 			Args: []host.ArgDecl{in("kin", "order bits or packed words, the first pass's input"), inout("hist", "zeroed; uint64 digit counts, pass-major"),
 				i64("n", "keys"), i64("from", "the first pass counted"), i64("passes", "the passes counted, at most the scratch's words / DIGITS"),
-				i64("pack", "RADIX_PACKED: kin holds packed words (keys in their high halves)")}},
+				i64("pack", "RADIX_PACKED: kin holds packed words (keys in their high halves)"),
+				folded("kind", "RADIX_KIND", "KIND_* of the keys in kin (their order bits are counted)"), folded("descending", "RADIX_DESC", "1: descending")}},
 		{Name: "sweep", Doc: "one pass of Onesweep (RADIX_SWEEP): each group ranks its tile in scratch, publishes its digit counts, looks back for the earlier tiles' and writes the tile by digit runs (bounded polls; a tile left unwritten is the fixup's)", Scratch: true,
-			Args: []host.ArgDecl{in("kin", "order bits"), out("kout", "order bits, moved"), in("pin", "entries or packed words (null: the positions)"),
-				out("pout", "entries or packed words, moved"), in("hist", "thist's counts, scanned exclusive (flat)"),
-				inout("status", "zeroed once per sort; uint64 tagged words: each tile's digit counts and inclusive prefixes, then each tile's done mark"),
-				i64("n", "keys"), i64("shift", "the digit's lowest bit"), i64("pass", "the pass, < 2^14: the words' tag and hist's row"),
+			Args: []host.ArgDecl{in("k0", "the first pass's keys (kind's bits; unused where carry is CARRY_WORDS)"),
+				in("p0", "the first pass's entries or packed words (null: the positions)"),
+				inout("ka", "keys, the last pass's output (and every other pass's, back from it)"), inout("kb", "keys, the other buffer"),
+				inout("pa", "entries or packed words, the last pass's output"), inout("pb", "entries or packed words, the other buffer"),
+				in("hist", "thist's counts, scanned exclusive (flat)"),
+				inout("status", "zeroed once per sort; uint64 tagged words: each tile's digit counts and inclusive prefixes, then each tile's done mark, then each pass's role (roles)"),
+				i64("n", "keys"), i64("passes", "the sort's passes (where RADIX_SKIP is 0, every one runs)"),
+				i64("pass", "the pass, < 2^14: the words' tag, hist's row and the digit (bits pass*RADIX_BITS up)"),
 				i64("fix", "0: the pass; 1: its fixup, which writes only the tiles the pass left unwritten"),
-				folded("first", "RADIX_FIRST", "1: the entries are the positions"), folded("pack", "RADIX_PACK", "RADIX_* packing")}},
+				folded("first", "RADIX_FIRST", "1: the first pass's entries are the positions"), folded("carry", "RADIX_CARRY", "CARRY_*"),
+				folded("kind", "RADIX_KIND", "KIND_* of k0 (the first pass writes order bits)"), folded("descending", "RADIX_DESC", "1: descending")}},
+		{Name: "roles", Doc: "after the scan of thist's counts, each sweep pass's role in status: skipped where one digit holds every key (RADIX_SKIP), else its place among the passes that run, and their number", Scratch: true,
+			Args: []host.ArgDecl{in("hist", "thist's counts, scanned exclusive (flat)"), inout("status", "the sweep's status words; a role word a pass after the tiles' words"),
+				i64("n", "keys, at least 1"), i64("passes", "the sort's passes")}},
 	},
 }).Init()
 

@@ -435,7 +435,7 @@ func intelKernels(path string) ([]intelKernel, error) {
 // offlineGPUKnobs are the knobs of the GPU plans an offline compile
 // builds with (the others at their defaults: knobPlan).
 var offlineGPUKnobs = map[string]int64{"CONTIG": 0, "ITEMS": 4, "RADIX_BITS": 8, "RADIX_KPT": 8, "RADIX_SWEEP": 1, "RADIX_EW": 1, "RADIX_SGS": 8,
-	"RADIX_LATE": 1}
+	"RADIX_LATE": 1, "RADIX_SKIP": 1}
 
 // clSource is a kernel file's OpenCL source as an offline compile reads
 // it: written to path, with the file's OpenCL variants in name order.

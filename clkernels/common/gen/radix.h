@@ -32,6 +32,15 @@
 #define RADIX_E32_IN 6 /* reads keys and 32-bit entries, writes keys and int64 entries (last pass) */
 #endif
 
+/* radix sweep carrying */
+#ifndef ACCEL_CODES_CARRY
+#define ACCEL_CODES_CARRY
+#define CARRY_NONE 0 /* keys and int64 entries in their own buffers (RADIX_UNPACKED every pass) */
+#define CARRY_PACKED 1 /* packed words between the passes (RADIX_PACK_OUT, RADIX_PACKED, RADIX_UNPACK) */
+#define CARRY_E32 2 /* 32-bit entries between the passes (RADIX_E32_OUT, RADIX_E32, RADIX_E32_IN) */
+#define CARRY_WORDS 3 /* packed words in, between and out (RADIX_PACKED every pass) */
+#endif
+
 /* Knobs: -D options in OpenCL C, specialization constants in GLSL (id 0 is
  * the local size, id 1 the entry). */
 #ifdef ACCEL_CL
@@ -56,6 +65,9 @@
 #ifndef RADIX_LATE
 #define RADIX_LATE 0 /* 1: where subgroup ballots rank a tile, its entries are loaded after its keys are ranked (no registers while they are) and put at their keys' slots before the tile is written; 0: loaded with the keys */
 #endif
+#ifndef RADIX_SKIP
+#define RADIX_SKIP 0 /* 1: the sweep skips a pass whose digit is the same for every key (entry roles; the passes that run take their buffers and packing by their place among themselves, read at a round trip a tile; the GPU plans'); 0: every pass runs, as the host laid them out */
+#endif
 #ifndef RADIX_KIND
 #define RADIX_KIND -1 /* folded argument kind (-1: the run-time value) */
 #endif
@@ -68,6 +80,9 @@
 #ifndef RADIX_FIRST
 #define RADIX_FIRST -1 /* folded argument first (-1: the run-time value) */
 #endif
+#ifndef RADIX_CARRY
+#define RADIX_CARRY -1 /* folded argument carry (-1: the run-time value) */
+#endif
 #else
 layout(local_size_x_id = 0) in;
 layout(constant_id = 1) const int ENTRY = 0; /* 32-ok: an entry code */
@@ -78,10 +93,12 @@ layout(constant_id = 5) const int RADIX_SGS = 0; /* the tiled passes' ranking by
 layout(constant_id = 6) const int RADIX_EW = 2; /* the tiled passes' scratch words for a slot's entry: 1 where the plan's entries are all below 2^32 (the tile's slots take a word less, so more keys fit), else 2; 32-ok: a knob, an int32 (host/vulkan.go checks) */
 layout(constant_id = 7) const int RADIX_SPIN = 16384; /* the sweep's rounds of polls for an earlier tile's counts before it leaves its own tile to the fixup (-1: every tile to the fixup, a test); 32-ok: a knob, an int32 (host/vulkan.go checks) */
 layout(constant_id = 8) const int RADIX_LATE = 0; /* 1: where subgroup ballots rank a tile, its entries are loaded after its keys are ranked (no registers while they are) and put at their keys' slots before the tile is written; 0: loaded with the keys; 32-ok: a knob, an int32 (host/vulkan.go checks) */
-layout(constant_id = 9) const int RADIX_KIND = -1; /* folded argument kind (-1: the run-time value); 32-ok: a knob, an int32 (host/vulkan.go checks) */
-layout(constant_id = 10) const int RADIX_DESC = -1; /* folded argument descending (-1: the run-time value); 32-ok: a knob, an int32 (host/vulkan.go checks) */
-layout(constant_id = 11) const int RADIX_PACK = -1; /* folded argument pack (-1: the run-time value); 32-ok: a knob, an int32 (host/vulkan.go checks) */
-layout(constant_id = 12) const int RADIX_FIRST = -1; /* folded argument first (-1: the run-time value); 32-ok: a knob, an int32 (host/vulkan.go checks) */
+layout(constant_id = 9) const int RADIX_SKIP = 0; /* 1: the sweep skips a pass whose digit is the same for every key (entry roles; the passes that run take their buffers and packing by their place among themselves, read at a round trip a tile; the GPU plans'); 0: every pass runs, as the host laid them out; 32-ok: a knob, an int32 (host/vulkan.go checks) */
+layout(constant_id = 10) const int RADIX_KIND = -1; /* folded argument kind (-1: the run-time value); 32-ok: a knob, an int32 (host/vulkan.go checks) */
+layout(constant_id = 11) const int RADIX_DESC = -1; /* folded argument descending (-1: the run-time value); 32-ok: a knob, an int32 (host/vulkan.go checks) */
+layout(constant_id = 12) const int RADIX_PACK = -1; /* folded argument pack (-1: the run-time value); 32-ok: a knob, an int32 (host/vulkan.go checks) */
+layout(constant_id = 13) const int RADIX_FIRST = -1; /* folded argument first (-1: the run-time value); 32-ok: a knob, an int32 (host/vulkan.go checks) */
+layout(constant_id = 14) const int RADIX_CARRY = -1; /* folded argument carry (-1: the run-time value); 32-ok: a knob, an int32 (host/vulkan.go checks) */
 #define LOCAL_SIZE gl_WorkGroupSize.x
 #endif
 
@@ -100,14 +117,19 @@ layout(constant_id = 12) const int RADIX_FIRST = -1; /* folded argument first (-
 #define RADIX_TSCATTER_PARAMS BPTR kin, BPTR kout, BPTR pin, BPTR pout, BPTR hist, i64 n, i64 shift, i64 first, i64 pack
 #endif
 #ifdef ACCEL_CL
-#define RADIX_THIST_PARAMS BPTR kin, BPTR hist, i64 n, i64 from, i64 passes, i64 pack, __local SCRATCH_T* sh
+#define RADIX_THIST_PARAMS BPTR kin, BPTR hist, i64 n, i64 from, i64 passes, i64 pack, i64 kind, i64 descending, __local SCRATCH_T* sh
 #else
-#define RADIX_THIST_PARAMS BPTR kin, BPTR hist, i64 n, i64 from, i64 passes, i64 pack
+#define RADIX_THIST_PARAMS BPTR kin, BPTR hist, i64 n, i64 from, i64 passes, i64 pack, i64 kind, i64 descending
 #endif
 #ifdef ACCEL_CL
-#define RADIX_SWEEP_PARAMS BPTR kin, BPTR kout, BPTR pin, BPTR pout, BPTR hist, BPTR status, i64 n, i64 shift, i64 pass, i64 fix, i64 first, i64 pack, __local SCRATCH_T* sh
+#define RADIX_SWEEP_PARAMS BPTR k0, BPTR p0, BPTR ka, BPTR kb, BPTR pa, BPTR pb, BPTR hist, BPTR status, i64 n, i64 passes, i64 pass, i64 fix, i64 first, i64 carry, i64 kind, i64 descending, __local SCRATCH_T* sh
 #else
-#define RADIX_SWEEP_PARAMS BPTR kin, BPTR kout, BPTR pin, BPTR pout, BPTR hist, BPTR status, i64 n, i64 shift, i64 pass, i64 fix, i64 first, i64 pack
+#define RADIX_SWEEP_PARAMS BPTR k0, BPTR p0, BPTR ka, BPTR kb, BPTR pa, BPTR pb, BPTR hist, BPTR status, i64 n, i64 passes, i64 pass, i64 fix, i64 first, i64 carry, i64 kind, i64 descending
+#endif
+#ifdef ACCEL_CL
+#define RADIX_ROLES_PARAMS BPTR hist, BPTR status, i64 n, i64 passes, __local SCRATCH_T* sh
+#else
+#define RADIX_ROLES_PARAMS BPTR hist, BPTR status, i64 n, i64 passes
 #endif
 
 /* The entry points. */
@@ -145,15 +167,21 @@ layout(constant_id = 12) const int RADIX_FIRST = -1; /* folded argument first (-
 	}
 #define RADIX_E_radix_thist_k \
 	__kernel __attribute__((reqd_work_group_size(LOCAL_SIZE, 1, 1))) \
-	void radix_thist_k(__global uchar* kin, __global uchar* hist, long n, long from, long passes, long pack) { \
+	void radix_thist_k(__global uchar* kin, __global uchar* hist, long n, long from, long passes, long pack, long kind, long descending) { \
 		__local SCRATCH_T sh[SCRATCH_LEN]; \
-		radix_thist(kin, hist, n, from, passes, pack, sh); \
+		radix_thist(kin, hist, n, from, passes, pack, FOLD(RADIX_KIND, kind), FOLD(RADIX_DESC, descending), sh); \
 	}
 #define RADIX_E_radix_sweep_k \
 	__kernel __attribute__((reqd_work_group_size(LOCAL_SIZE, 1, 1))) \
-	void radix_sweep_k(__global uchar* kin, __global uchar* kout, __global uchar* pin, __global uchar* pout, __global uchar* hist, __global uchar* status, long n, long shift, long pass, long fix, long first, long pack) { \
+	void radix_sweep_k(__global uchar* k0, __global uchar* p0, __global uchar* ka, __global uchar* kb, __global uchar* pa, __global uchar* pb, __global uchar* hist, __global uchar* status, long n, long passes, long pass, long fix, long first, long carry, long kind, long descending) { \
 		__local SCRATCH_T sh[SCRATCH_LEN]; \
-		radix_sweep(kin, kout, pin, pout, hist, status, n, shift, pass, fix, FOLD(RADIX_FIRST, first), FOLD(RADIX_PACK, pack), sh); \
+		radix_sweep(k0, p0, ka, kb, pa, pb, hist, status, n, passes, pass, fix, FOLD(RADIX_FIRST, first), FOLD(RADIX_CARRY, carry), FOLD(RADIX_KIND, kind), FOLD(RADIX_DESC, descending), sh); \
+	}
+#define RADIX_E_radix_roles_k \
+	__kernel __attribute__((reqd_work_group_size(LOCAL_SIZE, 1, 1))) \
+	void radix_roles_k(__global uchar* hist, __global uchar* status, long n, long passes) { \
+		__local SCRATCH_T sh[SCRATCH_LEN]; \
+		radix_roles(hist, status, n, passes, sh); \
 	}
 #ifdef ACCEL_ONLY
 #define RADIX_ENTRIES ACCEL_XCAT(RADIX_E_, ACCEL_ONLY)
@@ -165,18 +193,20 @@ layout(constant_id = 12) const int RADIX_FIRST = -1; /* folded argument first (-
 	RADIX_E_radix_tcount_k \
 	RADIX_E_radix_tscatter_k \
 	RADIX_E_radix_thist_k \
-	RADIX_E_radix_sweep_k
+	RADIX_E_radix_sweep_k \
+	RADIX_E_radix_roles_k
 #endif
 #else
-layout(push_constant) uniform AccelArgs { uint64_t s[12]; } accel_args;
+layout(push_constant) uniform AccelArgs { uint64_t s[16]; } accel_args;
 #define ACCEL_ARGS_DECL
 #define RADIX_VK_E_0 radix_prep(accel_args.s[0], accel_args.s[1], int64_t(accel_args.s[2]), int64_t(accel_args.s[3]), FOLD(RADIX_KIND, int64_t(accel_args.s[4])), FOLD(RADIX_DESC, int64_t(accel_args.s[5])));
 #define RADIX_VK_E_1 radix_count(accel_args.s[0], accel_args.s[1], accel_args.s[2], int64_t(accel_args.s[3]), int64_t(accel_args.s[4]), int64_t(accel_args.s[5]), FOLD(RADIX_PACK, int64_t(accel_args.s[6])));
 #define RADIX_VK_E_2 radix_scatter(accel_args.s[0], accel_args.s[1], accel_args.s[2], accel_args.s[3], accel_args.s[4], int64_t(accel_args.s[5]), int64_t(accel_args.s[6]), int64_t(accel_args.s[7]), FOLD(RADIX_FIRST, int64_t(accel_args.s[8])), FOLD(RADIX_PACK, int64_t(accel_args.s[9])));
 #define RADIX_VK_E_3 radix_tcount(accel_args.s[0], accel_args.s[1], accel_args.s[2], int64_t(accel_args.s[3]), int64_t(accel_args.s[4]), FOLD(RADIX_PACK, int64_t(accel_args.s[5])));
 #define RADIX_VK_E_4 radix_tscatter(accel_args.s[0], accel_args.s[1], accel_args.s[2], accel_args.s[3], accel_args.s[4], int64_t(accel_args.s[5]), int64_t(accel_args.s[6]), FOLD(RADIX_FIRST, int64_t(accel_args.s[7])), FOLD(RADIX_PACK, int64_t(accel_args.s[8])));
-#define RADIX_VK_E_5 radix_thist(accel_args.s[0], accel_args.s[1], int64_t(accel_args.s[2]), int64_t(accel_args.s[3]), int64_t(accel_args.s[4]), int64_t(accel_args.s[5]));
-#define RADIX_VK_E_6 radix_sweep(accel_args.s[0], accel_args.s[1], accel_args.s[2], accel_args.s[3], accel_args.s[4], accel_args.s[5], int64_t(accel_args.s[6]), int64_t(accel_args.s[7]), int64_t(accel_args.s[8]), int64_t(accel_args.s[9]), FOLD(RADIX_FIRST, int64_t(accel_args.s[10])), FOLD(RADIX_PACK, int64_t(accel_args.s[11])));
+#define RADIX_VK_E_5 radix_thist(accel_args.s[0], accel_args.s[1], int64_t(accel_args.s[2]), int64_t(accel_args.s[3]), int64_t(accel_args.s[4]), int64_t(accel_args.s[5]), FOLD(RADIX_KIND, int64_t(accel_args.s[6])), FOLD(RADIX_DESC, int64_t(accel_args.s[7])));
+#define RADIX_VK_E_6 radix_sweep(accel_args.s[0], accel_args.s[1], accel_args.s[2], accel_args.s[3], accel_args.s[4], accel_args.s[5], accel_args.s[6], accel_args.s[7], int64_t(accel_args.s[8]), int64_t(accel_args.s[9]), int64_t(accel_args.s[10]), int64_t(accel_args.s[11]), FOLD(RADIX_FIRST, int64_t(accel_args.s[12])), FOLD(RADIX_CARRY, int64_t(accel_args.s[13])), FOLD(RADIX_KIND, int64_t(accel_args.s[14])), FOLD(RADIX_DESC, int64_t(accel_args.s[15])));
+#define RADIX_VK_E_7 radix_roles(accel_args.s[0], accel_args.s[1], int64_t(accel_args.s[2]), int64_t(accel_args.s[3]));
 #ifdef ACCEL_ONLY_ENTRY
 #define RADIX_ENTRIES \
 	void main() { \
@@ -198,9 +228,11 @@ layout(push_constant) uniform AccelArgs { uint64_t s[12]; } accel_args;
 		} else if (ENTRY == 4) { \
 			radix_tscatter(accel_args.s[0], accel_args.s[1], accel_args.s[2], accel_args.s[3], accel_args.s[4], int64_t(accel_args.s[5]), int64_t(accel_args.s[6]), FOLD(RADIX_FIRST, int64_t(accel_args.s[7])), FOLD(RADIX_PACK, int64_t(accel_args.s[8]))); \
 		} else if (ENTRY == 5) { \
-			radix_thist(accel_args.s[0], accel_args.s[1], int64_t(accel_args.s[2]), int64_t(accel_args.s[3]), int64_t(accel_args.s[4]), int64_t(accel_args.s[5])); \
+			radix_thist(accel_args.s[0], accel_args.s[1], int64_t(accel_args.s[2]), int64_t(accel_args.s[3]), int64_t(accel_args.s[4]), int64_t(accel_args.s[5]), FOLD(RADIX_KIND, int64_t(accel_args.s[6])), FOLD(RADIX_DESC, int64_t(accel_args.s[7]))); \
 		} else if (ENTRY == 6) { \
-			radix_sweep(accel_args.s[0], accel_args.s[1], accel_args.s[2], accel_args.s[3], accel_args.s[4], accel_args.s[5], int64_t(accel_args.s[6]), int64_t(accel_args.s[7]), int64_t(accel_args.s[8]), int64_t(accel_args.s[9]), FOLD(RADIX_FIRST, int64_t(accel_args.s[10])), FOLD(RADIX_PACK, int64_t(accel_args.s[11]))); \
+			radix_sweep(accel_args.s[0], accel_args.s[1], accel_args.s[2], accel_args.s[3], accel_args.s[4], accel_args.s[5], accel_args.s[6], accel_args.s[7], int64_t(accel_args.s[8]), int64_t(accel_args.s[9]), int64_t(accel_args.s[10]), int64_t(accel_args.s[11]), FOLD(RADIX_FIRST, int64_t(accel_args.s[12])), FOLD(RADIX_CARRY, int64_t(accel_args.s[13])), FOLD(RADIX_KIND, int64_t(accel_args.s[14])), FOLD(RADIX_DESC, int64_t(accel_args.s[15]))); \
+		} else if (ENTRY == 7) { \
+			radix_roles(accel_args.s[0], accel_args.s[1], int64_t(accel_args.s[2]), int64_t(accel_args.s[3])); \
 		} \
 	}
 #endif

@@ -1,0 +1,208 @@
+package accel
+
+import (
+	"encoding/binary"
+	"fmt"
+	"math"
+	"math/rand"
+	"testing"
+
+	"github.com/accelkern/accel/host"
+	"github.com/accelkern/accel/host/kernels"
+	"github.com/stretchr/testify/require"
+)
+
+// orderBitsOf is radix_body.h's radix_order in Go: the bits of key k (a
+// word of w bytes, of kind KIND_*) in an order unsigned comparison sorts.
+func orderBitsOf(k uint64, w int, kind int64, descending bool) uint64 {
+	bits := 8 * uint(w)
+	all := uint64(math.MaxUint64) >> (64 - bits)
+	sign := uint64(1) << (bits - 1)
+	inf := uint64(0x7f800000)
+	nan := uint64(0x7fc00000)
+	if w == 8 {
+		inf, nan = 0x7ff0000000000000, 0x7ff8000000000000
+	}
+	switch kind {
+	case kernels.KindSigned:
+		k ^= sign
+	case kernels.KindFloat:
+		if k&^sign > inf {
+			k = nan
+		}
+		if k == sign {
+			k = 0
+		}
+		if k&sign != 0 {
+			k = ^k & all
+		} else {
+			k |= sign
+		}
+	}
+	if descending {
+		k = ^k & all
+	}
+	return k
+}
+
+// skipKeys are n keys of dt whose bytes at the places fixed marks (bit b:
+// byte b, from the lowest) are one value for every key, the others random.
+func skipKeys(rng *rand.Rand, dt DType, n int64, fixed uint) *Tensor {
+	w := dt.Size()
+	x, _ := NewTensor(dt, n)
+	same := rng.Uint64()
+	word := make([]byte, 8)
+	for i := int64(0); i < n; i++ {
+		v := rng.Uint64()
+		for b := 0; b < w; b++ {
+			if fixed&(1<<b) != 0 {
+				v = v&^(0xff<<(8*b)) | same&(0xff<<(8*b))
+			}
+		}
+		binary.LittleEndian.PutUint64(word, v)
+		copy(x.data[int(i)*w:], word[:w])
+	}
+	return x
+}
+
+// keyWord is key i of x as a word of its size.
+func keyWord(x *Tensor, i int) uint64 {
+	w := x.dtype.Size()
+	word := make([]byte, 8)
+	copy(word, x.data[i*w:(i+1)*w])
+	return binary.LittleEndian.Uint64(word)
+}
+
+// TestSortSkipsPasses runs the sweep's skipped passes (radix_roles: a pass
+// whose digit is one for every key moves nothing, and the passes that run
+// take their buffers and packing by their place among themselves) on the
+// CPU drivers with the GPUs' tiled plan: for keys of every 32- and 64-bit
+// dtype with constant bytes at the low place, a middle one, the top, all
+// but one, every other one and all of them, the role each pass gets
+// (read back from the status words) against the passes' digits computed
+// here; then SortByKey and Unique
+// of those keys against the reference, and the bit-reproducible scatter
+// (radixSortWords and the sort from given entries) with its indices in
+// one digit's range.
+func TestSortSkipsPasses(t *testing.T) {
+	forEachDevice(t, func(t *testing.T, d *Device) {
+		plans(d).radixTiles = true
+		plans(d).uniqueFn = func(up uniquePlan, _ int64, _ int) uniquePlan { up.Hash = false; return up }
+		defer func() { plans(d).radixTiles, plans(d).uniqueFn, plans(d).scatterFn = false, nil, nil }()
+		rng := rand.New(rand.NewSource(5))
+		for _, dt := range []DType{Uint32, Int32, Float32, Uint64, Int64, Float64} {
+			w := dt.Size()
+			top := uint(1) << (w - 1)
+			all := uint(1)<<w - 1
+			for _, fixed := range []uint{0, 1, 2, top, all &^ 1, all &^ top, 0x55 & all, 0xaa & all, all} {
+				for _, n := range []int64{1, 2, 3001} {
+					name := fmt.Sprintf("%s fixed=%#x n=%d", dt, fixed, n)
+					keys := skipKeys(rng, dt, n, fixed)
+					for _, desc := range []bool{false, true} {
+						checkRoles(t, d, keys, desc, fmt.Sprintf("%s descending=%v", name, desc))
+					}
+					vals, _ := NewTensor(Float32, n)
+					fillKeys(rng, vals, "rand")
+					for _, desc := range []bool{false, true} {
+						sname := fmt.Sprintf("%s descending=%v", name, desc)
+						ws, wp, err := RefSort(keys, desc)
+						require.NoError(t, err, sname)
+						ts, release := uploadAll(t, d, keys, vals)
+						gs, gv, gp, err := d.SortByKey(ts[0], ts[1], desc)
+						release()
+						require.NoError(t, err, sname)
+						require.NoError(t, sameBits(mustHost(t, gp), wp), "%s: perm", sname)
+						require.NoError(t, sameBits(mustHost(t, gs), ws), "%s: keys", sname)
+						hv := mustHost(t, gv)
+						for i, p := range wp.Int64s() {
+							require.Equal(t, math.Float32bits(vals.Float32s()[p]), math.Float32bits(hv.Float32s()[i]), "%s: value %d", sname, i)
+						}
+					}
+					if dt == Float32 || dt == Float64 {
+						continue
+					}
+					// Unique by the sort (the GPUs' first try is a hash table)
+					wv, wi, wc, err := RefUnique(keys)
+					require.NoError(t, err, name)
+					dk := mustUpload(t, d, keys)
+					gv, gi, gc, err := d.Unique(dk)
+					dk.Release()
+					require.NoError(t, err, "%s: unique", name)
+					require.NoError(t, sameBits(mustHost(t, gv), wv), "%s: unique values", name)
+					require.NoError(t, sameBits(mustHost(t, gi), wi), "%s: unique inverse", name)
+					require.NoError(t, sameBits(mustHost(t, gc), wc), "%s: unique counts", name)
+				}
+			}
+		}
+		plans(d).scatterFn = forceStrategy(d, scatterSorted)
+		for _, idxRange := range []int64{1, 200, 300} {
+			const targets = 300
+			n := int64(5000)
+			idx, src, base := randInts(rng, int(n), idxRange), make([]float32, n), make([]float32, targets)
+			for i := range src {
+				src[i] = rng.Float32()*2 - 1
+			}
+			for i := range base {
+				base[i] = rng.Float32()
+			}
+			name := fmt.Sprintf("sorted scatter n=%d indices below %d", n, idxRange)
+			hi, _ := FromInt64s([]int64{n}, idx)
+			hs, _ := FromFloat32s([]int64{n}, src)
+			hb, _ := FromFloat32s([]int64{targets}, base)
+			want, err := RefScatterReduce(hb, 0, hi, hs, Sum, true)
+			require.NoError(t, err, name)
+			ts, release := uploadAll(t, d, hb, hi, hs)
+			got, err := d.ScatterReduceDeterministic(ts[0], 0, ts[1], ts[2], Sum, true)
+			release()
+			require.NoError(t, err, name)
+			require.NoError(t, sameBits(mustHost(t, got), want), "%s: bits", name)
+		}
+	})
+}
+
+// checkRoles queues the sweep's counts and roles for keys (radixRun.start)
+// and checks the role of each pass: skipped where every key has one digit
+// there, else its place among the passes that run, and their number (the
+// first pass alone where every pass has one digit).
+func checkRoles(t *testing.T, d *Device, keys *Tensor, descending bool, name string) {
+	t.Helper()
+	n, w := keys.Len(), keys.dtype.Size()
+	var tmp temps
+	defer tmp.release()
+	dk := mustUpload(t, d, keys)
+	defer dk.Release()
+	r, err := d.newRadixRun("sort", &tmp, n, w, 8*w, n)
+	require.NoError(t, err, name)
+	require.True(t, r.sweep, "%s: the tiled plan sweeps: %v", name, r.plan)
+	require.NoError(t, r.start(d, "sort", dk.raw(), kernels.RadixUnpacked, keyKind(keys.dtype), b2i(descending)), name)
+	require.Equal(t, int64(1), host.KnobRadixSkip.Of(r.plan), "%s: the plan's RADIX_SKIP", name)
+	st, err := r.status.ToHost()
+	require.NoError(t, err, name)
+	words := st.Uint64s()
+	roles := words[len(words)-r.passes:]
+	mask := uint64(1)<<r.bits - 1
+	one := make([]bool, r.passes)
+	runs := 0
+	for q := range one {
+		one[q] = true
+		first := orderBitsOf(keyWord(keys, 0), w, keyKind(keys.dtype), descending) >> (q * r.bits) & mask
+		for i := 1; i < int(n) && one[q]; i++ {
+			one[q] = orderBitsOf(keyWord(keys, i), w, keyKind(keys.dtype), descending)>>(q*r.bits)&mask == first
+		}
+		if !one[q] {
+			runs++
+		}
+	}
+	at := 0
+	for q, role := range roles {
+		switch {
+		case !one[q]:
+			require.Equal(t, uint64(1)<<32|uint64(runs)<<16|uint64(at), role, "%s: pass %d runs as %d of %d", name, q, at, runs)
+			at++
+		case runs == 0 && q == 0:
+			require.Equal(t, uint64(1)<<32|1<<16, role, "%s: pass 0 runs alone", name)
+		default:
+			require.Zero(t, role, "%s: pass %d skipped", name, q)
+		}
+	}
+}
