@@ -85,6 +85,12 @@ def workloads(reps):
     P["sort/uint32_16M_perm"] = dict(
         warm_s=cuda_time(lambda: torch.sort(k, stable=True, out=(v, i)), reps),
         cold_s=cuda_time(lambda: torch.sort(k, stable=True), reps))
+    k = torch.randint(0, M, (N,), dtype=torch.int64, generator=g, device=dev)
+    v, i = torch.empty_like(k), torch.empty(N, dtype=torch.int64, device=dev)
+    P["sort/int64_16M_below1M"] = dict(
+        warm_s=cuda_time(lambda: torch.sort(k, stable=True, out=(v, i)), reps),
+        cold_s=cuda_time(lambda: torch.sort(k, stable=True), reps))
+    del k, v, i
     u = torch.randint(0, M, (N,), dtype=torch.int64, generator=g, device=dev)
     t = cuda_time(lambda: torch.unique(u, sorted=True, return_inverse=True, return_counts=True), reps)
     P["unique/int64_16M_1M"] = dict(warm_s=t, cold_s=t)

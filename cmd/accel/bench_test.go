@@ -40,7 +40,7 @@ func TestBenchJSON(t *testing.T) {
 	const reps = 2
 	wantCases := map[string]bool{
 		"tril_indices/1000x1000_int64": true, "tril_indices/3000x3000_int64": true, "tril_indices/3000x3000_int32": true,
-		"cumsum/int32_64M_quick": true, "sort/uint32_16M_perm_quick": true,
+		"cumsum/int32_64M_quick": true, "sort/uint32_16M_perm_quick": true, "sort/int64_16M_below1M_quick": true,
 	}
 	fields := []string{"op", "case", "backend", "device", "median_s", "wall_s", "first_s", "cold_s", "syncs", "submits", "launches",
 		"reps", "bytes", "gbps", "copy_gbps", "frac_copy", "ref_median_s", "speedup", "plan",

@@ -9,8 +9,9 @@ import (
 
 // Bench cases of the primitives (issue 4): cumsum of 64M int32 (against
 // copy bandwidth), sort of 16M uint32 keys with their permutation (the
-// reference is Go's slices.Sort of the same keys), unique of 16M int64 keys
-// with 1M distinct values. --quick runs 1/16 of each.
+// reference is Go's slices.Sort of the same keys) and of 16M int64 keys
+// below 2^20, unique of 16M int64 keys with 1M distinct values. --quick
+// runs 1/16 of each.
 func primCases(quick bool) []benchCase {
 	nScan, nSort, nUniq, distinct, tag := int64(64<<20), int64(16<<20), int64(16<<20), int64(1<<20), ""
 	if quick {
@@ -87,6 +88,47 @@ func primCases(quick bool) []benchCase {
 			buf := make([]uint32, nSort)
 			return func() {
 				copy(buf, sortKeys.Uint32s())
+				slices.Sort(buf)
+			}, func() {}
+		},
+	})
+
+	// int64 keys below 2^20 (indices, PyTorch's default integer dtype):
+	// five of the sort's eight 8-bit digits are one for every key, which
+	// the GPU plans' sweep skips (knob RADIX_SKIP)
+	var smallKeys *accel.Tensor
+	makeSmall := func() {
+		if smallKeys == nil {
+			smallKeys, _ = accel.NewTensor(accel.Int64, nSort)
+			rng := rand.New(rand.NewSource(4))
+			for i := range smallKeys.Int64s() {
+				smallKeys.Int64s()[i] = rng.Int63n(distinct)
+			}
+		}
+	}
+	cases = append(cases, benchCase{
+		op: "sort", name: "int64_16M_below1M" + tag, bytes: nSort * (8 + 8 + 8), items: nSort,
+		setup: func(dev *accel.Device) (caseRun, error) {
+			makeSmall()
+			dk, err := dev.Upload(smallKeys)
+			if err != nil {
+				return caseRun{}, err
+			}
+			call := func() error {
+				s, p, err := dev.Sort(dk, false)
+				if err == nil {
+					s.Release()
+					p.Release()
+				}
+				return err
+			}
+			return caseRun{call: call, done: dk.Release}, nil
+		},
+		ref: func() (func(), func()) {
+			makeSmall()
+			buf := make([]int64, nSort)
+			return func() {
+				copy(buf, smallKeys.Int64s())
 				slices.Sort(buf)
 			}, func() {}
 		},
