@@ -174,21 +174,35 @@ tar -C "$dd" -cJf "${OUT:-/tmp}/gpu-dump.tar.xz" . && ls -l "${OUT:-/tmp}/gpu-du
 rm -rf "$dd"
 fi
 if want M; then
-echo "== M. the sort's registers against its occupancy (session 20): the sweep's group takes 45,316 bytes of shared memory, so 5 groups of 256 fit a multiprocessor (1,280 lanes, 51 registers each), but ptxas chooses the registers without that bound (LLVM's AMD backend, which spends registers up to what the shared memory leaves, gives the same sweep, ballots and all, 184 VGPRs on gfx1100: the code has the room to grow); if ptxas gives it over 64, 3 groups or fewer run a multiprocessor at once, over 128 one. ACCEL_KNOBS radix:MAXREG=N caps them (-cl-nv-maxrregcount, host.Plan.MaxRegs). A row a cap, each with ptxas's line for its sweep (registers, spills); then (session 25) the entries loaded with the keys (RADIX_LATE=0) against after the ranking (the plan's since), on both backends. 2026-11-27: a pass 0.271 ms, 1.286 ms the sort"
+echo "== M. the sort's registers against its occupancy (session 20): the sweep's group takes 45,316 bytes of shared memory, so 5 groups of 256 fit a multiprocessor (1,280 lanes, 51 registers each), but ptxas chooses the registers without that bound (LLVM's AMD backend, which spends registers up to what the shared memory leaves, gives the same sweep, ballots and all, 184 VGPRs on gfx1100: the code has the room to grow); if ptxas gives it over 64, 3 groups or fewer run a multiprocessor at once, over 128 one. ACCEL_KNOBS radix:MAXREG=N caps them (-cl-nv-maxrregcount, host.Plan.MaxRegs). A row a cap, each with ptxas's line for its sweep (registers, spills); then (session 25) the entries loaded with the keys (RADIX_LATE=0) against after the ranking (the plan's since), on both backends; then (session 26) the passes with one digit skipped (RADIX_SKIP) or run. 2026-11-27: a pass 0.271 ms, 1.286 ms the sort"
 md=$(mktemp -d "${TMPDIR:-/tmp}/cl-maxreg.XXXXXX")
 # then (session 25) the entries loaded with the keys (RADIX_LATE=0)
 # against after the ballots' ranking (RADIX_LATE=1, the plan's since;
 # RADV's registers for the 32-bit sweep of 256 x 16 keys: 96 against 120)
 for k in MAXREG=0 MAXREG=64 MAXREG=80 MAXREG=96 MAXREG=128 RADIX_LATE=0 RADIX_LATE=0,MAXREG=80; do
-	row sort opencl "radix:$k" 30
+	CASE=uint32_16M_perm row sort opencl "radix:$k" 30
 	mkdir -p "$md/$k"
 	ACCEL_KNOBS="radix:$k" ACCEL_CL_DUMP=$md/$k timeout 60 "$bin" bench --op sort --backend opencl --reps 1 --no-ref $quick >/dev/null 2>"$md/$k.err" || echo "M: $k rc=$?"
 	grep -h "refused" "$md/$k.err" | cut -c1-300
 	"$py" -c "$ptxpy" "$md/$k" radix
 done
 for k in "" radix:RADIX_LATE=0; do
-	row sort vulkan "$k" 30
+	CASE=uint32_16M_perm row sort vulkan "$k" 30
 done
+# session 26: the sweep skips a pass whose digit is one for every key
+# (RADIX_SKIP=1, the plan's: each tile reads its pass's role before its
+# keys, a cached round trip, and a launch computes the roles); without
+# it (RADIX_SKIP=0) every pass runs as before. The int64 keys below 2^20
+# skip five of eight passes (predicted: about 3/8 of the sweeps' time);
+# the full-range uint32 keys skip none, so their two rows are the cost
+echo "M: passes with one digit skipped (RADIX_SKIP)"
+for b in opencl vulkan; do
+	for k in "" radix:RADIX_SKIP=0; do
+		CASE=int64_16M_below1M row sort $b "$k" 30
+		CASE=uint32_16M_perm row sort $b "$k" 30
+	done
+done
+CASE=int64_16M_below1M trace sort opencl "" 30
 # the cumsum's chained scan (ITEMS 32 a lane on NVIDIA's OpenCL), the
 # same way
 for r in 0 64 96; do
