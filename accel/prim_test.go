@@ -213,30 +213,38 @@ func sortRandomOn(t *testing.T, d *Device, rng *rand.Rand, sizes []int64, dtypes
 					continue
 				}
 				for _, desc := range []bool{false, true} {
-					name := fmt.Sprintf("n=%d %s %s descending=%v", n, dt, pattern, desc)
 					keys, _ := NewTensor(dt, n)
 					fillKeys(rng, keys, pattern)
-					ws, wp, err := RefSort(keys, desc)
-					require.NoError(t, err, name)
-					vals, _ := NewTensor(Float32, n)
-					fillKeys(rng, vals, "rand")
-					ts, release := uploadAll(t, d, keys, vals)
-					gs, gv, gp, err := d.SortByKey(ts[0], ts[1], desc)
-					release()
-					require.NoError(t, err, name)
-					require.NoError(t, sameBits(mustHost(t, gp), wp), "%s: perm", name)
-					require.NoError(t, sameBits(mustHost(t, gs), ws), "%s: keys", name)
-					hv := mustHost(t, gv)
-					wantBits, gotBits := make([]uint32, n), make([]uint32, n)
-					for i, p := range wp.Int64s() {
-						wantBits[i] = math.Float32bits(vals.Float32s()[p])
-						gotBits[i] = math.Float32bits(hv.Float32s()[i])
-					}
-					requireElems(t, wantBits, gotBits, "%s: values carried (bits)", name)
+					checkSortByKey(t, d, rng, keys, desc, fmt.Sprintf("n=%d %s %s descending=%v", n, dt, pattern, desc))
 				}
 			}
 		}
 	}
+}
+
+// checkSortByKey sorts keys on d with random float32 values carried
+// along and checks the sorted keys, the permutation and the values
+// against RefSort, bit for bit.
+func checkSortByKey(t *testing.T, d *Device, rng *rand.Rand, keys *Tensor, desc bool, name string) {
+	t.Helper()
+	n := keys.Len()
+	ws, wp, err := RefSort(keys, desc)
+	require.NoError(t, err, name)
+	vals, _ := NewTensor(Float32, n)
+	fillKeys(rng, vals, "rand")
+	ts, release := uploadAll(t, d, keys, vals)
+	gs, gv, gp, err := d.SortByKey(ts[0], ts[1], desc)
+	release()
+	require.NoError(t, err, name)
+	require.NoError(t, sameBits(mustHost(t, gp), wp), "%s: perm", name)
+	require.NoError(t, sameBits(mustHost(t, gs), ws), "%s: keys", name)
+	hv := mustHost(t, gv)
+	wantBits, gotBits := make([]uint32, n), make([]uint32, n)
+	for i, p := range wp.Int64s() {
+		wantBits[i] = math.Float32bits(vals.Float32s()[p])
+		gotBits[i] = math.Float32bits(hv.Float32s()[i])
+	}
+	requireElems(t, wantBits, gotBits, "%s: values carried (bits)", name)
 }
 
 // TestSortTiled runs the GPUs' tiled radix passes (planRadixTiled:
@@ -307,30 +315,38 @@ func TestSortTiled(t *testing.T) {
 		plans(d).launchFn = nil
 		plans(d).scatterFn = forceStrategy(d, scatterSorted)
 		for _, n := range []int64{1, 1000, 20000} {
-			const targets = 300
-			idx, src, base := randInts(rng, int(n), targets), make([]float32, n), make([]float32, targets)
-			for i := range src {
-				src[i] = rng.Float32()*2 - 1
-			}
-			for i := range base {
-				base[i] = rng.Float32()
-			}
-			for _, red := range []Reduction{Sum, Mean, Amax} {
-				name := fmt.Sprintf("sorted scatter n=%d %v", n, red)
-				hi, _ := FromInt64s([]int64{n}, idx)
-				hs, _ := FromFloat32s([]int64{n}, src)
-				hb, _ := FromFloat32s([]int64{targets}, base)
-				want, err := RefScatterReduce(hb, 0, hi, hs, red, true)
-				require.NoError(t, err, name)
-				ts, release := uploadAll(t, d, hb, hi, hs)
-				got, err := d.ScatterReduceDeterministic(ts[0], 0, ts[1], ts[2], red, true)
-				release()
-				require.NoError(t, err, name)
-				require.NoError(t, sameBits(mustHost(t, got), want), "%s: bits", name)
-				got.Release()
-			}
+			checkSortedScatter(t, d, rng, n, 300, Sum, Mean, Amax)
 		}
 	})
+}
+
+// checkSortedScatter runs the bit-reproducible scatter_reduce (on the path
+// the test planner forces) of n random floats into 300 targets, at
+// indices below limit, with each of reds, against the reference, bit for
+// bit.
+func checkSortedScatter(t *testing.T, d *Device, rng *rand.Rand, n, limit int64, reds ...Reduction) {
+	t.Helper()
+	const targets = 300
+	idx, src, base := randInts(rng, int(n), limit), make([]float32, n), make([]float32, targets)
+	for i := range src {
+		src[i] = rng.Float32()*2 - 1
+	}
+	for i := range base {
+		base[i] = rng.Float32()
+	}
+	for _, red := range reds {
+		name := fmt.Sprintf("sorted scatter n=%d indices below %d %v", n, limit, red)
+		hi, _ := FromInt64s([]int64{n}, idx)
+		hs, _ := FromFloat32s([]int64{n}, src)
+		hb, _ := FromFloat32s([]int64{targets}, base)
+		want, err := RefScatterReduce(hb, 0, hi, hs, red, true)
+		require.NoError(t, err, name)
+		ts, release := uploadAll(t, d, hb, hi, hs)
+		got, err := d.ScatterReduceDeterministic(ts[0], 0, ts[1], ts[2], red, true)
+		release()
+		require.NoError(t, err, name)
+		require.NoError(t, sameBits(mustHost(t, got), want), "%s: bits", name)
+	}
 }
 
 // TestSortNVTricksEmulated runs the GPUs' tiled sort on PoCL as NVIDIA's

@@ -101,22 +101,8 @@ func TestSortSkipsPasses(t *testing.T) {
 					for _, desc := range []bool{false, true} {
 						checkRoles(t, d, keys, desc, fmt.Sprintf("%s descending=%v", name, desc))
 					}
-					vals, _ := NewTensor(Float32, n)
-					fillKeys(rng, vals, "rand")
 					for _, desc := range []bool{false, true} {
-						sname := fmt.Sprintf("%s descending=%v", name, desc)
-						ws, wp, err := RefSort(keys, desc)
-						require.NoError(t, err, sname)
-						ts, release := uploadAll(t, d, keys, vals)
-						gs, gv, gp, err := d.SortByKey(ts[0], ts[1], desc)
-						release()
-						require.NoError(t, err, sname)
-						require.NoError(t, sameBits(mustHost(t, gp), wp), "%s: perm", sname)
-						require.NoError(t, sameBits(mustHost(t, gs), ws), "%s: keys", sname)
-						hv := mustHost(t, gv)
-						for i, p := range wp.Int64s() {
-							require.Equal(t, math.Float32bits(vals.Float32s()[p]), math.Float32bits(hv.Float32s()[i]), "%s: value %d", sname, i)
-						}
+						checkSortByKey(t, d, rng, keys, desc, fmt.Sprintf("%s descending=%v", name, desc))
 					}
 					if dt == Float32 || dt == Float64 {
 						continue
@@ -135,27 +121,8 @@ func TestSortSkipsPasses(t *testing.T) {
 			}
 		}
 		plans(d).scatterFn = forceStrategy(d, scatterSorted)
-		for _, idxRange := range []int64{1, 200, 300} {
-			const targets = 300
-			n := int64(5000)
-			idx, src, base := randInts(rng, int(n), idxRange), make([]float32, n), make([]float32, targets)
-			for i := range src {
-				src[i] = rng.Float32()*2 - 1
-			}
-			for i := range base {
-				base[i] = rng.Float32()
-			}
-			name := fmt.Sprintf("sorted scatter n=%d indices below %d", n, idxRange)
-			hi, _ := FromInt64s([]int64{n}, idx)
-			hs, _ := FromFloat32s([]int64{n}, src)
-			hb, _ := FromFloat32s([]int64{targets}, base)
-			want, err := RefScatterReduce(hb, 0, hi, hs, Sum, true)
-			require.NoError(t, err, name)
-			ts, release := uploadAll(t, d, hb, hi, hs)
-			got, err := d.ScatterReduceDeterministic(ts[0], 0, ts[1], ts[2], Sum, true)
-			release()
-			require.NoError(t, err, name)
-			require.NoError(t, sameBits(mustHost(t, got), want), "%s: bits", name)
+		for _, limit := range []int64{1, 200, 300} {
+			checkSortedScatter(t, d, rng, 5000, limit, Sum)
 		}
 	})
 }

@@ -1,6 +1,7 @@
 package bench
 
 import (
+	"cmp"
 	"math/rand"
 	"slices"
 
@@ -56,7 +57,7 @@ func primCases(quick bool) []benchCase {
 	})
 
 	var sortKeys *accel.Tensor
-	makeSort := func() {
+	cases = append(cases, sortCase("uint32_16M_perm"+tag, nSort*(4+4+8), nSort, func() *accel.Tensor {
 		if sortKeys == nil {
 			sortKeys, _ = accel.NewTensor(accel.Uint32, nSort)
 			rng := rand.New(rand.NewSource(2))
@@ -64,40 +65,14 @@ func primCases(quick bool) []benchCase {
 				sortKeys.Uint32s()[i] = rng.Uint32()
 			}
 		}
-	}
-	cases = append(cases, benchCase{
-		op: "sort", name: "uint32_16M_perm" + tag, bytes: nSort * (4 + 4 + 8), items: nSort,
-		setup: func(dev *accel.Device) (caseRun, error) {
-			makeSort()
-			dk, err := dev.Upload(sortKeys)
-			if err != nil {
-				return caseRun{}, err
-			}
-			call := func() error {
-				s, p, err := dev.Sort(dk, false)
-				if err == nil {
-					s.Release()
-					p.Release()
-				}
-				return err
-			}
-			return caseRun{call: call, done: dk.Release}, nil
-		},
-		ref: func() (func(), func()) {
-			makeSort()
-			buf := make([]uint32, nSort)
-			return func() {
-				copy(buf, sortKeys.Uint32s())
-				slices.Sort(buf)
-			}, func() {}
-		},
-	})
+		return sortKeys
+	}, func(k *accel.Tensor) func() { return sortedCopy(k.Uint32s()) }))
 
 	// int64 keys below 2^20 (indices, PyTorch's default integer dtype):
 	// five of the sort's eight 8-bit digits are one for every key, which
 	// the GPU plans' sweep skips (knob RADIX_SKIP)
 	var smallKeys *accel.Tensor
-	makeSmall := func() {
+	cases = append(cases, sortCase("int64_16M_below1M"+tag, nSort*(8+8+8), nSort, func() *accel.Tensor {
 		if smallKeys == nil {
 			smallKeys, _ = accel.NewTensor(accel.Int64, nSort)
 			rng := rand.New(rand.NewSource(4))
@@ -105,34 +80,8 @@ func primCases(quick bool) []benchCase {
 				smallKeys.Int64s()[i] = rng.Int63n(distinct)
 			}
 		}
-	}
-	cases = append(cases, benchCase{
-		op: "sort", name: "int64_16M_below1M" + tag, bytes: nSort * (8 + 8 + 8), items: nSort,
-		setup: func(dev *accel.Device) (caseRun, error) {
-			makeSmall()
-			dk, err := dev.Upload(smallKeys)
-			if err != nil {
-				return caseRun{}, err
-			}
-			call := func() error {
-				s, p, err := dev.Sort(dk, false)
-				if err == nil {
-					s.Release()
-					p.Release()
-				}
-				return err
-			}
-			return caseRun{call: call, done: dk.Release}, nil
-		},
-		ref: func() (func(), func()) {
-			makeSmall()
-			buf := make([]int64, nSort)
-			return func() {
-				copy(buf, smallKeys.Int64s())
-				slices.Sort(buf)
-			}, func() {}
-		},
-	})
+		return smallKeys
+	}, func(k *accel.Tensor) func() { return sortedCopy(k.Int64s()) }))
 
 	var uniqX *accel.Tensor
 	makeUniq := func() {
@@ -173,4 +122,38 @@ func primCases(quick bool) []benchCase {
 		},
 	})
 	return cases
+}
+
+// sortCase is the bench case of Sort (the sorted keys and the
+// permutation) of the keys keys returns (made once, on first use); ref
+// gives the host's sort of them.
+func sortCase(name string, bytes, items int64, keys func() *accel.Tensor, ref func(*accel.Tensor) func()) benchCase {
+	return benchCase{
+		op: "sort", name: name, bytes: bytes, items: items,
+		setup: func(dev *accel.Device) (caseRun, error) {
+			dk, err := dev.Upload(keys())
+			if err != nil {
+				return caseRun{}, err
+			}
+			call := func() error {
+				s, p, err := dev.Sort(dk, false)
+				if err == nil {
+					s.Release()
+					p.Release()
+				}
+				return err
+			}
+			return caseRun{call: call, done: dk.Release}, nil
+		},
+		ref: func() (func(), func()) { return ref(keys()), func() {} },
+	}
+}
+
+// sortedCopy is a run of the host's sort of a copy of src.
+func sortedCopy[T cmp.Ordered](src []T) func() {
+	buf := make([]T, len(src))
+	return func() {
+		copy(buf, src)
+		slices.Sort(buf)
+	}
 }
