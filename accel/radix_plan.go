@@ -142,8 +142,8 @@ func planRadixTiled(caps host.Caps, n int64, keyBytes int, entryLimit int64) hos
 		p.Reason += " (a CPU driver: tiles give up after 64 polls, the fixup writes them)"
 	}
 	// a pass whose digit is one for every key (the top bytes of indices
-	// and small integers; the 16M-key permutation's last pass) moves
-	// nothing: its launch finds it skipped (knob RADIX_SKIP), at a
+	// and small integers: five of eight passes for int64 keys below 2^20)
+	// moves nothing: its launch finds it skipped (knob RADIX_SKIP), at a
 	// round trip a tile to read its role
 	p.Reason += "; passes with one digit skipped"
 	p.Knobs = []host.Knob{host.KnobRadixBits.Set(bits), host.KnobRadixKpt.Set(kpt), host.KnobRadixSweep.Set(1),

@@ -182,49 +182,31 @@ INLINE void radix_scatter(RADIX_SCATTER_PARAMS) {
  * bits (radix_order) as they arrive. */
 #define RADIX_LOAD_LANE(base, POS, VALID, UNR, KEYS, ENTS) \
 	if (RADIX_READS_WORDS(pack)) { \
-		UNR for (int j_ = 0; j_ < RADIX_KPT; j_++) { /* 32-ok: a key of the lane, < RADIX_KPT */ \
-			const u64 word_ = LD64(pin, (base) + (VALID(j_) ? I64C(POS(j_)) : I64C(0))); \
-			if (KEYS) { \
-				ks[j_] = CAST(KEY, word_ >> 32); \
-			} \
-			if (ENTS) { \
-				es[j_] = word_ & 0xfffffffful; \
-			} \
-		} \
+		RADIX_LANE_LOOP(base, POS, VALID, UNR, KEYS, ENTS, LD64(pin, i_), CAST(KEY, w_ >> 32), w_ & 0xfffffffful) \
 	} else if (!(ENTS) || first != I64C(0)) { /* keys alone: one way whatever the entries */ \
-		UNR for (int j_ = 0; j_ < RADIX_KPT; j_++) { /* 32-ok: a key of the lane, < RADIX_KPT */ \
-			const i64 i_ = (base) + (VALID(j_) ? I64C(POS(j_)) : I64C(0)); \
-			if (KEYS) { \
-				ks[j_] = LDK(kin, i_); \
-			} \
-			if (ENTS) { \
-				es[j_] = CAST(u64, i_); \
-			} \
-		} \
+		RADIX_LANE_LOOP(base, POS, VALID, UNR, KEYS, ENTS, 0ul, LDK(kin, i_), CAST(u64, i_)) \
 	} else if (RADIX_READS_E32(pack)) { \
-		UNR for (int j_ = 0; j_ < RADIX_KPT; j_++) { /* 32-ok: a key of the lane, < RADIX_KPT */ \
-			const i64 i_ = (base) + (VALID(j_) ? I64C(POS(j_)) : I64C(0)); \
-			if (KEYS) { \
-				ks[j_] = LDK(kin, i_); \
-			} \
-			if (ENTS) { \
-				es[j_] = CAST(u64, LD32(pin, i_)); \
-			} \
-		} \
+		RADIX_LANE_LOOP(base, POS, VALID, UNR, KEYS, ENTS, 0ul, LDK(kin, i_), CAST(u64, LD32(pin, i_))) \
 	} else { \
-		UNR for (int j_ = 0; j_ < RADIX_KPT; j_++) { /* 32-ok: a key of the lane, < RADIX_KPT */ \
-			const i64 i_ = (base) + (VALID(j_) ? I64C(POS(j_)) : I64C(0)); \
-			if (KEYS) { \
-				ks[j_] = LDK(kin, i_); \
-			} \
-			if (ENTS) { \
-				es[j_] = LD64(pin, i_); \
-			} \
-		} \
+		RADIX_LANE_LOOP(base, POS, VALID, UNR, KEYS, ENTS, 0ul, LDK(kin, i_), LD64(pin, i_)) \
 	} \
 	if ((KEYS) && ordk) { /* the sweep's first pass: order bits from the keys */ \
 		UNR for (int j_ = 0; j_ < RADIX_KPT; j_++) { /* 32-ok: a key of the lane, < RADIX_KPT */ \
 			ks[j_] = radix_order(ks[j_], kind, descending); \
+		} \
+	}
+/* RADIX_LOAD_LANE's loop for one kind of input: WORD (a packed word at
+ * position i_, or 0ul where the kind has none) is loaded once, then key
+ * j_ is KEYV and its entry ENTV (expressions of i_ and w_). */
+#define RADIX_LANE_LOOP(base, POS, VALID, UNR, KEYS, ENTS, WORD, KEYV, ENTV) \
+	UNR for (int j_ = 0; j_ < RADIX_KPT; j_++) { /* 32-ok: a key of the lane, < RADIX_KPT */ \
+		const i64 i_ = (base) + (VALID(j_) ? I64C(POS(j_)) : I64C(0)); \
+		const u64 w_ = WORD; \
+		if (KEYS) { \
+			ks[j_] = KEYV; \
+		} \
+		if (ENTS) { \
+			es[j_] = ENTV; \
 		} \
 	}
 #define RADIX_LOAD_KEYS(base, POS, VALID, UNR) RADIX_LOAD_LANE(base, POS, VALID, UNR, true, true)
