@@ -759,11 +759,31 @@ INLINE void radix_thist(RADIX_THIST_PARAMS) {
 				ks[j] = radix_order(ks[j], kind, descending);
 			}
 		}
+		/* where a pass's digit is one for all the lane's keys (the top
+		 * bytes of small integers), one work-group atomic adds them all,
+		 * not RADIX_KPT on one scratch word, which the lanes of a
+		 * subgroup would take in turn; else one a key */
+		KEY kor = CAST(KEY, 0);
+		KEY kand = ~CAST(KEY, 0);
+		uint valid = 0u; /* 32-ok: the lane's keys in the tile, <= RADIX_KPT */
 		UNROLL for (int j = 0; j < RADIX_KPT; j++) { /* 32-ok: a key of the lane, < RADIX_KPT */
 			if (base + I64C(j * RADIX_LS + lid) < hi) {
-				for (int q = 0; q < CAST(int, passes); q++) { /* 32-ok: a pass, < passes */
-					const int d = CAST(int, (ks[j] >> CAST(KEY, (CAST(int, from) + q) * RADIX_BITS)) & mask); /* 32-ok: a digit, < 2^RADIX_BITS */
-					RADIX_SH_ADD(q * RADIX_DIGITS + d, 1u);
+				kor = kor | ks[j];
+				kand = kand & ks[j];
+				valid += 1u;
+			}
+		}
+		for (int q = 0; q < CAST(int, passes); q++) { /* 32-ok: a pass, < passes */
+			const KEY at = CAST(KEY, (CAST(int, from) + q) * RADIX_BITS);
+			if ((((kor ^ kand) >> at) & mask) == CAST(KEY, 0)) {
+				if (valid != 0u) {
+					RADIX_SH_ADD(q * RADIX_DIGITS + CAST(int, (kand >> at) & mask), valid); /* 32-ok: a digit, < 2^RADIX_BITS */
+				}
+			} else {
+				UNROLL for (int j = 0; j < RADIX_KPT; j++) { /* 32-ok: a key of the lane, < RADIX_KPT */
+					if (base + I64C(j * RADIX_LS + lid) < hi) {
+						RADIX_SH_ADD(q * RADIX_DIGITS + CAST(int, (ks[j] >> at) & mask), 1u); /* 32-ok: a digit, < 2^RADIX_BITS */
+					}
 				}
 			}
 		}
