@@ -740,8 +740,11 @@ INLINE void radix_thist(RADIX_THIST_PARAMS) {
 		sh[d] = 0u;
 	}
 	i64 held = I64C(0); /* keys counted in scratch since the last flush */
+	LOCAL_BARRIER(); /* zeroed */
+	/* no barrier between tiles (the scratch's counts only grow until a
+	 * flush), so a subgroup loads its next tile's keys while the others
+	 * still count theirs, as CUB's Onesweep histogram does */
 	for (i64 t = GROUP_LINEAR_ID(); t < tiles; t += GROUP_TOTAL()) {
-		LOCAL_BARRIER(); /* zeroed, or flushed */
 		const i64 base = t * RADIX_TILE;
 		const i64 hi = min64(base + RADIX_TILE, n);
 		/* the lane's keys loaded first, all in flight at once (a load
@@ -789,7 +792,7 @@ INLINE void radix_thist(RADIX_THIST_PARAMS) {
 		}
 		held += RADIX_TILE;
 		if (held >= I64C(1) << 30 || t + GROUP_TOTAL() >= tiles) { /* uniform */
-			LOCAL_BARRIER(); /* the tile's counts are in */
+			LOCAL_BARRIER(); /* every lane's counts are in */
 			for (int d = lid; d < words; d += RADIX_LS) { /* 32-ok: a count's word */
 				const uint c = sh[d]; /* 32-ok: keys since the last flush, < 2^31 */
 				if (c != 0u) {
@@ -798,6 +801,7 @@ INLINE void radix_thist(RADIX_THIST_PARAMS) {
 				}
 			}
 			held = I64C(0);
+			LOCAL_BARRIER(); /* zeroed before the next tile's counts */
 		}
 	}
 }
