@@ -202,6 +202,10 @@ for b in opencl vulkan; do
 		CASE=uint32_16M_perm row sort $b "$k" 30
 	done
 done
+# session 27: radix_thist adds a lane's keys with one digit in a pass by
+# one atomic, and no barrier parts a group's tiles; this trace's thist
+# (eight passes' counts of 128 MB of keys) and W's (uint32: four of 64 MB;
+# 0.081 ms on 2026-11-27) show what that made of it
 CASE=int64_16M_below1M trace sort opencl "" 30
 # the cumsum's chained scan (ITEMS 32 a lane on NVIDIA's OpenCL), the
 # same way
