@@ -267,9 +267,6 @@ func (r radixRun) plain(d *Device, op string, a0 radixPassArgs, read int64, out 
 			return err
 		}
 		running = radixRunning(vary, r.bits, r.passes)
-		if d.trace != nil {
-			d.trace(fmt.Sprintf("accel: %s %s: radix passes %v of %d run (the keys differ in bits %#x)", d.caps.ID(), op, running, r.passes, vary))
-		}
 	}
 	a := a0
 	for at, pass := range running {
