@@ -113,7 +113,11 @@ func TestSortSkipsPasses(t *testing.T) {
 						name := fmt.Sprintf("tiles=%v %s fixed=%#x n=%d", tiles, dt, fixed, n)
 						keys := skipKeys(rng, dt, n, fixed)
 						for _, desc := range []bool{false, true} {
-							checkSkips(t, d, keys, desc, fmt.Sprintf("%s descending=%v", name, desc))
+							if tiles {
+								checkRoles(t, d, keys, desc, fmt.Sprintf("%s descending=%v", name, desc))
+							} else {
+								checkRunning(t, d, keys, desc, fmt.Sprintf("%s descending=%v", name, desc))
+							}
 						}
 						for _, desc := range []bool{false, true} {
 							checkSortByKey(t, d, rng, keys, desc, fmt.Sprintf("%s descending=%v", name, desc))
@@ -165,54 +169,62 @@ func oneDigit(keys *Tensor, descending bool, bits, passes int) []bool {
 	return one
 }
 
-// checkSkips queues the first steps of a sort of keys on d's radix plan
-// and checks which passes it skips against the keys' digits (oneDigit).
-// The sweep (radixRun.start: the counts and roles): each pass's role,
-// read back from the status words, is skipped where every key has one
-// digit there, else its place among the passes that run, and their
-// number (the first pass alone where every pass has one digit). The
-// chunked plan (the order bits and the first count): the passes that run
-// (radixRun.vary, radixRunning) are pass 0 and every later pass where
-// the keys' digits differ.
-func checkSkips(t *testing.T, d *Device, keys *Tensor, descending bool, name string) {
+// checkRunning queues the chunked plan's order bits and first count for
+// keys and checks the passes that run (radixRun.vary, radixRunning):
+// pass 0, and every later pass where the keys' digits differ.
+func checkRunning(t *testing.T, d *Device, keys *Tensor, descending bool, name string) {
 	t.Helper()
 	n, w := keys.Len(), keys.dtype.Size()
-	kind := keyKind(keys.dtype)
 	var tmp temps
 	defer tmp.release()
 	dk := mustUpload(t, d, keys)
 	defer dk.Release()
 	r, err := d.newRadixRun("sort", &tmp, n, w, 8*w, n)
 	require.NoError(t, err, name)
-	one := oneDigit(keys, descending, r.bits, r.passes)
-	if !r.sweep {
-		require.True(t, r.skips(), "%s: the chunked plan skips: %v", name, r.plan)
-		kin := dk.raw()
-		if kind != kernels.KindUnsigned || descending {
-			ob, err := tmp.alloc(d, "sort", keys.dtype, n)
-			require.NoError(t, err, name)
-			require.NoError(t, d.radixPrep("sort", dk.raw(), ob.raw(), n, w, kind, descending), name)
-			kin = ob.raw()
-		}
-		require.NoError(t, d.radixCount("sort", r.variant, r.plan, r.hist, r.agree,
-			radixPassArgs{kin: kin, n: n, chunk: r.chunk}, kernels.RadixUnpacked), name)
-		vary, err := r.vary(d, "sort")
+	require.False(t, r.sweep, "%s: the chunked plan: %v", name, r.plan)
+	require.True(t, r.skips(), "%s: the plan skips: %v", name, r.plan)
+	kind := keyKind(keys.dtype)
+	kin := dk.raw()
+	if kind != kernels.KindUnsigned || descending {
+		ob, err := tmp.alloc(d, "sort", keys.dtype, n)
 		require.NoError(t, err, name)
-		want := []int{0}
-		for q := 1; q < r.passes; q++ {
-			if !one[q] {
-				want = append(want, q)
-			}
-		}
-		require.Equal(t, want, radixRunning(vary, r.bits, r.passes), "%s: the passes that run (keys differ in %#x)", name, vary)
-		return
+		require.NoError(t, d.radixPrep("sort", dk.raw(), ob.raw(), n, w, kind, descending), name)
+		kin = ob.raw()
 	}
-	require.NoError(t, r.start(d, "sort", dk.raw(), kernels.RadixUnpacked, kind, b2i(descending)), name)
+	require.NoError(t, d.radixCount("sort", r.variant, r.plan, r.hist, r.agree,
+		radixPassArgs{kin: kin, n: n, chunk: r.chunk}, kernels.RadixUnpacked), name)
+	vary, err := r.vary(d, "sort")
+	require.NoError(t, err, name)
+	want := []int{0}
+	for q, one := range oneDigit(keys, descending, r.bits, r.passes) {
+		if q > 0 && !one {
+			want = append(want, q)
+		}
+	}
+	require.Equal(t, want, radixRunning(vary, r.bits, r.passes), "%s: the passes that run (keys differ in %#x)", name, vary)
+}
+
+// checkRoles queues the sweep's counts and roles for keys (radixRun.start)
+// and checks the role of each pass: skipped where every key has one digit
+// there, else its place among the passes that run, and their number (the
+// first pass alone where every pass has one digit).
+func checkRoles(t *testing.T, d *Device, keys *Tensor, descending bool, name string) {
+	t.Helper()
+	n, w := keys.Len(), keys.dtype.Size()
+	var tmp temps
+	defer tmp.release()
+	dk := mustUpload(t, d, keys)
+	defer dk.Release()
+	r, err := d.newRadixRun("sort", &tmp, n, w, 8*w, n)
+	require.NoError(t, err, name)
+	require.True(t, r.sweep, "%s: the tiled plan sweeps: %v", name, r.plan)
+	require.NoError(t, r.start(d, "sort", dk.raw(), kernels.RadixUnpacked, keyKind(keys.dtype), b2i(descending)), name)
 	require.Equal(t, int64(1), host.KnobRadixSkip.Of(r.plan), "%s: the plan's RADIX_SKIP", name)
 	st, err := r.status.ToHost()
 	require.NoError(t, err, name)
 	words := st.Uint64s()
 	roles := words[len(words)-r.passes:]
+	one := oneDigit(keys, descending, r.bits, r.passes)
 	runs := 0
 	for _, o := range one {
 		if !o {
