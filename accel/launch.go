@@ -171,15 +171,6 @@ func (ts *temps) release() {
 	*ts = nil
 }
 
-// swap puts t in old's place among ts (which then releases t, not old).
-func (ts *temps) swap(old, t *DeviceTensor) {
-	for i, u := range *ts {
-		if u == old {
-			(*ts)[i] = t
-		}
-	}
-}
-
 // alloc allocates a scratch tensor that ts releases.
 func (ts *temps) alloc(d *Device, op string, dt DType, shape ...int64) (*DeviceTensor, error) {
 	t, err := d.alloc(op, dt, shape)

@@ -1,7 +1,6 @@
 package accel
 
 import (
-	"encoding/binary"
 	"fmt"
 	"math/bits"
 
@@ -97,37 +96,31 @@ func (d *Device) radixSort(op string, keys host.Buffer, n int64, wordBytes int, 
 		}
 		return res, nil
 	}
-	// without the sweep: the order bits first (where the kind needs them)
-	// into buffer 1, which pass 0 reads; the passes that run (radixRun.plain)
-	// then alternate from it (from buffer 0) or from the caller's keys
-	// (from the buffer that makes the last pass write buffer 0)
-	kin, from := keys, -1
+	cur := passes % 2 // where pass 0's input lives
+	kin := keys
 	if kind != kernels.KindUnsigned || descending {
-		if err := d.radixPrep(op, keys, bufK[1], n, wordBytes, kind, descending); err != nil {
+		// order bits first, into the buffer pass 0 reads
+		if err := d.radixPrep(op, keys, bufK[cur], n, wordBytes, kind, descending); err != nil {
 			return fail(err)
 		}
-		kin, from = bufK[1], 1
+		kin = bufK[cur]
 	}
-	last := 0 // the buffer the last pass writes
-	err = r.plain(d, op, radixPassArgs{kin: kin, pin: initPerm, first: b2i(initPerm == nil)}, kernels.RadixUnpacked,
-		func(at, runs int, a *radixPassArgs) {
-			out := (runs - 1 - at) % 2
-			if from == 1 {
-				out = at % 2
-			}
-			packed, e32 := radixCarry(wordBytes, keyBits, entryLimit, runs)
-			a.kout, a.pout, a.pack = bufK[out], bufP[out], radixPack(packed, e32, at, runs)
-			last = out
-		})
-	if err != nil {
+	if err := r.start(d, op, kin, kernels.RadixUnpacked, kernels.KindUnsigned, 0); err != nil {
 		return fail(err)
 	}
-	if last == 1 {
-		// an even number of passes ran from the order bits in buffer 1: the
-		// temporaries hold the result, the caller's tensors the rest
-		tmp.swap(tmpK, res.keys)
-		tmp.swap(tmpP, res.perm)
-		res.keys, res.perm = tmpK, tmpP
+	pin := initPerm
+	for pass := 0; pass < passes; pass++ {
+		out := 1 - cur
+		if pass == passes-1 {
+			out = 0
+		}
+		a := radixPassArgs{kin: kin, pin: pin, kout: bufK[out], pout: bufP[out],
+			first: b2i(pass == 0 && initPerm == nil), pack: radixPack(packed, e32, pass, passes)}
+		if err := r.pass(d, op, pass, a); err != nil {
+			return fail(err)
+		}
+		kin, pin = bufK[out], bufP[out]
+		cur = out
 	}
 	return res, nil
 }
@@ -169,10 +162,13 @@ func (d *Device) radixSortWords(op string, words host.Buffer, n int64, keyBits i
 		}
 		return res, nil
 	}
-	err = r.plain(d, op, radixPassArgs{pin: words, pack: kernels.RadixPacked}, kernels.RadixPacked,
-		func(at, runs int, a *radixPassArgs) { a.pout, a.pack = buf[(runs-1-at)%2], kernels.RadixPacked })
-	if err != nil {
-		return fail(err)
+	in := words
+	for pass := 0; pass < r.passes; pass++ {
+		out := buf[(r.passes-1-pass)%2]
+		if err := r.pass(d, op, pass, radixPassArgs{pin: in, pout: out, pack: kernels.RadixPacked}); err != nil {
+			return fail(err)
+		}
+		in = out
 	}
 	return res, nil
 }
@@ -188,9 +184,6 @@ type radixRun struct {
 	bits, passes int
 	sweep        bool
 	hist, status *DeviceTensor
-	// agree: without the sweep, each work-item's OR and AND of the keys
-	// its first count read (radix_count)
-	agree *DeviceTensor
 }
 
 // newRadixRun plans a sort of n keys of wordBytes on keyBits bits (at least
@@ -221,11 +214,6 @@ func (d *Device) newRadixRun(op string, tmp *temps, n int64, wordBytes, keyBits 
 			return r, err
 		}
 	}
-	if !tiled {
-		if r.agree, err = tmp.alloc(d, op, Uint64, 2*items); err != nil {
-			return r, err
-		}
-	}
 	r.hist, err = tmp.alloc(d, op, Uint64, histN)
 	return r, err
 }
@@ -241,90 +229,11 @@ func (r radixRun) start(d *Device, op string, kin host.Buffer, pack, kind, desce
 	return d.radixSweepHist(op, r.variant, r.plan, kin, r.hist, r.status, r.n, r.wordBytes, r.passes, pack, kind, descending)
 }
 
-// plain queues the digit passes without the sweep, pass 0 reading a0's
-// kin and pin (and its first) with the count reading as read says
-// (radixReadPack). Where the plan skips passes (knob RADIX_SKIP: the CPU
-// plans), it waits after pass 0's count for the keys' OR and AND
-// (radixRun.vary) and runs pass 0 and every later pass whose digit
-// differs between keys; else every pass. out sets the outputs and the
-// packing of the pass at place at of the runs that run; each pass reads
-// what the one before it wrote.
-func (r radixRun) plain(d *Device, op string, a0 radixPassArgs, read int64, out func(at, runs int, a *radixPassArgs)) error {
-	a0.n, a0.chunk = r.n, r.chunk
-	tiled := host.KnobRadixKpt.Of(r.plan) > 0
-	if !tiled {
-		if err := d.radixCount(op, r.variant, r.plan, r.hist, r.agree, a0, read); err != nil {
-			return err
-		}
-	}
-	running := make([]int, r.passes)
-	for q := range running {
-		running[q] = q
-	}
-	if r.skips() {
-		vary, err := r.vary(d, op)
-		if err != nil {
-			return err
-		}
-		running = radixRunning(vary, r.bits, r.passes)
-	}
-	a := a0
-	for at, pass := range running {
-		a.shift = int64(pass * r.bits)
-		out(at, len(running), &a)
-		if tiled {
-			if err := d.radixPass(op, r.variant, r.plan, r.hist, a); err != nil {
-				return err
-			}
-		} else {
-			if at > 0 {
-				if err := d.radixCount(op, r.variant, r.plan, r.hist, r.agree, a, radixReadPack(a.pack)); err != nil {
-					return err
-				}
-			}
-			if err := d.radixScatter(op, r.variant, r.plan, r.hist, a); err != nil {
-				return err
-			}
-		}
-		a = radixPassArgs{kin: a.kout, pin: a.pout, n: r.n, chunk: r.chunk}
-	}
-	return nil
-}
-
-// skips says whether the passes without the sweep skip those whose digit
-// is one for every key (knob RADIX_SKIP on the chunked plans: a wait).
-func (r radixRun) skips() bool {
-	return r.agree != nil && r.passes > 1 && host.KnobRadixSkip.Of(r.plan) != 0
-}
-
-// vary waits for the first count's OR and AND of each work-item's keys
-// (radix_count) and returns the bits where the keys differ.
-func (r radixRun) vary(d *Device, op string) (uint64, error) {
-	b := make([]byte, 8*r.agree.n)
-	if err := d.h.Download(r.agree.raw(), 0, b); err != nil {
-		return 0, fmt.Errorf("accel: %s: read the radix sort's key bits: %w", op, err)
-	}
-	anyBits, allBits := uint64(0), ^uint64(0)
-	for w := 0; w+16 <= len(b); w += 16 {
-		anyBits |= binary.LittleEndian.Uint64(b[w:])
-		allBits &= binary.LittleEndian.Uint64(b[w+8:])
-	}
-	return anyBits &^ allBits, nil
-}
-
-// radixRunning is the passes (of passes digits of bits bits) that run
-// where the keys differ in the bits vary: pass 0, which lays the entries
-// out, and every later pass with a bit of vary in its digit (a pass whose
-// digit is one for every key would leave them where they are).
-func radixRunning(vary uint64, bits, passes int) []int {
-	running := []int{0}
-	mask := uint64(1)<<bits - 1
-	for q := 1; q < passes; q++ {
-		if vary>>(q*bits)&mask != 0 {
-			running = append(running, q)
-		}
-	}
-	return running
+// pass queues digit pass number pass with a's buffers and packing (the
+// passes without the sweep).
+func (r radixRun) pass(d *Device, op string, pass int, a radixPassArgs) error {
+	a.n, a.chunk, a.shift = r.n, r.chunk, int64(pass*r.bits)
+	return d.radixPass(op, r.variant, r.plan, r.hist, a)
 }
 
 // radixSweepBufs are a sweep sort's buffers and words (radix_body.h's
@@ -418,39 +327,29 @@ func radixReadPack(pack int64) int64 {
 	return kernels.RadixUnpacked
 }
 
-// radixPass queues one digit pass of a radix sort on the tiled plan
-// without the sweep: the digit counts per tile, their exclusive scan in
-// place, and each tile's ranking and store by digit runs.
+// radixPass queues one digit pass of a radix sort: the digit counts per
+// work-item (or tile, on the tiled plan), their exclusive scan in place,
+// and the stable scatter of keys and entries to their digit's place.
 func (d *Device) radixPass(op string, variant kernels.RadixVariant, plan host.Plan, hist *DeviceTensor, a radixPassArgs) error {
+	tiled := host.KnobRadixKpt.Of(plan) > 0
 	rp := radixReadPack(a.pack)
-	count := kernels.RadixTcount{Kin: a.kin, Pin: a.pin, Hist: hist.raw(), N: a.n, Shift: a.shift, Pack: rp}
+	var count host.Call = kernels.RadixCount{Kin: a.kin, Pin: a.pin, Hist: hist.raw(), N: a.n, Chunk: a.chunk, Shift: a.shift, Pack: rp}
+	if tiled {
+		count = kernels.RadixTcount{Kin: a.kin, Pin: a.pin, Hist: hist.raw(), N: a.n, Shift: a.shift, Pack: rp}
+	}
 	if err := d.launch(op, string(variant), plan, count); err != nil {
 		return err
 	}
 	if err := d.scanHist(op, hist); err != nil {
 		return err
 	}
-	return d.launch(op, string(variant), plan, kernels.RadixTscatter{Kin: a.kin, Kout: a.kout, Pin: a.pin, Pout: a.pout,
-		Hist: hist.raw(), N: a.n, Shift: a.shift, First: a.first, Pack: a.pack})
-}
-
-// radixCount queues a pass's digit counts per work-item (the chunked
-// plans), reading as read says (radixReadPack), and each work-item's OR
-// and AND of its keys into agree.
-func (d *Device) radixCount(op string, variant kernels.RadixVariant, plan host.Plan, hist, agree *DeviceTensor, a radixPassArgs, read int64) error {
-	return d.launch(op, string(variant), plan, kernels.RadixCount{Kin: a.kin, Pin: a.pin, Hist: hist.raw(), Agree: agree.raw(),
-		N: a.n, Chunk: a.chunk, Shift: a.shift, Pack: read})
-}
-
-// radixScatter queues the exclusive scan of a counted pass's digit counts
-// in place and its stable scatter of keys and entries to their digit's
-// place (the chunked plans).
-func (d *Device) radixScatter(op string, variant kernels.RadixVariant, plan host.Plan, hist *DeviceTensor, a radixPassArgs) error {
-	if err := d.scanHist(op, hist); err != nil {
-		return err
+	var scatter host.Call = kernels.RadixScatter{Kin: a.kin, Kout: a.kout, Pin: a.pin, Pout: a.pout,
+		Hist: hist.raw(), N: a.n, Chunk: a.chunk, Shift: a.shift, First: a.first, Pack: a.pack}
+	if tiled {
+		scatter = kernels.RadixTscatter{Kin: a.kin, Kout: a.kout, Pin: a.pin, Pout: a.pout,
+			Hist: hist.raw(), N: a.n, Shift: a.shift, First: a.first, Pack: a.pack}
 	}
-	return d.launch(op, string(variant), plan, kernels.RadixScatter{Kin: a.kin, Kout: a.kout, Pin: a.pin, Pout: a.pout,
-		Hist: hist.raw(), N: a.n, Chunk: a.chunk, Shift: a.shift, First: a.first, Pack: a.pack})
+	return d.launch(op, string(variant), plan, scatter)
 }
 
 // radixSweepHist prepares a sort's sweep passes (knob RADIX_SWEEP,

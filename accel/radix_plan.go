@@ -53,24 +53,11 @@ func planRadix(caps host.Caps, n int64, keyBytes int, entryLimit int64) host.Pla
 	p.LocalSize = local
 	p.Groups = [3]int64{groups, 1, 1}
 	p.Knobs = []host.Knob{host.KnobRadixBits.Set(bits)}
-	if n >= radixSkipMin {
-		// the first count also gives the keys' OR and AND (radix_count):
-		// after it the host waits for them and skips every later pass
-		// whose digit is one for every key (the top bytes of indices and
-		// small integers: five of eight passes for int64 keys below 2^20)
-		p.Knobs = append(p.Knobs, host.KnobRadixSkip.Set(1))
-		p.Reason += "; passes with one digit skipped (a wait after the first count)"
-	}
 	b := groups * int64(local)
 	p.TileElems = (n + b - 1) / b // the chunk of each work-item
 	p.Tiles = b
 	return p
 }
-
-// radixSkipMin is the least sort the chunked plans skip passes in
-// (RADIX_SKIP): below it the wait for the keys' bits may cost more than
-// the passes it saves.
-const radixSkipMin = 1 << 18
 
 // planRadixTiled plans the radix sort's tiled passes (radix_tcount and
 // radix_tscatter in clkernels/common/radix_body.h), planRadix's choice on

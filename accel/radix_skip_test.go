@@ -73,135 +73,58 @@ func keyWord(x *Tensor, i int) uint64 {
 	return binary.LittleEndian.Uint64(word)
 }
 
-// TestSortSkipsPasses runs the sorts that skip the passes whose digit is
-// one for every key, on both plans. The GPUs' tiled plan (forced on the
-// CPU drivers) decides on the device (radix_roles: the passes that run
-// take their buffers and packing by their place among themselves); the
-// CPU drivers' chunked plan on the host, from the first count's OR and
-// AND of the keys (radixRun.vary), from radixSkipMin keys on. For keys of
-// every 32- and 64-bit dtype with constant bytes at the low place, a
-// middle one, the top, all but one, every other one and all of them: the
-// role each pass gets (read back from the status words), or the passes
-// that run, against the passes' digits computed here; then SortByKey and
-// Unique of those keys against the reference (on the chunked plan also
-// the order bits' even runs, which end in the temporaries), and the
-// bit-reproducible scatter (radixSortWords and the sort from given
-// entries) with its indices in one digit's range.
+// TestSortSkipsPasses runs the sweep's skipped passes (radix_roles: a pass
+// whose digit is one for every key moves nothing, and the passes that run
+// take their buffers and packing by their place among themselves) on the
+// CPU drivers with the GPUs' tiled plan: for keys of every 32- and 64-bit
+// dtype with constant bytes at the low place, a middle one, the top, all
+// but one, every other one and all of them, the role each pass gets
+// (read back from the status words) against the passes' digits computed
+// here; then SortByKey and Unique
+// of those keys against the reference, and the bit-reproducible scatter
+// (radixSortWords and the sort from given entries) with its indices in
+// one digit's range.
 func TestSortSkipsPasses(t *testing.T) {
 	forEachDevice(t, func(t *testing.T, d *Device) {
+		plans(d).radixTiles = true
 		plans(d).uniqueFn = func(up uniquePlan, _ int64, _ int) uniquePlan { up.Hash = false; return up }
 		defer func() { plans(d).radixTiles, plans(d).uniqueFn, plans(d).scatterFn = false, nil, nil }()
-		for _, tiles := range []bool{true, false} {
-			plans(d).radixTiles = tiles
-			plans(d).scatterFn = nil
-			if !tiles && d.caps.Type != host.TypeCPU {
-				continue // a GPU plans the tiles whatever radixTiles says
-			}
-			sizes := []int64{1, 2, 3001}
-			if !tiles {
-				sizes = []int64{radixSkipMin + 1}
-				p := planRadix(d.caps, radixSkipMin-1, 8, radixSkipMin-1)
-				require.Zero(t, host.KnobRadixSkip.Of(p), "below radixSkipMin keys every pass runs: %v", p)
-			}
-			rng := rand.New(rand.NewSource(5))
-			for _, dt := range []DType{Uint32, Int32, Float32, Uint64, Int64, Float64} {
-				w := dt.Size()
-				top := uint(1) << (w - 1)
-				all := uint(1)<<w - 1
-				for _, fixed := range []uint{0, 1, 2, top, all &^ 1, all &^ top, 0x55 & all, 0xaa & all, all} {
-					for _, n := range sizes {
-						name := fmt.Sprintf("tiles=%v %s fixed=%#x n=%d", tiles, dt, fixed, n)
-						keys := skipKeys(rng, dt, n, fixed)
-						for _, desc := range []bool{false, true} {
-							if tiles {
-								checkRoles(t, d, keys, desc, fmt.Sprintf("%s descending=%v", name, desc))
-							} else {
-								checkRunning(t, d, keys, desc, fmt.Sprintf("%s descending=%v", name, desc))
-							}
-						}
-						for _, desc := range []bool{false, true} {
-							checkSortByKey(t, d, rng, keys, desc, fmt.Sprintf("%s descending=%v", name, desc))
-						}
-						if dt == Float32 || dt == Float64 {
-							continue
-						}
-						// Unique by the sort (the GPUs' first try is a hash table)
-						wv, wi, wc, err := RefUnique(keys)
-						require.NoError(t, err, name)
-						dk := mustUpload(t, d, keys)
-						gv, gi, gc, err := d.Unique(dk)
-						dk.Release()
-						require.NoError(t, err, "%s: unique", name)
-						require.NoError(t, sameBits(mustHost(t, gv), wv), "%s: unique values", name)
-						require.NoError(t, sameBits(mustHost(t, gi), wi), "%s: unique inverse", name)
-						require.NoError(t, sameBits(mustHost(t, gc), wc), "%s: unique counts", name)
+		rng := rand.New(rand.NewSource(5))
+		for _, dt := range []DType{Uint32, Int32, Float32, Uint64, Int64, Float64} {
+			w := dt.Size()
+			top := uint(1) << (w - 1)
+			all := uint(1)<<w - 1
+			for _, fixed := range []uint{0, 1, 2, top, all &^ 1, all &^ top, 0x55 & all, 0xaa & all, all} {
+				for _, n := range []int64{1, 2, 3001} {
+					name := fmt.Sprintf("%s fixed=%#x n=%d", dt, fixed, n)
+					keys := skipKeys(rng, dt, n, fixed)
+					for _, desc := range []bool{false, true} {
+						checkRoles(t, d, keys, desc, fmt.Sprintf("%s descending=%v", name, desc))
 					}
+					for _, desc := range []bool{false, true} {
+						checkSortByKey(t, d, rng, keys, desc, fmt.Sprintf("%s descending=%v", name, desc))
+					}
+					if dt == Float32 || dt == Float64 {
+						continue
+					}
+					// Unique by the sort (the GPUs' first try is a hash table)
+					wv, wi, wc, err := RefUnique(keys)
+					require.NoError(t, err, name)
+					dk := mustUpload(t, d, keys)
+					gv, gi, gc, err := d.Unique(dk)
+					dk.Release()
+					require.NoError(t, err, "%s: unique", name)
+					require.NoError(t, sameBits(mustHost(t, gv), wv), "%s: unique values", name)
+					require.NoError(t, sameBits(mustHost(t, gi), wi), "%s: unique inverse", name)
+					require.NoError(t, sameBits(mustHost(t, gc), wc), "%s: unique counts", name)
 				}
 			}
-			plans(d).scatterFn = forceStrategy(d, scatterSorted)
-			n := int64(5000)
-			if !tiles {
-				n = radixSkipMin + 5000
-			}
-			for _, limit := range []int64{1, 200, 300} {
-				checkSortedScatter(t, d, rng, n, limit, 300, Sum)
-			}
-			// targets below 2^17 (three passes of the words' high halves)
-			// at indices below 300 (the third pass's digit one for all)
-			checkSortedScatter(t, d, rng, n, 300, 1<<17, Sum)
+		}
+		plans(d).scatterFn = forceStrategy(d, scatterSorted)
+		for _, limit := range []int64{1, 200, 300} {
+			checkSortedScatter(t, d, rng, 5000, limit, Sum)
 		}
 	})
-}
-
-// oneDigit says for each of passes digits of bits bits whether every key
-// of keys has one digit there (of their order bits).
-func oneDigit(keys *Tensor, descending bool, bits, passes int) []bool {
-	n, w := keys.Len(), keys.dtype.Size()
-	mask := uint64(1)<<bits - 1
-	one := make([]bool, passes)
-	for q := range one {
-		one[q] = true
-		first := orderBitsOf(keyWord(keys, 0), w, keyKind(keys.dtype), descending) >> (q * bits) & mask
-		for i := 1; i < int(n) && one[q]; i++ {
-			one[q] = orderBitsOf(keyWord(keys, i), w, keyKind(keys.dtype), descending)>>(q*bits)&mask == first
-		}
-	}
-	return one
-}
-
-// checkRunning queues the chunked plan's order bits and first count for
-// keys and checks the passes that run (radixRun.vary, radixRunning):
-// pass 0, and every later pass where the keys' digits differ.
-func checkRunning(t *testing.T, d *Device, keys *Tensor, descending bool, name string) {
-	t.Helper()
-	n, w := keys.Len(), keys.dtype.Size()
-	var tmp temps
-	defer tmp.release()
-	dk := mustUpload(t, d, keys)
-	defer dk.Release()
-	r, err := d.newRadixRun("sort", &tmp, n, w, 8*w, n)
-	require.NoError(t, err, name)
-	require.False(t, r.sweep, "%s: the chunked plan: %v", name, r.plan)
-	require.True(t, r.skips(), "%s: the plan skips: %v", name, r.plan)
-	kind := keyKind(keys.dtype)
-	kin := dk.raw()
-	if kind != kernels.KindUnsigned || descending {
-		ob, err := tmp.alloc(d, "sort", keys.dtype, n)
-		require.NoError(t, err, name)
-		require.NoError(t, d.radixPrep("sort", dk.raw(), ob.raw(), n, w, kind, descending), name)
-		kin = ob.raw()
-	}
-	require.NoError(t, d.radixCount("sort", r.variant, r.plan, r.hist, r.agree,
-		radixPassArgs{kin: kin, n: n, chunk: r.chunk}, kernels.RadixUnpacked), name)
-	vary, err := r.vary(d, "sort")
-	require.NoError(t, err, name)
-	want := []int{0}
-	for q, one := range oneDigit(keys, descending, r.bits, r.passes) {
-		if q > 0 && !one {
-			want = append(want, q)
-		}
-	}
-	require.Equal(t, want, radixRunning(vary, r.bits, r.passes), "%s: the passes that run (keys differ in %#x)", name, vary)
 }
 
 // checkRoles queues the sweep's counts and roles for keys (radixRun.start)
@@ -224,10 +147,16 @@ func checkRoles(t *testing.T, d *Device, keys *Tensor, descending bool, name str
 	require.NoError(t, err, name)
 	words := st.Uint64s()
 	roles := words[len(words)-r.passes:]
-	one := oneDigit(keys, descending, r.bits, r.passes)
+	mask := uint64(1)<<r.bits - 1
+	one := make([]bool, r.passes)
 	runs := 0
-	for _, o := range one {
-		if !o {
+	for q := range one {
+		one[q] = true
+		first := orderBitsOf(keyWord(keys, 0), w, keyKind(keys.dtype), descending) >> (q * r.bits) & mask
+		for i := 1; i < int(n) && one[q]; i++ {
+			one[q] = orderBitsOf(keyWord(keys, i), w, keyKind(keys.dtype), descending)>>(q*r.bits)&mask == first
+		}
+		if !one[q] {
 			runs++
 		}
 	}

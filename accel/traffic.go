@@ -151,10 +151,8 @@ func scanBufTraffic(caps host.Caps, dt DType, n, inBytes int64) traffic {
 // entryLimit: per digit pass a count and a scatter, which move keys and
 // entries as radixCarry says radixSort does between the passes (packed in
 // one word, or 32-bit entries, or unpacked); a scan of the histogram per
-// pass; with prep, the order bits written first; where the chunked plan
-// skips passes (knob RADIX_SKIP), the first count's bits and the wait for
-// them. With the sweep (knob RADIX_SWEEP) a pass is one read and one
-// write, after one count of every pass's digits.
+// pass; with prep, the order bits written first. With the sweep (knob RADIX_SWEEP) a pass is
+// one read and one write, after one count of every pass's digits.
 func radixTraffic(caps host.Caps, p host.Plan, n int64, wordBytes int, keyBits int, prep, initPerm bool, entryLimit int64) traffic {
 	return radixModel(caps, p, n, wordBytes, keyBits, prep, initPerm, entryLimit, false)
 }
@@ -254,15 +252,7 @@ func radixModel(caps host.Caps, p host.Plan, n int64, wordBytes int, keyBits int
 		if words || packed && !first {
 			count = 8
 		}
-		agree := int64(0)
-		if first && passes > 1 && host.KnobRadixSkip.Of(p) != 0 && host.KnobRadixKpt.Of(p) == 0 {
-			// the keys' OR and AND a work-item, and the wait for them
-			// (radixRun.plain); the model runs every pass, as keys whose
-			// digits all differ make it
-			agree = 16 * items
-			t.Waits++
-		}
-		t.add("radix_count", n*count, hist+agree)
+		t.add("radix_count", n*count, hist)
 		t.then(scanBufTraffic(caps, Uint64, hist/8, 8))
 		t.add("radix_scatter", n*in+hist, n*out)
 	}
@@ -288,7 +278,7 @@ func uniqueTraffic(caps host.Caps, rp, sp host.Plan, n, u int64, w int, kind int
 	if prep {
 		t.add("radix_prep", u*wb, u*wb)
 	}
-	t.Waits++
+	t.Waits = 1
 	return t
 }
 

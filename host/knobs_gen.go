@@ -59,7 +59,7 @@ var (
 	KnobRadixPack = KnobKey{"RADIX_PACK"}
 	// KnobRadixSgs is RADIX_SGS (radix): the tiled passes' ranking by subgroup ballots (Vulkan variants built with SG=1): the most subgroups a group may have, whose digit counters the scratch holds (a group with more, or with a partial subgroup, ranks in the raking rounds); 0: the raking rounds.
 	KnobRadixSgs = KnobKey{"RADIX_SGS"}
-	// KnobRadixSkip is RADIX_SKIP (radix): 1: a pass whose digit is the same for every key is skipped: by the sweep (entry roles; the passes that run take their buffers and packing by their place among themselves, read at a round trip a tile; the GPU plans'), or by the host on the chunked passes, after a wait for the first count's OR and AND of the keys (the CPU plans', from 2^18 keys); 0: every pass runs, as the host laid them out.
+	// KnobRadixSkip is RADIX_SKIP (radix): 1: the sweep skips a pass whose digit is the same for every key (entry roles; the passes that run take their buffers and packing by their place among themselves, read at a round trip a tile; the GPU plans'); 0: every pass runs, as the host laid them out.
 	KnobRadixSkip = KnobKey{"RADIX_SKIP"}
 	// KnobRadixSpin is RADIX_SPIN (radix): the sweep's rounds of polls for an earlier tile's counts before it leaves its own tile to the fixup (-1: every tile to the fixup, a test).
 	KnobRadixSpin = KnobKey{"RADIX_SPIN"}

@@ -117,37 +117,16 @@ KEY radix_key(BPTR kin, BPTR pin, i64 i, i64 pack) {
 	return LDK(kin, i);
 }
 
-/* The first pass's count (shift 0) also writes the OR and the AND of the
- * chunk's keys (the identities where it is empty) to agree[2w] and
- * agree[2w+1]: the bits where the keys differ are those of the ORs' OR
- * that the ANDs' AND lacks, and a later pass whose digit has none of them
- * moves no key, so the host skips it (radixSort reads them after the
- * first pass's count). The later passes' counts keep the loop without
- * them (on PoCL it took 20% longer with them). */
-#define RADIX_COUNT_LOOP(AGREE) \
-	for (i64 i = lo; i < hi; i++) { \
-		const KEY k = radix_key(kin, pin, i, pack); \
-		if (AGREE) { \
-			any = any | k; \
-			all = all & k; \
-		} \
-		const int d = CAST(int, (k >> CAST(KEY, shift)) & mask); /* 32-ok: a digit, < 2^RADIX_BITS */ \
-		cnt[d] = cnt[d] + I64C(1); \
-	}
 INLINE void radix_count(RADIX_COUNT_PARAMS) {
 	RADIX_CHUNK
 	i64 cnt[1 << RADIX_BITS];
 	for (int d = 0; d < (1 << RADIX_BITS); d++) { /* 32-ok: a digit, < 2^RADIX_BITS */
 		cnt[d] = I64C(0);
 	}
-	KEY any = CAST(KEY, 0);
-	KEY all = ~CAST(KEY, 0);
-	if (shift == I64C(0)) {
-		RADIX_COUNT_LOOP(true)
-		ST64(agree, I64C(2) * w, CAST(u64, any));
-		ST64(agree, I64C(2) * w + I64C(1), CAST(u64, all));
-	} else {
-		RADIX_COUNT_LOOP(false)
+	for (i64 i = lo; i < hi; i++) {
+		const KEY k = radix_key(kin, pin, i, pack);
+		const int d = CAST(int, (k >> CAST(KEY, shift)) & mask); /* 32-ok: a digit, < 2^RADIX_BITS */
+		cnt[d] = cnt[d] + I64C(1);
 	}
 	for (int d = 0; d < (1 << RADIX_BITS); d++) { /* 32-ok: a digit, < 2^RADIX_BITS */
 		ST64(hist, I64C(d) * items + w, CAST(u64, cnt[d]));

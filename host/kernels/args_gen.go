@@ -1195,12 +1195,11 @@ func (a RadixPrep) AppendArgs(dst []host.Arg) []host.Arg {
 	return append(dst, host.BufArg(a.Kin), host.BufArg(a.Kout), host.I64(a.N), host.I64(a.Chunk), host.I64(a.Kind), host.I64(a.Descending))
 }
 
-// RadixCount is a launch of radix_count_k (radix): hist[d*B + w] = keys of chunk w with digit d; agree: its keys' OR and AND.
+// RadixCount is a launch of radix_count_k (radix): hist[d*B + w] = keys of chunk w with digit d.
 type RadixCount struct {
 	Kin   host.Buffer // in: order bits (unpacked passes)
 	Pin   host.Buffer // in: packed words (packed passes)
 	Hist  host.Buffer // out: digit counts, digit-major
-	Agree host.Buffer // out: where shift is 0, uint64 words 2w and 2w+1: the OR and the AND of chunk w's keys (all ones where it is empty), whose passes with one digit the host skips
 	N     int64       // keys
 	Chunk int64       // keys per work-item
 	Shift int64       // the digit's lowest bit
@@ -1217,7 +1216,7 @@ func (RadixCount) Spec(v RadixVariant) host.KernelSpec {
 
 // AppendArgs appends the argument slots in declaration order.
 func (a RadixCount) AppendArgs(dst []host.Arg) []host.Arg {
-	return append(dst, host.BufArg(a.Kin), host.BufArg(a.Pin), host.BufArg(a.Hist), host.BufArg(a.Agree), host.I64(a.N), host.I64(a.Chunk), host.I64(a.Shift), host.I64(a.Pack))
+	return append(dst, host.BufArg(a.Kin), host.BufArg(a.Pin), host.BufArg(a.Hist), host.I64(a.N), host.I64(a.Chunk), host.I64(a.Shift), host.I64(a.Pack))
 }
 
 // RadixScatter is a launch of radix_scatter_k (radix): after an exclusive scan of hist, each work-item moves its keys and entries to their places in order.

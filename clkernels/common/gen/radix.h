@@ -66,7 +66,7 @@
 #define RADIX_LATE 0 /* 1: where subgroup ballots rank a tile, its entries are loaded after its keys are ranked (no registers while they are) and put at their keys' slots before the tile is written; 0: loaded with the keys */
 #endif
 #ifndef RADIX_SKIP
-#define RADIX_SKIP 0 /* 1: a pass whose digit is the same for every key is skipped: by the sweep (entry roles; the passes that run take their buffers and packing by their place among themselves, read at a round trip a tile; the GPU plans'), or by the host on the chunked passes, after a wait for the first count's OR and AND of the keys (the CPU plans', from 2^18 keys); 0: every pass runs, as the host laid them out */
+#define RADIX_SKIP 0 /* 1: the sweep skips a pass whose digit is the same for every key (entry roles; the passes that run take their buffers and packing by their place among themselves, read at a round trip a tile; the GPU plans'); 0: every pass runs, as the host laid them out */
 #endif
 #ifndef RADIX_KIND
 #define RADIX_KIND -1 /* folded argument kind (-1: the run-time value) */
@@ -93,7 +93,7 @@ layout(constant_id = 5) const int RADIX_SGS = 0; /* the tiled passes' ranking by
 layout(constant_id = 6) const int RADIX_EW = 2; /* the tiled passes' scratch words for a slot's entry: 1 where the plan's entries are all below 2^32 (the tile's slots take a word less, so more keys fit), else 2; 32-ok: a knob, an int32 (host/vulkan.go checks) */
 layout(constant_id = 7) const int RADIX_SPIN = 16384; /* the sweep's rounds of polls for an earlier tile's counts before it leaves its own tile to the fixup (-1: every tile to the fixup, a test); 32-ok: a knob, an int32 (host/vulkan.go checks) */
 layout(constant_id = 8) const int RADIX_LATE = 0; /* 1: where subgroup ballots rank a tile, its entries are loaded after its keys are ranked (no registers while they are) and put at their keys' slots before the tile is written; 0: loaded with the keys; 32-ok: a knob, an int32 (host/vulkan.go checks) */
-layout(constant_id = 9) const int RADIX_SKIP = 0; /* 1: a pass whose digit is the same for every key is skipped: by the sweep (entry roles; the passes that run take their buffers and packing by their place among themselves, read at a round trip a tile; the GPU plans'), or by the host on the chunked passes, after a wait for the first count's OR and AND of the keys (the CPU plans', from 2^18 keys); 0: every pass runs, as the host laid them out; 32-ok: a knob, an int32 (host/vulkan.go checks) */
+layout(constant_id = 9) const int RADIX_SKIP = 0; /* 1: the sweep skips a pass whose digit is the same for every key (entry roles; the passes that run take their buffers and packing by their place among themselves, read at a round trip a tile; the GPU plans'); 0: every pass runs, as the host laid them out; 32-ok: a knob, an int32 (host/vulkan.go checks) */
 layout(constant_id = 10) const int RADIX_KIND = -1; /* folded argument kind (-1: the run-time value); 32-ok: a knob, an int32 (host/vulkan.go checks) */
 layout(constant_id = 11) const int RADIX_DESC = -1; /* folded argument descending (-1: the run-time value); 32-ok: a knob, an int32 (host/vulkan.go checks) */
 layout(constant_id = 12) const int RADIX_PACK = -1; /* folded argument pack (-1: the run-time value); 32-ok: a knob, an int32 (host/vulkan.go checks) */
@@ -104,7 +104,7 @@ layout(constant_id = 14) const int RADIX_CARRY = -1; /* folded argument carry (-
 
 /* The parameters of the body functions, one list per entry point. */
 #define RADIX_PREP_PARAMS BPTR kin, BPTR kout, i64 n, i64 chunk, i64 kind, i64 descending
-#define RADIX_COUNT_PARAMS BPTR kin, BPTR pin, BPTR hist, BPTR agree, i64 n, i64 chunk, i64 shift, i64 pack
+#define RADIX_COUNT_PARAMS BPTR kin, BPTR pin, BPTR hist, i64 n, i64 chunk, i64 shift, i64 pack
 #define RADIX_SCATTER_PARAMS BPTR kin, BPTR kout, BPTR pin, BPTR pout, BPTR hist, i64 n, i64 chunk, i64 shift, i64 first, i64 pack
 #ifdef ACCEL_CL
 #define RADIX_TCOUNT_PARAMS BPTR kin, BPTR pin, BPTR hist, i64 n, i64 shift, i64 pack, __local SCRATCH_T* sh
@@ -145,8 +145,8 @@ layout(constant_id = 14) const int RADIX_CARRY = -1; /* folded argument carry (-
 	}
 #define RADIX_E_radix_count_k \
 	__kernel __attribute__((reqd_work_group_size(LOCAL_SIZE, 1, 1))) \
-	void radix_count_k(__global uchar* kin, __global uchar* pin, __global uchar* hist, __global uchar* agree, long n, long chunk, long shift, long pack) { \
-		radix_count(kin, pin, hist, agree, n, chunk, shift, FOLD(RADIX_PACK, pack)); \
+	void radix_count_k(__global uchar* kin, __global uchar* pin, __global uchar* hist, long n, long chunk, long shift, long pack) { \
+		radix_count(kin, pin, hist, n, chunk, shift, FOLD(RADIX_PACK, pack)); \
 	}
 #define RADIX_E_radix_scatter_k \
 	__kernel __attribute__((reqd_work_group_size(LOCAL_SIZE, 1, 1))) \
@@ -200,7 +200,7 @@ layout(constant_id = 14) const int RADIX_CARRY = -1; /* folded argument carry (-
 layout(push_constant) uniform AccelArgs { uint64_t s[16]; } accel_args;
 #define ACCEL_ARGS_DECL
 #define RADIX_VK_E_0 radix_prep(accel_args.s[0], accel_args.s[1], int64_t(accel_args.s[2]), int64_t(accel_args.s[3]), FOLD(RADIX_KIND, int64_t(accel_args.s[4])), FOLD(RADIX_DESC, int64_t(accel_args.s[5])));
-#define RADIX_VK_E_1 radix_count(accel_args.s[0], accel_args.s[1], accel_args.s[2], accel_args.s[3], int64_t(accel_args.s[4]), int64_t(accel_args.s[5]), int64_t(accel_args.s[6]), FOLD(RADIX_PACK, int64_t(accel_args.s[7])));
+#define RADIX_VK_E_1 radix_count(accel_args.s[0], accel_args.s[1], accel_args.s[2], int64_t(accel_args.s[3]), int64_t(accel_args.s[4]), int64_t(accel_args.s[5]), FOLD(RADIX_PACK, int64_t(accel_args.s[6])));
 #define RADIX_VK_E_2 radix_scatter(accel_args.s[0], accel_args.s[1], accel_args.s[2], accel_args.s[3], accel_args.s[4], int64_t(accel_args.s[5]), int64_t(accel_args.s[6]), int64_t(accel_args.s[7]), FOLD(RADIX_FIRST, int64_t(accel_args.s[8])), FOLD(RADIX_PACK, int64_t(accel_args.s[9])));
 #define RADIX_VK_E_3 radix_tcount(accel_args.s[0], accel_args.s[1], accel_args.s[2], int64_t(accel_args.s[3]), int64_t(accel_args.s[4]), FOLD(RADIX_PACK, int64_t(accel_args.s[5])));
 #define RADIX_VK_E_4 radix_tscatter(accel_args.s[0], accel_args.s[1], accel_args.s[2], accel_args.s[3], accel_args.s[4], int64_t(accel_args.s[5]), int64_t(accel_args.s[6]), FOLD(RADIX_FIRST, int64_t(accel_args.s[7])), FOLD(RADIX_PACK, int64_t(accel_args.s[8])));
@@ -220,7 +220,7 @@ layout(push_constant) uniform AccelArgs { uint64_t s[16]; } accel_args;
 		if (ENTRY == 0) { \
 			radix_prep(accel_args.s[0], accel_args.s[1], int64_t(accel_args.s[2]), int64_t(accel_args.s[3]), FOLD(RADIX_KIND, int64_t(accel_args.s[4])), FOLD(RADIX_DESC, int64_t(accel_args.s[5]))); \
 		} else if (ENTRY == 1) { \
-			radix_count(accel_args.s[0], accel_args.s[1], accel_args.s[2], accel_args.s[3], int64_t(accel_args.s[4]), int64_t(accel_args.s[5]), int64_t(accel_args.s[6]), FOLD(RADIX_PACK, int64_t(accel_args.s[7]))); \
+			radix_count(accel_args.s[0], accel_args.s[1], accel_args.s[2], int64_t(accel_args.s[3]), int64_t(accel_args.s[4]), int64_t(accel_args.s[5]), FOLD(RADIX_PACK, int64_t(accel_args.s[6]))); \
 		} else if (ENTRY == 2) { \
 			radix_scatter(accel_args.s[0], accel_args.s[1], accel_args.s[2], accel_args.s[3], accel_args.s[4], int64_t(accel_args.s[5]), int64_t(accel_args.s[6]), int64_t(accel_args.s[7]), FOLD(RADIX_FIRST, int64_t(accel_args.s[8])), FOLD(RADIX_PACK, int64_t(accel_args.s[9]))); \
 		} else if (ENTRY == 3) { \
