@@ -756,7 +756,7 @@ INLINE void radix_thist(RADIX_THIST_PARAMS) {
 			}
 		}
 		for (int q = 0; q < CAST(int, passes); q++) { /* 32-ok: a pass, < passes */
-			const KEY at = CAST(KEY, (CAST(int, from) + q) * RADIX_BITS);
+			const KEY at = CAST(KEY, (CAST(int, from) + q) * RADIX_BITS); /* 32-ok: a digit's lowest bit, < 64 */
 			if ((((kor ^ kand) >> at) & mask) == CAST(KEY, 0)) {
 				if (valid != 0u) {
 					RADIX_SH_ADD(q * RADIX_DIGITS + CAST(int, (kand >> at) & mask), valid); /* 32-ok: a digit, < 2^RADIX_BITS */
