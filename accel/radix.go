@@ -105,9 +105,6 @@ func (d *Device) radixSort(op string, keys host.Buffer, n int64, wordBytes int, 
 		}
 		kin = bufK[cur]
 	}
-	if err := r.start(d, op, kin, kernels.RadixUnpacked, kernels.KindUnsigned, 0); err != nil {
-		return fail(err)
-	}
 	pin := initPerm
 	for pass := 0; pass < passes; pass++ {
 		out := 1 - cur
@@ -150,12 +147,12 @@ func (d *Device) radixSortWords(op string, words host.Buffer, n int64, keyBits i
 	if err != nil {
 		return fail(err)
 	}
-	if err := r.start(d, op, words, kernels.RadixPacked, kernels.KindUnsigned, 0); err != nil {
-		return fail(err)
-	}
 	// the last pass writes res: pass p writes buf[(passes-1-p) % 2]
 	buf := [2]host.Buffer{res.raw(), other.raw()}
 	if r.sweep {
+		if err := r.start(d, op, words, kernels.RadixPacked, kernels.KindUnsigned, 0); err != nil {
+			return fail(err)
+		}
 		if err := r.sweepPasses(d, op, radixSweepBufs{p0: words, p: buf, carry: kernels.CarryWords,
 			kind: kernels.KindUnsigned}); err != nil {
 			return fail(err)
@@ -218,14 +215,11 @@ func (d *Device) newRadixRun(op string, tmp *temps, n int64, wordBytes, keyBits 
 	return r, err
 }
 
-// start queues what precedes the first pass: with the sweep, every
+// start queues what precedes the sweep's first pass (r.sweep): every
 // pass's digit counts of kin (packed words where pack is RadixPacked; the
 // order bits of keys of kind KIND_* kind and descending) and each pass's
 // role (radix_roles).
 func (r radixRun) start(d *Device, op string, kin host.Buffer, pack, kind, descending int64) error {
-	if !r.sweep {
-		return nil
-	}
 	return d.radixSweepHist(op, r.variant, r.plan, kin, r.hist, r.status, r.n, r.wordBytes, r.passes, pack, kind, descending)
 }
 

@@ -763,7 +763,7 @@ INLINE void radix_thist(RADIX_THIST_PARAMS) {
 				}
 			} else {
 				UNROLL for (int j = 0; j < RADIX_KPT; j++) { /* 32-ok: a key of the lane, < RADIX_KPT */
-					if (base + I64C(j * RADIX_LS + lid) < hi) {
+					if (CAST(uint, j) < valid) { /* 32-ok: the lane's keys in the tile come first */
 						RADIX_SH_ADD(q * RADIX_DIGITS + CAST(int, (ks[j] >> at) & mask), 1u); /* 32-ok: a digit, < 2^RADIX_BITS */
 					}
 				}

@@ -4,6 +4,7 @@ import (
 	"cmp"
 	"math/rand"
 	"slices"
+	"sync"
 
 	"github.com/accelkern/accel/accel"
 )
@@ -56,31 +57,25 @@ func primCases(quick bool) []benchCase {
 		},
 	})
 
-	var sortKeys *accel.Tensor
 	cases = append(cases, sortCase("uint32_16M_perm"+tag, nSort*(4+4+8), nSort, func() *accel.Tensor {
-		if sortKeys == nil {
-			sortKeys, _ = accel.NewTensor(accel.Uint32, nSort)
-			rng := rand.New(rand.NewSource(2))
-			for i := range sortKeys.Uint32s() {
-				sortKeys.Uint32s()[i] = rng.Uint32()
-			}
+		k, _ := accel.NewTensor(accel.Uint32, nSort)
+		rng := rand.New(rand.NewSource(2))
+		for i := range k.Uint32s() {
+			k.Uint32s()[i] = rng.Uint32()
 		}
-		return sortKeys
+		return k
 	}, func(k *accel.Tensor) func() { return sortedCopy(k.Uint32s()) }))
 
 	// int64 keys below 2^20 (indices, PyTorch's default integer dtype):
 	// five of the sort's eight 8-bit digits are one for every key, which
 	// the GPU plans' sweep skips (knob RADIX_SKIP)
-	var smallKeys *accel.Tensor
 	cases = append(cases, sortCase("int64_16M_below1M"+tag, nSort*(8+8+8), nSort, func() *accel.Tensor {
-		if smallKeys == nil {
-			smallKeys, _ = accel.NewTensor(accel.Int64, nSort)
-			rng := rand.New(rand.NewSource(4))
-			for i := range smallKeys.Int64s() {
-				smallKeys.Int64s()[i] = rng.Int63n(distinct)
-			}
+		k, _ := accel.NewTensor(accel.Int64, nSort)
+		rng := rand.New(rand.NewSource(4))
+		for i := range k.Int64s() {
+			k.Int64s()[i] = rng.Int63n(distinct)
 		}
-		return smallKeys
+		return k
 	}, func(k *accel.Tensor) func() { return sortedCopy(k.Int64s()) }))
 
 	var uniqX *accel.Tensor
@@ -125,9 +120,10 @@ func primCases(quick bool) []benchCase {
 }
 
 // sortCase is the bench case of Sort (the sorted keys and the
-// permutation) of the keys keys returns (made once, on first use); ref
+// permutation) of the keys that makeKeys makes (once, on first use); ref
 // gives the host's sort of them.
-func sortCase(name string, bytes, items int64, keys func() *accel.Tensor, ref func(*accel.Tensor) func()) benchCase {
+func sortCase(name string, bytes, items int64, makeKeys func() *accel.Tensor, ref func(*accel.Tensor) func()) benchCase {
+	keys := sync.OnceValue(makeKeys)
 	return benchCase{
 		op: "sort", name: name, bytes: bytes, items: items,
 		setup: func(dev *accel.Device) (caseRun, error) {
