@@ -315,18 +315,17 @@ func TestSortTiled(t *testing.T) {
 		plans(d).launchFn = nil
 		plans(d).scatterFn = forceStrategy(d, scatterSorted)
 		for _, n := range []int64{1, 1000, 20000} {
-			checkSortedScatter(t, d, rng, n, 300, Sum, Mean, Amax)
+			checkSortedScatter(t, d, rng, n, 300, 300, Sum, Mean, Amax)
 		}
 	})
 }
 
 // checkSortedScatter runs the bit-reproducible scatter_reduce (on the path
-// the test planner forces) of n random floats into 300 targets, at
+// the test planner forces) of n random floats into targets targets, at
 // indices below limit, with each of reds, against the reference, bit for
 // bit.
-func checkSortedScatter(t *testing.T, d *Device, rng *rand.Rand, n, limit int64, reds ...Reduction) {
+func checkSortedScatter(t *testing.T, d *Device, rng *rand.Rand, n, limit, targets int64, reds ...Reduction) {
 	t.Helper()
-	const targets = 300
 	idx, src, base := randInts(rng, int(n), limit), make([]float32, n), make([]float32, targets)
 	for i := range src {
 		src[i] = rng.Float32()*2 - 1

@@ -80,18 +80,22 @@ func (d *Device) radixSort(op string, keys host.Buffer, n int64, wordBytes int, 
 		// the sweep's passes find their buffers on the device (the passes
 		// whose digit is one for every key skipped); its first pass reads
 		// the caller's keys and makes their order bits as it goes
-		carry := int64(kernels.CarryNone)
-		switch {
-		case packed:
-			carry = kernels.CarryPacked
-		case e32:
-			carry = kernels.CarryE32
-		}
+		carry := radixCarryCode(packed, e32)
 		if err := r.start(d, op, keys, kernels.RadixUnpacked, kind, b2i(descending)); err != nil {
 			return fail(err)
 		}
 		if err := r.sweepPasses(d, op, radixSweepBufs{k0: keys, p0: initPerm, k: bufK, p: bufP,
 			first: b2i(initPerm == nil), carry: carry, kind: kind, descending: b2i(descending)}); err != nil {
+			return fail(err)
+		}
+		return res, nil
+	}
+	if !r.tiled {
+		// the chunked passes (CPUs): the first pass makes the order bits as
+		// it reads the caller's keys; the passes whose digit is one for
+		// every key skipped on the device, as the sweep's
+		if err := r.chunkPasses(d, op, radixSweepBufs{k0: keys, p0: initPerm, k: bufK, p: bufP,
+			first: b2i(initPerm == nil), carry: radixCarryCode(packed, e32), kind: kind, descending: b2i(descending)}); err != nil {
 			return fail(err)
 		}
 		return res, nil
@@ -159,6 +163,13 @@ func (d *Device) radixSortWords(op string, words host.Buffer, n int64, keyBits i
 		}
 		return res, nil
 	}
+	if !r.tiled {
+		if err := r.chunkPasses(d, op, radixSweepBufs{p0: words, p: buf, carry: kernels.CarryWords,
+			kind: kernels.KindUnsigned}); err != nil {
+			return fail(err)
+		}
+		return res, nil
+	}
 	in := words
 	for pass := 0; pass < r.passes; pass++ {
 		out := buf[(r.passes-1-pass)%2]
@@ -179,8 +190,11 @@ type radixRun struct {
 	wordBytes    int
 	n, chunk     int64
 	bits, passes int
-	sweep        bool
+	tiled, sweep bool
 	hist, status *DeviceTensor
+	// roles: the chunked passes' (knob RADIX_SKIP) words, each chunk's OR
+	// and AND of its keys, then each pass's role
+	roles *DeviceTensor
 }
 
 // newRadixRun plans a sort of n keys of wordBytes on keyBits bits (at least
@@ -190,7 +204,8 @@ func (d *Device) newRadixRun(op string, tmp *temps, n int64, wordBytes, keyBits 
 	r := radixRun{plan: d.radixPlan(op, n, wordBytes, entryLimit), wordBytes: wordBytes, n: n}
 	r.variant = radixVariant(d.caps, r.plan, wordBytes)
 	r.bits = int(host.KnobRadixBits.Of(r.plan))
-	tiled := host.KnobRadixKpt.Of(r.plan) > 0
+	r.tiled = host.KnobRadixKpt.Of(r.plan) > 0
+	tiled := r.tiled
 	items := r.plan.TotalGroups() * int64(r.plan.LocalSize)
 	r.chunk = (n + items - 1) / items
 	if tiled {
@@ -211,6 +226,12 @@ func (d *Device) newRadixRun(op string, tmp *temps, n int64, wordBytes, keyBits 
 			return r, err
 		}
 	}
+	if !tiled && host.KnobRadixSkip.Of(r.plan) != 0 {
+		// (whatever the passes: llvmpipe reads the role word in every pass)
+		if r.roles, err = tmp.alloc(d, op, Uint64, 2*items+int64(r.passes)); err != nil {
+			return r, err
+		}
+	}
 	r.hist, err = tmp.alloc(d, op, Uint64, histN)
 	return r, err
 }
@@ -224,10 +245,79 @@ func (r radixRun) start(d *Device, op string, kin host.Buffer, pack, kind, desce
 }
 
 // pass queues digit pass number pass with a's buffers and packing (the
-// passes without the sweep).
+// tiled plan without the sweep).
 func (r radixRun) pass(d *Device, op string, pass int, a radixPassArgs) error {
-	a.n, a.chunk, a.shift = r.n, r.chunk, int64(pass*r.bits)
+	a.n, a.shift = r.n, int64(pass*r.bits)
 	return d.radixPass(op, r.variant, r.plan, r.hist, a)
+}
+
+// chunkPasses queues the chunked plans' passes (radix_count, the scan of
+// its counts, radix_scatter: the CPUs'), with b's buffers and words as the
+// sweep takes them. Where the plan skips (knob RADIX_SKIP) and the sort
+// has three passes or more, the first count also writes each chunk's OR
+// and AND of its keys and radix_aroles each pass's role from them: every
+// pass is queued, and one whose digit is one for every key moves nothing.
+// The first pass always runs, and the last where it unpacks what the
+// passes carry, so each pass's packing is the host's (radixPack).
+func (r radixRun) chunkPasses(d *Device, op string, b radixSweepBufs) error {
+	skip := r.roles != nil && r.passes >= 3
+	var roles host.Buffer
+	if r.roles != nil {
+		roles = r.roles.raw()
+	}
+	items := r.plan.TotalGroups() * int64(r.plan.LocalSize)
+	for pass := 0; pass < r.passes; pass++ {
+		pack := radixCarryPack(b.carry, pass, r.passes)
+		kind, desc, first := int64(kernels.KindUnsigned), int64(0), int64(0)
+		if pass == 0 {
+			kind, desc, first = b.kind, b.descending, b.first
+		}
+		agree := b2i(skip && pass == 0)
+		if err := d.launch(op, string(r.variant), r.plan, kernels.RadixCount{K0: b.k0, P0: b.p0, Ka: b.k[0], Kb: b.k[1],
+			Pa: b.p[0], Pb: b.p[1], Hist: r.hist.raw(), Roles: roles, N: r.n, Chunk: r.chunk, Pass: int64(pass),
+			Passes: int64(r.passes), Pack: radixReadPack(pack), Kind: kind, Descending: desc, Agree: agree}); err != nil {
+			return err
+		}
+		if agree != 0 {
+			one := r.plan
+			one.Groups = [3]int64{1, 1, 1}
+			last := b2i(b.carry == kernels.CarryPacked || b.carry == kernels.CarryE32)
+			if err := d.launch(op, string(r.variant), one, kernels.RadixAroles{Roles: roles, Items: items,
+				Passes: int64(r.passes), Last: last}); err != nil {
+				return err
+			}
+		}
+		if err := d.scanHist(op, r.hist); err != nil {
+			return err
+		}
+		if err := d.launch(op, string(r.variant), r.plan, kernels.RadixScatter{K0: b.k0, P0: b.p0, Ka: b.k[0], Kb: b.k[1],
+			Pa: b.p[0], Pb: b.p[1], Hist: r.hist.raw(), Roles: roles, N: r.n, Chunk: r.chunk, Pass: int64(pass),
+			Passes: int64(r.passes), First: first, Pack: pack, Kind: kind, Descending: desc}); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// radixCarryCode is radixCarry's answer as a kernels.Carry* code.
+func radixCarryCode(packed, e32 bool) int64 {
+	switch {
+	case packed:
+		return kernels.CarryPacked
+	case e32:
+		return kernels.CarryE32
+	}
+	return kernels.CarryNone
+}
+
+// radixCarryPack is the packing of pass of passes that carry as carry
+// says (kernels.Carry*; radixPack, and packed words in every pass of
+// kernels.CarryWords).
+func radixCarryPack(carry int64, pass, passes int) int64 {
+	if carry == kernels.CarryWords {
+		return kernels.RadixPacked
+	}
+	return radixPack(carry == kernels.CarryPacked, carry == kernels.CarryE32, pass, passes)
 }
 
 // radixSweepBufs are a sweep sort's buffers and words (radix_body.h's
@@ -266,7 +356,7 @@ func (r radixRun) sweepPasses(d *Device, op string, b radixSweepBufs) error {
 // radixPassArgs are one digit pass's buffers and words.
 type radixPassArgs struct {
 	kin, pin, kout, pout host.Buffer // keys and entries in, out (pin nil: the positions)
-	n, chunk, shift      int64
+	n, shift             int64
 	first, pack          int64
 }
 
@@ -321,29 +411,19 @@ func radixReadPack(pack int64) int64 {
 	return kernels.RadixUnpacked
 }
 
-// radixPass queues one digit pass of a radix sort: the digit counts per
-// work-item (or tile, on the tiled plan), their exclusive scan in place,
-// and the stable scatter of keys and entries to their digit's place.
+// radixPass queues one digit pass of a radix sort on the tiled plan
+// without the sweep: the digit counts per tile, their exclusive scan in
+// place, and each tile's ranking and store by digit runs.
 func (d *Device) radixPass(op string, variant kernels.RadixVariant, plan host.Plan, hist *DeviceTensor, a radixPassArgs) error {
-	tiled := host.KnobRadixKpt.Of(plan) > 0
-	rp := radixReadPack(a.pack)
-	var count host.Call = kernels.RadixCount{Kin: a.kin, Pin: a.pin, Hist: hist.raw(), N: a.n, Chunk: a.chunk, Shift: a.shift, Pack: rp}
-	if tiled {
-		count = kernels.RadixTcount{Kin: a.kin, Pin: a.pin, Hist: hist.raw(), N: a.n, Shift: a.shift, Pack: rp}
-	}
+	count := kernels.RadixTcount{Kin: a.kin, Pin: a.pin, Hist: hist.raw(), N: a.n, Shift: a.shift, Pack: radixReadPack(a.pack)}
 	if err := d.launch(op, string(variant), plan, count); err != nil {
 		return err
 	}
 	if err := d.scanHist(op, hist); err != nil {
 		return err
 	}
-	var scatter host.Call = kernels.RadixScatter{Kin: a.kin, Kout: a.kout, Pin: a.pin, Pout: a.pout,
-		Hist: hist.raw(), N: a.n, Chunk: a.chunk, Shift: a.shift, First: a.first, Pack: a.pack}
-	if tiled {
-		scatter = kernels.RadixTscatter{Kin: a.kin, Kout: a.kout, Pin: a.pin, Pout: a.pout,
-			Hist: hist.raw(), N: a.n, Shift: a.shift, First: a.first, Pack: a.pack}
-	}
-	return d.launch(op, string(variant), plan, scatter)
+	return d.launch(op, string(variant), plan, kernels.RadixTscatter{Kin: a.kin, Kout: a.kout, Pin: a.pin, Pout: a.pout,
+		Hist: hist.raw(), N: a.n, Shift: a.shift, First: a.first, Pack: a.pack})
 }
 
 // radixSweepHist prepares a sort's sweep passes (knob RADIX_SWEEP,

@@ -151,7 +151,9 @@ func scanBufTraffic(caps host.Caps, dt DType, n, inBytes int64) traffic {
 // entryLimit: per digit pass a count and a scatter, which move keys and
 // entries as radixCarry says radixSort does between the passes (packed in
 // one word, or 32-bit entries, or unpacked); a scan of the histogram per
-// pass; with prep, the order bits written first. With the sweep (knob RADIX_SWEEP) a pass is
+// pass; with prep on the tiled plan without the sweep, the order bits
+// written first; on the chunked plan's skipping sorts, the first count's
+// OR and AND and the roles. With the sweep (knob RADIX_SWEEP) a pass is
 // one read and one write, after one count of every pass's digits.
 func radixTraffic(caps host.Caps, p host.Plan, n int64, wordBytes int, keyBits int, prep, initPerm bool, entryLimit int64) traffic {
 	return radixModel(caps, p, n, wordBytes, keyBits, prep, initPerm, entryLimit, false)
@@ -173,9 +175,10 @@ func radixModel(caps host.Caps, p host.Plan, n int64, wordBytes int, keyBits int
 	packed, e32 := radixCarry(wordBytes, keyBits, entryLimit, passes)
 	wb := int64(wordBytes)
 	sweep := host.KnobRadixSweep.Of(p) > 0 && host.KnobRadixKpt.Of(p) > 0
-	if prep && !sweep {
-		// (the sweep's first pass and its counts make the order bits as
-		// they read the keys)
+	tiled := host.KnobRadixKpt.Of(p) > 0
+	if prep && tiled && !sweep {
+		// (the sweep's first pass and its counts, and the chunked plans'
+		// first pass, make the order bits as they read the keys)
 		t.add("radix_prep", n*wb, n*wb)
 	}
 	items := p.TotalGroups() * int64(p.LocalSize)
@@ -252,7 +255,15 @@ func radixModel(caps host.Caps, p host.Plan, n int64, wordBytes int, keyBits int
 		if words || packed && !first {
 			count = 8
 		}
-		t.add("radix_count", n*count, hist)
+		if first && !tiled && passes >= 3 && host.KnobRadixSkip.Of(p) != 0 {
+			// the chunks' OR and AND of their keys, and each pass's role
+			// from them (radixRun.chunkPasses); the model runs every
+			// pass, as keys whose digits all differ make it
+			t.add("radix_count", n*count, hist+16*items)
+			t.add("radix_aroles", 16*items, 8*int64(passes))
+		} else {
+			t.add("radix_count", n*count, hist)
+		}
 		t.then(scanBufTraffic(caps, Uint64, hist/8, 8))
 		t.add("radix_scatter", n*in+hist, n*out)
 	}

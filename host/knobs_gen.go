@@ -39,6 +39,8 @@ var (
 	KnobMoveKind = KnobKey{"MOVE_KIND"}
 	// KnobProbeK is PROBE_K (probe): a knob the kernel echoes.
 	KnobProbeK = KnobKey{"PROBE_K"}
+	// KnobRadixAgree is RADIX_AGREE (radix): folded argument agree (-1: the run-time value).
+	KnobRadixAgree = KnobKey{"RADIX_AGREE"}
 	// KnobRadixBits is RADIX_BITS (radix): digit width.
 	KnobRadixBits = KnobKey{"RADIX_BITS"}
 	// KnobRadixCarry is RADIX_CARRY (radix): folded argument carry (-1: the run-time value).
@@ -59,7 +61,7 @@ var (
 	KnobRadixPack = KnobKey{"RADIX_PACK"}
 	// KnobRadixSgs is RADIX_SGS (radix): the tiled passes' ranking by subgroup ballots (Vulkan variants built with SG=1): the most subgroups a group may have, whose digit counters the scratch holds (a group with more, or with a partial subgroup, ranks in the raking rounds); 0: the raking rounds.
 	KnobRadixSgs = KnobKey{"RADIX_SGS"}
-	// KnobRadixSkip is RADIX_SKIP (radix): 1: the sweep skips a pass whose digit is the same for every key (entry roles; the passes that run take their buffers and packing by their place among themselves, read at a round trip a tile; the GPU plans'); 0: every pass runs, as the host laid them out.
+	// KnobRadixSkip is RADIX_SKIP (radix): 1: a pass whose digit is the same for every key is skipped on the device (the sweep's from entry roles, the chunked passes' from entry aroles; the passes that run take their buffers, and in the sweep their packing, by their place among themselves); 0: every pass runs, as the host laid them out.
 	KnobRadixSkip = KnobKey{"RADIX_SKIP"}
 	// KnobRadixSpin is RADIX_SPIN (radix): the sweep's rounds of polls for an earlier tile's counts before it leaves its own tile to the fixup (-1: every tile to the fixup, a test).
 	KnobRadixSpin = KnobKey{"RADIX_SPIN"}
@@ -110,4 +112,4 @@ var (
 )
 
 // KnobKeys lists every declared knob's KnobKey, by name.
-var KnobKeys = []KnobKey{KnobChain, KnobContig, KnobFdiv, KnobFlat, KnobIpDense, KnobIpEmit, KnobIpHashed, KnobIpLookup, KnobIpRule, KnobIpSorted, KnobIpSplit, KnobIpWide, KnobItems, KnobMoveHasIdx, KnobMoveHasSrc, KnobMoveKind, KnobProbeK, KnobRadixBits, KnobRadixCarry, KnobRadixDesc, KnobRadixEw, KnobRadixFirst, KnobRadixKind, KnobRadixKpt, KnobRadixLate, KnobRadixPack, KnobRadixSgs, KnobRadixSkip, KnobRadixSpin, KnobRadixSweep, KnobScanExcl, KnobScanKind, KnobScanSg, KnobScCas, KnobScCounted, KnobScFew, KnobScFewgSh, KnobScRed, KnobScSelf, KnobScWrap, KnobSegRed, KnobSegSelf, KnobSegValsAt, KnobSpin, KnobSpGrad, KnobSpMode, KnobSpOp, KnobSpWide, KnobSpWideX, KnobSpWideY, KnobStream}
+var KnobKeys = []KnobKey{KnobChain, KnobContig, KnobFdiv, KnobFlat, KnobIpDense, KnobIpEmit, KnobIpHashed, KnobIpLookup, KnobIpRule, KnobIpSorted, KnobIpSplit, KnobIpWide, KnobItems, KnobMoveHasIdx, KnobMoveHasSrc, KnobMoveKind, KnobProbeK, KnobRadixAgree, KnobRadixBits, KnobRadixCarry, KnobRadixDesc, KnobRadixEw, KnobRadixFirst, KnobRadixKind, KnobRadixKpt, KnobRadixLate, KnobRadixPack, KnobRadixSgs, KnobRadixSkip, KnobRadixSpin, KnobRadixSweep, KnobScanExcl, KnobScanKind, KnobScanSg, KnobScCas, KnobScCounted, KnobScFew, KnobScFewgSh, KnobScRed, KnobScSelf, KnobScWrap, KnobSegRed, KnobSegSelf, KnobSegValsAt, KnobSpin, KnobSpGrad, KnobSpMode, KnobSpOp, KnobSpWide, KnobSpWideX, KnobSpWideY, KnobStream}

@@ -117,16 +117,76 @@ KEY radix_key(BPTR kin, BPTR pin, i64 i, i64 pack) {
 	return LDK(kin, i);
 }
 
+/* The chunked passes (CPUs) skip a pass whose digit is the same for
+ * every key, as the sweep does (knob RADIX_SKIP, where a sort has three
+ * passes or more): the first count also writes each chunk's OR and AND
+ * of its keys (agree), radix_aroles turns them into each pass's role in
+ * the sweep's form (RADIX_ROLE_RUNS | runs << 16 | at, or 0), after the
+ * chunks' words, and every later launch reads its pass's role: a skipped
+ * pass's count and scatter move nothing (its count writes zero counts),
+ * and a running pass reads the buffers pass at-1 wrote (the caller's
+ * where at is 0) and writes ka/pa where runs-1-at is even, else kb/pb, so
+ * the last one writes ka and pa. Their packing stays the host's: the
+ * first pass always runs, and the last where the passes carry their
+ * entries packed or in 32 bits (it unpacks them), so a pass's packing is
+ * that of a sort of all the passes (radixPack), folded where the driver
+ * runs both sides of a branch. Nothing waits: the host queues every
+ * pass. The first pass makes the order bits of keys of kind and
+ * descending as it reads them (no radix_prep): the later passes get
+ * KIND_UNSIGNED and 0, and radix_order leaves their keys as they are. */
+#define RADIX_ROLE_RUNS (1ul << 32)
+#define RADIX_CROLE_AT(items, pass) (I64C(2) * (items) + (pass))
+/* the pass's role, at and runs: read where the sort skips and readable
+ * (not the first count, which comes before the roles), else every pass
+ * running; and the pass's buffers by it */
+#define RADIX_CHUNK_ROLE(readable) \
+	const u64 role = (RADIX_SKIP != 0 && passes >= I64C(3) && (readable)) ? LD64(roles, RADIX_CROLE_AT(items, pass)) \
+		: (RADIX_ROLE_RUNS | (CAST(u64, passes) << 16) | CAST(u64, pass)); \
+	const i64 at = CAST(i64, role & 0xfffful); \
+	const i64 runs = CAST(i64, (role >> 16) & 0xfffful); \
+	const bool runsHere = (role & RADIX_ROLE_RUNS) != 0ul; \
+	BPTR kin = at == I64C(0) ? k0 : (((runs - at) & I64C(1)) == I64C(0) ? ka : kb); \
+	BPTR pin = at == I64C(0) ? p0 : (((runs - at) & I64C(1)) == I64C(0) ? pa : pb); \
+	const i64 shift = pass * I64C(RADIX_BITS);
+
+/* The chunk's count loop, with the order bits of kind and descending and
+ * the OR and AND of its keys where AGREE: the first pass's; the later
+ * passes keep the loop without them (on PoCL the counts took 20-30%
+ * longer with them). */
+#define RADIX_COUNT_LOOP(AGREE, ORDER) \
+	for (i64 i = lo; i < end; i++) { \
+		const KEY k = (ORDER) ? radix_order(radix_key(kin, pin, i, pack), kind, descending) : radix_key(kin, pin, i, pack); \
+		if (AGREE) { \
+			any = any | k; \
+			all = all & k; \
+		} \
+		const int d = CAST(int, (k >> CAST(KEY, shift)) & mask); /* 32-ok: a digit, < 2^RADIX_BITS */ \
+		cnt[d] = cnt[d] + I64C(1); \
+	}
 INLINE void radix_count(RADIX_COUNT_PARAMS) {
 	RADIX_CHUNK
+	RADIX_CHUNK_ROLE(pass > I64C(0))
+	const i64 end = runsHere ? hi : lo;
 	i64 cnt[1 << RADIX_BITS];
 	for (int d = 0; d < (1 << RADIX_BITS); d++) { /* 32-ok: a digit, < 2^RADIX_BITS */
 		cnt[d] = I64C(0);
 	}
-	for (i64 i = lo; i < hi; i++) {
-		const KEY k = radix_key(kin, pin, i, pack);
-		const int d = CAST(int, (k >> CAST(KEY, shift)) & mask); /* 32-ok: a digit, < 2^RADIX_BITS */
-		cnt[d] = cnt[d] + I64C(1);
+	KEY any = CAST(KEY, 0);
+	KEY all = ~CAST(KEY, 0);
+	if (kind != I64C(KIND_UNSIGNED) || descending != I64C(0)) {
+		RADIX_COUNT_LOOP(true, true)
+		if (agree != I64C(0)) {
+			ST64(roles, I64C(2) * w, CAST(u64, any));
+			ST64(roles, I64C(2) * w + I64C(1), CAST(u64, all));
+		}
+	} else if (agree != I64C(0)) {
+		RADIX_COUNT_LOOP(true, false)
+		if (agree != I64C(0)) {
+			ST64(roles, I64C(2) * w, CAST(u64, any));
+			ST64(roles, I64C(2) * w + I64C(1), CAST(u64, all));
+		}
+	} else {
+		RADIX_COUNT_LOOP(false, false)
 	}
 	for (int d = 0; d < (1 << RADIX_BITS); d++) { /* 32-ok: a digit, < 2^RADIX_BITS */
 		ST64(hist, I64C(d) * items + w, CAST(u64, cnt[d]));
@@ -135,7 +195,10 @@ INLINE void radix_count(RADIX_COUNT_PARAMS) {
 
 INLINE void radix_scatter(RADIX_SCATTER_PARAMS) {
 	RADIX_CHUNK
-	if (lo >= hi) {
+	RADIX_CHUNK_ROLE(true)
+	BPTR kout = ((runs - I64C(1) - at) & I64C(1)) == I64C(0) ? ka : kb;
+	BPTR pout = ((runs - I64C(1) - at) & I64C(1)) == I64C(0) ? pa : pb;
+	if (lo >= hi || !runsHere) {
 		return;
 	}
 	i64 cnt[1 << RADIX_BITS];
@@ -150,7 +213,7 @@ INLINE void radix_scatter(RADIX_SCATTER_PARAMS) {
 			k = CAST(KEY, word >> 32);
 			e = word & 0xfffffffful;
 		} else {
-			k = LDK(kin, i);
+			k = radix_order(LDK(kin, i), kind, descending);
 			e = RADIX_ENTRY(i);
 		}
 		const int d = CAST(int, (k >> CAST(KEY, shift)) & mask); /* 32-ok: a digit, < 2^RADIX_BITS */
@@ -162,6 +225,37 @@ INLINE void radix_scatter(RADIX_SCATTER_PARAMS) {
 			STK(kout, to, k);
 			RADIX_PUT_ENTRY(to, e)
 		}
+	}
+}
+
+/* The chunked passes' roles (see RADIX_CHUNK_ROLE) from the first count's
+ * OR and AND of each of the items chunks' keys: pass q runs where the
+ * keys differ in its digit, and the first always, and the last where
+ * last is 1. One work-item. */
+INLINE void radix_aroles(RADIX_AROLES_PARAMS) {
+	if (CAST(i64, GROUP_LINEAR_ID()) != I64C(0) || CAST(i64, LOCAL_ID()) != I64C(0)) {
+		return;
+	}
+	u64 any = 0ul;
+	u64 all = ~0ul;
+	for (i64 w = I64C(0); w < items; w++) {
+		any = any | LD64(roles, I64C(2) * w);
+		all = all & LD64(roles, I64C(2) * w + I64C(1));
+	}
+	const u64 vary = any & ~all;
+	const u64 mask = (1ul << RADIX_BITS) - 1ul;
+	i64 runs = I64C(0);
+	for (i64 q = I64C(0); q < passes; q++) {
+		const bool run = q == I64C(0) || (last != I64C(0) && q == passes - I64C(1)) ||
+			((vary >> CAST(u64, q * I64C(RADIX_BITS))) & mask) != 0ul;
+		runs += run ? I64C(1) : I64C(0);
+	}
+	i64 at = I64C(0);
+	for (i64 q = I64C(0); q < passes; q++) {
+		const bool run = q == I64C(0) || (last != I64C(0) && q == passes - I64C(1)) ||
+			((vary >> CAST(u64, q * I64C(RADIX_BITS))) & mask) != 0ul;
+		ST64(roles, RADIX_CROLE_AT(items, q), run ? (RADIX_ROLE_RUNS | (CAST(u64, runs) << 16) | CAST(u64, at)) : 0ul);
+		at += run ? I64C(1) : I64C(0);
 	}
 }
 
@@ -886,7 +980,6 @@ INLINE void radix_sweep_tile(BPTR kin, BPTR kout, BPTR pin, BPTR pout, BPTR hist
  * passes (radixPack). The roles sit after the status's tile words. A
  * skipping sort reads its pass's role before its keys: a round trip to
  * memory a tile (the same word for every group, so a cached one). */
-#define RADIX_ROLE_RUNS (1ul << 32)
 #define RADIX_ROLE_AT(tiles, pass) ((I64C(RADIX_DIGITS) + I64C(1)) * (tiles) + (pass))
 
 /* The packing of pass at of runs, for carrying carry (CARRY_*). */

@@ -1195,15 +1195,24 @@ func (a RadixPrep) AppendArgs(dst []host.Arg) []host.Arg {
 	return append(dst, host.BufArg(a.Kin), host.BufArg(a.Kout), host.I64(a.N), host.I64(a.Chunk), host.I64(a.Kind), host.I64(a.Descending))
 }
 
-// RadixCount is a launch of radix_count_k (radix): hist[d*B + w] = keys of chunk w with digit d.
+// RadixCount is a launch of radix_count_k (radix): hist[d*B + w] = keys of chunk w with digit d in pass pass; with agree, also each chunk's OR and AND of its keys (roles[2w], roles[2w+1]).
 type RadixCount struct {
-	Kin   host.Buffer // in: order bits (unpacked passes)
-	Pin   host.Buffer // in: packed words (packed passes)
-	Hist  host.Buffer // out: digit counts, digit-major
-	N     int64       // keys
-	Chunk int64       // keys per work-item
-	Shift int64       // the digit's lowest bit
-	Pack  int64       // folds into RADIX_PACK: RADIX_* packing
+	K0         host.Buffer // in: the first pass's keys (kind's bits)
+	P0         host.Buffer // in: the first pass's packed words (packed passes)
+	Ka         host.Buffer // in: keys, the last pass's output (and every other pass's, back from it)
+	Kb         host.Buffer // in: keys, the other buffer
+	Pa         host.Buffer // in: packed words, the last pass's output
+	Pb         host.Buffer // in: packed words, the other buffer
+	Hist       host.Buffer // out: digit counts, digit-major
+	Roles      host.Buffer // inout: each chunk's OR and AND of its keys (written by the first count where agree is 1), then each pass's role (aroles; read where RADIX_SKIP is 1 and passes >= 3)
+	N          int64       // keys
+	Chunk      int64       // keys per work-item
+	Pass       int64       // the pass (its digit: bits pass*RADIX_BITS up)
+	Passes     int64       // the sort's passes
+	Pack       int64       // folds into RADIX_PACK: RADIX_* packing: how the pass reads
+	Kind       int64       // folds into RADIX_KIND: KIND_* of k0 (the first pass counts order bits; KIND_UNSIGNED after it)
+	Descending int64       // folds into RADIX_DESC: 1: descending (the first pass; 0 after it)
+	Agree      int64       // folds into RADIX_AGREE: 1: also write the chunk's OR and AND (the first pass of a skipping sort)
 }
 
 // Entry returns the declaration of radix_count_k.
@@ -1216,21 +1225,27 @@ func (RadixCount) Spec(v RadixVariant) host.KernelSpec {
 
 // AppendArgs appends the argument slots in declaration order.
 func (a RadixCount) AppendArgs(dst []host.Arg) []host.Arg {
-	return append(dst, host.BufArg(a.Kin), host.BufArg(a.Pin), host.BufArg(a.Hist), host.I64(a.N), host.I64(a.Chunk), host.I64(a.Shift), host.I64(a.Pack))
+	return append(dst, host.BufArg(a.K0), host.BufArg(a.P0), host.BufArg(a.Ka), host.BufArg(a.Kb), host.BufArg(a.Pa), host.BufArg(a.Pb), host.BufArg(a.Hist), host.BufArg(a.Roles), host.I64(a.N), host.I64(a.Chunk), host.I64(a.Pass), host.I64(a.Passes), host.I64(a.Pack), host.I64(a.Kind), host.I64(a.Descending), host.I64(a.Agree))
 }
 
-// RadixScatter is a launch of radix_scatter_k (radix): after an exclusive scan of hist, each work-item moves its keys and entries to their places in order.
+// RadixScatter is a launch of radix_scatter_k (radix): after an exclusive scan of hist, each work-item moves its keys and entries to their places in order, from and to the buffers of the pass's role.
 type RadixScatter struct {
-	Kin   host.Buffer // in: order bits
-	Kout  host.Buffer // out: order bits, moved
-	Pin   host.Buffer // in: entries or packed words (null: the positions)
-	Pout  host.Buffer // out: entries or packed words, moved
-	Hist  host.Buffer // in: exclusive digit offsets
-	N     int64       // keys
-	Chunk int64       // keys per work-item
-	Shift int64       // the digit's lowest bit
-	First int64       // folds into RADIX_FIRST: 1: the entries are the positions
-	Pack  int64       // folds into RADIX_PACK: RADIX_* packing
+	K0         host.Buffer // in: the first pass's keys (kind's bits)
+	P0         host.Buffer // in: the first pass's entries or packed words (null: the positions)
+	Ka         host.Buffer // inout: keys, the last pass's output (and every other pass's, back from it)
+	Kb         host.Buffer // inout: keys, the other buffer
+	Pa         host.Buffer // inout: entries or packed words, the last pass's output
+	Pb         host.Buffer // inout: entries or packed words, the other buffer
+	Hist       host.Buffer // in: exclusive digit offsets
+	Roles      host.Buffer // in: each chunk's OR and AND, then each pass's role (aroles; read where RADIX_SKIP is 1 and passes >= 3)
+	N          int64       // keys
+	Chunk      int64       // keys per work-item
+	Pass       int64       // the pass (its digit: bits pass*RADIX_BITS up)
+	Passes     int64       // the sort's passes
+	First      int64       // folds into RADIX_FIRST: 1: the entries are the positions
+	Pack       int64       // folds into RADIX_PACK: RADIX_* packing
+	Kind       int64       // folds into RADIX_KIND: KIND_* of k0 (the first pass writes order bits; KIND_UNSIGNED after it)
+	Descending int64       // folds into RADIX_DESC: 1: descending (the first pass; 0 after it)
 }
 
 // Entry returns the declaration of radix_scatter_k.
@@ -1243,7 +1258,7 @@ func (RadixScatter) Spec(v RadixVariant) host.KernelSpec {
 
 // AppendArgs appends the argument slots in declaration order.
 func (a RadixScatter) AppendArgs(dst []host.Arg) []host.Arg {
-	return append(dst, host.BufArg(a.Kin), host.BufArg(a.Kout), host.BufArg(a.Pin), host.BufArg(a.Pout), host.BufArg(a.Hist), host.I64(a.N), host.I64(a.Chunk), host.I64(a.Shift), host.I64(a.First), host.I64(a.Pack))
+	return append(dst, host.BufArg(a.K0), host.BufArg(a.P0), host.BufArg(a.Ka), host.BufArg(a.Kb), host.BufArg(a.Pa), host.BufArg(a.Pb), host.BufArg(a.Hist), host.BufArg(a.Roles), host.I64(a.N), host.I64(a.Chunk), host.I64(a.Pass), host.I64(a.Passes), host.I64(a.First), host.I64(a.Pack), host.I64(a.Kind), host.I64(a.Descending))
 }
 
 // RadixTcount is a launch of radix_tcount_k (radix): hist[d*T + t] = keys of tile t (LOCAL_SIZE*RADIX_KPT keys) with digit d.
@@ -1372,6 +1387,27 @@ func (RadixRoles) Spec(v RadixVariant) host.KernelSpec {
 // AppendArgs appends the argument slots in declaration order.
 func (a RadixRoles) AppendArgs(dst []host.Arg) []host.Arg {
 	return append(dst, host.BufArg(a.Hist), host.BufArg(a.Status), host.I64(a.N), host.I64(a.Passes))
+}
+
+// RadixAroles is a launch of radix_aroles_k (radix): the chunked passes' roles (RADIX_SKIP): from the first count's OR and AND of each chunk's keys, each pass's role after them in roles: skipped where its digit is one for every key (not the first pass, nor the last where last is 1), else its place among the passes that run, and their number.
+type RadixAroles struct {
+	Roles  host.Buffer // inout: items chunks' OR and AND, then a role word a pass
+	Items  int64       // the chunks (work-items)
+	Passes int64       // the sort's passes
+	Last   int64       // 1: the last pass runs (it unpacks what the others carry)
+}
+
+// Entry returns the declaration of radix_aroles_k.
+func (RadixAroles) Entry() *host.EntryDecl { return Radix.Entries[8] }
+
+// Spec returns the kernel radix_aroles_k of variant v.
+func (RadixAroles) Spec(v RadixVariant) host.KernelSpec {
+	return host.KernelSpec{Entry: Radix.Entries[8], Variant: string(v)}
+}
+
+// AppendArgs appends the argument slots in declaration order.
+func (a RadixAroles) AppendArgs(dst []host.Arg) []host.Arg {
+	return append(dst, host.BufArg(a.Roles), host.I64(a.Items), host.I64(a.Passes), host.I64(a.Last))
 }
 
 // MoveGather is a launch of move_gather_k (move): dst[i] = src[idx[i]].

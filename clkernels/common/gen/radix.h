@@ -66,7 +66,7 @@
 #define RADIX_LATE 0 /* 1: where subgroup ballots rank a tile, its entries are loaded after its keys are ranked (no registers while they are) and put at their keys' slots before the tile is written; 0: loaded with the keys */
 #endif
 #ifndef RADIX_SKIP
-#define RADIX_SKIP 0 /* 1: the sweep skips a pass whose digit is the same for every key (entry roles; the passes that run take their buffers and packing by their place among themselves, read at a round trip a tile; the GPU plans'); 0: every pass runs, as the host laid them out */
+#define RADIX_SKIP 0 /* 1: a pass whose digit is the same for every key is skipped on the device (the sweep's from entry roles, the chunked passes' from entry aroles; the passes that run take their buffers, and in the sweep their packing, by their place among themselves); 0: every pass runs, as the host laid them out */
 #endif
 #ifndef RADIX_KIND
 #define RADIX_KIND -1 /* folded argument kind (-1: the run-time value) */
@@ -76,6 +76,9 @@
 #endif
 #ifndef RADIX_PACK
 #define RADIX_PACK -1 /* folded argument pack (-1: the run-time value) */
+#endif
+#ifndef RADIX_AGREE
+#define RADIX_AGREE -1 /* folded argument agree (-1: the run-time value) */
 #endif
 #ifndef RADIX_FIRST
 #define RADIX_FIRST -1 /* folded argument first (-1: the run-time value) */
@@ -93,19 +96,20 @@ layout(constant_id = 5) const int RADIX_SGS = 0; /* the tiled passes' ranking by
 layout(constant_id = 6) const int RADIX_EW = 2; /* the tiled passes' scratch words for a slot's entry: 1 where the plan's entries are all below 2^32 (the tile's slots take a word less, so more keys fit), else 2; 32-ok: a knob, an int32 (host/vulkan.go checks) */
 layout(constant_id = 7) const int RADIX_SPIN = 16384; /* the sweep's rounds of polls for an earlier tile's counts before it leaves its own tile to the fixup (-1: every tile to the fixup, a test); 32-ok: a knob, an int32 (host/vulkan.go checks) */
 layout(constant_id = 8) const int RADIX_LATE = 0; /* 1: where subgroup ballots rank a tile, its entries are loaded after its keys are ranked (no registers while they are) and put at their keys' slots before the tile is written; 0: loaded with the keys; 32-ok: a knob, an int32 (host/vulkan.go checks) */
-layout(constant_id = 9) const int RADIX_SKIP = 0; /* 1: the sweep skips a pass whose digit is the same for every key (entry roles; the passes that run take their buffers and packing by their place among themselves, read at a round trip a tile; the GPU plans'); 0: every pass runs, as the host laid them out; 32-ok: a knob, an int32 (host/vulkan.go checks) */
+layout(constant_id = 9) const int RADIX_SKIP = 0; /* 1: a pass whose digit is the same for every key is skipped on the device (the sweep's from entry roles, the chunked passes' from entry aroles; the passes that run take their buffers, and in the sweep their packing, by their place among themselves); 0: every pass runs, as the host laid them out; 32-ok: a knob, an int32 (host/vulkan.go checks) */
 layout(constant_id = 10) const int RADIX_KIND = -1; /* folded argument kind (-1: the run-time value); 32-ok: a knob, an int32 (host/vulkan.go checks) */
 layout(constant_id = 11) const int RADIX_DESC = -1; /* folded argument descending (-1: the run-time value); 32-ok: a knob, an int32 (host/vulkan.go checks) */
 layout(constant_id = 12) const int RADIX_PACK = -1; /* folded argument pack (-1: the run-time value); 32-ok: a knob, an int32 (host/vulkan.go checks) */
-layout(constant_id = 13) const int RADIX_FIRST = -1; /* folded argument first (-1: the run-time value); 32-ok: a knob, an int32 (host/vulkan.go checks) */
-layout(constant_id = 14) const int RADIX_CARRY = -1; /* folded argument carry (-1: the run-time value); 32-ok: a knob, an int32 (host/vulkan.go checks) */
+layout(constant_id = 13) const int RADIX_AGREE = -1; /* folded argument agree (-1: the run-time value); 32-ok: a knob, an int32 (host/vulkan.go checks) */
+layout(constant_id = 14) const int RADIX_FIRST = -1; /* folded argument first (-1: the run-time value); 32-ok: a knob, an int32 (host/vulkan.go checks) */
+layout(constant_id = 15) const int RADIX_CARRY = -1; /* folded argument carry (-1: the run-time value); 32-ok: a knob, an int32 (host/vulkan.go checks) */
 #define LOCAL_SIZE gl_WorkGroupSize.x
 #endif
 
 /* The parameters of the body functions, one list per entry point. */
 #define RADIX_PREP_PARAMS BPTR kin, BPTR kout, i64 n, i64 chunk, i64 kind, i64 descending
-#define RADIX_COUNT_PARAMS BPTR kin, BPTR pin, BPTR hist, i64 n, i64 chunk, i64 shift, i64 pack
-#define RADIX_SCATTER_PARAMS BPTR kin, BPTR kout, BPTR pin, BPTR pout, BPTR hist, i64 n, i64 chunk, i64 shift, i64 first, i64 pack
+#define RADIX_COUNT_PARAMS BPTR k0, BPTR p0, BPTR ka, BPTR kb, BPTR pa, BPTR pb, BPTR hist, BPTR roles, i64 n, i64 chunk, i64 pass, i64 passes, i64 pack, i64 kind, i64 descending, i64 agree
+#define RADIX_SCATTER_PARAMS BPTR k0, BPTR p0, BPTR ka, BPTR kb, BPTR pa, BPTR pb, BPTR hist, BPTR roles, i64 n, i64 chunk, i64 pass, i64 passes, i64 first, i64 pack, i64 kind, i64 descending
 #ifdef ACCEL_CL
 #define RADIX_TCOUNT_PARAMS BPTR kin, BPTR pin, BPTR hist, i64 n, i64 shift, i64 pack, __local SCRATCH_T* sh
 #else
@@ -131,6 +135,7 @@ layout(constant_id = 14) const int RADIX_CARRY = -1; /* folded argument carry (-
 #else
 #define RADIX_ROLES_PARAMS BPTR hist, BPTR status, i64 n, i64 passes
 #endif
+#define RADIX_AROLES_PARAMS BPTR roles, i64 items, i64 passes, i64 last
 
 /* The entry points. */
 #ifndef ACCEL_XCAT
@@ -145,13 +150,13 @@ layout(constant_id = 14) const int RADIX_CARRY = -1; /* folded argument carry (-
 	}
 #define RADIX_E_radix_count_k \
 	__kernel __attribute__((reqd_work_group_size(LOCAL_SIZE, 1, 1))) \
-	void radix_count_k(__global uchar* kin, __global uchar* pin, __global uchar* hist, long n, long chunk, long shift, long pack) { \
-		radix_count(kin, pin, hist, n, chunk, shift, FOLD(RADIX_PACK, pack)); \
+	void radix_count_k(__global uchar* k0, __global uchar* p0, __global uchar* ka, __global uchar* kb, __global uchar* pa, __global uchar* pb, __global uchar* hist, __global uchar* roles, long n, long chunk, long pass, long passes, long pack, long kind, long descending, long agree) { \
+		radix_count(k0, p0, ka, kb, pa, pb, hist, roles, n, chunk, pass, passes, FOLD(RADIX_PACK, pack), FOLD(RADIX_KIND, kind), FOLD(RADIX_DESC, descending), FOLD(RADIX_AGREE, agree)); \
 	}
 #define RADIX_E_radix_scatter_k \
 	__kernel __attribute__((reqd_work_group_size(LOCAL_SIZE, 1, 1))) \
-	void radix_scatter_k(__global uchar* kin, __global uchar* kout, __global uchar* pin, __global uchar* pout, __global uchar* hist, long n, long chunk, long shift, long first, long pack) { \
-		radix_scatter(kin, kout, pin, pout, hist, n, chunk, shift, FOLD(RADIX_FIRST, first), FOLD(RADIX_PACK, pack)); \
+	void radix_scatter_k(__global uchar* k0, __global uchar* p0, __global uchar* ka, __global uchar* kb, __global uchar* pa, __global uchar* pb, __global uchar* hist, __global uchar* roles, long n, long chunk, long pass, long passes, long first, long pack, long kind, long descending) { \
+		radix_scatter(k0, p0, ka, kb, pa, pb, hist, roles, n, chunk, pass, passes, FOLD(RADIX_FIRST, first), FOLD(RADIX_PACK, pack), FOLD(RADIX_KIND, kind), FOLD(RADIX_DESC, descending)); \
 	}
 #define RADIX_E_radix_tcount_k \
 	__kernel __attribute__((reqd_work_group_size(LOCAL_SIZE, 1, 1))) \
@@ -183,6 +188,11 @@ layout(constant_id = 14) const int RADIX_CARRY = -1; /* folded argument carry (-
 		__local SCRATCH_T sh[SCRATCH_LEN]; \
 		radix_roles(hist, status, n, passes, sh); \
 	}
+#define RADIX_E_radix_aroles_k \
+	__kernel __attribute__((reqd_work_group_size(LOCAL_SIZE, 1, 1))) \
+	void radix_aroles_k(__global uchar* roles, long items, long passes, long last) { \
+		radix_aroles(roles, items, passes, last); \
+	}
 #ifdef ACCEL_ONLY
 #define RADIX_ENTRIES ACCEL_XCAT(RADIX_E_, ACCEL_ONLY)
 #else
@@ -194,19 +204,21 @@ layout(constant_id = 14) const int RADIX_CARRY = -1; /* folded argument carry (-
 	RADIX_E_radix_tscatter_k \
 	RADIX_E_radix_thist_k \
 	RADIX_E_radix_sweep_k \
-	RADIX_E_radix_roles_k
+	RADIX_E_radix_roles_k \
+	RADIX_E_radix_aroles_k
 #endif
 #else
 layout(push_constant) uniform AccelArgs { uint64_t s[16]; } accel_args;
 #define ACCEL_ARGS_DECL
 #define RADIX_VK_E_0 radix_prep(accel_args.s[0], accel_args.s[1], int64_t(accel_args.s[2]), int64_t(accel_args.s[3]), FOLD(RADIX_KIND, int64_t(accel_args.s[4])), FOLD(RADIX_DESC, int64_t(accel_args.s[5])));
-#define RADIX_VK_E_1 radix_count(accel_args.s[0], accel_args.s[1], accel_args.s[2], int64_t(accel_args.s[3]), int64_t(accel_args.s[4]), int64_t(accel_args.s[5]), FOLD(RADIX_PACK, int64_t(accel_args.s[6])));
-#define RADIX_VK_E_2 radix_scatter(accel_args.s[0], accel_args.s[1], accel_args.s[2], accel_args.s[3], accel_args.s[4], int64_t(accel_args.s[5]), int64_t(accel_args.s[6]), int64_t(accel_args.s[7]), FOLD(RADIX_FIRST, int64_t(accel_args.s[8])), FOLD(RADIX_PACK, int64_t(accel_args.s[9])));
+#define RADIX_VK_E_1 radix_count(accel_args.s[0], accel_args.s[1], accel_args.s[2], accel_args.s[3], accel_args.s[4], accel_args.s[5], accel_args.s[6], accel_args.s[7], int64_t(accel_args.s[8]), int64_t(accel_args.s[9]), int64_t(accel_args.s[10]), int64_t(accel_args.s[11]), FOLD(RADIX_PACK, int64_t(accel_args.s[12])), FOLD(RADIX_KIND, int64_t(accel_args.s[13])), FOLD(RADIX_DESC, int64_t(accel_args.s[14])), FOLD(RADIX_AGREE, int64_t(accel_args.s[15])));
+#define RADIX_VK_E_2 radix_scatter(accel_args.s[0], accel_args.s[1], accel_args.s[2], accel_args.s[3], accel_args.s[4], accel_args.s[5], accel_args.s[6], accel_args.s[7], int64_t(accel_args.s[8]), int64_t(accel_args.s[9]), int64_t(accel_args.s[10]), int64_t(accel_args.s[11]), FOLD(RADIX_FIRST, int64_t(accel_args.s[12])), FOLD(RADIX_PACK, int64_t(accel_args.s[13])), FOLD(RADIX_KIND, int64_t(accel_args.s[14])), FOLD(RADIX_DESC, int64_t(accel_args.s[15])));
 #define RADIX_VK_E_3 radix_tcount(accel_args.s[0], accel_args.s[1], accel_args.s[2], int64_t(accel_args.s[3]), int64_t(accel_args.s[4]), FOLD(RADIX_PACK, int64_t(accel_args.s[5])));
 #define RADIX_VK_E_4 radix_tscatter(accel_args.s[0], accel_args.s[1], accel_args.s[2], accel_args.s[3], accel_args.s[4], int64_t(accel_args.s[5]), int64_t(accel_args.s[6]), FOLD(RADIX_FIRST, int64_t(accel_args.s[7])), FOLD(RADIX_PACK, int64_t(accel_args.s[8])));
 #define RADIX_VK_E_5 radix_thist(accel_args.s[0], accel_args.s[1], int64_t(accel_args.s[2]), int64_t(accel_args.s[3]), int64_t(accel_args.s[4]), int64_t(accel_args.s[5]), FOLD(RADIX_KIND, int64_t(accel_args.s[6])), FOLD(RADIX_DESC, int64_t(accel_args.s[7])));
 #define RADIX_VK_E_6 radix_sweep(accel_args.s[0], accel_args.s[1], accel_args.s[2], accel_args.s[3], accel_args.s[4], accel_args.s[5], accel_args.s[6], accel_args.s[7], int64_t(accel_args.s[8]), int64_t(accel_args.s[9]), int64_t(accel_args.s[10]), int64_t(accel_args.s[11]), FOLD(RADIX_FIRST, int64_t(accel_args.s[12])), FOLD(RADIX_CARRY, int64_t(accel_args.s[13])), FOLD(RADIX_KIND, int64_t(accel_args.s[14])), FOLD(RADIX_DESC, int64_t(accel_args.s[15])));
 #define RADIX_VK_E_7 radix_roles(accel_args.s[0], accel_args.s[1], int64_t(accel_args.s[2]), int64_t(accel_args.s[3]));
+#define RADIX_VK_E_8 radix_aroles(accel_args.s[0], int64_t(accel_args.s[1]), int64_t(accel_args.s[2]), int64_t(accel_args.s[3]));
 #ifdef ACCEL_ONLY_ENTRY
 #define RADIX_ENTRIES \
 	void main() { \
@@ -220,9 +232,9 @@ layout(push_constant) uniform AccelArgs { uint64_t s[16]; } accel_args;
 		if (ENTRY == 0) { \
 			radix_prep(accel_args.s[0], accel_args.s[1], int64_t(accel_args.s[2]), int64_t(accel_args.s[3]), FOLD(RADIX_KIND, int64_t(accel_args.s[4])), FOLD(RADIX_DESC, int64_t(accel_args.s[5]))); \
 		} else if (ENTRY == 1) { \
-			radix_count(accel_args.s[0], accel_args.s[1], accel_args.s[2], int64_t(accel_args.s[3]), int64_t(accel_args.s[4]), int64_t(accel_args.s[5]), FOLD(RADIX_PACK, int64_t(accel_args.s[6]))); \
+			radix_count(accel_args.s[0], accel_args.s[1], accel_args.s[2], accel_args.s[3], accel_args.s[4], accel_args.s[5], accel_args.s[6], accel_args.s[7], int64_t(accel_args.s[8]), int64_t(accel_args.s[9]), int64_t(accel_args.s[10]), int64_t(accel_args.s[11]), FOLD(RADIX_PACK, int64_t(accel_args.s[12])), FOLD(RADIX_KIND, int64_t(accel_args.s[13])), FOLD(RADIX_DESC, int64_t(accel_args.s[14])), FOLD(RADIX_AGREE, int64_t(accel_args.s[15]))); \
 		} else if (ENTRY == 2) { \
-			radix_scatter(accel_args.s[0], accel_args.s[1], accel_args.s[2], accel_args.s[3], accel_args.s[4], int64_t(accel_args.s[5]), int64_t(accel_args.s[6]), int64_t(accel_args.s[7]), FOLD(RADIX_FIRST, int64_t(accel_args.s[8])), FOLD(RADIX_PACK, int64_t(accel_args.s[9]))); \
+			radix_scatter(accel_args.s[0], accel_args.s[1], accel_args.s[2], accel_args.s[3], accel_args.s[4], accel_args.s[5], accel_args.s[6], accel_args.s[7], int64_t(accel_args.s[8]), int64_t(accel_args.s[9]), int64_t(accel_args.s[10]), int64_t(accel_args.s[11]), FOLD(RADIX_FIRST, int64_t(accel_args.s[12])), FOLD(RADIX_PACK, int64_t(accel_args.s[13])), FOLD(RADIX_KIND, int64_t(accel_args.s[14])), FOLD(RADIX_DESC, int64_t(accel_args.s[15]))); \
 		} else if (ENTRY == 3) { \
 			radix_tcount(accel_args.s[0], accel_args.s[1], accel_args.s[2], int64_t(accel_args.s[3]), int64_t(accel_args.s[4]), FOLD(RADIX_PACK, int64_t(accel_args.s[5]))); \
 		} else if (ENTRY == 4) { \
@@ -233,6 +245,8 @@ layout(push_constant) uniform AccelArgs { uint64_t s[16]; } accel_args;
 			radix_sweep(accel_args.s[0], accel_args.s[1], accel_args.s[2], accel_args.s[3], accel_args.s[4], accel_args.s[5], accel_args.s[6], accel_args.s[7], int64_t(accel_args.s[8]), int64_t(accel_args.s[9]), int64_t(accel_args.s[10]), int64_t(accel_args.s[11]), FOLD(RADIX_FIRST, int64_t(accel_args.s[12])), FOLD(RADIX_CARRY, int64_t(accel_args.s[13])), FOLD(RADIX_KIND, int64_t(accel_args.s[14])), FOLD(RADIX_DESC, int64_t(accel_args.s[15]))); \
 		} else if (ENTRY == 7) { \
 			radix_roles(accel_args.s[0], accel_args.s[1], int64_t(accel_args.s[2]), int64_t(accel_args.s[3])); \
+		} else if (ENTRY == 8) { \
+			radix_aroles(accel_args.s[0], int64_t(accel_args.s[1]), int64_t(accel_args.s[2]), int64_t(accel_args.s[3])); \
 		} \
 	}
 #endif
