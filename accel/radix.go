@@ -257,8 +257,10 @@ func (r radixRun) pass(d *Device, op string, pass int, a radixPassArgs) error {
 // has three passes or more, the first count also writes each chunk's OR
 // and AND of its keys and radix_aroles each pass's role from them: every
 // pass is queued, and one whose digit is one for every key moves nothing.
-// The first pass always runs, and the last where it unpacks what the
-// passes carry, so each pass's packing is the host's (radixPack).
+// The first pass always runs; a pass's packing is its place's where the
+// kernels read it at run time, else the host's (radixPack, folded where
+// the driver runs both sides of a branch: Caps.FoldArgs), and there the
+// last pass runs too where it unpacks what the passes carry.
 func (r radixRun) chunkPasses(d *Device, op string, b radixSweepBufs) error {
 	skip := r.roles != nil && r.passes >= 3
 	var roles host.Buffer
@@ -275,13 +277,15 @@ func (r radixRun) chunkPasses(d *Device, op string, b radixSweepBufs) error {
 		agree := b2i(skip && pass == 0)
 		if err := d.launch(op, string(r.variant), r.plan, kernels.RadixCount{K0: b.k0, P0: b.p0, Ka: b.k[0], Kb: b.k[1],
 			Pa: b.p[0], Pb: b.p[1], Hist: r.hist.raw(), Roles: roles, N: r.n, Chunk: r.chunk, Pass: int64(pass),
-			Passes: int64(r.passes), Pack: radixReadPack(pack), Kind: kind, Descending: desc, Agree: agree}); err != nil {
+			Passes: int64(r.passes), Carry: b.carry, Hpack: radixReadPack(pack), Kind: kind, Descending: desc, Agree: agree}); err != nil {
 			return err
 		}
 		if agree != 0 {
 			one := r.plan
 			one.Groups = [3]int64{1, 1, 1}
-			last := b2i(b.carry == kernels.CarryPacked || b.carry == kernels.CarryE32)
+			// where the packing is folded (the host's for all the passes),
+			// the last pass unpacks what the passes carry
+			last := b2i(d.caps.FoldArgs && (b.carry == kernels.CarryPacked || b.carry == kernels.CarryE32))
 			if err := d.launch(op, string(r.variant), one, kernels.RadixAroles{Roles: roles, Items: items,
 				Passes: int64(r.passes), Last: last}); err != nil {
 				return err
@@ -292,7 +296,7 @@ func (r radixRun) chunkPasses(d *Device, op string, b radixSweepBufs) error {
 		}
 		if err := d.launch(op, string(r.variant), r.plan, kernels.RadixScatter{K0: b.k0, P0: b.p0, Ka: b.k[0], Kb: b.k[1],
 			Pa: b.p[0], Pb: b.p[1], Hist: r.hist.raw(), Roles: roles, N: r.n, Chunk: r.chunk, Pass: int64(pass),
-			Passes: int64(r.passes), First: first, Pack: pack, Kind: kind, Descending: desc}); err != nil {
+			Passes: int64(r.passes), Carry: b.carry, First: first, Hpack: pack, Kind: kind, Descending: desc}); err != nil {
 			return err
 		}
 	}

@@ -57,7 +57,7 @@ var (
 	KnobRadixKpt = KnobKey{"RADIX_KPT"}
 	// KnobRadixLate is RADIX_LATE (radix): 1: where subgroup ballots rank a tile, its entries are loaded after its keys are ranked (no registers while they are) and put at their keys' slots before the tile is written; 0: loaded with the keys.
 	KnobRadixLate = KnobKey{"RADIX_LATE"}
-	// KnobRadixPack is RADIX_PACK (radix): folded argument pack (-1: the run-time value).
+	// KnobRadixPack is RADIX_PACK (radix): folded argument hpack (-1: the run-time value).
 	KnobRadixPack = KnobKey{"RADIX_PACK"}
 	// KnobRadixSgs is RADIX_SGS (radix): the tiled passes' ranking by subgroup ballots (Vulkan variants built with SG=1): the most subgroups a group may have, whose digit counters the scratch holds (a group with more, or with a partial subgroup, ranks in the raking rounds); 0: the raking rounds.
 	KnobRadixSgs = KnobKey{"RADIX_SGS"}

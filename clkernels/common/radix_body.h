@@ -126,16 +126,33 @@ KEY radix_key(BPTR kin, BPTR pin, i64 i, i64 pack) {
  * pass's count and scatter move nothing (its count writes zero counts),
  * and a running pass reads the buffers pass at-1 wrote (the caller's
  * where at is 0) and writes ka/pa where runs-1-at is even, else kb/pb, so
- * the last one writes ka and pa. Their packing stays the host's: the
- * first pass always runs, and the last where the passes carry their
- * entries packed or in 32 bits (it unpacks them), so a pass's packing is
- * that of a sort of all the passes (radixPack), folded where the driver
- * runs both sides of a branch. Nothing waits: the host queues every
- * pass. The first pass makes the order bits of keys of kind and
- * descending as it reads them (no radix_prep): the later passes get
- * KIND_UNSIGNED and 0, and radix_order leaves their keys as they are. */
+ * the last one writes ka and pa. The first pass always runs (its count
+ * makes the roles). A pass's packing is its place's (radix_pack_of) where
+ * the driver reads it at run time; where it is folded (RADIX_PACK >= 0:
+ * a driver that runs both sides of a branch) it is the host's for a sort
+ * of all the passes (radixPack), and the host has the last pass run
+ * where it unpacks what the passes carry (aroles' last). Nothing waits:
+ * the host queues every pass. The first pass makes the order bits of
+ * keys of kind and descending as it reads them (no radix_prep): the later
+ * passes get KIND_UNSIGNED and 0, and radix_order leaves their keys as
+ * they are. */
 #define RADIX_ROLE_RUNS (1ul << 32)
 #define RADIX_CROLE_AT(items, pass) (I64C(2) * (items) + (pass))
+
+/* The packing of pass at of runs, for carrying carry (CARRY_*). */
+i64 radix_pack_of(i64 carry, i64 at, i64 runs) {
+	if (carry == I64C(CARRY_WORDS)) {
+		return I64C(RADIX_PACKED);
+	}
+	if (runs < I64C(2) || carry == I64C(CARRY_NONE)) {
+		return I64C(RADIX_UNPACKED);
+	}
+	if (carry == I64C(CARRY_PACKED)) {
+		return at == I64C(0) ? I64C(RADIX_PACK_OUT) : (at == runs - I64C(1) ? I64C(RADIX_UNPACK) : I64C(RADIX_PACKED));
+	}
+	return at == I64C(0) ? I64C(RADIX_E32_OUT) : (at == runs - I64C(1) ? I64C(RADIX_E32_IN) : I64C(RADIX_E32));
+}
+
 /* the pass's role, at and runs: read where the sort skips and readable
  * (not the first count, which comes before the roles), else every pass
  * running; and the pass's buffers by it */
@@ -147,6 +164,7 @@ KEY radix_key(BPTR kin, BPTR pin, i64 i, i64 pack) {
 	const bool runsHere = (role & RADIX_ROLE_RUNS) != 0ul; \
 	BPTR kin = at == I64C(0) ? k0 : (((runs - at) & I64C(1)) == I64C(0) ? ka : kb); \
 	BPTR pin = at == I64C(0) ? p0 : (((runs - at) & I64C(1)) == I64C(0) ? pa : pb); \
+	const i64 pack = RADIX_PACK >= 0 ? hpack : radix_pack_of(carry, at, runs); \
 	const i64 shift = pass * I64C(RADIX_BITS);
 
 /* The chunk's count loop, with the order bits of kind and descending and
@@ -981,20 +999,6 @@ INLINE void radix_sweep_tile(BPTR kin, BPTR kout, BPTR pin, BPTR pout, BPTR hist
  * skipping sort reads its pass's role before its keys: a round trip to
  * memory a tile (the same word for every group, so a cached one). */
 #define RADIX_ROLE_AT(tiles, pass) ((I64C(RADIX_DIGITS) + I64C(1)) * (tiles) + (pass))
-
-/* The packing of pass at of runs, for carrying carry (CARRY_*). */
-i64 radix_pack_of(i64 carry, i64 at, i64 runs) {
-	if (carry == I64C(CARRY_WORDS)) {
-		return I64C(RADIX_PACKED);
-	}
-	if (runs < I64C(2) || carry == I64C(CARRY_NONE)) {
-		return I64C(RADIX_UNPACKED);
-	}
-	if (carry == I64C(CARRY_PACKED)) {
-		return at == I64C(0) ? I64C(RADIX_PACK_OUT) : (at == runs - I64C(1) ? I64C(RADIX_UNPACK) : I64C(RADIX_PACKED));
-	}
-	return at == I64C(0) ? I64C(RADIX_E32_OUT) : (at == runs - I64C(1) ? I64C(RADIX_E32_IN) : I64C(RADIX_E32));
-}
 
 INLINE void radix_sweep(RADIX_SWEEP_PARAMS) {
 	const i64 tiles = RADIX_KPT > 0 ? cdiv64(n, max64(RADIX_TILE, I64C(1))) : I64C(0);

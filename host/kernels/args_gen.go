@@ -1209,7 +1209,8 @@ type RadixCount struct {
 	Chunk      int64       // keys per work-item
 	Pass       int64       // the pass (its digit: bits pass*RADIX_BITS up)
 	Passes     int64       // the sort's passes
-	Pack       int64       // folds into RADIX_PACK: RADIX_* packing: how the pass reads
+	Carry      int64       // CARRY_*: the pass's packing, from its place, where hpack is not folded
+	Hpack      int64       // folds into RADIX_PACK: RADIX_* packing, how the pass reads, for a sort of all the passes (used where folded)
 	Kind       int64       // folds into RADIX_KIND: KIND_* of k0 (the first pass counts order bits; KIND_UNSIGNED after it)
 	Descending int64       // folds into RADIX_DESC: 1: descending (the first pass; 0 after it)
 	Agree      int64       // folds into RADIX_AGREE: 1: also write the chunk's OR and AND (the first pass of a skipping sort)
@@ -1225,7 +1226,7 @@ func (RadixCount) Spec(v RadixVariant) host.KernelSpec {
 
 // AppendArgs appends the argument slots in declaration order.
 func (a RadixCount) AppendArgs(dst []host.Arg) []host.Arg {
-	return append(dst, host.BufArg(a.K0), host.BufArg(a.P0), host.BufArg(a.Ka), host.BufArg(a.Kb), host.BufArg(a.Pa), host.BufArg(a.Pb), host.BufArg(a.Hist), host.BufArg(a.Roles), host.I64(a.N), host.I64(a.Chunk), host.I64(a.Pass), host.I64(a.Passes), host.I64(a.Pack), host.I64(a.Kind), host.I64(a.Descending), host.I64(a.Agree))
+	return append(dst, host.BufArg(a.K0), host.BufArg(a.P0), host.BufArg(a.Ka), host.BufArg(a.Kb), host.BufArg(a.Pa), host.BufArg(a.Pb), host.BufArg(a.Hist), host.BufArg(a.Roles), host.I64(a.N), host.I64(a.Chunk), host.I64(a.Pass), host.I64(a.Passes), host.I64(a.Carry), host.I64(a.Hpack), host.I64(a.Kind), host.I64(a.Descending), host.I64(a.Agree))
 }
 
 // RadixScatter is a launch of radix_scatter_k (radix): after an exclusive scan of hist, each work-item moves its keys and entries to their places in order, from and to the buffers of the pass's role.
@@ -1242,8 +1243,9 @@ type RadixScatter struct {
 	Chunk      int64       // keys per work-item
 	Pass       int64       // the pass (its digit: bits pass*RADIX_BITS up)
 	Passes     int64       // the sort's passes
+	Carry      int64       // CARRY_*: the pass's packing, from its place, where hpack is not folded
 	First      int64       // folds into RADIX_FIRST: 1: the entries are the positions
-	Pack       int64       // folds into RADIX_PACK: RADIX_* packing
+	Hpack      int64       // folds into RADIX_PACK: RADIX_* packing for a sort of all the passes (used where folded)
 	Kind       int64       // folds into RADIX_KIND: KIND_* of k0 (the first pass writes order bits; KIND_UNSIGNED after it)
 	Descending int64       // folds into RADIX_DESC: 1: descending (the first pass; 0 after it)
 }
@@ -1258,7 +1260,7 @@ func (RadixScatter) Spec(v RadixVariant) host.KernelSpec {
 
 // AppendArgs appends the argument slots in declaration order.
 func (a RadixScatter) AppendArgs(dst []host.Arg) []host.Arg {
-	return append(dst, host.BufArg(a.K0), host.BufArg(a.P0), host.BufArg(a.Ka), host.BufArg(a.Kb), host.BufArg(a.Pa), host.BufArg(a.Pb), host.BufArg(a.Hist), host.BufArg(a.Roles), host.I64(a.N), host.I64(a.Chunk), host.I64(a.Pass), host.I64(a.Passes), host.I64(a.First), host.I64(a.Pack), host.I64(a.Kind), host.I64(a.Descending))
+	return append(dst, host.BufArg(a.K0), host.BufArg(a.P0), host.BufArg(a.Ka), host.BufArg(a.Kb), host.BufArg(a.Pa), host.BufArg(a.Pb), host.BufArg(a.Hist), host.BufArg(a.Roles), host.I64(a.N), host.I64(a.Chunk), host.I64(a.Pass), host.I64(a.Passes), host.I64(a.Carry), host.I64(a.First), host.I64(a.Hpack), host.I64(a.Kind), host.I64(a.Descending))
 }
 
 // RadixTcount is a launch of radix_tcount_k (radix): hist[d*T + t] = keys of tile t (LOCAL_SIZE*RADIX_KPT keys) with digit d.
@@ -1394,7 +1396,7 @@ type RadixAroles struct {
 	Roles  host.Buffer // inout: items chunks' OR and AND, then a role word a pass
 	Items  int64       // the chunks (work-items)
 	Passes int64       // the sort's passes
-	Last   int64       // 1: the last pass runs (it unpacks what the others carry)
+	Last   int64       // 1: the last pass runs (it unpacks what the others carry, with the host's packing)
 }
 
 // Entry returns the declaration of radix_aroles_k.
