@@ -114,19 +114,22 @@ func modelRuns(d *Device) []modelRun {
 			return err
 		}, rel
 	}})
-	runs = append(runs, modelRun{"sort uint32 100000", func(t *testing.T, d *Device) (func() error, func()) {
-		v := make([]uint32, 100000)
-		for i := range v {
-			v[i] = rng.Uint32()
-		}
-		x, rel := up(t, tensorOf(Uint32, v))
-		return func() error {
-			s, p, err := d.Sort(x[0], false)
-			s.Release()
-			p.Release()
-			return err
-		}, rel
-	}})
+	// the chunked plan's roles from radixSkipMin keys on
+	for _, n := range []int{1000, 100000} {
+		runs = append(runs, modelRun{fmt.Sprintf("sort uint32 %d", n), func(t *testing.T, d *Device) (func() error, func()) {
+			v := make([]uint32, n)
+			for i := range v {
+				v[i] = rng.Uint32()
+			}
+			x, rel := up(t, tensorOf(Uint32, v))
+			return func() error {
+				s, p, err := d.Sort(x[0], false)
+				s.Release()
+				p.Release()
+				return err
+			}, rel
+		}})
+	}
 	for _, u := range []int64{1000, 1 << 40} {
 		runs = append(runs, modelRun{"unique int64 100000", func(t *testing.T, d *Device) (func() error, func()) {
 			x, rel := up(t, ints(100000, u))

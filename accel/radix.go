@@ -254,15 +254,20 @@ func (r radixRun) pass(d *Device, op string, pass int, a radixPassArgs) error {
 // chunkPasses queues the chunked plans' passes (radix_count, the scan of
 // its counts, radix_scatter: the CPUs'), with b's buffers and words as the
 // sweep takes them. Where the plan skips (knob RADIX_SKIP) and the sort
-// has three passes or more, the first count also writes each chunk's OR
-// and AND of its keys and radix_aroles each pass's role from them: every
-// pass is queued, and one whose digit is one for every key moves nothing.
+// has three passes or more and radixSkipMin keys, the first count also
+// writes each chunk's OR and AND of its keys and radix_aroles each pass's
+// role from them: every pass is queued, and one whose digit is one for
+// every key moves nothing.
 // The first pass always runs; a pass's packing is its place's where the
 // kernels read it at run time, else the host's (radixPack, folded where
 // the driver runs both sides of a branch: Caps.FoldArgs), and there the
 // last pass runs too where it unpacks what the passes carry.
 func (r radixRun) chunkPasses(d *Device, op string, b radixSweepBufs) error {
-	skip := r.roles != nil && r.passes >= 3
+	// the first count of three passes or more makes the OR and AND, whose
+	// roles the passes read from radixSkipMin keys on (one compiled count
+	// for both)
+	agreeing := r.roles != nil && r.passes >= 3
+	skip := agreeing && r.n >= radixSkipMin
 	var roles host.Buffer
 	if r.roles != nil {
 		roles = r.roles.raw()
@@ -274,13 +279,13 @@ func (r radixRun) chunkPasses(d *Device, op string, b radixSweepBufs) error {
 		if pass == 0 {
 			kind, desc, first = b.kind, b.descending, b.first
 		}
-		agree := b2i(skip && pass == 0)
 		if err := d.launch(op, string(r.variant), r.plan, kernels.RadixCount{K0: b.k0, P0: b.p0, Ka: b.k[0], Kb: b.k[1],
 			Pa: b.p[0], Pb: b.p[1], Hist: r.hist.raw(), Roles: roles, N: r.n, Chunk: r.chunk, Pass: int64(pass),
-			Passes: int64(r.passes), Carry: b.carry, Hpack: radixReadPack(pack), Kind: kind, Descending: desc, Agree: agree}); err != nil {
+			Passes: int64(r.passes), Skip: b2i(skip), Carry: b.carry, Hpack: radixReadPack(pack), Kind: kind, Descending: desc,
+			Agree: b2i(agreeing && pass == 0)}); err != nil {
 			return err
 		}
-		if agree != 0 {
+		if skip && pass == 0 {
 			one := r.plan
 			one.Groups = [3]int64{1, 1, 1}
 			// where the packing is folded (the host's for all the passes),
@@ -296,12 +301,19 @@ func (r radixRun) chunkPasses(d *Device, op string, b radixSweepBufs) error {
 		}
 		if err := d.launch(op, string(r.variant), r.plan, kernels.RadixScatter{K0: b.k0, P0: b.p0, Ka: b.k[0], Kb: b.k[1],
 			Pa: b.p[0], Pb: b.p[1], Hist: r.hist.raw(), Roles: roles, N: r.n, Chunk: r.chunk, Pass: int64(pass),
-			Passes: int64(r.passes), Carry: b.carry, First: first, Hpack: pack, Kind: kind, Descending: desc}); err != nil {
+			Passes: int64(r.passes), Skip: b2i(skip), Carry: b.carry, First: first, Hpack: pack, Kind: kind, Descending: desc}); err != nil {
 			return err
 		}
 	}
 	return nil
 }
+
+// radixSkipMin is the least sort whose chunked passes skip (knob
+// RADIX_SKIP): below it the roles' launch costs more than the passes it
+// might save (on llvmpipe, 0.05-0.1 ms a sort, where a pass of 100000
+// keys takes about 0.5 and one of 1000 is its launches; a skipped pass is
+// still launched).
+const radixSkipMin = 1 << 16
 
 // radixCarryCode is radixCarry's answer as a kernels.Carry* code.
 func radixCarryCode(packed, e32 bool) int64 {

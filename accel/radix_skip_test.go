@@ -99,7 +99,8 @@ func TestSortSkipsPasses(t *testing.T) {
 			}
 			sizes := []int64{1, 2, 3001}
 			if !tiles {
-				sizes = append(sizes, 40000) // chunks of 4096 keys: several ORs and ANDs
+				// from radixSkipMin keys, in chunks of 4096: several ORs and ANDs
+				sizes = append(sizes, radixSkipMin+3001)
 			}
 			rng := rand.New(rand.NewSource(5))
 			for _, dt := range []DType{Uint32, Int32, Float32, Uint64, Int64, Float64} {
@@ -149,7 +150,7 @@ func TestSortSkipsPasses(t *testing.T) {
 			}
 			// targets below 2^17 (three passes of the words' high halves)
 			// at indices below 300 (the third pass's digit one for all)
-			checkSortedScatter(t, d, rng, 50000, 300, 1<<17, Sum)
+			checkSortedScatter(t, d, rng, radixSkipMin+5000, 300, 1<<17, Sum)
 		}
 	})
 }
@@ -182,12 +183,8 @@ func checkChunkRoles(t *testing.T, d *Device, keys *Tensor, descending bool, car
 	n, w := keys.Len(), keys.dtype.Size()
 	var tmp temps
 	defer tmp.release()
-	dk := mustUpload(t, d, keys)
-	defer dk.Release()
-	r, err := d.newRadixRun("sort", &tmp, n, w, 8*w, n)
-	require.NoError(t, err, name)
+	r, dk := skipRun(t, d, &tmp, keys, name)
 	require.False(t, r.tiled, "%s: the chunked plan: %v", name, r.plan)
-	require.Equal(t, int64(1), host.KnobRadixSkip.Of(r.plan), "%s: the plan's RADIX_SKIP", name)
 	var bk, bp [2]host.Buffer
 	outs := make([]*DeviceTensor, 4)
 	for i := range outs {
@@ -195,36 +192,20 @@ func checkChunkRoles(t *testing.T, d *Device, keys *Tensor, descending bool, car
 		if i >= 2 {
 			dt = Int64
 		}
+		var err error
 		outs[i], err = tmp.alloc(d, "sort", dt, n)
 		require.NoError(t, err, name)
 	}
 	bk[0], bk[1], bp[0], bp[1] = outs[0].raw(), outs[1].raw(), outs[2].raw(), outs[3].raw()
 	require.NoError(t, r.chunkPasses(d, "sort", radixSweepBufs{k0: dk.raw(), k: bk, p: bp, first: 1, carry: carry,
 		kind: keyKind(keys.dtype), descending: b2i(descending)}), name)
-	rw, err := r.roles.ToHost()
-	require.NoError(t, err, name)
-	roles := rw.Uint64s()[len(rw.Uint64s())-r.passes:]
-	one := oneDigit(keys, descending, r.bits, r.passes)
-	last := carry != kernels.CarryNone && d.caps.FoldArgs // (elsewhere the packing follows the roles)
-	runs := make([]bool, r.passes)
-	count := 0
-	for q := range runs {
-		runs[q] = q == 0 || last && q == r.passes-1 || !one[q]
-		if runs[q] {
-			count++
+	if r.passes >= 3 && n >= radixSkipMin { // (else no roles: every pass runs)
+		last := carry != kernels.CarryNone && d.caps.FoldArgs // (elsewhere the packing follows the roles)
+		runs := make([]bool, r.passes)
+		for q, o := range oneDigit(keys, descending, r.bits, r.passes) {
+			runs[q] = q == 0 || last && q == r.passes-1 || !o
 		}
-	}
-	at := 0
-	for q, role := range roles {
-		if r.passes < 3 {
-			break // (no roles: every pass runs)
-		}
-		if runs[q] {
-			require.Equal(t, uint64(1)<<32|uint64(count)<<16|uint64(at), role, "%s: pass %d runs as %d of %d", name, q, at, count)
-			at++
-		} else {
-			require.Zero(t, role, "%s: pass %d skipped", name, q)
-		}
+		checkRoleWords(t, r.roles, runs, name)
 	}
 	// the result: the order bits sorted, and the positions stably
 	got, err := outs[0].ToHost()
@@ -250,36 +231,55 @@ func checkChunkRoles(t *testing.T, d *Device, keys *Tensor, descending bool, car
 // first pass alone where every pass has one digit).
 func checkRoles(t *testing.T, d *Device, keys *Tensor, descending bool, name string) {
 	t.Helper()
-	n, w := keys.Len(), keys.dtype.Size()
 	var tmp temps
 	defer tmp.release()
-	dk := mustUpload(t, d, keys)
-	defer dk.Release()
-	r, err := d.newRadixRun("sort", &tmp, n, w, 8*w, n)
-	require.NoError(t, err, name)
+	r, dk := skipRun(t, d, &tmp, keys, name)
 	require.True(t, r.sweep, "%s: the tiled plan sweeps: %v", name, r.plan)
 	require.NoError(t, r.start(d, "sort", dk.raw(), kernels.RadixUnpacked, keyKind(keys.dtype), b2i(descending)), name)
-	require.Equal(t, int64(1), host.KnobRadixSkip.Of(r.plan), "%s: the plan's RADIX_SKIP", name)
-	st, err := r.status.ToHost()
+	runs := make([]bool, r.passes)
+	none := true
+	for q, o := range oneDigit(keys, descending, r.bits, r.passes) {
+		runs[q] = !o
+		none = none && o
+	}
+	runs[0] = runs[0] || none
+	checkRoleWords(t, r.status, runs, name)
+}
+
+// skipRun uploads keys (released with tmp) and plans their sort on every
+// bit, carrying their positions, on a plan that skips (knob RADIX_SKIP).
+func skipRun(t *testing.T, d *Device, tmp *temps, keys *Tensor, name string) (radixRun, *DeviceTensor) {
+	t.Helper()
+	n, w := keys.Len(), keys.dtype.Size()
+	dk := mustUpload(t, d, keys)
+	*tmp = append(*tmp, dk)
+	r, err := d.newRadixRun("sort", tmp, n, w, 8*w, n)
 	require.NoError(t, err, name)
-	words := st.Uint64s()
-	roles := words[len(words)-r.passes:]
-	one := oneDigit(keys, descending, r.bits, r.passes)
-	runs := 0
-	for _, o := range one {
-		if !o {
-			runs++
+	require.Equal(t, int64(1), host.KnobRadixSkip.Of(r.plan), "%s: the plan's RADIX_SKIP", name)
+	return r, dk
+}
+
+// checkRoleWords checks the role words at the end of words, one a pass:
+// where runs says a pass runs, its place among those that do and their
+// number (RADIX_ROLE_RUNS | runs << 16 | at), else 0.
+func checkRoleWords(t *testing.T, words *DeviceTensor, runs []bool, name string) {
+	t.Helper()
+	h, err := words.ToHost()
+	require.NoError(t, err, name)
+	all := h.Uint64s()
+	roles := all[len(all)-len(runs):]
+	count := 0
+	for _, r := range runs {
+		if r {
+			count++
 		}
 	}
 	at := 0
 	for q, role := range roles {
-		switch {
-		case !one[q]:
-			require.Equal(t, uint64(1)<<32|uint64(runs)<<16|uint64(at), role, "%s: pass %d runs as %d of %d", name, q, at, runs)
+		if runs[q] {
+			require.Equal(t, uint64(1)<<32|uint64(count)<<16|uint64(at), role, "%s: pass %d runs as %d of %d", name, q, at, count)
 			at++
-		case runs == 0 && q == 0:
-			require.Equal(t, uint64(1)<<32|1<<16, role, "%s: pass 0 runs alone", name)
-		default:
+		} else {
 			require.Zero(t, role, "%s: pass %d skipped", name, q)
 		}
 	}

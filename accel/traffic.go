@@ -152,8 +152,8 @@ func scanBufTraffic(caps host.Caps, dt DType, n, inBytes int64) traffic {
 // entries as radixCarry says radixSort does between the passes (packed in
 // one word, or 32-bit entries, or unpacked); a scan of the histogram per
 // pass; with prep on the tiled plan without the sweep, the order bits
-// written first; on the chunked plan's skipping sorts, the first count's
-// OR and AND and the roles. With the sweep (knob RADIX_SWEEP) a pass is
+// written first; on the chunked plan's skipping sorts (radixSkipMin), the
+// first count's OR and AND and the roles. With the sweep (knob RADIX_SWEEP) a pass is
 // one read and one write, after one count of every pass's digits.
 func radixTraffic(caps host.Caps, p host.Plan, n int64, wordBytes int, keyBits int, prep, initPerm bool, entryLimit int64) traffic {
 	return radixModel(caps, p, n, wordBytes, keyBits, prep, initPerm, entryLimit, false)
@@ -255,7 +255,7 @@ func radixModel(caps host.Caps, p host.Plan, n int64, wordBytes int, keyBits int
 		if words || packed && !first {
 			count = 8
 		}
-		if first && !tiled && passes >= 3 && host.KnobRadixSkip.Of(p) != 0 {
+		if first && !tiled && passes >= 3 && n >= radixSkipMin && host.KnobRadixSkip.Of(p) != 0 {
 			// the chunks' OR and AND of their keys, and each pass's role
 			// from them (radixRun.chunkPasses); the model runs every
 			// pass, as keys whose digits all differ make it

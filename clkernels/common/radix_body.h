@@ -118,9 +118,9 @@ KEY radix_key(BPTR kin, BPTR pin, i64 i, i64 pack) {
 }
 
 /* The chunked passes (CPUs) skip a pass whose digit is the same for
- * every key, as the sweep does (knob RADIX_SKIP, where a sort has three
- * passes or more): the first count also writes each chunk's OR and AND
- * of its keys (agree), radix_aroles turns them into each pass's role in
+ * every key, as the sweep does (knob RADIX_SKIP, and skip: where a sort
+ * has three passes or more and enough keys): the first count also writes
+ * each chunk's OR and AND of its keys (agree), radix_aroles turns them into each pass's role in
  * the sweep's form (RADIX_ROLE_RUNS | runs << 16 | at, or 0), after the
  * chunks' words, and every later launch reads its pass's role: a skipped
  * pass's count and scatter move nothing (its count writes zero counts),
@@ -157,7 +157,7 @@ i64 radix_pack_of(i64 carry, i64 at, i64 runs) {
  * (not the first count, which comes before the roles), else every pass
  * running; and the pass's buffers by it */
 #define RADIX_CHUNK_ROLE(readable) \
-	const u64 role = (RADIX_SKIP != 0 && passes >= I64C(3) && (readable)) ? LD64(roles, RADIX_CROLE_AT(items, pass)) \
+	const u64 role = (RADIX_SKIP != 0 && skip != I64C(0) && (readable)) ? LD64(roles, RADIX_CROLE_AT(items, pass)) \
 		: (RADIX_ROLE_RUNS | (CAST(u64, passes) << 16) | CAST(u64, pass)); \
 	const i64 at = CAST(i64, role & 0xfffful); \
 	const i64 runs = CAST(i64, (role >> 16) & 0xfffful); \

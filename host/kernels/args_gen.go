@@ -1198,22 +1198,23 @@ func (a RadixPrep) AppendArgs(dst []host.Arg) []host.Arg {
 // RadixCount is a launch of radix_count_k (radix): hist[d*B + w] = keys of chunk w with digit d in pass pass; with agree, also each chunk's OR and AND of its keys (roles[2w], roles[2w+1]).
 type RadixCount struct {
 	K0         host.Buffer // in: the first pass's keys (kind's bits)
-	P0         host.Buffer // in: the first pass's packed words (packed passes)
+	P0         host.Buffer // in: the first pass's entries or packed words (null: the positions)
 	Ka         host.Buffer // in: keys, the last pass's output (and every other pass's, back from it)
 	Kb         host.Buffer // in: keys, the other buffer
-	Pa         host.Buffer // in: packed words, the last pass's output
-	Pb         host.Buffer // in: packed words, the other buffer
+	Pa         host.Buffer // in: entries or packed words, the last pass's output
+	Pb         host.Buffer // in: entries or packed words, the other buffer
 	Hist       host.Buffer // out: digit counts, digit-major
-	Roles      host.Buffer // inout: each chunk's OR and AND of its keys (written by the first count where agree is 1), then each pass's role (aroles; read where RADIX_SKIP is 1 and passes >= 3)
+	Roles      host.Buffer // inout: each chunk's OR and AND of its keys (written by the first count where agree is 1), then each pass's role (aroles; read where RADIX_SKIP and skip are 1)
 	N          int64       // keys
 	Chunk      int64       // keys per work-item
 	Pass       int64       // the pass (its digit: bits pass*RADIX_BITS up)
 	Passes     int64       // the sort's passes
+	Skip       int64       // 1: the pass reads its role (where RADIX_SKIP is 1)
 	Carry      int64       // CARRY_*: the pass's packing, from its place, where hpack is not folded
 	Hpack      int64       // folds into RADIX_PACK: RADIX_* packing, how the pass reads, for a sort of all the passes (used where folded)
 	Kind       int64       // folds into RADIX_KIND: KIND_* of k0 (the first pass counts order bits; KIND_UNSIGNED after it)
 	Descending int64       // folds into RADIX_DESC: 1: descending (the first pass; 0 after it)
-	Agree      int64       // folds into RADIX_AGREE: 1: also write the chunk's OR and AND (the first pass of a skipping sort)
+	Agree      int64       // folds into RADIX_AGREE: 1: also write the chunk's OR and AND (the first pass of a sort of three passes or more)
 }
 
 // Entry returns the declaration of radix_count_k.
@@ -1226,7 +1227,7 @@ func (RadixCount) Spec(v RadixVariant) host.KernelSpec {
 
 // AppendArgs appends the argument slots in declaration order.
 func (a RadixCount) AppendArgs(dst []host.Arg) []host.Arg {
-	return append(dst, host.BufArg(a.K0), host.BufArg(a.P0), host.BufArg(a.Ka), host.BufArg(a.Kb), host.BufArg(a.Pa), host.BufArg(a.Pb), host.BufArg(a.Hist), host.BufArg(a.Roles), host.I64(a.N), host.I64(a.Chunk), host.I64(a.Pass), host.I64(a.Passes), host.I64(a.Carry), host.I64(a.Hpack), host.I64(a.Kind), host.I64(a.Descending), host.I64(a.Agree))
+	return append(dst, host.BufArg(a.K0), host.BufArg(a.P0), host.BufArg(a.Ka), host.BufArg(a.Kb), host.BufArg(a.Pa), host.BufArg(a.Pb), host.BufArg(a.Hist), host.BufArg(a.Roles), host.I64(a.N), host.I64(a.Chunk), host.I64(a.Pass), host.I64(a.Passes), host.I64(a.Skip), host.I64(a.Carry), host.I64(a.Hpack), host.I64(a.Kind), host.I64(a.Descending), host.I64(a.Agree))
 }
 
 // RadixScatter is a launch of radix_scatter_k (radix): after an exclusive scan of hist, each work-item moves its keys and entries to their places in order, from and to the buffers of the pass's role.
@@ -1238,11 +1239,12 @@ type RadixScatter struct {
 	Pa         host.Buffer // inout: entries or packed words, the last pass's output
 	Pb         host.Buffer // inout: entries or packed words, the other buffer
 	Hist       host.Buffer // in: exclusive digit offsets
-	Roles      host.Buffer // in: each chunk's OR and AND, then each pass's role (aroles; read where RADIX_SKIP is 1 and passes >= 3)
+	Roles      host.Buffer // in: each chunk's OR and AND, then each pass's role (aroles; read where RADIX_SKIP and skip are 1)
 	N          int64       // keys
 	Chunk      int64       // keys per work-item
 	Pass       int64       // the pass (its digit: bits pass*RADIX_BITS up)
 	Passes     int64       // the sort's passes
+	Skip       int64       // 1: the pass reads its role (where RADIX_SKIP is 1)
 	Carry      int64       // CARRY_*: the pass's packing, from its place, where hpack is not folded
 	First      int64       // folds into RADIX_FIRST: 1: the entries are the positions
 	Hpack      int64       // folds into RADIX_PACK: RADIX_* packing for a sort of all the passes (used where folded)
@@ -1260,7 +1262,7 @@ func (RadixScatter) Spec(v RadixVariant) host.KernelSpec {
 
 // AppendArgs appends the argument slots in declaration order.
 func (a RadixScatter) AppendArgs(dst []host.Arg) []host.Arg {
-	return append(dst, host.BufArg(a.K0), host.BufArg(a.P0), host.BufArg(a.Ka), host.BufArg(a.Kb), host.BufArg(a.Pa), host.BufArg(a.Pb), host.BufArg(a.Hist), host.BufArg(a.Roles), host.I64(a.N), host.I64(a.Chunk), host.I64(a.Pass), host.I64(a.Passes), host.I64(a.Carry), host.I64(a.First), host.I64(a.Hpack), host.I64(a.Kind), host.I64(a.Descending))
+	return append(dst, host.BufArg(a.K0), host.BufArg(a.P0), host.BufArg(a.Ka), host.BufArg(a.Kb), host.BufArg(a.Pa), host.BufArg(a.Pb), host.BufArg(a.Hist), host.BufArg(a.Roles), host.I64(a.N), host.I64(a.Chunk), host.I64(a.Pass), host.I64(a.Passes), host.I64(a.Skip), host.I64(a.Carry), host.I64(a.First), host.I64(a.Hpack), host.I64(a.Kind), host.I64(a.Descending))
 }
 
 // RadixTcount is a launch of radix_tcount_k (radix): hist[d*T + t] = keys of tile t (LOCAL_SIZE*RADIX_KPT keys) with digit d.
