@@ -14,8 +14,11 @@ import (
 // sortKeys is the result of a radix sort: the keys' order bits, sorted,
 // and the permutation (int64). The caller releases both.
 type sortKeys struct {
-	keys *DeviceTensor // order bits (uint32 or uint64 words)
+	keys *DeviceTensor // order bits (uint32 or uint64 words), or XOR kx (mapped)
 	perm *DeviceTensor
+	// mapped: the last pass wrote the keys XOR the sort's kx
+	// (radixSortMapped; the chunked passes and the sweep)
+	mapped bool
 }
 
 func (s sortKeys) release() {
@@ -31,6 +34,16 @@ func (s sortKeys) release() {
 // (so a sort can carry an int64 payload). Nothing is read back.
 func (d *Device) radixSort(op string, keys host.Buffer, n int64, wordBytes int, kind int64, descending bool,
 	keyBits int, initPerm host.Buffer, entryLimit int64) (sortKeys, error) {
+	return d.radixSortMapped(op, keys, n, wordBytes, kind, descending, keyBits, initPerm, entryLimit, 0)
+}
+
+// radixSortMapped is radixSort whose last pass writes the sorted order
+// bits XOR kx where its plan can (the chunked passes and the sweep; the
+// result says so): a Sort of integer keys gets them back so, where their
+// order bits are the keys XOR a mask (radixKeyMask), without a pass of
+// its own.
+func (d *Device) radixSortMapped(op string, keys host.Buffer, n int64, wordBytes int, kind int64, descending bool,
+	keyBits int, initPerm host.Buffer, entryLimit int64, kx uint64) (sortKeys, error) {
 	wdt := Uint32
 	if wordBytes == 8 {
 		wdt = Uint64
@@ -85,9 +98,10 @@ func (d *Device) radixSort(op string, keys host.Buffer, n int64, wordBytes int, 
 			return fail(err)
 		}
 		if err := r.sweepPasses(d, op, radixSweepBufs{k0: keys, p0: initPerm, k: bufK, p: bufP,
-			first: b2i(initPerm == nil), carry: carry, kind: kind, descending: b2i(descending)}); err != nil {
+			first: b2i(initPerm == nil), carry: carry, kind: kind, descending: b2i(descending), kx: int64(kx)}); err != nil {
 			return fail(err)
 		}
+		res.mapped = kx != 0
 		return res, nil
 	}
 	if !r.tiled {
@@ -95,9 +109,11 @@ func (d *Device) radixSort(op string, keys host.Buffer, n int64, wordBytes int, 
 		// it reads the caller's keys; the passes whose digit is one for
 		// every key skipped on the device, as the sweep's
 		if err := r.chunkPasses(d, op, radixSweepBufs{k0: keys, p0: initPerm, k: bufK, p: bufP,
-			first: b2i(initPerm == nil), carry: radixCarryCode(packed, e32), kind: kind, descending: b2i(descending)}); err != nil {
+			first: b2i(initPerm == nil), carry: radixCarryCode(packed, e32), kind: kind, descending: b2i(descending),
+			kx: int64(kx)}); err != nil {
 			return fail(err)
 		}
+		res.mapped = kx != 0
 		return res, nil
 	}
 	cur := passes % 2 // where pass 0's input lives
@@ -301,7 +317,8 @@ func (r radixRun) chunkPasses(d *Device, op string, b radixSweepBufs) error {
 		}
 		if err := d.launch(op, string(r.variant), r.plan, kernels.RadixScatter{K0: b.k0, P0: b.p0, Ka: b.k[0], Kb: b.k[1],
 			Pa: b.p[0], Pb: b.p[1], Hist: r.hist.raw(), Roles: roles, N: r.n, Chunk: r.chunk, Pass: int64(pass),
-			Passes: int64(r.passes), Skip: b2i(skip), Carry: b.carry, First: first, Hpack: pack, Kind: kind, Descending: desc}); err != nil {
+			Passes: int64(r.passes), Skip: b2i(skip), Carry: b.carry, First: first, Hpack: pack, Kx: b.kx, Kind: kind,
+			Descending: desc}); err != nil {
 			return err
 		}
 	}
@@ -340,11 +357,29 @@ func radixCarryPack(carry int64, pass, passes int) int64 {
 // radix_sweep): the first pass's keys and entries (k0: of kind KIND_* kind
 // and descending, unused where carry is CarryWords; p0 nil where first is
 // 1, the positions), and two of each the passes alternate through, index 0
-// the last pass's output.
+// the last pass's output, whose keys are XOR kx.
 type radixSweepBufs struct {
-	k0, p0                         host.Buffer
-	k, p                           [2]host.Buffer
-	first, carry, kind, descending int64
+	k0, p0                             host.Buffer
+	k, p                               [2]host.Buffer
+	first, carry, kind, descending, kx int64
+}
+
+// radixKeyMask is the mask whose XOR maps keys of kind (kernels.Kind*)
+// and descending on words of wordBytes to their order bits and back
+// (radix_order: a sign flip, a complement, or both), and whether there
+// is one (not for floats, whose order bits fold -0.0 and the NaNs).
+func radixKeyMask(wordBytes int, kind int64, descending bool) (uint64, bool) {
+	var m uint64
+	switch kind {
+	case kernels.KindFloat:
+		return 0, false
+	case kernels.KindSigned:
+		m = 1 << (8*wordBytes - 1)
+	}
+	if descending {
+		m ^= ^uint64(0) >> (64 - 8*wordBytes)
+	}
+	return m, true
 }
 
 // sweepPasses queues every sweep pass and its fixup (radix_sweep), which
@@ -355,7 +390,7 @@ func (r radixRun) sweepPasses(d *Device, op string, b radixSweepBufs) error {
 	for pass := 0; pass < r.passes; pass++ {
 		for fix := int64(0); fix < 2; fix++ {
 			call := kernels.RadixSweep{K0: b.k0, P0: b.p0, Ka: b.k[0], Kb: b.k[1], Pa: b.p[0], Pb: b.p[1],
-				Hist: r.hist.raw(), Status: r.status.raw(), N: r.n, Passes: int64(r.passes), Pass: int64(pass), Fix: fix,
+				Hist: r.hist.raw(), Status: r.status.raw(), N: r.n, Passes: int64(r.passes), Pass: int64(pass), Fix: fix, Kx: b.kx,
 				First: b.first, Carry: b.carry, Kind: b.kind, Descending: b.descending}
 			p := r.plan
 			if fix == 1 {

@@ -242,3 +242,10 @@ func withRadixTiles(caps host.Caps, p host.Plan, n, kpt int64) host.Plan {
 	p.Groups = host.FoldGroups(max(p.Tiles, 1), caps.MaxWorkGroupCount)
 	return p
 }
+
+// radixMaps says whether a sort on plan p writes its keys XOR a mask from
+// its last pass (radixSortMapped): the chunked passes and the sweep do,
+// the tiled passes without the sweep do not.
+func radixMaps(p host.Plan) bool {
+	return host.KnobRadixKpt.Of(p) == 0 || host.KnobRadixSweep.Of(p) > 0
+}

@@ -59,7 +59,10 @@ func (d *Device) sortByKey(op string, keys, values *DeviceTensor, descending boo
 	w := keys.dtype.Size()
 	kind := keyKind(keys.dtype)
 	d.reportSort(op, keys, values, descending)
-	res, err := d.radixSort(op, keys.raw(), keys.n, w, kind, descending, 8*w, nil, 0)
+	// integer keys come back from the last pass (their order bits XOR a
+	// mask), where the plan can; float keys are gathered (below)
+	kx, _ := radixKeyMask(w, kind, descending)
+	res, err := d.radixSortMapped(op, keys.raw(), keys.n, w, kind, descending, 8*w, nil, 0, kx)
 	if err != nil {
 		return nil, nil, nil, err
 	}
@@ -70,8 +73,10 @@ func (d *Device) sortByKey(op string, keys, values *DeviceTensor, descending boo
 		outs.release()
 		return nil, nil, nil, err
 	}
-	if kind == kernels.KindUnsigned && !descending {
-		// the order bits are the keys, of the same unsigned dtype
+	if kx == 0 && kind != kernels.KindFloat || res.mapped {
+		// the keys themselves (the order bits of unsigned keys, or the last
+		// pass's mapped back), of their dtype
+		res.keys.dtype = keys.dtype
 		sk, res.keys = outs.add(res.keys), nil
 	} else {
 		if sk, err = outs.alloc(d, op, keys.dtype, keys.n); err != nil {
@@ -133,7 +138,7 @@ func (d *Device) reportSort(op string, keys, values *DeviceTensor, descending bo
 	model := func() traffic {
 		prep := kind != kernels.KindUnsigned || descending
 		t := radixTraffic(d.caps, plan, n, w, 8*w, prep, false, n)
-		if prep {
+		if kind == kernels.KindFloat || prep && !radixMaps(plan) {
 			t.add("sort_keys", n*(wb+8), n*wb) // a gather (floats) or the order bits mapped back
 		}
 		if values != nil {

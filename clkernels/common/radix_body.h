@@ -216,6 +216,7 @@ INLINE void radix_scatter(RADIX_SCATTER_PARAMS) {
 	RADIX_CHUNK_ROLE(true)
 	BPTR kout = ((runs - I64C(1) - at) & I64C(1)) == I64C(0) ? ka : kb;
 	BPTR pout = ((runs - I64C(1) - at) & I64C(1)) == I64C(0) ? pa : pb;
+	const KEY kxor = at == runs - I64C(1) ? CAST(KEY, kx) : CAST(KEY, 0); /* (as the sweep's) */
 	if (lo >= hi || !runsHere) {
 		return;
 	}
@@ -240,7 +241,7 @@ INLINE void radix_scatter(RADIX_SCATTER_PARAMS) {
 		if (RADIX_WRITES_WORDS(pack)) {
 			ST64(pout, to, (CAST(u64, k) << 32) | e);
 		} else {
-			STK(kout, to, k);
+			STK(kout, to, k ^ kxor);
 			RADIX_PUT_ENTRY(to, e)
 		}
 	}
@@ -389,7 +390,7 @@ INLINE void radix_tcount(RADIX_TCOUNT_PARAMS) {
 			if (RADIX_WRITES_WORDS(pack)) { \
 				ST64(pout, to_, (CAST(u64, k_) << 32) | e_); \
 			} else { \
-				STK(kout, to_, k_); \
+				STK(kout, to_, k_ ^ kxor); \
 				RADIX_PUT_ENTRY(to_, e_) \
 			} \
 		} \
@@ -748,6 +749,7 @@ INLINE void radix_tscatter(RADIX_TSCATTER_PARAMS) {
 	u64 es[RADIX_KPT1];
 	int rl[RADIX_KPT1]; /* 32-ok: by subgroups: a key's rank among its subgroup's keys of its digit, < RADIX_TILE < 2^16 */
 	const bool ordk = false; /* order bits in, order bits out (radix_prep made them) */
+	const KEY kxor = CAST(KEY, 0);
 	const i64 kind = I64C(KIND_UNSIGNED);
 	const i64 descending = I64C(0);
 	for (i64 t = GROUP_LINEAR_ID(); t < tiles; t += GROUP_TOTAL()) {
@@ -905,7 +907,7 @@ INLINE void radix_thist(RADIX_THIST_PARAMS) {
  * it; each digit's pair of offset words first hold its run's start and
  * end in the sorted tile, then its global offset less its start. */
 INLINE void radix_sweep_tile(BPTR kin, BPTR kout, BPTR pin, BPTR pout, BPTR hist, BPTR status, i64 n, i64 shift, i64 pass,
-	i64 fix, i64 first, i64 pack, bool ordk, i64 kind, i64 descending, i64 tiles, i64 t RADIX_SCRATCH_PARAM) {
+	i64 fix, i64 first, i64 pack, bool ordk, i64 kind, i64 descending, KEY kxor, i64 tiles, i64 t RADIX_SCRATCH_PARAM) {
 	KEY ks[RADIX_KPT1];
 	u64 es[RADIX_KPT1];
 	int rl[RADIX_KPT1]; /* 32-ok: by subgroups: a key's rank among its subgroup's keys of its digit, < RADIX_TILE < 2^16 */
@@ -1018,6 +1020,9 @@ INLINE void radix_sweep(RADIX_SWEEP_PARAMS) {
 	const i64 firstAt = at == I64C(0) ? first : I64C(0);
 	const i64 pack = radix_pack_of(carry, at, runs);
 	const bool ordk = at == I64C(0) && carry != I64C(CARRY_WORDS) && (kind != I64C(KIND_UNSIGNED) || descending != I64C(0));
+	/* the last pass that runs writes its keys XOR kx (a Sort's integer
+	 * keys, their order bits mapped back) */
+	const KEY kxor = at == runs - I64C(1) ? CAST(KEY, kx) : CAST(KEY, 0);
 	/* the fixup skips the tiles the pass wrote (final marks, read alike
 	 * by every lane) in loops without barriers, so the loop with them
 	 * only runs longer or shorter; a test around the tile's work, or an
@@ -1028,7 +1033,7 @@ INLINE void radix_sweep(RADIX_SWEEP_PARAMS) {
 		t += GROUP_TOTAL();
 	}
 	while (t < tiles) {
-		radix_sweep_tile(kin, kout, pin, pout, hist, status, n, shift, pass, fix, firstAt, pack, ordk, kind, descending, tiles, t RADIX_SCRATCH_ARG);
+		radix_sweep_tile(kin, kout, pin, pout, hist, status, n, shift, pass, fix, firstAt, pack, ordk, kind, descending, kxor, tiles, t RADIX_SCRATCH_ARG);
 		t += GROUP_TOTAL();
 		while (fix != I64C(0) && t < tiles && RADIX_WTAG(RADIX_WLD(status, tiles * I64C(RADIX_DIGITS) + t)) == inclTag) {
 			t += GROUP_TOTAL();

@@ -1248,6 +1248,7 @@ type RadixScatter struct {
 	Carry      int64       // CARRY_*: the pass's packing, from its place, where hpack is not folded
 	First      int64       // folds into RADIX_FIRST: 1: the entries are the positions
 	Hpack      int64       // folds into RADIX_PACK: RADIX_* packing for a sort of all the passes (used where folded)
+	Kx         int64       // the last running pass writes its keys XOR kx (0; a Sort's integer keys: their order bits mapped back)
 	Kind       int64       // folds into RADIX_KIND: KIND_* of k0 (the first pass writes order bits; KIND_UNSIGNED after it)
 	Descending int64       // folds into RADIX_DESC: 1: descending (the first pass; 0 after it)
 }
@@ -1262,7 +1263,7 @@ func (RadixScatter) Spec(v RadixVariant) host.KernelSpec {
 
 // AppendArgs appends the argument slots in declaration order.
 func (a RadixScatter) AppendArgs(dst []host.Arg) []host.Arg {
-	return append(dst, host.BufArg(a.K0), host.BufArg(a.P0), host.BufArg(a.Ka), host.BufArg(a.Kb), host.BufArg(a.Pa), host.BufArg(a.Pb), host.BufArg(a.Hist), host.BufArg(a.Roles), host.I64(a.N), host.I64(a.Chunk), host.I64(a.Pass), host.I64(a.Passes), host.I64(a.Skip), host.I64(a.Carry), host.I64(a.First), host.I64(a.Hpack), host.I64(a.Kind), host.I64(a.Descending))
+	return append(dst, host.BufArg(a.K0), host.BufArg(a.P0), host.BufArg(a.Ka), host.BufArg(a.Kb), host.BufArg(a.Pa), host.BufArg(a.Pb), host.BufArg(a.Hist), host.BufArg(a.Roles), host.I64(a.N), host.I64(a.Chunk), host.I64(a.Pass), host.I64(a.Passes), host.I64(a.Skip), host.I64(a.Carry), host.I64(a.First), host.I64(a.Hpack), host.I64(a.Kx), host.I64(a.Kind), host.I64(a.Descending))
 }
 
 // RadixTcount is a launch of radix_tcount_k (radix): hist[d*T + t] = keys of tile t (LOCAL_SIZE*RADIX_KPT keys) with digit d.
@@ -1353,6 +1354,7 @@ type RadixSweep struct {
 	Passes     int64       // the sort's passes (where RADIX_SKIP is 0, every one runs)
 	Pass       int64       // the pass, < 2^14: the words' tag, hist's row and the digit (bits pass*RADIX_BITS up)
 	Fix        int64       // 0: the pass; 1: its fixup, which writes only the tiles the pass left unwritten
+	Kx         int64       // the last running pass writes its keys XOR kx (0; a Sort's integer keys: their order bits mapped back)
 	First      int64       // folds into RADIX_FIRST: 1: the first pass's entries are the positions
 	Carry      int64       // folds into RADIX_CARRY: CARRY_*
 	Kind       int64       // folds into RADIX_KIND: KIND_* of k0 (the first pass writes order bits)
@@ -1369,7 +1371,7 @@ func (RadixSweep) Spec(v RadixVariant) host.KernelSpec {
 
 // AppendArgs appends the argument slots in declaration order.
 func (a RadixSweep) AppendArgs(dst []host.Arg) []host.Arg {
-	return append(dst, host.BufArg(a.K0), host.BufArg(a.P0), host.BufArg(a.Ka), host.BufArg(a.Kb), host.BufArg(a.Pa), host.BufArg(a.Pb), host.BufArg(a.Hist), host.BufArg(a.Status), host.I64(a.N), host.I64(a.Passes), host.I64(a.Pass), host.I64(a.Fix), host.I64(a.First), host.I64(a.Carry), host.I64(a.Kind), host.I64(a.Descending))
+	return append(dst, host.BufArg(a.K0), host.BufArg(a.P0), host.BufArg(a.Ka), host.BufArg(a.Kb), host.BufArg(a.Pa), host.BufArg(a.Pb), host.BufArg(a.Hist), host.BufArg(a.Status), host.I64(a.N), host.I64(a.Passes), host.I64(a.Pass), host.I64(a.Fix), host.I64(a.Kx), host.I64(a.First), host.I64(a.Carry), host.I64(a.Kind), host.I64(a.Descending))
 }
 
 // RadixRoles is a launch of radix_roles_k (radix): after the scan of thist's counts, each sweep pass's role in status: skipped where one digit holds every key (RADIX_SKIP), else its place among the passes that run, and their number.

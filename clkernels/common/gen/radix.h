@@ -109,7 +109,7 @@ layout(constant_id = 15) const int RADIX_CARRY = -1; /* folded argument carry (-
 /* The parameters of the body functions, one list per entry point. */
 #define RADIX_PREP_PARAMS BPTR kin, BPTR kout, i64 n, i64 chunk, i64 kind, i64 descending
 #define RADIX_COUNT_PARAMS BPTR k0, BPTR p0, BPTR ka, BPTR kb, BPTR pa, BPTR pb, BPTR hist, BPTR roles, i64 n, i64 chunk, i64 pass, i64 passes, i64 skip, i64 carry, i64 hpack, i64 kind, i64 descending, i64 agree
-#define RADIX_SCATTER_PARAMS BPTR k0, BPTR p0, BPTR ka, BPTR kb, BPTR pa, BPTR pb, BPTR hist, BPTR roles, i64 n, i64 chunk, i64 pass, i64 passes, i64 skip, i64 carry, i64 first, i64 hpack, i64 kind, i64 descending
+#define RADIX_SCATTER_PARAMS BPTR k0, BPTR p0, BPTR ka, BPTR kb, BPTR pa, BPTR pb, BPTR hist, BPTR roles, i64 n, i64 chunk, i64 pass, i64 passes, i64 skip, i64 carry, i64 first, i64 hpack, i64 kx, i64 kind, i64 descending
 #ifdef ACCEL_CL
 #define RADIX_TCOUNT_PARAMS BPTR kin, BPTR pin, BPTR hist, i64 n, i64 shift, i64 pack, __local SCRATCH_T* sh
 #else
@@ -126,9 +126,9 @@ layout(constant_id = 15) const int RADIX_CARRY = -1; /* folded argument carry (-
 #define RADIX_THIST_PARAMS BPTR kin, BPTR hist, i64 n, i64 from, i64 passes, i64 pack, i64 kind, i64 descending
 #endif
 #ifdef ACCEL_CL
-#define RADIX_SWEEP_PARAMS BPTR k0, BPTR p0, BPTR ka, BPTR kb, BPTR pa, BPTR pb, BPTR hist, BPTR status, i64 n, i64 passes, i64 pass, i64 fix, i64 first, i64 carry, i64 kind, i64 descending, __local SCRATCH_T* sh
+#define RADIX_SWEEP_PARAMS BPTR k0, BPTR p0, BPTR ka, BPTR kb, BPTR pa, BPTR pb, BPTR hist, BPTR status, i64 n, i64 passes, i64 pass, i64 fix, i64 kx, i64 first, i64 carry, i64 kind, i64 descending, __local SCRATCH_T* sh
 #else
-#define RADIX_SWEEP_PARAMS BPTR k0, BPTR p0, BPTR ka, BPTR kb, BPTR pa, BPTR pb, BPTR hist, BPTR status, i64 n, i64 passes, i64 pass, i64 fix, i64 first, i64 carry, i64 kind, i64 descending
+#define RADIX_SWEEP_PARAMS BPTR k0, BPTR p0, BPTR ka, BPTR kb, BPTR pa, BPTR pb, BPTR hist, BPTR status, i64 n, i64 passes, i64 pass, i64 fix, i64 kx, i64 first, i64 carry, i64 kind, i64 descending
 #endif
 #ifdef ACCEL_CL
 #define RADIX_ROLES_PARAMS BPTR hist, BPTR status, i64 n, i64 passes, __local SCRATCH_T* sh
@@ -155,8 +155,8 @@ layout(constant_id = 15) const int RADIX_CARRY = -1; /* folded argument carry (-
 	}
 #define RADIX_E_radix_scatter_k \
 	__kernel __attribute__((reqd_work_group_size(LOCAL_SIZE, 1, 1))) \
-	void radix_scatter_k(__global uchar* k0, __global uchar* p0, __global uchar* ka, __global uchar* kb, __global uchar* pa, __global uchar* pb, __global uchar* hist, __global uchar* roles, long n, long chunk, long pass, long passes, long skip, long carry, long first, long hpack, long kind, long descending) { \
-		radix_scatter(k0, p0, ka, kb, pa, pb, hist, roles, n, chunk, pass, passes, skip, carry, FOLD(RADIX_FIRST, first), FOLD(RADIX_PACK, hpack), FOLD(RADIX_KIND, kind), FOLD(RADIX_DESC, descending)); \
+	void radix_scatter_k(__global uchar* k0, __global uchar* p0, __global uchar* ka, __global uchar* kb, __global uchar* pa, __global uchar* pb, __global uchar* hist, __global uchar* roles, long n, long chunk, long pass, long passes, long skip, long carry, long first, long hpack, long kx, long kind, long descending) { \
+		radix_scatter(k0, p0, ka, kb, pa, pb, hist, roles, n, chunk, pass, passes, skip, carry, FOLD(RADIX_FIRST, first), FOLD(RADIX_PACK, hpack), kx, FOLD(RADIX_KIND, kind), FOLD(RADIX_DESC, descending)); \
 	}
 #define RADIX_E_radix_tcount_k \
 	__kernel __attribute__((reqd_work_group_size(LOCAL_SIZE, 1, 1))) \
@@ -178,9 +178,9 @@ layout(constant_id = 15) const int RADIX_CARRY = -1; /* folded argument carry (-
 	}
 #define RADIX_E_radix_sweep_k \
 	__kernel __attribute__((reqd_work_group_size(LOCAL_SIZE, 1, 1))) \
-	void radix_sweep_k(__global uchar* k0, __global uchar* p0, __global uchar* ka, __global uchar* kb, __global uchar* pa, __global uchar* pb, __global uchar* hist, __global uchar* status, long n, long passes, long pass, long fix, long first, long carry, long kind, long descending) { \
+	void radix_sweep_k(__global uchar* k0, __global uchar* p0, __global uchar* ka, __global uchar* kb, __global uchar* pa, __global uchar* pb, __global uchar* hist, __global uchar* status, long n, long passes, long pass, long fix, long kx, long first, long carry, long kind, long descending) { \
 		__local SCRATCH_T sh[SCRATCH_LEN]; \
-		radix_sweep(k0, p0, ka, kb, pa, pb, hist, status, n, passes, pass, fix, FOLD(RADIX_FIRST, first), FOLD(RADIX_CARRY, carry), FOLD(RADIX_KIND, kind), FOLD(RADIX_DESC, descending), sh); \
+		radix_sweep(k0, p0, ka, kb, pa, pb, hist, status, n, passes, pass, fix, kx, FOLD(RADIX_FIRST, first), FOLD(RADIX_CARRY, carry), FOLD(RADIX_KIND, kind), FOLD(RADIX_DESC, descending), sh); \
 	}
 #define RADIX_E_radix_roles_k \
 	__kernel __attribute__((reqd_work_group_size(LOCAL_SIZE, 1, 1))) \
@@ -215,11 +215,11 @@ layout(push_constant) uniform AccelPush { uint64_t params; } accel_push;
 #define ACCEL_ARGS_DECL AccelParams accel_args = AccelParams(accel_push.params);
 #define RADIX_VK_E_0 radix_prep(accel_args.s[0], accel_args.s[1], int64_t(accel_args.s[2]), int64_t(accel_args.s[3]), FOLD(RADIX_KIND, int64_t(accel_args.s[4])), FOLD(RADIX_DESC, int64_t(accel_args.s[5])));
 #define RADIX_VK_E_1 radix_count(accel_args.s[0], accel_args.s[1], accel_args.s[2], accel_args.s[3], accel_args.s[4], accel_args.s[5], accel_args.s[6], accel_args.s[7], int64_t(accel_args.s[8]), int64_t(accel_args.s[9]), int64_t(accel_args.s[10]), int64_t(accel_args.s[11]), int64_t(accel_args.s[12]), int64_t(accel_args.s[13]), FOLD(RADIX_PACK, int64_t(accel_args.s[14])), FOLD(RADIX_KIND, int64_t(accel_args.s[15])), FOLD(RADIX_DESC, int64_t(accel_args.s[16])), FOLD(RADIX_AGREE, int64_t(accel_args.s[17])));
-#define RADIX_VK_E_2 radix_scatter(accel_args.s[0], accel_args.s[1], accel_args.s[2], accel_args.s[3], accel_args.s[4], accel_args.s[5], accel_args.s[6], accel_args.s[7], int64_t(accel_args.s[8]), int64_t(accel_args.s[9]), int64_t(accel_args.s[10]), int64_t(accel_args.s[11]), int64_t(accel_args.s[12]), int64_t(accel_args.s[13]), FOLD(RADIX_FIRST, int64_t(accel_args.s[14])), FOLD(RADIX_PACK, int64_t(accel_args.s[15])), FOLD(RADIX_KIND, int64_t(accel_args.s[16])), FOLD(RADIX_DESC, int64_t(accel_args.s[17])));
+#define RADIX_VK_E_2 radix_scatter(accel_args.s[0], accel_args.s[1], accel_args.s[2], accel_args.s[3], accel_args.s[4], accel_args.s[5], accel_args.s[6], accel_args.s[7], int64_t(accel_args.s[8]), int64_t(accel_args.s[9]), int64_t(accel_args.s[10]), int64_t(accel_args.s[11]), int64_t(accel_args.s[12]), int64_t(accel_args.s[13]), FOLD(RADIX_FIRST, int64_t(accel_args.s[14])), FOLD(RADIX_PACK, int64_t(accel_args.s[15])), int64_t(accel_args.s[16]), FOLD(RADIX_KIND, int64_t(accel_args.s[17])), FOLD(RADIX_DESC, int64_t(accel_args.s[18])));
 #define RADIX_VK_E_3 radix_tcount(accel_args.s[0], accel_args.s[1], accel_args.s[2], int64_t(accel_args.s[3]), int64_t(accel_args.s[4]), FOLD(RADIX_PACK, int64_t(accel_args.s[5])));
 #define RADIX_VK_E_4 radix_tscatter(accel_args.s[0], accel_args.s[1], accel_args.s[2], accel_args.s[3], accel_args.s[4], int64_t(accel_args.s[5]), int64_t(accel_args.s[6]), FOLD(RADIX_FIRST, int64_t(accel_args.s[7])), FOLD(RADIX_PACK, int64_t(accel_args.s[8])));
 #define RADIX_VK_E_5 radix_thist(accel_args.s[0], accel_args.s[1], int64_t(accel_args.s[2]), int64_t(accel_args.s[3]), int64_t(accel_args.s[4]), int64_t(accel_args.s[5]), FOLD(RADIX_KIND, int64_t(accel_args.s[6])), FOLD(RADIX_DESC, int64_t(accel_args.s[7])));
-#define RADIX_VK_E_6 radix_sweep(accel_args.s[0], accel_args.s[1], accel_args.s[2], accel_args.s[3], accel_args.s[4], accel_args.s[5], accel_args.s[6], accel_args.s[7], int64_t(accel_args.s[8]), int64_t(accel_args.s[9]), int64_t(accel_args.s[10]), int64_t(accel_args.s[11]), FOLD(RADIX_FIRST, int64_t(accel_args.s[12])), FOLD(RADIX_CARRY, int64_t(accel_args.s[13])), FOLD(RADIX_KIND, int64_t(accel_args.s[14])), FOLD(RADIX_DESC, int64_t(accel_args.s[15])));
+#define RADIX_VK_E_6 radix_sweep(accel_args.s[0], accel_args.s[1], accel_args.s[2], accel_args.s[3], accel_args.s[4], accel_args.s[5], accel_args.s[6], accel_args.s[7], int64_t(accel_args.s[8]), int64_t(accel_args.s[9]), int64_t(accel_args.s[10]), int64_t(accel_args.s[11]), int64_t(accel_args.s[12]), FOLD(RADIX_FIRST, int64_t(accel_args.s[13])), FOLD(RADIX_CARRY, int64_t(accel_args.s[14])), FOLD(RADIX_KIND, int64_t(accel_args.s[15])), FOLD(RADIX_DESC, int64_t(accel_args.s[16])));
 #define RADIX_VK_E_7 radix_roles(accel_args.s[0], accel_args.s[1], int64_t(accel_args.s[2]), int64_t(accel_args.s[3]));
 #define RADIX_VK_E_8 radix_aroles(accel_args.s[0], int64_t(accel_args.s[1]), int64_t(accel_args.s[2]), int64_t(accel_args.s[3]));
 #ifdef ACCEL_ONLY_ENTRY
@@ -237,7 +237,7 @@ layout(push_constant) uniform AccelPush { uint64_t params; } accel_push;
 		} else if (ENTRY == 1) { \
 			radix_count(accel_args.s[0], accel_args.s[1], accel_args.s[2], accel_args.s[3], accel_args.s[4], accel_args.s[5], accel_args.s[6], accel_args.s[7], int64_t(accel_args.s[8]), int64_t(accel_args.s[9]), int64_t(accel_args.s[10]), int64_t(accel_args.s[11]), int64_t(accel_args.s[12]), int64_t(accel_args.s[13]), FOLD(RADIX_PACK, int64_t(accel_args.s[14])), FOLD(RADIX_KIND, int64_t(accel_args.s[15])), FOLD(RADIX_DESC, int64_t(accel_args.s[16])), FOLD(RADIX_AGREE, int64_t(accel_args.s[17]))); \
 		} else if (ENTRY == 2) { \
-			radix_scatter(accel_args.s[0], accel_args.s[1], accel_args.s[2], accel_args.s[3], accel_args.s[4], accel_args.s[5], accel_args.s[6], accel_args.s[7], int64_t(accel_args.s[8]), int64_t(accel_args.s[9]), int64_t(accel_args.s[10]), int64_t(accel_args.s[11]), int64_t(accel_args.s[12]), int64_t(accel_args.s[13]), FOLD(RADIX_FIRST, int64_t(accel_args.s[14])), FOLD(RADIX_PACK, int64_t(accel_args.s[15])), FOLD(RADIX_KIND, int64_t(accel_args.s[16])), FOLD(RADIX_DESC, int64_t(accel_args.s[17]))); \
+			radix_scatter(accel_args.s[0], accel_args.s[1], accel_args.s[2], accel_args.s[3], accel_args.s[4], accel_args.s[5], accel_args.s[6], accel_args.s[7], int64_t(accel_args.s[8]), int64_t(accel_args.s[9]), int64_t(accel_args.s[10]), int64_t(accel_args.s[11]), int64_t(accel_args.s[12]), int64_t(accel_args.s[13]), FOLD(RADIX_FIRST, int64_t(accel_args.s[14])), FOLD(RADIX_PACK, int64_t(accel_args.s[15])), int64_t(accel_args.s[16]), FOLD(RADIX_KIND, int64_t(accel_args.s[17])), FOLD(RADIX_DESC, int64_t(accel_args.s[18]))); \
 		} else if (ENTRY == 3) { \
 			radix_tcount(accel_args.s[0], accel_args.s[1], accel_args.s[2], int64_t(accel_args.s[3]), int64_t(accel_args.s[4]), FOLD(RADIX_PACK, int64_t(accel_args.s[5]))); \
 		} else if (ENTRY == 4) { \
@@ -245,7 +245,7 @@ layout(push_constant) uniform AccelPush { uint64_t params; } accel_push;
 		} else if (ENTRY == 5) { \
 			radix_thist(accel_args.s[0], accel_args.s[1], int64_t(accel_args.s[2]), int64_t(accel_args.s[3]), int64_t(accel_args.s[4]), int64_t(accel_args.s[5]), FOLD(RADIX_KIND, int64_t(accel_args.s[6])), FOLD(RADIX_DESC, int64_t(accel_args.s[7]))); \
 		} else if (ENTRY == 6) { \
-			radix_sweep(accel_args.s[0], accel_args.s[1], accel_args.s[2], accel_args.s[3], accel_args.s[4], accel_args.s[5], accel_args.s[6], accel_args.s[7], int64_t(accel_args.s[8]), int64_t(accel_args.s[9]), int64_t(accel_args.s[10]), int64_t(accel_args.s[11]), FOLD(RADIX_FIRST, int64_t(accel_args.s[12])), FOLD(RADIX_CARRY, int64_t(accel_args.s[13])), FOLD(RADIX_KIND, int64_t(accel_args.s[14])), FOLD(RADIX_DESC, int64_t(accel_args.s[15]))); \
+			radix_sweep(accel_args.s[0], accel_args.s[1], accel_args.s[2], accel_args.s[3], accel_args.s[4], accel_args.s[5], accel_args.s[6], accel_args.s[7], int64_t(accel_args.s[8]), int64_t(accel_args.s[9]), int64_t(accel_args.s[10]), int64_t(accel_args.s[11]), int64_t(accel_args.s[12]), FOLD(RADIX_FIRST, int64_t(accel_args.s[13])), FOLD(RADIX_CARRY, int64_t(accel_args.s[14])), FOLD(RADIX_KIND, int64_t(accel_args.s[15])), FOLD(RADIX_DESC, int64_t(accel_args.s[16]))); \
 		} else if (ENTRY == 7) { \
 			radix_roles(accel_args.s[0], accel_args.s[1], int64_t(accel_args.s[2]), int64_t(accel_args.s[3])); \
 		} else if (ENTRY == 8) { \
