@@ -377,6 +377,16 @@ func radixBufs(dir func(name, doc string) host.ArgDecl, note string, rest ...hos
 		dir("pa", "entries or packed words, the last pass's output"), dir("pb", "entries or packed words, the other buffer")}, rest...)
 }
 
+// radixChunkArgs are a chunked radix pass's arguments: its histogram and
+// roles (hist, roles), its words (n, chunk, pass, passes, skip, carry),
+// then rest.
+func radixChunkArgs(hist, roles host.ArgDecl, rest ...host.ArgDecl) []host.ArgDecl {
+	return append([]host.ArgDecl{hist, roles,
+		i64("n", "keys"), i64("chunk", "keys per work-item"), i64("pass", "the pass (its digit: bits pass*RADIX_BITS up)"),
+		i64("passes", "the sort's passes"), i64("skip", "1: the pass reads its role (where RADIX_SKIP is 1)"),
+		i64("carry", "CARRY_*: the pass's packing, from its place, where hpack is not folded")}, rest...)
+}
+
 // Radix is one pass of the stable LSD radix sort (radix_body.h).
 var Radix = (&host.FileDecl{
 	Name:           "radix",
@@ -402,28 +412,20 @@ var Radix = (&host.FileDecl{
 			Args: []host.ArgDecl{in("kin", "keys"), out("kout", "order bits"), i64("n", "keys"), i64("chunk", "keys per work-item"),
 				folded("kind", "RADIX_KIND", "KIND_*"), folded("descending", "RADIX_DESC", "1: descending")}},
 		{Name: "count", Doc: "hist[d*B + w] = keys of chunk w with digit d in pass pass; with agree, also each chunk's OR and AND of its keys (roles[2w], roles[2w+1])",
-			Args: radixBufs(in, "",
-				out("hist", "digit counts, digit-major"),
+			Args: radixBufs(in, "", radixChunkArgs(out("hist", "digit counts, digit-major"),
 				inout("roles", "each chunk's OR and AND of its keys (written by the first count where agree is 1), then each pass's role (aroles; read where RADIX_SKIP and skip are 1)"),
-				i64("n", "keys"), i64("chunk", "keys per work-item"), i64("pass", "the pass (its digit: bits pass*RADIX_BITS up)"),
-				i64("passes", "the sort's passes"), i64("skip", "1: the pass reads its role (where RADIX_SKIP is 1)"),
-				i64("carry", "CARRY_*: the pass's packing, from its place, where hpack is not folded"),
 				folded("hpack", "RADIX_PACK", "RADIX_* packing, how the pass reads, for a sort of all the passes (used where folded)"),
 				folded("kind", "RADIX_KIND", "KIND_* of k0 (the first pass counts order bits; KIND_UNSIGNED after it)"),
 				folded("descending", "RADIX_DESC", "1: descending (the first pass; 0 after it)"),
-				folded("agree", "RADIX_AGREE", "1: also write the chunk's OR and AND (the first pass of a sort of three passes or more)"))},
+				folded("agree", "RADIX_AGREE", "1: also write the chunk's OR and AND (the first pass of a sort of three passes or more)"))...)},
 		{Name: "scatter", Doc: "after an exclusive scan of hist, each work-item moves its keys and entries to their places in order, from and to the buffers of the pass's role",
-			Args: radixBufs(inout, "",
-				in("hist", "exclusive digit offsets"),
+			Args: radixBufs(inout, "", radixChunkArgs(in("hist", "exclusive digit offsets"),
 				in("roles", "each chunk's OR and AND, then each pass's role (aroles; read where RADIX_SKIP and skip are 1)"),
-				i64("n", "keys"), i64("chunk", "keys per work-item"), i64("pass", "the pass (its digit: bits pass*RADIX_BITS up)"),
-				i64("passes", "the sort's passes"), i64("skip", "1: the pass reads its role (where RADIX_SKIP is 1)"),
-				i64("carry", "CARRY_*: the pass's packing, from its place, where hpack is not folded"),
 				folded("first", "RADIX_FIRST", "1: the entries are the positions"),
 				folded("hpack", "RADIX_PACK", "RADIX_* packing for a sort of all the passes (used where folded)"),
 				i64("kx", "the last running pass writes its keys XOR kx (0; a Sort's integer keys: their order bits mapped back)"),
 				folded("kind", "RADIX_KIND", "KIND_* of k0 (the first pass writes order bits; KIND_UNSIGNED after it)"),
-				folded("descending", "RADIX_DESC", "1: descending (the first pass; 0 after it)"))},
+				folded("descending", "RADIX_DESC", "1: descending (the first pass; 0 after it)"))...)},
 		{Name: "tcount", Doc: "hist[d*T + t] = keys of tile t (LOCAL_SIZE*RADIX_KPT keys) with digit d", Scratch: true,
 			Args: []host.ArgDecl{in("kin", "order bits (unpacked passes)"), in("pin", "packed words (packed passes)"),
 				out("hist", "digit counts, digit-major"), i64("n", "keys"), i64("shift", "the digit's lowest bit"),
