@@ -89,28 +89,14 @@ func (d *Device) radixSortMapped(op string, keys host.Buffer, n int64, wordBytes
 	// Buffers alternate so that the last pass writes into res.
 	bufK := [2]host.Buffer{res.keys.raw(), tmpK.raw()}
 	bufP := [2]host.Buffer{res.perm.raw(), tmpP.raw()}
-	if r.sweep {
-		// the sweep's passes find their buffers on the device (the passes
-		// whose digit is one for every key skipped); its first pass reads
-		// the caller's keys and makes their order bits as it goes
-		carry := radixCarryCode(packed, e32)
-		if err := r.start(d, op, keys, kernels.RadixUnpacked, kind, b2i(descending)); err != nil {
-			return fail(err)
-		}
-		if err := r.sweepPasses(d, op, radixSweepBufs{k0: keys, p0: initPerm, k: bufK, p: bufP,
-			first: b2i(initPerm == nil), carry: carry, kind: kind, descending: b2i(descending), kx: int64(kx)}); err != nil {
-			return fail(err)
-		}
-		res.mapped = kx != 0
-		return res, nil
-	}
-	if !r.tiled {
-		// the chunked passes (CPUs): the first pass makes the order bits as
-		// it reads the caller's keys; the passes whose digit is one for
-		// every key skipped on the device, as the sweep's
-		if err := r.chunkPasses(d, op, radixSweepBufs{k0: keys, p0: initPerm, k: bufK, p: bufP,
-			first: b2i(initPerm == nil), carry: radixCarryCode(packed, e32), kind: kind, descending: b2i(descending),
-			kx: int64(kx)}); err != nil {
+	if r.sweep || !r.tiled {
+		// the passes find their buffers on the device (the passes whose
+		// digit is one for every key skipped), the first reading the
+		// caller's keys and making their order bits as it goes: the
+		// sweep's, and the chunked passes' (CPUs)
+		b := radixSweepBufs{k0: keys, p0: initPerm, k: bufK, p: bufP, first: b2i(initPerm == nil),
+			carry: radixCarryCode(packed, e32), kind: kind, descending: b2i(descending), kx: int64(kx)}
+		if err := r.roledPasses(d, op, b, kernels.RadixUnpacked); err != nil {
 			return fail(err)
 		}
 		res.mapped = kx != 0
@@ -169,19 +155,9 @@ func (d *Device) radixSortWords(op string, words host.Buffer, n int64, keyBits i
 	}
 	// the last pass writes res: pass p writes buf[(passes-1-p) % 2]
 	buf := [2]host.Buffer{res.raw(), other.raw()}
-	if r.sweep {
-		if err := r.start(d, op, words, kernels.RadixPacked, kernels.KindUnsigned, 0); err != nil {
-			return fail(err)
-		}
-		if err := r.sweepPasses(d, op, radixSweepBufs{p0: words, p: buf, carry: kernels.CarryWords,
-			kind: kernels.KindUnsigned}); err != nil {
-			return fail(err)
-		}
-		return res, nil
-	}
-	if !r.tiled {
-		if err := r.chunkPasses(d, op, radixSweepBufs{p0: words, p: buf, carry: kernels.CarryWords,
-			kind: kernels.KindUnsigned}); err != nil {
+	if r.sweep || !r.tiled {
+		if err := r.roledPasses(d, op, radixSweepBufs{p0: words, p: buf, carry: kernels.CarryWords,
+			kind: kernels.KindUnsigned}, kernels.RadixPacked); err != nil {
 			return fail(err)
 		}
 		return res, nil
@@ -260,6 +236,23 @@ func (r radixRun) start(d *Device, op string, kin host.Buffer, pack, kind, desce
 	return d.radixSweepHist(op, r.variant, r.plan, kin, r.hist, r.status, r.n, r.wordBytes, r.passes, pack, kind, descending)
 }
 
+// roledPasses queues the passes that take their buffers by their place
+// among the passes that run, b's (the sweep's, after its counts of b.k0,
+// or of b.p0 where read is RadixPacked; else the chunked passes').
+func (r radixRun) roledPasses(d *Device, op string, b radixSweepBufs, read int64) error {
+	if !r.sweep {
+		return r.chunkPasses(d, op, b)
+	}
+	kin := b.k0
+	if read == kernels.RadixPacked {
+		kin = b.p0
+	}
+	if err := r.start(d, op, kin, read, b.kind, b.descending); err != nil {
+		return err
+	}
+	return r.sweepPasses(d, op, b)
+}
+
 // pass queues digit pass number pass with a's buffers and packing (the
 // tiled plan without the sweep).
 func (r radixRun) pass(d *Device, op string, pass int, a radixPassArgs) error {
@@ -283,7 +276,7 @@ func (r radixRun) chunkPasses(d *Device, op string, b radixSweepBufs) error {
 	// roles the passes read from radixSkipMin keys on (one compiled count
 	// for both)
 	agreeing := r.roles != nil && r.passes >= 3
-	skip := agreeing && r.n >= radixSkipMin
+	skip := radixChunkSkips(r.plan, r.n, r.passes)
 	var roles host.Buffer
 	if r.roles != nil {
 		roles = r.roles.raw()
@@ -331,6 +324,14 @@ func (r radixRun) chunkPasses(d *Device, op string, b radixSweepBufs) error {
 // keys takes about 0.5 and one of 1000 is its launches; a skipped pass is
 // still launched).
 const radixSkipMin = 1 << 16
+
+// radixChunkSkips says whether a sort of n keys in passes passes on
+// chunked plan p skips passes (radix_aroles' roles): where the plan does
+// (knob RADIX_SKIP), there are three passes or more (the first always
+// runs, and on llvmpipe the last) and radixSkipMin keys.
+func radixChunkSkips(p host.Plan, n int64, passes int) bool {
+	return host.KnobRadixSkip.Of(p) != 0 && host.KnobRadixKpt.Of(p) == 0 && passes >= 3 && n >= radixSkipMin
+}
 
 // radixCarryCode is radixCarry's answer as a kernels.Carry* code.
 func radixCarryCode(packed, e32 bool) int64 {

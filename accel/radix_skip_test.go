@@ -199,7 +199,7 @@ func checkChunkRoles(t *testing.T, d *Device, keys *Tensor, descending bool, car
 	bk[0], bk[1], bp[0], bp[1] = outs[0].raw(), outs[1].raw(), outs[2].raw(), outs[3].raw()
 	require.NoError(t, r.chunkPasses(d, "sort", radixSweepBufs{k0: dk.raw(), k: bk, p: bp, first: 1, carry: carry,
 		kind: keyKind(keys.dtype), descending: b2i(descending)}), name)
-	if r.passes >= 3 && n >= radixSkipMin { // (else no roles: every pass runs)
+	if radixChunkSkips(r.plan, n, r.passes) { // (else no roles: every pass runs)
 		last := carry != kernels.CarryNone && d.caps.FoldArgs // (elsewhere the packing follows the roles)
 		runs := make([]bool, r.passes)
 		for q, o := range oneDigit(keys, descending, r.bits, r.passes) {

@@ -61,7 +61,7 @@ func (d *Device) sortByKey(op string, keys, values *DeviceTensor, descending boo
 	d.reportSort(op, keys, values, descending)
 	// integer keys come back from the last pass (their order bits XOR a
 	// mask), where the plan can; float keys are gathered (below)
-	kx, _ := radixKeyMask(w, kind, descending)
+	kx, maps := radixKeyMask(w, kind, descending)
 	res, err := d.radixSortMapped(op, keys.raw(), keys.n, w, kind, descending, 8*w, nil, 0, kx)
 	if err != nil {
 		return nil, nil, nil, err
@@ -73,7 +73,7 @@ func (d *Device) sortByKey(op string, keys, values *DeviceTensor, descending boo
 		outs.release()
 		return nil, nil, nil, err
 	}
-	if kx == 0 && kind != kernels.KindFloat || res.mapped {
+	if maps && (kx == 0 || res.mapped) {
 		// the keys themselves (the order bits of unsigned keys, or the last
 		// pass's mapped back), of their dtype
 		res.keys.dtype = keys.dtype

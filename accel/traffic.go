@@ -255,7 +255,7 @@ func radixModel(caps host.Caps, p host.Plan, n int64, wordBytes int, keyBits int
 		if words || packed && !first {
 			count = 8
 		}
-		if first && !tiled && passes >= 3 && n >= radixSkipMin && host.KnobRadixSkip.Of(p) != 0 {
+		if first && radixChunkSkips(p, n, passes) {
 			// the chunks' OR and AND of their keys, and each pass's role
 			// from them (radixRun.chunkPasses); the model runs every
 			// pass, as keys whose digits all differ make it

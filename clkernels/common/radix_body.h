@@ -153,17 +153,28 @@ i64 radix_pack_of(i64 carry, i64 at, i64 runs) {
 	return at == I64C(0) ? I64C(RADIX_E32_OUT) : (at == runs - I64C(1) ? I64C(RADIX_E32_IN) : I64C(RADIX_E32));
 }
 
-/* the pass's role, at and runs: read where the sort skips and readable
- * (not the first count, which comes before the roles), else every pass
- * running; and the pass's buffers by it */
+/* A running pass's place from its role: at of runs, and its buffers by
+ * parity (the caller's k0 and p0 where at is 0, else what pass at-1
+ * wrote; out to ka and pa where runs-1-at is even), and kxor, the XOR of
+ * the keys it writes: kx in the last pass that runs (where the caller
+ * passes one), else 0. The sweep's and the chunked passes'. */
+#define RADIX_ROLE_PLACE(role) \
+	const i64 at = CAST(i64, (role) & 0xfffful); \
+	const i64 runs = CAST(i64, ((role) >> 16) & 0xfffful); \
+	BPTR kin = at == I64C(0) ? k0 : (((runs - at) & I64C(1)) == I64C(0) ? ka : kb); \
+	BPTR pin = at == I64C(0) ? p0 : (((runs - at) & I64C(1)) == I64C(0) ? pa : pb); \
+	BPTR kout = ((runs - I64C(1) - at) & I64C(1)) == I64C(0) ? ka : kb; \
+	BPTR pout = ((runs - I64C(1) - at) & I64C(1)) == I64C(0) ? pa : pb; \
+	const KEY kxor = at == runs - I64C(1) ? CAST(KEY, kx) : CAST(KEY, 0);
+
+/* the pass's role: read where the sort skips and readable (not the first
+ * count, which comes before the roles), else every pass running; its
+ * place (RADIX_ROLE_PLACE), packing and digit */
 #define RADIX_CHUNK_ROLE(readable) \
 	const u64 role = (RADIX_SKIP != 0 && skip != I64C(0) && (readable)) ? LD64(roles, RADIX_CROLE_AT(items, pass)) \
 		: (RADIX_ROLE_RUNS | (CAST(u64, passes) << 16) | CAST(u64, pass)); \
-	const i64 at = CAST(i64, role & 0xfffful); \
-	const i64 runs = CAST(i64, (role >> 16) & 0xfffful); \
 	const bool runsHere = (role & RADIX_ROLE_RUNS) != 0ul; \
-	BPTR kin = at == I64C(0) ? k0 : (((runs - at) & I64C(1)) == I64C(0) ? ka : kb); \
-	BPTR pin = at == I64C(0) ? p0 : (((runs - at) & I64C(1)) == I64C(0) ? pa : pb); \
+	RADIX_ROLE_PLACE(role) \
 	const i64 pack = RADIX_PACK >= 0 ? hpack : radix_pack_of(carry, at, runs); \
 	const i64 shift = pass * I64C(RADIX_BITS);
 
@@ -182,6 +193,7 @@ i64 radix_pack_of(i64 carry, i64 at, i64 runs) {
 		cnt[d] = cnt[d] + I64C(1); \
 	}
 INLINE void radix_count(RADIX_COUNT_PARAMS) {
+	const i64 kx = I64C(0); /* (the count writes no keys) */
 	RADIX_CHUNK
 	RADIX_CHUNK_ROLE(pass > I64C(0))
 	const i64 end = runsHere ? hi : lo;
@@ -193,18 +205,14 @@ INLINE void radix_count(RADIX_COUNT_PARAMS) {
 	KEY all = ~CAST(KEY, 0);
 	if (kind != I64C(KIND_UNSIGNED) || descending != I64C(0)) {
 		RADIX_COUNT_LOOP(true, true)
-		if (agree != I64C(0)) {
-			ST64(roles, I64C(2) * w, CAST(u64, any));
-			ST64(roles, I64C(2) * w + I64C(1), CAST(u64, all));
-		}
 	} else if (agree != I64C(0)) {
 		RADIX_COUNT_LOOP(true, false)
-		if (agree != I64C(0)) {
-			ST64(roles, I64C(2) * w, CAST(u64, any));
-			ST64(roles, I64C(2) * w + I64C(1), CAST(u64, all));
-		}
 	} else {
 		RADIX_COUNT_LOOP(false, false)
+	}
+	if (agree != I64C(0)) {
+		ST64(roles, I64C(2) * w, CAST(u64, any));
+		ST64(roles, I64C(2) * w + I64C(1), CAST(u64, all));
 	}
 	for (int d = 0; d < (1 << RADIX_BITS); d++) { /* 32-ok: a digit, < 2^RADIX_BITS */
 		ST64(hist, I64C(d) * items + w, CAST(u64, cnt[d]));
@@ -214,9 +222,6 @@ INLINE void radix_count(RADIX_COUNT_PARAMS) {
 INLINE void radix_scatter(RADIX_SCATTER_PARAMS) {
 	RADIX_CHUNK
 	RADIX_CHUNK_ROLE(true)
-	BPTR kout = ((runs - I64C(1) - at) & I64C(1)) == I64C(0) ? ka : kb;
-	BPTR pout = ((runs - I64C(1) - at) & I64C(1)) == I64C(0) ? pa : pb;
-	const KEY kxor = at == runs - I64C(1) ? CAST(KEY, kx) : CAST(KEY, 0); /* (as the sweep's) */
 	if (lo >= hi || !runsHere) {
 		return;
 	}
@@ -263,16 +268,20 @@ INLINE void radix_aroles(RADIX_AROLES_PARAMS) {
 	}
 	const u64 vary = any & ~all;
 	const u64 mask = (1ul << RADIX_BITS) - 1ul;
+	/* the passes that run, a bit each (passes <= 64: keys of 64 bits at
+	 * most), and their number */
+	u64 ran = 0ul;
 	i64 runs = I64C(0);
 	for (i64 q = I64C(0); q < passes; q++) {
-		const bool run = q == I64C(0) || (last != I64C(0) && q == passes - I64C(1)) ||
-			((vary >> CAST(u64, q * I64C(RADIX_BITS))) & mask) != 0ul;
-		runs += run ? I64C(1) : I64C(0);
+		if (q == I64C(0) || (last != I64C(0) && q == passes - I64C(1)) ||
+			((vary >> CAST(u64, q * I64C(RADIX_BITS))) & mask) != 0ul) {
+			ran = ran | (1ul << CAST(u64, q));
+			runs += I64C(1);
+		}
 	}
 	i64 at = I64C(0);
 	for (i64 q = I64C(0); q < passes; q++) {
-		const bool run = q == I64C(0) || (last != I64C(0) && q == passes - I64C(1)) ||
-			((vary >> CAST(u64, q * I64C(RADIX_BITS))) & mask) != 0ul;
+		const bool run = ((ran >> CAST(u64, q)) & 1ul) != 0ul;
 		ST64(roles, RADIX_CROLE_AT(items, q), run ? (RADIX_ROLE_RUNS | (CAST(u64, runs) << 16) | CAST(u64, at)) : 0ul);
 		at += run ? I64C(1) : I64C(0);
 	}
@@ -1010,19 +1019,10 @@ INLINE void radix_sweep(RADIX_SWEEP_PARAMS) {
 	 * no round trip precedes the keys' loads */
 	const u64 role = RADIX_SKIP == 0 ? RADIX_ROLE_RUNS | (CAST(u64, passes) << 16) | CAST(u64, pass)
 		: (tiles > I64C(0) ? LD64(status, RADIX_ROLE_AT(tiles, pass)) : 0ul);
-	const i64 at = CAST(i64, role & 0xfffful);
-	const i64 runs = CAST(i64, (role >> 16) & 0xfffful);
-	/* the buffers by parity (runs > at where the pass runs) */
-	BPTR kin = at == I64C(0) ? k0 : (((runs - at) & I64C(1)) == I64C(0) ? ka : kb);
-	BPTR pin = at == I64C(0) ? p0 : (((runs - at) & I64C(1)) == I64C(0) ? pa : pb);
-	BPTR kout = ((runs - I64C(1) - at) & I64C(1)) == I64C(0) ? ka : kb;
-	BPTR pout = ((runs - I64C(1) - at) & I64C(1)) == I64C(0) ? pa : pb;
+	RADIX_ROLE_PLACE(role) /* (runs > at where the pass runs) */
 	const i64 firstAt = at == I64C(0) ? first : I64C(0);
 	const i64 pack = radix_pack_of(carry, at, runs);
 	const bool ordk = at == I64C(0) && carry != I64C(CARRY_WORDS) && (kind != I64C(KIND_UNSIGNED) || descending != I64C(0));
-	/* the last pass that runs writes its keys XOR kx (a Sort's integer
-	 * keys, their order bits mapped back) */
-	const KEY kxor = at == runs - I64C(1) ? CAST(KEY, kx) : CAST(KEY, 0);
 	/* the fixup skips the tiles the pass wrote (final marks, read alike
 	 * by every lane) in loops without barriers, so the loop with them
 	 * only runs longer or shorter; a test around the tile's work, or an
